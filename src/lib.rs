@@ -1,0 +1,13 @@
+//! gregor: a synchronous Kafka client library with a Rust core and a stable C ABI.
+//!
+//! Layers, bottom up (see ARCHITECTURE.md): [`wire`] primitives, [`protocol`]
+//! codecs for every API, [`record`] message formats, [`compression`] codecs.
+//! Nothing in these layers touches a socket.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod compression;
+pub mod protocol;
+pub mod record;
+pub mod wire;

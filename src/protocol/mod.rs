@@ -1,0 +1,306 @@
+//! The Kafka wire protocol: one file per API (request and response together),
+//! the request/response headers, version negotiation and the error-code table.
+//!
+//! Everything here is plain data in, plain data out: no sockets. Message
+//! layouts follow Kafka's message schemas (KIP-482 for flexible versions and
+//! tagged fields); see [`codec`] for how one declaration yields both codecs.
+
+pub mod codec;
+pub mod error_code;
+pub mod header;
+pub mod versions;
+#[cfg(test)]
+pub(crate) mod sample;
+#[cfg(test)]
+mod tests;
+
+pub mod api_versions;
+pub mod metadata;
+pub mod produce;
+pub mod fetch;
+pub mod list_offsets;
+pub mod offset_commit;
+pub mod offset_fetch;
+pub mod find_coordinator;
+pub mod join_group;
+pub mod heartbeat;
+pub mod leave_group;
+pub mod sync_group;
+pub mod describe_groups;
+pub mod list_groups;
+pub mod sasl_handshake;
+pub mod sasl_authenticate;
+pub mod create_topics;
+pub mod delete_topics;
+pub mod delete_records;
+pub mod init_producer_id;
+pub mod offset_for_leader_epoch;
+pub mod add_partitions_to_txn;
+pub mod add_offsets_to_txn;
+pub mod end_txn;
+pub mod txn_offset_commit;
+pub mod describe_acls;
+pub mod create_acls;
+pub mod delete_acls;
+pub mod describe_configs;
+pub mod alter_configs;
+pub mod describe_log_dirs;
+pub mod create_partitions;
+pub mod delete_groups;
+pub mod elect_leaders;
+pub mod incremental_alter_configs;
+pub mod alter_partition_reassignments;
+pub mod list_partition_reassignments;
+pub mod offset_delete;
+pub mod describe_client_quotas;
+pub mod alter_client_quotas;
+pub mod describe_user_scram_credentials;
+pub mod alter_user_scram_credentials;
+pub mod describe_cluster;
+pub mod describe_producers;
+pub mod describe_transactions;
+pub mod list_transactions;
+pub mod consumer_group_heartbeat;
+pub mod consumer_group_describe;
+pub mod describe_topic_partitions;
+pub mod leader_and_isr;
+pub mod update_metadata;
+pub mod consumer_protocol;
+
+pub use error_code::{ErrorAction, KafkaCode};
+pub use header::{RequestHeader, ResponseHeader};
+
+use crate::wire::{DecodeError, EncodeError, Reader, Writer};
+use codec::{Ctx, Field};
+
+/// A top-level protocol message (a request or response body, or a versioned
+/// data structure such as the consumer protocol's subscription).
+pub trait Message: Field + Default {
+    /// The API key (`-1` for versioned data that is not an API message).
+    const API_KEY: i16;
+    /// The lowest version gregor can encode and decode.
+    const MIN_VERSION: i16;
+    /// The highest version gregor can encode and decode.
+    const MAX_VERSION: i16;
+    /// The first flexible version (`i16::MAX` if none).
+    const FIRST_FLEXIBLE: i16;
+
+    /// True if `version` uses the flexible encoding.
+    fn is_flexible(version: i16) -> bool {
+        version >= Self::FIRST_FLEXIBLE
+    }
+
+    /// Appends this message's body at `version`.
+    ///
+    /// # Errors
+    /// If the version is out of range or a set field cannot be carried by it.
+    fn encode(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
+        if !(Self::MIN_VERSION..=Self::MAX_VERSION).contains(&version) {
+            return Err(EncodeError::UnsupportedVersion { api_key: Self::API_KEY, version });
+        }
+        self.write(w, Ctx::new(version, Self::is_flexible(version)))
+    }
+
+    /// Decodes a body at `version`; trailing bytes are left in the reader.
+    ///
+    /// # Errors
+    /// On truncated or malformed input; the error names the API, version and offset.
+    fn decode(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        if !(Self::MIN_VERSION..=Self::MAX_VERSION).contains(&version) {
+            return Err(r
+                .error(format!("unsupported version {version}"))
+                .in_api(Self::API_KEY, version));
+        }
+        Self::read(r, Ctx::new(version, Self::is_flexible(version)))
+            .map_err(|e| e.in_api(Self::API_KEY, version))
+    }
+
+    /// Encodes the body into a new buffer.
+    ///
+    /// # Errors
+    /// As [`Message::encode`].
+    fn to_bytes(&self, version: i16) -> Result<Vec<u8>, EncodeError> {
+        let mut w = Writer::new();
+        self.encode(&mut w, version)?;
+        Ok(w.into_vec())
+    }
+
+    /// Decodes a body that fills `buf` exactly.
+    ///
+    /// # Errors
+    /// As [`Message::decode`], and if bytes are left over.
+    fn from_bytes(buf: &[u8], version: i16) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(buf);
+        let m = Self::decode(&mut r, version)?;
+        if !r.is_empty() {
+            return Err(r
+                .error(format!("{} bytes left over", r.remaining()))
+                .in_api(Self::API_KEY, version));
+        }
+        Ok(m)
+    }
+}
+
+/// A request, tied to its response type.
+pub trait Request: Message {
+    /// The response to this request.
+    type Response: Message;
+
+    /// Request header version for `version` (2 when flexible, else 1).
+    fn request_header_version(version: i16) -> i16 {
+        if Self::is_flexible(version) {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// Response header version for `version` (1 when flexible, else 0).
+    fn response_header_version(version: i16) -> i16 {
+        if Self::is_flexible(version) {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// Writes a whole request frame: size, header, body.
+///
+/// # Errors
+/// As [`Message::encode`].
+pub fn encode_request<R: Request>(
+    w: &mut Writer,
+    correlation_id: i32,
+    client_id: Option<&str>,
+    version: i16,
+    body: &R,
+) -> Result<(), EncodeError> {
+    let start = w.len();
+    let size_at = w.reserve_i32();
+    let header = RequestHeader {
+        api_key: R::API_KEY,
+        api_version: version,
+        correlation_id,
+        client_id: client_id.map(str::to_owned),
+    };
+    header.encode(w, R::request_header_version(version))?;
+    if let Err(e) = body.encode(w, version) {
+        w.truncate(start);
+        return Err(e);
+    }
+    let size = w.len() - size_at - 4;
+    let size = i32::try_from(size).map_err(|_| EncodeError::TooLong { what: "request", len: size })?;
+    w.patch_i32(size_at, size);
+    Ok(())
+}
+
+/// Decodes a response frame's content (after the size prefix): header and body.
+///
+/// # Errors
+/// On malformed input.
+pub fn decode_response<R: Request>(
+    r: &mut Reader<'_>,
+    version: i16,
+) -> Result<(ResponseHeader, R::Response), DecodeError> {
+    let header = ResponseHeader::decode(r, R::response_header_version(version))
+        .map_err(|e| e.in_api(R::API_KEY, version))?;
+    let body = R::Response::decode(r, version)?;
+    Ok((header, body))
+}
+
+/// Every API key Kafka defines, with its name.
+pub const API_NAMES: &[(i16, &str)] = &[
+    (0, "Produce"),
+    (1, "Fetch"),
+    (2, "ListOffsets"),
+    (3, "Metadata"),
+    (4, "LeaderAndIsr"),
+    (5, "StopReplica"),
+    (6, "UpdateMetadata"),
+    (7, "ControlledShutdown"),
+    (8, "OffsetCommit"),
+    (9, "OffsetFetch"),
+    (10, "FindCoordinator"),
+    (11, "JoinGroup"),
+    (12, "Heartbeat"),
+    (13, "LeaveGroup"),
+    (14, "SyncGroup"),
+    (15, "DescribeGroups"),
+    (16, "ListGroups"),
+    (17, "SaslHandshake"),
+    (18, "ApiVersions"),
+    (19, "CreateTopics"),
+    (20, "DeleteTopics"),
+    (21, "DeleteRecords"),
+    (22, "InitProducerId"),
+    (23, "OffsetForLeaderEpoch"),
+    (24, "AddPartitionsToTxn"),
+    (25, "AddOffsetsToTxn"),
+    (26, "EndTxn"),
+    (27, "WriteTxnMarkers"),
+    (28, "TxnOffsetCommit"),
+    (29, "DescribeAcls"),
+    (30, "CreateAcls"),
+    (31, "DeleteAcls"),
+    (32, "DescribeConfigs"),
+    (33, "AlterConfigs"),
+    (34, "AlterReplicaLogDirs"),
+    (35, "DescribeLogDirs"),
+    (36, "SaslAuthenticate"),
+    (37, "CreatePartitions"),
+    (38, "CreateDelegationToken"),
+    (39, "RenewDelegationToken"),
+    (40, "ExpireDelegationToken"),
+    (41, "DescribeDelegationToken"),
+    (42, "DeleteGroups"),
+    (43, "ElectLeaders"),
+    (44, "IncrementalAlterConfigs"),
+    (45, "AlterPartitionReassignments"),
+    (46, "ListPartitionReassignments"),
+    (47, "OffsetDelete"),
+    (48, "DescribeClientQuotas"),
+    (49, "AlterClientQuotas"),
+    (50, "DescribeUserScramCredentials"),
+    (51, "AlterUserScramCredentials"),
+    (52, "Vote"),
+    (53, "BeginQuorumEpoch"),
+    (54, "EndQuorumEpoch"),
+    (55, "DescribeQuorum"),
+    (56, "AlterPartition"),
+    (57, "UpdateFeatures"),
+    (58, "Envelope"),
+    (59, "FetchSnapshot"),
+    (60, "DescribeCluster"),
+    (61, "DescribeProducers"),
+    (63, "BrokerHeartbeat"),
+    (64, "UnregisterBroker"),
+    (65, "DescribeTransactions"),
+    (66, "ListTransactions"),
+    (67, "AllocateProducerIds"),
+    (68, "ConsumerGroupHeartbeat"),
+    (69, "ConsumerGroupDescribe"),
+    (70, "ControllerRegistration"),
+    (71, "GetTelemetrySubscriptions"),
+    (72, "PushTelemetry"),
+    (73, "AssignReplicasToDirs"),
+    (74, "ListClientMetricsResources"),
+    (75, "DescribeTopicPartitions"),
+    (76, "ShareGroupHeartbeat"),
+    (77, "ShareGroupDescribe"),
+    (78, "ShareFetch"),
+    (79, "ShareAcknowledge"),
+    (80, "AddRaftVoter"),
+    (81, "RemoveRaftVoter"),
+    (82, "UpdateRaftVoter"),
+    (83, "InitializeShareGroupState"),
+    (84, "ReadShareGroupState"),
+    (85, "WriteShareGroupState"),
+    (86, "DeleteShareGroupState"),
+    (87, "ReadShareGroupStateSummary"),
+];
+
+/// The name of an API key, or "Unknown".
+pub fn api_name(key: i16) -> &'static str {
+    API_NAMES.iter().find(|(k, _)| *k == key).map_or("Unknown", |(_, n)| n)
+}
