@@ -114,4 +114,11 @@ mod tests {
         assert!(no_auto.to_bytes(3).is_err());
         assert!(no_auto.to_bytes(4).is_ok());
     }
+
+    #[test]
+    fn cross_check() {
+        use kafka_protocol::messages as kp;
+        crate::protocol::tests::check::<MetadataRequest, kp::MetadataRequest>();
+        crate::protocol::tests::check::<MetadataResponse, kp::MetadataResponse>();
+    }
 }

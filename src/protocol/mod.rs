@@ -12,7 +12,7 @@ pub mod versions;
 #[cfg(test)]
 pub(crate) mod sample;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub mod api_versions;
 pub mod metadata;

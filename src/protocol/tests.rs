@@ -116,18 +116,3 @@ fn leaves_ignore_type_names_and_wrappers() {
     assert_eq!(a.len(), 3);
 }
 
-macro_rules! cross_check {
-    ($($test:ident: $ours:ty => $theirs:ty;)*) => {$(
-        #[test]
-        fn $test() {
-            check::<$ours, $theirs>();
-        }
-    )*};
-}
-
-use kafka_protocol::messages as kp;
-
-cross_check! {
-    metadata_request: super::metadata::MetadataRequest => kp::MetadataRequest;
-    metadata_response: super::metadata::MetadataResponse => kp::MetadataResponse;
-}
