@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Installs what gregor's build, tests and demo need, idempotently: each step
+# is skipped when what it installs is already there. Safe to run again.
+#
+#   scripts/setup.sh            everything
+#   scripts/setup.sh STEP...    only these steps: apt python cbindgen broker
+#                               zookeeper librdkafka
+#
+# Built tools go to $GREGOR_DEPS (default ~/.local/share/gregor-deps);
+# cargo-installed binaries to ~/.cargo/bin.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+NISSHI_VERSION=0.8.1
+CBINDGEN_VERSION=0.29.2
+RDKAFKA_SYS_VERSION=4.10.0   # vendors librdkafka 2.12.1
+KCAT_VERSION=1.7.1
+
+step_apt() {
+    local want=(gcc make pkg-config libssl-dev zlib1g-dev zookeeper python3-pip valgrind)
+    local missing=()
+    for p in "${want[@]}"; do
+        dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        log "apt: all present"
+        return
+    fi
+    log "apt: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+step_python() {
+    if python3 -c 'import confluent_kafka, kafka' 2>/dev/null; then
+        log "python: confluent-kafka and kafka-python present"
+        return
+    fi
+    log "python: installing confluent-kafka and kafka-python"
+    python3 -m pip install -q --disable-pip-version-check confluent-kafka kafka-python
+}
+
+step_cbindgen() {
+    if command -v cbindgen >/dev/null && [ "$(cbindgen --version)" = "cbindgen $CBINDGEN_VERSION" ]; then
+        log "cbindgen: $CBINDGEN_VERSION present"
+        return
+    fi
+    log "cbindgen: installing $CBINDGEN_VERSION (about 2 minutes)"
+    cargo install -q --locked cbindgen --version "$CBINDGEN_VERSION"
+}
+
+step_broker() {
+    if command -v nisshi >/dev/null && nisshi --version 2>/dev/null | grep -q "$NISSHI_VERSION"; then
+        log "broker: nisshi $NISSHI_VERSION present"
+        return
+    fi
+    log "broker: compiling nisshi $NISSHI_VERSION (about 20 minutes on 2 cores; progress every minute)"
+    local logf
+    logf=$(mktemp)
+    cargo install nisshi --version "$NISSHI_VERSION" --locked --ignore-rust-version \
+        --no-default-features --features dynostore >"$logf" 2>&1 &
+    local pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 60
+        log "broker: still compiling: $(grep -c Compiling "$logf") crates so far"
+    done
+    if ! wait "$pid"; then
+        tail -30 "$logf"
+        die "broker: cargo install nisshi failed"
+    fi
+    rm -f "$logf"
+}
+
+step_zookeeper() {
+    [ -f /usr/share/java/zookeeper.jar ] || step_apt
+    log "zookeeper: $(ls /usr/share/java/zookeeper.jar)"
+}
+
+step_librdkafka() {
+    # librdkafka 2.x (from rdkafka-sys's vendored source) with its
+    # rdkafka_performance tool, and kcat built against it: the reference
+    # client for interop tests and benchmarks.
+    local prefix="$GREGOR_DEPS/librdkafka"
+    if [ -x "$prefix/bin/kcat" ] && [ -x "$prefix/bin/rdkafka_performance" ]; then
+        log "librdkafka: kcat and rdkafka_performance present in $prefix/bin"
+        return
+    fi
+    step_apt
+    local work="$GREGOR_DEPS/build"
+    mkdir -p "$work" "$prefix/bin"
+    if [ ! -d "$work/librdkafka" ]; then
+        log "librdkafka: fetching rdkafka-sys $RDKAFKA_SYS_VERSION's vendored source"
+        local fetch="$work/fetch"
+        mkdir -p "$fetch/src"
+        cat >"$fetch/Cargo.toml" <<EOF
+[package]
+name = "fetch-librdkafka"
+version = "0.0.0"
+edition = "2021"
+[dependencies]
+rdkafka-sys = { version = "=$RDKAFKA_SYS_VERSION", default-features = false }
+EOF
+        echo 'fn main() {}' >"$fetch/src/main.rs"
+        (cd "$fetch" && cargo fetch -q)
+        local src
+        src=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/rdkafka-sys-"$RDKAFKA_SYS_VERSION"/librdkafka | head -1)
+        cp -r "$src" "$work/librdkafka"
+    fi
+    if [ ! -x "$prefix/bin/rdkafka_performance" ]; then
+        log "librdkafka: building (about 2 minutes)"
+        (cd "$work/librdkafka" &&
+            ./configure --prefix="$prefix" --no-download --disable-gssapi --disable-curl \
+                --disable-zstd --install-deps=no >/dev/null &&
+            make -j2 libs >/dev/null 2>&1 && make install-subdirs >/dev/null 2>&1 &&
+            make -C examples rdkafka_performance >/dev/null 2>&1)
+        cp "$work/librdkafka/examples/rdkafka_performance" "$prefix/bin/"
+    fi
+    if [ ! -x "$prefix/bin/kcat" ]; then
+        log "kcat: building $KCAT_VERSION against it"
+        if [ ! -d "$work/kcat" ]; then
+            if ! grep -rqs '^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+                if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+                    sed -i 's/^Types: deb$/Types: deb deb-src/' /etc/apt/sources.list.d/debian.sources
+                else
+                    grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' >/etc/apt/sources.list.d/gregor-src.list
+                fi
+                apt-get update -qq
+            fi
+            (cd "$work" && apt-get source -qq --download-only kcat >/dev/null 2>&1)
+            local tarball
+            tarball=$(ls "$work"/kcat_*.orig.tar.* | head -1)
+            mkdir -p "$work/kcat"
+            tar -xf "$tarball" -C "$work/kcat" --strip-components=1
+        fi
+        (cd "$work/kcat" &&
+            PKG_CONFIG_PATH="$prefix/lib/pkgconfig" CFLAGS="-I$prefix/include" \
+                LDFLAGS="-L$prefix/lib -Wl,-rpath,$prefix/lib" ./configure --prefix="$prefix" \
+                --disable-avro --disable-json >/dev/null 2>&1 || true
+        )
+        # kcat's configure (mklove) may not find our librdkafka through pkg-config alone;
+        # build directly, which is what its Makefile does.
+        (cd "$work/kcat" && gcc -O2 -I"$prefix/include" -o "$prefix/bin/kcat" kcat.c format.c tools.c input.c \
+            -L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lrdkafka -lpthread -lz -lssl -lcrypto -lm 2>"$work/kcat-build.log" ||
+            { cat "$work/kcat-build.log"; die "kcat: build failed"; })
+    fi
+    "$prefix/bin/kcat" -V | head -2
+}
+
+ALL=(apt python cbindgen broker zookeeper librdkafka)
+STEPS=("$@")
+[ ${#STEPS[@]} -gt 0 ] || STEPS=("${ALL[@]}")
+for s in "${STEPS[@]}"; do
+    "step_$s"
+done
