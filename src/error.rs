@@ -1,0 +1,230 @@
+//! The library's one error type, and the numeric error space shared with C.
+//!
+//! Numbers follow librdkafka: `0` is success, a positive number is the
+//! broker's Kafka error code unchanged, a negative number is a local error
+//! (the same numbers as librdkafka's `RD_KAFKA_RESP_ERR__*`, so code written
+//! against librdkafka's error space reads gregor's the same way).
+
+use std::fmt;
+
+use crate::protocol::KafkaCode;
+use crate::wire::{DecodeError, EncodeError};
+
+/// Local (client-side) error codes, negative like librdkafka's.
+pub mod local {
+    /// A message or response failed to parse or failed its CRC.
+    pub const BAD_MSG: i32 = -199;
+    /// Compressed data could not be decompressed.
+    pub const BAD_COMPRESSION: i32 = -198;
+    /// The handle is being destroyed.
+    pub const DESTROY: i32 = -197;
+    /// Generic failure.
+    pub const FAIL: i32 = -196;
+    /// Broker transport failure (connection refused, reset, closed).
+    pub const TRANSPORT: i32 = -195;
+    /// A host name could not be resolved.
+    pub const RESOLVE: i32 = -193;
+    /// A message was not delivered within `message.timeout.ms`.
+    pub const MSG_TIMED_OUT: i32 = -192;
+    /// Reached the end of a partition.
+    pub const PARTITION_EOF: i32 = -191;
+    /// The partition does not exist in the cluster.
+    pub const UNKNOWN_PARTITION: i32 = -190;
+    /// The topic does not exist in the cluster.
+    pub const UNKNOWN_TOPIC: i32 = -188;
+    /// No broker could be reached.
+    pub const ALL_BROKERS_DOWN: i32 = -187;
+    /// An argument was invalid (NULL, out of range, malformed).
+    pub const INVALID_ARG: i32 = -186;
+    /// An operation timed out.
+    pub const TIMED_OUT: i32 = -185;
+    /// The producer queue is full.
+    pub const QUEUE_FULL: i32 = -184;
+    /// The operation is not valid in the current state.
+    pub const STATE: i32 = -172;
+    /// Not implemented.
+    pub const NOT_IMPLEMENTED: i32 = -170;
+    /// No stored offset and `auto.offset.reset` is `error`.
+    pub const NO_OFFSET: i32 = -168;
+    /// The broker lacks a feature the operation needs.
+    pub const UNSUPPORTED_FEATURE: i32 = -165;
+    /// A configuration property is unknown or has a bad value.
+    pub const INVALID_CONFIG: i32 = -145;
+    /// Offset reset by `auto.offset.reset`.
+    pub const AUTO_OFFSET_RESET: i32 = -140;
+    /// The table: (code, name, description).
+    pub const TABLE: &[(i32, &str, &str)] = &[
+        (BAD_MSG, "_BAD_MSG", "Local: Bad message format"),
+        (BAD_COMPRESSION, "_BAD_COMPRESSION", "Local: Invalid compressed data"),
+        (DESTROY, "_DESTROY", "Local: Broker handle destroyed"),
+        (FAIL, "_FAIL", "Local: Communication failure with broker"),
+        (TRANSPORT, "_TRANSPORT", "Local: Broker transport failure"),
+        (RESOLVE, "_RESOLVE", "Local: Host resolution failure"),
+        (MSG_TIMED_OUT, "_MSG_TIMED_OUT", "Local: Message timed out"),
+        (PARTITION_EOF, "_PARTITION_EOF", "Broker: No more messages"),
+        (UNKNOWN_PARTITION, "_UNKNOWN_PARTITION", "Local: Unknown partition"),
+        (UNKNOWN_TOPIC, "_UNKNOWN_TOPIC", "Local: Unknown topic"),
+        (ALL_BROKERS_DOWN, "_ALL_BROKERS_DOWN", "Local: All broker connections are down"),
+        (INVALID_ARG, "_INVALID_ARG", "Local: Invalid argument or configuration"),
+        (TIMED_OUT, "_TIMED_OUT", "Local: Timed out"),
+        (QUEUE_FULL, "_QUEUE_FULL", "Local: Queue full"),
+        (STATE, "_STATE", "Local: Erroneous state"),
+        (NOT_IMPLEMENTED, "_NOT_IMPLEMENTED", "Local: Not implemented"),
+        (NO_OFFSET, "_NO_OFFSET", "Local: No offset stored"),
+        (UNSUPPORTED_FEATURE, "_UNSUPPORTED_FEATURE", "Local: Required feature not supported by broker"),
+        (INVALID_CONFIG, "_INVALID_CONFIG", "Local: Invalid configuration property or value"),
+        (AUTO_OFFSET_RESET, "_AUTO_OFFSET_RESET", "Local: No offset to automatically reset to"),
+    ];
+}
+
+/// Everything that can go wrong in gregor.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Error {
+    /// A broker answered with a Kafka error code.
+    Kafka {
+        /// The broker's code.
+        code: KafkaCode,
+        /// What was being done (topic, partition, request).
+        context: String,
+    },
+    /// A local failure with a librdkafka-style negative code (see [`local`]).
+    Local {
+        /// One of the [`local`] codes.
+        code: i32,
+        /// What happened.
+        message: String,
+    },
+    /// A configuration property is unknown or its value is bad.
+    Config {
+        /// The property's name.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A response could not be decoded.
+    Decode {
+        /// The broker that sent it ("host:port/id"), if from the network.
+        broker: Option<String>,
+        /// The parse failure.
+        error: DecodeError,
+    },
+    /// A request could not be encoded.
+    Encode(EncodeError),
+}
+
+impl Error {
+    /// A local error.
+    pub fn local(code: i32, message: impl Into<String>) -> Self {
+        Error::Local { code, message: message.into() }
+    }
+
+    /// A broker error.
+    pub fn kafka(code: KafkaCode, context: impl Into<String>) -> Self {
+        Error::Kafka { code, context: context.into() }
+    }
+
+    /// An invalid argument.
+    pub fn invalid_arg(message: impl Into<String>) -> Self {
+        Error::local(local::INVALID_ARG, message)
+    }
+
+    /// A timeout.
+    pub fn timed_out(message: impl Into<String>) -> Self {
+        Error::local(local::TIMED_OUT, message)
+    }
+
+    /// A transport failure.
+    pub fn transport(message: impl Into<String>) -> Self {
+        Error::local(local::TRANSPORT, message)
+    }
+
+    /// The number in gregor's (librdkafka's) error space.
+    pub fn code(&self) -> i32 {
+        match self {
+            Error::Kafka { code, .. } => i32::from(code.0),
+            Error::Local { code, .. } => *code,
+            Error::Config { .. } => local::INVALID_CONFIG,
+            Error::Decode { .. } => local::BAD_MSG,
+            Error::Encode(_) => local::INVALID_ARG,
+        }
+    }
+
+    /// The broker's Kafka code, if this is a broker error.
+    pub fn kafka_code(&self) -> Option<KafkaCode> {
+        match self {
+            Error::Kafka { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    /// True if retrying the same operation may succeed.
+    pub fn is_retriable(&self) -> bool {
+        match self {
+            Error::Kafka { code, .. } => code.is_retriable(),
+            Error::Local { code, .. } => {
+                matches!(*code, local::TRANSPORT | local::TIMED_OUT | local::ALL_BROKERS_DOWN | local::RESOLVE)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The name of an error code in gregor's space ("UNKNOWN_TOPIC_OR_PARTITION", "_TIMED_OUT").
+pub fn code_name(code: i32) -> String {
+    if code < 0 {
+        return local::TABLE
+            .iter()
+            .find(|(c, _, _)| *c == code)
+            .map_or_else(|| format!("_UNKNOWN({code})"), |(_, n, _)| (*n).to_string());
+    }
+    match i16::try_from(code) {
+        Ok(c) => KafkaCode(c).name().to_string(),
+        Err(_) => format!("UNKNOWN({code})"),
+    }
+}
+
+/// A human-readable description of an error code.
+pub fn code_description(code: i32) -> String {
+    if code < 0 {
+        return local::TABLE
+            .iter()
+            .find(|(c, _, _)| *c == code)
+            .map_or_else(|| format!("Local: Unknown error {code}"), |(_, _, d)| (*d).to_string());
+    }
+    match i16::try_from(code) {
+        Ok(c) => KafkaCode(c).description().to_string(),
+        Err(_) => format!("Unknown error {code}"),
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Kafka { code, context } if context.is_empty() => write!(f, "{code}"),
+            Error::Kafka { code, context } => write!(f, "{context}: {code}"),
+            Error::Local { code, message } => write!(f, "{}: {message}", code_name(*code)),
+            Error::Config { key, reason } => write!(f, "configuration property \"{key}\": {reason}"),
+            Error::Decode { broker: Some(b), error } => write!(f, "{b}: {error}"),
+            Error::Decode { broker: None, error } => write!(f, "{error}"),
+            Error::Encode(e) => write!(f, "cannot encode request: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<EncodeError> for Error {
+    fn from(e: EncodeError) -> Self {
+        Error::Encode(e)
+    }
+}
+
+impl From<DecodeError> for Error {
+    fn from(error: DecodeError) -> Self {
+        Error::Decode { broker: None, error }
+    }
+}
+
+/// Shorthand for results with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
