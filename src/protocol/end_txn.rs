@@ -41,10 +41,7 @@ impl Request for EndTxnRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::codec::{Ctx, Field};
-    use crate::protocol::sample::{Sample, Sampler};
     use crate::protocol::Message;
-    use crate::wire::{DecodeError, EncodeError, Reader, Writer};
 
     #[test]
     fn v0_request_bytes() {
@@ -97,58 +94,14 @@ mod tests {
         assert_eq!(resp.to_bytes(4).unwrap(), [0, 0, 0, 0, 0, 0, 0]);
     }
 
-    /// kafka-protocol 0.15.1 stops at v4, so its response struct has no
-    /// `producer_id`/`producer_epoch` at all. This view of the response prints
-    /// them only when set, which they cannot be at v0–4, so the cross-check
-    /// still compares every field kafka-protocol knows and the round trip and
-    /// truncation checks still cover v5.
-    #[derive(Clone, PartialEq, Default)]
-    struct V4View(EndTxnResponse);
-
-    impl std::fmt::Debug for V4View {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            let r = &self.0;
-            let mut d = f.debug_struct("EndTxnResponse");
-            d.field("throttle_time_ms", &r.throttle_time_ms)
-                .field("error_code", &r.error_code);
-            if r.producer_id != -1 || r.producer_epoch != -1 {
-                d.field("producer_id", &r.producer_id)
-                    .field("producer_epoch", &r.producer_epoch);
-            }
-            d.field("unknown_tagged_fields", &r.unknown_tagged_fields)
-                .finish()
-        }
-    }
-
-    impl Field for V4View {
-        fn zero() -> Self {
-            V4View(EndTxnResponse::zero())
-        }
-        fn write(&self, w: &mut Writer, cx: Ctx) -> Result<(), EncodeError> {
-            self.0.write(w, cx)
-        }
-        fn read(r: &mut Reader<'_>, cx: Ctx) -> Result<Self, DecodeError> {
-            EndTxnResponse::read(r, cx).map(V4View)
-        }
-    }
-
-    impl Message for V4View {
-        const API_KEY: i16 = EndTxnResponse::API_KEY;
-        const MIN_VERSION: i16 = EndTxnResponse::MIN_VERSION;
-        const MAX_VERSION: i16 = EndTxnResponse::MAX_VERSION;
-        const FIRST_FLEXIBLE: i16 = EndTxnResponse::FIRST_FLEXIBLE;
-    }
-
-    impl Sample for V4View {
-        fn sample(s: &mut Sampler, cx: Ctx) -> Self {
-            V4View(EndTxnResponse::sample(s, cx))
-        }
-    }
-
     #[test]
     fn cross_check() {
         use kafka_protocol::messages as kp;
         crate::protocol::tests::check::<EndTxnRequest, kp::EndTxnRequest>();
-        crate::protocol::tests::check::<V4View, kp::EndTxnResponse>();
+        // kafka-protocol 0.15.1 stops at v4 and has no v5 producer_id/producer_epoch.
+        crate::protocol::tests::check_except::<EndTxnResponse, kp::EndTxnResponse>(&[
+            "producer_id",
+            "producer_epoch",
+        ]);
     }
 }
