@@ -1,0 +1,323 @@
+//! Configuration: string properties with librdkafka's names, meanings and
+//! defaults (CONFIGURATION.md of librdkafka), plus `zookeeper.connect`.
+//!
+//! Every property is checked when it is set: an unknown name or a bad value
+//! is an [`Error::Config`] naming the property, never silently ignored.
+//! Aliases (`metadata.broker.list`, `queue.buffering.max.ms`, …) are stored
+//! under the canonical name. A property that only a producer or only a
+//! consumer reads is refused by the other ([`Config::check_role`]).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+
+/// Who reads a property.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Every client.
+    Any,
+    /// Producers only.
+    Producer,
+    /// Consumers only.
+    Consumer,
+}
+
+/// The kind of value a property takes.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Int { min: i64, max: i64 },
+    Bool,
+    Str,
+    /// Allowed values; each entry lists a canonical value then its aliases.
+    Enum(&'static [&'static [&'static str]]),
+}
+
+/// One known property.
+struct Prop {
+    name: &'static str,
+    aliases: &'static [&'static str],
+    kind: Kind,
+    default: &'static str,
+    role: Role,
+    doc: &'static str,
+}
+
+const MS_MAX: i64 = 86_400_000 * 365;
+
+macro_rules! props {
+    ($( $name:literal $(| $alias:literal)* : $kind:expr, $default:literal, $role:ident, $doc:literal; )*) => {
+        &[$( Prop { name: $name, aliases: &[$($alias),*], kind: $kind, default: $default, role: Role::$role, doc: $doc }, )*]
+    };
+}
+
+const fn int(min: i64, max: i64) -> Kind {
+    Kind::Int { min, max }
+}
+
+static PROPS: &[Prop] = props! {
+    "bootstrap.servers" | "metadata.broker.list": Kind::Str, "", Any,
+        "Initial list of brokers as host:port[,host:port...].";
+    "client.id": Kind::Str, "gregor", Any, "Client identifier sent to brokers.";
+    "socket.timeout.ms": int(10, 300_000), "60000", Any,
+        "Timeout for network requests (metadata, fetch, offsets, ...).";
+    "socket.connection.setup.timeout.ms": int(1000, i32::MAX as i64), "30000", Any,
+        "Maximum time to set up a broker connection, ApiVersions included.";
+    "socket.nagle.disable": Kind::Bool, "true", Any, "Disable Nagle's algorithm (TCP_NODELAY).";
+    "receive.message.max.bytes": int(1000, 2_147_483_647), "100000000", Any,
+        "Largest response accepted from a broker; a larger one closes the connection.";
+    "message.max.bytes": int(1000, 1_000_000_000), "1000000", Any,
+        "Largest request (and record batch) sent to a broker.";
+    "max.in.flight.requests.per.connection" | "max.in.flight": int(1, 1_000_000), "1000000", Any,
+        "Requests pipelined per broker connection before waiting for responses.";
+    "reconnect.backoff.ms": int(0, 3_600_000), "100", Any,
+        "First wait before reconnecting to a broker; doubles per failure.";
+    "reconnect.backoff.max.ms": int(0, 3_600_000), "10000", Any,
+        "Longest wait before reconnecting to a broker.";
+    "metadata.max.age.ms": int(1, MS_MAX), "900000", Any,
+        "Cached metadata older than this is refreshed before use.";
+    "topic.metadata.refresh.interval.ms": int(-1, 3_600_000), "300000", Any,
+        "Period of metadata refresh for known topics (-1 disables).";
+    "api.version.request": Kind::Bool, "true", Any,
+        "Ask brokers for their API versions; false uses broker.version.fallback.";
+    "api.version.request.timeout.ms": int(1, 300_000), "10000", Any,
+        "Timeout of the ApiVersions request.";
+    "broker.version.fallback": Kind::Str, "0.10.0", Any,
+        "Broker version assumed when ApiVersions is off or fails (0.8.0 ... 0.9.0; >= 0.10 asks).";
+    "security.protocol": Kind::Enum(&[&["plaintext"]]), "plaintext", Any,
+        "Protocol used to talk to brokers.";
+    "zookeeper.connect": Kind::Str, "", Any,
+        "ZooKeeper host:port list with optional /chroot, to find brokers in a ZooKeeper-era cluster.";
+    "acks" | "request.required.acks": Kind::Enum(&[&["-1", "all"], &["0"], &["1"]]), "-1", Producer,
+        "Acknowledgements the leader waits for: 0, 1 or all (-1).";
+    "request.timeout.ms": int(1, 900_000), "30000", Producer,
+        "How long the broker waits for acks before answering a produce request.";
+    "message.timeout.ms" | "delivery.timeout.ms": int(0, 2_147_483_647), "300000", Producer,
+        "Time a message may take to be delivered, retries included (0 = forever).";
+    "linger.ms" | "queue.buffering.max.ms": int(0, 900_000), "5", Producer,
+        "Time to wait for more messages before sending a batch.";
+    "batch.size": int(1, 2_147_483_647), "1000000", Producer, "Largest batch in bytes.";
+    "batch.num.messages": int(1, 1_000_000), "10000", Producer, "Most messages in one batch.";
+    "compression.type" | "compression.codec":
+        Kind::Enum(&[&["none"], &["gzip"], &["snappy"], &["lz4"], &["zstd"]]), "none", Producer,
+        "Compression codec for produced batches.";
+    "compression.level": int(-1, 22), "-1", Producer, "Codec compression level; -1 the codec's default.";
+    "retries" | "message.send.max.retries": int(0, 2_147_483_647), "2147483647", Producer,
+        "How often a failed produce request is retried.";
+    "retry.backoff.ms": int(1, 300_000), "100", Producer, "Wait before retrying a request.";
+    "retry.backoff.max.ms": int(1, 300_000), "1000", Producer, "Longest wait before retrying.";
+    "enable.idempotence": Kind::Bool, "false", Producer,
+        "Exactly-once, in-order delivery per partition (producer id + sequence numbers).";
+    "queue.buffering.max.messages": int(0, 2_147_483_647), "100000", Producer,
+        "Most messages waiting to be sent.";
+    "queue.buffering.max.kbytes": int(1, 2_147_483_647), "1048576", Producer,
+        "Most kilobytes waiting to be sent.";
+    "partitioner": Kind::Enum(&[&["consistent_random"], &["murmur2_random"], &["murmur2"],
+        &["consistent"], &["random"], &["fnv1a"], &["fnv1a_random"]]), "consistent_random", Producer,
+        "How keyed and keyless messages are spread over partitions.";
+    "group.id": Kind::Str, "", Consumer, "Consumer group id; needed for committed offsets.";
+    "auto.offset.reset": Kind::Enum(&[&["latest", "largest", "end"], &["earliest", "smallest", "beginning"],
+        &["error"]]), "latest", Consumer,
+        "Where to start when there is no committed offset or it is out of range.";
+    "enable.auto.commit": Kind::Bool, "true", Consumer, "Commit consumed offsets periodically.";
+    "auto.commit.interval.ms": int(0, 86_400_000), "5000", Consumer, "Period of automatic commits.";
+    "fetch.min.bytes": int(1, 100_000_000), "1", Consumer, "Least data the broker waits for.";
+    "fetch.wait.max.ms": int(0, 300_000), "500", Consumer, "Longest the broker waits for fetch.min.bytes.";
+    "fetch.max.bytes": int(0, 2_147_483_135), "52428800", Consumer, "Most data in one fetch response.";
+    "max.partition.fetch.bytes" | "fetch.message.max.bytes": int(1, 1_000_000_000), "1048576", Consumer,
+        "Most data per partition in one fetch response.";
+    "queued.max.messages.kbytes": int(1, 2_097_151), "65536", Consumer,
+        "Most prefetched data held per consumer, in kilobytes.";
+    "isolation.level": Kind::Enum(&[&["read_committed"], &["read_uncommitted"]]), "read_committed", Consumer,
+        "Whether messages of open or aborted transactions are returned.";
+    "check.crcs": Kind::Bool, "false", Consumer, "Verify CRCs of fetched batches.";
+    "enable.partition.eof": Kind::Bool, "false", Consumer,
+        "Return an end-of-partition event when a consumer reaches the end.";
+};
+
+fn find(key: &str) -> Option<&'static Prop> {
+    PROPS.iter().find(|p| p.name == key || p.aliases.contains(&key))
+}
+
+/// Configuration properties, validated as they are set.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    values: BTreeMap<&'static str, String>,
+}
+
+impl Config {
+    /// An empty configuration: every property at its default.
+    pub fn new() -> Self {
+        Config::default()
+    }
+
+    /// Builds a configuration from pairs.
+    ///
+    /// # Errors
+    /// The first unknown property or bad value.
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self> {
+        let mut c = Config::new();
+        for (k, v) in pairs {
+            c.set(k, v)?;
+        }
+        Ok(c)
+    }
+
+    /// Sets a property.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the property if it is unknown or the value is bad.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<&mut Self> {
+        let prop = find(key).ok_or_else(|| Error::Config {
+            key: key.to_string(),
+            reason: "no such configuration property".into(),
+        })?;
+        let value = normalize(prop, key, value.trim())?;
+        self.values.insert(prop.name, value);
+        Ok(self)
+    }
+
+    /// The value set for a property (by name or alias), or its default.
+    /// `None` if the property does not exist.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        let prop = find(key)?;
+        Some(self.values.get(prop.name).map_or(prop.default, String::as_str))
+    }
+
+    /// True if the property was set explicitly.
+    pub fn is_set(&self, key: &str) -> bool {
+        find(key).is_some_and(|p| self.values.contains_key(p.name))
+    }
+
+    /// The properties set explicitly, canonical names, in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.values.iter().map(|(k, v)| (*k, v.as_str()))
+    }
+
+    /// Refuses properties set for the other kind of client.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the first property `role` does not read.
+    pub fn check_role(&self, role: Role) -> Result<()> {
+        for name in self.values.keys() {
+            let Some(p) = find(name) else { continue };
+            if p.role != Role::Any && p.role != role {
+                let what = if p.role == Role::Producer { "producer" } else { "consumer" };
+                return Err(Error::Config {
+                    key: (*name).to_string(),
+                    reason: format!("is a {what} property and cannot be used here"),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// An integer property.
+    ///
+    /// # Panics
+    /// If `key` is not an integer property (a bug in gregor, not user input).
+    pub fn int(&self, key: &str) -> i64 {
+        let v = self.get(key).unwrap_or_else(|| panic!("unknown property {key}"));
+        v.parse().unwrap_or_else(|_| panic!("property {key} is not an integer"))
+    }
+
+    /// A duration property in milliseconds (negative reads as zero).
+    pub fn ms(&self, key: &str) -> Duration {
+        Duration::from_millis(self.int(key).max(0) as u64)
+    }
+
+    /// A boolean property.
+    pub fn bool(&self, key: &str) -> bool {
+        self.get(key) == Some("true")
+    }
+
+    /// A string property.
+    pub fn str(&self, key: &str) -> &str {
+        self.get(key).unwrap_or("")
+    }
+
+    /// Every known property: (name, default, description), for `-X list`.
+    pub fn properties() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
+        PROPS.iter().map(|p| (p.name, p.default, p.doc))
+    }
+}
+
+fn bad(key: &str, reason: String) -> Error {
+    Error::Config { key: key.to_string(), reason }
+}
+
+fn normalize(prop: &Prop, key: &str, value: &str) -> Result<String> {
+    match prop.kind {
+        Kind::Int { min, max } => {
+            let n: i64 = value
+                .parse()
+                .map_err(|_| bad(key, format!("\"{value}\" is not an integer")))?;
+            if n < min || n > max {
+                return Err(bad(key, format!("{n} is out of range {min}..{max}")));
+            }
+            Ok(n.to_string())
+        }
+        Kind::Bool => match value.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" => Ok("true".into()),
+            "false" | "0" | "no" | "off" => Ok("false".into()),
+            _ => Err(bad(key, format!("\"{value}\" is not true or false"))),
+        },
+        Kind::Str => Ok(value.to_string()),
+        Kind::Enum(choices) => {
+            let lower = value.to_ascii_lowercase();
+            choices
+                .iter()
+                .find(|c| c.contains(&lower.as_str()))
+                .map(|c| c[0].to_string())
+                .ok_or_else(|| {
+                    let all: Vec<&str> = choices.iter().flat_map(|c| c.iter().copied()).collect();
+                    bad(key, format!("\"{value}\" is not one of {}", all.join(", ")))
+                })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_property_is_an_error_naming_it() {
+        let e = Config::new().set("bootstrap.server", "x").unwrap_err();
+        assert!(e.to_string().contains("bootstrap.server"), "{e}");
+        assert_eq!(e.code(), crate::error::local::INVALID_CONFIG);
+    }
+
+    #[test]
+    fn bad_values_are_errors_naming_the_property() {
+        let mut c = Config::new();
+        for (k, v) in [("linger.ms", "soon"), ("linger.ms", "-1"), ("acks", "2"), ("enable.idempotence", "maybe")] {
+            let e = c.set(k, v).unwrap_err();
+            assert!(e.to_string().contains(k), "{e}");
+        }
+    }
+
+    #[test]
+    fn aliases_and_defaults() {
+        let mut c = Config::new();
+        assert_eq!(c.int("linger.ms"), 5);
+        assert_eq!(c.get("acks"), Some("-1"));
+        c.set("queue.buffering.max.ms", "20").unwrap();
+        c.set("acks", "all").unwrap();
+        c.set("metadata.broker.list", "h:1").unwrap();
+        c.set("auto.offset.reset", "smallest").unwrap();
+        assert_eq!(c.int("linger.ms"), 20);
+        assert_eq!(c.get("acks"), Some("-1"));
+        assert_eq!(c.str("bootstrap.servers"), "h:1");
+        assert_eq!(c.str("auto.offset.reset"), "earliest");
+        assert_eq!(c.get("nope"), None);
+    }
+
+    #[test]
+    fn role_mismatch_is_refused() {
+        let c = Config::from_pairs([("group.id", "g")]).unwrap();
+        assert!(c.check_role(Role::Consumer).is_ok());
+        let e = c.check_role(Role::Producer).unwrap_err();
+        assert!(e.to_string().contains("group.id"));
+    }
+}
