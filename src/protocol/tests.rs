@@ -50,7 +50,9 @@ pub(crate) fn leaves(s: &str) -> Vec<(String, String)> {
                 j += 1;
             }
             if b.get(j) == Some(&b':') && b.get(j + 1) != Some(&b':') {
-                field = ident.to_string();
+                // kafka-protocol names a keyword field `_match` where gregor has
+                // `r#match`, which `Debug` prints as `match`.
+                field = ident.trim_start_matches('_').to_string();
             } else if matches!(ident, "true" | "false" | "None") {
                 out.push((field.clone(), ident.to_string()));
             }
@@ -71,6 +73,18 @@ pub(crate) fn leaves(s: &str) -> Vec<(String, String)> {
 
 /// Round trip, truncation and the cross-check for one message type.
 pub(crate) fn check<O, K>()
+where
+    O: Message + Sample,
+    K: KpMessage + Encodable + Decodable + std::fmt::Debug,
+{
+    check_without::<O, K>(&[]);
+}
+
+/// As [`check`], for a message whose `kafka-protocol` struct lacks some of
+/// gregor's fields (a later schema added them in versions it does not have):
+/// those fields are left out of the value comparison. The bytes must still
+/// re-encode exactly, so none of them can have been on the wire.
+pub(crate) fn check_without<O, K>(absent: &[&str])
 where
     O: Message + Sample,
     K: KpMessage + Encodable + Decodable + std::fmt::Debug,
@@ -99,7 +113,8 @@ where
                 let mut again = Vec::new();
                 theirs.encode(&mut again, v).unwrap();
                 assert_eq!(again, bytes, "{name} v{v}: kafka-protocol re-encodes differently");
-                let (l_ours, l_theirs) = (leaves(&format!("{ours:?}")), leaves(&format!("{theirs:?}")));
+                let (mut l_ours, l_theirs) = (leaves(&format!("{ours:?}")), leaves(&format!("{theirs:?}")));
+                l_ours.retain(|(f, _)| !absent.contains(&f.as_str()));
                 assert_eq!(l_ours, l_theirs, "{name} v{v}: field values differ\nours:   {ours:?}\ntheirs: {theirs:?}");
                 crossed += 1;
             }
