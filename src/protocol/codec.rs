@@ -464,6 +464,11 @@ macro_rules! kafka_struct {
                 #[allow(unused_imports)]
                 use $crate::protocol::codec::{Field, FieldSpec};
                 let v = cx.version;
+                // Only a value of a field nullable at this version is written
+                // with nullable set: a present struct there gets its marker.
+                if cx.nullable {
+                    w.i8(1);
+                }
                 $({
                     let spec = FieldSpec::<$ty>::new()$(.$k($v))*;
                     if spec.has(v) {
@@ -557,7 +562,7 @@ macro_rules! kafka_struct {
                 r: &mut $crate::wire::Reader<'_>,
                 cx: $crate::protocol::codec::Ctx,
             ) -> Result<Option<Self>, $crate::wire::DecodeError> {
-                if r.i8()? < 0 {
+                if cx.nullable && r.i8()? < 0 {
                     Ok(None)
                 } else {
                     Self::read(r, cx).map(Some)

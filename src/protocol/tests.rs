@@ -50,7 +50,7 @@ pub(crate) fn leaves(s: &str) -> Vec<(String, String)> {
                 j += 1;
             }
             if b.get(j) == Some(&b':') && b.get(j + 1) != Some(&b':') {
-                field = ident.to_string();
+                field = ident.trim_start_matches('_').to_string();
             } else if matches!(ident, "true" | "false" | "None") {
                 out.push((field.clone(), ident.to_string()));
             }
