@@ -1,1 +1,389 @@
-//! (being written)
+//! Version negotiation: pick, per API, the highest version both the broker
+//! and gregor speak (KIP-35), from the broker's ApiVersions ranges or, for
+//! brokers older than 0.10.0 that cannot answer ApiVersions, from a fixed
+//! table per release (librdkafka's `broker.version.fallback`).
+//!
+//! Also the ApiVersions retry rule of KIP-511: a broker that does not know the
+//! requested ApiVersions version answers UNSUPPORTED_VERSION with a v0 body
+//! holding its own supported range, and the client retries at that version.
+
+use std::collections::BTreeMap;
+
+use super::{KafkaCode, Message};
+
+/// The versions of one API a broker supports (one ApiVersions entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ApiRange {
+    /// The API key.
+    pub api_key: i16,
+    /// The lowest supported version.
+    pub min: i16,
+    /// The highest supported version.
+    pub max: i16,
+}
+
+impl ApiRange {
+    /// A range for `api_key`.
+    pub const fn new(api_key: i16, min: i16, max: i16) -> Self {
+        ApiRange { api_key, min, max }
+    }
+}
+
+/// What one broker supports, by API key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BrokerApis {
+    ranges: BTreeMap<i16, (i16, i16)>,
+}
+
+impl BrokerApis {
+    /// Builds the table from a broker's ranges (usually its ApiVersions
+    /// response). If a key appears twice the last range wins.
+    pub fn from_ranges(ranges: impl IntoIterator<Item = ApiRange>) -> Self {
+        BrokerApis {
+            ranges: ranges
+                .into_iter()
+                .map(|r| (r.api_key, (r.min, r.max)))
+                .collect(),
+        }
+    }
+
+    /// The highest version in both the broker's range for `api_key` and
+    /// `our_min..=our_max`; `None` if the broker lacks the API or the ranges
+    /// do not overlap.
+    pub fn pick(&self, api_key: i16, our_min: i16, our_max: i16) -> Option<i16> {
+        let &(min, max) = self.ranges.get(&api_key)?;
+        let (lo, hi) = (min.max(our_min), max.min(our_max));
+        (lo <= hi).then_some(hi)
+    }
+
+    /// [`BrokerApis::pick`] with the version range gregor implements for `M`.
+    pub fn pick_for<M: Message>(&self) -> Option<i16> {
+        self.pick(M::API_KEY, M::MIN_VERSION, M::MAX_VERSION)
+    }
+
+    /// True if the broker supports any version of `api_key`.
+    pub fn supports(&self, api_key: i16) -> bool {
+        self.ranges.contains_key(&api_key)
+    }
+
+    /// The broker's range for `api_key`.
+    pub fn range(&self, api_key: i16) -> Option<ApiRange> {
+        self.ranges
+            .get(&api_key)
+            .map(|&(min, max)| ApiRange { api_key, min, max })
+    }
+
+    /// Every range, by API key.
+    pub fn ranges(&self) -> impl Iterator<Item = ApiRange> + '_ {
+        self.ranges
+            .iter()
+            .map(|(&api_key, &(min, max))| ApiRange { api_key, min, max })
+    }
+
+    /// The APIs a broker of `version` supports, for brokers that predate
+    /// ApiVersions (librdkafka's `broker.version.fallback` with
+    /// `api.version.request=false`). Accepts "0.8.0", "0.8.1", "0.8.2",
+    /// "0.9.0" and their patch releases ("0.8.2.2", "0.9.0.1").
+    ///
+    /// Only client-facing APIs are listed, as in librdkafka; the inter-broker
+    /// ones (LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown)
+    /// are left out.
+    ///
+    /// # Errors
+    /// For 0.10.0 and later (which answer ApiVersions, so ask them), for
+    /// releases before 0.8.0 (a different protocol), and for anything that is
+    /// not a version number.
+    pub fn fallback(version: &str) -> Result<BrokerApis, String> {
+        let parts = parse_version(version)
+            .ok_or_else(|| format!("broker version {version:?} is not a version like \"0.9.0\""))?;
+        let table = match parts.as_slice() {
+            [0, 8, 0, ..] => FALLBACK_0_8_0,
+            [0, 8, 1, ..] => FALLBACK_0_8_1,
+            [0, 8, 2, ..] => FALLBACK_0_8_2,
+            [0, 9] | [0, 9, 0, ..] => FALLBACK_0_9_0,
+            [0, 8] | [0, 8, _, ..] | [0, 9, _, ..] => {
+                return Err(format!("broker version {version:?} is not a Kafka release"))
+            }
+            [0, minor, ..] if *minor < 8 => {
+                return Err(format!(
+                    "broker version {version:?} predates the Kafka 0.8 protocol"
+                ))
+            }
+            _ => {
+                return Err(format!(
+                    "broker version {version:?} supports ApiVersions (Kafka 0.10.0+): \
+                     ask the broker (api.version.request=true) instead of a fallback table"
+                ))
+            }
+        };
+        Ok(BrokerApis::from_ranges(table.iter().copied()))
+    }
+}
+
+/// Up to four numeric components; `None` unless every one is a number.
+fn parse_version(s: &str) -> Option<Vec<u32>> {
+    let parts: Vec<u32> = s
+        .split('.')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    (2..=4).contains(&parts.len()).then_some(parts)
+}
+
+// API keys of the legacy tables.
+const PRODUCE: i16 = 0;
+const FETCH: i16 = 1;
+const LIST_OFFSETS: i16 = 2;
+const METADATA: i16 = 3;
+const OFFSET_COMMIT: i16 = 8;
+const OFFSET_FETCH: i16 = 9;
+const FIND_COORDINATOR: i16 = 10;
+const JOIN_GROUP: i16 = 11;
+const HEARTBEAT: i16 = 12;
+const LEAVE_GROUP: i16 = 13;
+const SYNC_GROUP: i16 = 14;
+const DESCRIBE_GROUPS: i16 = 15;
+const LIST_GROUPS: i16 = 16;
+
+/// 0.8.0: produce, fetch, offsets by time, metadata.
+const FALLBACK_0_8_0: &[ApiRange] = &[
+    ApiRange::new(PRODUCE, 0, 0),
+    ApiRange::new(FETCH, 0, 0),
+    ApiRange::new(LIST_OFFSETS, 0, 0),
+    ApiRange::new(METADATA, 0, 0),
+];
+
+/// 0.8.1 adds consumer offsets stored in ZooKeeper: OffsetCommit and
+/// OffsetFetch v0. (librdkafka's table lists OffsetCommit v0–1 here, but v1
+/// arrived with Kafka-stored offsets in 0.8.2.)
+const FALLBACK_0_8_1: &[ApiRange] = &[
+    ApiRange::new(PRODUCE, 0, 0),
+    ApiRange::new(FETCH, 0, 0),
+    ApiRange::new(LIST_OFFSETS, 0, 0),
+    ApiRange::new(METADATA, 0, 0),
+    ApiRange::new(OFFSET_COMMIT, 0, 0),
+    ApiRange::new(OFFSET_FETCH, 0, 0),
+];
+
+/// 0.8.2 adds offsets stored in Kafka: OffsetCommit v1, OffsetFetch v1 and
+/// the consumer-metadata request (FindCoordinator v0).
+const FALLBACK_0_8_2: &[ApiRange] = &[
+    ApiRange::new(PRODUCE, 0, 0),
+    ApiRange::new(FETCH, 0, 0),
+    ApiRange::new(LIST_OFFSETS, 0, 0),
+    ApiRange::new(METADATA, 0, 0),
+    ApiRange::new(OFFSET_COMMIT, 0, 1),
+    ApiRange::new(OFFSET_FETCH, 0, 1),
+    ApiRange::new(FIND_COORDINATOR, 0, 0),
+];
+
+/// 0.9.0 adds quotas (Produce and Fetch v1 carry a throttle time),
+/// OffsetCommit v2 (retention time) and broker-side group management
+/// (JoinGroup, Heartbeat, LeaveGroup, SyncGroup, DescribeGroups, ListGroups v0).
+const FALLBACK_0_9_0: &[ApiRange] = &[
+    ApiRange::new(PRODUCE, 0, 1),
+    ApiRange::new(FETCH, 0, 1),
+    ApiRange::new(LIST_OFFSETS, 0, 0),
+    ApiRange::new(METADATA, 0, 0),
+    ApiRange::new(OFFSET_COMMIT, 0, 2),
+    ApiRange::new(OFFSET_FETCH, 0, 1),
+    ApiRange::new(FIND_COORDINATOR, 0, 0),
+    ApiRange::new(JOIN_GROUP, 0, 0),
+    ApiRange::new(HEARTBEAT, 0, 0),
+    ApiRange::new(LEAVE_GROUP, 0, 0),
+    ApiRange::new(SYNC_GROUP, 0, 0),
+    ApiRange::new(DESCRIBE_GROUPS, 0, 0),
+    ApiRange::new(LIST_GROUPS, 0, 0),
+];
+
+/// The ApiVersions version to retry with after an ApiVersions request failed
+/// with `error_code`: on UNSUPPORTED_VERSION (35), the broker's own highest
+/// ApiVersions version if its response carried one (KIP-511), else 0. `None`
+/// for any other error (no retry at another version).
+pub fn api_versions_retry(error_code: i16, broker_max: Option<i16>) -> Option<i16> {
+    (KafkaCode(error_code) == KafkaCode::UNSUPPORTED_VERSION)
+        .then(|| broker_max.unwrap_or(0).max(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn apis(v: &str) -> Vec<(i16, i16, i16)> {
+        BrokerApis::fallback(v)
+            .unwrap()
+            .ranges()
+            .map(|r| (r.api_key, r.min, r.max))
+            .collect()
+    }
+
+    #[test]
+    fn pick_takes_highest_common_version() {
+        let b = BrokerApis::from_ranges([
+            ApiRange::new(0, 3, 9),
+            ApiRange::new(1, 4, 11),
+            ApiRange::new(18, 0, 3),
+        ]);
+        assert_eq!(b.pick(0, 0, 11), Some(9));
+        assert_eq!(b.pick(0, 0, 7), Some(7));
+        assert_eq!(b.pick(0, 9, 12), Some(9));
+        assert_eq!(
+            b.pick(1, 0, 3),
+            None,
+            "disjoint: we stop below the broker's minimum"
+        );
+        assert_eq!(
+            b.pick(0, 10, 12),
+            None,
+            "disjoint: we start above the broker's maximum"
+        );
+        assert_eq!(b.pick(3, 0, 12), None, "broker lacks the API");
+        assert!(b.supports(18) && !b.supports(3));
+        assert_eq!(b.range(1), Some(ApiRange::new(1, 4, 11)));
+        assert_eq!(b.range(2), None);
+        assert_eq!(b.ranges().count(), 3);
+    }
+
+    #[test]
+    fn pick_for_uses_our_message_range() {
+        use crate::protocol::metadata::MetadataRequest;
+        let b = BrokerApis::from_ranges([ApiRange::new(3, 0, 20)]);
+        assert_eq!(
+            b.pick_for::<MetadataRequest>(),
+            Some(MetadataRequest::MAX_VERSION)
+        );
+        assert_eq!(
+            BrokerApis::fallback("0.9.0")
+                .unwrap()
+                .pick_for::<MetadataRequest>(),
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn last_duplicate_wins() {
+        let b = BrokerApis::from_ranges([ApiRange::new(0, 0, 3), ApiRange::new(0, 0, 5)]);
+        assert_eq!(b.range(0), Some(ApiRange::new(0, 0, 5)));
+    }
+
+    #[test]
+    fn fallback_tables_per_release() {
+        assert_eq!(apis("0.8.0"), [(0, 0, 0), (1, 0, 0), (2, 0, 0), (3, 0, 0)]);
+        assert_eq!(
+            apis("0.8.1"),
+            [
+                (0, 0, 0),
+                (1, 0, 0),
+                (2, 0, 0),
+                (3, 0, 0),
+                (8, 0, 0),
+                (9, 0, 0)
+            ]
+        );
+        assert_eq!(
+            apis("0.8.2"),
+            [
+                (0, 0, 0),
+                (1, 0, 0),
+                (2, 0, 0),
+                (3, 0, 0),
+                (8, 0, 1),
+                (9, 0, 1),
+                (10, 0, 0)
+            ]
+        );
+        assert_eq!(
+            apis("0.9.0"),
+            [
+                (0, 0, 1),
+                (1, 0, 1),
+                (2, 0, 0),
+                (3, 0, 0),
+                (8, 0, 2),
+                (9, 0, 1),
+                (10, 0, 0),
+                (11, 0, 0),
+                (12, 0, 0),
+                (13, 0, 0),
+                (14, 0, 0),
+                (15, 0, 0),
+                (16, 0, 0)
+            ]
+        );
+        // Each release supports everything the one before it did.
+        for (old, new) in [("0.8.0", "0.8.1"), ("0.8.1", "0.8.2"), ("0.8.2", "0.9.0")] {
+            let new = BrokerApis::fallback(new).unwrap();
+            for r in BrokerApis::fallback(old).unwrap().ranges() {
+                let n = new.range(r.api_key).unwrap();
+                assert!(
+                    n.min <= r.min && n.max >= r.max,
+                    "{old}: {r:?} not in {n:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fallback_accepts_patch_releases() {
+        assert_eq!(
+            BrokerApis::fallback("0.9.0.1"),
+            BrokerApis::fallback("0.9.0")
+        );
+        assert_eq!(BrokerApis::fallback("0.9"), BrokerApis::fallback("0.9.0"));
+        assert_eq!(
+            BrokerApis::fallback("0.8.2.2"),
+            BrokerApis::fallback("0.8.2")
+        );
+        assert_eq!(
+            BrokerApis::fallback("0.8.1.1"),
+            BrokerApis::fallback("0.8.1")
+        );
+        let b = BrokerApis::fallback("0.8.2.1").unwrap();
+        assert_eq!(b.pick(8, 0, 9), Some(1));
+        assert_eq!(b.pick(11, 0, 9), None);
+        assert_eq!(BrokerApis::fallback("0.8.1").unwrap().pick(10, 0, 4), None);
+        assert_eq!(
+            BrokerApis::fallback("0.9.0").unwrap().pick(0, 0, 11),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn fallback_refuses_queryable_and_unknown_versions() {
+        for v in [
+            "0.10.0", "0.10.0.1", "0.10.2", "1.0.0", "2.8.1", "3.9.0", "4.0",
+        ] {
+            let e = BrokerApis::fallback(v).unwrap_err();
+            assert!(e.contains("ApiVersions"), "{v}: {e}");
+        }
+        for v in ["0.7.2", "0.6"] {
+            assert!(
+                BrokerApis::fallback(v).unwrap_err().contains("predates"),
+                "{v}"
+            );
+        }
+        for v in [
+            "",
+            "0",
+            "abc",
+            "0.9.x",
+            "0.8.3",
+            "0.8",
+            "0.9.1",
+            "1.2.3.4.5",
+            "0..9",
+        ] {
+            assert!(BrokerApis::fallback(v).is_err(), "{v}");
+        }
+    }
+
+    #[test]
+    fn api_versions_retry_rule() {
+        assert_eq!(api_versions_retry(35, Some(3)), Some(3));
+        assert_eq!(api_versions_retry(35, Some(0)), Some(0));
+        assert_eq!(api_versions_retry(35, None), Some(0));
+        assert_eq!(api_versions_retry(35, Some(-1)), Some(0));
+        assert_eq!(api_versions_retry(0, Some(3)), None);
+        assert_eq!(api_versions_retry(-1, None), None);
+        assert_eq!(api_versions_retry(42, Some(3)), None);
+    }
+}
