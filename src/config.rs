@@ -26,7 +26,10 @@ pub enum Role {
 /// The kind of value a property takes.
 #[derive(Debug, Clone, Copy)]
 enum Kind {
-    Int { min: i64, max: i64 },
+    Int {
+        min: i64,
+        max: i64,
+    },
     Bool,
     Str,
     /// Allowed values; each entry lists a canonical value then its aliases.
@@ -136,7 +139,9 @@ static PROPS: &[Prop] = props! {
 };
 
 fn find(key: &str) -> Option<&'static Prop> {
-    PROPS.iter().find(|p| p.name == key || p.aliases.contains(&key))
+    PROPS
+        .iter()
+        .find(|p| p.name == key || p.aliases.contains(&key))
 }
 
 /// Configuration properties, validated as they are set.
@@ -181,7 +186,11 @@ impl Config {
     /// `None` if the property does not exist.
     pub fn get(&self, key: &str) -> Option<&str> {
         let prop = find(key)?;
-        Some(self.values.get(prop.name).map_or(prop.default, String::as_str))
+        Some(
+            self.values
+                .get(prop.name)
+                .map_or(prop.default, String::as_str),
+        )
     }
 
     /// True if the property was set explicitly.
@@ -202,7 +211,11 @@ impl Config {
         for name in self.values.keys() {
             let Some(p) = find(name) else { continue };
             if p.role != Role::Any && p.role != role {
-                let what = if p.role == Role::Producer { "producer" } else { "consumer" };
+                let what = if p.role == Role::Producer {
+                    "producer"
+                } else {
+                    "consumer"
+                };
                 return Err(Error::Config {
                     key: (*name).to_string(),
                     reason: format!("is a {what} property and cannot be used here"),
@@ -217,8 +230,11 @@ impl Config {
     /// # Panics
     /// If `key` is not an integer property (a bug in gregor, not user input).
     pub fn int(&self, key: &str) -> i64 {
-        let v = self.get(key).unwrap_or_else(|| panic!("unknown property {key}"));
-        v.parse().unwrap_or_else(|_| panic!("property {key} is not an integer"))
+        let v = self
+            .get(key)
+            .unwrap_or_else(|| panic!("unknown property {key}"));
+        v.parse()
+            .unwrap_or_else(|_| panic!("property {key} is not an integer"))
     }
 
     /// A duration property in milliseconds (negative reads as zero).
@@ -243,7 +259,10 @@ impl Config {
 }
 
 fn bad(key: &str, reason: String) -> Error {
-    Error::Config { key: key.to_string(), reason }
+    Error::Config {
+        key: key.to_string(),
+        reason,
+    }
 }
 
 fn normalize(prop: &Prop, key: &str, value: &str) -> Result<String> {
@@ -291,7 +310,12 @@ mod tests {
     #[test]
     fn bad_values_are_errors_naming_the_property() {
         let mut c = Config::new();
-        for (k, v) in [("linger.ms", "soon"), ("linger.ms", "-1"), ("acks", "2"), ("enable.idempotence", "maybe")] {
+        for (k, v) in [
+            ("linger.ms", "soon"),
+            ("linger.ms", "-1"),
+            ("acks", "2"),
+            ("enable.idempotence", "maybe"),
+        ] {
             let e = c.set(k, v).unwrap_err();
             assert!(e.to_string().contains(k), "{e}");
         }

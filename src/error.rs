@@ -55,25 +55,57 @@ pub mod local {
     /// The table: (code, name, description).
     pub const TABLE: &[(i32, &str, &str)] = &[
         (BAD_MSG, "_BAD_MSG", "Local: Bad message format"),
-        (BAD_COMPRESSION, "_BAD_COMPRESSION", "Local: Invalid compressed data"),
+        (
+            BAD_COMPRESSION,
+            "_BAD_COMPRESSION",
+            "Local: Invalid compressed data",
+        ),
         (DESTROY, "_DESTROY", "Local: Broker handle destroyed"),
         (FAIL, "_FAIL", "Local: Communication failure with broker"),
         (TRANSPORT, "_TRANSPORT", "Local: Broker transport failure"),
         (RESOLVE, "_RESOLVE", "Local: Host resolution failure"),
         (MSG_TIMED_OUT, "_MSG_TIMED_OUT", "Local: Message timed out"),
         (PARTITION_EOF, "_PARTITION_EOF", "Broker: No more messages"),
-        (UNKNOWN_PARTITION, "_UNKNOWN_PARTITION", "Local: Unknown partition"),
+        (
+            UNKNOWN_PARTITION,
+            "_UNKNOWN_PARTITION",
+            "Local: Unknown partition",
+        ),
         (UNKNOWN_TOPIC, "_UNKNOWN_TOPIC", "Local: Unknown topic"),
-        (ALL_BROKERS_DOWN, "_ALL_BROKERS_DOWN", "Local: All broker connections are down"),
-        (INVALID_ARG, "_INVALID_ARG", "Local: Invalid argument or configuration"),
+        (
+            ALL_BROKERS_DOWN,
+            "_ALL_BROKERS_DOWN",
+            "Local: All broker connections are down",
+        ),
+        (
+            INVALID_ARG,
+            "_INVALID_ARG",
+            "Local: Invalid argument or configuration",
+        ),
         (TIMED_OUT, "_TIMED_OUT", "Local: Timed out"),
         (QUEUE_FULL, "_QUEUE_FULL", "Local: Queue full"),
         (STATE, "_STATE", "Local: Erroneous state"),
-        (NOT_IMPLEMENTED, "_NOT_IMPLEMENTED", "Local: Not implemented"),
+        (
+            NOT_IMPLEMENTED,
+            "_NOT_IMPLEMENTED",
+            "Local: Not implemented",
+        ),
         (NO_OFFSET, "_NO_OFFSET", "Local: No offset stored"),
-        (UNSUPPORTED_FEATURE, "_UNSUPPORTED_FEATURE", "Local: Required feature not supported by broker"),
-        (INVALID_CONFIG, "_INVALID_CONFIG", "Local: Invalid configuration property or value"),
-        (AUTO_OFFSET_RESET, "_AUTO_OFFSET_RESET", "Local: No offset to automatically reset to"),
+        (
+            UNSUPPORTED_FEATURE,
+            "_UNSUPPORTED_FEATURE",
+            "Local: Required feature not supported by broker",
+        ),
+        (
+            INVALID_CONFIG,
+            "_INVALID_CONFIG",
+            "Local: Invalid configuration property or value",
+        ),
+        (
+            AUTO_OFFSET_RESET,
+            "_AUTO_OFFSET_RESET",
+            "Local: No offset to automatically reset to",
+        ),
     ];
 }
 
@@ -116,12 +148,18 @@ pub enum Error {
 impl Error {
     /// A local error.
     pub fn local(code: i32, message: impl Into<String>) -> Self {
-        Error::Local { code, message: message.into() }
+        Error::Local {
+            code,
+            message: message.into(),
+        }
     }
 
     /// A broker error.
     pub fn kafka(code: KafkaCode, context: impl Into<String>) -> Self {
-        Error::Kafka { code, context: context.into() }
+        Error::Kafka {
+            code,
+            context: context.into(),
+        }
     }
 
     /// An invalid argument.
@@ -163,7 +201,10 @@ impl Error {
         match self {
             Error::Kafka { code, .. } => code.is_retriable(),
             Error::Local { code, .. } => {
-                matches!(*code, local::TRANSPORT | local::TIMED_OUT | local::ALL_BROKERS_DOWN | local::RESOLVE)
+                matches!(
+                    *code,
+                    local::TRANSPORT | local::TIMED_OUT | local::ALL_BROKERS_DOWN | local::RESOLVE
+                )
             }
             _ => false,
         }
@@ -190,7 +231,10 @@ pub fn code_description(code: i32) -> String {
         return local::TABLE
             .iter()
             .find(|(c, _, _)| *c == code)
-            .map_or_else(|| format!("Local: Unknown error {code}"), |(_, _, d)| (*d).to_string());
+            .map_or_else(
+                || format!("Local: Unknown error {code}"),
+                |(_, _, d)| (*d).to_string(),
+            );
     }
     match i16::try_from(code) {
         Ok(c) => KafkaCode(c).description().to_string(),
@@ -204,9 +248,17 @@ impl fmt::Display for Error {
             Error::Kafka { code, context } if context.is_empty() => write!(f, "{code}"),
             Error::Kafka { code, context } => write!(f, "{context}: {code}"),
             Error::Local { code, message } => write!(f, "{}: {message}", code_name(*code)),
-            Error::Config { key, reason } => write!(f, "configuration property \"{key}\": {reason}"),
-            Error::Decode { broker: Some(b), error } => write!(f, "{b}: {error}"),
-            Error::Decode { broker: None, error } => write!(f, "{error}"),
+            Error::Config { key, reason } => {
+                write!(f, "configuration property \"{key}\": {reason}")
+            }
+            Error::Decode {
+                broker: Some(b),
+                error,
+            } => write!(f, "{b}: {error}"),
+            Error::Decode {
+                broker: None,
+                error,
+            } => write!(f, "{error}"),
             Error::Encode(e) => write!(f, "cannot encode request: {e}"),
         }
     }
@@ -222,7 +274,10 @@ impl From<EncodeError> for Error {
 
 impl From<DecodeError> for Error {
     fn from(error: DecodeError) -> Self {
-        Error::Decode { broker: None, error }
+        Error::Decode {
+            broker: None,
+            error,
+        }
     }
 }
 

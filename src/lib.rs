@@ -8,6 +8,8 @@
 #![warn(missing_docs)]
 
 pub mod compression;
+pub mod config;
+pub mod error;
 pub mod protocol;
 pub mod record;
 pub mod wire;

@@ -48,7 +48,11 @@ impl fmt::Display for DecodeError {
                 self.len,
                 self.reason
             ),
-            _ => write!(f, "parse failure at {}/{}: {}", self.offset, self.len, self.reason),
+            _ => write!(
+                f,
+                "parse failure at {}/{}: {}",
+                self.offset, self.len, self.reason
+            ),
         }
     }
 }
@@ -95,10 +99,16 @@ impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EncodeError::FieldNotAvailable { field, version } => {
-                write!(f, "field {field} is set but version {version} cannot carry it")
+                write!(
+                    f,
+                    "field {field} is set but version {version} cannot carry it"
+                )
             }
             EncodeError::NullNotAllowed { field, version } => {
-                write!(f, "field {field} is null but version {version} does not allow null")
+                write!(
+                    f,
+                    "field {field} is null but version {version} does not allow null"
+                )
             }
             EncodeError::UnsupportedVersion { api_key, version } => write!(
                 f,
@@ -136,7 +146,8 @@ impl Uuid {
 
     /// Kafka's text form: URL-safe base64 without padding (as `kafka-topics` prints it).
     pub fn to_kafka_string(&self) -> String {
-        const ALPHA: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        const ALPHA: &[u8; 64] =
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
         let mut out = String::with_capacity(22);
         for chunk in self.0.chunks(3) {
             let n = chunk.len();
@@ -223,7 +234,10 @@ fn empty_owner() -> &'static Arc<Vec<u8>> {
 impl Bytes {
     /// An empty byte string (no allocation).
     pub fn new() -> Self {
-        Bytes { owner: empty_owner().clone(), range: 0..0 }
+        Bytes {
+            owner: empty_owner().clone(),
+            range: 0..0,
+        }
     }
 
     /// A view of `range` within a shared buffer.
@@ -287,7 +301,10 @@ impl AsRef<[u8]> for Bytes {
 impl From<Vec<u8>> for Bytes {
     fn from(v: Vec<u8>) -> Self {
         let len = v.len();
-        Bytes { owner: Arc::new(v), range: 0..len }
+        Bytes {
+            owner: Arc::new(v),
+            range: 0..len,
+        }
     }
 }
 
@@ -365,12 +382,20 @@ macro_rules! read_be {
 impl<'a> Reader<'a> {
     /// A reader over `buf`; byte strings read from it are copied.
     pub fn new(buf: &'a [u8]) -> Self {
-        Reader { buf, pos: 0, owner: None }
+        Reader {
+            buf,
+            pos: 0,
+            owner: None,
+        }
     }
 
     /// A reader over a shared buffer; byte strings read from it share it.
     pub fn shared(bytes: &'a Bytes) -> Self {
-        Reader { buf: bytes.as_slice(), pos: 0, owner: Some((&bytes.owner, bytes.range.start)) }
+        Reader {
+            buf: bytes.as_slice(),
+            pos: 0,
+            owner: Some((&bytes.owner, bytes.range.start)),
+        }
     }
 
     /// Bytes read so far.
@@ -430,7 +455,11 @@ impl<'a> Reader<'a> {
     pub fn sub(&mut self, n: usize, what: &str) -> Result<Reader<'a>, DecodeError> {
         let start = self.pos;
         let buf = self.take(n, what)?;
-        Ok(Reader { buf, pos: 0, owner: self.owner.map(|(o, base)| (o, base + start)) })
+        Ok(Reader {
+            buf,
+            pos: 0,
+            owner: self.owner.map(|(o, base)| (o, base + start)),
+        })
     }
 
     /// The next `n` bytes as [`Bytes`], shared with the buffer when possible.
@@ -438,7 +467,9 @@ impl<'a> Reader<'a> {
         let start = self.pos;
         let s = self.take(n, what)?;
         Ok(match self.owner {
-            Some((owner, base)) => Bytes::from_shared(owner.clone(), base + start..base + start + n),
+            Some((owner, base)) => {
+                Bytes::from_shared(owner.clone(), base + start..base + start + n)
+            }
             None => Bytes::from(s.to_vec()),
         })
     }
@@ -608,7 +639,9 @@ impl Writer {
 
     /// An empty writer with room for `n` bytes.
     pub fn with_capacity(n: usize) -> Self {
-        Writer { buf: Vec::with_capacity(n) }
+        Writer {
+            buf: Vec::with_capacity(n),
+        }
     }
 
     /// Continues writing at the end of `buf`.
@@ -830,7 +863,9 @@ mod tests {
     #[test]
     fn overlong_varints_are_errors() {
         assert!(Reader::new(&[0xff; 6]).uvarint().is_err());
-        assert!(Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x1f]).uvarint().is_err());
+        assert!(Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x1f])
+            .uvarint()
+            .is_err());
         assert!(Reader::new(&[0xff; 11]).varlong().is_err());
         assert!(Reader::new(&[0x80]).uvarint().is_err());
     }
@@ -842,9 +877,13 @@ mod tests {
         assert!(r.bytes_opt(false).is_err());
         assert_eq!(r.pos(), 0, "a failed read does not advance");
         // string of 300 bytes with 2 bytes behind it
-        assert!(Reader::new(&[0x01, 0x2c, b'a', b'b']).str_opt(false).is_err());
+        assert!(Reader::new(&[0x01, 0x2c, b'a', b'b'])
+            .str_opt(false)
+            .is_err());
         // compact string claiming u32::MAX-1
-        assert!(Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x0f]).str_opt(true).is_err());
+        assert!(Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x0f])
+            .str_opt(true)
+            .is_err());
         // -2 is not null
         assert!(Reader::new(&[0xff, 0xfe]).str_opt(false).is_err());
         assert_eq!(Reader::new(&[0xff, 0xff]).str_opt(false).unwrap(), None);
@@ -862,7 +901,10 @@ mod tests {
             let mut r = Reader::new(w.as_slice());
             assert_eq!(r.str_opt(flexible).unwrap(), Some("héllo"));
             assert_eq!(r.str_opt(flexible).unwrap(), None);
-            assert_eq!(r.bytes_opt(flexible).unwrap().unwrap().as_slice(), b"\x00\x01");
+            assert_eq!(
+                r.bytes_opt(flexible).unwrap().unwrap().as_slice(),
+                b"\x00\x01"
+            );
             assert_eq!(r.bytes_opt(flexible).unwrap(), None);
             assert!(r.is_empty());
         }
@@ -870,7 +912,9 @@ mod tests {
 
     #[test]
     fn invalid_utf8_is_an_error() {
-        assert!(Reader::new(&[0x00, 0x02, 0xc3, 0x28]).str_opt(false).is_err());
+        assert!(Reader::new(&[0x00, 0x02, 0xc3, 0x28])
+            .str_opt(false)
+            .is_err());
     }
 
     #[test]

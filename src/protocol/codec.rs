@@ -1,6 +1,6 @@
 //! How message fields are encoded and decoded at a given version.
 //!
-//! Each Kafka message is declared once with [`kafka_struct!`]: its fields, in
+//! Each Kafka message is declared once with `kafka_struct!`: its fields, in
 //! wire order, each with the versions that carry it (and which of those allow
 //! null, its tag if it is a tagged field, its default, and whether it may be
 //! silently dropped by versions that lack it). The macro writes `encode` and
@@ -36,13 +36,22 @@ pub struct Ctx {
 impl Ctx {
     /// The context of a top-level message.
     pub fn new(version: i16, flexible: bool) -> Self {
-        Ctx { version, flexible, nullable: false, field: "" }
+        Ctx {
+            version,
+            flexible,
+            nullable: false,
+            field: "",
+        }
     }
 
     /// The context of one field.
     #[inline]
     pub fn at(self, field: &'static str, nullable: bool) -> Self {
-        Ctx { nullable, field, ..self }
+        Ctx {
+            nullable,
+            field,
+            ..self
+        }
     }
 }
 
@@ -80,7 +89,10 @@ pub trait Field: Sized + Clone + PartialEq + Debug {
     /// # Errors
     /// If the type has no null encoding.
     fn write_null(_w: &mut Writer, cx: Ctx) -> Result<(), EncodeError> {
-        Err(EncodeError::NullNotAllowed { field: cx.field, version: cx.version })
+        Err(EncodeError::NullNotAllowed {
+            field: cx.field,
+            version: cx.version,
+        })
     }
 
     /// Decodes a value that may be null.
@@ -149,7 +161,10 @@ impl Field for Uuid {
 }
 
 fn unexpected_null(r: &Reader<'_>, cx: Ctx) -> DecodeError {
-    r.error(format!("null in non-nullable field {} at version {}", cx.field, cx.version))
+    r.error(format!(
+        "null in non-nullable field {} at version {}",
+        cx.field, cx.version
+    ))
 }
 
 impl Field for String {
@@ -238,7 +253,10 @@ impl<T: Field> Field for Option<T> {
         match self {
             Some(v) => v.write(w, cx),
             None if cx.nullable => T::write_null(w, cx),
-            None => Err(EncodeError::NullNotAllowed { field: cx.field, version: cx.version }),
+            None => Err(EncodeError::NullNotAllowed {
+                field: cx.field,
+                version: cx.version,
+            }),
         }
     }
     fn read(r: &mut Reader<'_>, cx: Ctx) -> Result<Self, DecodeError> {
@@ -261,7 +279,7 @@ pub struct RawTaggedField {
 
 /// How one field is carried across versions. Built with chained calls from
 /// the `{ versions = …, nullable = …, tag = …, default = …, ignorable = … }`
-/// part of a [`kafka_struct!`] field.
+/// part of a `kafka_struct!` field.
 #[derive(Debug, Clone)]
 pub struct FieldSpec<T> {
     min: i16,
@@ -385,8 +403,10 @@ pub fn write_tagged(
     w.uvarint(fields.len() as u32);
     for (tag, data) in fields {
         w.uvarint(tag);
-        let len = u32::try_from(data.len())
-            .map_err(|_| EncodeError::TooLong { what: "tagged field", len: data.len() })?;
+        let len = u32::try_from(data.len()).map_err(|_| EncodeError::TooLong {
+            what: "tagged field",
+            len: data.len(),
+        })?;
         w.uvarint(len);
         w.put(&data);
     }
@@ -397,7 +417,10 @@ pub fn write_tagged(
 pub fn read_tag_count(r: &mut Reader<'_>) -> Result<u32, DecodeError> {
     let n = r.uvarint()?;
     if n as usize > r.remaining() {
-        return Err(r.error(format!("{n} tagged fields but {} bytes remaining", r.remaining())));
+        return Err(r.error(format!(
+            "{n} tagged fields but {} bytes remaining",
+            r.remaining()
+        )));
     }
     Ok(n)
 }

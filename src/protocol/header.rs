@@ -45,11 +45,20 @@ impl RequestHeader {
         let api_key = r.i16()?;
         let api_version = r.i16()?;
         let correlation_id = r.i32()?;
-        let client_id = if header_version >= 1 { r.str_opt(false)?.map(str::to_owned) } else { None };
+        let client_id = if header_version >= 1 {
+            r.str_opt(false)?.map(str::to_owned)
+        } else {
+            None
+        };
         if header_version >= 2 {
             skip_tagged(r)?;
         }
-        Ok(RequestHeader { api_key, api_version, correlation_id, client_id })
+        Ok(RequestHeader {
+            api_key,
+            api_version,
+            correlation_id,
+            client_id,
+        })
     }
 }
 
@@ -91,7 +100,10 @@ impl ResponseHeader {
                 unknown_tagged_fields.push(RawTaggedField { tag, data });
             }
         }
-        Ok(ResponseHeader { correlation_id, unknown_tagged_fields })
+        Ok(ResponseHeader {
+            correlation_id,
+            unknown_tagged_fields,
+        })
     }
 }
 
@@ -119,13 +131,24 @@ mod tests {
         };
         let mut w = Writer::new();
         h.encode(&mut w, 2).unwrap();
-        assert_eq!(w.as_slice(), &[0, 3, 0, 12, 0, 0, 0, 7, 0, 2, b'a', b'b', 0]);
-        assert_eq!(RequestHeader::decode(&mut Reader::new(w.as_slice()), 2).unwrap(), h);
+        assert_eq!(
+            w.as_slice(),
+            &[0, 3, 0, 12, 0, 0, 0, 7, 0, 2, b'a', b'b', 0]
+        );
+        assert_eq!(
+            RequestHeader::decode(&mut Reader::new(w.as_slice()), 2).unwrap(),
+            h
+        );
         let mut w = Writer::new();
         h.encode(&mut w, 0).unwrap();
         assert_eq!(w.as_slice(), &[0, 3, 0, 12, 0, 0, 0, 7]);
         let mut w = Writer::new();
-        RequestHeader { client_id: None, ..h }.encode(&mut w, 1).unwrap();
+        RequestHeader {
+            client_id: None,
+            ..h
+        }
+        .encode(&mut w, 1)
+        .unwrap();
         assert_eq!(w.as_slice(), &[0, 3, 0, 12, 0, 0, 0, 7, 0xff, 0xff]);
     }
 

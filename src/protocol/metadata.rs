@@ -104,13 +104,24 @@ mod tests {
     #[test]
     fn v0_request_bytes() {
         let req = MetadataRequest {
-            topics: Some(vec![MetadataRequestTopic { name: Some("t".into()), ..Default::default() }]),
+            topics: Some(vec![MetadataRequestTopic {
+                name: Some("t".into()),
+                ..Default::default()
+            }]),
             ..Default::default()
         };
         assert_eq!(req.to_bytes(0).unwrap(), [0, 0, 0, 1, 0, 1, b't']);
         // null topics cannot be carried by v0; false auto-create cannot by v3
-        assert!(MetadataRequest { topics: None, ..Default::default() }.to_bytes(0).is_err());
-        let no_auto = MetadataRequest { allow_auto_topic_creation: false, ..Default::default() };
+        assert!(MetadataRequest {
+            topics: None,
+            ..Default::default()
+        }
+        .to_bytes(0)
+        .is_err());
+        let no_auto = MetadataRequest {
+            allow_auto_topic_creation: false,
+            ..Default::default()
+        };
         assert!(no_auto.to_bytes(3).is_err());
         assert!(no_auto.to_bytes(4).is_ok());
     }

@@ -8,64 +8,64 @@
 pub mod codec;
 pub mod error_code;
 pub mod header;
-pub mod versions;
 #[cfg(test)]
 pub(crate) mod sample;
 #[cfg(test)]
 pub(crate) mod tests;
+pub mod versions;
 
-pub mod api_versions;
-pub mod metadata;
-pub mod produce;
-pub mod fetch;
-pub mod list_offsets;
-pub mod offset_commit;
-pub mod offset_fetch;
-pub mod find_coordinator;
-pub mod join_group;
-pub mod heartbeat;
-pub mod leave_group;
-pub mod sync_group;
-pub mod describe_groups;
-pub mod list_groups;
-pub mod sasl_handshake;
-pub mod sasl_authenticate;
-pub mod create_topics;
-pub mod delete_topics;
-pub mod delete_records;
-pub mod init_producer_id;
-pub mod offset_for_leader_epoch;
-pub mod add_partitions_to_txn;
 pub mod add_offsets_to_txn;
-pub mod end_txn;
-pub mod txn_offset_commit;
-pub mod describe_acls;
-pub mod create_acls;
-pub mod delete_acls;
-pub mod describe_configs;
-pub mod alter_configs;
-pub mod describe_log_dirs;
-pub mod create_partitions;
-pub mod delete_groups;
-pub mod elect_leaders;
-pub mod incremental_alter_configs;
-pub mod alter_partition_reassignments;
-pub mod list_partition_reassignments;
-pub mod offset_delete;
-pub mod describe_client_quotas;
+pub mod add_partitions_to_txn;
 pub mod alter_client_quotas;
-pub mod describe_user_scram_credentials;
+pub mod alter_configs;
+pub mod alter_partition_reassignments;
 pub mod alter_user_scram_credentials;
-pub mod describe_cluster;
-pub mod describe_producers;
-pub mod describe_transactions;
-pub mod list_transactions;
-pub mod consumer_group_heartbeat;
+pub mod api_versions;
 pub mod consumer_group_describe;
-pub mod describe_topic_partitions;
-pub mod leader_and_isr;
-pub mod update_metadata;
+pub mod consumer_group_heartbeat;
 pub mod consumer_protocol;
+pub mod create_acls;
+pub mod create_partitions;
+pub mod create_topics;
+pub mod delete_acls;
+pub mod delete_groups;
+pub mod delete_records;
+pub mod delete_topics;
+pub mod describe_acls;
+pub mod describe_client_quotas;
+pub mod describe_cluster;
+pub mod describe_configs;
+pub mod describe_groups;
+pub mod describe_log_dirs;
+pub mod describe_producers;
+pub mod describe_topic_partitions;
+pub mod describe_transactions;
+pub mod describe_user_scram_credentials;
+pub mod elect_leaders;
+pub mod end_txn;
+pub mod fetch;
+pub mod find_coordinator;
+pub mod heartbeat;
+pub mod incremental_alter_configs;
+pub mod init_producer_id;
+pub mod join_group;
+pub mod leader_and_isr;
+pub mod leave_group;
+pub mod list_groups;
+pub mod list_offsets;
+pub mod list_partition_reassignments;
+pub mod list_transactions;
+pub mod metadata;
+pub mod offset_commit;
+pub mod offset_delete;
+pub mod offset_fetch;
+pub mod offset_for_leader_epoch;
+pub mod produce;
+pub mod sasl_authenticate;
+pub mod sasl_handshake;
+pub mod sync_group;
+pub mod txn_offset_commit;
+pub mod update_metadata;
 
 pub use error_code::{ErrorAction, KafkaCode};
 pub use header::{RequestHeader, ResponseHeader};
@@ -96,7 +96,10 @@ pub trait Message: Field + Default {
     /// If the version is out of range or a set field cannot be carried by it.
     fn encode(&self, w: &mut Writer, version: i16) -> Result<(), EncodeError> {
         if !(Self::MIN_VERSION..=Self::MAX_VERSION).contains(&version) {
-            return Err(EncodeError::UnsupportedVersion { api_key: Self::API_KEY, version });
+            return Err(EncodeError::UnsupportedVersion {
+                api_key: Self::API_KEY,
+                version,
+            });
         }
         self.write(w, Ctx::new(version, Self::is_flexible(version)))
     }
@@ -190,7 +193,10 @@ pub fn encode_request<R: Request>(
         return Err(e);
     }
     let size = w.len() - size_at - 4;
-    let size = i32::try_from(size).map_err(|_| EncodeError::TooLong { what: "request", len: size })?;
+    let size = i32::try_from(size).map_err(|_| EncodeError::TooLong {
+        what: "request",
+        len: size,
+    })?;
     w.patch_i32(size_at, size);
     Ok(())
 }
@@ -302,5 +308,8 @@ pub const API_NAMES: &[(i16, &str)] = &[
 
 /// The name of an API key, or "Unknown".
 pub fn api_name(key: i16) -> &'static str {
-    API_NAMES.iter().find(|(k, _)| *k == key).map_or("Unknown", |(_, n)| n)
+    API_NAMES
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map_or("Unknown", |(_, n)| n)
 }

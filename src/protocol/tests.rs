@@ -54,7 +54,8 @@ pub(crate) fn leaves(s: &str) -> Vec<(String, String)> {
             } else if matches!(ident, "true" | "false" | "None") {
                 out.push((field.clone(), ident.to_string()));
             }
-        } else if c.is_ascii_digit() || (c == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+        } else if c.is_ascii_digit() || (c == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
             let start = i;
             i += 1;
             while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.' || b[i] == b'_') {
@@ -100,20 +101,35 @@ where
             assert_eq!(back, ours, "{name} v{v}: round trip");
             for n in 0..bytes.len() {
                 let mut r = crate::wire::Reader::new(&bytes[..n]);
-                assert!(O::decode(&mut r, v).is_err(), "{name} v{v}: prefix of {n}/{} decoded", bytes.len());
+                assert!(
+                    O::decode(&mut r, v).is_err(),
+                    "{name} v{v}: prefix of {n}/{} decoded",
+                    bytes.len()
+                );
             }
             if K::VERSIONS.min <= v && v <= K::VERSIONS.max {
                 let mut buf = bytes::Bytes::from(bytes.clone());
-                let theirs = K::decode(&mut buf, v)
-                    .unwrap_or_else(|e| panic!("{name} v{v}: kafka-protocol cannot decode our bytes: {e}"));
-                assert!(buf.is_empty(), "{name} v{v}: kafka-protocol left {} bytes", buf.len());
+                let theirs = K::decode(&mut buf, v).unwrap_or_else(|e| {
+                    panic!("{name} v{v}: kafka-protocol cannot decode our bytes: {e}")
+                });
+                assert!(
+                    buf.is_empty(),
+                    "{name} v{v}: kafka-protocol left {} bytes",
+                    buf.len()
+                );
                 let mut again = Vec::new();
                 theirs.encode(&mut again, v).unwrap();
-                assert_eq!(again, bytes, "{name} v{v}: kafka-protocol re-encodes differently");
+                assert_eq!(
+                    again, bytes,
+                    "{name} v{v}: kafka-protocol re-encodes differently"
+                );
                 let mut l_ours = leaves(&format!("{ours:?}"));
                 l_ours.retain(|(f, _)| !missing.contains(&f.as_str()));
                 let l_theirs = leaves(&format!("{theirs:?}"));
-                assert_eq!(l_ours, l_theirs, "{name} v{v}: field values differ\nours:   {ours:?}\ntheirs: {theirs:?}");
+                assert_eq!(
+                    l_ours, l_theirs,
+                    "{name} v{v}: field values differ\nours:   {ours:?}\ntheirs: {theirs:?}"
+                );
                 crossed += 1;
             }
         }
@@ -123,9 +139,12 @@ where
 
 #[test]
 fn leaves_ignore_type_names_and_wrappers() {
-    let a = leaves(r#"A { x: Some([B { name: Some("t"), id: 0000000a-0000-0000-0000-00000000000b, n: -1 }]), unknown_tagged_fields: {} }"#);
-    let b = leaves(r#"Other { x: Some([C { name: Some("t"), id: 0000000a-0000-0000-0000-00000000000b, n: -1 }]), unknown_tagged_fields: [] }"#);
+    let a = leaves(
+        r#"A { x: Some([B { name: Some("t"), id: 0000000a-0000-0000-0000-00000000000b, n: -1 }]), unknown_tagged_fields: {} }"#,
+    );
+    let b = leaves(
+        r#"Other { x: Some([C { name: Some("t"), id: 0000000a-0000-0000-0000-00000000000b, n: -1 }]), unknown_tagged_fields: [] }"#,
+    );
     assert_eq!(a, b);
     assert_eq!(a.len(), 3);
 }
-
