@@ -204,6 +204,71 @@ pub fn api_versions_retry(error_code: i16, broker_max: Option<i16>) -> Option<i1
         .then(|| broker_max.unwrap_or(0).max(0))
 }
 
+/// The version range gregor implements for a request type.
+fn range<R: super::Request>() -> ApiRange {
+    ApiRange::new(R::API_KEY, R::MIN_VERSION, R::MAX_VERSION)
+}
+
+/// Every API gregor can encode and decode, with the versions it implements,
+/// in API-key order (what gregor would answer to ApiVersions).
+pub fn supported() -> Vec<ApiRange> {
+    let mut v = vec![
+        range::<super::api_versions::ApiVersionsRequest>(),
+        range::<super::metadata::MetadataRequest>(),
+        range::<super::produce::ProduceRequest>(),
+        range::<super::fetch::FetchRequest>(),
+        range::<super::list_offsets::ListOffsetsRequest>(),
+        range::<super::offset_commit::OffsetCommitRequest>(),
+        range::<super::offset_fetch::OffsetFetchRequest>(),
+        range::<super::find_coordinator::FindCoordinatorRequest>(),
+        range::<super::join_group::JoinGroupRequest>(),
+        range::<super::heartbeat::HeartbeatRequest>(),
+        range::<super::leave_group::LeaveGroupRequest>(),
+        range::<super::sync_group::SyncGroupRequest>(),
+        range::<super::describe_groups::DescribeGroupsRequest>(),
+        range::<super::list_groups::ListGroupsRequest>(),
+        range::<super::sasl_handshake::SaslHandshakeRequest>(),
+        range::<super::sasl_authenticate::SaslAuthenticateRequest>(),
+        range::<super::create_topics::CreateTopicsRequest>(),
+        range::<super::delete_topics::DeleteTopicsRequest>(),
+        range::<super::delete_records::DeleteRecordsRequest>(),
+        range::<super::init_producer_id::InitProducerIdRequest>(),
+        range::<super::offset_for_leader_epoch::OffsetForLeaderEpochRequest>(),
+        range::<super::add_partitions_to_txn::AddPartitionsToTxnRequest>(),
+        range::<super::add_offsets_to_txn::AddOffsetsToTxnRequest>(),
+        range::<super::end_txn::EndTxnRequest>(),
+        range::<super::txn_offset_commit::TxnOffsetCommitRequest>(),
+        range::<super::describe_acls::DescribeAclsRequest>(),
+        range::<super::create_acls::CreateAclsRequest>(),
+        range::<super::delete_acls::DeleteAclsRequest>(),
+        range::<super::describe_configs::DescribeConfigsRequest>(),
+        range::<super::alter_configs::AlterConfigsRequest>(),
+        range::<super::describe_log_dirs::DescribeLogDirsRequest>(),
+        range::<super::create_partitions::CreatePartitionsRequest>(),
+        range::<super::delete_groups::DeleteGroupsRequest>(),
+        range::<super::elect_leaders::ElectLeadersRequest>(),
+        range::<super::incremental_alter_configs::IncrementalAlterConfigsRequest>(),
+        range::<super::alter_partition_reassignments::AlterPartitionReassignmentsRequest>(),
+        range::<super::list_partition_reassignments::ListPartitionReassignmentsRequest>(),
+        range::<super::offset_delete::OffsetDeleteRequest>(),
+        range::<super::describe_client_quotas::DescribeClientQuotasRequest>(),
+        range::<super::alter_client_quotas::AlterClientQuotasRequest>(),
+        range::<super::describe_user_scram_credentials::DescribeUserScramCredentialsRequest>(),
+        range::<super::alter_user_scram_credentials::AlterUserScramCredentialsRequest>(),
+        range::<super::describe_cluster::DescribeClusterRequest>(),
+        range::<super::describe_producers::DescribeProducersRequest>(),
+        range::<super::describe_transactions::DescribeTransactionsRequest>(),
+        range::<super::list_transactions::ListTransactionsRequest>(),
+        range::<super::consumer_group_heartbeat::ConsumerGroupHeartbeatRequest>(),
+        range::<super::consumer_group_describe::ConsumerGroupDescribeRequest>(),
+        range::<super::describe_topic_partitions::DescribeTopicPartitionsRequest>(),
+        range::<super::leader_and_isr::LeaderAndIsrRequest>(),
+        range::<super::update_metadata::UpdateMetadataRequest>(),
+    ];
+    v.sort_by_key(|r| r.api_key);
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,5 +450,19 @@ mod tests {
         assert_eq!(api_versions_retry(0, Some(3)), None);
         assert_eq!(api_versions_retry(-1, None), None);
         assert_eq!(api_versions_retry(42, Some(3)), None);
+    }
+
+    #[test]
+    fn gregor_implements_every_api_once_and_negotiates_with_a_broker() {
+        let ours = supported();
+        assert_eq!(ours.len(), 51);
+        let mut keys: Vec<i16> = ours.iter().map(|r| r.api_key).collect();
+        keys.dedup();
+        assert_eq!(keys.len(), ours.len(), "an API key appears twice");
+        // the test broker's Produce and Fetch ranges (TEST-SERVICES.md)
+        let broker = BrokerApis::from_ranges([ApiRange::new(0, 3, 11), ApiRange::new(1, 0, 17)]);
+        let produce = ours.iter().find(|r| r.api_key == 0).unwrap();
+        assert_eq!(broker.pick(0, produce.min, produce.max), Some(11));
+        assert_eq!(broker.pick(3, 0, 12), None);
     }
 }
