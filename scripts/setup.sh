@@ -104,15 +104,17 @@ rdkafka-sys = { version = "=$RDKAFKA_SYS_VERSION", default-features = false }
 EOF
         echo 'fn main() {}' >"$fetch/src/main.rs"
         (cd "$fetch" && cargo fetch -q)
-        local src
-        src=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/rdkafka-sys-"$RDKAFKA_SYS_VERSION"/librdkafka | head -1)
-        cp -r "$src" "$work/librdkafka"
+        local crate
+        crate=$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/rdkafka-sys-"$RDKAFKA_SYS_VERSION"*.crate | head -1)
+        tar -xzf "$crate" -C "$work"
+        mv "$work"/rdkafka-sys-"$RDKAFKA_SYS_VERSION"*/librdkafka "$work/librdkafka"
+        rm -rf "$work"/rdkafka-sys-"$RDKAFKA_SYS_VERSION"*
     fi
     if [ ! -x "$prefix/bin/rdkafka_performance" ]; then
         log "librdkafka: building (about 2 minutes)"
         (cd "$work/librdkafka" &&
             ./configure --prefix="$prefix" --no-download --disable-gssapi --disable-curl \
-                --disable-zstd --install-deps=no >/dev/null &&
+                --disable-zstd >/dev/null &&
             make -j2 libs >/dev/null 2>&1 && make install-subdirs >/dev/null 2>&1 &&
             make -C examples rdkafka_performance >/dev/null 2>&1)
         cp "$work/librdkafka/examples/rdkafka_performance" "$prefix/bin/"

@@ -7,9 +7,11 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod cluster;
 pub mod compression;
 pub mod config;
 pub mod error;
+pub mod net;
 pub mod protocol;
 pub mod record;
 pub mod wire;

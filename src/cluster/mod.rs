@@ -1,0 +1,461 @@
+//! The client's view of the cluster: bootstrap, the metadata cache (brokers,
+//! topics with their topic IDs, partitions, leaders), and one connection per
+//! broker and purpose, so that a long fetch never queues behind a produce or a
+//! group heartbeat.
+//!
+//! Metadata is refreshed when it is older than `metadata.max.age.ms`, when a
+//! topic is unknown, and when a caller reports a leader error
+//! ([`Cluster::invalidate`]).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::{Duration, Instant};
+
+use crate::config::Config;
+use crate::error::{local, Error, Result};
+use crate::net::{BrokerConn, NetConfig};
+use crate::protocol::metadata::{MetadataRequest, MetadataRequestTopic, MetadataResponse};
+use crate::protocol::KafkaCode;
+use crate::wire::Uuid;
+
+/// What a connection is for; each purpose gets its own connection per broker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Purpose {
+    /// Metadata and admin requests.
+    Metadata,
+    /// Produce requests.
+    Produce,
+    /// Fetch and ListOffsets requests.
+    Fetch,
+    /// Group coordination (join, sync, heartbeat, commit).
+    Group,
+}
+
+/// One broker of the cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokerInfo {
+    /// Node id.
+    pub id: i32,
+    /// Host name.
+    pub host: String,
+    /// Port.
+    pub port: i32,
+    /// Rack, if assigned.
+    pub rack: Option<String>,
+}
+
+impl BrokerInfo {
+    /// "host:port".
+    pub fn addr(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+}
+
+/// One partition of a topic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionInfo {
+    /// Partition index.
+    pub id: i32,
+    /// The partition's error, if the broker reported one.
+    pub error: KafkaCode,
+    /// Leader broker id (-1 if none).
+    pub leader: i32,
+    /// Leader epoch (-1 if unknown).
+    pub leader_epoch: i32,
+    /// All replicas.
+    pub replicas: Vec<i32>,
+    /// In-sync replicas.
+    pub isr: Vec<i32>,
+    /// Offline replicas.
+    pub offline: Vec<i32>,
+}
+
+/// One topic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicInfo {
+    /// Topic name.
+    pub name: String,
+    /// Topic ID (all-zero from brokers before Kafka 2.8).
+    pub id: Uuid,
+    /// The topic's error, if the broker reported one.
+    pub error: KafkaCode,
+    /// Internal topic (e.g. `__consumer_offsets`).
+    pub is_internal: bool,
+    /// Partitions in index order.
+    pub partitions: Vec<PartitionInfo>,
+}
+
+/// A snapshot of cluster metadata.
+#[derive(Debug, Clone, Default)]
+pub struct Metadata {
+    /// Brokers by id.
+    pub brokers: BTreeMap<i32, BrokerInfo>,
+    /// Controller id (-1 if unknown).
+    pub controller_id: i32,
+    /// Cluster id.
+    pub cluster_id: Option<String>,
+    /// Topics by name.
+    pub topics: BTreeMap<String, TopicInfo>,
+    /// The broker that answered.
+    pub orig_broker: String,
+}
+
+impl Metadata {
+    /// Builds a snapshot from a Metadata response.
+    pub fn from_response(resp: &MetadataResponse, orig_broker: &str) -> Self {
+        let brokers = resp
+            .brokers
+            .iter()
+            .map(|b| {
+                (b.node_id, BrokerInfo { id: b.node_id, host: b.host.clone(), port: b.port, rack: b.rack.clone() })
+            })
+            .collect();
+        let topics = resp
+            .topics
+            .iter()
+            .filter_map(|t| {
+                let name = t.name.clone()?;
+                let mut partitions: Vec<PartitionInfo> = t
+                    .partitions
+                    .iter()
+                    .map(|p| PartitionInfo {
+                        id: p.partition_index,
+                        error: KafkaCode(p.error_code),
+                        leader: p.leader_id,
+                        leader_epoch: p.leader_epoch,
+                        replicas: p.replica_nodes.clone(),
+                        isr: p.isr_nodes.clone(),
+                        offline: p.offline_replicas.clone(),
+                    })
+                    .collect();
+                partitions.sort_by_key(|p| p.id);
+                Some((
+                    name.clone(),
+                    TopicInfo {
+                        name,
+                        id: t.topic_id,
+                        error: KafkaCode(t.error_code),
+                        is_internal: t.is_internal,
+                        partitions,
+                    },
+                ))
+            })
+            .collect();
+        Metadata {
+            brokers,
+            controller_id: resp.controller_id,
+            cluster_id: resp.cluster_id.clone(),
+            topics,
+            orig_broker: orig_broker.to_string(),
+        }
+    }
+}
+
+struct Cache {
+    meta: Metadata,
+    /// When each topic was last refreshed.
+    topic_age: HashMap<String, Instant>,
+    /// When the broker list was last refreshed.
+    brokers_age: Option<Instant>,
+}
+
+struct Inner {
+    cfg: Config,
+    net: NetConfig,
+    bootstrap: Vec<String>,
+    cache: RwLock<Cache>,
+    conns: Mutex<HashMap<(i32, Purpose), BrokerConn>>,
+    bootstrap_conns: Mutex<Vec<BrokerConn>>,
+    max_age: Duration,
+}
+
+/// A client's handle on the cluster; cheap to clone and thread-safe.
+#[derive(Clone)]
+pub struct Cluster {
+    inner: Arc<Inner>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Cluster {
+    /// A cluster handle for `bootstrap.servers`. Nothing is connected yet.
+    ///
+    /// # Errors
+    /// If `bootstrap.servers` is empty or malformed.
+    pub fn new(cfg: &Config) -> Result<Cluster> {
+        let bootstrap = parse_bootstrap(cfg.str("bootstrap.servers"))?;
+        let net = NetConfig::from_config(cfg);
+        let bootstrap_conns = bootstrap
+            .iter()
+            .map(|a| BrokerConn::new(format!("{a}/bootstrap"), a.clone(), net.clone()))
+            .collect();
+        Ok(Cluster {
+            inner: Arc::new(Inner {
+                cfg: cfg.clone(),
+                net,
+                bootstrap,
+                cache: RwLock::new(Cache { meta: Metadata::default(), topic_age: HashMap::new(), brokers_age: None }),
+                conns: Mutex::new(HashMap::new()),
+                bootstrap_conns: Mutex::new(bootstrap_conns),
+                max_age: cfg.ms("metadata.max.age.ms"),
+            }),
+        })
+    }
+
+    /// The configuration the cluster was made with.
+    pub fn config(&self) -> &Config {
+        &self.inner.cfg
+    }
+
+    /// The bootstrap addresses.
+    pub fn bootstrap(&self) -> &[String] {
+        &self.inner.bootstrap
+    }
+
+    /// A copy of the cached metadata.
+    pub fn snapshot(&self) -> Metadata {
+        self.inner.cache.read().unwrap_or_else(|e| e.into_inner()).meta.clone()
+    }
+
+    /// Asks the cluster for metadata: `None` for all topics, else those named.
+    /// Tries known brokers, then the bootstrap list, until `timeout`. The
+    /// answer also updates the cache.
+    ///
+    /// # Errors
+    /// `_ALL_BROKERS_DOWN` (with each broker's error) if none answers.
+    pub fn fetch_metadata(&self, topics: Option<&[&str]>, auto_create: bool, timeout: Duration) -> Result<Metadata> {
+        let deadline = Instant::now() + timeout;
+        let req = MetadataRequest {
+            topics: topics.map(|ts| {
+                ts.iter().map(|t| MetadataRequestTopic { name: Some((*t).to_string()), ..Default::default() }).collect()
+            }),
+            allow_auto_topic_creation: auto_create,
+            ..Default::default()
+        };
+        let mut errors = Vec::new();
+        for conn in self.metadata_candidates() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            let version = match conn.version_for::<MetadataRequest>(deadline) {
+                Ok(v) => v,
+                Err(e) => {
+                    errors.push(e.to_string());
+                    continue;
+                }
+            };
+            let mut req = req.clone();
+            // v0 cannot say "no topics" or "all topics" but by an empty list,
+            // and before v4 it cannot refuse auto-creation.
+            if version == 0 && req.topics.is_none() {
+                req.topics = Some(Vec::new());
+            }
+            if version < 4 {
+                req.allow_auto_topic_creation = true;
+            }
+            match conn.send_at(&req, version, deadline).and_then(|p| p.wait_until(deadline)) {
+                Ok(resp) => {
+                    let meta = Metadata::from_response(&resp, conn.name());
+                    self.absorb(&meta, topics);
+                    return Ok(meta);
+                }
+                Err(e) => errors.push(e.to_string()),
+            }
+        }
+        Err(Error::local(
+            local::ALL_BROKERS_DOWN,
+            if errors.is_empty() {
+                "metadata request timed out".to_string()
+            } else {
+                format!("no broker answered metadata: {}", errors.join("; "))
+            },
+        ))
+    }
+
+    /// Known brokers' metadata connections first, then the bootstrap ones.
+    fn metadata_candidates(&self) -> Vec<BrokerConn> {
+        let ids: Vec<i32> = self.snapshot().brokers.keys().copied().collect();
+        let mut out: Vec<BrokerConn> = ids.iter().filter_map(|id| self.conn(*id, Purpose::Metadata).ok()).collect();
+        // prefer a connection that is already up
+        out.sort_by_key(|c| !c.is_connected());
+        out.extend(lock(&self.inner.bootstrap_conns).iter().cloned());
+        out
+    }
+
+    fn absorb(&self, meta: &Metadata, asked: Option<&[&str]>) {
+        let now = Instant::now();
+        let mut cache = self.inner.cache.write().unwrap_or_else(|e| e.into_inner());
+        let c = &mut *cache;
+        c.meta.brokers = meta.brokers.clone();
+        c.meta.controller_id = meta.controller_id;
+        c.meta.cluster_id = meta.cluster_id.clone();
+        c.meta.orig_broker = meta.orig_broker.clone();
+        c.brokers_age = Some(now);
+        if asked.is_none() {
+            c.meta.topics.retain(|name, _| meta.topics.contains_key(name));
+        }
+        for (name, t) in &meta.topics {
+            c.meta.topics.insert(name.clone(), t.clone());
+            c.topic_age.insert(name.clone(), now);
+        }
+        // drop connections to brokers that moved or left
+        let mut conns = lock(&self.inner.conns);
+        conns.retain(|(id, _), conn| meta.brokers.get(id).is_some_and(|b| b.addr() == conn.addr()));
+    }
+
+    /// Marks a topic's metadata stale, so the next lookup refreshes it.
+    pub fn invalidate(&self, topic: &str) {
+        let mut cache = self.inner.cache.write().unwrap_or_else(|e| e.into_inner());
+        cache.topic_age.remove(topic);
+    }
+
+    /// A topic's metadata, refreshed if unknown, stale or invalidated.
+    ///
+    /// # Errors
+    /// `UNKNOWN_TOPIC_OR_PARTITION` (or the topic's error) if the cluster
+    /// does not have it; network errors.
+    pub fn topic(&self, name: &str, auto_create: bool, timeout: Duration) -> Result<TopicInfo> {
+        if let Some(t) = self.cached_topic(name) {
+            return Ok(t);
+        }
+        let meta = self.fetch_metadata(Some(&[name]), auto_create, timeout)?;
+        match meta.topics.get(name) {
+            Some(t) if t.error.is_ok() => Ok(t.clone()),
+            Some(t) => Err(Error::kafka(t.error, format!("topic {name}"))),
+            None => Err(Error::kafka(KafkaCode::UNKNOWN_TOPIC_OR_PARTITION, format!("topic {name}"))),
+        }
+    }
+
+    fn cached_topic(&self, name: &str) -> Option<TopicInfo> {
+        let cache = self.inner.cache.read().unwrap_or_else(|e| e.into_inner());
+        let age = cache.topic_age.get(name)?;
+        let t = cache.meta.topics.get(name)?;
+        let fresh = age.elapsed() < self.inner.max_age;
+        let usable = t.error.is_ok() && t.partitions.iter().all(|p| p.leader >= 0);
+        (fresh && usable).then(|| t.clone())
+    }
+
+    /// The leader of a partition: (broker id, leader epoch).
+    ///
+    /// # Errors
+    /// `_UNKNOWN_PARTITION` if the topic has no such partition,
+    /// `LEADER_NOT_AVAILABLE` if it has no leader now.
+    pub fn leader(&self, topic: &str, partition: i32, timeout: Duration) -> Result<(i32, i32)> {
+        let t = self.topic(topic, false, timeout)?;
+        let p = t.partitions.iter().find(|p| p.id == partition).ok_or_else(|| {
+            Error::local(
+                local::UNKNOWN_PARTITION,
+                format!("{topic} [{partition}]: no such partition ({} partitions)", t.partitions.len()),
+            )
+        })?;
+        if p.leader < 0 {
+            self.invalidate(topic);
+            return Err(Error::kafka(KafkaCode::LEADER_NOT_AVAILABLE, format!("{topic} [{partition}]")));
+        }
+        Ok((p.leader, p.leader_epoch))
+    }
+
+    /// The connection to broker `id` for `purpose`.
+    ///
+    /// # Errors
+    /// If the broker is not in the metadata.
+    pub fn conn(&self, id: i32, purpose: Purpose) -> Result<BrokerConn> {
+        if let Some(c) = lock(&self.inner.conns).get(&(id, purpose)) {
+            return Ok(c.clone());
+        }
+        let b = self
+            .snapshot()
+            .brokers
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| Error::transport(format!("broker {id} is not in the cluster metadata")))?;
+        let addr = b.addr();
+        let mut conns = lock(&self.inner.conns);
+        let c = conns
+            .entry((id, purpose))
+            .or_insert_with(|| BrokerConn::new(format!("{addr}/{id}"), addr.clone(), self.inner.net.clone()));
+        Ok(c.clone())
+    }
+
+    /// Some broker's connection for `purpose` (refreshing metadata first if
+    /// no broker is known).
+    ///
+    /// # Errors
+    /// If no broker is known and none answers.
+    pub fn any_conn(&self, purpose: Purpose, timeout: Duration) -> Result<BrokerConn> {
+        let ids: Vec<i32> = self.snapshot().brokers.keys().copied().collect();
+        let ids = if ids.is_empty() {
+            self.fetch_metadata(Some(&[]), false, timeout)?.brokers.keys().copied().collect()
+        } else {
+            ids
+        };
+        let conns: Vec<BrokerConn> = ids.iter().filter_map(|id| self.conn(*id, purpose).ok()).collect();
+        conns
+            .iter()
+            .find(|c| c.is_connected())
+            .or(conns.first())
+            .cloned()
+            .ok_or_else(|| Error::local(local::ALL_BROKERS_DOWN, "no broker known"))
+    }
+
+    /// Closes every connection.
+    pub fn close(&self) {
+        for c in lock(&self.inner.conns).drain().map(|(_, c)| c) {
+            c.close();
+        }
+        for c in lock(&self.inner.bootstrap_conns).iter() {
+            c.close();
+        }
+    }
+}
+
+/// Splits `bootstrap.servers` ("host:port,host:port", an optional
+/// "PLAINTEXT://" prefix per entry, a missing port meaning 9092).
+///
+/// # Errors
+/// If the list is empty or an entry is malformed.
+pub fn parse_bootstrap(s: &str) -> Result<Vec<String>> {
+    let bad = |reason: String| Error::Config { key: "bootstrap.servers".into(), reason };
+    let mut out = Vec::new();
+    for raw in s.split([',', ' ']).map(str::trim).filter(|e| !e.is_empty()) {
+        let e = raw.split_once("://").map_or(raw, |(_, rest)| rest);
+        let (host, port) = match e.rsplit_once(':') {
+            Some((h, p)) if !h.is_empty() && !h.ends_with(':') => {
+                let port: u16 = p.parse().map_err(|_| bad(format!("bad port in \"{raw}\"")))?;
+                (h.trim_start_matches('[').trim_end_matches(']'), port)
+            }
+            _ => (e, 9092),
+        };
+        if host.is_empty() {
+            return Err(bad(format!("empty host in \"{raw}\"")));
+        }
+        out.push(if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") });
+    }
+    if out.is_empty() {
+        return Err(bad("no brokers given".into()));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bootstrap_lists() {
+        assert_eq!(
+            parse_bootstrap("a:1, PLAINTEXT://b:2,c").unwrap(),
+            vec!["a:1".to_string(), "b:2".into(), "c:9092".into()]
+        );
+        assert_eq!(parse_bootstrap("[::1]:9093").unwrap(), vec!["[::1]:9093".to_string()]);
+        assert!(parse_bootstrap("").is_err());
+        assert!(parse_bootstrap("a:notaport").is_err());
+    }
+}

@@ -1,0 +1,651 @@
+//! One broker connection with its own I/O thread.
+//!
+//! The thread owns the socket's read half and hands each response to the
+//! request waiting for its correlation id; senders write whole frames through
+//! the write half under a lock, so requests pipeline (up to
+//! `max.in.flight.requests.per.connection`) without polling. When the
+//! connection dies every waiter fails at once with an error naming the
+//! broker; the next request reconnects, after `reconnect.backoff.ms`
+//! doubling up to `reconnect.backoff.max.ms` while failures repeat.
+//!
+//! On connect the API versions are negotiated (ApiVersions, retried at the
+//! broker's own version on UNSUPPORTED_VERSION, KIP-511) or taken from
+//! `broker.version.fallback` when `api.version.request` is false.
+
+use std::collections::{HashMap, HashSet};
+use std::net::{Shutdown, TcpStream};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::time::{Duration, Instant};
+
+use super::conn::{self, io_error};
+use crate::config::Config;
+use crate::error::{local, Error, Result};
+use crate::protocol::api_versions::{ApiVersionsRequest, ApiVersionsResponse};
+use crate::protocol::versions::{ApiRange, BrokerApis};
+use crate::protocol::{decode_response, encode_request, KafkaCode, Message, Request};
+use crate::wire::{Reader, Writer};
+
+/// Network settings shared by all connections of a client.
+#[derive(Debug, Clone)]
+pub struct NetConfig {
+    /// `client.id`.
+    pub client_id: String,
+    /// `socket.connection.setup.timeout.ms`.
+    pub connect_timeout: Duration,
+    /// `socket.timeout.ms`: default time a request may take.
+    pub request_timeout: Duration,
+    /// `receive.message.max.bytes`.
+    pub max_response: usize,
+    /// `max.in.flight.requests.per.connection`.
+    pub max_in_flight: usize,
+    /// `reconnect.backoff.ms`.
+    pub backoff: Duration,
+    /// `reconnect.backoff.max.ms`.
+    pub backoff_max: Duration,
+    /// `api.version.request`.
+    pub api_version_request: bool,
+    /// `broker.version.fallback`.
+    pub version_fallback: String,
+    /// `socket.nagle.disable`.
+    pub nodelay: bool,
+}
+
+impl NetConfig {
+    /// Reads the network properties of a configuration.
+    pub fn from_config(c: &Config) -> Self {
+        NetConfig {
+            client_id: c.str("client.id").to_string(),
+            connect_timeout: c.ms("socket.connection.setup.timeout.ms"),
+            request_timeout: c.ms("socket.timeout.ms"),
+            max_response: c.int("receive.message.max.bytes") as usize,
+            max_in_flight: c.int("max.in.flight.requests.per.connection") as usize,
+            backoff: c.ms("reconnect.backoff.ms"),
+            backoff_max: c.ms("reconnect.backoff.max.ms"),
+            api_version_request: c.bool("api.version.request"),
+            version_fallback: c.str("broker.version.fallback").to_string(),
+            nodelay: c.bool("socket.nagle.disable"),
+        }
+    }
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig::from_config(&Config::new())
+    }
+}
+
+/// Where a response goes: filled once by the I/O thread (or by a failure).
+struct Slot {
+    value: Mutex<Option<Result<Vec<u8>>>>,
+    ready: Condvar,
+}
+
+impl Slot {
+    fn new() -> Arc<Slot> {
+        Arc::new(Slot { value: Mutex::new(None), ready: Condvar::new() })
+    }
+
+    fn fill(&self, v: Result<Vec<u8>>) {
+        let mut g = lock(&self.value);
+        if g.is_none() {
+            *g = Some(v);
+            self.ready.notify_all();
+        }
+    }
+
+    /// Waits until `deadline`; `None` if nothing arrived by then.
+    fn wait(&self, deadline: Instant) -> Option<Result<Vec<u8>>> {
+        let mut g = lock(&self.value);
+        loop {
+            if let Some(v) = g.take() {
+                return Some(v);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return None;
+            }
+            g = self.ready.wait_timeout(g, deadline - now).map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+    }
+}
+
+/// Locks a mutex, recovering it if a thread panicked while holding it (the
+/// data guarded here stays consistent at every unlock point).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The state of the current session (one TCP connection).
+struct State {
+    /// Session number; bumped on every (re)connect.
+    generation: u64,
+    /// True while a session is up.
+    alive: bool,
+    /// True while some thread is connecting.
+    connecting: bool,
+    /// Requests waiting for their response, by correlation id.
+    pending: HashMap<i32, Arc<Slot>>,
+    /// Requests whose waiter gave up: their responses are read and dropped.
+    abandoned: HashSet<i32>,
+    /// What the broker supports (valid while `alive`).
+    apis: Arc<BrokerApis>,
+    /// Consecutive connection failures.
+    failures: u32,
+    /// No reconnect before this.
+    retry_at: Option<Instant>,
+    /// Why the last session ended.
+    last_error: Option<Error>,
+}
+
+struct Inner {
+    name: String,
+    addr: String,
+    cfg: NetConfig,
+    state: Mutex<State>,
+    changed: Condvar,
+    /// The write half of the current session, with its generation.
+    writer: Mutex<Option<(u64, TcpStream)>>,
+    next_corr: AtomicI32,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Some((_, s)) = lock(&self.writer).take() {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+    }
+}
+
+/// A handle on one broker connection; cheap to clone, thread-safe. The
+/// connection closes (and its thread ends) when the last handle is dropped.
+#[derive(Clone)]
+pub struct BrokerConn {
+    inner: Arc<Inner>,
+}
+
+/// A request on its way: wait for its response with [`PendingResponse::wait`].
+pub struct PendingResponse<R: Request> {
+    conn: BrokerConn,
+    slot: Arc<Slot>,
+    corr: i32,
+    generation: u64,
+    version: i16,
+    deadline: Instant,
+    _r: std::marker::PhantomData<fn() -> R>,
+}
+
+impl BrokerConn {
+    /// A connection to `addr`, named `name` in errors (e.g. "127.0.0.1:9092/1").
+    /// Nothing is connected until the first request.
+    pub fn new(name: impl Into<String>, addr: impl Into<String>, cfg: NetConfig) -> Self {
+        BrokerConn {
+            inner: Arc::new(Inner {
+                name: name.into(),
+                addr: addr.into(),
+                cfg,
+                state: Mutex::new(State {
+                    generation: 0,
+                    alive: false,
+                    connecting: false,
+                    pending: HashMap::new(),
+                    abandoned: HashSet::new(),
+                    apis: Arc::new(BrokerApis::default()),
+                    failures: 0,
+                    retry_at: None,
+                    last_error: None,
+                }),
+                changed: Condvar::new(),
+                writer: Mutex::new(None),
+                next_corr: AtomicI32::new(1),
+            }),
+        }
+    }
+
+    /// The name used in errors.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The address connected to.
+    pub fn addr(&self) -> &str {
+        &self.inner.addr
+    }
+
+    /// True while a session is up.
+    pub fn is_connected(&self) -> bool {
+        lock(&self.inner.state).alive
+    }
+
+    /// Requests sent and not yet answered.
+    pub fn in_flight(&self) -> usize {
+        let st = lock(&self.inner.state);
+        st.pending.len() + st.abandoned.len()
+    }
+
+    /// The broker's API versions, connecting first if needed.
+    ///
+    /// # Errors
+    /// If no connection can be made before `deadline`.
+    pub fn apis(&self, deadline: Instant) -> Result<Arc<BrokerApis>> {
+        self.ensure(deadline).map(|(_, apis)| apis)
+    }
+
+    /// The version of `R` to use with this broker: the highest both speak.
+    ///
+    /// # Errors
+    /// `_UNSUPPORTED_FEATURE` if the broker does not support any version gregor has.
+    pub fn version_for<R: Request>(&self, deadline: Instant) -> Result<i16> {
+        let apis = self.apis(deadline)?;
+        apis.pick_for::<R>().ok_or_else(|| {
+            Error::local(
+                local::UNSUPPORTED_FEATURE,
+                format!(
+                    "{}: broker does not support {} v{}..v{}",
+                    self.inner.name,
+                    crate::protocol::api_name(R::API_KEY),
+                    R::MIN_VERSION,
+                    R::MAX_VERSION
+                ),
+            )
+        })
+    }
+
+    /// Sends `req` at the best version and waits for the response, for at
+    /// most `timeout` (`None`: `socket.timeout.ms`).
+    ///
+    /// # Errors
+    /// Transport errors, timeouts and malformed responses, each naming the broker.
+    pub fn call<R: Request>(&self, req: &R, timeout: Option<Duration>) -> Result<R::Response> {
+        let deadline = Instant::now() + timeout.unwrap_or(self.inner.cfg.request_timeout);
+        let version = self.version_for::<R>(deadline)?;
+        self.send_at(req, version, deadline)?.wait_until(deadline)
+    }
+
+    /// Sends `req` at `version`; the response must arrive before `deadline`.
+    ///
+    /// # Errors
+    /// If the connection cannot be made or the request cannot be encoded or written.
+    pub fn send_at<R: Request>(&self, req: &R, version: i16, deadline: Instant) -> Result<PendingResponse<R>> {
+        let (corr, frame) = self.encode(req, version)?;
+        let slot = Slot::new();
+        let generation = self.register(corr, &slot, deadline)?;
+        self.write(generation, &frame)?;
+        Ok(PendingResponse {
+            conn: self.clone(),
+            slot,
+            corr,
+            generation,
+            version,
+            deadline,
+            _r: std::marker::PhantomData,
+        })
+    }
+
+    /// Sends a request that gets no response (Produce with acks=0).
+    ///
+    /// # Errors
+    /// If the connection cannot be made or the request cannot be written.
+    pub fn send_oneway<R: Request>(&self, req: &R, version: i16, deadline: Instant) -> Result<()> {
+        let (generation, _) = self.ensure(deadline)?;
+        let (_, frame) = self.encode(req, version)?;
+        self.write(generation, &frame)
+    }
+
+    fn encode<R: Request>(&self, req: &R, version: i16) -> Result<(i32, Vec<u8>)> {
+        let corr = self.inner.next_corr.fetch_add(1, Ordering::Relaxed) & i32::MAX;
+        let mut w = Writer::with_capacity(256);
+        encode_request(&mut w, corr, Some(&self.inner.cfg.client_id), version, req)?;
+        Ok((corr, w.into_vec()))
+    }
+
+    /// Registers a waiter once there is a session and an in-flight slot.
+    fn register(&self, corr: i32, slot: &Arc<Slot>, deadline: Instant) -> Result<u64> {
+        let (generation, _) = self.ensure(deadline)?;
+        let mut st = lock(&self.inner.state);
+        loop {
+            if !st.alive || st.generation != generation {
+                return Err(self.dead_error(&st));
+            }
+            if st.pending.len() + st.abandoned.len() < self.inner.cfg.max_in_flight {
+                st.pending.insert(corr, slot.clone());
+                return Ok(generation);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(Error::timed_out(format!(
+                    "{}: timed out waiting for an in-flight slot",
+                    self.inner.name
+                )));
+            }
+            st = self.inner.changed.wait_timeout(st, deadline - now).map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+    }
+
+    fn write(&self, generation: u64, frame: &[u8]) -> Result<()> {
+        let mut w = lock(&self.inner.writer);
+        let result = match w.as_mut() {
+            Some((g, s)) if *g == generation => conn::write_frame(s, frame, &self.inner.name),
+            _ => Err(Error::transport(format!("{}: connection closed", self.inner.name))),
+        };
+        drop(w);
+        if let Err(e) = &result {
+            self.fail(generation, e.clone());
+        }
+        result
+    }
+
+    fn dead_error(&self, st: &State) -> Error {
+        st.last_error
+            .clone()
+            .unwrap_or_else(|| Error::transport(format!("{}: connection closed", self.inner.name)))
+    }
+
+    /// Ends session `generation` (if still current): closes the socket and
+    /// fails every waiter with `err`.
+    fn fail(&self, generation: u64, err: Error) {
+        let waiters: Vec<Arc<Slot>> = {
+            let mut st = lock(&self.inner.state);
+            if st.generation != generation || !st.alive {
+                return;
+            }
+            st.alive = false;
+            st.failures += 1;
+            let exp = st.failures.min(16) - 1;
+            let backoff = self.inner.cfg.backoff.saturating_mul(1 << exp).min(self.inner.cfg.backoff_max);
+            st.retry_at = Some(Instant::now() + backoff);
+            st.last_error = Some(err.clone());
+            st.abandoned.clear();
+            self.inner.changed.notify_all();
+            st.pending.drain().map(|(_, s)| s).collect()
+        };
+        if let Some((g, s)) = lock(&self.inner.writer).take_if(|(g, _)| *g == generation) {
+            debug_assert_eq!(g, generation);
+            let _ = s.shutdown(Shutdown::Both);
+        }
+        for w in waiters {
+            w.fill(Err(err.clone()));
+        }
+    }
+
+    /// Closes the connection; waiters fail with `_TRANSPORT`.
+    pub fn close(&self) {
+        let generation = lock(&self.inner.state).generation;
+        self.fail(generation, Error::transport(format!("{}: connection closed by client", self.inner.name)));
+    }
+
+    /// Returns the current session, connecting (with backoff) if there is none.
+    fn ensure(&self, deadline: Instant) -> Result<(u64, Arc<BrokerApis>)> {
+        let mut st = lock(&self.inner.state);
+        loop {
+            if st.alive {
+                return Ok((st.generation, st.apis.clone()));
+            }
+            let now = Instant::now();
+            if !st.connecting {
+                match st.retry_at {
+                    Some(at) if at > now && at > deadline => {
+                        let e = st.last_error.as_ref().map_or_else(String::new, |e| format!(": {e}"));
+                        return Err(Error::transport(format!(
+                            "{}: not connected (reconnecting in {} ms){e}",
+                            self.inner.name,
+                            (at - now).as_millis()
+                        )));
+                    }
+                    Some(at) if at > now => {}
+                    _ => break,
+                }
+            }
+            if now >= deadline {
+                return Err(Error::timed_out(format!("{}: timed out connecting", self.inner.name)));
+            }
+            let wake = st.retry_at.filter(|at| *at > now && !st.connecting).unwrap_or(deadline).min(deadline);
+            st = self.inner.changed.wait_timeout(st, wake - now).map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+        st.connecting = true;
+        drop(st);
+        let result = self.connect(deadline);
+        let mut st = lock(&self.inner.state);
+        st.connecting = false;
+        self.inner.changed.notify_all();
+        match result {
+            Ok((stream, apis)) => {
+                st.generation += 1;
+                st.alive = true;
+                st.failures = 0;
+                st.retry_at = None;
+                st.last_error = None;
+                st.apis = Arc::new(apis);
+                let generation = st.generation;
+                let apis = st.apis.clone();
+                drop(st);
+                self.start_reader(generation, stream)?;
+                Ok((generation, apis))
+            }
+            Err(e) => {
+                st.failures += 1;
+                let exp = st.failures.min(16) - 1;
+                let backoff = self.inner.cfg.backoff.saturating_mul(1 << exp).min(self.inner.cfg.backoff_max);
+                st.retry_at = Some(Instant::now() + backoff);
+                st.last_error = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    fn start_reader(&self, generation: u64, stream: TcpStream) -> Result<()> {
+        let read_half = stream.try_clone().map_err(|e| io_error(&self.inner.name, "clone socket", &e))?;
+        read_half.set_read_timeout(None).map_err(|e| io_error(&self.inner.name, "set timeout", &e))?;
+        *lock(&self.inner.writer) = Some((generation, stream));
+        let weak = Arc::downgrade(&self.inner);
+        let name = self.inner.name.clone();
+        let max = self.inner.cfg.max_response;
+        let spawned = std::thread::Builder::new()
+            .name(format!("gregor {name}"))
+            .spawn(move || reader_loop(weak, generation, read_half, max, name));
+        if let Err(e) = spawned {
+            let err = Error::local(local::FAIL, format!("{}: cannot start I/O thread: {e}", self.inner.name));
+            self.fail(generation, err.clone());
+            return Err(err);
+        }
+        Ok(())
+    }
+
+    /// Connects and negotiates versions, synchronously on the new socket.
+    fn connect(&self, deadline: Instant) -> Result<(TcpStream, BrokerApis)> {
+        let cfg = &self.inner.cfg;
+        let name = &self.inner.name;
+        let budget = deadline.saturating_duration_since(Instant::now()).min(cfg.connect_timeout);
+        let setup_deadline = Instant::now() + budget;
+        let mut stream = conn::connect(&self.inner.addr, budget, cfg.nodelay)
+            .map_err(|e| retag(e, name, &self.inner.addr))?;
+        let io_timeout = Some(cfg.request_timeout.max(Duration::from_millis(1)));
+        stream.set_write_timeout(io_timeout).map_err(|e| io_error(name, "set timeout", &e))?;
+        if !cfg.api_version_request {
+            let apis = BrokerApis::fallback(&cfg.version_fallback)
+                .map_err(|e| Error::Config { key: "broker.version.fallback".into(), reason: e })?;
+            return Ok((stream, apis));
+        }
+        let mut version = ApiVersionsRequest::MAX_VERSION;
+        for _ in 0..3 {
+            let left = setup_deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+            stream.set_read_timeout(Some(left)).map_err(|e| io_error(name, "set timeout", &e))?;
+            let req = ApiVersionsRequest {
+                client_software_name: "gregor".into(),
+                client_software_version: env!("CARGO_PKG_VERSION").into(),
+                ..Default::default()
+            };
+            let corr = 0;
+            let mut w = Writer::new();
+            encode_request(&mut w, corr, Some(&cfg.client_id), version, &req)?;
+            conn::write_frame(&mut stream, w.as_slice(), name)?;
+            let frame = conn::read_frame(&mut stream, cfg.max_response, name)?;
+            let mut r = Reader::new(&frame);
+            // An UNSUPPORTED_VERSION answer comes as a v0 body (KIP-511).
+            let peek = {
+                let mut p = Reader::new(&frame);
+                p.skip(4).and_then(|_| p.i16()).unwrap_or(0)
+            };
+            let body_version = if peek == KafkaCode::UNSUPPORTED_VERSION.0 { 0 } else { version };
+            let (header, resp): (_, ApiVersionsResponse) =
+                decode_response::<ApiVersionsRequest>(&mut r, body_version)
+                    .map_err(|error| Error::Decode { broker: Some(name.clone()), error })?;
+            if header.correlation_id != corr {
+                return Err(Error::local(
+                    local::BAD_MSG,
+                    format!("{name}: correlation id {} does not match {corr}", header.correlation_id),
+                ));
+            }
+            if resp.error_code == KafkaCode::UNSUPPORTED_VERSION.0 {
+                let broker_max = resp.api_keys.iter().find(|k| k.api_key == 18).map(|k| k.max_version);
+                match crate::protocol::versions::api_versions_retry(resp.error_code, broker_max) {
+                    Some(v) if v < version => {
+                        version = v;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            if resp.error_code != 0 {
+                return Err(Error::kafka(KafkaCode(resp.error_code), format!("{name}: ApiVersions")));
+            }
+            let apis = BrokerApis::from_ranges(
+                resp.api_keys.iter().map(|k| ApiRange::new(k.api_key, k.min_version, k.max_version)),
+            );
+            return Ok((stream, apis));
+        }
+        Err(Error::local(local::BAD_MSG, format!("{name}: ApiVersions negotiation did not converge")))
+    }
+}
+
+/// Puts the broker's name on a connect error that only names the address.
+fn retag(e: Error, name: &str, addr: &str) -> Error {
+    match e {
+        Error::Local { code, message } if name != addr => {
+            Error::Local { code, message: format!("{name}: {}", message.trim_start_matches(&format!("{addr}: "))) }
+        }
+        e => e,
+    }
+}
+
+fn reader_loop(weak: Weak<Inner>, generation: u64, mut read_half: TcpStream, max: usize, name: String) {
+    loop {
+        let result = conn::read_frame(&mut read_half, max, &name);
+        let Some(inner) = weak.upgrade() else { return };
+        let conn = BrokerConn { inner };
+        match result {
+            Ok(frame) => {
+                let corr = Reader::new(&frame).i32().unwrap_or(-1);
+                let slot = {
+                    let mut st = lock(&conn.inner.state);
+                    if st.generation != generation {
+                        return;
+                    }
+                    let s = st.pending.remove(&corr);
+                    let abandoned = s.is_none() && st.abandoned.remove(&corr);
+                    conn.inner.changed.notify_all();
+                    (s, abandoned)
+                };
+                // A response to no request at all is garbage: the stream can
+                // no longer be trusted.
+                match slot {
+                    (Some(s), _) => s.fill(Ok(frame)),
+                    (None, true) => {}
+                    (None, false) => {
+                        conn.fail(
+                            generation,
+                            Error::local(local::BAD_MSG, format!("{name}: response for unknown correlation id {corr}")),
+                        );
+                        return;
+                    }
+                }
+            }
+            Err(e) => {
+                conn.fail(generation, e);
+                return;
+            }
+        }
+    }
+}
+
+impl<R: Request> PendingResponse<R> {
+    /// Waits up to `timeout` for the response. `Ok(None)` if it has not come
+    /// yet and the request's own deadline has not passed.
+    ///
+    /// # Errors
+    /// When the connection failed, the request's deadline passed (which also
+    /// closes the connection, as librdkafka does), or the response is malformed
+    /// (which closes it too).
+    pub fn wait(&self, timeout: Duration) -> Result<Option<R::Response>> {
+        let until = (Instant::now() + timeout).min(self.deadline);
+        match self.slot.wait(until) {
+            Some(r) => self.decode(r).map(Some),
+            None if Instant::now() >= self.deadline => Err(self.timed_out()),
+            None => Ok(None),
+        }
+    }
+
+    /// Waits until `deadline` (at most the request's own deadline).
+    ///
+    /// # Errors
+    /// As [`PendingResponse::wait`], and `_TIMED_OUT` at the deadline.
+    pub fn wait_until(self, deadline: Instant) -> Result<R::Response> {
+        match self.slot.wait(deadline.min(self.deadline)) {
+            Some(r) => self.decode(r),
+            None if Instant::now() >= self.deadline => Err(self.timed_out()),
+            None => Err(Error::timed_out(format!(
+                "{}: no {} response yet",
+                self.conn.inner.name,
+                crate::protocol::api_name(R::API_KEY)
+            ))),
+        }
+    }
+
+    /// The version the request was sent at.
+    pub fn version(&self) -> i16 {
+        self.version
+    }
+
+    fn timed_out(&self) -> Error {
+        let e = Error::timed_out(format!(
+            "{}: {} v{} request timed out",
+            self.conn.inner.name,
+            crate::protocol::api_name(R::API_KEY),
+            self.version
+        ));
+        self.conn.fail(self.generation, e.clone());
+        e
+    }
+
+    fn decode(&self, r: Result<Vec<u8>>) -> Result<R::Response> {
+        let frame = r?;
+        let mut rd = Reader::new(&frame);
+        match decode_response::<R>(&mut rd, self.version) {
+            Ok((h, body)) if h.correlation_id == self.corr => Ok(body),
+            Ok((h, _)) => {
+                let e = Error::local(
+                    local::BAD_MSG,
+                    format!("{}: correlation id {} does not match {}", self.conn.inner.name, h.correlation_id, self.corr),
+                );
+                self.conn.fail(self.generation, e.clone());
+                Err(e)
+            }
+            Err(error) => {
+                let e = Error::Decode { broker: Some(self.conn.inner.name.clone()), error };
+                self.conn.fail(self.generation, e.clone());
+                Err(e)
+            }
+        }
+    }
+}
+
+impl<R: Request> Drop for PendingResponse<R> {
+    fn drop(&mut self) {
+        // Abandoned before its response: the response, when it comes, is
+        // read and dropped. It still holds its in-flight slot until then.
+        let mut st = lock(&self.conn.inner.state);
+        if st.generation == self.generation && st.pending.remove(&self.corr).is_some() {
+            st.abandoned.insert(self.corr);
+        }
+    }
+}
