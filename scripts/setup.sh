@@ -122,17 +122,20 @@ EOF
     if [ ! -x "$prefix/bin/kcat" ]; then
         log "kcat: building $KCAT_VERSION against it"
         if [ ! -d "$work/kcat" ]; then
-            if ! grep -rqs '^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-                if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-                    sed -i 's/^Types: deb$/Types: deb deb-src/' /etc/apt/sources.list.d/debian.sources
-                else
-                    grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' >/etc/apt/sources.list.d/gregor-src.list
+            if ! ls "$work"/*cat_*.orig.tar.* >/dev/null 2>&1; then
+                # kcat's source is Debian's kcat source package (an orig tarball)
+                if ! grep -rqs 'deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+                    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+                        sed -i 's/^Types: deb$/Types: deb deb-src/' /etc/apt/sources.list.d/debian.sources
+                    else
+                        grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' >/etc/apt/sources.list.d/gregor-src.list
+                    fi
+                    apt-get update -qq
                 fi
-                apt-get update -qq
+                (cd "$work" && apt-get source -qq --download-only kcat >/dev/null 2>&1)
             fi
-            (cd "$work" && apt-get source -qq --download-only kcat >/dev/null 2>&1)
             local tarball
-            tarball=$(ls "$work"/kcat_*.orig.tar.* | head -1)
+            tarball=$(ls "$work"/*cat_*.orig.tar.* | head -1)
             mkdir -p "$work/kcat"
             tar -xf "$tarball" -C "$work/kcat" --strip-components=1
         fi
