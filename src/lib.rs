@@ -10,8 +10,13 @@
 pub mod cluster;
 pub mod compression;
 pub mod config;
+pub mod consumer;
 pub mod error;
+#[allow(unsafe_code)]
+pub mod ffi;
+pub mod message;
 pub mod net;
+pub mod producer;
 pub mod protocol;
 pub mod record;
 pub mod wire;

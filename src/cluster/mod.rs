@@ -111,7 +111,15 @@ impl Metadata {
             .brokers
             .iter()
             .map(|b| {
-                (b.node_id, BrokerInfo { id: b.node_id, host: b.host.clone(), port: b.port, rack: b.rack.clone() })
+                (
+                    b.node_id,
+                    BrokerInfo {
+                        id: b.node_id,
+                        host: b.host.clone(),
+                        port: b.port,
+                        rack: b.rack.clone(),
+                    },
+                )
             })
             .collect();
         let topics = resp
@@ -200,7 +208,11 @@ impl Cluster {
                 cfg: cfg.clone(),
                 net,
                 bootstrap,
-                cache: RwLock::new(Cache { meta: Metadata::default(), topic_age: HashMap::new(), brokers_age: None }),
+                cache: RwLock::new(Cache {
+                    meta: Metadata::default(),
+                    topic_age: HashMap::new(),
+                    brokers_age: None,
+                }),
                 conns: Mutex::new(HashMap::new()),
                 bootstrap_conns: Mutex::new(bootstrap_conns),
                 max_age: cfg.ms("metadata.max.age.ms"),
@@ -220,7 +232,12 @@ impl Cluster {
 
     /// A copy of the cached metadata.
     pub fn snapshot(&self) -> Metadata {
-        self.inner.cache.read().unwrap_or_else(|e| e.into_inner()).meta.clone()
+        self.inner
+            .cache
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .meta
+            .clone()
     }
 
     /// Asks the cluster for metadata: `None` for all topics, else those named.
@@ -229,11 +246,21 @@ impl Cluster {
     ///
     /// # Errors
     /// `_ALL_BROKERS_DOWN` (with each broker's error) if none answers.
-    pub fn fetch_metadata(&self, topics: Option<&[&str]>, auto_create: bool, timeout: Duration) -> Result<Metadata> {
+    pub fn fetch_metadata(
+        &self,
+        topics: Option<&[&str]>,
+        auto_create: bool,
+        timeout: Duration,
+    ) -> Result<Metadata> {
         let deadline = Instant::now() + timeout;
         let req = MetadataRequest {
             topics: topics.map(|ts| {
-                ts.iter().map(|t| MetadataRequestTopic { name: Some((*t).to_string()), ..Default::default() }).collect()
+                ts.iter()
+                    .map(|t| MetadataRequestTopic {
+                        name: Some((*t).to_string()),
+                        ..Default::default()
+                    })
+                    .collect()
             }),
             allow_auto_topic_creation: auto_create,
             ..Default::default()
@@ -260,7 +287,10 @@ impl Cluster {
             if version < 4 {
                 req.allow_auto_topic_creation = true;
             }
-            match conn.send_at(&req, version, deadline).and_then(|p| p.wait_until(deadline)) {
+            match conn
+                .send_at(&req, version, deadline)
+                .and_then(|p| p.wait_until(deadline))
+            {
                 Ok(resp) => {
                     let meta = Metadata::from_response(&resp, conn.name());
                     self.absorb(&meta, topics);
@@ -282,7 +312,10 @@ impl Cluster {
     /// Known brokers' metadata connections first, then the bootstrap ones.
     fn metadata_candidates(&self) -> Vec<BrokerConn> {
         let ids: Vec<i32> = self.snapshot().brokers.keys().copied().collect();
-        let mut out: Vec<BrokerConn> = ids.iter().filter_map(|id| self.conn(*id, Purpose::Metadata).ok()).collect();
+        let mut out: Vec<BrokerConn> = ids
+            .iter()
+            .filter_map(|id| self.conn(*id, Purpose::Metadata).ok())
+            .collect();
         // prefer a connection that is already up
         out.sort_by_key(|c| !c.is_connected());
         out.extend(lock(&self.inner.bootstrap_conns).iter().cloned());
@@ -299,7 +332,9 @@ impl Cluster {
         c.meta.orig_broker = meta.orig_broker.clone();
         c.brokers_age = Some(now);
         if asked.is_none() {
-            c.meta.topics.retain(|name, _| meta.topics.contains_key(name));
+            c.meta
+                .topics
+                .retain(|name, _| meta.topics.contains_key(name));
         }
         for (name, t) in &meta.topics {
             c.meta.topics.insert(name.clone(), t.clone());
@@ -307,7 +342,11 @@ impl Cluster {
         }
         // drop connections to brokers that moved or left
         let mut conns = lock(&self.inner.conns);
-        conns.retain(|(id, _), conn| meta.brokers.get(id).is_some_and(|b| b.addr() == conn.addr()));
+        conns.retain(|(id, _), conn| {
+            meta.brokers
+                .get(id)
+                .is_some_and(|b| b.addr() == conn.addr())
+        });
     }
 
     /// Marks a topic's metadata stale, so the next lookup refreshes it.
@@ -329,7 +368,10 @@ impl Cluster {
         match meta.topics.get(name) {
             Some(t) if t.error.is_ok() => Ok(t.clone()),
             Some(t) => Err(Error::kafka(t.error, format!("topic {name}"))),
-            None => Err(Error::kafka(KafkaCode::UNKNOWN_TOPIC_OR_PARTITION, format!("topic {name}"))),
+            None => Err(Error::kafka(
+                KafkaCode::UNKNOWN_TOPIC_OR_PARTITION,
+                format!("topic {name}"),
+            )),
         }
     }
 
@@ -349,15 +391,25 @@ impl Cluster {
     /// `LEADER_NOT_AVAILABLE` if it has no leader now.
     pub fn leader(&self, topic: &str, partition: i32, timeout: Duration) -> Result<(i32, i32)> {
         let t = self.topic(topic, false, timeout)?;
-        let p = t.partitions.iter().find(|p| p.id == partition).ok_or_else(|| {
-            Error::local(
-                local::UNKNOWN_PARTITION,
-                format!("{topic} [{partition}]: no such partition ({} partitions)", t.partitions.len()),
-            )
-        })?;
+        let p = t
+            .partitions
+            .iter()
+            .find(|p| p.id == partition)
+            .ok_or_else(|| {
+                Error::local(
+                    local::UNKNOWN_PARTITION,
+                    format!(
+                        "{topic} [{partition}]: no such partition ({} partitions)",
+                        t.partitions.len()
+                    ),
+                )
+            })?;
         if p.leader < 0 {
             self.invalidate(topic);
-            return Err(Error::kafka(KafkaCode::LEADER_NOT_AVAILABLE, format!("{topic} [{partition}]")));
+            return Err(Error::kafka(
+                KafkaCode::LEADER_NOT_AVAILABLE,
+                format!("{topic} [{partition}]"),
+            ));
         }
         Ok((p.leader, p.leader_epoch))
     }
@@ -370,17 +422,14 @@ impl Cluster {
         if let Some(c) = lock(&self.inner.conns).get(&(id, purpose)) {
             return Ok(c.clone());
         }
-        let b = self
-            .snapshot()
-            .brokers
-            .get(&id)
-            .cloned()
-            .ok_or_else(|| Error::transport(format!("broker {id} is not in the cluster metadata")))?;
+        let b = self.snapshot().brokers.get(&id).cloned().ok_or_else(|| {
+            Error::transport(format!("broker {id} is not in the cluster metadata"))
+        })?;
         let addr = b.addr();
         let mut conns = lock(&self.inner.conns);
-        let c = conns
-            .entry((id, purpose))
-            .or_insert_with(|| BrokerConn::new(format!("{addr}/{id}"), addr.clone(), self.inner.net.clone()));
+        let c = conns.entry((id, purpose)).or_insert_with(|| {
+            BrokerConn::new(format!("{addr}/{id}"), addr.clone(), self.inner.net.clone())
+        });
         Ok(c.clone())
     }
 
@@ -392,11 +441,18 @@ impl Cluster {
     pub fn any_conn(&self, purpose: Purpose, timeout: Duration) -> Result<BrokerConn> {
         let ids: Vec<i32> = self.snapshot().brokers.keys().copied().collect();
         let ids = if ids.is_empty() {
-            self.fetch_metadata(Some(&[]), false, timeout)?.brokers.keys().copied().collect()
+            self.fetch_metadata(Some(&[]), false, timeout)?
+                .brokers
+                .keys()
+                .copied()
+                .collect()
         } else {
             ids
         };
-        let conns: Vec<BrokerConn> = ids.iter().filter_map(|id| self.conn(*id, purpose).ok()).collect();
+        let conns: Vec<BrokerConn> = ids
+            .iter()
+            .filter_map(|id| self.conn(*id, purpose).ok())
+            .collect();
         conns
             .iter()
             .find(|c| c.is_connected())
@@ -422,13 +478,18 @@ impl Cluster {
 /// # Errors
 /// If the list is empty or an entry is malformed.
 pub fn parse_bootstrap(s: &str) -> Result<Vec<String>> {
-    let bad = |reason: String| Error::Config { key: "bootstrap.servers".into(), reason };
+    let bad = |reason: String| Error::Config {
+        key: "bootstrap.servers".into(),
+        reason,
+    };
     let mut out = Vec::new();
     for raw in s.split([',', ' ']).map(str::trim).filter(|e| !e.is_empty()) {
         let e = raw.split_once("://").map_or(raw, |(_, rest)| rest);
         let (host, port) = match e.rsplit_once(':') {
             Some((h, p)) if !h.is_empty() && !h.ends_with(':') => {
-                let port: u16 = p.parse().map_err(|_| bad(format!("bad port in \"{raw}\"")))?;
+                let port: u16 = p
+                    .parse()
+                    .map_err(|_| bad(format!("bad port in \"{raw}\"")))?;
                 (h.trim_start_matches('[').trim_end_matches(']'), port)
             }
             _ => (e, 9092),
@@ -436,7 +497,11 @@ pub fn parse_bootstrap(s: &str) -> Result<Vec<String>> {
         if host.is_empty() {
             return Err(bad(format!("empty host in \"{raw}\"")));
         }
-        out.push(if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") });
+        out.push(if host.contains(':') {
+            format!("[{host}]:{port}")
+        } else {
+            format!("{host}:{port}")
+        });
     }
     if out.is_empty() {
         return Err(bad("no brokers given".into()));
@@ -454,7 +519,10 @@ mod tests {
             parse_bootstrap("a:1, PLAINTEXT://b:2,c").unwrap(),
             vec!["a:1".to_string(), "b:2".into(), "c:9092".into()]
         );
-        assert_eq!(parse_bootstrap("[::1]:9093").unwrap(), vec!["[::1]:9093".to_string()]);
+        assert_eq!(
+            parse_bootstrap("[::1]:9093").unwrap(),
+            vec!["[::1]:9093".to_string()]
+        );
         assert!(parse_bootstrap("").is_err());
         assert!(parse_bootstrap("a:notaport").is_err());
     }

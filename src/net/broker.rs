@@ -83,7 +83,10 @@ struct Slot {
 
 impl Slot {
     fn new() -> Arc<Slot> {
-        Arc::new(Slot { value: Mutex::new(None), ready: Condvar::new() })
+        Arc::new(Slot {
+            value: Mutex::new(None),
+            ready: Condvar::new(),
+        })
     }
 
     fn fill(&self, v: Result<Vec<u8>>) {
@@ -105,7 +108,10 @@ impl Slot {
             if now >= deadline {
                 return None;
             }
-            g = self.ready.wait_timeout(g, deadline - now).map_or_else(|e| e.into_inner().0, |r| r.0);
+            g = self
+                .ready
+                .wait_timeout(g, deadline - now)
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
         }
     }
 }
@@ -266,7 +272,12 @@ impl BrokerConn {
     ///
     /// # Errors
     /// If the connection cannot be made or the request cannot be encoded or written.
-    pub fn send_at<R: Request>(&self, req: &R, version: i16, deadline: Instant) -> Result<PendingResponse<R>> {
+    pub fn send_at<R: Request>(
+        &self,
+        req: &R,
+        version: i16,
+        deadline: Instant,
+    ) -> Result<PendingResponse<R>> {
         let (corr, frame) = self.encode(req, version)?;
         let slot = Slot::new();
         let generation = self.register(corr, &slot, deadline)?;
@@ -318,7 +329,11 @@ impl BrokerConn {
                     self.inner.name
                 )));
             }
-            st = self.inner.changed.wait_timeout(st, deadline - now).map_or_else(|e| e.into_inner().0, |r| r.0);
+            st = self
+                .inner
+                .changed
+                .wait_timeout(st, deadline - now)
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
         }
     }
 
@@ -326,7 +341,10 @@ impl BrokerConn {
         let mut w = lock(&self.inner.writer);
         let result = match w.as_mut() {
             Some((g, s)) if *g == generation => conn::write_frame(s, frame, &self.inner.name),
-            _ => Err(Error::transport(format!("{}: connection closed", self.inner.name))),
+            _ => Err(Error::transport(format!(
+                "{}: connection closed",
+                self.inner.name
+            ))),
         };
         drop(w);
         if let Err(e) = &result {
@@ -352,7 +370,12 @@ impl BrokerConn {
             st.alive = false;
             st.failures += 1;
             let exp = st.failures.min(16) - 1;
-            let backoff = self.inner.cfg.backoff.saturating_mul(1 << exp).min(self.inner.cfg.backoff_max);
+            let backoff = self
+                .inner
+                .cfg
+                .backoff
+                .saturating_mul(1 << exp)
+                .min(self.inner.cfg.backoff_max);
             st.retry_at = Some(Instant::now() + backoff);
             st.last_error = Some(err.clone());
             st.abandoned.clear();
@@ -371,7 +394,10 @@ impl BrokerConn {
     /// Closes the connection; waiters fail with `_TRANSPORT`.
     pub fn close(&self) {
         let generation = lock(&self.inner.state).generation;
-        self.fail(generation, Error::transport(format!("{}: connection closed by client", self.inner.name)));
+        self.fail(
+            generation,
+            Error::transport(format!("{}: connection closed by client", self.inner.name)),
+        );
     }
 
     /// Returns the current session, connecting (with backoff) if there is none.
@@ -385,7 +411,10 @@ impl BrokerConn {
             if !st.connecting {
                 match st.retry_at {
                     Some(at) if at > now && at > deadline => {
-                        let e = st.last_error.as_ref().map_or_else(String::new, |e| format!(": {e}"));
+                        let e = st
+                            .last_error
+                            .as_ref()
+                            .map_or_else(String::new, |e| format!(": {e}"));
                         return Err(Error::transport(format!(
                             "{}: not connected (reconnecting in {} ms){e}",
                             self.inner.name,
@@ -397,10 +426,21 @@ impl BrokerConn {
                 }
             }
             if now >= deadline {
-                return Err(Error::timed_out(format!("{}: timed out connecting", self.inner.name)));
+                return Err(Error::timed_out(format!(
+                    "{}: timed out connecting",
+                    self.inner.name
+                )));
             }
-            let wake = st.retry_at.filter(|at| *at > now && !st.connecting).unwrap_or(deadline).min(deadline);
-            st = self.inner.changed.wait_timeout(st, wake - now).map_or_else(|e| e.into_inner().0, |r| r.0);
+            let wake = st
+                .retry_at
+                .filter(|at| *at > now && !st.connecting)
+                .unwrap_or(deadline)
+                .min(deadline);
+            st = self
+                .inner
+                .changed
+                .wait_timeout(st, wake - now)
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
         }
         st.connecting = true;
         drop(st);
@@ -425,7 +465,12 @@ impl BrokerConn {
             Err(e) => {
                 st.failures += 1;
                 let exp = st.failures.min(16) - 1;
-                let backoff = self.inner.cfg.backoff.saturating_mul(1 << exp).min(self.inner.cfg.backoff_max);
+                let backoff = self
+                    .inner
+                    .cfg
+                    .backoff
+                    .saturating_mul(1 << exp)
+                    .min(self.inner.cfg.backoff_max);
                 st.retry_at = Some(Instant::now() + backoff);
                 st.last_error = Some(e.clone());
                 Err(e)
@@ -434,8 +479,12 @@ impl BrokerConn {
     }
 
     fn start_reader(&self, generation: u64, stream: TcpStream) -> Result<()> {
-        let read_half = stream.try_clone().map_err(|e| io_error(&self.inner.name, "clone socket", &e))?;
-        read_half.set_read_timeout(None).map_err(|e| io_error(&self.inner.name, "set timeout", &e))?;
+        let read_half = stream
+            .try_clone()
+            .map_err(|e| io_error(&self.inner.name, "clone socket", &e))?;
+        read_half
+            .set_read_timeout(None)
+            .map_err(|e| io_error(&self.inner.name, "set timeout", &e))?;
         *lock(&self.inner.writer) = Some((generation, stream));
         let weak = Arc::downgrade(&self.inner);
         let name = self.inner.name.clone();
@@ -444,7 +493,10 @@ impl BrokerConn {
             .name(format!("gregor {name}"))
             .spawn(move || reader_loop(weak, generation, read_half, max, name));
         if let Err(e) = spawned {
-            let err = Error::local(local::FAIL, format!("{}: cannot start I/O thread: {e}", self.inner.name));
+            let err = Error::local(
+                local::FAIL,
+                format!("{}: cannot start I/O thread: {e}", self.inner.name),
+            );
             self.fail(generation, err.clone());
             return Err(err);
         }
@@ -455,21 +507,31 @@ impl BrokerConn {
     fn connect(&self, deadline: Instant) -> Result<(TcpStream, BrokerApis)> {
         let cfg = &self.inner.cfg;
         let name = &self.inner.name;
-        let budget = deadline.saturating_duration_since(Instant::now()).min(cfg.connect_timeout);
+        let budget = deadline
+            .saturating_duration_since(Instant::now())
+            .min(cfg.connect_timeout);
         let setup_deadline = Instant::now() + budget;
         let mut stream = conn::connect(&self.inner.addr, budget, cfg.nodelay)
             .map_err(|e| retag(e, name, &self.inner.addr))?;
         let io_timeout = Some(cfg.request_timeout.max(Duration::from_millis(1)));
-        stream.set_write_timeout(io_timeout).map_err(|e| io_error(name, "set timeout", &e))?;
+        stream
+            .set_write_timeout(io_timeout)
+            .map_err(|e| io_error(name, "set timeout", &e))?;
         if !cfg.api_version_request {
-            let apis = BrokerApis::fallback(&cfg.version_fallback)
-                .map_err(|e| Error::Config { key: "broker.version.fallback".into(), reason: e })?;
+            let apis = BrokerApis::fallback(&cfg.version_fallback).map_err(|e| Error::Config {
+                key: "broker.version.fallback".into(),
+                reason: e,
+            })?;
             return Ok((stream, apis));
         }
         let mut version = ApiVersionsRequest::MAX_VERSION;
         for _ in 0..3 {
-            let left = setup_deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
-            stream.set_read_timeout(Some(left)).map_err(|e| io_error(name, "set timeout", &e))?;
+            let left = setup_deadline
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(1));
+            stream
+                .set_read_timeout(Some(left))
+                .map_err(|e| io_error(name, "set timeout", &e))?;
             let req = ApiVersionsRequest {
                 client_software_name: "gregor".into(),
                 client_software_version: env!("CARGO_PKG_VERSION").into(),
@@ -486,18 +548,33 @@ impl BrokerConn {
                 let mut p = Reader::new(&frame);
                 p.skip(4).and_then(|_| p.i16()).unwrap_or(0)
             };
-            let body_version = if peek == KafkaCode::UNSUPPORTED_VERSION.0 { 0 } else { version };
+            let body_version = if peek == KafkaCode::UNSUPPORTED_VERSION.0 {
+                0
+            } else {
+                version
+            };
             let (header, resp): (_, ApiVersionsResponse) =
-                decode_response::<ApiVersionsRequest>(&mut r, body_version)
-                    .map_err(|error| Error::Decode { broker: Some(name.clone()), error })?;
+                decode_response::<ApiVersionsRequest>(&mut r, body_version).map_err(|error| {
+                    Error::Decode {
+                        broker: Some(name.clone()),
+                        error,
+                    }
+                })?;
             if header.correlation_id != corr {
                 return Err(Error::local(
                     local::BAD_MSG,
-                    format!("{name}: correlation id {} does not match {corr}", header.correlation_id),
+                    format!(
+                        "{name}: correlation id {} does not match {corr}",
+                        header.correlation_id
+                    ),
                 ));
             }
             if resp.error_code == KafkaCode::UNSUPPORTED_VERSION.0 {
-                let broker_max = resp.api_keys.iter().find(|k| k.api_key == 18).map(|k| k.max_version);
+                let broker_max = resp
+                    .api_keys
+                    .iter()
+                    .find(|k| k.api_key == 18)
+                    .map(|k| k.max_version);
                 match crate::protocol::versions::api_versions_retry(resp.error_code, broker_max) {
                     Some(v) if v < version => {
                         version = v;
@@ -507,28 +584,46 @@ impl BrokerConn {
                 }
             }
             if resp.error_code != 0 {
-                return Err(Error::kafka(KafkaCode(resp.error_code), format!("{name}: ApiVersions")));
+                return Err(Error::kafka(
+                    KafkaCode(resp.error_code),
+                    format!("{name}: ApiVersions"),
+                ));
             }
             let apis = BrokerApis::from_ranges(
-                resp.api_keys.iter().map(|k| ApiRange::new(k.api_key, k.min_version, k.max_version)),
+                resp.api_keys
+                    .iter()
+                    .map(|k| ApiRange::new(k.api_key, k.min_version, k.max_version)),
             );
             return Ok((stream, apis));
         }
-        Err(Error::local(local::BAD_MSG, format!("{name}: ApiVersions negotiation did not converge")))
+        Err(Error::local(
+            local::BAD_MSG,
+            format!("{name}: ApiVersions negotiation did not converge"),
+        ))
     }
 }
 
 /// Puts the broker's name on a connect error that only names the address.
 fn retag(e: Error, name: &str, addr: &str) -> Error {
     match e {
-        Error::Local { code, message } if name != addr => {
-            Error::Local { code, message: format!("{name}: {}", message.trim_start_matches(&format!("{addr}: "))) }
-        }
+        Error::Local { code, message } if name != addr => Error::Local {
+            code,
+            message: format!(
+                "{name}: {}",
+                message.trim_start_matches(&format!("{addr}: "))
+            ),
+        },
         e => e,
     }
 }
 
-fn reader_loop(weak: Weak<Inner>, generation: u64, mut read_half: TcpStream, max: usize, name: String) {
+fn reader_loop(
+    weak: Weak<Inner>,
+    generation: u64,
+    mut read_half: TcpStream,
+    max: usize,
+    name: String,
+) {
     loop {
         let result = conn::read_frame(&mut read_half, max, &name);
         let Some(inner) = weak.upgrade() else { return };
@@ -554,7 +649,10 @@ fn reader_loop(weak: Weak<Inner>, generation: u64, mut read_half: TcpStream, max
                     (None, false) => {
                         conn.fail(
                             generation,
-                            Error::local(local::BAD_MSG, format!("{name}: response for unknown correlation id {corr}")),
+                            Error::local(
+                                local::BAD_MSG,
+                                format!("{name}: response for unknown correlation id {corr}"),
+                            ),
                         );
                         return;
                     }
@@ -606,6 +704,11 @@ impl<R: Request> PendingResponse<R> {
         self.version
     }
 
+    /// The request's correlation id.
+    pub fn correlation_id(&self) -> i32 {
+        self.corr
+    }
+
     fn timed_out(&self) -> Error {
         let e = Error::timed_out(format!(
             "{}: {} v{} request timed out",
@@ -625,13 +728,19 @@ impl<R: Request> PendingResponse<R> {
             Ok((h, _)) => {
                 let e = Error::local(
                     local::BAD_MSG,
-                    format!("{}: correlation id {} does not match {}", self.conn.inner.name, h.correlation_id, self.corr),
+                    format!(
+                        "{}: correlation id {} does not match {}",
+                        self.conn.inner.name, h.correlation_id, self.corr
+                    ),
                 );
                 self.conn.fail(self.generation, e.clone());
                 Err(e)
             }
             Err(error) => {
-                let e = Error::Decode { broker: Some(self.conn.inner.name.clone()), error };
+                let e = Error::Decode {
+                    broker: Some(self.conn.inner.name.clone()),
+                    error,
+                };
                 self.conn.fail(self.generation, e.clone());
                 Err(e)
             }

@@ -18,14 +18,18 @@ pub fn connect(addr: &str, timeout: Duration, nodelay: bool) -> Result<TcpStream
         .map_err(|e| Error::local(local::RESOLVE, format!("{addr}: cannot resolve: {e}")))?
         .collect();
     if addrs.is_empty() {
-        return Err(Error::local(local::RESOLVE, format!("{addr}: resolves to no address")));
+        return Err(Error::local(
+            local::RESOLVE,
+            format!("{addr}: resolves to no address"),
+        ));
     }
     let per = timeout / addrs.len() as u32;
     let mut last = None;
     for a in &addrs {
         match TcpStream::connect_timeout(a, per.max(Duration::from_millis(10))) {
             Ok(s) => {
-                s.set_nodelay(nodelay).map_err(|e| io_error(addr, "set TCP_NODELAY", &e))?;
+                s.set_nodelay(nodelay)
+                    .map_err(|e| io_error(addr, "set TCP_NODELAY", &e))?;
                 return Ok(s);
             }
             Err(e) => last = Some(e),
@@ -55,10 +59,14 @@ pub fn io_error(broker: &str, doing: &str, e: &std::io::Error) -> Error {
 /// connection, whose framing is now lost).
 pub fn read_frame(r: &mut impl Read, max: usize, broker: &str) -> Result<Vec<u8>> {
     let mut size = [0u8; 4];
-    r.read_exact(&mut size).map_err(|e| io_error(broker, "read", &e))?;
+    r.read_exact(&mut size)
+        .map_err(|e| io_error(broker, "read", &e))?;
     let n = i32::from_be_bytes(size);
     if n < 4 {
-        return Err(Error::local(local::BAD_MSG, format!("{broker}: invalid response size {n}")));
+        return Err(Error::local(
+            local::BAD_MSG,
+            format!("{broker}: invalid response size {n}"),
+        ));
     }
     let n = n as usize;
     if n > max {
@@ -68,7 +76,8 @@ pub fn read_frame(r: &mut impl Read, max: usize, broker: &str) -> Result<Vec<u8>
         ));
     }
     let mut buf = vec![0u8; n];
-    r.read_exact(&mut buf).map_err(|e| io_error(broker, "read", &e))?;
+    r.read_exact(&mut buf)
+        .map_err(|e| io_error(broker, "read", &e))?;
     Ok(buf)
 }
 
@@ -77,7 +86,8 @@ pub fn read_frame(r: &mut impl Read, max: usize, broker: &str) -> Result<Vec<u8>
 /// # Errors
 /// `_TRANSPORT` on I/O failure, `_TIMED_OUT` if the write timeout passes.
 pub fn write_frame(w: &mut impl Write, frame: &[u8], broker: &str) -> Result<()> {
-    w.write_all(frame).map_err(|e| io_error(broker, "write", &e))
+    w.write_all(frame)
+        .map_err(|e| io_error(broker, "write", &e))
 }
 
 #[cfg(test)]
@@ -90,11 +100,19 @@ mod tests {
         assert_eq!(read_frame(&mut ok, 100, "b").unwrap(), vec![1, 2, 3, 4, 5]);
         let mut huge: &[u8] = &[0x7f, 0xff, 0xff, 0xff, 1];
         let e = read_frame(&mut huge, 100, "b:1/1").unwrap_err();
-        assert!(e.to_string().contains("b:1/1") && e.to_string().contains("receive.message.max.bytes"));
+        assert!(
+            e.to_string().contains("b:1/1") && e.to_string().contains("receive.message.max.bytes")
+        );
         let mut neg: &[u8] = &[0xff, 0xff, 0xff, 0xff];
-        assert_eq!(read_frame(&mut neg, 100, "b").unwrap_err().code(), local::BAD_MSG);
+        assert_eq!(
+            read_frame(&mut neg, 100, "b").unwrap_err().code(),
+            local::BAD_MSG
+        );
         let mut short: &[u8] = &[0, 0, 0, 9, 1];
-        assert_eq!(read_frame(&mut short, 100, "b").unwrap_err().code(), local::TRANSPORT);
+        assert_eq!(
+            read_frame(&mut short, 100, "b").unwrap_err().code(),
+            local::TRANSPORT
+        );
     }
 
     #[test]

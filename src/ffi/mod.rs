@@ -1,0 +1,24 @@
+//! The C ABI: every `gregor_*` function of `include/gregor.h`.
+//!
+//! Conventions (ARCHITECTURE.md, modelled on rustls-ffi and librdkafka):
+//! - opaque handles, created by `gregor_<object>_new` and released by
+//!   `gregor_<object>_free`; `_free(NULL)` does nothing;
+//! - integer error codes: `0` success, `> 0` the broker's Kafka error code,
+//!   `< 0` a local error (librdkafka's numbers); `gregor_err_name` and
+//!   `gregor_err_str` name and describe them;
+//! - detail text goes into a caller-owned `errstr` of `errstr_size` bytes,
+//!   always NUL-terminated (truncated if needed); `errstr` may be NULL;
+//! - out-parameters are written only on success; every pointer is checked
+//!   for NULL; every body runs inside a panic guard, so no panic crosses into C;
+//! - memory gregor allocates is freed only by gregor's `_free` functions.
+//!
+//! This module holds all of gregor's `unsafe` code that touches C pointers.
+
+#![allow(non_camel_case_types)]
+
+pub mod codes;
+mod guard;
+pub mod handles;
+
+pub use codes::*;
+pub use handles::*;

@@ -1,0 +1,118 @@
+//! What a consumer hands the application, and what a producer reports back.
+
+use std::sync::Arc;
+
+use crate::error::Error;
+pub use crate::record::{Header, TimestampType};
+use crate::wire::Bytes;
+
+/// Offsets with a special meaning, as librdkafka numbers them.
+pub mod offset {
+    /// The partition's first offset.
+    pub const BEGINNING: i64 = -2;
+    /// The partition's next offset (the high watermark).
+    pub const END: i64 = -1;
+    /// The group's committed offset.
+    pub const STORED: i64 = -1000;
+    /// No offset.
+    pub const INVALID: i64 = -1001;
+    /// `TAIL_BASE - n`: `n` messages before the end.
+    pub const TAIL_BASE: i64 = -2000;
+
+    /// The offset `n` messages before the end of the partition.
+    pub fn tail(n: i64) -> i64 {
+        TAIL_BASE - n
+    }
+}
+
+/// A consumed message, or a consumer event/error (then `error` is set and
+/// topic/partition/offset say where it happened).
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// Topic name.
+    pub topic: Arc<str>,
+    /// Partition.
+    pub partition: i32,
+    /// Offset.
+    pub offset: i64,
+    /// Key, or `None` for null. Shares the fetched buffer.
+    pub key: Option<Bytes>,
+    /// Value, or `None` for null. Shares the fetched buffer.
+    pub value: Option<Bytes>,
+    /// Headers in order.
+    pub headers: Vec<Header>,
+    /// Milliseconds since the epoch (-1 if none).
+    pub timestamp: i64,
+    /// What the timestamp means.
+    pub timestamp_type: TimestampType,
+    /// The leader epoch of the batch, if known.
+    pub leader_epoch: Option<i32>,
+    /// Set for errors and events (e.g. `_PARTITION_EOF`).
+    pub error: Option<Error>,
+}
+
+impl Message {
+    /// An error or event at a topic-partition.
+    pub fn event(topic: Arc<str>, partition: i32, offset: i64, error: Error) -> Self {
+        Message {
+            topic,
+            partition,
+            offset,
+            key: None,
+            value: None,
+            headers: Vec::new(),
+            timestamp: -1,
+            timestamp_type: TimestampType::NotAvailable,
+            leader_epoch: None,
+            error: Some(error),
+        }
+    }
+}
+
+/// A record to produce. Borrowed: nothing is copied until it is encoded.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProducerRecord<'a> {
+    /// Topic name.
+    pub topic: &'a str,
+    /// Partition, or `None` to let the partitioner choose.
+    pub partition: Option<i32>,
+    /// Key, or `None` for null.
+    pub key: Option<&'a [u8]>,
+    /// Value, or `None` for null (a tombstone).
+    pub value: Option<&'a [u8]>,
+    /// Headers (name, value or null).
+    pub headers: &'a [(&'a str, Option<&'a [u8]>)],
+    /// Create time in ms since the epoch; `None` for now.
+    pub timestamp: Option<i64>,
+}
+
+impl<'a> ProducerRecord<'a> {
+    /// A record with a value for `topic`.
+    pub fn new(topic: &'a str, value: &'a [u8]) -> Self {
+        ProducerRecord {
+            topic,
+            value: Some(value),
+            ..Default::default()
+        }
+    }
+}
+
+/// Where a produced message went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    /// Topic name.
+    pub topic: String,
+    /// Partition.
+    pub partition: i32,
+    /// Offset (-1 with acks=0).
+    pub offset: i64,
+    /// The message's timestamp (the broker's with LogAppendTime).
+    pub timestamp: i64,
+}
+
+/// Milliseconds since the epoch now.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}

@@ -1,0 +1,249 @@
+//! Faults a real broker cannot be made to show on demand, against a scripted
+//! in-test broker on 127.0.0.1: oversized and garbage responses, a broker
+//! that dies mid-request or stalls, and out-of-order pipelined responses.
+//! (The same paths against the real broker are in tests/broker.rs.)
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use gregor::error::local;
+use gregor::net::{BrokerConn, NetConfig};
+use gregor::protocol::api_versions::{ApiVersion, ApiVersionsResponse};
+use gregor::protocol::metadata::{MetadataRequest, MetadataResponse, MetadataResponseBroker};
+use gregor::protocol::{Message, ResponseHeader};
+use gregor::wire::Writer;
+
+struct Req {
+    api_key: i16,
+    version: i16,
+    corr: i32,
+}
+
+fn read_req(s: &mut TcpStream) -> Option<Req> {
+    let mut size = [0u8; 4];
+    s.read_exact(&mut size).ok()?;
+    let mut buf = vec![0u8; i32::from_be_bytes(size) as usize];
+    s.read_exact(&mut buf).ok()?;
+    Some(Req {
+        api_key: i16::from_be_bytes([buf[0], buf[1]]),
+        version: i16::from_be_bytes([buf[2], buf[3]]),
+        corr: i32::from_be_bytes([buf[4], buf[5], buf[6], buf[7]]),
+    })
+}
+
+fn frame(corr: i32, header_version: i16, body: &[u8]) -> Vec<u8> {
+    let mut w = Writer::new();
+    let at = w.reserve_i32();
+    ResponseHeader {
+        correlation_id: corr,
+        ..Default::default()
+    }
+    .encode(&mut w, header_version)
+    .unwrap();
+    w.put(body);
+    let n = w.len() as i32 - 4;
+    w.patch_i32(at, n);
+    w.into_vec()
+}
+
+fn api_versions(s: &mut TcpStream, r: &Req) {
+    let mut resp = ApiVersionsResponse::default();
+    resp.api_keys = [(18, 0, 4), (3, 0, 12)]
+        .iter()
+        .map(|&(k, lo, hi)| {
+            let mut v = ApiVersion::default();
+            v.api_key = k;
+            v.min_version = lo;
+            v.max_version = hi;
+            v
+        })
+        .collect();
+    s.write_all(&frame(r.corr, 0, &resp.to_bytes(r.version).unwrap()))
+        .unwrap();
+}
+
+fn metadata_body(version: i16, host: &str) -> Vec<u8> {
+    let mut b = MetadataResponseBroker::default();
+    b.node_id = 7;
+    b.host = host.to_string();
+    b.port = 1;
+    let mut resp = MetadataResponse::default();
+    resp.brokers = vec![b];
+    resp.to_bytes(version).unwrap()
+}
+
+fn metadata(s: &mut TcpStream, r: &Req) {
+    let hv = if r.version >= 9 { 1 } else { 0 };
+    s.write_all(&frame(r.corr, hv, &metadata_body(r.version, "ok")))
+        .unwrap();
+}
+
+/// A scripted broker: `script(connection number, stream)` serves each connection.
+fn mock(script: impl Fn(usize, TcpStream) + Send + Sync + 'static) -> String {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    let script = Arc::new(script);
+    let n = Arc::new(AtomicUsize::new(0));
+    thread::spawn(move || {
+        for s in l.incoming() {
+            let Ok(s) = s else { return };
+            let i = n.fetch_add(1, Ordering::SeqCst);
+            let script = script.clone();
+            thread::spawn(move || script(i, s));
+        }
+    });
+    addr
+}
+
+fn cfg() -> NetConfig {
+    NetConfig {
+        backoff: Duration::from_millis(10),
+        backoff_max: Duration::from_millis(50),
+        max_response: 1 << 20,
+        request_timeout: Duration::from_secs(10),
+        ..NetConfig::default()
+    }
+}
+
+fn meta_call(c: &BrokerConn, timeout: Duration) -> gregor::error::Result<MetadataResponse> {
+    c.call(&MetadataRequest::default(), Some(timeout))
+}
+
+/// Serves ApiVersions, then hands each other request to `f`.
+fn serve(mut s: TcpStream, f: impl Fn(&mut TcpStream, Req) -> bool) {
+    while let Some(r) = read_req(&mut s) {
+        if r.api_key == 18 {
+            api_versions(&mut s, &r);
+        } else if !f(&mut s, r) {
+            return;
+        }
+    }
+}
+
+#[test]
+fn oversized_response_closes_connection_with_error_naming_broker_then_recovers() {
+    let addr = mock(|i, s| {
+        serve(s, |s, r| {
+            if i == 0 {
+                // claims 2 GB
+                s.write_all(&[0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0]).unwrap();
+                thread::sleep(Duration::from_millis(200));
+                false
+            } else {
+                metadata(s, &r);
+                true
+            }
+        })
+    });
+    let c = BrokerConn::new("mock/7", addr, cfg());
+    let e = meta_call(&c, Duration::from_secs(5)).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("mock/7") && text.contains("receive.message.max.bytes"),
+        "{text}"
+    );
+    assert_eq!(e.code(), local::BAD_MSG);
+    let resp = meta_call(&c, Duration::from_secs(5)).expect("works after reconnecting");
+    assert_eq!(resp.brokers[0].host, "ok");
+}
+
+#[test]
+fn garbage_response_closes_connection_with_error_naming_broker_then_recovers() {
+    let addr = mock(|i, s| {
+        serve(s, |s, r| {
+            if i == 0 {
+                // well framed, right correlation id, then junk where brokers should be
+                s.write_all(&frame(r.corr, 1, &[0xff; 7])).unwrap();
+                thread::sleep(Duration::from_millis(200));
+                false
+            } else {
+                metadata(s, &r);
+                true
+            }
+        })
+    });
+    let c = BrokerConn::new("mock/7", addr, cfg());
+    let e = meta_call(&c, Duration::from_secs(5)).unwrap_err();
+    assert!(e.to_string().contains("mock/7"), "{e}");
+    assert_eq!(e.code(), local::BAD_MSG);
+    assert!(!c.is_connected(), "connection closed after garbage");
+    assert_eq!(
+        meta_call(&c, Duration::from_secs(5)).unwrap().brokers[0].host,
+        "ok"
+    );
+}
+
+#[test]
+fn broker_dying_mid_request_fails_the_caller_at_once() {
+    let addr = mock(|_, s| serve(s, |_, _| false)); // read the request, then hang up
+    let c = BrokerConn::new("mock/7", addr, cfg());
+    let t = Instant::now();
+    let e = meta_call(&c, Duration::from_secs(30)).unwrap_err();
+    assert_eq!(e.code(), local::TRANSPORT, "{e}");
+    assert!(e.to_string().contains("mock/7"));
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        t.elapsed()
+    );
+}
+
+#[test]
+fn stalled_broker_times_out_within_the_callers_timeout() {
+    let addr = mock(|_, s| {
+        serve(s, |_, _| {
+            thread::sleep(Duration::from_secs(3));
+            false
+        })
+    });
+    let c = BrokerConn::new("mock/7", addr, cfg());
+    let t = Instant::now();
+    let e = meta_call(&c, Duration::from_millis(300)).unwrap_err();
+    assert_eq!(e.code(), local::TIMED_OUT, "{e}");
+    let took = t.elapsed();
+    assert!(
+        took >= Duration::from_millis(300) && took < Duration::from_secs(2),
+        "took {took:?}"
+    );
+}
+
+#[test]
+fn pipelined_responses_reach_their_own_callers_in_any_order() {
+    let addr = mock(|_, mut s| {
+        let mut held = Vec::new();
+        while let Some(r) = read_req(&mut s) {
+            if r.api_key == 18 {
+                api_versions(&mut s, &r);
+                continue;
+            }
+            held.push(r);
+            if held.len() == 8 {
+                // answer in reverse order, each naming its correlation id as host
+                for r in held.drain(..).rev() {
+                    let hv = if r.version >= 9 { 1 } else { 0 };
+                    let body = metadata_body(r.version, &format!("corr-{}", r.corr));
+                    s.write_all(&frame(r.corr, hv, &body)).unwrap();
+                }
+            }
+        }
+    });
+    let c = BrokerConn::new("mock/7", addr, cfg());
+    c.apis(Instant::now() + Duration::from_secs(5)).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let pending: Vec<_> = (0..8)
+        .map(|_| {
+            c.send_at(&MetadataRequest::default(), 12, deadline)
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(c.in_flight(), 8);
+    for p in pending {
+        let want = format!("corr-{}", p.correlation_id());
+        assert_eq!(p.wait_until(deadline).unwrap().brokers[0].host, want);
+    }
+    assert_eq!(c.in_flight(), 0);
+}
