@@ -324,6 +324,54 @@ mod tests {
         v
     }
 
+    /// Runs `cmd args` with `input` on stdin and returns its stdout, or `None`
+    /// when the tool is not installed (the test then skips that check).
+    pub(crate) fn pipe(cmd: &str, args: &[&str], input: &[u8]) -> Option<Vec<u8>> {
+        use std::io::Write;
+        use std::process::{Command, Stdio};
+        let Ok(mut child) = Command::new(cmd)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+        else {
+            eprintln!("{cmd} not installed; skipped");
+            return None;
+        };
+        let mut stdin = child.stdin.take().unwrap();
+        let input = input.to_vec();
+        let writer = std::thread::spawn(move || stdin.write_all(&input));
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap().unwrap();
+        assert!(out.status.success(), "{cmd} {args:?} failed");
+        Some(out.stdout)
+    }
+
+    #[test]
+    fn command_line_tools_read_ours_and_we_read_theirs() {
+        let input = sample(300_000);
+        for (codec, tool) in [
+            (Codec::Gzip, "gzip"),
+            (Codec::Lz4, "lz4"),
+            (Codec::Zstd, "zstd"),
+        ] {
+            let mut ours = Vec::new();
+            compress(codec, None, &input, &mut ours).unwrap();
+            let Some(back) = pipe(tool, &["-d", "-c"], &ours) else {
+                continue;
+            };
+            assert!(back == input, "{tool} reads ours");
+            // The tools' defaults: gzip a named-less member, lz4 linked blocks with a
+            // content checksum, zstd a frame without content size (input from a pipe).
+            let theirs = pipe(tool, &["-c"], &input).unwrap();
+            assert!(
+                decompress(codec, &theirs, input.len()).unwrap() == input,
+                "we read {tool}"
+            );
+            assert!(decompress(codec, &theirs, input.len() - 1).is_err());
+        }
+    }
+
     /// Incompressible bytes (xorshift64), `n` long.
     pub(crate) fn noise(n: usize) -> Vec<u8> {
         let mut x = 0x9E37_79B9_7F4A_7C15u64;

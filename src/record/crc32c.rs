@@ -2,9 +2,10 @@
 //!
 //! Two implementations: the `crc` crate's slice-by-16 tables, and on x86-64
 //! CPUs with SSE4.2 the `crc32` instruction, three independent streams at a
-//! time so its 3-cycle latency is hidden. The hardware path is several times
-//! faster (see `benches/codec.rs`), so [`crc32c`] takes it whenever the CPU
-//! has it and falls back to the tables elsewhere.
+//! time so its 3-cycle latency is hidden. Over 1 MiB (`benches/codec.rs`, a
+//! 2-core x86-64 VM): tables about 2.1 GB/s, one `crc32` stream about
+//! 6.4 GB/s, three streams about 20 GB/s. So [`crc32c`] takes the hardware
+//! path whenever the CPU has it and falls back to the tables elsewhere.
 
 use crc::{Crc, Table, CRC_32_ISCSI};
 

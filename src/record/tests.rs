@@ -1139,3 +1139,36 @@ fn legacy_wrapper_raw(magic: i8, attributes: i8, value: Option<&[u8]>) -> Vec<u8
     w.patch_u32(crc_at, crc);
     w.into_vec()
 }
+
+#[test]
+fn mutated_entries_never_panic() {
+    // CRCs off so the mutations reach the parsers and the decompressors.
+    let lax = DecodeOptions {
+        check_crcs: false,
+        decompress_limit: 1 << 20,
+    };
+    let mut x = 0x853C_49E6_748F_EA9Bu64;
+    let mut rand = move |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as usize
+    };
+    for (_, entry) in samples() {
+        for _ in 0..300 {
+            let mut m = entry.clone();
+            for _ in 0..1 + rand(3) {
+                let at = rand(m.len());
+                m[at] = match rand(4) {
+                    0 => 0xff,
+                    1 => 0x00,
+                    2 => 0x80,
+                    _ => m[at] ^ (1 << rand(8)),
+                };
+            }
+            let data = Bytes::from(m);
+            let _ = RecordBatch::decode(&data, &lax);
+            let _ = RecordsReader::new(&data, lax.clone()).count();
+        }
+    }
+}
