@@ -25,9 +25,9 @@ Produce request frame (what librdkafka wrote) and every Fetch response frame
     produce_v<ver>_<codec>_<n>.bin    client -> broker
     fetch_v<ver>_<codec>_<n>.bin      broker -> client
 
-plus expected.json describing the messages.
+plus expected[_<version>].tsv describing the messages: one line per message,
+codec, index, key and value in hex ('-' for null), timestamp, headers.
 """
-import json
 import os
 import socket
 import struct
@@ -222,9 +222,15 @@ def main():
              "timestamp": m["timestamp"]}
             for m in msgs
         ]
-    name = f"expected_{legacy}.json" if legacy else "expected.json"
+    name = f"expected_{legacy}.tsv" if legacy else "expected.tsv"
     with open(os.path.join(out_dir, name), "w") as f:
-        json.dump(expected, f, indent=1)
+        f.write("# codec\tindex\tkey_hex\tvalue_hex\ttimestamp\theaders (name=value_hex,...)  ('-' = null / none)\n")
+        for codec, msgs in expected.items():
+            for i, m in enumerate(msgs):
+                h = ",".join(f"{k}={v}" for k, v in m["headers"]) or "-"
+                key = m["key"] if m["key"] is not None else "-"
+                val = m["value"] if m["value"] is not None else "-"
+                f.write(f"{codec}\t{i}\t{key}\t{val}\t{m['timestamp']}\t{h}\n")
     print("captured:", sorted(os.listdir(out_dir)))
 
 

@@ -18,7 +18,7 @@ RDKAFKA_SYS_VERSION=4.10.0   # vendors librdkafka 2.12.1
 KCAT_VERSION=1.7.1
 
 step_apt() {
-    local want=(gcc make pkg-config libssl-dev zlib1g-dev zookeeper python3-pip valgrind)
+    local want=(gcc make pkg-config libssl-dev zlib1g-dev zookeeper python3-pip valgrind lz4 zstd gzip)
     local missing=()
     for p in "${want[@]}"; do
         dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

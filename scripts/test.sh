@@ -1,14 +1,46 @@
 #!/usr/bin/env bash
 # The whole test suite, as README.md and .ci/run call it. Installs what it
-# needs first (scripts/setup.sh, idempotent) and starts the test services.
+# needs first (scripts/setup.sh, idempotent), starts the test services on
+# 127.0.0.1, runs every check, and stops the services it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+
+scripts/setup.sh apt python cbindgen broker librdkafka
+
+started=()
+cleanup() {
+    for s in "${started[@]}"; do scripts/services.sh stop "$s" || true; done
+}
+trap cleanup EXIT
+for s in broker; do
+    port=$BROKER_PORT
+    if ! port_open "$port"; then
+        scripts/services.sh start "$s"
+        started+=("$s")
+    fi
+done
+export GREGOR_TEST_BROKER="127.0.0.1:$BROKER_PORT"
 
 log "static checks: fmt, clippy, docs"
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
 RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet
 
-log "unit and codec tests"
-cargo test --lib
+log "C header is what cbindgen generates from src/ffi"
+tmp=$(mktemp)
+cbindgen --quiet --config cbindgen.toml --output "$tmp" src/ffi/mod.rs
+if ! cmp -s "$tmp" include/gregor.h; then
+    diff -u include/gregor.h "$tmp" | head -40
+    die "include/gregor.h is stale: regenerate it with: cbindgen --config cbindgen.toml --output include/gregor.h src/ffi/mod.rs"
+fi
+rm -f "$tmp"
+
+log "Rust tests: codecs, record formats, network faults, broker, interop"
+cargo test
+
+if [ -x scripts/c-tests.sh ]; then
+    log "C tests under AddressSanitizer and UBSan"
+    scripts/c-tests.sh
+fi
+log "all tests passed"

@@ -283,3 +283,19 @@ impl From<DecodeError> for Error {
 
 /// Shorthand for results with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<crate::record::RecordError> for Error {
+    fn from(e: crate::record::RecordError) -> Self {
+        let code = match &e {
+            crate::record::RecordError::Compression { .. } => local::BAD_COMPRESSION,
+            _ => local::BAD_MSG,
+        };
+        Error::local(code, e.to_string())
+    }
+}
+
+impl From<crate::compression::CompressionError> for Error {
+    fn from(e: crate::compression::CompressionError) -> Self {
+        Error::local(local::BAD_COMPRESSION, e.to_string())
+    }
+}
