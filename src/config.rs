@@ -225,6 +225,21 @@ impl Config {
         Ok(())
     }
 
+    /// Refuses properties this version of gregor reads but does not act on
+    /// yet (`not_yet`), when set explicitly, so none is silently ignored.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the first such property set, and `why`.
+    pub fn check_not_yet(&self, not_yet: &[&str], why: &str) -> Result<()> {
+        match not_yet.iter().find(|k| self.is_set(k)) {
+            Some(k) => Err(Error::Config {
+                key: (*k).to_string(),
+                reason: format!("not supported yet: {why}"),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// An integer property.
     ///
     /// # Panics

@@ -204,3 +204,82 @@ fn unknown_partition_is_a_clear_error() {
         .unwrap_err();
     assert_eq!(e.code(), gregor::error::local::UNKNOWN_PARTITION, "{e}");
 }
+
+#[test]
+fn connection_cut_mid_produce_is_retried_on_a_new_connection_exactly_once() {
+    use common::proxy::{self, Verdict};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let topic = common::unique_topic("cut");
+    common::create_topic(&topic, 1);
+    let cut = AtomicBool::new(false);
+    let px = proxy::start(&common::broker(), move |_, key| {
+        if key == 0 && !cut.swap(true, Ordering::SeqCst) {
+            Verdict::Cut
+        } else {
+            Verdict::Forward
+        }
+    });
+    let mut cfg = common::config(&[("retry.backoff.ms", "50")]);
+    cfg.set("bootstrap.servers", &px.addr).unwrap();
+    let p = Producer::new(&cfg).unwrap();
+    let rec = ProducerRecord {
+        topic: &topic,
+        partition: Some(0),
+        value: Some(b"once"),
+        ..Default::default()
+    };
+    let d = p
+        .send_sync(&rec, Some(T))
+        .expect("delivered after reconnecting");
+    assert_eq!(d.offset, 0);
+    let conns = px.connections.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(
+        conns >= 3,
+        "bootstrap, the cut produce connection and its replacement: {conns}"
+    );
+    let c = Consumer::new(&common::config(&[])).unwrap();
+    assert_eq!(
+        c.watermarks(&topic, 0, T).unwrap(),
+        (0, 1),
+        "the cut request never reached the broker: one copy"
+    );
+    let got = consume(&topic, 0, offset::BEGINNING, 1);
+    assert_eq!(got[0].value.as_deref(), Some(&b"once"[..]));
+}
+
+#[test]
+fn broker_dying_mid_request_without_retries_errs_within_the_timeout() {
+    use common::proxy::{self, Verdict};
+    let topic = common::unique_topic("dying");
+    common::create_topic(&topic, 1);
+    let px = proxy::start(&common::broker(), |_, key| {
+        if key == 0 {
+            Verdict::Cut
+        } else {
+            Verdict::Forward
+        }
+    });
+    let mut cfg = common::config(&[("retries", "0")]);
+    cfg.set("bootstrap.servers", &px.addr).unwrap();
+    let p = Producer::new(&cfg).unwrap();
+    let t = std::time::Instant::now();
+    let rec = ProducerRecord {
+        topic: &topic,
+        partition: Some(0),
+        value: Some(b"x"),
+        ..Default::default()
+    };
+    let e = p
+        .send_sync(&rec, Some(Duration::from_secs(10)))
+        .unwrap_err();
+    assert_eq!(e.code(), gregor::error::local::TRANSPORT, "{e}");
+    assert!(
+        e.to_string().contains("127.0.0.1:"),
+        "names the broker: {e}"
+    );
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        t.elapsed()
+    );
+}

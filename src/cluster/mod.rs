@@ -215,7 +215,14 @@ impl Cluster {
                 }),
                 conns: Mutex::new(HashMap::new()),
                 bootstrap_conns: Mutex::new(bootstrap_conns),
-                max_age: cfg.ms("metadata.max.age.ms"),
+                // Known topics are refreshed every topic.metadata.refresh.interval.ms
+                // (-1: only when metadata.max.age.ms runs out), on their next use.
+                max_age: match cfg.int("topic.metadata.refresh.interval.ms") {
+                    ms if ms > 0 => cfg
+                        .ms("metadata.max.age.ms")
+                        .min(Duration::from_millis(ms as u64)),
+                    _ => cfg.ms("metadata.max.age.ms"),
+                },
             }),
         })
     }

@@ -101,6 +101,10 @@ impl Consumer {
     /// On a bad configuration (a producer property, no `bootstrap.servers`).
     pub fn new(cfg: &Config) -> Result<Consumer> {
         cfg.check_role(Role::Consumer)?;
+        cfg.check_not_yet(
+            &["group.id", "enable.auto.commit", "auto.commit.interval.ms", "queued.max.messages.kbytes"],
+            "this consumer reads assigned partitions; groups and committed offsets come with consumer groups",
+        )?;
         let cluster = Cluster::new(cfg)?;
         Ok(Consumer {
             cluster,

@@ -45,6 +45,8 @@ pub struct NetConfig {
     pub backoff_max: Duration,
     /// `api.version.request`.
     pub api_version_request: bool,
+    /// `api.version.request.timeout.ms`.
+    pub api_version_timeout: Duration,
     /// `broker.version.fallback`.
     pub version_fallback: String,
     /// `socket.nagle.disable`.
@@ -63,6 +65,7 @@ impl NetConfig {
             backoff: c.ms("reconnect.backoff.ms"),
             backoff_max: c.ms("reconnect.backoff.max.ms"),
             api_version_request: c.bool("api.version.request"),
+            api_version_timeout: c.ms("api.version.request.timeout.ms"),
             version_fallback: c.str("broker.version.fallback").to_string(),
             nodelay: c.bool("socket.nagle.disable"),
         }
@@ -510,7 +513,8 @@ impl BrokerConn {
         let budget = deadline
             .saturating_duration_since(Instant::now())
             .min(cfg.connect_timeout);
-        let setup_deadline = Instant::now() + budget;
+        let setup_deadline =
+            Instant::now() + budget.min(cfg.api_version_timeout + cfg.connect_timeout);
         let mut stream = conn::connect(&self.inner.addr, budget, cfg.nodelay)
             .map_err(|e| retag(e, name, &self.inner.addr))?;
         let io_timeout = Some(cfg.request_timeout.max(Duration::from_millis(1)));

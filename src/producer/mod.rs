@@ -29,6 +29,8 @@ pub struct Producer {
     message_timeout: Duration,
     retries: i64,
     retry_backoff: Duration,
+    retry_backoff_max: Duration,
+    max_message_bytes: usize,
     partitioner: Partitioner,
 }
 
@@ -39,6 +41,16 @@ impl Producer {
     /// On a bad configuration (e.g. a consumer property, or no `bootstrap.servers`).
     pub fn new(cfg: &Config) -> Result<Producer> {
         cfg.check_role(Role::Producer)?;
+        cfg.check_not_yet(
+            &["linger.ms", "batch.size", "batch.num.messages", "queue.buffering.max.messages", "queue.buffering.max.kbytes"],
+            "this producer sends each message on its own (send_sync); batching comes with the asynchronous producer",
+        )?;
+        if cfg.bool("enable.idempotence") {
+            return Err(Error::Config {
+                key: "enable.idempotence".into(),
+                reason: "not supported yet: the idempotent producer comes with the asynchronous producer".into(),
+            });
+        }
         let cluster = Cluster::new(cfg)?;
         let codec: Codec = cfg
             .str("compression.type")
@@ -64,6 +76,8 @@ impl Producer {
             message_timeout,
             retries: cfg.int("retries"),
             retry_backoff: cfg.ms("retry.backoff.ms"),
+            retry_backoff_max: cfg.ms("retry.backoff.max.ms"),
+            max_message_bytes: cfg.int("message.max.bytes") as usize,
             partitioner: Partitioner::from_name(cfg.str("partitioner"))
                 .unwrap_or(Partitioner::ConsistentRandom),
         })
@@ -108,17 +122,23 @@ impl Producer {
                 action,
                 ErrorAction::Retry | ErrorAction::RefreshMetadataAndRetry
             );
-            if !retry || attempts > self.retries || Instant::now() + self.retry_backoff >= deadline
-            {
-                if retry {
-                    return Err(Error::local(
-                        local::MSG_TIMED_OUT,
-                        format!("{}: not delivered: {err}", rec.topic),
-                    ));
-                }
+            // as librdkafka: retry.backoff.ms doubling per attempt up to retry.backoff.max.ms
+            let exp = (attempts - 1).min(16) as u32;
+            let backoff = self
+                .retry_backoff
+                .saturating_mul(1 << exp)
+                .min(self.retry_backoff_max.max(self.retry_backoff));
+            if !retry || attempts > self.retries {
+                // retries exhausted (or none apply): the last error, as librdkafka reports it
                 return Err(err);
             }
-            std::thread::sleep(self.retry_backoff);
+            if Instant::now() + backoff >= deadline {
+                return Err(Error::local(
+                    local::MSG_TIMED_OUT,
+                    format!("{}: not delivered in time: {err}", rec.topic),
+                ));
+            }
+            std::thread::sleep(backoff);
         }
     }
 
@@ -248,6 +268,17 @@ impl Producer {
             b.append(ts, rec.key, rec.value)?;
             b.finish(self.codec, self.level)?
         };
+        if bytes.len() > self.max_message_bytes {
+            return Err(Error::kafka(
+                KafkaCode::MESSAGE_TOO_LARGE,
+                format!(
+                    "{}: batch of {} bytes exceeds message.max.bytes ({})",
+                    rec.topic,
+                    bytes.len(),
+                    self.max_message_bytes
+                ),
+            ));
+        }
         Ok(Bytes::from(bytes))
     }
 }

@@ -3,6 +3,8 @@
 //! or `$GREGOR_TEST_BROKER`. These tests fail, not skip, when it is down.
 #![allow(dead_code)]
 
+pub mod proxy;
+
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
