@@ -7,6 +7,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod admin;
 pub mod cluster;
 pub mod compression;
 pub mod config;
