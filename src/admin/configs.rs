@@ -220,7 +220,8 @@ impl AdminClient {
             .collect()
     }
 
-    /// Describes resources' configs: all of them, or only `keys` when given.
+    /// Describes resources' configs: all of them, or only `keys` when given
+    /// (configs a broker returns beyond those asked are dropped).
     /// `include_synonyms` needs DescribeConfigs v1+, `include_documentation`
     /// v3+ (older brokers simply return none).
     ///
@@ -272,7 +273,12 @@ impl AdminClient {
                             .remove(&(res.resource_type.0, res.name.clone()))
                             .ok_or_else(|| missing(res, "DescribeConfigs"))?;
                         check(r.error_code, r.error_message.as_deref(), res)?;
-                        Ok(r.configs.into_iter().map(|e| entry_of(e, v)).collect())
+                        // some brokers return every config whatever was asked
+                        Ok(r.configs
+                            .into_iter()
+                            .filter(|e| keys.is_none_or(|ks| ks.contains(&e.name.as_str())))
+                            .map(|e| entry_of(e, v))
+                            .collect())
                     })
                     .collect()
             },

@@ -178,7 +178,11 @@ impl AdminClient {
             .map(|user| {
                 let what = format!("user {user}");
                 let result = match by.remove(&user) {
-                    None => Err(missing(&what, "DescribeUserScramCredentials")),
+                    // as the Java client: a user the broker left out has none
+                    None => Err(Error::kafka(
+                        crate::protocol::KafkaCode::RESOURCE_NOT_FOUND,
+                        format!("{what}: no SCRAM credentials"),
+                    )),
                     Some(r) if r.error_code != 0 => Err(entity_error(
                         r.error_code,
                         r.error_message.as_deref(),
