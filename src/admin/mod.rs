@@ -51,7 +51,7 @@ pub use cluster::{
 pub use configs::{
     AlterConfigOp, ConfigEntry, ConfigResource, ConfigResourceResult, ConfigSynonym,
 };
-pub use quotas::{QuotaAlteration, QuotaEntity, QuotaEntry, QuotaFilterComponent};
+pub use quotas::{QuotaAlteration, QuotaEntity, QuotaEntry, QuotaFilterComponent, QuotaMatch};
 pub use records::{ListOffsetsInfo, OffsetSpec};
 pub use scram::{ScramCredentialInfo, UserScramAlteration, UserScramCredentials};
 pub use topics::{
