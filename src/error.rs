@@ -213,7 +213,8 @@ impl Error {
 
 /// The name of an error code in gregor's space ("UNKNOWN_TOPIC_OR_PARTITION", "_TIMED_OUT").
 pub fn code_name(code: i32) -> String {
-    if code < 0 {
+    // -1 is both librdkafka's "unknown" and Kafka's UNKNOWN_SERVER_ERROR
+    if code < 0 && code != -1 {
         return local::TABLE
             .iter()
             .find(|(c, _, _)| *c == code)
@@ -227,7 +228,7 @@ pub fn code_name(code: i32) -> String {
 
 /// A human-readable description of an error code.
 pub fn code_description(code: i32) -> String {
-    if code < 0 {
+    if code < 0 && code != -1 {
         return local::TABLE
             .iter()
             .find(|(c, _, _)| *c == code)

@@ -261,7 +261,7 @@ impl AdminClient {
         partitions: Option<&[TopicPartition]>,
         opts: &AdminOptions,
     ) -> Result<Vec<PartitionResult<()>>> {
-        let c = self.start(opts);
+        let c = self.start_op(opts);
         let partitions = partitions.map(|p| last_wins(p, Clone::clone));
         let key = [partitions];
         let mut r = self.to_controller(&c, &key, |conn, keys| {
@@ -331,7 +331,7 @@ impl AdminClient {
         reassignments: &[(TopicPartition, Option<Vec<i32>>)],
         opts: &AdminOptions,
     ) -> Result<Vec<PartitionResult<()>>> {
-        let c = self.start(opts);
+        let c = self.start_op(opts);
         let items = last_wins(reassignments, |r| r.0.clone());
         let results = self.to_controller(&c, &items, |conn, batch| {
             let (resp, _) = call(conn, c.deadline, |_| {
@@ -396,7 +396,7 @@ impl AdminClient {
         partitions: Option<&[TopicPartition]>,
         opts: &AdminOptions,
     ) -> Result<Vec<PartitionReassignment>> {
-        let c = self.start(opts);
+        let c = self.start_op(opts);
         let key = [partitions.map(|p| last_wins(p, Clone::clone))];
         let mut r = self.to_controller(&c, &key, |conn, keys| {
             let (resp, _) = call(conn, c.deadline, |_| {

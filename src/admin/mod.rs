@@ -23,20 +23,20 @@
 //! - to every broker: ListTransactions;
 //! - to any broker: everything else.
 //!
-//! Timeouts follow librdkafka's AdminOptions: the request timeout and the
-//! operation timeout (what the broker is told to wait, for the APIs that
-//! carry one) both default to `socket.timeout.ms`; the client waits for the
-//! longer of the two.
+//! Timeouts follow librdkafka's AdminOptions: the request timeout (the
+//! whole call, retries included) and the operation timeout (what the broker
+//! is told to wait, for the APIs that carry one) both default to
+//! `socket.timeout.ms`.
 //!
 //! Where seed 004 and later Kafka differ, seed 004 wins for duplicates: if a
 //! batch names the same topic twice, only the last instruction is sent and
 //! there is one result for the topic.
 
 pub mod acls;
-// pub mod cli;
+pub mod cli;
 pub mod cluster;
 pub mod configs;
-// mod json;
+mod json;
 pub mod quotas;
 pub mod records;
 pub mod scram;
@@ -80,7 +80,9 @@ const RETRY_BACKOFF: Duration = Duration::from_millis(100);
 /// Options of one admin call (librdkafka's `rd_kafka_AdminOptions_t`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AdminOptions {
-    /// How long the whole call may take; `None`: `socket.timeout.ms`.
+    /// How long the whole call may take, retries included; `None`:
+    /// `socket.timeout.ms`. An explicit operation timeout longer than this
+    /// extends it (to the operation timeout plus a second).
     pub request_timeout: Option<Duration>,
     /// How long the broker waits for the operation to complete (CreateTopics,
     /// DeleteTopics, CreatePartitions, ElectLeaders, DeleteRecords,
@@ -284,12 +286,28 @@ impl AdminClient {
         self.cluster.close();
     }
 
+    /// A call's timing for an API without an operation timeout.
     pub(crate) fn start(&self, opts: &AdminOptions) -> Call {
         let request = opts.request_timeout.unwrap_or(self.default_timeout);
-        let op = opts.operation_timeout.unwrap_or(self.default_timeout);
         Call {
-            // the broker may take the whole operation timeout to answer
-            deadline: Instant::now() + request.max(op + Duration::from_secs(1)),
+            deadline: Instant::now() + request,
+            op_timeout_ms: 0,
+            validate_only: opts.validate_only,
+        }
+    }
+
+    /// A call's timing for an API that tells the broker how long to wait:
+    /// an operation timeout set longer than the request timeout extends the
+    /// client's wait to cover it.
+    pub(crate) fn start_op(&self, opts: &AdminOptions) -> Call {
+        let request = opts.request_timeout.unwrap_or(self.default_timeout);
+        let op = opts.operation_timeout.unwrap_or(self.default_timeout);
+        let wait = match opts.operation_timeout {
+            Some(op) => request.max(op + Duration::from_secs(1)),
+            None => request,
+        };
+        Call {
+            deadline: Instant::now() + wait,
             op_timeout_ms: i32::try_from(op.as_millis()).unwrap_or(i32::MAX),
             validate_only: opts.validate_only,
         }

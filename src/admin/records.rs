@@ -86,7 +86,7 @@ impl AdminClient {
         before: &[(TopicPartition, i64)],
         opts: &AdminOptions,
     ) -> Result<Vec<PartitionResult<i64>>> {
-        let c = self.start(opts);
+        let c = self.start_op(opts);
         let items = last_wins(before, |b| b.0.clone());
         let offsets: BTreeMap<TopicPartition, i64> = items.iter().cloned().collect();
         let parts: Vec<TopicPartition> = items.into_iter().map(|b| b.0).collect();

@@ -242,7 +242,7 @@ impl AdminClient {
         topics: &[NewTopic],
         opts: &AdminOptions,
     ) -> Result<Vec<TopicResult<CreatedTopic>>> {
-        let c = self.start(opts);
+        let c = self.start_op(opts);
         let topics = last_wins(topics, |t| t.name.clone());
         let results = self.to_controller(&c, &topics, |conn, batch| {
             let (resp, _) = call(conn, c.deadline, |v| {
@@ -309,7 +309,7 @@ impl AdminClient {
         names: &[&str],
         opts: &AdminOptions,
     ) -> Result<Vec<TopicResult<()>>> {
-        let c = self.start(opts);
+        let c = self.start_op(opts);
         let names: Vec<String> = last_wins(names, |n| (*n).to_string())
             .into_iter()
             .map(str::to_string)
@@ -377,7 +377,7 @@ impl AdminClient {
         ids: &[Uuid],
         opts: &AdminOptions,
     ) -> Result<Vec<TopicResult<()>>> {
-        let c = self.start(opts);
+        let c = self.start_op(opts);
         let ids = last_wins(ids, |id| *id);
         if ids.iter().any(Uuid::is_zero) {
             return Err(Error::invalid_arg("topic ID is zero"));
@@ -443,7 +443,7 @@ impl AdminClient {
         topics: &[NewPartitions],
         opts: &AdminOptions,
     ) -> Result<Vec<TopicResult<()>>> {
-        let c = self.start(opts);
+        let c = self.start_op(opts);
         let topics = last_wins(topics, |t| t.topic.clone());
         if let Some(t) = topics
             .iter()
