@@ -17,6 +17,149 @@
 #include <stdint.h>
 
 /**
+ * ACL resource types (`ResourceType`).
+ */
+#define GREGOR_RESOURCE_UNKNOWN 0
+
+#define GREGOR_RESOURCE_ANY 1
+
+#define GREGOR_RESOURCE_TOPIC 2
+
+#define GREGOR_RESOURCE_GROUP 3
+
+#define GREGOR_RESOURCE_CLUSTER 4
+
+#define GREGOR_RESOURCE_TRANSACTIONAL_ID 5
+
+#define GREGOR_RESOURCE_DELEGATION_TOKEN 6
+
+#define GREGOR_RESOURCE_USER 7
+
+/**
+ * Config resource types (`ConfigResource.Type`).
+ */
+#define GREGOR_CONFIG_RESOURCE_TOPIC 2
+
+#define GREGOR_CONFIG_RESOURCE_BROKER 4
+
+#define GREGOR_CONFIG_RESOURCE_BROKER_LOGGER 8
+
+#define GREGOR_CONFIG_RESOURCE_CLIENT_METRICS 16
+
+#define GREGOR_CONFIG_RESOURCE_GROUP 32
+
+/**
+ * ACL resource pattern types.
+ */
+#define GREGOR_PATTERN_ANY 1
+
+#define GREGOR_PATTERN_MATCH 2
+
+#define GREGOR_PATTERN_LITERAL 3
+
+#define GREGOR_PATTERN_PREFIXED 4
+
+/**
+ * ACL operations.
+ */
+#define GREGOR_ACL_OPERATION_ANY 1
+
+#define GREGOR_ACL_OPERATION_ALL 2
+
+#define GREGOR_ACL_OPERATION_READ 3
+
+#define GREGOR_ACL_OPERATION_WRITE 4
+
+#define GREGOR_ACL_OPERATION_CREATE 5
+
+#define GREGOR_ACL_OPERATION_DELETE 6
+
+#define GREGOR_ACL_OPERATION_ALTER 7
+
+#define GREGOR_ACL_OPERATION_DESCRIBE 8
+
+#define GREGOR_ACL_OPERATION_CLUSTER_ACTION 9
+
+#define GREGOR_ACL_OPERATION_DESCRIBE_CONFIGS 10
+
+#define GREGOR_ACL_OPERATION_ALTER_CONFIGS 11
+
+#define GREGOR_ACL_OPERATION_IDEMPOTENT_WRITE 12
+
+/**
+ * ACL permission types.
+ */
+#define GREGOR_ACL_PERMISSION_ANY 1
+
+#define GREGOR_ACL_PERMISSION_DENY 2
+
+#define GREGOR_ACL_PERMISSION_ALLOW 3
+
+/**
+ * Incremental config operations.
+ */
+#define GREGOR_ALTER_CONFIG_SET 0
+
+#define GREGOR_ALTER_CONFIG_DELETE 1
+
+#define GREGOR_ALTER_CONFIG_APPEND 2
+
+#define GREGOR_ALTER_CONFIG_SUBTRACT 3
+
+/**
+ * Config sources.
+ */
+#define GREGOR_CONFIG_SOURCE_UNKNOWN 0
+
+#define GREGOR_CONFIG_SOURCE_DYNAMIC_TOPIC 1
+
+#define GREGOR_CONFIG_SOURCE_DYNAMIC_BROKER 2
+
+#define GREGOR_CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER 3
+
+#define GREGOR_CONFIG_SOURCE_STATIC_BROKER 4
+
+#define GREGOR_CONFIG_SOURCE_DEFAULT 5
+
+#define GREGOR_CONFIG_SOURCE_DYNAMIC_BROKER_LOGGER 6
+
+#define GREGOR_CONFIG_SOURCE_CLIENT_METRICS 7
+
+#define GREGOR_CONFIG_SOURCE_GROUP 8
+
+/**
+ * Leader election types.
+ */
+#define GREGOR_ELECTION_PREFERRED 0
+
+#define GREGOR_ELECTION_UNCLEAN 1
+
+/**
+ * SCRAM mechanisms.
+ */
+#define GREGOR_SCRAM_SHA_256 1
+
+#define GREGOR_SCRAM_SHA_512 2
+
+/**
+ * Client-quota filter match types.
+ */
+#define GREGOR_QUOTA_MATCH_EXACT 0
+
+#define GREGOR_QUOTA_MATCH_DEFAULT 1
+
+#define GREGOR_QUOTA_MATCH_ANY 2
+
+/**
+ * List-offsets specs (the `offset` of a `gregor_tpl` entry; >= 0 is a timestamp in ms).
+ */
+#define GREGOR_OFFSET_SPEC_LATEST -1
+
+#define GREGOR_OFFSET_SPEC_EARLIEST -2
+
+#define GREGOR_OFFSET_SPEC_MAX_TIMESTAMP -3
+
+/**
  * Success.
  */
 #define GREGOR_ERR_NO_ERROR 0
@@ -355,9 +498,50 @@
 #define GREGOR_OFFSET_TAIL_BASE -2000
 
 /**
+ * One ACL binding (to create).
+ */
+typedef struct gregor_acl_binding gregor_acl_binding;
+
+/**
+ * A list of ACL bindings, each with an error code (0 for described ACLs;
+ * the outcome for created or deleted ones). Immutable.
+ */
+typedef struct gregor_acl_bindings gregor_acl_bindings;
+
+/**
+ * A filter over ACLs (to describe or delete).
+ */
+typedef struct gregor_acl_filter gregor_acl_filter;
+
+/**
+ * An admin client. Thread-safe.
+ */
+typedef struct gregor_admin gregor_admin;
+
+/**
+ * Options of one admin call. Not thread-safe while being set.
+ */
+typedef struct gregor_admin_options gregor_admin_options;
+
+/**
+ * A described cluster. Immutable.
+ */
+typedef struct gregor_cluster_description gregor_cluster_description;
+
+/**
  * Configuration properties (librdkafka's names). Not thread-safe.
  */
 typedef struct gregor_config gregor_config;
+
+/**
+ * A config resource, with the changes to make to it (for the alter calls).
+ */
+typedef struct gregor_config_resource gregor_config_resource;
+
+/**
+ * Per-resource config results (entries only from describe). Immutable.
+ */
+typedef struct gregor_config_results gregor_config_results;
 
 /**
  * A consumer. Thread-safe.
@@ -365,9 +549,19 @@ typedef struct gregor_config gregor_config;
 typedef struct gregor_consumer gregor_consumer;
 
 /**
+ * Per-filter results of deleting ACLs. Immutable.
+ */
+typedef struct gregor_delete_acls_results gregor_delete_acls_results;
+
+/**
  * Message headers for producing: an ordered list of (name, value or null).
  */
 typedef struct gregor_headers gregor_headers;
+
+/**
+ * Brokers' log directories. Immutable.
+ */
+typedef struct gregor_log_dirs gregor_log_dirs;
 
 /**
  * A consumed message or consumer event. Immutable; thread-safe to read.
@@ -380,14 +574,82 @@ typedef struct gregor_message gregor_message;
 typedef struct gregor_metadata gregor_metadata;
 
 /**
+ * Partitions to add to a topic.
+ */
+typedef struct gregor_new_partitions gregor_new_partitions;
+
+/**
+ * Partition reassignments to make: target replicas, or a cancellation.
+ */
+typedef struct gregor_new_reassignments gregor_new_reassignments;
+
+/**
+ * A topic to create.
+ */
+typedef struct gregor_new_topic gregor_new_topic;
+
+/**
+ * Partition reassignments in progress. Immutable.
+ */
+typedef struct gregor_partition_reassignments gregor_partition_reassignments;
+
+/**
+ * Per-partition results (elections, reassignments, deleted records,
+ * listed offsets, producers). Immutable.
+ */
+typedef struct gregor_partition_results gregor_partition_results;
+
+/**
  * A producer. Thread-safe.
  */
 typedef struct gregor_producer gregor_producer;
 
 /**
+ * Changes to one entity's quotas.
+ */
+typedef struct gregor_quota_alteration gregor_quota_alteration;
+
+/**
+ * Quota entities with their values (describe) or outcomes (alter). Immutable.
+ */
+typedef struct gregor_quota_entries gregor_quota_entries;
+
+/**
+ * A client-quota filter.
+ */
+typedef struct gregor_quota_filter gregor_quota_filter;
+
+/**
+ * SCRAM credential changes.
+ */
+typedef struct gregor_scram_alterations gregor_scram_alterations;
+
+/**
+ * Users with their SCRAM credentials (describe) or outcomes (alter). Immutable.
+ */
+typedef struct gregor_scram_users gregor_scram_users;
+
+/**
+ * Described topics. Immutable.
+ */
+typedef struct gregor_topic_descriptions gregor_topic_descriptions;
+
+/**
+ * Per-topic results of creating, deleting or growing topics. Immutable.
+ */
+typedef struct gregor_topic_results gregor_topic_results;
+
+/**
  * A list of topic/partition/offset entries.
  */
 typedef struct gregor_tpl gregor_tpl;
+
+/**
+ * Transactions: listed (one entry per transaction, and one per broker
+ * that failed, with an empty transactional ID and its error) or described
+ * (one entry per transactional ID). Immutable.
+ */
+typedef struct gregor_transactions gregor_transactions;
 
 /**
  * A borrowed view of bytes owned by gregor: `ptr` is NULL for a null
@@ -407,6 +669,1119 @@ typedef struct {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * A new admin client for `conf` (copied; the caller keeps and frees
+ * `conf`). Returns NULL on a bad configuration (or a producer- or
+ * consumer-only property), with the reason in `errstr`. Connects lazily.
+ * Caller owns it: free with `gregor_admin_free`.
+ */
+gregor_admin *gregor_admin_new(const gregor_config *conf, char *errstr, size_t errstr_size);
+
+/**
+ * Frees an admin client, closing its connections. NULL is a no-op.
+ */
+void gregor_admin_free(gregor_admin *admin);
+
+/**
+ * New call options: request and operation timeouts `socket.timeout.ms`,
+ * not validate-only. Caller owns them: free with `gregor_admin_options_free`.
+ */
+gregor_admin_options *gregor_admin_options_new(void);
+
+/**
+ * How long the whole call may take, in ms (-1: `socket.timeout.ms`).
+ * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_admin_options_set_request_timeout(gregor_admin_options *opts, int64_t timeout_ms);
+
+/**
+ * How long the broker waits for the operation, in ms (-1:
+ * `socket.timeout.ms`; 0: start it and answer at once). Returns 0 or
+ * `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_admin_options_set_operation_timeout(gregor_admin_options *opts, int64_t timeout_ms);
+
+/**
+ * Non-zero: only validate; the broker changes nothing. Returns 0 or
+ * `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_admin_options_set_validate_only(gregor_admin_options *opts, int validate_only);
+
+/**
+ * Frees options. NULL is a no-op.
+ */
+void gregor_admin_options_free(gregor_admin_options *opts);
+
+/**
+ * A topic to create with `num_partitions` partitions of
+ * `replication_factor` replicas (-1 each: the broker's defaults). Copies
+ * `name`. NULL if `name` is NULL or not UTF-8. Caller owns it: free with
+ * `gregor_new_topic_free`.
+ */
+gregor_new_topic *gregor_new_topic_new(const char *name, int32_t num_partitions, int32_t replication_factor);
+
+/**
+ * Places partition `partition` on `brokers` (`count` ids, the first the
+ * preferred leader). Once any partition is placed, the assignment takes
+ * precedence over the partition count and replication factor. Returns 0
+ * or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_new_topic_set_replica_assignment(gregor_new_topic *topic, int32_t partition, const int32_t *brokers, size_t count, char *errstr, size_t errstr_size);
+
+/**
+ * Adds a topic config `name=value` (both copied). Returns 0 or
+ * `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_new_topic_set_config(gregor_new_topic *topic, const char *name, const char *value, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a new topic. NULL is a no-op.
+ */
+void gregor_new_topic_free(gregor_new_topic *topic);
+
+/**
+ * Grows `topic` (copied) to `total_count` partitions. NULL if `topic` is
+ * NULL. Caller owns it: free with `gregor_new_partitions_free`.
+ */
+gregor_new_partitions *gregor_new_partitions_new(const char *topic, int32_t total_count);
+
+/**
+ * Places the `new_index`th new partition (0 for the first one added) on
+ * `brokers`; call it for 0, 1, … in order. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_new_partitions_set_replica_assignment(gregor_new_partitions *parts, size_t new_index, const int32_t *brokers, size_t count, char *errstr, size_t errstr_size);
+
+/**
+ * Frees new partitions. NULL is a no-op.
+ */
+void gregor_new_partitions_free(gregor_new_partitions *parts);
+
+/**
+ * Creates topics (one CreateTopics request to the controller, following
+ * NOT_CONTROLLER). `topics` is an array of `count` handles (borrowed).
+ * Honours validate-only and the operation timeout. On success `*out`
+ * receives one result per distinct topic, in order (caller owns; free with
+ * `gregor_topic_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_create_topics(const gregor_admin *admin, const gregor_new_topic *const *topics, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Deletes topics by name (`count` strings, borrowed). As
+ * `gregor_admin_create_topics` for the rest.
+ */
+int gregor_admin_delete_topics(const gregor_admin *admin, const char *const *names, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Deletes topics by topic ID (`count` IDs in Kafka's base64 text form or
+ * hyphenated hex; DeleteTopics v6+). As `gregor_admin_delete_topics`.
+ */
+int gregor_admin_delete_topics_by_id(const gregor_admin *admin, const char *const *topic_ids, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Adds partitions to topics (CreatePartitions, to the controller).
+ * `parts` is an array of `count` handles (borrowed). As
+ * `gregor_admin_create_topics` for the rest.
+ */
+int gregor_admin_create_partitions(const gregor_admin *admin, const gregor_new_partitions *const *parts, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of results (0 for NULL).
+ */
+size_t gregor_topic_results_count(const gregor_topic_results *r);
+
+/**
+ * Result `i`'s topic name (NULL when deleting by an ID the broker did not name).
+ */
+const char *gregor_topic_results_name(const gregor_topic_results *r, size_t i);
+
+/**
+ * Result `i`'s topic ID in Kafka's text form (NULL if not known).
+ */
+const char *gregor_topic_results_topic_id(const gregor_topic_results *r, size_t i);
+
+/**
+ * Result `i`'s error code (0 on success).
+ */
+int gregor_topic_results_err(const gregor_topic_results *r, size_t i);
+
+/**
+ * Result `i`'s error text ("" on success).
+ */
+const char *gregor_topic_results_errstr(const gregor_topic_results *r, size_t i);
+
+/**
+ * Created topic `i`'s partition count (-1 if not reported: CreateTopics < v5, or not a create).
+ */
+int32_t gregor_topic_results_num_partitions(const gregor_topic_results *r, size_t i);
+
+/**
+ * Created topic `i`'s replication factor (-1 if not reported).
+ */
+int32_t gregor_topic_results_replication_factor(const gregor_topic_results *r, size_t i);
+
+/**
+ * Number of configs the broker echoed for created topic `i` (CreateTopics v5+).
+ */
+size_t gregor_topic_results_config_count(const gregor_topic_results *r, size_t i);
+
+/**
+ * Created topic `i`'s config `j`: its name.
+ */
+const char *gregor_topic_results_config_name(const gregor_topic_results *r, size_t i, size_t j);
+
+/**
+ * Created topic `i`'s config `j`: its value (NULL for null or sensitive).
+ */
+const char *gregor_topic_results_config_value(const gregor_topic_results *r, size_t i, size_t j);
+
+/**
+ * Frees topic results. NULL is a no-op.
+ */
+void gregor_topic_results_free(gregor_topic_results *r);
+
+/**
+ * Describes topics by name (`count` strings, borrowed; a Metadata request
+ * that never auto-creates). Non-zero `include_authorized_operations` asks
+ * for the client's operations on each topic (Metadata v8+). On success
+ * `*out` receives the descriptions (caller owns; free with
+ * `gregor_topic_descriptions_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_describe_topics(const gregor_admin *admin, const char *const *names, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_topic_descriptions **out, char *errstr, size_t errstr_size);
+
+/**
+ * As `gregor_admin_describe_topics`, by topic ID (text form; Metadata v10+).
+ */
+int gregor_admin_describe_topics_by_id(const gregor_admin *admin, const char *const *topic_ids, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_topic_descriptions **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of topics (0 for NULL).
+ */
+size_t gregor_topic_descriptions_count(const gregor_topic_descriptions *d);
+
+/**
+ * Topic `i`'s name (NULL if not known).
+ */
+const char *gregor_topic_descriptions_name(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Topic `i`'s ID in Kafka's text form (NULL if not known).
+ */
+const char *gregor_topic_descriptions_topic_id(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Topic `i`'s error code (e.g. `GREGOR_ERR_UNKNOWN_TOPIC_OR_PARTITION`).
+ */
+int gregor_topic_descriptions_err(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Topic `i`'s error text ("" on success).
+ */
+const char *gregor_topic_descriptions_errstr(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * 1 if topic `i` is internal, 0 if not, -1 out of range.
+ */
+int gregor_topic_descriptions_is_internal(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Copies up to `max` of topic `i`'s authorized operations
+ * (`GREGOR_ACL_OPERATION_*`) into `out`; returns how many there are, or
+ * -1 if they were not asked for or not known.
+ */
+int gregor_topic_descriptions_authorized_operations(const gregor_topic_descriptions *d, size_t i, int *out, size_t max);
+
+/**
+ * Number of partitions of topic `i`.
+ */
+size_t gregor_topic_descriptions_partition_count(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Topic `i`, partition `p` (in index order): its index.
+ */
+int32_t gregor_topic_descriptions_partition_id(const gregor_topic_descriptions *d, size_t i, size_t p);
+
+/**
+ * Topic `i`, partition `p`: its leader's broker id (-1 if none).
+ */
+int32_t gregor_topic_descriptions_partition_leader(const gregor_topic_descriptions *d, size_t i, size_t p);
+
+/**
+ * Topic `i`, partition `p`: its leader epoch (-1 if not known).
+ */
+int32_t gregor_topic_descriptions_partition_leader_epoch(const gregor_topic_descriptions *d, size_t i, size_t p);
+
+/**
+ * Topic `i`, partition `p`: copies up to `max` replica ids into `out`,
+ * returns how many replicas there are.
+ */
+size_t gregor_topic_descriptions_partition_replicas(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
+
+/**
+ * As `gregor_topic_descriptions_partition_replicas`, for the in-sync replicas.
+ */
+size_t gregor_topic_descriptions_partition_isr(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
+
+/**
+ * As `gregor_topic_descriptions_partition_replicas`, for the offline replicas.
+ */
+size_t gregor_topic_descriptions_partition_offline(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
+
+/**
+ * Frees topic descriptions. NULL is a no-op.
+ */
+void gregor_topic_descriptions_free(gregor_topic_descriptions *d);
+
+/**
+ * A resource of `resource_type` (`GREGOR_CONFIG_RESOURCE_*`) named `name`
+ * (copied; a broker's id for BROKER and BROKER_LOGGER). NULL if `name` is
+ * NULL or the type out of range. Caller owns it: free with
+ * `gregor_config_resource_free`.
+ */
+gregor_config_resource *gregor_config_resource_new(int resource_type, const char *name);
+
+/**
+ * For `gregor_admin_alter_configs` (legacy, whole set): sets `name` to
+ * `value` (NULL: null). Copies both. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_config_resource_set_config(gregor_config_resource *res, const char *name, const char *value);
+
+/**
+ * For `gregor_admin_incremental_alter_configs`: adds the change `op`
+ * (`GREGOR_ALTER_CONFIG_*`) of `name` with `value` (NULL for DELETE).
+ * Copies both. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_config_resource_add_incremental_config(gregor_config_resource *res, const char *name, int op, const char *value, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a config resource. NULL is a no-op.
+ */
+void gregor_config_resource_free(gregor_config_resource *res);
+
+/**
+ * Describes the configs of `count` resources (borrowed handles): all, or
+ * only the `key_count` names in `keys`. Non-zero `include_synonyms` /
+ * `include_documentation` ask for those (DescribeConfigs v1+ / v3+).
+ * BROKER and BROKER_LOGGER resources go to that broker. On success `*out`
+ * receives one result per resource (caller owns; free with
+ * `gregor_config_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_describe_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const char *const *keys, size_t key_count, int include_synonyms, int include_documentation, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * The legacy AlterConfigs: replaces each resource's dynamic configs by
+ * those set with `gregor_config_resource_set_config`. Honours
+ * validate-only. As `gregor_admin_describe_configs` for the rest (results
+ * without entries).
+ */
+int gregor_admin_alter_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * IncrementalAlterConfigs: applies the changes added with
+ * `gregor_config_resource_add_incremental_config`. As
+ * `gregor_admin_alter_configs`.
+ */
+int gregor_admin_incremental_alter_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of resources (0 for NULL).
+ */
+size_t gregor_config_results_count(const gregor_config_results *r);
+
+/**
+ * Resource `i`'s type (`GREGOR_CONFIG_RESOURCE_*`).
+ */
+int gregor_config_results_type(const gregor_config_results *r, size_t i);
+
+/**
+ * Resource `i`'s name.
+ */
+const char *gregor_config_results_name(const gregor_config_results *r, size_t i);
+
+/**
+ * Resource `i`'s error code.
+ */
+int gregor_config_results_err(const gregor_config_results *r, size_t i);
+
+/**
+ * Resource `i`'s error text ("" on success).
+ */
+const char *gregor_config_results_errstr(const gregor_config_results *r, size_t i);
+
+/**
+ * Number of configs of resource `i`.
+ */
+size_t gregor_config_results_entry_count(const gregor_config_results *r, size_t i);
+
+/**
+ * Resource `i`, config `j`: its name.
+ */
+const char *gregor_config_results_entry_name(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: its value (NULL for null or sensitive).
+ */
+const char *gregor_config_results_entry_value(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: where the value comes from (`GREGOR_CONFIG_SOURCE_*`).
+ */
+int gregor_config_results_entry_source(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: 1 if the value is the default, 0 if not.
+ */
+int gregor_config_results_entry_is_default(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: 1 if read-only.
+ */
+int gregor_config_results_entry_is_read_only(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: 1 if sensitive.
+ */
+int gregor_config_results_entry_is_sensitive(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: its data type (Kafka's `ConfigType`: 1
+ * boolean, 2 string, 3 int, 4 short, 5 long, 6 double, 7 list, 8 class,
+ * 9 password; 0 unknown).
+ */
+int gregor_config_results_entry_type(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: its documentation (NULL if not asked or none).
+ */
+const char *gregor_config_results_entry_documentation(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: number of synonyms (when asked for).
+ */
+size_t gregor_config_results_synonym_count(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`, synonym `k`: its name.
+ */
+const char *gregor_config_results_synonym_name(const gregor_config_results *r, size_t i, size_t j, size_t k);
+
+/**
+ * Resource `i`, config `j`, synonym `k`: its value (NULL for null).
+ */
+const char *gregor_config_results_synonym_value(const gregor_config_results *r, size_t i, size_t j, size_t k);
+
+/**
+ * Resource `i`, config `j`, synonym `k`: its source (`GREGOR_CONFIG_SOURCE_*`).
+ */
+int gregor_config_results_synonym_source(const gregor_config_results *r, size_t i, size_t j, size_t k);
+
+/**
+ * Frees config results. NULL is a no-op.
+ */
+void gregor_config_results_free(gregor_config_results *r);
+
+/**
+ * A binding: `resource_type` (`GREGOR_RESOURCE_*`), `resource_name`,
+ * `pattern_type` (`GREGOR_PATTERN_LITERAL` or `_PREFIXED`), `principal`
+ * ("User:alice"), `host` ("*" for any), `operation`
+ * (`GREGOR_ACL_OPERATION_*`), `permission_type` (`GREGOR_ACL_PERMISSION_*`).
+ * Strings are copied. NULL on a NULL string or an out-of-range number,
+ * with the reason in `errstr`. Caller owns it: free with `gregor_acl_binding_free`.
+ */
+gregor_acl_binding *gregor_acl_binding_new(int resource_type, const char *resource_name, int pattern_type, const char *principal, const char *host, int operation, int permission_type, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a binding. NULL is a no-op.
+ */
+void gregor_acl_binding_free(gregor_acl_binding *b);
+
+/**
+ * A filter; the ANY values (`GREGOR_RESOURCE_ANY`, `GREGOR_PATTERN_ANY`
+ * or `_MATCH`, `GREGOR_ACL_OPERATION_ANY`, `GREGOR_ACL_PERMISSION_ANY`)
+ * and NULL strings match everything. As `gregor_acl_binding_new`
+ * otherwise; free with `gregor_acl_filter_free`.
+ */
+gregor_acl_filter *gregor_acl_filter_new(int resource_type, const char *resource_name, int pattern_type, const char *principal, const char *host, int operation, int permission_type, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a filter. NULL is a no-op.
+ */
+void gregor_acl_filter_free(gregor_acl_filter *f);
+
+/**
+ * The ACLs matching `filter` (borrowed). On success `*out` receives them
+ * (caller owns; free with `gregor_acl_bindings_free`). The broker's error
+ * for the request (e.g. `GREGOR_ERR_SECURITY_DISABLED`) is the return
+ * code. Blocks. Thread-safe.
+ */
+int gregor_admin_describe_acls(const gregor_admin *admin, const gregor_acl_filter *filter, const gregor_admin_options *options, gregor_acl_bindings **out, char *errstr, size_t errstr_size);
+
+/**
+ * Creates `count` ACLs (borrowed handles). On success `*out` receives the
+ * bindings in order, each with its outcome (caller owns; free with
+ * `gregor_acl_bindings_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_create_acls(const gregor_admin *admin, const gregor_acl_binding *const *bindings, size_t count, const gregor_admin_options *options, gregor_acl_bindings **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of bindings (0 for NULL).
+ */
+size_t gregor_acl_bindings_count(const gregor_acl_bindings *b);
+
+/**
+ * Binding `i`'s resource type (`GREGOR_RESOURCE_*`).
+ */
+int gregor_acl_bindings_resource_type(const gregor_acl_bindings *b, size_t i);
+
+/**
+ * Binding `i`'s resource name.
+ */
+const char *gregor_acl_bindings_resource_name(const gregor_acl_bindings *b, size_t i);
+
+/**
+ * Binding `i`'s pattern type (`GREGOR_PATTERN_*`).
+ */
+int gregor_acl_bindings_pattern_type(const gregor_acl_bindings *b, size_t i);
+
+/**
+ * Binding `i`'s principal.
+ */
+const char *gregor_acl_bindings_principal(const gregor_acl_bindings *b, size_t i);
+
+/**
+ * Binding `i`'s host.
+ */
+const char *gregor_acl_bindings_host(const gregor_acl_bindings *b, size_t i);
+
+/**
+ * Binding `i`'s operation (`GREGOR_ACL_OPERATION_*`).
+ */
+int gregor_acl_bindings_operation(const gregor_acl_bindings *b, size_t i);
+
+/**
+ * Binding `i`'s permission (`GREGOR_ACL_PERMISSION_*`).
+ */
+int gregor_acl_bindings_permission_type(const gregor_acl_bindings *b, size_t i);
+
+/**
+ * Binding `i`'s error code (0: described, created or deleted).
+ */
+int gregor_acl_bindings_err(const gregor_acl_bindings *b, size_t i);
+
+/**
+ * Binding `i`'s error text ("" on success).
+ */
+const char *gregor_acl_bindings_errstr(const gregor_acl_bindings *b, size_t i);
+
+/**
+ * Frees bindings. NULL is a no-op.
+ */
+void gregor_acl_bindings_free(gregor_acl_bindings *b);
+
+/**
+ * Deletes the ACLs matching each of `count` filters (borrowed handles). On
+ * success `*out` receives one result per filter (caller owns; free with
+ * `gregor_delete_acls_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_delete_acls(const gregor_admin *admin, const gregor_acl_filter *const *filters, size_t count, const gregor_admin_options *options, gregor_delete_acls_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of filters (0 for NULL).
+ */
+size_t gregor_delete_acls_results_count(const gregor_delete_acls_results *r);
+
+/**
+ * Filter `i`'s error code.
+ */
+int gregor_delete_acls_results_err(const gregor_delete_acls_results *r, size_t i);
+
+/**
+ * Filter `i`'s error text ("" on success).
+ */
+const char *gregor_delete_acls_results_errstr(const gregor_delete_acls_results *r, size_t i);
+
+/**
+ * The ACLs filter `i` matched, each with the outcome of its deletion.
+ * Borrowed: valid until `r` is freed; never free it. NULL if out of range.
+ */
+const gregor_acl_bindings *gregor_delete_acls_results_matches(const gregor_delete_acls_results *r, size_t i);
+
+/**
+ * Frees delete results (and the bindings they lend). NULL is a no-op.
+ */
+void gregor_delete_acls_results_free(gregor_delete_acls_results *r);
+
+/**
+ * Describes the cluster (DescribeCluster, or Metadata on older brokers);
+ * non-zero `include_authorized_operations` asks for the client's
+ * operations on it. On success `*out` receives it (caller owns; free with
+ * `gregor_cluster_description_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_describe_cluster(const gregor_admin *admin, int include_authorized_operations, const gregor_admin_options *options, gregor_cluster_description **out, char *errstr, size_t errstr_size);
+
+/**
+ * The cluster ID (NULL if the broker has none).
+ */
+const char *gregor_cluster_description_cluster_id(const gregor_cluster_description *d);
+
+/**
+ * The controller's broker id (-1 if not known).
+ */
+int32_t gregor_cluster_description_controller_id(const gregor_cluster_description *d);
+
+/**
+ * Number of brokers.
+ */
+size_t gregor_cluster_description_broker_count(const gregor_cluster_description *d);
+
+/**
+ * Broker `i`'s id (brokers are in id order).
+ */
+int32_t gregor_cluster_description_broker_id(const gregor_cluster_description *d, size_t i);
+
+/**
+ * Broker `i`'s host.
+ */
+const char *gregor_cluster_description_broker_host(const gregor_cluster_description *d, size_t i);
+
+/**
+ * Broker `i`'s port.
+ */
+int32_t gregor_cluster_description_broker_port(const gregor_cluster_description *d, size_t i);
+
+/**
+ * Broker `i`'s rack (NULL if none).
+ */
+const char *gregor_cluster_description_broker_rack(const gregor_cluster_description *d, size_t i);
+
+/**
+ * Copies up to `max` authorized operations (`GREGOR_ACL_OPERATION_*`)
+ * into `out`; returns how many there are, or -1 if not asked or not known.
+ */
+int gregor_cluster_description_authorized_operations(const gregor_cluster_description *d, int *out, size_t max);
+
+/**
+ * Frees a cluster description. NULL is a no-op.
+ */
+void gregor_cluster_description_free(gregor_cluster_description *d);
+
+/**
+ * Describes the log directories of `count` brokers (`brokers`; 0: all
+ * brokers), asking each in parallel. On success `*out` receives one result
+ * per broker (caller owns; free with `gregor_log_dirs_free`). Blocks.
+ * Thread-safe.
+ */
+int gregor_admin_describe_log_dirs(const gregor_admin *admin, const int32_t *brokers, size_t count, const gregor_admin_options *options, gregor_log_dirs **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of brokers (0 for NULL).
+ */
+size_t gregor_log_dirs_broker_count(const gregor_log_dirs *l);
+
+/**
+ * Broker `b`'s id.
+ */
+int32_t gregor_log_dirs_broker_id(const gregor_log_dirs *l, size_t b);
+
+/**
+ * Broker `b`'s error code (asking it).
+ */
+int gregor_log_dirs_broker_err(const gregor_log_dirs *l, size_t b);
+
+/**
+ * Broker `b`'s error text ("" on success).
+ */
+const char *gregor_log_dirs_broker_errstr(const gregor_log_dirs *l, size_t b);
+
+/**
+ * Number of log directories of broker `b`.
+ */
+size_t gregor_log_dirs_dir_count(const gregor_log_dirs *l, size_t b);
+
+/**
+ * Broker `b`, directory `d`: its path.
+ */
+const char *gregor_log_dirs_dir_path(const gregor_log_dirs *l, size_t b, size_t d);
+
+/**
+ * Broker `b`, directory `d`: its error code (e.g. `GREGOR_ERR_KAFKA_STORAGE_ERROR`).
+ */
+int gregor_log_dirs_dir_err(const gregor_log_dirs *l, size_t b, size_t d);
+
+/**
+ * Broker `b`, directory `d`: the volume's size in bytes (-1 if not known).
+ */
+int64_t gregor_log_dirs_dir_total_bytes(const gregor_log_dirs *l, size_t b, size_t d);
+
+/**
+ * Broker `b`, directory `d`: the volume's usable bytes (-1 if not known).
+ */
+int64_t gregor_log_dirs_dir_usable_bytes(const gregor_log_dirs *l, size_t b, size_t d);
+
+/**
+ * Broker `b`, directory `d`: number of replicas in it.
+ */
+size_t gregor_log_dirs_replica_count(const gregor_log_dirs *l, size_t b, size_t d);
+
+/**
+ * Replica `r` of broker `b`'s directory `d`: its topic.
+ */
+const char *gregor_log_dirs_replica_topic(const gregor_log_dirs *l, size_t b, size_t d, size_t r);
+
+/**
+ * Replica `r`: its partition.
+ */
+int32_t gregor_log_dirs_replica_partition(const gregor_log_dirs *l, size_t b, size_t d, size_t r);
+
+/**
+ * Replica `r`: the size of its segments in bytes.
+ */
+int64_t gregor_log_dirs_replica_size(const gregor_log_dirs *l, size_t b, size_t d, size_t r);
+
+/**
+ * Replica `r`: its offset lag.
+ */
+int64_t gregor_log_dirs_replica_offset_lag(const gregor_log_dirs *l, size_t b, size_t d, size_t r);
+
+/**
+ * Replica `r`: 1 if it is a future replica being moved here.
+ */
+int gregor_log_dirs_replica_is_future(const gregor_log_dirs *l, size_t b, size_t d, size_t r);
+
+/**
+ * Frees log dirs. NULL is a no-op.
+ */
+void gregor_log_dirs_free(gregor_log_dirs *l);
+
+/**
+ * Elects leaders (`GREGOR_ELECTION_PREFERRED` or `_UNCLEAN`) for the
+ * partitions of `partitions` (offsets ignored; NULL: every partition that
+ * needs one). Honours the operation timeout. On success `*out` receives
+ * one result per partition (caller owns; free with
+ * `gregor_partition_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_elect_leaders(const gregor_admin *admin, int election_type, const gregor_tpl *partitions, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * A new, empty list. Caller owns it: free with `gregor_new_reassignments_free`.
+ */
+gregor_new_reassignments *gregor_new_reassignments_new(void);
+
+/**
+ * Moves `topic` [`partition`] to `replicas` (`count` broker ids), or with
+ * `replicas` NULL cancels its pending reassignment. Copies everything.
+ * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_new_reassignments_add(gregor_new_reassignments *r, const char *topic, int32_t partition, const int32_t *replicas, size_t count);
+
+/**
+ * Frees a reassignment list. NULL is a no-op.
+ */
+void gregor_new_reassignments_free(gregor_new_reassignments *r);
+
+/**
+ * Starts or cancels partition reassignments (to the controller). As
+ * `gregor_admin_elect_leaders` for the rest.
+ */
+int gregor_admin_alter_partition_reassignments(const gregor_admin *admin, const gregor_new_reassignments *reassignments, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Deletes the records before each entry's offset in `before` (-1: up to
+ * the high watermark), asking the leaders. Each result's offset is the new
+ * low watermark. As `gregor_admin_elect_leaders` for the rest.
+ */
+int gregor_admin_delete_records(const gregor_admin *admin, const gregor_tpl *before, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Looks up offsets: each entry's offset of `specs` is a spec
+ * (`GREGOR_OFFSET_SPEC_EARLIEST`, `_LATEST`, `_MAX_TIMESTAMP`, or a
+ * timestamp in ms). Non-zero `read_committed` makes latest the last stable
+ * offset. Each result has offset, timestamp and leader epoch. As
+ * `gregor_admin_elect_leaders` for the rest.
+ */
+int gregor_admin_list_offsets(const gregor_admin *admin, const gregor_tpl *specs, int read_committed, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * The active producers of the partitions of `partitions` (offsets
+ * ignored), asked of each leader, or of broker `broker_id` when it is >= 0.
+ * Read them with `gregor_partition_results_producer_count` / `_producer`.
+ * As `gregor_admin_elect_leaders` for the rest.
+ */
+int gregor_admin_describe_producers(const gregor_admin *admin, const gregor_tpl *partitions, int32_t broker_id, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of partitions (0 for NULL).
+ */
+size_t gregor_partition_results_count(const gregor_partition_results *r);
+
+/**
+ * Result `i`'s topic.
+ */
+const char *gregor_partition_results_topic(const gregor_partition_results *r, size_t i);
+
+/**
+ * Result `i`'s partition.
+ */
+int32_t gregor_partition_results_partition(const gregor_partition_results *r, size_t i);
+
+/**
+ * Result `i`'s error code (e.g. `GREGOR_ERR_ELECTION_NOT_NEEDED`).
+ */
+int gregor_partition_results_err(const gregor_partition_results *r, size_t i);
+
+/**
+ * Result `i`'s error text ("" on success).
+ */
+const char *gregor_partition_results_errstr(const gregor_partition_results *r, size_t i);
+
+/**
+ * Result `i`'s offset: the listed offset, or the low watermark after
+ * deleting records (-1 otherwise).
+ */
+int64_t gregor_partition_results_offset(const gregor_partition_results *r, size_t i);
+
+/**
+ * Result `i`'s timestamp (listed offsets; -1 if not known).
+ */
+int64_t gregor_partition_results_timestamp(const gregor_partition_results *r, size_t i);
+
+/**
+ * Result `i`'s leader epoch (listed offsets; -1 if not known).
+ */
+int32_t gregor_partition_results_leader_epoch(const gregor_partition_results *r, size_t i);
+
+/**
+ * Result `i`'s number of active producers (describe producers).
+ */
+size_t gregor_partition_results_producer_count(const gregor_partition_results *r, size_t i);
+
+/**
+ * Result `i`, producer `j`: writes its producer ID, epoch, last sequence
+ * (-1 none), last timestamp (-1), coordinator epoch (-1 none) and open
+ * transaction's first offset (-1 none) to the non-NULL out-parameters.
+ * Returns 0, or `GREGOR_ERR__INVALID_ARG` out of range.
+ */
+int gregor_partition_results_producer(const gregor_partition_results *r, size_t i, size_t j, int64_t *producer_id, int32_t *producer_epoch, int32_t *last_sequence, int64_t *last_timestamp, int32_t *coordinator_epoch, int64_t *current_transaction_start_offset);
+
+/**
+ * Frees partition results. NULL is a no-op.
+ */
+void gregor_partition_results_free(gregor_partition_results *r);
+
+/**
+ * The reassignments in progress for the partitions of `partitions`
+ * (offsets ignored; NULL: all). On success `*out` receives them (caller
+ * owns; free with `gregor_partition_reassignments_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_list_partition_reassignments(const gregor_admin *admin, const gregor_tpl *partitions, const gregor_admin_options *options, gregor_partition_reassignments **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of reassignments (0 for NULL).
+ */
+size_t gregor_partition_reassignments_count(const gregor_partition_reassignments *r);
+
+/**
+ * Reassignment `i`'s topic.
+ */
+const char *gregor_partition_reassignments_topic(const gregor_partition_reassignments *r, size_t i);
+
+/**
+ * Reassignment `i`'s partition.
+ */
+int32_t gregor_partition_reassignments_partition(const gregor_partition_reassignments *r, size_t i);
+
+/**
+ * Reassignment `i`: copies up to `max` current replicas into `out`,
+ * returns how many there are.
+ */
+size_t gregor_partition_reassignments_replicas(const gregor_partition_reassignments *r, size_t i, int32_t *out, size_t max);
+
+/**
+ * As `gregor_partition_reassignments_replicas`, for the replicas being added.
+ */
+size_t gregor_partition_reassignments_adding(const gregor_partition_reassignments *r, size_t i, int32_t *out, size_t max);
+
+/**
+ * As `gregor_partition_reassignments_replicas`, for the replicas being removed.
+ */
+size_t gregor_partition_reassignments_removing(const gregor_partition_reassignments *r, size_t i, int32_t *out, size_t max);
+
+/**
+ * Frees reassignments. NULL is a no-op.
+ */
+void gregor_partition_reassignments_free(gregor_partition_reassignments *r);
+
+/**
+ * A new filter; non-zero `strict` excludes entities with entity types the
+ * filter does not name. Caller owns it: free with `gregor_quota_filter_free`.
+ */
+gregor_quota_filter *gregor_quota_filter_new(int strict);
+
+/**
+ * Adds a component for `entity_type` ("user", "client-id", "ip"):
+ * `match_type` `GREGOR_QUOTA_MATCH_EXACT` (with `name`), `_DEFAULT` or
+ * `_ANY` (`name` ignored). Copies strings. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_quota_filter_add_component(gregor_quota_filter *f, const char *entity_type, int match_type, const char *name);
+
+/**
+ * Frees a filter. NULL is a no-op.
+ */
+void gregor_quota_filter_free(gregor_quota_filter *f);
+
+/**
+ * A new, empty alteration. Caller owns it: free with `gregor_quota_alteration_free`.
+ */
+gregor_quota_alteration *gregor_quota_alteration_new(void);
+
+/**
+ * Adds an entity part: `entity_type` and `name` (NULL: the type's default
+ * entity). Copies both. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_quota_alteration_add_entity(gregor_quota_alteration *a, const char *entity_type, const char *name);
+
+/**
+ * Sets quota `key` to `value`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_quota_alteration_set(gregor_quota_alteration *a, const char *key, double value);
+
+/**
+ * Removes quota `key`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_quota_alteration_remove(gregor_quota_alteration *a, const char *key);
+
+/**
+ * Frees an alteration. NULL is a no-op.
+ */
+void gregor_quota_alteration_free(gregor_quota_alteration *a);
+
+/**
+ * The quotas of the entities matching `filter` (borrowed). On success
+ * `*out` receives them (caller owns; free with
+ * `gregor_quota_entries_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_describe_client_quotas(const gregor_admin *admin, const gregor_quota_filter *filter, const gregor_admin_options *options, gregor_quota_entries **out, char *errstr, size_t errstr_size);
+
+/**
+ * Applies `count` alterations (borrowed handles). Honours validate-only.
+ * On success `*out` receives one entry per entity with its outcome (no
+ * values). Blocks. Thread-safe.
+ */
+int gregor_admin_alter_client_quotas(const gregor_admin *admin, const gregor_quota_alteration *const *alterations, size_t count, const gregor_admin_options *options, gregor_quota_entries **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of entities (0 for NULL).
+ */
+size_t gregor_quota_entries_count(const gregor_quota_entries *q);
+
+/**
+ * Entity `i`'s number of parts (sorted by entity type).
+ */
+size_t gregor_quota_entries_entity_part_count(const gregor_quota_entries *q, size_t i);
+
+/**
+ * Entity `i`, part `k`: its entity type.
+ */
+const char *gregor_quota_entries_entity_part_type(const gregor_quota_entries *q, size_t i, size_t k);
+
+/**
+ * Entity `i`, part `k`: its name (NULL for the default entity).
+ */
+const char *gregor_quota_entries_entity_part_name(const gregor_quota_entries *q, size_t i, size_t k);
+
+/**
+ * Entity `i`'s number of quota values.
+ */
+size_t gregor_quota_entries_value_count(const gregor_quota_entries *q, size_t i);
+
+/**
+ * Entity `i`, value `k`: its key (values are in key order).
+ */
+const char *gregor_quota_entries_value_key(const gregor_quota_entries *q, size_t i, size_t k);
+
+/**
+ * Entity `i`, value `k`: the value (NaN out of range).
+ */
+double gregor_quota_entries_value(const gregor_quota_entries *q, size_t i, size_t k);
+
+/**
+ * Entity `i`'s error code (alter).
+ */
+int gregor_quota_entries_err(const gregor_quota_entries *q, size_t i);
+
+/**
+ * Entity `i`'s error text ("" on success).
+ */
+const char *gregor_quota_entries_errstr(const gregor_quota_entries *q, size_t i);
+
+/**
+ * Frees quota entries. NULL is a no-op.
+ */
+void gregor_quota_entries_free(gregor_quota_entries *q);
+
+/**
+ * A new, empty list. Caller owns it: free with `gregor_scram_alterations_free`.
+ */
+gregor_scram_alterations *gregor_scram_alterations_new(void);
+
+/**
+ * Creates or replaces `user`'s credential for `mechanism`
+ * (`GREGOR_SCRAM_SHA_256` / `_512`) with `iterations` and `password`; the
+ * password is salted here (`salt_len` bytes at `salt`, or 32 random bytes
+ * when `salt` is NULL) and only the salted password is sent. Copies
+ * everything. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_scram_alterations_add_upsert(gregor_scram_alterations *a, const char *user, int mechanism, int32_t iterations, const char *password, const uint8_t *salt, size_t salt_len);
+
+/**
+ * Deletes `user`'s credential for `mechanism`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_scram_alterations_add_delete(gregor_scram_alterations *a, const char *user, int mechanism);
+
+/**
+ * Frees alterations. NULL is a no-op.
+ */
+void gregor_scram_alterations_free(gregor_scram_alterations *a);
+
+/**
+ * The SCRAM credentials of `count` users (`users`; 0: every user with
+ * credentials). On success `*out` receives one entry per user (caller
+ * owns; free with `gregor_scram_users_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_describe_user_scram_credentials(const gregor_admin *admin, const char *const *users, size_t count, const gregor_admin_options *options, gregor_scram_users **out, char *errstr, size_t errstr_size);
+
+/**
+ * Applies SCRAM changes (borrowed). On success `*out` receives one entry
+ * per distinct user with its outcome (no credentials). Blocks. Thread-safe.
+ */
+int gregor_admin_alter_user_scram_credentials(const gregor_admin *admin, const gregor_scram_alterations *alterations, const gregor_admin_options *options, gregor_scram_users **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of users (0 for NULL).
+ */
+size_t gregor_scram_users_count(const gregor_scram_users *u);
+
+/**
+ * User `i`'s name.
+ */
+const char *gregor_scram_users_name(const gregor_scram_users *u, size_t i);
+
+/**
+ * User `i`'s error code (e.g. `GREGOR_ERR_RESOURCE_NOT_FOUND`).
+ */
+int gregor_scram_users_err(const gregor_scram_users *u, size_t i);
+
+/**
+ * User `i`'s error text ("" on success).
+ */
+const char *gregor_scram_users_errstr(const gregor_scram_users *u, size_t i);
+
+/**
+ * User `i`'s number of credentials.
+ */
+size_t gregor_scram_users_credential_count(const gregor_scram_users *u, size_t i);
+
+/**
+ * User `i`, credential `k`: its mechanism (`GREGOR_SCRAM_SHA_*`).
+ */
+int gregor_scram_users_credential_mechanism(const gregor_scram_users *u, size_t i, size_t k);
+
+/**
+ * User `i`, credential `k`: its iteration count.
+ */
+int32_t gregor_scram_users_credential_iterations(const gregor_scram_users *u, size_t i, size_t k);
+
+/**
+ * Frees SCRAM users. NULL is a no-op.
+ */
+void gregor_scram_users_free(gregor_scram_users *u);
+
+/**
+ * Lists the transactions every broker coordinates, matching every filter
+ * given: `state_count` states, `producer_id_count` producer IDs, and a
+ * minimum running time `min_duration_ms` (-1: none; ListTransactions v1+).
+ * Each entry's coordinator is the broker that listed it. On success `*out`
+ * receives them (caller owns; free with `gregor_transactions_free`).
+ * Blocks. Thread-safe.
+ */
+int gregor_admin_list_transactions(const gregor_admin *admin, const char *const *states, size_t state_count, const int64_t *producer_ids, size_t producer_id_count, int64_t min_duration_ms, const gregor_admin_options *options, gregor_transactions **out, char *errstr, size_t errstr_size);
+
+/**
+ * Describes `count` transactional IDs at their coordinators. On success
+ * `*out` receives one entry per distinct ID (caller owns; free with
+ * `gregor_transactions_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_describe_transactions(const gregor_admin *admin, const char *const *transactional_ids, size_t count, const gregor_admin_options *options, gregor_transactions **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of entries (0 for NULL).
+ */
+size_t gregor_transactions_count(const gregor_transactions *t);
+
+/**
+ * Entry `i`'s transactional ID ("" for a broker that failed to list).
+ */
+const char *gregor_transactions_transactional_id(const gregor_transactions *t, size_t i);
+
+/**
+ * Entry `i`'s error code.
+ */
+int gregor_transactions_err(const gregor_transactions *t, size_t i);
+
+/**
+ * Entry `i`'s error text ("" on success).
+ */
+const char *gregor_transactions_errstr(const gregor_transactions *t, size_t i);
+
+/**
+ * Entry `i`'s state ("Ongoing", "PrepareCommit", …; "" if not known).
+ */
+const char *gregor_transactions_state(const gregor_transactions *t, size_t i);
+
+/**
+ * Entry `i`'s producer ID (-1 if not known).
+ */
+int64_t gregor_transactions_producer_id(const gregor_transactions *t, size_t i);
+
+/**
+ * Entry `i`'s producer epoch (described only; -1 otherwise).
+ */
+int32_t gregor_transactions_producer_epoch(const gregor_transactions *t, size_t i);
+
+/**
+ * Entry `i`'s coordinator broker id (-1 if not known).
+ */
+int32_t gregor_transactions_coordinator_id(const gregor_transactions *t, size_t i);
+
+/**
+ * Entry `i`'s transaction timeout in ms (described only; -1 otherwise).
+ */
+int32_t gregor_transactions_timeout_ms(const gregor_transactions *t, size_t i);
+
+/**
+ * Entry `i`'s start time in ms since the epoch (described only; -1 otherwise).
+ */
+int64_t gregor_transactions_start_time_ms(const gregor_transactions *t, size_t i);
+
+/**
+ * Entry `i`'s number of partitions in the transaction (described only).
+ */
+size_t gregor_transactions_partition_count(const gregor_transactions *t, size_t i);
+
+/**
+ * Entry `i`, partition `k`: its topic.
+ */
+const char *gregor_transactions_partition_topic(const gregor_transactions *t, size_t i, size_t k);
+
+/**
+ * Entry `i`, partition `k`: its index.
+ */
+int32_t gregor_transactions_partition(const gregor_transactions *t, size_t i, size_t k);
+
+/**
+ * Frees transactions. NULL is a no-op.
+ */
+void gregor_transactions_free(gregor_transactions *t);
 
 /**
  * gregor's version, e.g. "0.1.0". Static; never free it. Thread-safe.

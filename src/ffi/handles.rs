@@ -47,7 +47,7 @@ impl gregor_slice {
 
 /// Configuration properties (librdkafka's names). Not thread-safe.
 pub struct gregor_config {
-    inner: Config,
+    pub(crate) inner: Config,
 }
 
 /// Message headers for producing: an ordered list of (name, value or null).
@@ -67,7 +67,7 @@ pub struct gregor_consumer {
 
 /// A list of topic/partition/offset entries.
 pub struct gregor_tpl {
-    inner: Vec<TopicPartitionOffset>,
+    pub(crate) inner: Vec<TopicPartitionOffset>,
 }
 
 /// A consumed message or consumer event. Immutable; thread-safe to read.

@@ -16,9 +16,11 @@
 
 #![allow(non_camel_case_types)]
 
+pub mod admin;
 pub mod codes;
 mod guard;
 pub mod handles;
 
+pub use admin::*;
 pub use codes::*;
 pub use handles::*;
