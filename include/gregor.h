@@ -1368,7 +1368,7 @@ int gregor_admin_elect_leaders(const gregor_admin *admin, int election_type, con
 gregor_new_reassignments *gregor_new_reassignments_new(void);
 
 /**
- * Moves `topic` [`partition`] to `replicas` (`count` broker ids), or with
+ * Moves partition `partition` of `topic` to `replicas` (`count` broker ids), or with
  * `replicas` NULL cancels its pending reassignment. Copies everything.
  * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
  */

@@ -339,7 +339,13 @@ fn describe_and_incrementally_alter_topic_configs() {
 
     // only the keys asked for, with synonyms and documentation asked
     let only = a
-        .describe_configs(&[res.clone()], Some(&["retention.ms"]), true, true, &opts())
+        .describe_configs(
+            std::slice::from_ref(&res),
+            Some(&["retention.ms"]),
+            true,
+            true,
+            &opts(),
+        )
         .unwrap();
     let entries = only[0].result.as_ref().unwrap();
     assert_eq!(entries.len(), 1, "{entries:?}");
@@ -641,8 +647,12 @@ fn operations_the_broker_lacks_are_typed_unsupported_errors() {
     );
     unsupported(
         "elect leaders",
-        a.elect_leaders(ElectionType::PREFERRED, Some(&[tp.clone()]), &opts())
-            .unwrap_err(),
+        a.elect_leaders(
+            ElectionType::PREFERRED,
+            Some(std::slice::from_ref(&tp)),
+            &opts(),
+        )
+        .unwrap_err(),
         "ElectLeaders",
     );
     unsupported(

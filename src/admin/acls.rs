@@ -126,14 +126,16 @@ impl AdminClient {
         let c = self.start(opts);
         let (resp, v) = self.on_any(&c, |conn| {
             call(conn, c.deadline, |v| {
-                let mut req = dsa::DescribeAclsRequest::default();
-                req.resource_type_filter = filter.resource_type.0;
-                req.resource_name_filter = filter.resource_name.clone();
-                req.pattern_type_filter = filter_pattern(filter.pattern_type, v)?;
-                req.principal_filter = filter.principal.clone();
-                req.host_filter = filter.host.clone();
-                req.operation = filter.operation.0;
-                req.permission_type = filter.permission_type.0;
+                let req = dsa::DescribeAclsRequest {
+                    resource_type_filter: filter.resource_type.0,
+                    resource_name_filter: filter.resource_name.clone(),
+                    pattern_type_filter: filter_pattern(filter.pattern_type, v)?,
+                    principal_filter: filter.principal.clone(),
+                    host_filter: filter.host.clone(),
+                    operation: filter.operation.0,
+                    permission_type: filter.permission_type.0,
+                    ..Default::default()
+                };
                 Ok(req)
             })
         })?;
@@ -180,27 +182,31 @@ impl AdminClient {
         }
         let (resp, _) = self.on_any(&c, |conn| {
             call(conn, c.deadline, |v| {
-                let mut req = ca::CreateAclsRequest::default();
-                req.creations = bindings
-                    .iter()
-                    .map(|b| {
-                        if v < 1 && b.pattern_type != PatternType::LITERAL {
-                            return Err(unsupported(format!(
-                                "pattern type {} needs CreateAcls v1+ (the broker speaks v0)",
-                                b.pattern_type
-                            )));
-                        }
-                        let mut w = ca::AclCreation::default();
-                        w.resource_type = b.resource_type.0;
-                        w.resource_name = b.resource_name.clone();
-                        w.resource_pattern_type = b.pattern_type.0;
-                        w.principal = b.principal.clone();
-                        w.host = b.host.clone();
-                        w.operation = b.operation.0;
-                        w.permission_type = b.permission_type.0;
-                        Ok(w)
-                    })
-                    .collect::<Result<_>>()?;
+                let req = ca::CreateAclsRequest {
+                    creations: bindings
+                        .iter()
+                        .map(|b| {
+                            if v < 1 && b.pattern_type != PatternType::LITERAL {
+                                return Err(unsupported(format!(
+                                    "pattern type {} needs CreateAcls v1+ (the broker speaks v0)",
+                                    b.pattern_type
+                                )));
+                            }
+                            let w = ca::AclCreation {
+                                resource_type: b.resource_type.0,
+                                resource_name: b.resource_name.clone(),
+                                resource_pattern_type: b.pattern_type.0,
+                                principal: b.principal.clone(),
+                                host: b.host.clone(),
+                                operation: b.operation.0,
+                                permission_type: b.permission_type.0,
+                                ..Default::default()
+                            };
+                            Ok(w)
+                        })
+                        .collect::<Result<_>>()?,
+                    ..Default::default()
+                };
                 Ok(req)
             })
         })?;
@@ -230,21 +236,25 @@ impl AdminClient {
         }
         let (resp, v) = self.on_any(&c, |conn| {
             call(conn, c.deadline, |v| {
-                let mut req = da::DeleteAclsRequest::default();
-                req.filters = filters
-                    .iter()
-                    .map(|f| {
-                        let mut w = da::DeleteAclsFilter::default();
-                        w.resource_type_filter = f.resource_type.0;
-                        w.resource_name_filter = f.resource_name.clone();
-                        w.pattern_type_filter = filter_pattern(f.pattern_type, v)?;
-                        w.principal_filter = f.principal.clone();
-                        w.host_filter = f.host.clone();
-                        w.operation = f.operation.0;
-                        w.permission_type = f.permission_type.0;
-                        Ok(w)
-                    })
-                    .collect::<Result<_>>()?;
+                let req = da::DeleteAclsRequest {
+                    filters: filters
+                        .iter()
+                        .map(|f| {
+                            let w = da::DeleteAclsFilter {
+                                resource_type_filter: f.resource_type.0,
+                                resource_name_filter: f.resource_name.clone(),
+                                pattern_type_filter: filter_pattern(f.pattern_type, v)?,
+                                principal_filter: f.principal.clone(),
+                                host_filter: f.host.clone(),
+                                operation: f.operation.0,
+                                permission_type: f.permission_type.0,
+                                ..Default::default()
+                            };
+                            Ok(w)
+                        })
+                        .collect::<Result<_>>()?,
+                    ..Default::default()
+                };
                 Ok(req)
             })
         })?;

@@ -624,7 +624,7 @@ fn execute(p: &Parsed) -> Result<Report, Failure> {
         }
         "alter-configs" | "incremental-alter-configs" => {
             let incremental = p.cmd == "incremental-alter-configs";
-            let mut legacy: Vec<(ConfigResource, Vec<(String, Option<String>)>)> = Vec::new();
+            let mut legacy: Vec<(ConfigResource, ConfigSet)> = Vec::new();
             let mut incr: Vec<(ConfigResource, Vec<AlterConfigOp>)> = Vec::new();
             for (opt, v) in &p.items {
                 let res = match opt.as_str() {

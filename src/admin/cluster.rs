@@ -121,8 +121,10 @@ impl AdminClient {
             let apis = conn.apis(c.deadline)?;
             if apis.pick_for::<dcl::DescribeClusterRequest>().is_some() {
                 let (r, _) = call(conn, c.deadline, |_| {
-                    let mut req = dcl::DescribeClusterRequest::default();
-                    req.include_cluster_authorized_operations = include_authorized_operations;
+                    let req = dcl::DescribeClusterRequest {
+                        include_cluster_authorized_operations: include_authorized_operations,
+                        ..Default::default()
+                    };
                     Ok(req)
                 })?;
                 check(r.error_code, r.error_message.as_deref(), "describe cluster")?;
@@ -152,10 +154,12 @@ impl AdminClient {
                         conn.name()
                     )));
                 }
-                let mut req = md::MetadataRequest::default();
-                req.topics = Some(Vec::new());
-                req.allow_auto_topic_creation = v < 4;
-                req.include_cluster_authorized_operations = include_authorized_operations;
+                let req = md::MetadataRequest {
+                    topics: Some(Vec::new()),
+                    allow_auto_topic_creation: v < 4,
+                    include_cluster_authorized_operations: include_authorized_operations,
+                    ..Default::default()
+                };
                 Ok(req)
             })?;
             let mut brokers: Vec<BrokerInfo> = r
@@ -199,8 +203,10 @@ impl AdminClient {
             .map(|&id| {
                 self.broker(&c, id).and_then(|conn| {
                     send(&conn, c.deadline, |_| {
-                        let mut req = dld::DescribeLogDirsRequest::default();
-                        req.topics = None;
+                        let req = dld::DescribeLogDirsRequest {
+                            topics: None,
+                            ..Default::default()
+                        };
                         Ok(req)
                     })
                 })
@@ -266,20 +272,21 @@ impl AdminClient {
         let key = [partitions];
         let mut r = self.to_controller(&c, &key, |conn, keys| {
             let (resp, v) = call(conn, c.deadline, |_| {
-                let mut req = el::ElectLeadersRequest::default();
-                req.election_type = election_type.0;
-                req.timeout_ms = c.op_timeout_ms;
-                req.topic_partitions = keys[0].as_ref().map(|ps| {
-                    by_topic(ps)
-                        .into_iter()
-                        .map(|(t, p)| {
-                            let mut w = el::TopicPartitions::default();
-                            w.topic = t;
-                            w.partitions = p;
-                            w
-                        })
-                        .collect()
-                });
+                let req = el::ElectLeadersRequest {
+                    election_type: election_type.0,
+                    timeout_ms: c.op_timeout_ms,
+                    topic_partitions: keys[0].as_ref().map(|ps| {
+                        by_topic(ps)
+                            .into_iter()
+                            .map(|(t, p)| el::TopicPartitions {
+                                topic: t,
+                                partitions: p,
+                                ..Default::default()
+                            })
+                            .collect()
+                    }),
+                    ..Default::default()
+                };
                 Ok(req)
             })?;
             if v >= 1 && resp.error_code != 0 {
@@ -335,19 +342,25 @@ impl AdminClient {
         let items = last_wins(reassignments, |r| r.0.clone());
         let results = self.to_controller(&c, &items, |conn, batch| {
             let (resp, _) = call(conn, c.deadline, |_| {
-                let mut req = apr::AlterPartitionReassignmentsRequest::default();
-                req.timeout_ms = c.op_timeout_ms;
+                let mut req = apr::AlterPartitionReassignmentsRequest {
+                    timeout_ms: c.op_timeout_ms,
+                    ..Default::default()
+                };
                 let mut topics: Vec<apr::ReassignableTopic> = Vec::new();
                 for (tp, target) in batch {
-                    let mut p = apr::ReassignablePartition::default();
-                    p.partition_index = tp.partition;
-                    p.replicas = target.clone();
+                    let p = apr::ReassignablePartition {
+                        partition_index: tp.partition,
+                        replicas: target.clone(),
+                        ..Default::default()
+                    };
                     match topics.iter_mut().find(|t| t.name == tp.topic) {
                         Some(t) => t.partitions.push(p),
                         None => {
-                            let mut t = apr::ReassignableTopic::default();
-                            t.name = tp.topic.clone();
-                            t.partitions = vec![p];
+                            let t = apr::ReassignableTopic {
+                                name: tp.topic.clone(),
+                                partitions: vec![p],
+                                ..Default::default()
+                            };
                             topics.push(t);
                         }
                     }
@@ -400,19 +413,20 @@ impl AdminClient {
         let key = [partitions.map(|p| last_wins(p, Clone::clone))];
         let mut r = self.to_controller(&c, &key, |conn, keys| {
             let (resp, _) = call(conn, c.deadline, |_| {
-                let mut req = lpr::ListPartitionReassignmentsRequest::default();
-                req.timeout_ms = c.op_timeout_ms;
-                req.topics = keys[0].as_ref().map(|ps| {
-                    by_topic(ps)
-                        .into_iter()
-                        .map(|(t, p)| {
-                            let mut w = lpr::ListPartitionReassignmentsTopics::default();
-                            w.name = t;
-                            w.partition_indexes = p;
-                            w
-                        })
-                        .collect()
-                });
+                let req = lpr::ListPartitionReassignmentsRequest {
+                    timeout_ms: c.op_timeout_ms,
+                    topics: keys[0].as_ref().map(|ps| {
+                        by_topic(ps)
+                            .into_iter()
+                            .map(|(t, p)| lpr::ListPartitionReassignmentsTopics {
+                                name: t,
+                                partition_indexes: p,
+                                ..Default::default()
+                            })
+                            .collect()
+                    }),
+                    ..Default::default()
+                };
                 Ok(req)
             })?;
             if resp.error_code != 0 {

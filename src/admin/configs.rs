@@ -64,6 +64,10 @@ impl std::fmt::Display for ConfigResource {
     }
 }
 
+/// A resource's whole set of configs for the legacy AlterConfigs: (name,
+/// value or null), in order.
+pub type ConfigSet = Vec<(String, Option<String>)>;
+
 /// One synonym of a config: another name for it, in precedence order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigSynonym {
@@ -244,20 +248,24 @@ impl AdminClient {
             &c,
             resources,
             |idx, v| {
-                let mut req = dc::DescribeConfigsRequest::default();
-                req.resources = idx
-                    .iter()
-                    .map(|&i| {
-                        let mut r = dc::DescribeConfigsResource::default();
-                        r.resource_type = resources[i].resource_type.0;
-                        r.resource_name = resources[i].name.clone();
-                        r.configuration_keys =
-                            keys.map(|ks| ks.iter().map(|k| (*k).to_string()).collect());
-                        r
-                    })
-                    .collect();
-                req.include_synonyms = include_synonyms && v >= 1;
-                req.include_documentation = include_documentation && v >= 3;
+                let req = dc::DescribeConfigsRequest {
+                    resources: idx
+                        .iter()
+                        .map(|&i| {
+                            let mut r = dc::DescribeConfigsResource {
+                                resource_type: resources[i].resource_type.0,
+                                resource_name: resources[i].name.clone(),
+                                ..Default::default()
+                            };
+                            r.configuration_keys =
+                                keys.map(|ks| ks.iter().map(|k| (*k).to_string()).collect());
+                            r
+                        })
+                        .collect(),
+                    include_synonyms: include_synonyms && v >= 1,
+                    include_documentation: include_documentation && v >= 3,
+                    ..Default::default()
+                };
                 Ok(req)
             },
             |resp, idx, v| {
@@ -295,7 +303,7 @@ impl AdminClient {
     /// As [`AdminClient::describe_configs`].
     pub fn alter_configs(
         &self,
-        alterations: &[(ConfigResource, Vec<(String, Option<String>)>)],
+        alterations: &[(ConfigResource, ConfigSet)],
         opts: &AdminOptions,
     ) -> Result<Vec<ConfigResourceResult<()>>> {
         let c = self.start(opts);
@@ -305,27 +313,29 @@ impl AdminClient {
             &c,
             &resources,
             |idx, _| {
-                let mut req = ac::AlterConfigsRequest::default();
-                req.validate_only = c.validate_only;
-                req.resources = idx
-                    .iter()
-                    .map(|&i| {
-                        let (res, configs) = &alterations[i];
-                        let mut r = ac::AlterConfigsResource::default();
-                        r.resource_type = res.resource_type.0;
-                        r.resource_name = res.name.clone();
-                        r.configs = configs
-                            .iter()
-                            .map(|(k, v)| {
-                                let mut e = ac::AlterableConfig::default();
-                                e.name = k.clone();
-                                e.value = v.clone();
-                                e
-                            })
-                            .collect();
-                        r
-                    })
-                    .collect();
+                let req = ac::AlterConfigsRequest {
+                    validate_only: c.validate_only,
+                    resources: idx
+                        .iter()
+                        .map(|&i| {
+                            let (res, configs) = &alterations[i];
+                            ac::AlterConfigsResource {
+                                resource_type: res.resource_type.0,
+                                resource_name: res.name.clone(),
+                                configs: configs
+                                    .iter()
+                                    .map(|(k, v)| ac::AlterableConfig {
+                                        name: k.clone(),
+                                        value: v.clone(),
+                                        ..Default::default()
+                                    })
+                                    .collect(),
+                                ..Default::default()
+                            }
+                        })
+                        .collect(),
+                    ..Default::default()
+                };
                 Ok(req)
             },
             |resp, idx, _| {
@@ -365,28 +375,30 @@ impl AdminClient {
             &c,
             &resources,
             |idx, _| {
-                let mut req = iac::IncrementalAlterConfigsRequest::default();
-                req.validate_only = c.validate_only;
-                req.resources = idx
-                    .iter()
-                    .map(|&i| {
-                        let (res, ops) = &alterations[i];
-                        let mut r = iac::AlterConfigsResource::default();
-                        r.resource_type = res.resource_type.0;
-                        r.resource_name = res.name.clone();
-                        r.configs = ops
-                            .iter()
-                            .map(|o| {
-                                let mut e = iac::AlterableConfig::default();
-                                e.name = o.name.clone();
-                                e.config_operation = o.op.0;
-                                e.value = o.value.clone();
-                                e
-                            })
-                            .collect();
-                        r
-                    })
-                    .collect();
+                let req = iac::IncrementalAlterConfigsRequest {
+                    validate_only: c.validate_only,
+                    resources: idx
+                        .iter()
+                        .map(|&i| {
+                            let (res, ops) = &alterations[i];
+                            iac::AlterConfigsResource {
+                                resource_type: res.resource_type.0,
+                                resource_name: res.name.clone(),
+                                configs: ops
+                                    .iter()
+                                    .map(|o| iac::AlterableConfig {
+                                        name: o.name.clone(),
+                                        config_operation: o.op.0,
+                                        value: o.value.clone(),
+                                        ..Default::default()
+                                    })
+                                    .collect(),
+                                ..Default::default()
+                            }
+                        })
+                        .collect(),
+                    ..Default::default()
+                };
                 Ok(req)
             },
             |resp, idx, _| {

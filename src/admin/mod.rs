@@ -49,7 +49,7 @@ pub use cluster::{
     BrokerLogDirs, ClusterDescription, LogDirDescription, PartitionReassignment, ReplicaInfo,
 };
 pub use configs::{
-    AlterConfigOp, ConfigEntry, ConfigResource, ConfigResourceResult, ConfigSynonym,
+    AlterConfigOp, ConfigEntry, ConfigResource, ConfigResourceResult, ConfigSet, ConfigSynonym,
 };
 pub use quotas::{QuotaAlteration, QuotaEntity, QuotaEntry, QuotaFilterComponent, QuotaMatch};
 pub use records::{ListOffsetsInfo, OffsetSpec};

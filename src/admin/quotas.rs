@@ -101,23 +101,27 @@ impl AdminClient {
         let c = self.start(opts);
         let (resp, _) = self.on_any(&c, |conn| {
             call(conn, c.deadline, |_| {
-                let mut req = dcq::DescribeClientQuotasRequest::default();
-                req.strict = strict;
-                req.components = components
-                    .iter()
-                    .map(|f| {
-                        let mut w = dcq::ComponentData::default();
-                        w.entity_type = f.entity_type.clone();
-                        let (t, m) = match &f.matching {
-                            QuotaMatch::Exact(n) => (0, Some(n.clone())),
-                            QuotaMatch::Default => (1, None),
-                            QuotaMatch::Any => (2, None),
-                        };
-                        w.match_type = t;
-                        w.r#match = m;
-                        w
-                    })
-                    .collect();
+                let req = dcq::DescribeClientQuotasRequest {
+                    strict,
+                    components: components
+                        .iter()
+                        .map(|f| {
+                            let mut w = dcq::ComponentData {
+                                entity_type: f.entity_type.clone(),
+                                ..Default::default()
+                            };
+                            let (t, m) = match &f.matching {
+                                QuotaMatch::Exact(n) => (0, Some(n.clone())),
+                                QuotaMatch::Default => (1, None),
+                                QuotaMatch::Any => (2, None),
+                            };
+                            w.match_type = t;
+                            w.r#match = m;
+                            w
+                        })
+                        .collect(),
+                    ..Default::default()
+                };
                 Ok(req)
             })
         })?;
@@ -169,37 +173,36 @@ impl AdminClient {
         }
         let (resp, _) = self.on_any(&c, |conn| {
             call(conn, c.deadline, |_| {
-                let mut req = acq::AlterClientQuotasRequest::default();
-                req.validate_only = c.validate_only;
-                req.entries = items
-                    .iter()
-                    .map(|a| {
-                        let mut e = acq::EntryData::default();
-                        e.entity = a
-                            .entity
-                            .0
-                            .iter()
-                            .map(|(t, n)| {
-                                let mut p = acq::EntityData::default();
-                                p.entity_type = t.clone();
-                                p.entity_name = n.clone();
-                                p
-                            })
-                            .collect();
-                        e.ops = a
-                            .ops
-                            .iter()
-                            .map(|(k, v)| {
-                                let mut o = acq::OpData::default();
-                                o.key = k.clone();
-                                o.value = v.unwrap_or(0.0);
-                                o.remove = v.is_none();
-                                o
-                            })
-                            .collect();
-                        e
-                    })
-                    .collect();
+                let req = acq::AlterClientQuotasRequest {
+                    validate_only: c.validate_only,
+                    entries: items
+                        .iter()
+                        .map(|a| acq::EntryData {
+                            entity: a
+                                .entity
+                                .0
+                                .iter()
+                                .map(|(t, n)| acq::EntityData {
+                                    entity_type: t.clone(),
+                                    entity_name: n.clone(),
+                                    ..Default::default()
+                                })
+                                .collect(),
+                            ops: a
+                                .ops
+                                .iter()
+                                .map(|(k, v)| acq::OpData {
+                                    key: k.clone(),
+                                    value: v.unwrap_or(0.0),
+                                    remove: v.is_none(),
+                                    ..Default::default()
+                                })
+                                .collect(),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                };
                 Ok(req)
             })
         })?;

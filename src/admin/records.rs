@@ -95,18 +95,24 @@ impl AdminClient {
             &parts,
             None,
             |tps, _| {
-                let mut req = dr::DeleteRecordsRequest::default();
-                req.timeout_ms = c.op_timeout_ms;
+                let mut req = dr::DeleteRecordsRequest {
+                    timeout_ms: c.op_timeout_ms,
+                    ..Default::default()
+                };
                 for tp in tps {
-                    let mut p = dr::DeleteRecordsPartition::default();
-                    p.partition_index = tp.partition;
-                    p.offset = offsets[tp];
+                    let p = dr::DeleteRecordsPartition {
+                        partition_index: tp.partition,
+                        offset: offsets[tp],
+                        ..Default::default()
+                    };
                     match req.topics.iter_mut().find(|t| t.name == tp.topic) {
                         Some(t) => t.partitions.push(p),
                         None => {
-                            let mut t = dr::DeleteRecordsTopic::default();
-                            t.name = tp.topic.clone();
-                            t.partitions = vec![p];
+                            let t = dr::DeleteRecordsTopic {
+                                name: tp.topic.clone(),
+                                partitions: vec![p],
+                                ..Default::default()
+                            };
                             req.topics.push(t);
                         }
                     }
@@ -161,8 +167,10 @@ impl AdminClient {
             &parts,
             None,
             |tps, v| {
-                let mut req = lo::ListOffsetsRequest::default();
-                req.replica_id = -1;
+                let mut req = lo::ListOffsetsRequest {
+                    replica_id: -1,
+                    ..Default::default()
+                };
                 if read_committed {
                     if v < 2 {
                         return Err(unsupported(format!(
@@ -176,15 +184,19 @@ impl AdminClient {
                     if v < spec.min_version() {
                         continue; // answered as unsupported by the splitter
                     }
-                    let mut p = lo::ListOffsetsPartition::default();
-                    p.partition_index = tp.partition;
-                    p.timestamp = spec.wire();
+                    let p = lo::ListOffsetsPartition {
+                        partition_index: tp.partition,
+                        timestamp: spec.wire(),
+                        ..Default::default()
+                    };
                     match req.topics.iter_mut().find(|t| t.name == tp.topic) {
                         Some(t) => t.partitions.push(p),
                         None => {
-                            let mut t = lo::ListOffsetsTopic::default();
-                            t.name = tp.topic.clone();
-                            t.partitions = vec![p];
+                            let t = lo::ListOffsetsTopic {
+                                name: tp.topic.clone(),
+                                partitions: vec![p],
+                                ..Default::default()
+                            };
                             req.topics.push(t);
                         }
                     }

@@ -143,16 +143,17 @@ impl AdminClient {
         let c = self.start(opts);
         let (resp, _) = self.on_any(&c, |conn| {
             call(conn, c.deadline, |_| {
-                let mut req = duc::DescribeUserScramCredentialsRequest::default();
-                req.users = users.map(|us| {
-                    us.iter()
-                        .map(|u| {
-                            let mut n = duc::UserName::default();
-                            n.name = (*u).to_string();
-                            n
-                        })
-                        .collect()
-                });
+                let req = duc::DescribeUserScramCredentialsRequest {
+                    users: users.map(|us| {
+                        us.iter()
+                            .map(|u| duc::UserName {
+                                name: (*u).to_string(),
+                                ..Default::default()
+                            })
+                            .collect()
+                    }),
+                    ..Default::default()
+                };
                 Ok(req)
             })
         })?;
@@ -226,9 +227,11 @@ impl AdminClient {
             }
             match a {
                 UserScramAlteration::Delete { user, mechanism } => {
-                    let mut d = auc::ScramCredentialDeletion::default();
-                    d.name = user.clone();
-                    d.mechanism = mechanism.0;
+                    let d = auc::ScramCredentialDeletion {
+                        name: user.clone(),
+                        mechanism: mechanism.0,
+                        ..Default::default()
+                    };
                     req.deletions.push(d);
                 }
                 UserScramAlteration::Upsert {
@@ -244,12 +247,14 @@ impl AdminClient {
                     };
                     let salted =
                         salted_password(*mechanism, password.as_bytes(), &salt, *iterations)?;
-                    let mut u = auc::ScramCredentialUpsertion::default();
-                    u.name = user.clone();
-                    u.mechanism = mechanism.0;
-                    u.iterations = *iterations;
-                    u.salt = Bytes::from(salt);
-                    u.salted_password = Bytes::from(salted);
+                    let u = auc::ScramCredentialUpsertion {
+                        name: user.clone(),
+                        mechanism: mechanism.0,
+                        iterations: *iterations,
+                        salt: Bytes::from(salt),
+                        salted_password: Bytes::from(salted),
+                        ..Default::default()
+                    };
                     req.upsertions.push(u);
                 }
             }

@@ -68,8 +68,10 @@ impl NewTopic {
         if self.name.is_empty() {
             return Err(Error::invalid_arg("topic name is empty"));
         }
-        let mut t = ct::CreatableTopic::default();
-        t.name = self.name.clone();
+        let mut t = ct::CreatableTopic {
+            name: self.name.clone(),
+            ..Default::default()
+        };
         if self.replica_assignment.is_empty() {
             if self.num_partitions == 0 || self.num_partitions < -1 {
                 return Err(Error::invalid_arg(format!(
@@ -99,22 +101,20 @@ impl NewTopic {
             t.assignments = self
                 .replica_assignment
                 .iter()
-                .map(|(p, brokers)| {
-                    let mut a = ct::CreatableReplicaAssignment::default();
-                    a.partition_index = *p;
-                    a.broker_ids = brokers.clone();
-                    a
+                .map(|(p, brokers)| ct::CreatableReplicaAssignment {
+                    partition_index: *p,
+                    broker_ids: brokers.clone(),
+                    ..Default::default()
                 })
                 .collect();
         }
         t.configs = self
             .configs
             .iter()
-            .map(|(k, v)| {
-                let mut c = ct::CreatableTopicConfig::default();
-                c.name = k.clone();
-                c.value = Some(v.clone());
-                c
+            .map(|(k, v)| ct::CreatableTopicConfig {
+                name: k.clone(),
+                value: Some(v.clone()),
+                ..Default::default()
             })
             .collect();
         Ok(t)
@@ -246,10 +246,12 @@ impl AdminClient {
         let topics = last_wins(topics, |t| t.name.clone());
         let results = self.to_controller(&c, &topics, |conn, batch| {
             let (resp, _) = call(conn, c.deadline, |v| {
-                let mut req = ct::CreateTopicsRequest::default();
-                req.topics = batch.iter().map(|t| t.to_wire(v)).collect::<Result<_>>()?;
-                req.timeout_ms = c.op_timeout_ms;
-                req.validate_only = c.validate_only;
+                let req = ct::CreateTopicsRequest {
+                    topics: batch.iter().map(|t| t.to_wire(v)).collect::<Result<_>>()?,
+                    timeout_ms: c.op_timeout_ms,
+                    validate_only: c.validate_only,
+                    ..Default::default()
+                };
                 Ok(req)
             })?;
             let mut by: BTreeMap<String, ct::CreatableTopicResult> = resp
@@ -319,15 +321,16 @@ impl AdminClient {
         }
         let results = self.to_controller(&c, &names, |conn, batch| {
             let (resp, _) = call(conn, c.deadline, |v| {
-                let mut req = dt::DeleteTopicsRequest::default();
-                req.timeout_ms = c.op_timeout_ms;
+                let mut req = dt::DeleteTopicsRequest {
+                    timeout_ms: c.op_timeout_ms,
+                    ..Default::default()
+                };
                 if v >= 6 {
                     req.topics = batch
                         .iter()
-                        .map(|n| {
-                            let mut s = dt::DeleteTopicState::default();
-                            s.name = Some(n.clone());
-                            s
+                        .map(|n| dt::DeleteTopicState {
+                            name: Some(n.clone()),
+                            ..Default::default()
                         })
                         .collect();
                 } else {
@@ -390,16 +393,17 @@ impl AdminClient {
                         conn.name()
                     )));
                 }
-                let mut req = dt::DeleteTopicsRequest::default();
-                req.timeout_ms = c.op_timeout_ms;
-                req.topics = batch
-                    .iter()
-                    .map(|id| {
-                        let mut s = dt::DeleteTopicState::default();
-                        s.topic_id = *id;
-                        s
-                    })
-                    .collect();
+                let req = dt::DeleteTopicsRequest {
+                    timeout_ms: c.op_timeout_ms,
+                    topics: batch
+                        .iter()
+                        .map(|id| dt::DeleteTopicState {
+                            topic_id: *id,
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                };
                 Ok(req)
             })?;
             let mut by: BTreeMap<Uuid, dt::DeletableTopicResult> = resp
@@ -456,27 +460,27 @@ impl AdminClient {
         }
         let results = self.to_controller(&c, &topics, |conn, batch| {
             let (resp, _) = call(conn, c.deadline, |_| {
-                let mut req = cp::CreatePartitionsRequest::default();
-                req.timeout_ms = c.op_timeout_ms;
-                req.validate_only = c.validate_only;
-                req.topics = batch
-                    .iter()
-                    .map(|t| {
-                        let mut w = cp::CreatePartitionsTopic::default();
-                        w.name = t.topic.clone();
-                        w.count = t.total_count;
-                        w.assignments = t.assignments.as_ref().map(|a| {
-                            a.iter()
-                                .map(|b| {
-                                    let mut x = cp::CreatePartitionsAssignment::default();
-                                    x.broker_ids = b.clone();
-                                    x
-                                })
-                                .collect()
-                        });
-                        w
-                    })
-                    .collect();
+                let req = cp::CreatePartitionsRequest {
+                    timeout_ms: c.op_timeout_ms,
+                    validate_only: c.validate_only,
+                    topics: batch
+                        .iter()
+                        .map(|t| cp::CreatePartitionsTopic {
+                            name: t.topic.clone(),
+                            count: t.total_count,
+                            assignments: t.assignments.as_ref().map(|a| {
+                                a.iter()
+                                    .map(|b| cp::CreatePartitionsAssignment {
+                                        broker_ids: b.clone(),
+                                        ..Default::default()
+                                    })
+                                    .collect()
+                            }),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                };
                 Ok(req)
             })?;
             let mut by: BTreeMap<String, cp::CreatePartitionsTopicResult> = resp
@@ -527,10 +531,9 @@ impl AdminClient {
             .collect();
         let wanted: Vec<md::MetadataRequestTopic> = names
             .iter()
-            .map(|n| {
-                let mut t = md::MetadataRequestTopic::default();
-                t.name = Some(n.clone());
-                t
+            .map(|n| md::MetadataRequestTopic {
+                name: Some(n.clone()),
+                ..Default::default()
             })
             .collect();
         let resp = self.metadata_for(&c, wanted, include_authorized_operations, 0)?;
@@ -572,11 +575,10 @@ impl AdminClient {
         let ids = last_wins(ids, |id| *id);
         let wanted: Vec<md::MetadataRequestTopic> = ids
             .iter()
-            .map(|id| {
-                let mut t = md::MetadataRequestTopic::default();
-                t.topic_id = *id;
-                t.name = None;
-                t
+            .map(|id| md::MetadataRequestTopic {
+                topic_id: *id,
+                name: None,
+                ..Default::default()
             })
             .collect();
         let resp = self.metadata_for(&c, wanted, include_authorized_operations, 10)?;
@@ -588,9 +590,9 @@ impl AdminClient {
                 let what = format!("topic ID {}", id.to_kafka_string());
                 let result = match by.remove(&id) {
                     None => Err(Error::kafka(KafkaCode::UNKNOWN_TOPIC_ID, what)),
-                    Some(t) => check(t.error_code, None, &what).and_then(|()| {
+                    Some(t) => check(t.error_code, None, &what).map(|()| {
                         let name = t.name.clone().unwrap_or_default();
-                        Ok(describe_of(t, name))
+                        describe_of(t, name)
                     }),
                 };
                 TopicResult {
@@ -625,10 +627,12 @@ impl AdminClient {
                         conn.name()
                     )));
                 }
-                let mut req = md::MetadataRequest::default();
-                req.topics = Some(topics.clone());
-                req.allow_auto_topic_creation = v < 4;
-                req.include_topic_authorized_operations = authorized_operations;
+                let req = md::MetadataRequest {
+                    topics: Some(topics.clone()),
+                    allow_auto_topic_creation: v < 4,
+                    include_topic_authorized_operations: authorized_operations,
+                    ..Default::default()
+                };
                 Ok(req)
             })
             .map(|(r, _)| r)

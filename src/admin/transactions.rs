@@ -99,9 +99,11 @@ impl AdminClient {
                     match req.topics.iter_mut().find(|t| t.name == tp.topic) {
                         Some(t) => t.partition_indexes.push(tp.partition),
                         None => {
-                            let mut t = dp::TopicRequest::default();
-                            t.name = tp.topic.clone();
-                            t.partition_indexes = vec![tp.partition];
+                            let t = dp::TopicRequest {
+                                name: tp.topic.clone(),
+                                partition_indexes: vec![tp.partition],
+                                ..Default::default()
+                            };
                             req.topics.push(t);
                         }
                     }
@@ -166,10 +168,12 @@ impl AdminClient {
             .map(|&id| {
                 self.broker(&c, id).and_then(|conn| {
                     send(&conn, c.deadline, |_| {
-                        let mut req = ltx::ListTransactionsRequest::default();
-                        req.state_filters = states.iter().map(|s| (*s).to_string()).collect();
-                        req.producer_id_filters = producer_ids.to_vec();
-                        req.duration_filter = min_duration_ms.unwrap_or(-1);
+                        let req = ltx::ListTransactionsRequest {
+                            state_filters: states.iter().map(|s| (*s).to_string()).collect(),
+                            producer_id_filters: producer_ids.to_vec(),
+                            duration_filter: min_duration_ms.unwrap_or(-1),
+                            ..Default::default()
+                        };
                         Ok(req)
                     })
                 })
@@ -236,8 +240,10 @@ impl AdminClient {
                 loop {
                     let (coordinator_id, conn) = self.coordinator(&c, 1, id)?;
                     let (resp, _) = call(&conn, c.deadline, |_| {
-                        let mut req = dtx::DescribeTransactionsRequest::default();
-                        req.transactional_ids = vec![id.clone()];
+                        let req = dtx::DescribeTransactionsRequest {
+                            transactional_ids: vec![id.clone()],
+                            ..Default::default()
+                        };
                         Ok(req)
                     })?;
                     let t = resp

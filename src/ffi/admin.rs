@@ -983,7 +983,7 @@ pub extern "C" fn gregor_topic_descriptions_free(d: *mut gregor_topic_descriptio
 /// A config resource, with the changes to make to it (for the alter calls).
 pub struct gregor_config_resource {
     resource: ConfigResource,
-    legacy: Vec<(String, Option<String>)>,
+    legacy: ConfigSet,
     ops: Vec<AlterConfigOp>,
 }
 
@@ -2272,7 +2272,7 @@ pub extern "C" fn gregor_new_reassignments_new() -> *mut gregor_new_reassignment
     })
 }
 
-/// Moves `topic` [`partition`] to `replicas` (`count` broker ids), or with
+/// Moves partition `partition` of `topic` to `replicas` (`count` broker ids), or with
 /// `replicas` NULL cancels its pending reassignment. Copies everything.
 /// Returns 0 or `GREGOR_ERR__INVALID_ARG`.
 #[no_mangle]
