@@ -1003,3 +1003,28 @@ fn describe_topics_with_authorized_operations() {
     );
     done(&m);
 }
+
+#[test]
+fn a_malformed_response_is_a_typed_error_not_a_panic() {
+    let m = Mock::new(1, &[(37, 0, 3), (35, 0, 4)]);
+    let (k, v, hex) = CREATE_PARTITIONS_V3_FIRST;
+    let cut: &'static str = Box::leak(hex[..hex.len() - 6].to_string().into_boxed_str());
+    m.step((k, v, cut), any);
+    let e = m
+        .admin()
+        .create_partitions(&[NewPartitions::increase_to("a", 3)], &opts())
+        .unwrap_err();
+    assert_eq!(e.code(), local::BAD_MSG, "{e}");
+    assert!(
+        e.to_string().contains("CreatePartitions"),
+        "names the API: {e}"
+    );
+
+    // per broker: one broker's garbage does not lose the others' answers
+    let m = Mock::new(2, &[(35, 0, 4)]);
+    m.step(DESCRIBE_LOG_DIRS_V4_BROKER1, on(1));
+    m.step((35, 4, "00"), on(2));
+    let r = m.admin().describe_log_dirs(None, &opts()).unwrap();
+    assert!(r[0].result.is_ok());
+    assert_eq!(err(&r[1].result).code(), local::BAD_MSG);
+}

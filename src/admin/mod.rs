@@ -560,14 +560,26 @@ impl AdminClient {
 }
 
 /// Per-entity results of a call whose entities went to several brokers: if
-/// every one failed locally (nothing reached, an API no broker speaks), the
-/// call as a whole failed with the first such error; broker errors stay per
-/// entity.
+/// every one failed for a reason that is the call's, not the entity's
+/// (nothing reachable, an API or version no broker speaks), the call as a
+/// whole failed with the first such error; broker errors and entity errors
+/// (an unknown partition) stay per entity.
 pub(crate) fn collapse<T>(results: Vec<Result<T>>) -> Result<Vec<Result<T>>> {
-    let all_local = !results.is_empty()
-        && results
-            .iter()
-            .all(|r| matches!(r, Err(e) if e.kafka_code().is_none()));
+    let call_level = |e: &Error| {
+        matches!(
+            e,
+            Error::Local { code, .. } if matches!(
+                *code,
+                local::TRANSPORT
+                    | local::ALL_BROKERS_DOWN
+                    | local::TIMED_OUT
+                    | local::RESOLVE
+                    | local::UNSUPPORTED_FEATURE
+            )
+        )
+    };
+    let all_local =
+        !results.is_empty() && results.iter().all(|r| matches!(r, Err(e) if call_level(e)));
     if !all_local {
         return Ok(results);
     }
@@ -618,6 +630,23 @@ mod tests {
     fn last_instruction_wins_in_first_order() {
         let v = [("a", 1), ("b", 2), ("a", 3)];
         assert_eq!(last_wins(&v, |x| x.0), vec![("a", 3), ("b", 2)]);
+    }
+
+    #[test]
+    fn only_call_level_failures_collapse() {
+        let call: Vec<Result<()>> = vec![Err(unsupported("x")), Err(Error::transport("y"))];
+        assert_eq!(
+            collapse(call).unwrap_err().code(),
+            local::UNSUPPORTED_FEATURE
+        );
+        let entity: Vec<Result<()>> = vec![Err(Error::local(local::UNKNOWN_PARTITION, "p"))];
+        assert_eq!(collapse(entity).unwrap().len(), 1);
+        let broker: Vec<Result<()>> =
+            vec![Err(Error::kafka(KafkaCode::NOT_LEADER_OR_FOLLOWER, ""))];
+        assert_eq!(collapse(broker).unwrap().len(), 1);
+        let mixed: Vec<Result<()>> = vec![Ok(()), Err(Error::transport("y"))];
+        assert_eq!(collapse(mixed).unwrap().len(), 2);
+        assert!(collapse(Vec::<Result<()>>::new()).unwrap().is_empty());
     }
 
     #[test]
