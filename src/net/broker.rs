@@ -119,6 +119,23 @@ impl Slot {
     }
 }
 
+/// Who gets a response: a waiting caller, or a callback run on the
+/// connection's I/O thread (for callers that must not block on one request,
+/// like the producer's sender).
+enum Waiter {
+    Slot(Arc<Slot>),
+    Call(Box<dyn FnOnce(Result<Vec<u8>>) + Send>),
+}
+
+impl Waiter {
+    fn complete(self, r: Result<Vec<u8>>) {
+        match self {
+            Waiter::Slot(s) => s.fill(r),
+            Waiter::Call(f) => f(r),
+        }
+    }
+}
+
 /// Locks a mutex, recovering it if a thread panicked while holding it (the
 /// data guarded here stays consistent at every unlock point).
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -134,7 +151,7 @@ struct State {
     /// True while some thread is connecting.
     connecting: bool,
     /// Requests waiting for their response, by correlation id.
-    pending: HashMap<i32, Arc<Slot>>,
+    pending: HashMap<i32, Waiter>,
     /// Requests whose waiter gave up: their responses are read and dropped.
     abandoned: HashSet<i32>,
     /// What the broker supports (valid while `alive`).
@@ -283,7 +300,7 @@ impl BrokerConn {
     ) -> Result<PendingResponse<R>> {
         let (corr, frame) = self.encode(req, version)?;
         let slot = Slot::new();
-        let generation = self.register(corr, &slot, deadline)?;
+        let generation = self.register(corr, Waiter::Slot(slot.clone()), deadline)?;
         self.write(generation, &frame)?;
         Ok(PendingResponse {
             conn: self.clone(),
@@ -294,6 +311,104 @@ impl BrokerConn {
             deadline,
             _r: std::marker::PhantomData,
         })
+    }
+
+    /// Sends `req` at `version` and returns at once; `on_response` runs
+    /// exactly once: on the connection's I/O thread with the decoded response
+    /// or the error that ended the request, or on this thread, before
+    /// `send_with` returns, if the request cannot be encoded, the connection
+    /// cannot be made or the write fails. Returns the correlation id.
+    /// The caller enforces its own deadline with [`BrokerConn::fail_timed_out`].
+    ///
+    /// # Errors
+    /// The same error `on_response` got, when the request was not sent.
+    pub fn send_with<R: Request>(
+        &self,
+        req: &R,
+        version: i16,
+        deadline: Instant,
+        on_response: impl FnOnce(Result<R::Response>) + Send + 'static,
+    ) -> Result<i32> {
+        let (corr, frame) = match self.encode(req, version) {
+            Ok(x) => x,
+            Err(e) => {
+                on_response(Err(e.clone()));
+                return Err(e);
+            }
+        };
+        let weak = Arc::downgrade(&self.inner);
+        let generation = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let g2 = generation.clone();
+        let callback = Arc::new(Mutex::new(Some(on_response)));
+        let cb2 = callback.clone();
+        let waiter = Waiter::Call(Box::new(move |r: Result<Vec<u8>>| {
+            let g = g2.load(Ordering::Acquire);
+            let decoded = match weak.upgrade() {
+                Some(inner) => BrokerConn { inner }.decode_frame::<R>(g, corr, version, r),
+                None => r.and_then(|_| Err(Error::transport("connection dropped"))),
+            };
+            if let Some(f) = lock(&cb2).take() {
+                f(decoded);
+            }
+        }));
+        let g = match self.register(corr, waiter, deadline) {
+            Ok(g) => g,
+            Err(e) => {
+                // the waiter was dropped unregistered: report through the callback
+                if let Some(f) = lock(&callback).take() {
+                    f(Err(e.clone()));
+                }
+                return Err(e);
+            }
+        };
+        generation.store(g, Ordering::Release);
+        // a write failure completes the registered waiter with the error
+        self.write(g, &frame)?;
+        Ok(corr)
+    }
+
+    /// Fails every request on the current connection with `_TIMED_OUT` and
+    /// closes it (as librdkafka does when a request times out).
+    pub fn fail_timed_out(&self, what: &str) {
+        let generation = lock(&self.inner.state).generation;
+        self.fail(
+            generation,
+            Error::timed_out(format!("{}: {what} timed out", self.inner.name)),
+        );
+    }
+
+    /// Decodes a response frame; a malformed one closes the connection.
+    fn decode_frame<R: Request>(
+        &self,
+        generation: u64,
+        corr: i32,
+        version: i16,
+        r: Result<Vec<u8>>,
+    ) -> Result<R::Response> {
+        let frame = r?;
+        let mut rd = Reader::new(&frame);
+        match decode_response::<R>(&mut rd, version) {
+            Ok((h, body)) if h.correlation_id == corr => Ok(body),
+            Ok((h, _)) => {
+                let e = Error::local(
+                    local::BAD_MSG,
+                    format!(
+                        "{}: correlation id {} does not match {corr}",
+                        self.inner.name, h.correlation_id
+                    ),
+                );
+                self.fail(generation, e.clone());
+                Err(e)
+            }
+            Err(error) => {
+                let e = Error::Decode {
+                    broker: Some(self.inner.name.clone()),
+                    error,
+                };
+                self.fail(generation, e.clone());
+                Err(e)
+            }
+        }
     }
 
     /// Sends a request that gets no response (Produce with acks=0).
@@ -314,7 +429,7 @@ impl BrokerConn {
     }
 
     /// Registers a waiter once there is a session and an in-flight slot.
-    fn register(&self, corr: i32, slot: &Arc<Slot>, deadline: Instant) -> Result<u64> {
+    fn register(&self, corr: i32, waiter: Waiter, deadline: Instant) -> Result<u64> {
         let (generation, _) = self.ensure(deadline)?;
         let mut st = lock(&self.inner.state);
         loop {
@@ -322,7 +437,7 @@ impl BrokerConn {
                 return Err(self.dead_error(&st));
             }
             if st.pending.len() + st.abandoned.len() < self.inner.cfg.max_in_flight {
-                st.pending.insert(corr, slot.clone());
+                st.pending.insert(corr, waiter);
                 return Ok(generation);
             }
             let now = Instant::now();
@@ -365,7 +480,7 @@ impl BrokerConn {
     /// Ends session `generation` (if still current): closes the socket and
     /// fails every waiter with `err`.
     fn fail(&self, generation: u64, err: Error) {
-        let waiters: Vec<Arc<Slot>> = {
+        let waiters: Vec<Waiter> = {
             let mut st = lock(&self.inner.state);
             if st.generation != generation || !st.alive {
                 return;
@@ -390,7 +505,7 @@ impl BrokerConn {
             let _ = s.shutdown(Shutdown::Both);
         }
         for w in waiters {
-            w.fill(Err(err.clone()));
+            w.complete(Err(err.clone()));
         }
     }
 
@@ -648,7 +763,7 @@ fn reader_loop(
                 // A response to no request at all is garbage: the stream can
                 // no longer be trusted.
                 match slot {
-                    (Some(s), _) => s.fill(Ok(frame)),
+                    (Some(w), _) => w.complete(Ok(frame)),
                     (None, true) => {}
                     (None, false) => {
                         conn.fail(
@@ -725,30 +840,8 @@ impl<R: Request> PendingResponse<R> {
     }
 
     fn decode(&self, r: Result<Vec<u8>>) -> Result<R::Response> {
-        let frame = r?;
-        let mut rd = Reader::new(&frame);
-        match decode_response::<R>(&mut rd, self.version) {
-            Ok((h, body)) if h.correlation_id == self.corr => Ok(body),
-            Ok((h, _)) => {
-                let e = Error::local(
-                    local::BAD_MSG,
-                    format!(
-                        "{}: correlation id {} does not match {}",
-                        self.conn.inner.name, h.correlation_id, self.corr
-                    ),
-                );
-                self.conn.fail(self.generation, e.clone());
-                Err(e)
-            }
-            Err(error) => {
-                let e = Error::Decode {
-                    broker: Some(self.conn.inner.name.clone()),
-                    error,
-                };
-                self.conn.fail(self.generation, e.clone());
-                Err(e)
-            }
-        }
+        self.conn
+            .decode_frame::<R>(self.generation, self.corr, self.version, r)
     }
 }
 
