@@ -15,8 +15,81 @@ use crate::protocol::KafkaCode;
 use crate::record::RecordBatchBuilder;
 use crate::wire::Bytes;
 
-/// A topic-partition.
-pub(crate) type Tp = (Arc<str>, i32);
+/// A topic-partition. Topic names are shared `Arc`s, so equality usually
+/// settles on the pointer before comparing text.
+#[derive(Debug, Clone, PartialOrd, Ord)]
+pub(crate) struct Tp(pub Arc<str>, pub i32);
+
+impl PartialEq for Tp {
+    #[inline]
+    fn eq(&self, other: &Tp) -> bool {
+        self.1 == other.1 && (Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0)
+    }
+}
+
+impl Eq for Tp {}
+
+impl std::hash::Hash for Tp {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.hash(h);
+        h.write_i32(self.1);
+    }
+}
+
+/// A fast non-cryptographic hasher (FxHash) for the accumulator's maps, whose
+/// keys come from the application, not the network.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FxBuild;
+
+pub(crate) struct Fx(u64);
+
+impl std::hash::BuildHasher for FxBuild {
+    type Hasher = Fx;
+    #[inline]
+    fn build_hasher(&self) -> Fx {
+        Fx(0)
+    }
+}
+
+impl Fx {
+    #[inline]
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for Fx {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes([
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+            ]));
+        }
+        let mut tail = [0u8; 8];
+        let r = chunks.remainder();
+        tail[..r.len()].copy_from_slice(r);
+        self.add(u64::from_le_bytes(tail) ^ (r.len() as u64) << 56);
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_i32(&mut self, i: i32) {
+        self.add(u64::from(i as u32));
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// Where [`super::Producer::send_sync`] waits for its one report.
 #[derive(Default)]
@@ -118,8 +191,11 @@ pub(crate) struct TopicQ {
 
 /// The accumulator: everything queued, in flight and reported.
 pub(crate) struct Acc {
-    pub parts: HashMap<Tp, PartQ>,
-    pub topics: HashMap<Arc<str>, TopicQ>,
+    pub parts: HashMap<Tp, PartQ, FxBuild>,
+    pub topics: HashMap<Arc<str>, TopicQ, FxBuild>,
+    /// (monotonic, wall-clock ms) read together, refreshed by the sender, so a
+    /// message costs one clock read.
+    pub clock_base: (Instant, i64),
     /// Messages not yet reported, and their bytes.
     pub queued_msgs: usize,
     pub queued_bytes: usize,
@@ -152,8 +228,9 @@ pub(crate) struct Acc {
 impl Acc {
     pub fn new(s: &Settings) -> Acc {
         Acc {
-            parts: HashMap::new(),
-            topics: HashMap::new(),
+            parts: HashMap::default(),
+            topics: HashMap::default(),
+            clock_base: (Instant::now(), now_ms()),
             queued_msgs: 0,
             queued_bytes: 0,
             reports: VecDeque::new(),
@@ -265,7 +342,7 @@ impl Acc {
         self.queued_msgs += 1;
         self.queued_bytes += size;
         self.append_to(
-            (topic, partition),
+            Tp(topic, partition),
             rec.key,
             rec.value,
             rec.headers,
@@ -337,12 +414,12 @@ impl Acc {
         if pq.open.is_none() {
             self.next_seq_no += 1;
             pq.open = Some(Batch {
-                tp: tp.clone(),
+                tp,
                 builder: Some(RecordBatchBuilder::with_capacity(
-                    self.batch_size.min(64 * 1024),
+                    self.batch_size.min(1 << 20),
                 )),
                 bytes: None,
-                msgs: Vec::new(),
+                msgs: Vec::with_capacity(self.batch_num_messages.min(1024)),
                 created: Instant::now(),
                 seq_no: self.next_seq_no,
                 base_sequence: -1,
@@ -391,7 +468,7 @@ impl Acc {
                 }
             };
             let placed = self.append_to(
-                (topic.clone(), p),
+                Tp(topic.clone(), p),
                 u.key.as_deref(),
                 u.value.as_deref(),
                 &hs,

@@ -285,7 +285,9 @@ impl Producer {
         sync: Option<Arc<SyncSlot>>,
         wait_until: Option<Instant>,
     ) -> Result<()> {
-        self.shared.txn().check_can_send(&self.shared.settings)?;
+        if self.shared.settings.transactional_id.is_some() {
+            self.shared.txn().check_can_send(&self.shared.settings)?;
+        }
         let mut acc = self.shared.acc();
         loop {
             match acc.append(&self.shared, rec, opaque, sync.clone()) {

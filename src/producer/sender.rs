@@ -45,6 +45,7 @@ pub(crate) fn run(sh: &Arc<Shared>) {
             return;
         }
         let now = Instant::now();
+        acc.clock_base = (now, crate::message::now_ms());
         let mut work = Work::default();
         let mut next = now + Duration::from_secs(1);
         let mut soonest = |t: Option<Instant>| {

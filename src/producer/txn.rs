@@ -193,7 +193,7 @@ pub(crate) fn add_partitions(sh: &Shared, batches: &[Batch]) -> Result<()> {
                     )
                 })?;
             let mut topics: Vec<AddPartitionsToTxnTopic> = Vec::new();
-            for (t, p) in &new {
+            for Tp(t, p) in &new {
                 match topics.iter_mut().find(|x| *x.name == **t) {
                     Some(x) => x.partitions.push(*p),
                     None => topics.push(AddPartitionsToTxnTopic {
