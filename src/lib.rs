@@ -12,6 +12,7 @@ pub mod compression;
 pub mod config;
 pub mod consumer;
 pub mod error;
+pub mod legacy07;
 #[allow(unsafe_code)]
 pub mod ffi;
 pub mod message;
