@@ -12,9 +12,9 @@ pub mod compression;
 pub mod config;
 pub mod consumer;
 pub mod error;
-pub mod legacy07;
 #[allow(unsafe_code)]
 pub mod ffi;
+pub mod legacy07;
 pub mod message;
 pub mod net;
 pub mod producer;

@@ -20,8 +20,8 @@ use gregor::compression::Codec;
 use gregor::error::local;
 use gregor::legacy07::message::{decode_message_set, encode_message_set, Message};
 use gregor::legacy07::protocol::{
-    ErrorCode07, FetchRequest, FetchResponse, MultiFetchResponse, OffsetsRequest,
-    OffsetsResponse, ProduceRequest, Request, RequestType,
+    ErrorCode07, FetchRequest, FetchResponse, MultiFetchResponse, OffsetsRequest, OffsetsResponse,
+    ProduceRequest, Request, RequestType,
 };
 use gregor::legacy07::{BrokerPartition, Client, Options, ProduceSet, Producer07, Registry};
 use gregor::wire::Bytes;
@@ -112,7 +112,10 @@ fn payloads(r: &gregor::legacy07::FetchResult) -> Vec<Vec<u8>> {
 fn crc32_check_value() {
     // The CRC-32 check value, so this file's CRC is the IEEE one.
     assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
-    assert_eq!(gregor::legacy07::message::checksum(b"123456789"), 0xcbf4_3926);
+    assert_eq!(
+        gregor::legacy07::message::checksum(b"123456789"),
+        0xcbf4_3926
+    );
 }
 
 #[test]
@@ -166,7 +169,10 @@ fn compressed_wrapper_layout() {
         assert_eq!(set[4], 1);
         assert_eq!(set[5] as i8, attr);
         let payload = &set[10..];
-        assert_eq!(u32::from_be_bytes(set[6..10].try_into().unwrap()), crc32(payload));
+        assert_eq!(
+            u32::from_be_bytes(set[6..10].try_into().unwrap()),
+            crc32(payload)
+        );
         // The payload is the inner set, compressed the way Kafka 0.7 did it.
         let inner = B::default()
             .message(1, 0, b"alpha")
@@ -391,7 +397,15 @@ fn decodes_an_independently_encoded_fetch_response() {
     let got: Vec<(i64, i64, i8, Codec, &[u8])> = set
         .messages
         .iter()
-        .map(|m| (m.offset, m.next_offset, m.magic, m.compression, &m.payload[..]))
+        .map(|m| {
+            (
+                m.offset,
+                m.next_offset,
+                m.magic,
+                m.compression,
+                &m.payload[..],
+            )
+        })
         .collect();
     // Plain 12 bytes, gzip wrapper 59, snappy wrapper 75: inner messages all
     // carry their wrapper's offset; the next offset is after the wrapper.
@@ -550,9 +564,16 @@ fn produce_then_fetch_with_byte_offsets() {
         .0;
     assert_eq!(b.received.lock().unwrap()[0], produce);
 
-    assert_eq!(payloads(&r), vec![b"a".to_vec(), b"bb".to_vec(), b"ccc".to_vec()]);
+    assert_eq!(
+        payloads(&r),
+        vec![b"a".to_vec(), b"bb".to_vec(), b"ccc".to_vec()]
+    );
     // next offset = offset + 4 + LENGTH: 0 → 11 → 23 → 36.
-    let offs: Vec<(i64, i64)> = r.messages.iter().map(|m| (m.offset, m.next_offset)).collect();
+    let offs: Vec<(i64, i64)> = r
+        .messages
+        .iter()
+        .map(|m| (m.offset, m.next_offset))
+        .collect();
     assert_eq!(offs, vec![(0, 11), (11, 23), (23, 36)]);
     assert_eq!((r.next_offset, r.bytes, r.partial_bytes), (36, 36, 0));
     assert_eq!(c.latest_offset("dogs", 1).unwrap(), 36);
@@ -650,7 +671,12 @@ fn compressed_sets_end_to_end() {
         let r = c.fetch(&topic, 0, 0, 1 << 20).unwrap();
         assert_eq!(
             payloads(&r),
-            vec![b"m1".to_vec(), b"m2".to_vec(), b"m3".to_vec(), b"m4".to_vec()]
+            vec![
+                b"m1".to_vec(),
+                b"m2".to_vec(),
+                b"m3".to_vec(),
+                b"m4".to_vec()
+            ]
         );
         // Offsets exist only at wrapper boundaries.
         let offs: Vec<i64> = r.messages.iter().map(|m| m.offset).collect();
@@ -679,7 +705,10 @@ fn magic_0_messages_end_to_end() {
     let c = Client::connect(&b.addr, opts).unwrap();
     c.produce("old", 0, &[b"from 0.6"]).unwrap();
     c.latest_offset("old", 0).unwrap();
-    assert_eq!(b.log_bytes("old", 0), B::default().message(0, 0, b"from 0.6").0);
+    assert_eq!(
+        b.log_bytes("old", 0),
+        B::default().message(0, 0, b"from 0.6").0
+    );
     let r = c.fetch("old", 0, 0, 100).unwrap();
     assert_eq!((r.messages[0].magic, r.next_offset), (0, 17));
     // Compression with magic 0 is refused before anything is sent.
@@ -715,7 +744,12 @@ fn multi_produce_and_multi_fetch() {
         max_size: 1000,
     };
     let res = c
-        .multi_fetch(&[f("dogs", 0, 0), f("mutts", 1, 0), f("mutts", 5, 0), f("dogs", 0, 999)])
+        .multi_fetch(&[
+            f("dogs", 0, 0),
+            f("mutts", 1, 0),
+            f("mutts", 5, 0),
+            f("dogs", 0, 999),
+        ])
         .unwrap();
     assert_eq!(res.len(), 4);
     let r0 = res[0].as_ref().unwrap();
@@ -736,7 +770,8 @@ fn offsets_before_a_time_follow_the_segment_list() {
     b.set_segment_bytes(20);
     for (i, t) in [1000, 2000, 3000].into_iter().enumerate() {
         b.set_clock(t);
-        c.produce("seg", 0, &[format!("abcdefghi{i}x").as_bytes()]).unwrap();
+        c.produce("seg", 0, &[format!("abcdefghi{i}x").as_bytes()])
+            .unwrap();
         // Handled before the clock moves (PRODUCE itself has no response).
         c.latest_offset("seg", 0).unwrap();
     }
@@ -745,19 +780,34 @@ fn offsets_before_a_time_follow_the_segment_list() {
     assert_eq!(b.segment_starts("seg", 0), vec![0, 21, 42, 63]);
     b.set_clock(4000);
     // Descending, at most MAX_NUMBER; earliest is one element.
-    assert_eq!(c.offsets_before("seg", 0, -1, 10).unwrap(), vec![63, 42, 21, 0]);
+    assert_eq!(
+        c.offsets_before("seg", 0, -1, 10).unwrap(),
+        vec![63, 42, 21, 0]
+    );
     assert_eq!(c.offsets_before("seg", 0, -1, 2).unwrap(), vec![63, 42]);
     assert_eq!(c.offsets_before("seg", 0, -2, 10).unwrap(), vec![0]);
     // Before 2500: segments last written at or before then.
     assert_eq!(c.offsets_before("seg", 0, 2500, 10).unwrap(), vec![21, 0]);
-    assert_eq!(c.offsets_before("seg", 0, 500, 10).unwrap(), Vec::<i64>::new());
-    assert_eq!(c.offsets_before("seg", 0, -1, 0).unwrap(), Vec::<i64>::new());
+    assert_eq!(
+        c.offsets_before("seg", 0, 500, 10).unwrap(),
+        Vec::<i64>::new()
+    );
+    assert_eq!(
+        c.offsets_before("seg", 0, -1, 0).unwrap(),
+        Vec::<i64>::new()
+    );
     // A non-empty active segment adds the high water mark, stamped "now".
     b.set_segment_bytes(1000);
     c.produce("seg", 0, &[b"x"]).unwrap();
     b.set_clock(5000);
-    assert_eq!(c.offsets_before("seg", 0, -1, 10).unwrap(), vec![74, 63, 42, 21, 0]);
-    assert_eq!(c.offsets_before("seg", 0, 3500, 10).unwrap(), vec![42, 21, 0]);
+    assert_eq!(
+        c.offsets_before("seg", 0, -1, 10).unwrap(),
+        vec![74, 63, 42, 21, 0]
+    );
+    assert_eq!(
+        c.offsets_before("seg", 0, 3500, 10).unwrap(),
+        vec![42, 21, 0]
+    );
     // A partition with no log: [0] for latest and earliest, nothing otherwise.
     assert_eq!(c.offsets_before("none", 0, -1, 10).unwrap(), vec![0]);
     assert_eq!(c.offsets_before("none", 0, -2, 10).unwrap(), vec![0]);
@@ -818,7 +868,9 @@ fn local_limits_are_errors_before_sending() {
     let addr = dead.local_addr().unwrap().to_string();
     drop(dead);
     assert_eq!(
-        Client::connect(&addr, Options::default()).unwrap_err().code(),
+        Client::connect(&addr, Options::default())
+            .unwrap_err()
+            .code(),
         local::TRANSPORT
     );
 }
@@ -827,16 +879,30 @@ fn local_limits_are_errors_before_sending() {
 
 #[test]
 fn registry_parses_seed_000s_example() {
-    let b = gregor::legacy07::zk::parse_broker_registration(2, "10.0.0.12-1324306324402:10.0.0.12:9092")
-        .unwrap();
+    let b = gregor::legacy07::zk::parse_broker_registration(
+        2,
+        "10.0.0.12-1324306324402:10.0.0.12:9092",
+    )
+    .unwrap();
     assert_eq!(
         (b.id, b.creator.as_str(), b.host.as_str(), b.port),
         (2, "10.0.0.12-1324306324402", "10.0.0.12", 9092)
     );
     assert_eq!(b.addr(), "10.0.0.12:9092");
     let v6 = gregor::legacy07::zk::parse_broker_registration(1, "c:::1:9092").unwrap();
-    assert_eq!((v6.host.as_str(), v6.addr()), ("::1", "[::1]:9092".to_string()));
-    for bad in ["", "host", "c:host", "c:host:0", "c::9092", "c:h:99999", "c:h:x"] {
+    assert_eq!(
+        (v6.host.as_str(), v6.addr()),
+        ("::1", "[::1]:9092".to_string())
+    );
+    for bad in [
+        "",
+        "host",
+        "c:host",
+        "c:host:0",
+        "c::9092",
+        "c:h:99999",
+        "c:h:x",
+    ] {
         assert!(
             gregor::legacy07::zk::parse_broker_registration(1, bad).is_err(),
             "{bad:?}"
@@ -862,7 +928,10 @@ fn registry_discovers_brokers_and_topics() {
         partition,
     };
     assert!(reg.registered_partitions("dogs").unwrap().is_empty());
-    assert_eq!(reg.producer_partitions("dogs").unwrap(), vec![bp(1, 0), bp(2, 0)]);
+    assert_eq!(
+        reg.producer_partitions("dogs").unwrap(),
+        vec![bp(1, 0), bp(2, 0)]
+    );
 
     // Writing to broker 1 creates the topic there; it registers 4 partitions
     // and the watch makes the next look-up re-read.
@@ -954,7 +1023,10 @@ fn producer_sends_new_topics_to_partition_0_then_spreads() {
     assert_eq!(p.send(topic, Some(b"key-1"), &[b"k"]).unwrap(), k);
     let mut seen = std::collections::HashSet::new();
     for i in 0..200 {
-        seen.insert(p.send(topic, Some(format!("key-{i}").as_bytes()), &[b"v"]).unwrap());
+        seen.insert(
+            p.send(topic, Some(format!("key-{i}").as_bytes()), &[b"v"])
+                .unwrap(),
+        );
     }
     assert_eq!(seen.len(), 5);
     // Everything sent is on the brokers.
@@ -984,4 +1056,391 @@ fn eventually(mut f: impl FnMut() -> bool) {
         assert!(Instant::now() < deadline, "condition not met within 10 s");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+// ----- the C API -----
+
+mod c_api {
+    use super::*;
+    use gregor::ffi::*;
+    use std::ffi::{c_char, CStr, CString};
+    use std::ptr;
+
+    fn errbuf() -> [c_char; 512] {
+        [0; 512]
+    }
+
+    fn text(e: &[c_char]) -> String {
+        unsafe { CStr::from_ptr(e.as_ptr()) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn produce_fetch_offsets_and_errors_through_c() {
+        let b = Broker07::start(2);
+        let addr = CString::new(b.addr.clone()).unwrap();
+        let topic = CString::new("ctopic").unwrap();
+        let mut err = errbuf();
+        let c = gregor_legacy07_client_new(
+            addr.as_ptr(),
+            GREGOR_LEGACY07_CODEC_GZIP,
+            1,
+            5000,
+            err.as_mut_ptr(),
+            err.len(),
+        );
+        assert!(!c.is_null(), "{}", text(&err));
+        let msgs: [&[u8]; 3] = [b"one", b"two", b"three"];
+        let ptrs: Vec<*const u8> = msgs.iter().map(|m| m.as_ptr()).collect();
+        let lens: Vec<usize> = msgs.iter().map(|m| m.len()).collect();
+        let rc = gregor_legacy07_produce(
+            c,
+            topic.as_ptr(),
+            1,
+            ptrs.as_ptr(),
+            lens.as_ptr(),
+            3,
+            err.as_mut_ptr(),
+            err.len(),
+        );
+        assert_eq!(rc, 0, "{}", text(&err));
+
+        let mut offs = [0i64; 4];
+        let mut n = 0usize;
+        let rc = gregor_legacy07_offsets(
+            c,
+            topic.as_ptr(),
+            1,
+            GREGOR_LEGACY07_TIME_LATEST,
+            4,
+            offs.as_mut_ptr(),
+            &mut n,
+            err.as_mut_ptr(),
+            err.len(),
+        );
+        assert_eq!(rc, 0, "{}", text(&err));
+        // Latest first: the high water mark, then the segment start.
+        assert_eq!(n, 2);
+        let end = offs[0];
+        assert!(end > 0);
+        assert_eq!(offs[1], 0);
+
+        let mut f = ptr::null_mut();
+        let rc = gregor_legacy07_fetch(
+            c,
+            topic.as_ptr(),
+            1,
+            0,
+            1 << 20,
+            &mut f,
+            err.as_mut_ptr(),
+            err.len(),
+        );
+        assert_eq!(rc, 0, "{}", text(&err));
+        assert_eq!(gregor_legacy07_fetched_count(f), 3);
+        for (i, m) in msgs.iter().enumerate() {
+            let s = gregor_legacy07_fetched_payload(f, i);
+            assert_eq!(unsafe { std::slice::from_raw_parts(s.ptr, s.len) }, *m);
+            assert_eq!(gregor_legacy07_fetched_offset(f, i), 0);
+            assert_eq!(gregor_legacy07_fetched_next_offset(f, i), end);
+            assert_eq!(
+                gregor_legacy07_fetched_codec(f, i),
+                GREGOR_LEGACY07_CODEC_GZIP
+            );
+        }
+        assert_eq!(gregor_legacy07_fetched_next_fetch_offset(f), end);
+        assert!(gregor_legacy07_fetched_payload(f, 3).ptr.is_null());
+        assert_eq!(gregor_legacy07_fetched_offset(f, 3), -1);
+        gregor_legacy07_fetched_free(f);
+
+        // OffsetOutOfRange and WrongPartition come through as 1 and 3.
+        let mut f = ptr::null_mut();
+        let rc = gregor_legacy07_fetch(
+            c,
+            topic.as_ptr(),
+            1,
+            end + 1,
+            100,
+            &mut f,
+            err.as_mut_ptr(),
+            err.len(),
+        );
+        assert_eq!(rc, 1);
+        assert!(text(&err).contains("OffsetOutOfRange"));
+        assert!(f.is_null(), "out-parameter untouched on error");
+        let rc = gregor_legacy07_fetch(
+            c,
+            topic.as_ptr(),
+            9,
+            0,
+            100,
+            &mut f,
+            err.as_mut_ptr(),
+            err.len(),
+        );
+        assert_eq!(rc, 3);
+        // NULLs are errors, not crashes.
+        let rc = gregor_legacy07_fetch(
+            ptr::null(),
+            topic.as_ptr(),
+            0,
+            0,
+            1,
+            &mut f,
+            err.as_mut_ptr(),
+            err.len(),
+        );
+        assert_eq!(rc, GREGOR_ERR__INVALID_ARG);
+        let rc = gregor_legacy07_produce(
+            c,
+            topic.as_ptr(),
+            0,
+            ptr::null(),
+            ptr::null(),
+            2,
+            err.as_mut_ptr(),
+            err.len(),
+        );
+        assert_eq!(rc, GREGOR_ERR__INVALID_ARG);
+        assert!(
+            gregor_legacy07_client_new(ptr::null(), 0, 1, 0, err.as_mut_ptr(), err.len()).is_null()
+        );
+        assert!(
+            gregor_legacy07_client_new(addr.as_ptr(), 7, 1, 0, err.as_mut_ptr(), err.len())
+                .is_null()
+        );
+        assert!(
+            gregor_legacy07_client_new(addr.as_ptr(), 1, 0, 0, err.as_mut_ptr(), err.len())
+                .is_null()
+        );
+
+        // MULTIPRODUCE then MULTIFETCH with one bad entry.
+        let pl = gregor_legacy07_produce_list_new();
+        let t2 = CString::new("other").unwrap();
+        assert_eq!(
+            gregor_legacy07_produce_list_add(pl, t2.as_ptr(), 0, ptrs.as_ptr(), lens.as_ptr(), 2),
+            0
+        );
+        assert_eq!(
+            gregor_legacy07_multi_produce(c, pl, err.as_mut_ptr(), err.len()),
+            0
+        );
+        gregor_legacy07_produce_list_free(pl);
+        let fl = gregor_legacy07_fetch_list_new();
+        assert_eq!(
+            gregor_legacy07_fetch_list_add(fl, t2.as_ptr(), 0, 0, 1000),
+            0
+        );
+        assert_eq!(
+            gregor_legacy07_fetch_list_add(fl, t2.as_ptr(), 5, 0, 1000),
+            0
+        );
+        let mut mf = ptr::null_mut();
+        assert_eq!(
+            gregor_legacy07_multi_fetch(c, fl, &mut mf, err.as_mut_ptr(), err.len()),
+            0,
+            "{}",
+            text(&err)
+        );
+        assert_eq!(gregor_legacy07_multi_fetched_count(mf), 2);
+        assert_eq!(gregor_legacy07_multi_fetched_err(mf, 0), 0);
+        let first = gregor_legacy07_multi_fetched_get(mf, 0);
+        assert_eq!(gregor_legacy07_fetched_count(first), 2);
+        assert_eq!(gregor_legacy07_multi_fetched_err(mf, 1), 3);
+        assert!(gregor_legacy07_multi_fetched_get(mf, 1).is_null());
+        let es = unsafe { CStr::from_ptr(gregor_legacy07_multi_fetched_errstr(mf, 1)) };
+        assert!(es.to_str().unwrap().contains("WrongPartition"));
+        gregor_legacy07_multi_fetched_free(mf);
+        gregor_legacy07_fetch_list_free(fl);
+
+        gregor_legacy07_client_free(c);
+        gregor_legacy07_client_free(ptr::null_mut());
+        gregor_legacy07_fetched_free(ptr::null_mut());
+    }
+
+    #[test]
+    fn registry_and_producer_through_c() {
+        let zk = zk_chroot();
+        let b1 = Broker07::start_registered(2, &zk, 5);
+        let zkc = CString::new(zk.clone()).unwrap();
+        let mut err = errbuf();
+        let r = gregor_legacy07_registry_new(zkc.as_ptr(), 10_000, err.as_mut_ptr(), err.len());
+        assert!(!r.is_null(), "{}", text(&err));
+        assert_eq!(gregor_legacy07_registry_broker_count(r), 1);
+        assert_eq!(gregor_legacy07_registry_broker_id(r, 0), 5);
+        assert_eq!(
+            gregor_legacy07_registry_broker_port(r, 0),
+            i32::from(b1.port)
+        );
+        let host = unsafe { CStr::from_ptr(gregor_legacy07_registry_broker_host(r, 0)) };
+        assert_eq!(host.to_str().unwrap(), "127.0.0.1");
+        let topic = CString::new("newtopic").unwrap();
+        let (mut ids, mut parts, mut n) = ([0i32; 4], [0i32; 4], 0usize);
+        let rc = gregor_legacy07_registry_partitions(
+            r,
+            topic.as_ptr(),
+            ids.as_mut_ptr(),
+            parts.as_mut_ptr(),
+            4,
+            &mut n,
+            err.as_mut_ptr(),
+            err.len(),
+        );
+        assert_eq!(rc, 0, "{}", text(&err));
+        assert_eq!((n, ids[0], parts[0]), (1, 5, 0));
+        gregor_legacy07_registry_free(r);
+
+        let p = gregor_legacy07_producer_new(zkc.as_ptr(), 2, 1, 5000, err.as_mut_ptr(), err.len());
+        assert!(!p.is_null(), "{}", text(&err));
+        let m: &[u8] = b"via the registry";
+        let (mut bid, mut part) = (-9, -9);
+        let rc = gregor_legacy07_producer_send(
+            p,
+            topic.as_ptr(),
+            ptr::null(),
+            0,
+            &m.as_ptr(),
+            &m.len(),
+            1,
+            &mut bid,
+            &mut part,
+            err.as_mut_ptr(),
+            err.len(),
+        );
+        assert_eq!(rc, 0, "{}", text(&err));
+        assert_eq!((bid, part), (5, 0));
+        let c = client(&b1);
+        eventually(|| c.latest_offset("newtopic", 0).unwrap() > 0);
+        let r = c.fetch("newtopic", 0, 0, 1000).unwrap();
+        assert_eq!(payloads(&r), vec![m.to_vec()]);
+        assert_eq!(r.messages[0].compression, Codec::Snappy);
+        gregor_legacy07_producer_free(p);
+        let bad = CString::new("127.0.0.1:1").unwrap();
+        assert!(
+            gregor_legacy07_registry_new(bad.as_ptr(), 1000, err.as_mut_ptr(), err.len()).is_null()
+        );
+        assert!(!text(&err).is_empty());
+    }
+}
+
+// ----- the CLI -----
+
+fn cli(args: &[&str]) -> (i32, String, String) {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let rc = gregor::legacy07::cli::run(&args, &mut out, &mut err);
+    (
+        rc,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+#[test]
+fn cli_produce_fetch_offsets() {
+    let b = Broker07::start(2);
+    let a = b.addr.as_str();
+    let (rc, out, err) = cli(&[
+        "produce", "-b", a, "-t", "t", "-p", "1", "-z", "snappy", "hello", "world",
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("sent 2 message(s) to partition 1"), "{out}");
+    let (rc, out, err) = cli(&[
+        "produce", "-b", a, "-t", "t", "-p", "1", "--magic", "0", "--", "-dash",
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    let end: i64 = out.rsplit(' ').next().unwrap().trim().parse().unwrap();
+
+    let (rc, out, err) = cli(&["fetch", "-b", a, "-t", "t", "-p", "1"]);
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(out, "hello\nworld\n-dash\n");
+    // Offsets: both snappy messages share their wrapper's.
+    let (rc, out, _) = cli(&[
+        "fetch",
+        "-b",
+        a,
+        "-t",
+        "t",
+        "-p",
+        "1",
+        "--offsets",
+        "-s",
+        "64",
+    ]);
+    assert_eq!(rc, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3);
+    let o: Vec<Vec<&str>> = lines.iter().map(|l| l.split(' ').collect()).collect();
+    assert_eq!((o[0][0], o[1][0]), ("0", "0"));
+    assert_eq!(o[0][1], o[2][0]);
+    assert_eq!(o[2][1], end.to_string());
+    let (rc, out, _) = cli(&["fetch", "-b", a, "-t", "t", "-p", "1", "-c", "1"]);
+    assert_eq!((rc, out.as_str()), (0, "hello\n"));
+    let (rc, out, _) = cli(&["fetch", "-b", a, "-t", "t", "-p", "1", "-o", "end"]);
+    assert_eq!((rc, out.as_str()), (0, ""));
+
+    let (rc, out, _) = cli(&["offsets", "-b", a, "-t", "t", "-p", "1"]);
+    assert_eq!((rc, out), (0, format!("{end}\n0\n")));
+    let (rc, out, _) = cli(&["offsets", "-b", a, "-t", "t", "-p", "1", "-T", "earliest"]);
+    assert_eq!((rc, out.as_str()), (0, "0\n"));
+
+    // Broker errors exit 1 with the 0.7 name; usage errors exit 2.
+    let (rc, _, err) = cli(&["fetch", "-b", a, "-t", "t", "-p", "7", "-o", "0"]);
+    assert_eq!(rc, 1);
+    assert!(err.contains("WrongPartition"), "{err}");
+    // Without -o the CLI first asks OFFSETS, for which a 0.7 broker drops
+    // the connection on a bad partition.
+    let (rc, _, err) = cli(&["fetch", "-b", a, "-t", "t", "-p", "7"]);
+    assert_eq!(rc, 1);
+    assert!(err.contains("closed the connection"), "{err}");
+    let (rc, _, err) = cli(&["fetch", "-b", a, "-t", "t", "-p", "1", "-o", "99999"]);
+    assert_eq!(rc, 1);
+    assert!(err.contains("OffsetOutOfRange"), "{err}");
+    let (rc, _, err) = cli(&["fetch", "-b", a, "-t", "t", "-p", "1", "-s", "5"]);
+    assert_eq!(rc, 1);
+    assert!(err.contains("InvalidFetchSize"), "{err}");
+    for bad in [
+        &["frobnicate"][..],
+        &[],
+        &["fetch", "-t", "t"],
+        &["produce", "-b", a, "-t", "t", "-z", "lz4", "x"],
+        &["fetch", "-b", a, "-t", "t", "-p"],
+        &["offsets", "-b", a, "-t", "t", "-n", "-1"],
+        &["fetch", "-b", a, "-t", "t", "--bogus"],
+        &["brokers"],
+    ] {
+        let (rc, _, err) = cli(bad);
+        assert_eq!(rc, 2, "{bad:?}: {err}");
+        assert!(err.contains("usage:"), "{bad:?}");
+    }
+    let (rc, _, err) = cli(&["--help"]);
+    assert_eq!(rc, 2, "{err}");
+}
+
+#[test]
+fn cli_with_zookeeper() {
+    let zk = zk_chroot();
+    let b = Broker07::start_registered(3, &zk, 4);
+    let (rc, out, err) = cli(&["brokers", "-Z", &zk, "-t", "fresh"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(
+        out.contains(&format!("broker 4 127.0.0.1:{}", b.port)),
+        "{out}"
+    );
+    assert!(
+        out.contains("topic fresh broker 4 partition 0 (not registered yet"),
+        "{out}"
+    );
+    let (rc, out, err) = cli(&["produce", "-Z", &zk, "-t", "fresh", "-k", "k", "hi"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("to broker 4 partition 0"), "{out}");
+    let c = client(&b);
+    eventually(|| c.latest_offset("fresh", 0).unwrap() > 0);
+    eventually(|| {
+        let (_, out, _) = cli(&["brokers", "-Z", &zk, "-t", "fresh"]);
+        out.lines().filter(|l| l.starts_with("topic fresh")).count() == 3
+    });
+    let (rc, _, err) = cli(&["brokers", "-Z", "127.0.0.1:1", "--timeout", "1000"]);
+    assert_eq!(rc, 1, "{err}");
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 use super::conn::Conn;
 use super::message::{self, decode_message_set, FetchedMessage, MAGIC_0, MAGIC_1};
 use super::protocol::{
-    ErrorCode07, FetchRequest, FetchResponse, MultiFetchResponse, OffsetsRequest,
-    OffsetsResponse, ProduceRequest, Request, EARLIEST_TIME, LATEST_TIME,
+    ErrorCode07, FetchRequest, FetchResponse, MultiFetchResponse, OffsetsRequest, OffsetsResponse,
+    ProduceRequest, Request, EARLIEST_TIME, LATEST_TIME,
 };
 use crate::compression::Codec;
 use crate::error::{local, Error};
@@ -177,9 +177,13 @@ impl Client {
         let Some(conn) = guard.as_mut() else {
             return Err(Error::local(local::STATE, "no connection"));
         };
-        let res = conn
-            .send(&frame)
-            .and_then(|()| if reply { conn.receive().map(Some) } else { Ok(None) });
+        let res = conn.send(&frame).and_then(|()| {
+            if reply {
+                conn.receive().map(Some)
+            } else {
+                Ok(None)
+            }
+        });
         if res.is_err() {
             *guard = None;
         }

@@ -284,7 +284,9 @@ pub fn decode_message_set(
             out.partial_length = Some(len);
             break;
         }
-        let mut m = r.sub(len as usize, "message").map_err(|e| corrupt(offset, e))?;
+        let mut m = r
+            .sub(len as usize, "message")
+            .map_err(|e| corrupt(offset, e))?;
         let next = offset + 4 + i64::from(len);
         let msg = decode_message(&mut m, offset)?;
         expand(
@@ -358,7 +360,9 @@ fn expand(
                 ),
             ));
         }
-        let mut m = r.sub(len as usize, "message").map_err(|e| corrupt(offset, e))?;
+        let mut m = r
+            .sub(len as usize, "message")
+            .map_err(|e| corrupt(offset, e))?;
         let inner_msg = decode_message(&mut m, offset)?;
         expand(inner_msg, offset, next, codec, depth + 1, budget, out)?;
     }

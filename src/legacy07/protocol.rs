@@ -361,8 +361,8 @@ impl Request {
     pub fn decode(body: &Bytes) -> Result<Request, DecodeError> {
         let mut r = Reader::shared(body);
         let t = r.i16()?;
-        let t = RequestType::from_i16(t)
-            .ok_or_else(|| r.error(format!("unknown REQUEST_TYPE {t}")))?;
+        let t =
+            RequestType::from_i16(t).ok_or_else(|| r.error(format!("unknown REQUEST_TYPE {t}")))?;
         let req = match t {
             RequestType::Produce => Request::Produce(read_produce(&mut r)?),
             RequestType::Fetch => Request::Fetch(read_fetch(&mut r)?),

@@ -76,7 +76,9 @@ pub fn parse_broker_registration(id: i32, value: &str) -> Result<BrokerInfo, Err
     };
     let value = value.trim();
     let (creator, rest) = value.split_once(':').ok_or_else(|| bad("no ':'"))?;
-    let (host, port) = rest.rsplit_once(':').ok_or_else(|| bad("only two fields"))?;
+    let (host, port) = rest
+        .rsplit_once(':')
+        .ok_or_else(|| bad("only two fields"))?;
     if host.is_empty() {
         return Err(bad("empty host"));
     }
