@@ -92,7 +92,7 @@ fn options(codec: c_int, magic: c_int, timeout_ms: c_int) -> Result<Options, Err
 }
 
 /// Reads `count` payloads given as parallel arrays of pointers and lengths.
-fn payloads<'a>(
+fn payload_list<'a>(
     ptrs: *const *const u8,
     lens: *const usize,
     count: usize,
@@ -168,7 +168,7 @@ pub extern "C" fn gregor_legacy07_produce(
     client: *const gregor_legacy07_client,
     topic: *const c_char,
     partition: i32,
-    payloads_: *const *const u8,
+    payloads: *const *const u8,
     lens: *const usize,
     count: usize,
     errstr: *mut c_char,
@@ -177,7 +177,7 @@ pub extern "C" fn gregor_legacy07_produce(
     guard_code(errstr, errstr_size, || {
         let c = handle(client, "client")?;
         let topic = c_str(topic, "topic")?;
-        let ps = payloads(payloads_, lens, count)?;
+        let ps = payload_list(payloads, lens, count)?;
         c.inner.produce(topic, partition, &ps)
     })
 }
@@ -198,14 +198,14 @@ pub extern "C" fn gregor_legacy07_produce_list_add(
     list: *mut gregor_legacy07_produce_list,
     topic: *const c_char,
     partition: i32,
-    payloads_: *const *const u8,
+    payloads: *const *const u8,
     lens: *const usize,
     count: usize,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
         let l = handle_mut(list, "list")?;
         let topic = c_str(topic, "topic")?;
-        let ps = payloads(payloads_, lens, count)?;
+        let ps = payload_list(payloads, lens, count)?;
         l.inner.push((
             topic.to_string(),
             partition,
@@ -556,7 +556,7 @@ pub extern "C" fn gregor_legacy07_offsets(
 // ----- ZooKeeper registry and producer -----
 
 /// Reads the Kafka 0.7 broker registry from ZooKeeper at `zk_connect`
-/// ("host:port[,…][/chroot]"), waiting up to `timeout_ms` (<= 0: 30 s) for
+/// (`host:port[,…][/chroot]`), waiting up to `timeout_ms` (<= 0: 30 s) for
 /// it. Returns NULL on failure, with the reason in `errstr`. Caller owns
 /// the registry: free with `gregor_legacy07_registry_free`.
 #[no_mangle]
@@ -726,7 +726,7 @@ pub extern "C" fn gregor_legacy07_producer_send(
     topic: *const c_char,
     key: *const u8,
     key_len: usize,
-    payloads_: *const *const u8,
+    payloads: *const *const u8,
     lens: *const usize,
     count: usize,
     broker_id_out: *mut i32,
@@ -737,7 +737,7 @@ pub extern "C" fn gregor_legacy07_producer_send(
     guard_code(errstr, errstr_size, || {
         let p = handle(producer, "producer")?;
         let topic = c_str(topic, "topic")?;
-        let ps = payloads(payloads_, lens, count)?;
+        let ps = payload_list(payloads, lens, count)?;
         let bp = p.inner.send(topic, bytes(key, key_len), &ps)?;
         put(broker_id_out, bp.broker_id);
         put(partition_out, bp.partition);

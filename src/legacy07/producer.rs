@@ -40,7 +40,7 @@ impl std::fmt::Debug for Producer07 {
 const KEY_HASH: Crc<u32> = Crc::<u32>::new(&CRC_32_ISO_HDLC);
 
 impl Producer07 {
-    /// Reads the registry at `zk_connect` ("host:port[,…][/chroot]").
+    /// Reads the registry at `zk_connect` (`host:port[,…][/chroot]`).
     ///
     /// # Errors
     /// Bad options; ZooKeeper unreachable within `zk_timeout`; no brokers.

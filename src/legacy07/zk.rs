@@ -121,7 +121,7 @@ impl std::fmt::Debug for Registry {
 }
 
 impl Registry {
-    /// Opens a ZooKeeper session (`zk.connect` syntax: "host:port[,host:port…][/chroot]")
+    /// Opens a ZooKeeper session (`zk.connect` syntax: `host:port[,host:port…][/chroot]`)
     /// and reads the broker list.
     ///
     /// `timeout` bounds each look-up while ZooKeeper is unreachable (and is

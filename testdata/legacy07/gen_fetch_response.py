@@ -1,3 +1,6 @@
+# Regenerates the FETCH response fixture of tests/legacy07.rs (PYTHON_FETCH_RESPONSE)
+# with an encoder independent of gregor: python3 testdata/legacy07/gen_fetch_response.py
+# (needs kafka-python and python-snappy; gzip mtime is fixed so the bytes are stable).
 # Builds a Kafka 0.7 FETCH response with python's gzip/zlib and kafka-python's
 # xerial snappy: independent of gregor's encoder.
 import gzip, struct, zlib
