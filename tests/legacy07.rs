@@ -688,6 +688,11 @@ fn compressed_sets_end_to_end() {
         let r = c.fetch(&topic, 0, 0, first as i32 + 5).unwrap();
         assert_eq!(r.messages.len(), 3);
         assert_eq!(r.next_offset, first);
+        // An offset inside the wrapper is not a message boundary: the bytes
+        // there do not parse as a message, and the fetch fails cleanly.
+        for inside in [4, 10, first - 1] {
+            assert!(c.fetch(&topic, 0, inside, 1 << 20).is_err(), "{inside}");
+        }
         // Resuming at the boundary gets the rest; the latest offset agrees.
         let r = c.fetch(&topic, 0, first, 1 << 20).unwrap();
         assert_eq!(payloads(&r), vec![b"m4".to_vec()]);

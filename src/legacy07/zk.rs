@@ -95,8 +95,24 @@ pub fn parse_broker_registration(id: i32, value: &str) -> Result<BrokerInfo, Err
     })
 }
 
+/// A ZooKeeper session whose watches all mark `stale`.
+fn open_session(
+    zk_connect: &str,
+    timeout: Duration,
+    stale: &Arc<AtomicBool>,
+) -> Result<ZooKeeper, Error> {
+    let flag = stale.clone();
+    let watcher = move |e: WatchedEvent| {
+        if e.event_type != WatchedEventType::None {
+            flag.store(true, Ordering::SeqCst);
+        }
+    };
+    ZooKeeper::connect(zk_connect, timeout, watcher)
+        .map_err(|e| Error::invalid_arg(format!("zookeeper {zk_connect:?}: {e:?}")))
+}
+
 fn zk_error(what: &str, e: ZkError) -> Error {
-    Error::transport(format!("ZooKeeper {what}: {e:?}"))
+    Error::transport(format!("ZooKeeper {what}: {e:?} (is ZooKeeper reachable?)"))
 }
 
 /// Kafka 0.7's broker and topic registry, read from ZooKeeper.
@@ -131,14 +147,7 @@ impl Registry {
     /// A bad connect string, no session within `timeout`, no brokers registered.
     pub fn connect(zk_connect: &str, timeout: Duration) -> Result<Registry, Error> {
         let stale = Arc::new(AtomicBool::new(false));
-        let flag = stale.clone();
-        let watcher = move |e: WatchedEvent| {
-            if e.event_type != WatchedEventType::None {
-                flag.store(true, Ordering::SeqCst);
-            }
-        };
-        let zk = ZooKeeper::connect(zk_connect, timeout, watcher)
-            .map_err(|e| Error::invalid_arg(format!("zookeeper {zk_connect:?}: {e:?}")))?;
+        let zk = open_session(zk_connect, timeout, &stale)?;
         let mut r = Registry {
             zk,
             connect: zk_connect.to_string(),
@@ -180,9 +189,17 @@ impl Registry {
     ///
     /// # Errors
     /// ZooKeeper failures, malformed registrations, no brokers.
+    /// A session that ZooKeeper expired (after an outage longer than the
+    /// timeout) is replaced by a new one, and its watches set again.
     pub fn refresh(&mut self) -> Result<(), Error> {
         self.stale.store(false, Ordering::SeqCst);
-        self.read_brokers()?;
+        if let Err(e) = self.read_brokers() {
+            if e.code() != local::TRANSPORT {
+                return Err(e);
+            }
+            self.zk = open_session(&self.connect, self.timeout, &self.stale)?;
+            self.read_brokers()?;
+        }
         let topics: Vec<String> = self.topics.keys().cloned().collect();
         for t in topics {
             self.read_topic(&t)?;
