@@ -355,6 +355,31 @@
 #define GREGOR_OFFSET_TAIL_BASE -2000
 
 /**
+ * OFFSETS time: the latest offset (the log end).
+ */
+#define GREGOR_LEGACY07_TIME_LATEST -1
+
+/**
+ * OFFSETS time: the earliest offset.
+ */
+#define GREGOR_LEGACY07_TIME_EARLIEST -2
+
+/**
+ * No compression.
+ */
+#define GREGOR_LEGACY07_CODEC_NONE 0
+
+/**
+ * gzip-compressed message sets.
+ */
+#define GREGOR_LEGACY07_CODEC_GZIP 1
+
+/**
+ * snappy-compressed message sets (Xerial framing, as Kafka 0.7 wrote).
+ */
+#define GREGOR_LEGACY07_CODEC_SNAPPY 2
+
+/**
  * Configuration properties (librdkafka's names). Not thread-safe.
  */
 typedef struct gregor_config gregor_config;
@@ -368,6 +393,42 @@ typedef struct gregor_consumer gregor_consumer;
  * Message headers for producing: an ordered list of (name, value or null).
  */
 typedef struct gregor_headers gregor_headers;
+
+/**
+ * A connection to one Kafka 0.7 broker. Thread-safe (requests take turns).
+ */
+typedef struct gregor_legacy07_client gregor_legacy07_client;
+
+/**
+ * A list of (topic, partition, offset, max size) for a MULTIFETCH. Not thread-safe.
+ */
+typedef struct gregor_legacy07_fetch_list gregor_legacy07_fetch_list;
+
+/**
+ * The messages one FETCH returned. Immutable; thread-safe to read.
+ */
+typedef struct gregor_legacy07_fetched gregor_legacy07_fetched;
+
+/**
+ * What a MULTIFETCH returned: one result per entry of the list. Immutable.
+ */
+typedef struct gregor_legacy07_multi_fetched gregor_legacy07_multi_fetched;
+
+/**
+ * A list of (topic, partition, messages) for a MULTIPRODUCE. Not thread-safe.
+ */
+typedef struct gregor_legacy07_produce_list gregor_legacy07_produce_list;
+
+/**
+ * A producer that picks brokers and partitions from the ZooKeeper
+ * registry. Thread-safe.
+ */
+typedef struct gregor_legacy07_producer gregor_legacy07_producer;
+
+/**
+ * The 0.7 broker registry read from ZooKeeper (a snapshot). Immutable.
+ */
+typedef struct gregor_legacy07_registry gregor_legacy07_registry;
 
 /**
  * A consumed message or consumer event. Immutable; thread-safe to read.
@@ -717,6 +778,236 @@ size_t gregor_metadata_partition_isrs(const gregor_metadata *md, size_t t, size_
  * Frees a metadata snapshot. NULL is a no-op.
  */
 void gregor_metadata_free(gregor_metadata *md);
+
+/**
+ * Connects to the Kafka 0.7 broker at `broker` ("host:port"). `codec`
+ * (`GREGOR_LEGACY07_CODEC_*`) and `magic` (1, or 0 for 0.6 brokers) apply
+ * to what it produces; `timeout_ms` bounds each socket read or write
+ * (<= 0: 30 s). Returns NULL on failure, with the reason in `errstr`.
+ * Blocks while connecting. Caller owns the client: free with
+ * `gregor_legacy07_client_free`.
+ */
+gregor_legacy07_client *gregor_legacy07_client_new(const char *broker, int codec, int magic, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a client, closing its connection. NULL is a no-op.
+ */
+void gregor_legacy07_client_free(gregor_legacy07_client *client);
+
+/**
+ * PRODUCE: sends `count` payloads (`payloads[i]`, `lens[i]` bytes) as one
+ * message set to `topic`/`partition`. Kafka 0.7 does not answer a
+ * PRODUCE: 0 means it was written to the socket; a broker that rejects it
+ * closes the connection, which the next call reports. Borrows everything;
+ * blocks while writing. Thread-safe.
+ */
+int gregor_legacy07_produce(const gregor_legacy07_client *client, const char *topic, int32_t partition, const uint8_t *const *payloads, const size_t *lens, size_t count, char *errstr, size_t errstr_size);
+
+/**
+ * A new, empty MULTIPRODUCE list. Caller owns it: free with
+ * `gregor_legacy07_produce_list_free`.
+ */
+gregor_legacy07_produce_list *gregor_legacy07_produce_list_new(void);
+
+/**
+ * Adds `count` payloads for `topic`/`partition` to a MULTIPRODUCE list
+ * (copied). Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_legacy07_produce_list_add(gregor_legacy07_produce_list *list, const char *topic, int32_t partition, const uint8_t *const *payloads, const size_t *lens, size_t count);
+
+/**
+ * Frees a MULTIPRODUCE list. NULL is a no-op.
+ */
+void gregor_legacy07_produce_list_free(gregor_legacy07_produce_list *list);
+
+/**
+ * MULTIPRODUCE: sends every entry of `list` in one request (no response,
+ * as for `gregor_legacy07_produce`). Borrows everything. Thread-safe.
+ */
+int gregor_legacy07_multi_produce(const gregor_legacy07_client *client, const gregor_legacy07_produce_list *list, char *errstr, size_t errstr_size);
+
+/**
+ * FETCH: up to `max_size` bytes of `topic`/`partition` from byte `offset`.
+ * On success `*fetched` receives the messages (caller owns: free with
+ * `gregor_legacy07_fetched_free`). Errors: the broker's code (1
+ * OffsetOutOfRange, 3 WrongPartition, …), 4 InvalidFetchSize when
+ * `max_size` is smaller than the message at `offset`, local codes for
+ * corrupt data and transport failures. Blocks up to the socket timeout.
+ */
+int gregor_legacy07_fetch(const gregor_legacy07_client *client, const char *topic, int32_t partition, int64_t offset, int32_t max_size, gregor_legacy07_fetched **fetched, char *errstr, size_t errstr_size);
+
+/**
+ * Number of messages fetched (compressed sets expanded).
+ */
+size_t gregor_legacy07_fetched_count(const gregor_legacy07_fetched *f);
+
+/**
+ * Payload of message `i`, borrowed until `f` is freed ({NULL, 0} if `i` is
+ * out of range).
+ */
+gregor_slice gregor_legacy07_fetched_payload(const gregor_legacy07_fetched *f, size_t i);
+
+/**
+ * Byte offset of message `i` (of its compressed wrapper, for messages that
+ * came in one); -1 if `i` is out of range.
+ */
+int64_t gregor_legacy07_fetched_offset(const gregor_legacy07_fetched *f, size_t i);
+
+/**
+ * Offset after message `i` (after its wrapper): where to fetch next once
+ * it is consumed; -1 if `i` is out of range.
+ */
+int64_t gregor_legacy07_fetched_next_offset(const gregor_legacy07_fetched *f, size_t i);
+
+/**
+ * Codec of the wrapper message `i` came in (`GREGOR_LEGACY07_CODEC_*`,
+ * NONE if it was not compressed); -1 if `i` is out of range.
+ */
+int gregor_legacy07_fetched_codec(const gregor_legacy07_fetched *f, size_t i);
+
+/**
+ * Where the next FETCH should start: after the last whole message (a
+ * message the size cut off comes whole next time). -1 for NULL.
+ */
+int64_t gregor_legacy07_fetched_next_fetch_offset(const gregor_legacy07_fetched *f);
+
+/**
+ * Bytes of a message cut off at the end by the fetch size.
+ */
+size_t gregor_legacy07_fetched_partial_bytes(const gregor_legacy07_fetched *f);
+
+/**
+ * Frees fetched messages. NULL is a no-op.
+ */
+void gregor_legacy07_fetched_free(gregor_legacy07_fetched *f);
+
+/**
+ * A new, empty MULTIFETCH list. Caller owns it: free with
+ * `gregor_legacy07_fetch_list_free`.
+ */
+gregor_legacy07_fetch_list *gregor_legacy07_fetch_list_new(void);
+
+/**
+ * Adds a fetch to a MULTIFETCH list. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_legacy07_fetch_list_add(gregor_legacy07_fetch_list *list, const char *topic, int32_t partition, int64_t offset, int32_t max_size);
+
+/**
+ * Frees a MULTIFETCH list. NULL is a no-op.
+ */
+void gregor_legacy07_fetch_list_free(gregor_legacy07_fetch_list *list);
+
+/**
+ * MULTIFETCH: every fetch of `list` in one request. On success `*results`
+ * receives one result per entry, in order (caller owns: free with
+ * `gregor_legacy07_multi_fetched_free`); each entry has its own error code.
+ * Fails as a whole only for transport failures or a malformed response.
+ */
+int gregor_legacy07_multi_fetch(const gregor_legacy07_client *client, const gregor_legacy07_fetch_list *list, gregor_legacy07_multi_fetched **results, char *errstr, size_t errstr_size);
+
+/**
+ * Number of results (the number of fetches asked for).
+ */
+size_t gregor_legacy07_multi_fetched_count(const gregor_legacy07_multi_fetched *m);
+
+/**
+ * Error code of result `i` (0 when it has messages); `GREGOR_ERR__INVALID_ARG`
+ * if `i` is out of range.
+ */
+int gregor_legacy07_multi_fetched_err(const gregor_legacy07_multi_fetched *m, size_t i);
+
+/**
+ * Error text of result `i` ("" when it succeeded), borrowed until `m` is
+ * freed; NULL if `i` is out of range.
+ */
+const char *gregor_legacy07_multi_fetched_errstr(const gregor_legacy07_multi_fetched *m, size_t i);
+
+/**
+ * The messages of result `i`, borrowed until `m` is freed (do not free
+ * it); NULL if that fetch failed or `i` is out of range.
+ */
+const gregor_legacy07_fetched *gregor_legacy07_multi_fetched_get(const gregor_legacy07_multi_fetched *m, size_t i);
+
+/**
+ * Frees MULTIFETCH results. NULL is a no-op.
+ */
+void gregor_legacy07_multi_fetched_free(gregor_legacy07_multi_fetched *m);
+
+/**
+ * OFFSETS: up to `max_number` offsets of `topic`/`partition` before `time`
+ * (ms since the epoch, or `GREGOR_LEGACY07_TIME_LATEST` /
+ * `GREGOR_LEGACY07_TIME_EARLIEST`), latest first, written to `offsets`,
+ * which must have room for `max_number`; `*count` receives how many.
+ * Blocks up to the socket timeout. Thread-safe.
+ */
+int gregor_legacy07_offsets(const gregor_legacy07_client *client, const char *topic, int32_t partition, int64_t time, int32_t max_number, int64_t *offsets, size_t *count, char *errstr, size_t errstr_size);
+
+/**
+ * Reads the Kafka 0.7 broker registry from ZooKeeper at `zk_connect`
+ * (`host:port[,…][/chroot]`), waiting up to `timeout_ms` (<= 0: 30 s) for
+ * it. Returns NULL on failure, with the reason in `errstr`. Caller owns
+ * the registry: free with `gregor_legacy07_registry_free`.
+ */
+gregor_legacy07_registry *gregor_legacy07_registry_new(const char *zk_connect, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Number of registered brokers (in id order).
+ */
+size_t gregor_legacy07_registry_broker_count(const gregor_legacy07_registry *r);
+
+/**
+ * Id of broker `i`; -1 if out of range.
+ */
+int32_t gregor_legacy07_registry_broker_id(const gregor_legacy07_registry *r, size_t i);
+
+/**
+ * Host of broker `i`, borrowed until `r` is freed; NULL if out of range.
+ */
+const char *gregor_legacy07_registry_broker_host(const gregor_legacy07_registry *r, size_t i);
+
+/**
+ * Port of broker `i`; -1 if out of range.
+ */
+int32_t gregor_legacy07_registry_broker_port(const gregor_legacy07_registry *r, size_t i);
+
+/**
+ * Where a producer may send `topic`: the (broker id, partition) pairs the
+ * brokers registered, plus partition 0 of each broker that does not list
+ * the topic yet (seed 000's rule for new topics), written to the parallel
+ * arrays `broker_ids` and `partitions` (room for `capacity` each);
+ * `*count` receives the full number (more than `capacity` means the
+ * arrays were too small and hold the first `capacity`). Reads ZooKeeper;
+ * thread-safe.
+ */
+int gregor_legacy07_registry_partitions(const gregor_legacy07_registry *r, const char *topic, int32_t *broker_ids, int32_t *partitions, size_t capacity, size_t *count, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a registry, closing its ZooKeeper session. NULL is a no-op.
+ */
+void gregor_legacy07_registry_free(gregor_legacy07_registry *r);
+
+/**
+ * A producer that finds brokers in the ZooKeeper registry at `zk_connect`
+ * and sends new topics to partition 0 of each broker until they register
+ * more. `codec`, `magic` and `timeout_ms` as for `gregor_legacy07_client_new`.
+ * Returns NULL on failure, with the reason in `errstr`. Caller owns it:
+ * free with `gregor_legacy07_producer_free`.
+ */
+gregor_legacy07_producer *gregor_legacy07_producer_new(const char *zk_connect, int codec, int magic, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Sends `count` payloads as one message set to a partition of `topic`:
+ * `crc32(key) % n` of the producer's partition list when `key` is not
+ * NULL, else round robin. Writes the broker id and partition chosen to the
+ * non-NULL out-parameters. No acknowledgement (Kafka 0.7 has none).
+ * Borrows everything. Thread-safe.
+ */
+int gregor_legacy07_producer_send(const gregor_legacy07_producer *producer, const char *topic, const uint8_t *key, size_t key_len, const uint8_t *const *payloads, const size_t *lens, size_t count, int32_t *broker_id_out, int32_t *partition_out, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a producer, closing its connections and ZooKeeper session. NULL is a no-op.
+ */
+void gregor_legacy07_producer_free(gregor_legacy07_producer *p);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -19,6 +19,8 @@
 pub mod codes;
 mod guard;
 pub mod handles;
+pub mod legacy07;
 
 pub use codes::*;
 pub use handles::*;
+pub use legacy07::*;
