@@ -113,6 +113,18 @@ pub fn build_config(o: &Options, role: Option<Role>) -> Result<Config, CliError>
 
 /// Runs the tool with `argv` (program name first); returns the exit code.
 pub fn main(argv: Vec<std::ffi::OsString>) -> i32 {
+    // subcommands beyond kcat's flags: `gregor legacy07 ...` (and `gregor admin ...`)
+    if let Some(sub) = argv.get(1).and_then(|a| a.to_str()) {
+        let rest: Vec<String> = argv[2..]
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+        let (mut out, mut err) = (stdout.lock(), stderr.lock());
+        if sub == "legacy07" {
+            return gregor::legacy07::cli::run(&rest, &mut out, &mut err);
+        }
+    }
     let prog = argv
         .first()
         .map_or("gregor".into(), |p| p.to_string_lossy().into_owned());
