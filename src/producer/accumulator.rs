@@ -14,6 +14,7 @@ use crate::message::{now_ms, ProducerRecord};
 use crate::protocol::KafkaCode;
 use crate::record::RecordBatchBuilder;
 use crate::wire::Bytes;
+use std::mem;
 
 /// A topic-partition. Topic names are shared `Arc`s, so equality usually
 /// settles on the pointer before comparing text.
@@ -140,7 +141,13 @@ pub(crate) struct Batch {
     /// The finished bytes (kept for retries: same bytes, same sequence).
     pub bytes: Option<Bytes>,
     pub msgs: Vec<MsgMeta>,
+    /// Sum of the messages' sizes.
+    pub total_size: usize,
+    /// Some message waits in `send_sync`.
+    pub has_sync: bool,
     pub created: Instant,
+    /// The earliest message deadline.
+    pub deadline: Instant,
     /// Order of creation within the producer, to keep retries in order.
     pub seq_no: u64,
     /// Idempotence: the first record's sequence (-1 until numbered).
@@ -149,12 +156,6 @@ pub(crate) struct Batch {
     pub retry_at: Option<Instant>,
     /// True once it has been sent at least once.
     pub sent: bool,
-}
-
-impl Batch {
-    fn deadline(&self) -> Option<Instant> {
-        self.msgs.iter().map(|m| m.deadline).min()
-    }
 }
 
 /// A partition's queue.
@@ -177,9 +178,9 @@ pub(crate) struct Unassigned {
     meta: MsgMeta,
 }
 
-/// A topic's state.
-#[derive(Default)]
+/// A topic's state, with its partitions' queues.
 pub(crate) struct TopicQ {
+    pub name: Arc<str>,
     /// Partition count (0 until known).
     pub partitions: i32,
     /// Keyless messages stick to this partition until its batch closes.
@@ -187,11 +188,72 @@ pub(crate) struct TopicQ {
     pub unassigned: VecDeque<Unassigned>,
     /// Last metadata request for it.
     pub asked: Option<Instant>,
+    /// Queues by partition index.
+    pub parts: Vec<PartQ>,
+}
+
+impl TopicQ {
+    fn new(name: Arc<str>) -> TopicQ {
+        TopicQ {
+            name,
+            partitions: 0,
+            sticky: None,
+            unassigned: VecDeque::new(),
+            asked: None,
+            parts: Vec::new(),
+        }
+    }
+
+    fn set_partitions(&mut self, n: i32) {
+        self.partitions = n;
+        if self.parts.len() < n as usize {
+            self.parts.resize_with(n as usize, PartQ::default);
+        }
+    }
+}
+
+/// Messages that got their outcome, waiting for poll/flush to report them
+/// (a whole batch moves here at once; reports are made on the caller's thread).
+pub(crate) struct Done {
+    pub tp: Tp,
+    /// Base offset (-1 if none), log append time (-1 if none), or the error.
+    pub result: std::result::Result<(i64, i64), Error>,
+    pub msgs: Vec<MsgMeta>,
+}
+
+impl Done {
+    /// Calls `f` with each message's report.
+    pub fn each(self, f: &mut dyn FnMut(&DeliveryReport)) {
+        let mut dr = DeliveryReport {
+            topic: self.tp.0,
+            partition: self.tp.1,
+            offset: -1,
+            timestamp: -1,
+            error: None,
+            opaque: 0,
+        };
+        if let Err(e) = &self.result {
+            dr.error = Some(e.clone());
+        }
+        for (i, m) in self.msgs.into_iter().enumerate() {
+            if m.sync.is_some() {
+                continue;
+            }
+            (dr.offset, dr.timestamp) = match self.result {
+                Ok((base, lat)) => (
+                    if base >= 0 { base + i as i64 } else { -1 },
+                    if lat >= 0 { lat } else { m.timestamp },
+                ),
+                Err(_) => (-1, m.timestamp),
+            };
+            dr.opaque = m.opaque;
+            f(&dr);
+        }
+    }
 }
 
 /// The accumulator: everything queued, in flight and reported.
 pub(crate) struct Acc {
-    pub parts: HashMap<Tp, PartQ, FxBuild>,
     pub topics: HashMap<Arc<str>, TopicQ, FxBuild>,
     /// (monotonic, wall-clock ms) read together, refreshed by the sender, so a
     /// message costs one clock read.
@@ -199,8 +261,9 @@ pub(crate) struct Acc {
     /// Messages not yet reported, and their bytes.
     pub queued_msgs: usize,
     pub queued_bytes: usize,
-    /// Reports waiting for poll/flush.
-    pub reports: VecDeque<DeliveryReport>,
+    /// Outcomes waiting for poll/flush, and how many messages they hold.
+    pub done: VecDeque<Done>,
+    pub done_msgs: usize,
     pub flushing: usize,
     pub flush_requested_for_sync: usize,
     pub closing: bool,
@@ -228,12 +291,12 @@ pub(crate) struct Acc {
 impl Acc {
     pub fn new(s: &Settings) -> Acc {
         Acc {
-            parts: HashMap::default(),
             topics: HashMap::default(),
             clock_base: (Instant::now(), now_ms()),
             queued_msgs: 0,
             queued_bytes: 0,
-            reports: VecDeque::new(),
+            done: VecDeque::new(),
+            done_msgs: 0,
             flushing: 0,
             flush_requested_for_sync: 0,
             closing: false,
@@ -262,6 +325,29 @@ impl Acc {
     /// True while batches should leave without waiting for `linger.ms`.
     pub fn hurry(&self) -> bool {
         self.flushing > 0 || self.flush_requested_for_sync > 0 || self.closing
+    }
+
+    /// A partition's queue.
+    pub fn part(&self, tp: &Tp) -> Option<&PartQ> {
+        self.topics.get(&*tp.0)?.parts.get(tp.1 as usize)
+    }
+
+    /// A partition's queue, mutably.
+    pub fn part_mut(&mut self, tp: &Tp) -> Option<&mut PartQ> {
+        self.topics.get_mut(&*tp.0)?.parts.get_mut(tp.1 as usize)
+    }
+
+    /// True when no batch is in flight.
+    pub fn all_drained(&self) -> bool {
+        self.topics
+            .values()
+            .all(|t| t.parts.iter().all(|p| p.in_flight == 0))
+    }
+
+    /// Takes the outcomes for reporting outside the lock.
+    pub fn take_done(&mut self) -> VecDeque<Done> {
+        self.done_msgs = 0;
+        mem::take(&mut self.done)
     }
 
     /// Queues one record. Returns whether the sender should wake now.
@@ -303,24 +389,29 @@ impl Acc {
                 ),
             ));
         }
-        let timestamp = rec.timestamp.unwrap_or_else(now_ms);
+        let now = Instant::now();
+        let timestamp = rec.timestamp.unwrap_or_else(|| {
+            self.clock_base.1 + now.saturating_duration_since(self.clock_base.0).as_millis() as i64
+        });
         let meta = MsgMeta {
             opaque,
             timestamp,
             size,
-            deadline: Instant::now() + self.message_timeout,
+            deadline: now + self.message_timeout,
             sync,
         };
-        let topic: Arc<str> = match self.topics.get_key_value(rec.topic) {
-            Some((k, _)) => k.clone(),
-            None => Arc::from(rec.topic),
-        };
-        let tq = self.topics.entry(topic.clone()).or_default();
+        if !self.topics.contains_key(rec.topic) {
+            let name: Arc<str> = Arc::from(rec.topic);
+            self.topics.insert(name.clone(), TopicQ::new(name));
+        }
+        let tq = self.topics.get_mut(rec.topic).expect("inserted");
         if tq.partitions == 0 {
             if let Some(n) = sh.cluster.cached_partition_count(rec.topic) {
-                tq.partitions = n;
+                tq.set_partitions(n);
             }
         }
+        self.queued_msgs += 1;
+        self.queued_bytes += size;
         if tq.partitions == 0 || !tq.unassigned.is_empty() {
             tq.unassigned.push_back(Unassigned {
                 key: rec.key.map(<[u8]>::to_vec),
@@ -334,93 +425,70 @@ impl Acc {
                 timestamp,
                 meta,
             });
-            self.queued_msgs += 1;
-            self.queued_bytes += size;
             return Ok(true);
         }
-        let partition = self.pick_partition(&topic, rec.key, rec.partition, sh)?;
-        self.queued_msgs += 1;
-        self.queued_bytes += size;
-        self.append_to(
-            Tp(topic, partition),
-            rec.key,
-            rec.value,
-            rec.headers,
-            timestamp,
-            meta,
-        )
-        .map_err(|(e, _)| {
+        let placed = pick_partition(tq, rec.key, rec.partition, sh).and_then(|p| {
+            self.append_to(
+                rec.topic,
+                p,
+                rec.key,
+                rec.value,
+                rec.headers,
+                timestamp,
+                meta,
+            )
+            .map_err(|(e, _)| e)
+        });
+        if placed.is_err() {
             self.queued_msgs -= 1;
             self.queued_bytes -= size;
-            e
-        })
+        }
+        placed
     }
 
-    fn pick_partition(
-        &mut self,
-        topic: &Arc<str>,
-        key: Option<&[u8]>,
-        explicit: Option<i32>,
-        sh: &Shared,
-    ) -> Result<i32> {
-        let tq = self.topics.get_mut(topic).expect("topic present");
-        let n = tq.partitions;
-        if let Some(p) = explicit {
-            if p >= n {
-                return Err(Error::local(
-                    local::UNKNOWN_PARTITION,
-                    format!("{topic} [{p}]: no such partition ({n} partitions)"),
-                ));
-            }
-            return Ok(p);
-        }
-        if let Some(p) = sh.settings.partitioner.partition(key, n) {
-            return Ok(p);
-        }
-        // keyless: sticky partitioning (KIP-480)
-        Ok(*tq
-            .sticky
-            .get_or_insert_with(|| (partitioner::random_u32() % n.max(1) as u32) as i32))
-    }
-
+    #[allow(clippy::too_many_arguments)]
     fn append_to(
         &mut self,
-        tp: Tp,
+        topic: &str,
+        partition: i32,
         key: Option<&[u8]>,
         value: Option<&[u8]>,
         headers: &[(&str, Option<&[u8]>)],
         timestamp: i64,
         meta: MsgMeta,
     ) -> std::result::Result<bool, (Error, MsgMeta)> {
-        let mut wake = self.hurry() || self.linger.is_zero() || meta.sync.is_some();
-        let size = meta.size;
-        let pq = self.parts.entry(tp.clone()).or_default();
+        let mut wake = self.flushing > 0
+            || self.flush_requested_for_sync > 0
+            || self.closing
+            || self.linger.is_zero()
+            || meta.sync.is_some();
+        let (batch_size, batch_num) = (self.batch_size, self.batch_num_messages);
+        let tq = self.topics.get_mut(topic).expect("topic present");
+        let name = tq.name.clone();
+        let pq = &mut tq.parts[partition as usize];
         if let Some(open) = &pq.open {
             let b = open.builder.as_ref().expect("open batch has a builder");
-            if open.msgs.len() >= self.batch_num_messages
-                || b.size_in_bytes() + size > self.batch_size
-            {
+            if open.msgs.len() >= batch_num || b.size_in_bytes() + meta.size > batch_size {
                 let full = pq.open.take().expect("open");
                 pq.ready.push_back(full);
                 wake = true;
-                if let Some(tq) = self.topics.get_mut(&tp.0) {
-                    if tq.sticky == Some(tp.1) {
-                        tq.sticky = None;
-                    }
+                if tq.sticky == Some(partition) {
+                    tq.sticky = None;
                 }
             }
         }
-        let pq = self.parts.get_mut(&tp).expect("present");
+        let pq = &mut tq.parts[partition as usize];
         if pq.open.is_none() {
             self.next_seq_no += 1;
             pq.open = Some(Batch {
-                tp,
-                builder: Some(RecordBatchBuilder::with_capacity(
-                    self.batch_size.min(1 << 20),
-                )),
+                tp: Tp(name, partition),
+                builder: Some(RecordBatchBuilder::with_capacity(batch_size.min(1 << 20))),
                 bytes: None,
-                msgs: Vec::with_capacity(self.batch_num_messages.min(1024)),
+                msgs: Vec::with_capacity(batch_num.min(1024)),
+                total_size: 0,
+                has_sync: false,
                 created: Instant::now(),
+                deadline: meta.deadline,
                 seq_no: self.next_seq_no,
                 base_sequence: -1,
                 attempts: 0,
@@ -433,8 +501,11 @@ impl Acc {
         if let Err(e) = b.append(timestamp, key, value, headers) {
             return Err((e.into(), meta));
         }
+        open.total_size += meta.size;
+        open.has_sync |= meta.sync.is_some();
+        open.deadline = open.deadline.min(meta.deadline);
         open.msgs.push(meta);
-        if open.msgs.len() >= self.batch_num_messages || b.size_in_bytes() >= self.batch_size {
+        if open.msgs.len() >= batch_num || b.size_in_bytes() >= batch_size {
             wake = true;
         }
         Ok(wake)
@@ -445,7 +516,7 @@ impl Acc {
         let Some(tq) = self.topics.get_mut(topic) else {
             return;
         };
-        tq.partitions = partitions;
+        tq.set_partitions(partitions);
         let waiting: Vec<Unassigned> = tq.unassigned.drain(..).collect();
         for u in waiting {
             let hs: Vec<(&str, Option<&[u8]>)> = u
@@ -453,30 +524,24 @@ impl Acc {
                 .iter()
                 .map(|(k, v)| (k.as_str(), v.as_deref()))
                 .collect();
-            let p = match self.pick_partition(topic, u.key.as_deref(), u.partition, sh) {
+            let tq = self.topics.get_mut(topic).expect("present");
+            let p = match pick_partition(tq, u.key.as_deref(), u.partition, sh) {
                 Ok(p) => p,
                 Err(e) => {
-                    self.report(
-                        topic,
-                        u.partition.unwrap_or(-1),
-                        -1,
-                        u.timestamp,
-                        Some(e),
-                        u.meta,
-                    );
+                    self.fail_one(topic, u.partition.unwrap_or(-1), e, u.meta);
                     continue;
                 }
             };
-            let placed = self.append_to(
-                Tp(topic.clone(), p),
+            if let Err((e, meta)) = self.append_to(
+                topic,
+                p,
                 u.key.as_deref(),
                 u.value.as_deref(),
                 &hs,
                 u.timestamp,
                 u.meta,
-            );
-            if let Err((e, meta)) = placed {
-                self.report(topic, p, -1, u.timestamp, Some(e), meta);
+            ) {
+                self.fail_one(topic, p, e, meta);
             }
         }
     }
@@ -485,22 +550,18 @@ impl Acc {
     pub fn close_due(&mut self, now: Instant) -> Option<Instant> {
         let hurry = self.hurry();
         let mut next: Option<Instant> = None;
-        let mut unstick = Vec::new();
-        for (tp, pq) in &mut self.parts {
-            let Some(open) = &pq.open else { continue };
-            let due = open.created + self.linger;
-            if hurry || due <= now {
-                let b = pq.open.take().expect("open");
-                pq.ready.push_back(b);
-                unstick.push(tp.clone());
-            } else {
-                next = Some(next.map_or(due, |n: Instant| n.min(due)));
-            }
-        }
-        for tp in unstick {
-            if let Some(tq) = self.topics.get_mut(&tp.0) {
-                if tq.sticky == Some(tp.1) {
-                    tq.sticky = None;
+        for tq in self.topics.values_mut() {
+            for (p, pq) in tq.parts.iter_mut().enumerate() {
+                let Some(open) = &pq.open else { continue };
+                let due = open.created + self.linger;
+                if hurry || due <= now {
+                    let b = pq.open.take().expect("open");
+                    pq.ready.push_back(b);
+                    if tq.sticky == Some(p as i32) {
+                        tq.sticky = None;
+                    }
+                } else {
+                    next = Some(next.map_or(due, |n: Instant| n.min(due)));
                 }
             }
         }
@@ -511,29 +572,32 @@ impl Acc {
     pub fn expire(&mut self, now: Instant) -> Option<Instant> {
         let mut next: Option<Instant> = None;
         let mut expired = Vec::new();
-        for pq in self.parts.values_mut() {
-            let mut keep = VecDeque::new();
-            for b in pq.ready.drain(..).chain(pq.open.take()) {
-                match b.deadline() {
-                    Some(d) if d <= now => expired.push(b),
-                    d => {
-                        if let Some(d) = d {
-                            next = Some(next.map_or(d, |n: Instant| n.min(d)));
-                        }
-                        keep.push_back(b);
-                    }
+        let mut soonest = |d: Instant| next = Some(next.map_or(d, |n: Instant| n.min(d)));
+        for tq in self.topics.values_mut() {
+            for pq in &mut tq.parts {
+                if pq.ready.iter().any(|b| b.deadline <= now) {
+                    let (gone, keep): (VecDeque<Batch>, VecDeque<Batch>) =
+                        pq.ready.drain(..).partition(|b| b.deadline <= now);
+                    expired.extend(gone);
+                    pq.ready = keep;
+                }
+                if pq.open.as_ref().is_some_and(|b| b.deadline <= now) {
+                    expired.extend(pq.open.take());
+                }
+                for b in pq.ready.iter().chain(pq.open.iter()) {
+                    soonest(b.deadline);
                 }
             }
-            // the open batch, if kept, is the newest: put it back as open
-            if keep
-                .back()
-                .is_some_and(|b| b.builder.is_some() && b.bytes.is_none() && !b.sent)
+            while tq
+                .unassigned
+                .front()
+                .is_some_and(|u| u.meta.deadline <= now)
             {
-                let last = keep.pop_back().expect("back");
-                pq.ready = keep;
-                pq.open = Some(last);
-            } else {
-                pq.ready = keep;
+                let u = tq.unassigned.pop_front().expect("front");
+                expired.push(unassigned_batch(&tq.name, u));
+            }
+            if let Some(u) = tq.unassigned.front() {
+                soonest(u.meta.deadline);
             }
         }
         for b in expired {
@@ -548,131 +612,151 @@ impl Acc {
             );
             self.complete(b, Err(e));
         }
-        let mut timed_out = Vec::new();
-        for (t, tq) in &mut self.topics {
-            while tq
-                .unassigned
-                .front()
-                .is_some_and(|u| u.meta.deadline <= now)
-            {
-                timed_out.push((t.clone(), tq.unassigned.pop_front().expect("front")));
-            }
-            if let Some(u) = tq.unassigned.front() {
-                next = Some(next.map_or(u.meta.deadline, |n: Instant| n.min(u.meta.deadline)));
-            }
-        }
-        for (t, u) in timed_out {
-            let e = Error::local(
-                local::MSG_TIMED_OUT,
-                format!("{t}: no metadata for the topic in time"),
-            );
-            self.report(
-                &t,
-                u.partition.unwrap_or(-1),
-                -1,
-                u.timestamp,
-                Some(e),
-                u.meta,
-            );
-        }
         next
     }
 
-    /// Reports every message of a batch: `Ok((base offset, log append time))` or an error.
+    /// Records the outcome of every message of a batch:
+    /// `Ok((base offset, log append time))` or an error.
     pub fn complete(&mut self, b: Batch, result: std::result::Result<(i64, i64), Error>) {
-        let tp = b.tp.clone();
-        for (i, m) in b.msgs.into_iter().enumerate() {
-            let (offset, ts, err) = match &result {
-                Ok((base, lat)) => (
-                    if *base >= 0 { base + i as i64 } else { -1 },
-                    if *lat >= 0 { *lat } else { m.timestamp },
-                    None,
-                ),
-                Err(e) => (-1, m.timestamp, Some(e.clone())),
-            };
-            self.report(&tp.0, tp.1, offset, ts, err, m);
+        self.queued_msgs -= b.msgs.len();
+        self.queued_bytes -= b.total_size;
+        if b.has_sync {
+            for (i, m) in b.msgs.iter().enumerate() {
+                if let Some(s) = &m.sync {
+                    let (offset, timestamp, error) = match &result {
+                        Ok((base, lat)) => (
+                            if *base >= 0 { base + i as i64 } else { -1 },
+                            if *lat >= 0 { *lat } else { m.timestamp },
+                            None,
+                        ),
+                        Err(e) => (-1, m.timestamp, Some(e.clone())),
+                    };
+                    s.fill(DeliveryReport {
+                        topic: b.tp.0.clone(),
+                        partition: b.tp.1,
+                        offset,
+                        timestamp,
+                        error,
+                        opaque: m.opaque,
+                    });
+                }
+            }
         }
+        self.done_msgs += b.msgs.iter().filter(|m| m.sync.is_none()).count();
+        self.done.push_back(Done {
+            tp: b.tp,
+            result,
+            msgs: b.msgs,
+        });
     }
 
-    fn report(
-        &mut self,
-        topic: &Arc<str>,
-        partition: i32,
-        offset: i64,
-        timestamp: i64,
-        error: Option<Error>,
-        m: MsgMeta,
-    ) {
-        self.queued_msgs -= 1;
-        self.queued_bytes -= m.size;
-        let dr = DeliveryReport {
-            topic: topic.clone(),
-            partition,
-            offset,
-            timestamp,
-            error,
-            opaque: m.opaque,
-        };
-        match m.sync {
-            Some(s) => s.fill(dr),
-            None => self.reports.push_back(dr),
-        }
+    fn fail_one(&mut self, topic: &Arc<str>, partition: i32, e: Error, meta: MsgMeta) {
+        let b = one_message_batch(Tp(topic.clone(), partition), meta);
+        self.complete(b, Err(e));
     }
 
     /// Fails everything not in flight (close, fatal errors).
     pub fn fail_all(&mut self, e: Error) {
         let mut batches = Vec::new();
-        for pq in self.parts.values_mut() {
-            batches.extend(pq.ready.drain(..));
-            batches.extend(pq.open.take());
+        for tq in self.topics.values_mut() {
+            for pq in &mut tq.parts {
+                batches.extend(pq.ready.drain(..));
+                batches.extend(pq.open.take());
+            }
+            let name = tq.name.clone();
+            batches.extend(tq.unassigned.drain(..).map(|u| unassigned_batch(&name, u)));
         }
         for b in batches {
             self.complete(b, Err(e.clone()));
-        }
-        let mut waiting = Vec::new();
-        for (t, tq) in &mut self.topics {
-            waiting.extend(tq.unassigned.drain(..).map(|u| (t.clone(), u)));
-        }
-        for (t, u) in waiting {
-            self.report(
-                &t,
-                u.partition.unwrap_or(-1),
-                -1,
-                u.timestamp,
-                Some(e.clone()),
-                u.meta,
-            );
         }
     }
 
     /// Puts a batch back for another try, in creation order.
     pub fn requeue(&mut self, mut b: Batch, at: Instant) {
         b.retry_at = Some(at);
-        let pq = self.parts.entry(b.tp.clone()).or_default();
+        let seq_no = b.seq_no;
+        let Some(pq) = self.part_mut(&b.tp) else {
+            let e = Error::local(
+                local::UNKNOWN_PARTITION,
+                format!("{} [{}]: partition gone", b.tp.0, b.tp.1),
+            );
+            return self.complete(b, Err(e));
+        };
         let pos = pq
             .ready
             .iter()
-            .position(|x| x.seq_no > b.seq_no)
+            .position(|x| x.seq_no > seq_no)
             .unwrap_or(pq.ready.len());
         pq.ready.insert(pos, b);
     }
 
-    /// Idempotence: numbers the partition's unnumbered batches in order and
-    /// restamps numbered ones after an epoch bump (`reset`).
+    /// Idempotence: after a new producer id or epoch, numbers every waiting
+    /// batch of each partition afresh from 0, restamping finished ones.
     pub fn renumber_all(&mut self, pid: i64, epoch: i16) {
-        for pq in self.parts.values_mut() {
-            pq.next_seq = 0;
-            for b in pq.ready.iter_mut() {
-                if let Some(bytes) = &b.bytes {
-                    b.base_sequence = pq.next_seq;
-                    b.bytes = Some(restamp(bytes, pid, epoch, b.base_sequence));
-                    pq.next_seq = pq.next_seq.wrapping_add(b.msgs.len() as i32) & i32::MAX;
-                } else {
-                    b.base_sequence = -1;
+        for tq in self.topics.values_mut() {
+            for pq in &mut tq.parts {
+                pq.next_seq = 0;
+                for b in pq.ready.iter_mut() {
+                    if let Some(bytes) = &b.bytes {
+                        b.base_sequence = pq.next_seq;
+                        b.bytes = Some(restamp(bytes, pid, epoch, b.base_sequence));
+                        pq.next_seq = pq.next_seq.wrapping_add(b.msgs.len() as i32) & i32::MAX;
+                    } else {
+                        b.base_sequence = -1;
+                    }
                 }
             }
         }
     }
+}
+
+fn pick_partition(
+    tq: &mut TopicQ,
+    key: Option<&[u8]>,
+    explicit: Option<i32>,
+    sh: &Shared,
+) -> Result<i32> {
+    let n = tq.partitions;
+    if let Some(p) = explicit {
+        if p >= n {
+            return Err(Error::local(
+                local::UNKNOWN_PARTITION,
+                format!("{} [{p}]: no such partition ({n} partitions)", tq.name),
+            ));
+        }
+        return Ok(p);
+    }
+    if let Some(p) = sh.settings.partitioner.partition(key, n) {
+        return Ok(p);
+    }
+    // keyless: sticky partitioning (KIP-480)
+    Ok(*tq
+        .sticky
+        .get_or_insert_with(|| (partitioner::random_u32() % n.max(1) as u32) as i32))
+}
+
+fn one_message_batch(tp: Tp, meta: MsgMeta) -> Batch {
+    Batch {
+        tp,
+        builder: None,
+        bytes: None,
+        total_size: meta.size,
+        has_sync: meta.sync.is_some(),
+        created: Instant::now(),
+        deadline: meta.deadline,
+        msgs: vec![meta],
+        seq_no: 0,
+        base_sequence: -1,
+        attempts: 0,
+        retry_at: None,
+        sent: false,
+    }
+}
+
+fn unassigned_batch(topic: &Arc<str>, u: Unassigned) -> Batch {
+    let mut b = one_message_batch(Tp(topic.clone(), u.partition.unwrap_or(-1)), u.meta);
+    b.msgs[0].timestamp = u.timestamp;
+    b
 }
 
 /// Rewrites a finished v2 batch's producer id, epoch and base sequence and

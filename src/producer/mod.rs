@@ -322,7 +322,7 @@ impl Producer {
     pub fn poll(&self, timeout: Duration) -> usize {
         let deadline = Instant::now() + timeout;
         let mut acc = self.shared.acc();
-        while acc.reports.is_empty() {
+        while acc.done.is_empty() {
             let now = Instant::now();
             if now >= deadline {
                 return 0;
@@ -333,19 +333,24 @@ impl Producer {
                 .wait_timeout(acc, deadline - now)
                 .map_or_else(|e| e.into_inner().0, |r| r.0);
         }
-        let reports: Vec<DeliveryReport> = acc.reports.drain(..).collect();
+        let done = acc.take_done();
         drop(acc);
-        self.serve(&reports);
-        reports.len()
+        self.serve(done)
     }
 
-    fn serve(&self, reports: &[DeliveryReport]) {
+    /// Turns outcomes into reports for the callback, on this thread.
+    fn serve(&self, done: std::collections::VecDeque<accumulator::Done>) -> usize {
+        let mut n = 0;
         let mut cb = self.shared.dr_cb.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(cb) = cb.as_mut() {
-            for r in reports {
-                cb(r);
-            }
+        for d in done {
+            d.each(&mut |r| {
+                n += 1;
+                if let Some(cb) = cb.as_mut() {
+                    cb(r);
+                }
+            });
         }
+        n
     }
 
     /// Sends everything queued now, and waits up to `timeout` until every
@@ -359,10 +364,10 @@ impl Producer {
         acc.flushing += 1;
         self.shared.wake.notify_all();
         let result = loop {
-            if !acc.reports.is_empty() {
-                let reports: Vec<DeliveryReport> = acc.reports.drain(..).collect();
+            if !acc.done.is_empty() {
+                let done = acc.take_done();
                 drop(acc);
-                self.serve(&reports);
+                self.serve(done);
                 acc = self.shared.acc();
                 continue;
             }
@@ -390,7 +395,7 @@ impl Producer {
     /// (librdkafka's `rd_kafka_outq_len`).
     pub fn len(&self) -> usize {
         let acc = self.shared.acc();
-        acc.outstanding() + acc.reports.len()
+        acc.outstanding() + acc.done_msgs
     }
 
     /// True when nothing is outstanding.
@@ -419,8 +424,8 @@ impl Producer {
         if let Some(h) = self.sender.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = h.join();
         }
-        let reports: Vec<DeliveryReport> = self.shared.acc().reports.drain(..).collect();
-        self.serve(&reports);
+        let done = self.shared.acc().take_done();
+        self.serve(done);
     }
 }
 

@@ -59,7 +59,7 @@ pub(crate) fn run(sh: &Arc<Shared>) {
         // the partitions to drain before bumping the epoch
         let idem = sh.settings.idempotence;
         if idem && (acc.producer.is_none() || acc.need_epoch_bump) {
-            let drained = acc.parts.values().all(|p| p.in_flight == 0);
+            let drained = acc.all_drained();
             match acc.pid_retry_at {
                 Some(at) if at > now => soonest(Some(at)),
                 _ if drained || acc.producer.is_none() => work.init_pid = true,
@@ -133,12 +133,18 @@ fn collect_sends(
     let max_in_flight = sh.settings.max_in_flight;
     let mut need_meta = Vec::new();
     let producer = acc.producer;
-    for (tp, pq) in &mut acc.parts {
+    for (tq, (p, pq)) in acc.topics.values_mut().flat_map(|tq| {
+        let name = tq.name.clone();
+        tq.parts
+            .iter_mut()
+            .enumerate()
+            .map(move |x| (name.clone(), x))
+    }) {
         if pq.ready.is_empty() || pq.in_flight >= max_in_flight {
             continue;
         }
-        let Some(leader) = sh.cluster.cached_leader(&tp.0, tp.1) else {
-            need_meta.push(tp.0.clone());
+        let Some(leader) = sh.cluster.cached_leader(&tq, p as i32) else {
+            need_meta.push(tq);
             continue;
         };
         while pq.in_flight < max_in_flight {
@@ -384,7 +390,7 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, mut batches: Vec<Batch>) {
         }
         for (b, e) in failed {
             let mut acc = sh.acc();
-            if let Some(pq) = acc.parts.get_mut(&b.tp) {
+            if let Some(pq) = acc.part_mut(&b.tp) {
                 pq.in_flight -= 1;
             }
             acc.complete(b, Err(e));
@@ -403,7 +409,7 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, mut batches: Vec<Batch>) {
             let r = conn.send_oneway(&req, version, deadline);
             let mut acc = sh.acc();
             for b in ok {
-                if let Some(pq) = acc.parts.get_mut(&b.tp) {
+                if let Some(pq) = acc.part_mut(&b.tp) {
                     pq.in_flight -= 1;
                 }
                 match &r {
@@ -440,7 +446,7 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, mut batches: Vec<Batch>) {
 fn fail_request(sh: &Shared, batches: Vec<Batch>, e: &Error) {
     let mut acc = sh.acc();
     for b in batches {
-        if let Some(pq) = acc.parts.get_mut(&b.tp) {
+        if let Some(pq) = acc.part_mut(&b.tp) {
             pq.in_flight -= 1;
         }
         retry_or_fail(sh, &mut acc, b, e.clone());
@@ -461,7 +467,7 @@ fn on_response(
     let name = conn.name().to_string();
     acc.requests.retain(|(_, t, _)| *t != token);
     for b in batches {
-        if let Some(pq) = acc.parts.get_mut(&b.tp) {
+        if let Some(pq) = acc.part_mut(&b.tp) {
             pq.in_flight -= 1;
         }
         let resp = match &r {
@@ -526,8 +532,7 @@ fn on_response(
 
 /// True if an earlier batch of the partition is waiting for a retry or in flight.
 fn earlier_outstanding(acc: &super::accumulator::Acc, tp: &Tp, seq_no: u64) -> bool {
-    acc.parts
-        .get(tp)
+    acc.part(tp)
         .is_some_and(|pq| pq.ready.iter().any(|b| b.seq_no < seq_no) || pq.in_flight > 0)
 }
 
