@@ -465,6 +465,45 @@ typedef struct {
   size_t len;
 } gregor_slice;
 
+/**
+ * One message's outcome, borrowed for the duration of the callback.
+ */
+typedef struct {
+  /**
+   * Topic, NUL-terminated.
+   */
+  const char *topic;
+  /**
+   * Partition (-1 if it never got one).
+   */
+  int32_t partition;
+  /**
+   * Offset (-1 if not delivered, or with acks=0).
+   */
+  int64_t offset;
+  /**
+   * Timestamp in ms since the epoch.
+   */
+  int64_t timestamp;
+  /**
+   * 0 if delivered, else the error code.
+   */
+  int err;
+  /**
+   * The error's text, NUL-terminated ("" when delivered).
+   */
+  const char *errstr;
+  /**
+   * The `msg_opaque` given to `gregor_producer_send`.
+   */
+  void *msg_opaque;
+} gregor_delivery_report;
+
+/**
+ * A delivery report callback: `dr` is valid only during the call.
+ */
+typedef void (*gregor_dr_cb)(const gregor_delivery_report *dr, void *cb_opaque);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -1008,6 +1047,75 @@ int gregor_legacy07_producer_send(const gregor_legacy07_producer *producer, cons
  * Frees a producer, closing its connections and ZooKeeper session. NULL is a no-op.
  */
 void gregor_legacy07_producer_free(gregor_legacy07_producer *p);
+
+/**
+ * Sets (or with NULL `cb`, clears) the delivery report callback. It runs
+ * inside `gregor_producer_poll` and `gregor_producer_flush`, on the thread
+ * that calls them, with `cb_opaque`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_producer_set_dr_cb(const gregor_producer *producer, gregor_dr_cb cb, void *cb_opaque);
+
+/**
+ * Queues one message; its outcome comes as a delivery report carrying
+ * `msg_opaque`. `partition` -1 lets the partitioner choose; `key`/`value`
+ * NULL mean null; `headers` may be NULL; `timestamp_ms` 0 means now. With
+ * `block_ms` 0 a full queue fails at once with `GREGOR_ERR__QUEUE_FULL`;
+ * otherwise it waits up to `block_ms` for room. Copies the data. Thread-safe.
+ */
+int gregor_producer_send(const gregor_producer *producer, const char *topic, int32_t partition, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len, const gregor_headers *headers, int64_t timestamp_ms, void *msg_opaque, int block_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Serves delivery reports to the callback, waiting up to `timeout_ms` for
+ * the first. Returns how many were served (0 for a NULL producer).
+ */
+int gregor_producer_poll(const gregor_producer *producer, int timeout_ms);
+
+/**
+ * Sends everything queued and waits up to `timeout_ms` until every message
+ * has its report, serving reports meanwhile. Returns 0, or
+ * `GREGOR_ERR__TIMED_OUT` with messages still outstanding.
+ */
+int gregor_producer_flush(const gregor_producer *producer, int timeout_ms);
+
+/**
+ * Messages queued, in flight, or with reports not yet served (0 for NULL).
+ */
+size_t gregor_producer_len(const gregor_producer *producer);
+
+/**
+ * Flushes for up to `timeout_ms`, then stops sending; messages still
+ * undelivered get `GREGOR_ERR__DESTROY` reports (served to the callback).
+ * Returns within about `timeout_ms` even with the brokers gone. The handle
+ * must still be freed with `gregor_producer_free`.
+ */
+void gregor_producer_close(const gregor_producer *producer, int timeout_ms);
+
+/**
+ * Registers `transactional.id` with its coordinator (fencing older
+ * producers). Blocks up to `timeout_ms`.
+ */
+int gregor_producer_init_transactions(const gregor_producer *producer, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Opens a transaction.
+ */
+int gregor_producer_begin_transaction(const gregor_producer *producer, char *errstr, size_t errstr_size);
+
+/**
+ * Commits `offsets` (topic, partition, next offset to consume) for
+ * `group_id` as part of the open transaction. Borrows both.
+ */
+int gregor_producer_send_offsets_to_transaction(const gregor_producer *producer, const gregor_tpl *offsets, const char *group_id, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Flushes and commits the open transaction. Blocks up to `timeout_ms`.
+ */
+int gregor_producer_commit_transaction(const gregor_producer *producer, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Drops queued messages and aborts the open transaction. Blocks up to `timeout_ms`.
+ */
+int gregor_producer_abort_transaction(const gregor_producer *producer, int timeout_ms, char *errstr, size_t errstr_size);
 
 #ifdef __cplusplus
 }  // extern "C"

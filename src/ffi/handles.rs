@@ -47,27 +47,27 @@ impl gregor_slice {
 
 /// Configuration properties (librdkafka's names). Not thread-safe.
 pub struct gregor_config {
-    inner: Config,
+    pub(crate) inner: Config,
 }
 
 /// Message headers for producing: an ordered list of (name, value or null).
 pub struct gregor_headers {
-    inner: Vec<(String, Option<Vec<u8>>)>,
+    pub(crate) inner: Vec<(String, Option<Vec<u8>>)>,
 }
 
 /// A producer. Thread-safe.
 pub struct gregor_producer {
-    inner: Producer,
+    pub(crate) inner: Producer,
 }
 
 /// A consumer. Thread-safe.
 pub struct gregor_consumer {
-    inner: Consumer,
+    pub(crate) inner: Consumer,
 }
 
 /// A list of topic/partition/offset entries.
 pub struct gregor_tpl {
-    inner: Vec<TopicPartitionOffset>,
+    pub(crate) inner: Vec<TopicPartitionOffset>,
 }
 
 /// A consumed message or consumer event. Immutable; thread-safe to read.

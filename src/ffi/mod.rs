@@ -20,7 +20,9 @@ pub mod codes;
 mod guard;
 pub mod handles;
 pub mod legacy07;
+pub mod producer;
 
 pub use codes::*;
 pub use handles::*;
 pub use legacy07::*;
+pub use producer::*;

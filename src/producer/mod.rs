@@ -168,7 +168,8 @@ impl Shared {
 /// A Kafka producer. Thread-safe: share it by reference or `Arc`.
 pub struct Producer {
     shared: Arc<Shared>,
-    sender: Mutex<Option<JoinHandle<()>>>,
+    /// The sender thread, and what it sends when it ends.
+    sender: Mutex<Option<(JoinHandle<()>, std::sync::mpsc::Receiver<()>)>>,
 }
 
 impl Producer {
@@ -191,15 +192,19 @@ impl Producer {
             txn: Mutex::new(txn::TxnState::default()),
         });
         let s2 = shared.clone();
+        let (ended_tx, ended_rx) = std::sync::mpsc::channel();
         let handle = std::thread::Builder::new()
             .name("gregor producer".into())
-            .spawn(move || sender::run(&s2))
+            .spawn(move || {
+                sender::run(&s2);
+                let _ = ended_tx.send(());
+            })
             .map_err(|e| {
                 Error::local(local::FAIL, format!("cannot start the sender thread: {e}"))
             })?;
         Ok(Producer {
             shared,
-            sender: Mutex::new(Some(handle)),
+            sender: Mutex::new(Some((handle, ended_rx))),
         })
     }
 
@@ -408,11 +413,19 @@ impl Producer {
     /// (served to the callback). Returns within `timeout` plus a few
     /// milliseconds even when the brokers are gone.
     pub fn close(&self, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
         let _ = self.flush(timeout);
-        self.shutdown();
+        self.shutdown_until(deadline);
     }
 
     fn shutdown(&self) {
+        self.shutdown_until(Instant::now() + Duration::from_millis(500));
+    }
+
+    /// Stops the sender; if it is stuck in a network call past `deadline`
+    /// (a broker that swallows connects), it is left to end on its own —
+    /// it holds nothing the caller can still see.
+    fn shutdown_until(&self, deadline: Instant) {
         {
             let mut acc = self.shared.acc();
             acc.closing = true;
@@ -421,8 +434,13 @@ impl Producer {
         self.shared.wake.notify_all();
         self.shared.changed.notify_all();
         self.shared.cluster.close();
-        if let Some(h) = self.sender.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            let _ = h.join();
+        if let Some((h, ended)) = self.sender.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let wait = deadline
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(50));
+            if ended.recv_timeout(wait).is_ok() {
+                let _ = h.join();
+            }
         }
         let done = self.shared.acc().take_done();
         self.serve(done);
