@@ -1,12 +1,15 @@
 //! `-P`: messages from stdin (or one `-l` file) split at the delimiter,
 //! each optionally split into key and value at the key delimiter; or, with
-//! file operands and no `-l`, each file as one message. One
-//! [`Producer::send_sync`] per message for now: correct, not fast.
+//! file operands and no `-l`, each file as one message. Messages are queued
+//! with [`Producer::send_blocking`] (batched by the producer, as kcat's are)
+//! and the delivery reports counted; the run ends with a flush.
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use gregor::config::Role;
-use gregor::error::{local, Error};
 use gregor::message::ProducerRecord;
 use gregor::producer::Producer;
 
@@ -82,13 +85,13 @@ struct Sender<'a> {
     headers: Vec<(&'a str, Option<&'a [u8]>)>,
     fixed_key: Option<&'a [u8]>,
     sent: u64,
-    failed: u64,
+    failed: Arc<AtomicU64>,
 }
 
 impl Sender<'_> {
-    /// Sends one message and waits for it. A failed message is reported and
-    /// counted (kcat goes on with the next one and exits 1 at the end); a
-    /// timeout stops everything, since every later message would wait as long.
+    /// Queues one message. A message that fails later is reported by the
+    /// delivery callback and counted (kcat goes on with the next one and
+    /// exits 1 at the end); a message that cannot even be queued stops the run.
     fn send(&mut self, key: Option<&[u8]>, value: Option<&[u8]>) -> Result<(), CliError> {
         let rec = ProducerRecord {
             topic: self.topic,
@@ -99,35 +102,26 @@ impl Sender<'_> {
             timestamp: None,
         };
         self.sent += 1;
-        match self.producer.send_sync(&rec, None) {
-            Ok(d) => {
-                info(
-                    3,
-                    format_args!(
-                        "Message delivered to partition {} (offset {})",
-                        d.partition, d.offset
-                    ),
-                );
-                Ok(())
-            }
-            Err(e) if fatal_for_all(&e) => Err(CliError::Fatal(format!(
-                "Failed to produce message ({} bytes): {e}",
-                value.map_or(0, <[u8]>::len)
-            ))),
-            Err(e) => {
-                info(1, format_args!("Delivery failed for message: {e}"));
-                self.failed += 1;
-                Ok(())
-            }
-        }
+        self.producer.poll(Duration::ZERO);
+        self.producer
+            .send_blocking(&rec, 0, Duration::from_secs(3600))
+            .map_err(|e| {
+                CliError::Fatal(format!(
+                    "Failed to produce message ({} bytes): {e}",
+                    value.map_or(0, <[u8]>::len)
+                ))
+            })
     }
-}
 
-fn fatal_for_all(e: &Error) -> bool {
-    matches!(
-        e.code(),
-        local::MSG_TIMED_OUT | local::ALL_BROKERS_DOWN | local::TIMED_OUT | local::TRANSPORT
-    )
+    /// Waits for every report; returns the number of failed messages.
+    fn finish(&self) -> Result<u64, CliError> {
+        let timeout = self.producer.message_timeout();
+        self.producer
+            .flush(timeout + Duration::from_secs(5))
+            .map_err(|e| CliError::Fatal(format!("Failed to flush: {e}")))?;
+        self.producer.close(Duration::from_secs(1));
+        Ok(self.failed.load(Ordering::Relaxed))
+    }
 }
 
 /// Runs `-P`.
@@ -150,6 +144,21 @@ pub fn run(o: &Options, stdin: &mut dyn Read, out: &mut dyn Write) -> Result<i32
     }
     let cfg = build_config(o, Some(Role::Producer))?;
     let producer = Producer::new(&cfg).map_err(|e| CliError::Fatal(e.to_string()))?;
+    let failed = Arc::new(AtomicU64::new(0));
+    let f2 = failed.clone();
+    producer.set_delivery_callback(Some(Box::new(move |dr| match &dr.error {
+        None => info(
+            3,
+            format_args!(
+                "Message delivered to partition {} (offset {})",
+                dr.partition, dr.offset
+            ),
+        ),
+        Some(e) => {
+            info(1, format_args!("Delivery failed for message: {e}"));
+            f2.fetch_add(1, Ordering::Relaxed);
+        }
+    })));
     let mut s = Sender {
         producer,
         topic,
@@ -161,7 +170,7 @@ pub fn run(o: &Options, stdin: &mut dyn Read, out: &mut dyn Write) -> Result<i32
             .collect(),
         fixed_key: o.fixed_key.as_deref().map(str::as_bytes),
         sent: 0,
-        failed: 0,
+        failed,
     };
 
     if !o.operands.is_empty() && !o.line_mode {
@@ -184,7 +193,7 @@ pub fn run(o: &Options, stdin: &mut dyn Read, out: &mut dyn Write) -> Result<i32
                 Err(e) => info(1, format_args!("Failed to open {path}: {e}")),
             }
         }
-        s.producer.cluster().close();
+        let failed = s.finish()?;
         if good == 0 {
             return Ok(1);
         }
@@ -198,7 +207,7 @@ pub fn run(o: &Options, stdin: &mut dyn Read, out: &mut dyn Write) -> Result<i32
                 ),
             );
         }
-        return Ok(i32::from(s.failed > 0));
+        return Ok(i32::from(failed > 0));
     }
 
     let input: Box<dyn BufRead + '_> = match o.operands.first() {
@@ -228,8 +237,8 @@ pub fn run(o: &Options, stdin: &mut dyn Read, out: &mut dyn Write) -> Result<i32
             break;
         }
     }
-    s.producer.cluster().close();
-    Ok(i32::from(s.failed > 0))
+    let failed = s.finish()?;
+    Ok(i32::from(failed > 0))
 }
 
 #[cfg(test)]

@@ -208,6 +208,11 @@ impl Producer {
         })
     }
 
+    /// `message.timeout.ms` as configured (a year for 0, "forever").
+    pub fn message_timeout(&self) -> Duration {
+        self.shared.settings.message_timeout
+    }
+
     /// The producer's view of the cluster.
     pub fn cluster(&self) -> &Cluster {
         &self.shared.cluster
