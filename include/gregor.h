@@ -597,7 +597,8 @@ int gregor_producer_send_sync(const gregor_producer *producer, const char *topic
 int gregor_producer_metadata(const gregor_producer *producer, const char *topic, int timeout_ms, gregor_metadata **metadata, char *errstr, size_t errstr_size);
 
 /**
- * Frees a producer, closing its connections. NULL is a no-op.
+ * Frees a producer, closing its connections and waiting for their I/O
+ * threads to end. NULL is a no-op.
  */
 void gregor_producer_free(gregor_producer *producer);
 
@@ -609,7 +610,8 @@ gregor_tpl *gregor_tpl_new(void);
 /**
  * Appends (topic, partition, offset). `offset` is absolute or one of
  * `GREGOR_OFFSET_BEGINNING` (-2), `GREGOR_OFFSET_END` (-1), or
- * `GREGOR_OFFSET_TAIL(n)`. Copies `topic`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ * `GREGOR_OFFSET_TAIL_BASE - n` (n before the end). Copies `topic`.
+ * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
  */
 int gregor_tpl_add(gregor_tpl *tpl, const char *topic, int32_t partition, int64_t offset);
 
@@ -656,7 +658,8 @@ int gregor_consumer_watermarks(const gregor_consumer *consumer, const char *topi
 int gregor_consumer_metadata(const gregor_consumer *consumer, const char *topic, int timeout_ms, gregor_metadata **metadata, char *errstr, size_t errstr_size);
 
 /**
- * Frees a consumer, closing its connections. NULL is a no-op.
+ * Frees a consumer, closing its connections and waiting for their I/O
+ * threads to end. NULL is a no-op.
  */
 void gregor_consumer_free(gregor_consumer *consumer);
 
@@ -705,7 +708,8 @@ size_t gregor_message_header_count(const gregor_message *msg);
 /**
  * Header `idx`: its name (not NUL-terminated) and value (`ptr` NULL for a
  * null value), valid until the message is freed. Returns 0, or
- * `GREGOR_ERR__INVALID_ARG` for NULL arguments or `idx` out of range.
+ * `GREGOR_ERR__INVALID_ARG` for a NULL `msg` or `idx` out of range (then
+ * nothing is written). `name` and `value` may each be NULL if not wanted.
  */
 int gregor_message_header(const gregor_message *msg, size_t idx, gregor_slice *name, gregor_slice *value);
 

@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::conn::{self, io_error};
@@ -172,6 +173,10 @@ struct Inner {
     changed: Condvar,
     /// The write half of the current session, with its generation.
     writer: Mutex<Option<(u64, TcpStream)>>,
+    /// I/O threads not yet known to have ended. [`BrokerConn::close`] joins
+    /// them, so no gregor thread outlives a closed client (a C caller may
+    /// exit or unload the library right after `_free`).
+    readers: Mutex<Vec<JoinHandle<()>>>,
     next_corr: AtomicI32,
 }
 
@@ -223,6 +228,7 @@ impl BrokerConn {
                 }),
                 changed: Condvar::new(),
                 writer: Mutex::new(None),
+                readers: Mutex::new(Vec::new()),
                 next_corr: AtomicI32::new(1),
             }),
         }
@@ -509,13 +515,42 @@ impl BrokerConn {
         }
     }
 
-    /// Closes the connection; waiters fail with `_TRANSPORT`.
+    /// Closes the connection and waits for its I/O thread to end; waiters
+    /// fail with `_TRANSPORT`.
     pub fn close(&self) {
         let generation = lock(&self.inner.state).generation;
         self.fail(
             generation,
             Error::transport(format!("{}: connection closed by client", self.inner.name)),
         );
+        // Every session's socket is shut down by now, so each thread's read
+        // returns at once. The I/O threads never call close (only fail), so
+        // this cannot wait for itself. Bounded all the same: a stuck thread
+        // is left behind rather than hanging the caller's `_free`.
+        let readers = std::mem::take(&mut *lock(&self.inner.readers));
+        let until = Instant::now() + Duration::from_secs(5);
+        for h in readers {
+            while !h.is_finished() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            if h.is_finished() {
+                let _ = h.join();
+            }
+        }
+    }
+
+    /// Counts a failed attempt to set up a session and schedules the next.
+    fn note_failure(&self, st: &mut State, e: Error) {
+        st.failures += 1;
+        let exp = st.failures.min(16) - 1;
+        let backoff = self
+            .inner
+            .cfg
+            .backoff
+            .saturating_mul(1 << exp)
+            .min(self.inner.cfg.backoff_max);
+        st.retry_at = Some(Instant::now() + backoff);
+        st.last_error = Some(e);
     }
 
     /// Returns the current session, connecting (with backoff) if there is none.
@@ -566,36 +601,31 @@ impl BrokerConn {
         let mut st = lock(&self.inner.state);
         st.connecting = false;
         self.inner.changed.notify_all();
-        match result {
-            Ok((stream, apis)) => {
-                st.generation += 1;
-                st.alive = true;
-                st.failures = 0;
-                st.retry_at = None;
-                st.last_error = None;
-                st.apis = Arc::new(apis);
-                let generation = st.generation;
-                let apis = st.apis.clone();
-                drop(st);
-                self.start_reader(generation, stream)?;
-                Ok((generation, apis))
-            }
-            Err(e) => {
-                st.failures += 1;
-                let exp = st.failures.min(16) - 1;
-                let backoff = self
-                    .inner
-                    .cfg
-                    .backoff
-                    .saturating_mul(1 << exp)
-                    .min(self.inner.cfg.backoff_max);
-                st.retry_at = Some(Instant::now() + backoff);
-                st.last_error = Some(e.clone());
-                Err(e)
-            }
+        let result = result.and_then(|(stream, apis)| {
+            // The writer and the I/O thread are in place before the session
+            // is seen alive (all under the state lock). Marking it alive
+            // first let a request find no writer and fail the new session
+            // before its socket was installed, so nothing ever shut that
+            // socket down and its I/O thread blocked for good.
+            let generation = st.generation + 1;
+            self.start_reader(generation, stream)?;
+            st.generation = generation;
+            st.alive = true;
+            st.failures = 0;
+            st.retry_at = None;
+            st.last_error = None;
+            st.apis = Arc::new(apis);
+            Ok((generation, st.apis.clone()))
+        });
+        if let Err(e) = &result {
+            self.note_failure(&mut st, e.clone());
         }
+        result
     }
 
+    /// Installs session `generation`'s socket as the writer and starts its
+    /// I/O thread. Called with the state lock held (the thread takes that
+    /// lock only after its first read, and nothing here waits for it).
     fn start_reader(&self, generation: u64, stream: TcpStream) -> Result<()> {
         let read_half = stream
             .try_clone()
@@ -603,20 +633,33 @@ impl BrokerConn {
         read_half
             .set_read_timeout(None)
             .map_err(|e| io_error(&self.inner.name, "set timeout", &e))?;
-        *lock(&self.inner.writer) = Some((generation, stream));
         let weak = Arc::downgrade(&self.inner);
         let name = self.inner.name.clone();
         let max = self.inner.cfg.max_response;
-        let spawned = std::thread::Builder::new()
+        let h = std::thread::Builder::new()
             .name(format!("gregor {name}"))
-            .spawn(move || reader_loop(weak, generation, read_half, max, name));
-        if let Err(e) = spawned {
-            let err = Error::local(
-                local::FAIL,
-                format!("{}: cannot start I/O thread: {e}", self.inner.name),
-            );
-            self.fail(generation, err.clone());
-            return Err(err);
+            .spawn(move || reader_loop(weak, generation, read_half, max, name))
+            .map_err(|e| {
+                Error::local(
+                    local::FAIL,
+                    format!("{}: cannot start I/O thread: {e}", self.inner.name),
+                )
+            })?;
+        let old = lock(&self.inner.writer).replace((generation, stream));
+        if let Some((_, old)) = old {
+            // Normally fail() shut it down already; if not, do it now so its
+            // I/O thread does not wait on it forever.
+            let _ = old.shutdown(Shutdown::Both);
+        }
+        // Keep the new thread; reap the ones that have ended (without waiting).
+        let mut readers = lock(&self.inner.readers);
+        let (ended, running): (Vec<_>, Vec<_>) =
+            readers.drain(..).partition(JoinHandle::is_finished);
+        *readers = running;
+        readers.push(h);
+        drop(readers);
+        for h in ended {
+            let _ = h.join();
         }
         Ok(())
     }

@@ -655,6 +655,22 @@ impl Acc {
         self.complete(b, Err(e));
     }
 
+    /// Fails a topic's messages waiting for metadata.
+    pub fn fail_topic(&mut self, topic: &Arc<str>, e: Error) {
+        let Some(tq) = self.topics.get_mut(topic) else {
+            return;
+        };
+        let name = tq.name.clone();
+        let waiting: Vec<Batch> = tq
+            .unassigned
+            .drain(..)
+            .map(|u| unassigned_batch(&name, u))
+            .collect();
+        for b in waiting {
+            self.complete(b, Err(e.clone()));
+        }
+    }
+
     /// Fails everything not in flight (close, fatal errors).
     pub fn fail_all(&mut self, e: Error) {
         let mut batches = Vec::new();

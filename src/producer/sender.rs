@@ -194,6 +194,9 @@ fn refresh_metadata(sh: &Shared, topics: &[Arc<str>]) {
             if let Some(info) = md.topics.get(&**t) {
                 if info.error.is_ok() && !info.partitions.is_empty() {
                     acc.assign_unassigned(sh, t, info.partitions.len() as i32);
+                } else if !info.error.is_ok() && !info.error.is_retriable() {
+                    // an invalid or forbidden topic will not become valid by waiting
+                    acc.fail_topic(t, Error::kafka(info.error, format!("topic {t}")));
                 }
             }
         }
