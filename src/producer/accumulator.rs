@@ -404,15 +404,25 @@ impl Acc {
             let name: Arc<str> = Arc::from(rec.topic);
             self.topics.insert(name.clone(), TopicQ::new(name));
         }
-        let tq = self.topics.get_mut(rec.topic).expect("inserted");
+        let wake_now = self.hurry() || self.linger.is_zero();
+        let limits = (self.batch_size, self.batch_num_messages);
+        // one map lookup per message: the topic's queue, borrowed alongside the counters
+        let Acc {
+            topics,
+            next_seq_no,
+            queued_msgs,
+            queued_bytes,
+            ..
+        } = self;
+        let tq = topics.get_mut(rec.topic).expect("inserted");
         if tq.partitions == 0 {
             if let Some(n) = sh.cluster.cached_partition_count(rec.topic) {
                 tq.set_partitions(n);
             }
         }
-        self.queued_msgs += 1;
-        self.queued_bytes += size;
         if tq.partitions == 0 || !tq.unassigned.is_empty() {
+            *queued_msgs += 1;
+            *queued_bytes += size;
             tq.unassigned.push_back(Unassigned {
                 key: rec.key.map(<[u8]>::to_vec),
                 value: rec.value.map(<[u8]>::to_vec),
@@ -427,87 +437,22 @@ impl Acc {
             });
             return Ok(true);
         }
-        let placed = pick_partition(tq, rec.key, rec.partition, sh).and_then(|p| {
-            self.append_to(
-                rec.topic,
-                p,
-                rec.key,
-                rec.value,
-                rec.headers,
-                timestamp,
-                meta,
-            )
-            .map_err(|(e, _)| e)
-        });
-        if placed.is_err() {
-            self.queued_msgs -= 1;
-            self.queued_bytes -= size;
-        }
-        placed
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn append_to(
-        &mut self,
-        topic: &str,
-        partition: i32,
-        key: Option<&[u8]>,
-        value: Option<&[u8]>,
-        headers: &[(&str, Option<&[u8]>)],
-        timestamp: i64,
-        meta: MsgMeta,
-    ) -> std::result::Result<bool, (Error, MsgMeta)> {
-        let mut wake = self.flushing > 0
-            || self.flush_requested_for_sync > 0
-            || self.closing
-            || self.linger.is_zero()
-            || meta.sync.is_some();
-        let (batch_size, batch_num) = (self.batch_size, self.batch_num_messages);
-        let tq = self.topics.get_mut(topic).expect("topic present");
-        let name = tq.name.clone();
-        let pq = &mut tq.parts[partition as usize];
-        if let Some(open) = &pq.open {
-            let b = open.builder.as_ref().expect("open batch has a builder");
-            if open.msgs.len() >= batch_num || b.size_in_bytes() + meta.size > batch_size {
-                let full = pq.open.take().expect("open");
-                pq.ready.push_back(full);
-                wake = true;
-                if tq.sticky == Some(partition) {
-                    tq.sticky = None;
-                }
-            }
-        }
-        let pq = &mut tq.parts[partition as usize];
-        if pq.open.is_none() {
-            self.next_seq_no += 1;
-            pq.open = Some(Batch {
-                tp: Tp(name, partition),
-                builder: Some(RecordBatchBuilder::with_capacity(batch_size.min(1 << 20))),
-                bytes: None,
-                msgs: Vec::with_capacity(batch_num.min(1024)),
-                total_size: 0,
-                has_sync: false,
-                created: Instant::now(),
-                deadline: meta.deadline,
-                seq_no: self.next_seq_no,
-                base_sequence: -1,
-                attempts: 0,
-                retry_at: None,
-                sent: false,
-            });
-        }
-        let open = pq.open.as_mut().expect("open");
-        let b = open.builder.as_mut().expect("builder");
-        if let Err(e) = b.append(timestamp, key, value, headers) {
-            return Err((e.into(), meta));
-        }
-        open.total_size += meta.size;
-        open.has_sync |= meta.sync.is_some();
-        open.deadline = open.deadline.min(meta.deadline);
-        open.msgs.push(meta);
-        if open.msgs.len() >= batch_num || b.size_in_bytes() >= batch_size {
-            wake = true;
-        }
+        let p = pick_partition(tq, rec.key, rec.partition, sh)?;
+        let wake = append_to(
+            tq,
+            next_seq_no,
+            limits,
+            wake_now,
+            p,
+            rec.key,
+            rec.value,
+            rec.headers,
+            timestamp,
+            meta,
+        )
+        .map_err(|(e, _)| e)?;
+        *queued_msgs += 1;
+        *queued_bytes += size;
         Ok(wake)
     }
 
@@ -532,15 +477,22 @@ impl Acc {
                     continue;
                 }
             };
-            if let Err((e, meta)) = self.append_to(
-                topic,
+            let limits = (self.batch_size, self.batch_num_messages);
+            let wake_now = self.hurry() || self.linger.is_zero();
+            let tq = self.topics.get_mut(topic).expect("present");
+            let placed = append_to(
+                tq,
+                &mut self.next_seq_no,
+                limits,
+                wake_now,
                 p,
                 u.key.as_deref(),
                 u.value.as_deref(),
                 &hs,
                 u.timestamp,
                 u.meta,
-            ) {
+            );
+            if let Err((e, meta)) = placed {
                 self.fail_one(topic, p, e, meta);
             }
         }
@@ -724,6 +676,68 @@ impl Acc {
             }
         }
     }
+}
+
+/// Appends one record to its partition's open batch (closing a full one
+/// first). Returns whether the sender should wake now.
+#[allow(clippy::too_many_arguments)]
+fn append_to(
+    tq: &mut TopicQ,
+    next_seq_no: &mut u64,
+    (batch_size, batch_num): (usize, usize),
+    wake_now: bool,
+    partition: i32,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    headers: &[(&str, Option<&[u8]>)],
+    timestamp: i64,
+    meta: MsgMeta,
+) -> std::result::Result<bool, (Error, MsgMeta)> {
+    let mut wake = wake_now || meta.sync.is_some();
+    let pq = &mut tq.parts[partition as usize];
+    if let Some(open) = &pq.open {
+        let b = open.builder.as_ref().expect("open batch has a builder");
+        if open.msgs.len() >= batch_num || b.size_in_bytes() + meta.size > batch_size {
+            let full = pq.open.take().expect("open");
+            pq.ready.push_back(full);
+            wake = true;
+            if tq.sticky == Some(partition) {
+                tq.sticky = None;
+            }
+        }
+    }
+    let name = &tq.name;
+    let pq = &mut tq.parts[partition as usize];
+    let open = pq.open.get_or_insert_with(|| {
+        *next_seq_no += 1;
+        Batch {
+            tp: Tp(name.clone(), partition),
+            builder: Some(RecordBatchBuilder::with_capacity(batch_size.min(1 << 20))),
+            bytes: None,
+            msgs: Vec::with_capacity(batch_num.min(1024)),
+            total_size: 0,
+            has_sync: false,
+            created: Instant::now(),
+            deadline: meta.deadline,
+            seq_no: *next_seq_no,
+            base_sequence: -1,
+            attempts: 0,
+            retry_at: None,
+            sent: false,
+        }
+    });
+    let b = open.builder.as_mut().expect("builder");
+    if let Err(e) = b.append(timestamp, key, value, headers) {
+        return Err((e.into(), meta));
+    }
+    open.total_size += meta.size;
+    open.has_sync |= meta.sync.is_some();
+    open.deadline = open.deadline.min(meta.deadline);
+    open.msgs.push(meta);
+    if open.msgs.len() >= batch_num || b.size_in_bytes() >= batch_size {
+        wake = true;
+    }
+    Ok(wake)
 }
 
 fn pick_partition(
