@@ -498,6 +498,31 @@
 #define GREGOR_OFFSET_TAIL_BASE -2000
 
 /**
+ * OFFSETS time: the latest offset (the log end).
+ */
+#define GREGOR_LEGACY07_TIME_LATEST -1
+
+/**
+ * OFFSETS time: the earliest offset.
+ */
+#define GREGOR_LEGACY07_TIME_EARLIEST -2
+
+/**
+ * No compression.
+ */
+#define GREGOR_LEGACY07_CODEC_NONE 0
+
+/**
+ * gzip-compressed message sets.
+ */
+#define GREGOR_LEGACY07_CODEC_GZIP 1
+
+/**
+ * snappy-compressed message sets (Xerial framing, as Kafka 0.7 wrote).
+ */
+#define GREGOR_LEGACY07_CODEC_SNAPPY 2
+
+/**
  * One ACL binding (to create).
  */
 typedef struct gregor_acl_binding gregor_acl_binding;
@@ -557,6 +582,42 @@ typedef struct gregor_delete_acls_results gregor_delete_acls_results;
  * Message headers for producing: an ordered list of (name, value or null).
  */
 typedef struct gregor_headers gregor_headers;
+
+/**
+ * A connection to one Kafka 0.7 broker. Thread-safe (requests take turns).
+ */
+typedef struct gregor_legacy07_client gregor_legacy07_client;
+
+/**
+ * A list of (topic, partition, offset, max size) for a MULTIFETCH. Not thread-safe.
+ */
+typedef struct gregor_legacy07_fetch_list gregor_legacy07_fetch_list;
+
+/**
+ * The messages one FETCH returned. Immutable; thread-safe to read.
+ */
+typedef struct gregor_legacy07_fetched gregor_legacy07_fetched;
+
+/**
+ * What a MULTIFETCH returned: one result per entry of the list. Immutable.
+ */
+typedef struct gregor_legacy07_multi_fetched gregor_legacy07_multi_fetched;
+
+/**
+ * A list of (topic, partition, messages) for a MULTIPRODUCE. Not thread-safe.
+ */
+typedef struct gregor_legacy07_produce_list gregor_legacy07_produce_list;
+
+/**
+ * A producer that picks brokers and partitions from the ZooKeeper
+ * registry. Thread-safe.
+ */
+typedef struct gregor_legacy07_producer gregor_legacy07_producer;
+
+/**
+ * The 0.7 broker registry read from ZooKeeper (a snapshot). Immutable.
+ */
+typedef struct gregor_legacy07_registry gregor_legacy07_registry;
 
 /**
  * Brokers' log directories. Immutable.
@@ -665,6 +726,45 @@ typedef struct {
    */
   size_t len;
 } gregor_slice;
+
+/**
+ * One message's outcome, borrowed for the duration of the callback.
+ */
+typedef struct {
+  /**
+   * Topic, NUL-terminated.
+   */
+  const char *topic;
+  /**
+   * Partition (-1 if it never got one).
+   */
+  int32_t partition;
+  /**
+   * Offset (-1 if not delivered, or with acks=0).
+   */
+  int64_t offset;
+  /**
+   * Timestamp in ms since the epoch.
+   */
+  int64_t timestamp;
+  /**
+   * 0 if delivered, else the error code.
+   */
+  int err;
+  /**
+   * The error's text, NUL-terminated ("" when delivered).
+   */
+  const char *errstr;
+  /**
+   * The `msg_opaque` given to `gregor_producer_send`.
+   */
+  void *msg_opaque;
+} gregor_delivery_report;
+
+/**
+ * A delivery report callback: `dr` is valid only during the call.
+ */
+typedef void (*gregor_dr_cb)(const gregor_delivery_report *dr, void *cb_opaque);
 
 #ifdef __cplusplus
 extern "C" {
@@ -1872,7 +1972,8 @@ int gregor_producer_send_sync(const gregor_producer *producer, const char *topic
 int gregor_producer_metadata(const gregor_producer *producer, const char *topic, int timeout_ms, gregor_metadata **metadata, char *errstr, size_t errstr_size);
 
 /**
- * Frees a producer, closing its connections. NULL is a no-op.
+ * Frees a producer, closing its connections and waiting for their I/O
+ * threads to end. NULL is a no-op.
  */
 void gregor_producer_free(gregor_producer *producer);
 
@@ -1884,7 +1985,8 @@ gregor_tpl *gregor_tpl_new(void);
 /**
  * Appends (topic, partition, offset). `offset` is absolute or one of
  * `GREGOR_OFFSET_BEGINNING` (-2), `GREGOR_OFFSET_END` (-1), or
- * `GREGOR_OFFSET_TAIL(n)`. Copies `topic`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ * `GREGOR_OFFSET_TAIL_BASE - n` (n before the end). Copies `topic`.
+ * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
  */
 int gregor_tpl_add(gregor_tpl *tpl, const char *topic, int32_t partition, int64_t offset);
 
@@ -1931,7 +2033,8 @@ int gregor_consumer_watermarks(const gregor_consumer *consumer, const char *topi
 int gregor_consumer_metadata(const gregor_consumer *consumer, const char *topic, int timeout_ms, gregor_metadata **metadata, char *errstr, size_t errstr_size);
 
 /**
- * Frees a consumer, closing its connections. NULL is a no-op.
+ * Frees a consumer, closing its connections and waiting for their I/O
+ * threads to end. NULL is a no-op.
  */
 void gregor_consumer_free(gregor_consumer *consumer);
 
@@ -1980,7 +2083,8 @@ size_t gregor_message_header_count(const gregor_message *msg);
 /**
  * Header `idx`: its name (not NUL-terminated) and value (`ptr` NULL for a
  * null value), valid until the message is freed. Returns 0, or
- * `GREGOR_ERR__INVALID_ARG` for NULL arguments or `idx` out of range.
+ * `GREGOR_ERR__INVALID_ARG` for a NULL `msg` or `idx` out of range (then
+ * nothing is written). `name` and `value` may each be NULL if not wanted.
  */
 int gregor_message_header(const gregor_message *msg, size_t idx, gregor_slice *name, gregor_slice *value);
 
@@ -2092,6 +2196,305 @@ size_t gregor_metadata_partition_isrs(const gregor_metadata *md, size_t t, size_
  * Frees a metadata snapshot. NULL is a no-op.
  */
 void gregor_metadata_free(gregor_metadata *md);
+
+/**
+ * Connects to the Kafka 0.7 broker at `broker` ("host:port"). `codec`
+ * (`GREGOR_LEGACY07_CODEC_*`) and `magic` (1, or 0 for 0.6 brokers) apply
+ * to what it produces; `timeout_ms` bounds each socket read or write
+ * (<= 0: 30 s). Returns NULL on failure, with the reason in `errstr`.
+ * Blocks while connecting. Caller owns the client: free with
+ * `gregor_legacy07_client_free`.
+ */
+gregor_legacy07_client *gregor_legacy07_client_new(const char *broker, int codec, int magic, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a client, closing its connection. NULL is a no-op.
+ */
+void gregor_legacy07_client_free(gregor_legacy07_client *client);
+
+/**
+ * PRODUCE: sends `count` payloads (`payloads[i]`, `lens[i]` bytes) as one
+ * message set to `topic`/`partition`. Kafka 0.7 does not answer a
+ * PRODUCE: 0 means it was written to the socket; a broker that rejects it
+ * closes the connection, which the next call reports. Borrows everything;
+ * blocks while writing. Thread-safe.
+ */
+int gregor_legacy07_produce(const gregor_legacy07_client *client, const char *topic, int32_t partition, const uint8_t *const *payloads, const size_t *lens, size_t count, char *errstr, size_t errstr_size);
+
+/**
+ * A new, empty MULTIPRODUCE list. Caller owns it: free with
+ * `gregor_legacy07_produce_list_free`.
+ */
+gregor_legacy07_produce_list *gregor_legacy07_produce_list_new(void);
+
+/**
+ * Adds `count` payloads for `topic`/`partition` to a MULTIPRODUCE list
+ * (copied). Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_legacy07_produce_list_add(gregor_legacy07_produce_list *list, const char *topic, int32_t partition, const uint8_t *const *payloads, const size_t *lens, size_t count);
+
+/**
+ * Frees a MULTIPRODUCE list. NULL is a no-op.
+ */
+void gregor_legacy07_produce_list_free(gregor_legacy07_produce_list *list);
+
+/**
+ * MULTIPRODUCE: sends every entry of `list` in one request (no response,
+ * as for `gregor_legacy07_produce`). Borrows everything. Thread-safe.
+ */
+int gregor_legacy07_multi_produce(const gregor_legacy07_client *client, const gregor_legacy07_produce_list *list, char *errstr, size_t errstr_size);
+
+/**
+ * FETCH: up to `max_size` bytes of `topic`/`partition` from byte `offset`.
+ * On success `*fetched` receives the messages (caller owns: free with
+ * `gregor_legacy07_fetched_free`). Errors: the broker's code (1
+ * OffsetOutOfRange, 3 WrongPartition, …), 4 InvalidFetchSize when
+ * `max_size` is smaller than the message at `offset`, local codes for
+ * corrupt data and transport failures. Blocks up to the socket timeout.
+ */
+int gregor_legacy07_fetch(const gregor_legacy07_client *client, const char *topic, int32_t partition, int64_t offset, int32_t max_size, gregor_legacy07_fetched **fetched, char *errstr, size_t errstr_size);
+
+/**
+ * Number of messages fetched (compressed sets expanded).
+ */
+size_t gregor_legacy07_fetched_count(const gregor_legacy07_fetched *f);
+
+/**
+ * Payload of message `i`, borrowed until `f` is freed ({NULL, 0} if `i` is
+ * out of range).
+ */
+gregor_slice gregor_legacy07_fetched_payload(const gregor_legacy07_fetched *f, size_t i);
+
+/**
+ * Byte offset of message `i` (of its compressed wrapper, for messages that
+ * came in one); -1 if `i` is out of range.
+ */
+int64_t gregor_legacy07_fetched_offset(const gregor_legacy07_fetched *f, size_t i);
+
+/**
+ * Offset after message `i` (after its wrapper): where to fetch next once
+ * it is consumed; -1 if `i` is out of range.
+ */
+int64_t gregor_legacy07_fetched_next_offset(const gregor_legacy07_fetched *f, size_t i);
+
+/**
+ * Codec of the wrapper message `i` came in (`GREGOR_LEGACY07_CODEC_*`,
+ * NONE if it was not compressed); -1 if `i` is out of range.
+ */
+int gregor_legacy07_fetched_codec(const gregor_legacy07_fetched *f, size_t i);
+
+/**
+ * Where the next FETCH should start: after the last whole message (a
+ * message the size cut off comes whole next time). -1 for NULL.
+ */
+int64_t gregor_legacy07_fetched_next_fetch_offset(const gregor_legacy07_fetched *f);
+
+/**
+ * Bytes of a message cut off at the end by the fetch size.
+ */
+size_t gregor_legacy07_fetched_partial_bytes(const gregor_legacy07_fetched *f);
+
+/**
+ * Frees fetched messages. NULL is a no-op.
+ */
+void gregor_legacy07_fetched_free(gregor_legacy07_fetched *f);
+
+/**
+ * A new, empty MULTIFETCH list. Caller owns it: free with
+ * `gregor_legacy07_fetch_list_free`.
+ */
+gregor_legacy07_fetch_list *gregor_legacy07_fetch_list_new(void);
+
+/**
+ * Adds a fetch to a MULTIFETCH list. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_legacy07_fetch_list_add(gregor_legacy07_fetch_list *list, const char *topic, int32_t partition, int64_t offset, int32_t max_size);
+
+/**
+ * Frees a MULTIFETCH list. NULL is a no-op.
+ */
+void gregor_legacy07_fetch_list_free(gregor_legacy07_fetch_list *list);
+
+/**
+ * MULTIFETCH: every fetch of `list` in one request. On success `*results`
+ * receives one result per entry, in order (caller owns: free with
+ * `gregor_legacy07_multi_fetched_free`); each entry has its own error code.
+ * Fails as a whole only for transport failures or a malformed response.
+ */
+int gregor_legacy07_multi_fetch(const gregor_legacy07_client *client, const gregor_legacy07_fetch_list *list, gregor_legacy07_multi_fetched **results, char *errstr, size_t errstr_size);
+
+/**
+ * Number of results (the number of fetches asked for).
+ */
+size_t gregor_legacy07_multi_fetched_count(const gregor_legacy07_multi_fetched *m);
+
+/**
+ * Error code of result `i` (0 when it has messages); `GREGOR_ERR__INVALID_ARG`
+ * if `i` is out of range.
+ */
+int gregor_legacy07_multi_fetched_err(const gregor_legacy07_multi_fetched *m, size_t i);
+
+/**
+ * Error text of result `i` ("" when it succeeded), borrowed until `m` is
+ * freed; NULL if `i` is out of range.
+ */
+const char *gregor_legacy07_multi_fetched_errstr(const gregor_legacy07_multi_fetched *m, size_t i);
+
+/**
+ * The messages of result `i`, borrowed until `m` is freed (do not free
+ * it); NULL if that fetch failed or `i` is out of range.
+ */
+const gregor_legacy07_fetched *gregor_legacy07_multi_fetched_get(const gregor_legacy07_multi_fetched *m, size_t i);
+
+/**
+ * Frees MULTIFETCH results. NULL is a no-op.
+ */
+void gregor_legacy07_multi_fetched_free(gregor_legacy07_multi_fetched *m);
+
+/**
+ * OFFSETS: up to `max_number` offsets of `topic`/`partition` before `time`
+ * (ms since the epoch, or `GREGOR_LEGACY07_TIME_LATEST` /
+ * `GREGOR_LEGACY07_TIME_EARLIEST`), latest first, written to `offsets`,
+ * which must have room for `max_number`; `*count` receives how many.
+ * Blocks up to the socket timeout. Thread-safe.
+ */
+int gregor_legacy07_offsets(const gregor_legacy07_client *client, const char *topic, int32_t partition, int64_t time, int32_t max_number, int64_t *offsets, size_t *count, char *errstr, size_t errstr_size);
+
+/**
+ * Reads the Kafka 0.7 broker registry from ZooKeeper at `zk_connect`
+ * (`host:port[,…][/chroot]`), waiting up to `timeout_ms` (<= 0: 30 s) for
+ * it. Returns NULL on failure, with the reason in `errstr`. Caller owns
+ * the registry: free with `gregor_legacy07_registry_free`.
+ */
+gregor_legacy07_registry *gregor_legacy07_registry_new(const char *zk_connect, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Number of registered brokers (in id order).
+ */
+size_t gregor_legacy07_registry_broker_count(const gregor_legacy07_registry *r);
+
+/**
+ * Id of broker `i`; -1 if out of range.
+ */
+int32_t gregor_legacy07_registry_broker_id(const gregor_legacy07_registry *r, size_t i);
+
+/**
+ * Host of broker `i`, borrowed until `r` is freed; NULL if out of range.
+ */
+const char *gregor_legacy07_registry_broker_host(const gregor_legacy07_registry *r, size_t i);
+
+/**
+ * Port of broker `i`; -1 if out of range.
+ */
+int32_t gregor_legacy07_registry_broker_port(const gregor_legacy07_registry *r, size_t i);
+
+/**
+ * Where a producer may send `topic`: the (broker id, partition) pairs the
+ * brokers registered, plus partition 0 of each broker that does not list
+ * the topic yet (seed 000's rule for new topics), written to the parallel
+ * arrays `broker_ids` and `partitions` (room for `capacity` each);
+ * `*count` receives the full number (more than `capacity` means the
+ * arrays were too small and hold the first `capacity`). Reads ZooKeeper;
+ * thread-safe.
+ */
+int gregor_legacy07_registry_partitions(const gregor_legacy07_registry *r, const char *topic, int32_t *broker_ids, int32_t *partitions, size_t capacity, size_t *count, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a registry, closing its ZooKeeper session. NULL is a no-op.
+ */
+void gregor_legacy07_registry_free(gregor_legacy07_registry *r);
+
+/**
+ * A producer that finds brokers in the ZooKeeper registry at `zk_connect`
+ * and sends new topics to partition 0 of each broker until they register
+ * more. `codec`, `magic` and `timeout_ms` as for `gregor_legacy07_client_new`.
+ * Returns NULL on failure, with the reason in `errstr`. Caller owns it:
+ * free with `gregor_legacy07_producer_free`.
+ */
+gregor_legacy07_producer *gregor_legacy07_producer_new(const char *zk_connect, int codec, int magic, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Sends `count` payloads as one message set to a partition of `topic`:
+ * `crc32(key) % n` of the producer's partition list when `key` is not
+ * NULL, else round robin. Writes the broker id and partition chosen to the
+ * non-NULL out-parameters. No acknowledgement (Kafka 0.7 has none).
+ * Borrows everything. Thread-safe.
+ */
+int gregor_legacy07_producer_send(const gregor_legacy07_producer *producer, const char *topic, const uint8_t *key, size_t key_len, const uint8_t *const *payloads, const size_t *lens, size_t count, int32_t *broker_id_out, int32_t *partition_out, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a producer, closing its connections and ZooKeeper session. NULL is a no-op.
+ */
+void gregor_legacy07_producer_free(gregor_legacy07_producer *p);
+
+/**
+ * Sets (or with NULL `cb`, clears) the delivery report callback. It runs
+ * inside `gregor_producer_poll` and `gregor_producer_flush`, on the thread
+ * that calls them, with `cb_opaque`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_producer_set_dr_cb(const gregor_producer *producer, gregor_dr_cb cb, void *cb_opaque);
+
+/**
+ * Queues one message; its outcome comes as a delivery report carrying
+ * `msg_opaque`. `partition` -1 lets the partitioner choose; `key`/`value`
+ * NULL mean null; `headers` may be NULL; `timestamp_ms` 0 means now. With
+ * `block_ms` 0 a full queue fails at once with `GREGOR_ERR__QUEUE_FULL`;
+ * otherwise it waits up to `block_ms` for room. Copies the data. Thread-safe.
+ */
+int gregor_producer_send(const gregor_producer *producer, const char *topic, int32_t partition, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len, const gregor_headers *headers, int64_t timestamp_ms, void *msg_opaque, int block_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Serves delivery reports to the callback, waiting up to `timeout_ms` for
+ * the first. Returns how many were served (0 for a NULL producer).
+ */
+int gregor_producer_poll(const gregor_producer *producer, int timeout_ms);
+
+/**
+ * Sends everything queued and waits up to `timeout_ms` until every message
+ * has its report, serving reports meanwhile. Returns 0, or
+ * `GREGOR_ERR__TIMED_OUT` with messages still outstanding.
+ */
+int gregor_producer_flush(const gregor_producer *producer, int timeout_ms);
+
+/**
+ * Messages queued, in flight, or with reports not yet served (0 for NULL).
+ */
+size_t gregor_producer_len(const gregor_producer *producer);
+
+/**
+ * Flushes for up to `timeout_ms`, then stops sending; messages still
+ * undelivered get `GREGOR_ERR__DESTROY` reports (served to the callback).
+ * Returns within about `timeout_ms` even with the brokers gone. The handle
+ * must still be freed with `gregor_producer_free`.
+ */
+void gregor_producer_close(const gregor_producer *producer, int timeout_ms);
+
+/**
+ * Registers `transactional.id` with its coordinator (fencing older
+ * producers). Blocks up to `timeout_ms`.
+ */
+int gregor_producer_init_transactions(const gregor_producer *producer, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Opens a transaction.
+ */
+int gregor_producer_begin_transaction(const gregor_producer *producer, char *errstr, size_t errstr_size);
+
+/**
+ * Commits `offsets` (topic, partition, next offset to consume) for
+ * `group_id` as part of the open transaction. Borrows both.
+ */
+int gregor_producer_send_offsets_to_transaction(const gregor_producer *producer, const gregor_tpl *offsets, const char *group_id, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Flushes and commits the open transaction. Blocks up to `timeout_ms`.
+ */
+int gregor_producer_commit_transaction(const gregor_producer *producer, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Drops queued messages and aborts the open transaction. Blocks up to `timeout_ms`.
+ */
+int gregor_producer_abort_transaction(const gregor_producer *producer, int timeout_ms, char *errstr, size_t errstr_size);
 
 #ifdef __cplusplus
 }  // extern "C"

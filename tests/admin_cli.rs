@@ -549,3 +549,24 @@ fn configs_acls_quotas_scram_reassignments_on_the_scripted_cluster() {
     let (left, unexpected) = m.leftovers();
     assert_eq!((left, unexpected.len()), (0, 0), "{unexpected:?}");
 }
+
+#[test]
+fn the_gregor_binary_dispatches_admin() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gregor"))
+        .args(["admin", "describe-cluster", "-b", &b(), "-J"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["controller_id"].as_i64().unwrap() >= 0);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gregor"))
+        .args(["admin", "no-such-command"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -247,3 +247,48 @@ fn pipelined_responses_reach_their_own_callers_in_any_order() {
     }
     assert_eq!(c.in_flight(), 0);
 }
+
+#[test]
+fn concurrent_first_use_then_close_leaves_no_socket_open() {
+    // Sockets the mock holds open: each drops to zero only when gregor shuts
+    // its end down. A session marked alive before its writer was installed
+    // could be failed by a racing request and then never shut down, leaving
+    // a socket (and its I/O thread) behind.
+    let open = Arc::new(AtomicUsize::new(0));
+    let o = open.clone();
+    let addr = mock(move |_, s| {
+        o.fetch_add(1, Ordering::SeqCst);
+        serve(s, |s, r| {
+            metadata(s, &r);
+            true
+        });
+        o.fetch_sub(1, Ordering::SeqCst);
+    });
+    for round in 0..20 {
+        let c = BrokerConn::new("mock/7", addr.clone(), cfg());
+        let barrier = Arc::new(std::sync::Barrier::new(8));
+        let callers: Vec<_> = (0..8)
+            .map(|_| {
+                let (c, b) = (c.clone(), barrier.clone());
+                thread::spawn(move || {
+                    b.wait();
+                    meta_call(&c, Duration::from_secs(5))
+                })
+            })
+            .collect();
+        for t in callers {
+            let r = t.join().unwrap();
+            assert!(r.is_ok(), "round {round}: {:?}", r.err());
+        }
+        c.close();
+    }
+    let until = Instant::now() + Duration::from_secs(5);
+    while open.load(Ordering::SeqCst) > 0 && Instant::now() < until {
+        thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        open.load(Ordering::SeqCst),
+        0,
+        "sockets left open after close"
+    );
+}

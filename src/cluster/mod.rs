@@ -421,6 +421,83 @@ impl Cluster {
         Ok((p.leader, p.leader_epoch))
     }
 
+    /// A topic's partition count from the cache, without any network call
+    /// (`None` if unknown, stale or in error).
+    pub fn cached_partition_count(&self, topic: &str) -> Option<i32> {
+        self.cached_topic(topic).map(|t| t.partitions.len() as i32)
+    }
+
+    /// A partition's leader from the cache, without any network call
+    /// (`None` if unknown, stale, leaderless or in error).
+    pub fn cached_leader(&self, topic: &str, partition: i32) -> Option<i32> {
+        let cache = self.inner.cache.read().unwrap_or_else(|e| e.into_inner());
+        let age = cache.topic_age.get(topic)?;
+        if age.elapsed() >= self.inner.max_age {
+            return None;
+        }
+        let p = cache
+            .meta
+            .topics
+            .get(topic)?
+            .partitions
+            .iter()
+            .find(|p| p.id == partition)?;
+        (p.leader >= 0 && p.error.is_ok()).then_some(p.leader)
+    }
+
+    /// The coordinator of a group (`key_type` 0) or transactional id (1),
+    /// found with FindCoordinator, as its group-purpose connection. Retries
+    /// COORDINATOR_NOT_AVAILABLE / COORDINATOR_LOAD_IN_PROGRESS until `timeout`.
+    ///
+    /// # Errors
+    /// The coordinator error, or network errors.
+    pub fn coordinator(&self, key: &str, key_type: i8, timeout: Duration) -> Result<BrokerConn> {
+        use crate::protocol::find_coordinator::FindCoordinatorRequest;
+        let deadline = Instant::now() + timeout;
+        loop {
+            let conn = self.any_conn(Purpose::Metadata, timeout)?;
+            let version = conn.version_for::<FindCoordinatorRequest>(deadline)?;
+            let mut req = FindCoordinatorRequest::default();
+            if version >= 4 {
+                req.coordinator_keys = vec![key.to_string()];
+            } else {
+                req.key = key.to_string();
+            }
+            if version >= 1 {
+                req.key_type = key_type;
+            } else if key_type != 0 {
+                return Err(Error::local(
+                    local::UNSUPPORTED_FEATURE,
+                    "broker cannot find transaction coordinators",
+                ));
+            }
+            let resp = conn
+                .send_at(&req, version, deadline)?
+                .wait_until(deadline)?;
+            let (code, id, host, port) = match resp.coordinators.first() {
+                Some(c) if version >= 4 => (c.error_code, c.node_id, c.host.clone(), c.port),
+                _ => (resp.error_code, resp.node_id, resp.host.clone(), resp.port),
+            };
+            let code = KafkaCode(code);
+            if code.is_ok() {
+                {
+                    let mut cache = self.inner.cache.write().unwrap_or_else(|e| e.into_inner());
+                    cache.meta.brokers.entry(id).or_insert(BrokerInfo {
+                        id,
+                        host,
+                        port,
+                        rack: None,
+                    });
+                }
+                return self.conn(id, Purpose::Group);
+            }
+            if !code.is_retriable() || Instant::now() + Duration::from_millis(100) >= deadline {
+                return Err(Error::kafka(code, format!("find coordinator for {key}")));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// The connection to broker `id` for `purpose`.
     ///
     /// # Errors

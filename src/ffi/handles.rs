@@ -1,6 +1,5 @@
 //! The exported functions and their opaque handles.
 
-use std::collections::HashMap;
 use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 use std::sync::OnceLock;
@@ -52,17 +51,17 @@ pub struct gregor_config {
 
 /// Message headers for producing: an ordered list of (name, value or null).
 pub struct gregor_headers {
-    inner: Vec<(String, Option<Vec<u8>>)>,
+    pub(crate) inner: Vec<(String, Option<Vec<u8>>)>,
 }
 
 /// A producer. Thread-safe.
 pub struct gregor_producer {
-    inner: Producer,
+    pub(crate) inner: Producer,
 }
 
 /// A consumer. Thread-safe.
 pub struct gregor_consumer {
-    inner: Consumer,
+    pub(crate) inner: Consumer,
 }
 
 /// A list of topic/partition/offset entries.
@@ -96,21 +95,37 @@ pub extern "C" fn gregor_version() -> *const c_char {
         .as_ptr()
 }
 
-fn err_strings() -> &'static HashMap<i32, (CString, CString)> {
-    static T: OnceLock<HashMap<i32, (CString, CString)>> = OnceLock::new();
+/// (code, name, description) for every code gregor knows, sorted by code.
+/// A plain sorted Vec rather than a HashMap: hashbrown points into the middle
+/// of its allocation, which valgrind reports as "possibly lost" at exit.
+fn err_strings() -> &'static [(i32, CString, CString)] {
+    static T: OnceLock<Vec<(i32, CString, CString)>> = OnceLock::new();
     T.get_or_init(|| {
         let codes = ERROR_TABLE
             .iter()
             .map(|i| i32::from(i.code))
             .chain(local::TABLE.iter().map(|(c, _, _)| *c));
-        codes
+        let mut t: Vec<_> = codes
             .map(|c| {
-                let name = CString::new(code_name(c)).unwrap_or_default();
+                // Kafka calls 0 "NONE"; C callers get librdkafka's name, as
+                // the header promises and `GREGOR_ERR_NO_ERROR` spells it.
+                let name = match c {
+                    0 => c"NO_ERROR".to_owned(),
+                    c => CString::new(code_name(c)).unwrap_or_default(),
+                };
                 let desc = CString::new(code_description(c)).unwrap_or_default();
-                (c, (name, desc))
+                (c, name, desc)
             })
-            .collect()
+            .collect();
+        t.sort_by_key(|e| e.0);
+        t.dedup_by_key(|e| e.0);
+        t
     })
+}
+
+fn err_entry(err: c_int) -> Option<&'static (i32, CString, CString)> {
+    let t = err_strings();
+    t.binary_search_by_key(&err, |e| e.0).ok().map(|i| &t[i])
 }
 
 /// The name of error code `err` ("UNKNOWN_TOPIC_OR_PARTITION", "_TIMED_OUT",
@@ -119,9 +134,7 @@ fn err_strings() -> &'static HashMap<i32, (CString, CString)> {
 #[no_mangle]
 pub extern "C" fn gregor_err_name(err: c_int) -> *const c_char {
     guard(static_cstr(c"UNKNOWN"), || {
-        err_strings()
-            .get(&err)
-            .map_or(static_cstr(c"UNKNOWN"), |(n, _)| n.as_ptr())
+        err_entry(err).map_or(static_cstr(c"UNKNOWN"), |e| e.1.as_ptr())
     })
 }
 
@@ -130,9 +143,7 @@ pub extern "C" fn gregor_err_name(err: c_int) -> *const c_char {
 #[no_mangle]
 pub extern "C" fn gregor_err_str(err: c_int) -> *const c_char {
     guard(static_cstr(c"Unknown error"), || {
-        err_strings()
-            .get(&err)
-            .map_or(static_cstr(c"Unknown error"), |(_, d)| d.as_ptr())
+        err_entry(err).map_or(static_cstr(c"Unknown error"), |e| e.2.as_ptr())
     })
 }
 
@@ -332,7 +343,8 @@ pub extern "C" fn gregor_producer_metadata(
     })
 }
 
-/// Frees a producer, closing its connections. NULL is a no-op.
+/// Frees a producer, closing its connections and waiting for their I/O
+/// threads to end. NULL is a no-op.
 #[no_mangle]
 pub extern "C" fn gregor_producer_free(producer: *mut gregor_producer) {
     guard((), || {
@@ -355,7 +367,8 @@ pub extern "C" fn gregor_tpl_new() -> *mut gregor_tpl {
 
 /// Appends (topic, partition, offset). `offset` is absolute or one of
 /// `GREGOR_OFFSET_BEGINNING` (-2), `GREGOR_OFFSET_END` (-1), or
-/// `GREGOR_OFFSET_TAIL(n)`. Copies `topic`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+/// `GREGOR_OFFSET_TAIL_BASE - n` (n before the end). Copies `topic`.
+/// Returns 0 or `GREGOR_ERR__INVALID_ARG`.
 #[no_mangle]
 pub extern "C" fn gregor_tpl_add(
     tpl: *mut gregor_tpl,
@@ -492,7 +505,8 @@ pub extern "C" fn gregor_consumer_metadata(
     })
 }
 
-/// Frees a consumer, closing its connections. NULL is a no-op.
+/// Frees a consumer, closing its connections and waiting for their I/O
+/// threads to end. NULL is a no-op.
 #[no_mangle]
 pub extern "C" fn gregor_consumer_free(consumer: *mut gregor_consumer) {
     guard((), || {
@@ -602,7 +616,8 @@ pub extern "C" fn gregor_message_header_count(msg: *const gregor_message) -> usi
 
 /// Header `idx`: its name (not NUL-terminated) and value (`ptr` NULL for a
 /// null value), valid until the message is freed. Returns 0, or
-/// `GREGOR_ERR__INVALID_ARG` for NULL arguments or `idx` out of range.
+/// `GREGOR_ERR__INVALID_ARG` for a NULL `msg` or `idx` out of range (then
+/// nothing is written). `name` and `value` may each be NULL if not wanted.
 #[no_mangle]
 pub extern "C" fn gregor_message_header(
     msg: *const gregor_message,

@@ -20,7 +20,11 @@ pub mod admin;
 pub mod codes;
 mod guard;
 pub mod handles;
+pub mod legacy07;
+pub mod producer;
 
 pub use admin::*;
 pub use codes::*;
 pub use handles::*;
+pub use legacy07::*;
+pub use producer::*;

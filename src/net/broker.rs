@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::conn::{self, io_error};
@@ -119,6 +120,23 @@ impl Slot {
     }
 }
 
+/// Who gets a response: a waiting caller, or a callback run on the
+/// connection's I/O thread (for callers that must not block on one request,
+/// like the producer's sender).
+enum Waiter {
+    Slot(Arc<Slot>),
+    Call(Box<dyn FnOnce(Result<Vec<u8>>) + Send>),
+}
+
+impl Waiter {
+    fn complete(self, r: Result<Vec<u8>>) {
+        match self {
+            Waiter::Slot(s) => s.fill(r),
+            Waiter::Call(f) => f(r),
+        }
+    }
+}
+
 /// Locks a mutex, recovering it if a thread panicked while holding it (the
 /// data guarded here stays consistent at every unlock point).
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -134,7 +152,7 @@ struct State {
     /// True while some thread is connecting.
     connecting: bool,
     /// Requests waiting for their response, by correlation id.
-    pending: HashMap<i32, Arc<Slot>>,
+    pending: HashMap<i32, Waiter>,
     /// Requests whose waiter gave up: their responses are read and dropped.
     abandoned: HashSet<i32>,
     /// What the broker supports (valid while `alive`).
@@ -155,6 +173,10 @@ struct Inner {
     changed: Condvar,
     /// The write half of the current session, with its generation.
     writer: Mutex<Option<(u64, TcpStream)>>,
+    /// I/O threads not yet known to have ended. [`BrokerConn::close`] joins
+    /// them, so no gregor thread outlives a closed client (a C caller may
+    /// exit or unload the library right after `_free`).
+    readers: Mutex<Vec<JoinHandle<()>>>,
     next_corr: AtomicI32,
 }
 
@@ -206,6 +228,7 @@ impl BrokerConn {
                 }),
                 changed: Condvar::new(),
                 writer: Mutex::new(None),
+                readers: Mutex::new(Vec::new()),
                 next_corr: AtomicI32::new(1),
             }),
         }
@@ -283,7 +306,7 @@ impl BrokerConn {
     ) -> Result<PendingResponse<R>> {
         let (corr, frame) = self.encode(req, version)?;
         let slot = Slot::new();
-        let generation = self.register(corr, &slot, deadline)?;
+        let generation = self.register(corr, Waiter::Slot(slot.clone()), deadline)?;
         self.write(generation, &frame)?;
         Ok(PendingResponse {
             conn: self.clone(),
@@ -294,6 +317,104 @@ impl BrokerConn {
             deadline,
             _r: std::marker::PhantomData,
         })
+    }
+
+    /// Sends `req` at `version` and returns at once; `on_response` runs
+    /// exactly once: on the connection's I/O thread with the decoded response
+    /// or the error that ended the request, or on this thread, before
+    /// `send_with` returns, if the request cannot be encoded, the connection
+    /// cannot be made or the write fails. Returns the correlation id.
+    /// The caller enforces its own deadline with [`BrokerConn::fail_timed_out`].
+    ///
+    /// # Errors
+    /// The same error `on_response` got, when the request was not sent.
+    pub fn send_with<R: Request>(
+        &self,
+        req: &R,
+        version: i16,
+        deadline: Instant,
+        on_response: impl FnOnce(Result<R::Response>) + Send + 'static,
+    ) -> Result<i32> {
+        let (corr, frame) = match self.encode(req, version) {
+            Ok(x) => x,
+            Err(e) => {
+                on_response(Err(e.clone()));
+                return Err(e);
+            }
+        };
+        let weak = Arc::downgrade(&self.inner);
+        let generation = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let g2 = generation.clone();
+        let callback = Arc::new(Mutex::new(Some(on_response)));
+        let cb2 = callback.clone();
+        let waiter = Waiter::Call(Box::new(move |r: Result<Vec<u8>>| {
+            let g = g2.load(Ordering::Acquire);
+            let decoded = match weak.upgrade() {
+                Some(inner) => BrokerConn { inner }.decode_frame::<R>(g, corr, version, r),
+                None => r.and_then(|_| Err(Error::transport("connection dropped"))),
+            };
+            if let Some(f) = lock(&cb2).take() {
+                f(decoded);
+            }
+        }));
+        let g = match self.register(corr, waiter, deadline) {
+            Ok(g) => g,
+            Err(e) => {
+                // the waiter was dropped unregistered: report through the callback
+                if let Some(f) = lock(&callback).take() {
+                    f(Err(e.clone()));
+                }
+                return Err(e);
+            }
+        };
+        generation.store(g, Ordering::Release);
+        // a write failure completes the registered waiter with the error
+        self.write(g, &frame)?;
+        Ok(corr)
+    }
+
+    /// Fails every request on the current connection with `_TIMED_OUT` and
+    /// closes it (as librdkafka does when a request times out).
+    pub fn fail_timed_out(&self, what: &str) {
+        let generation = lock(&self.inner.state).generation;
+        self.fail(
+            generation,
+            Error::timed_out(format!("{}: {what} timed out", self.inner.name)),
+        );
+    }
+
+    /// Decodes a response frame; a malformed one closes the connection.
+    fn decode_frame<R: Request>(
+        &self,
+        generation: u64,
+        corr: i32,
+        version: i16,
+        r: Result<Vec<u8>>,
+    ) -> Result<R::Response> {
+        let frame = r?;
+        let mut rd = Reader::new(&frame);
+        match decode_response::<R>(&mut rd, version) {
+            Ok((h, body)) if h.correlation_id == corr => Ok(body),
+            Ok((h, _)) => {
+                let e = Error::local(
+                    local::BAD_MSG,
+                    format!(
+                        "{}: correlation id {} does not match {corr}",
+                        self.inner.name, h.correlation_id
+                    ),
+                );
+                self.fail(generation, e.clone());
+                Err(e)
+            }
+            Err(error) => {
+                let e = Error::Decode {
+                    broker: Some(self.inner.name.clone()),
+                    error,
+                };
+                self.fail(generation, e.clone());
+                Err(e)
+            }
+        }
     }
 
     /// Sends a request that gets no response (Produce with acks=0).
@@ -314,7 +435,7 @@ impl BrokerConn {
     }
 
     /// Registers a waiter once there is a session and an in-flight slot.
-    fn register(&self, corr: i32, slot: &Arc<Slot>, deadline: Instant) -> Result<u64> {
+    fn register(&self, corr: i32, waiter: Waiter, deadline: Instant) -> Result<u64> {
         let (generation, _) = self.ensure(deadline)?;
         let mut st = lock(&self.inner.state);
         loop {
@@ -322,7 +443,7 @@ impl BrokerConn {
                 return Err(self.dead_error(&st));
             }
             if st.pending.len() + st.abandoned.len() < self.inner.cfg.max_in_flight {
-                st.pending.insert(corr, slot.clone());
+                st.pending.insert(corr, waiter);
                 return Ok(generation);
             }
             let now = Instant::now();
@@ -365,7 +486,7 @@ impl BrokerConn {
     /// Ends session `generation` (if still current): closes the socket and
     /// fails every waiter with `err`.
     fn fail(&self, generation: u64, err: Error) {
-        let waiters: Vec<Arc<Slot>> = {
+        let waiters: Vec<Waiter> = {
             let mut st = lock(&self.inner.state);
             if st.generation != generation || !st.alive {
                 return;
@@ -390,17 +511,46 @@ impl BrokerConn {
             let _ = s.shutdown(Shutdown::Both);
         }
         for w in waiters {
-            w.fill(Err(err.clone()));
+            w.complete(Err(err.clone()));
         }
     }
 
-    /// Closes the connection; waiters fail with `_TRANSPORT`.
+    /// Closes the connection and waits for its I/O thread to end; waiters
+    /// fail with `_TRANSPORT`.
     pub fn close(&self) {
         let generation = lock(&self.inner.state).generation;
         self.fail(
             generation,
             Error::transport(format!("{}: connection closed by client", self.inner.name)),
         );
+        // Every session's socket is shut down by now, so each thread's read
+        // returns at once. The I/O threads never call close (only fail), so
+        // this cannot wait for itself. Bounded all the same: a stuck thread
+        // is left behind rather than hanging the caller's `_free`.
+        let readers = std::mem::take(&mut *lock(&self.inner.readers));
+        let until = Instant::now() + Duration::from_secs(5);
+        for h in readers {
+            while !h.is_finished() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            if h.is_finished() {
+                let _ = h.join();
+            }
+        }
+    }
+
+    /// Counts a failed attempt to set up a session and schedules the next.
+    fn note_failure(&self, st: &mut State, e: Error) {
+        st.failures += 1;
+        let exp = st.failures.min(16) - 1;
+        let backoff = self
+            .inner
+            .cfg
+            .backoff
+            .saturating_mul(1 << exp)
+            .min(self.inner.cfg.backoff_max);
+        st.retry_at = Some(Instant::now() + backoff);
+        st.last_error = Some(e);
     }
 
     /// Returns the current session, connecting (with backoff) if there is none.
@@ -451,36 +601,31 @@ impl BrokerConn {
         let mut st = lock(&self.inner.state);
         st.connecting = false;
         self.inner.changed.notify_all();
-        match result {
-            Ok((stream, apis)) => {
-                st.generation += 1;
-                st.alive = true;
-                st.failures = 0;
-                st.retry_at = None;
-                st.last_error = None;
-                st.apis = Arc::new(apis);
-                let generation = st.generation;
-                let apis = st.apis.clone();
-                drop(st);
-                self.start_reader(generation, stream)?;
-                Ok((generation, apis))
-            }
-            Err(e) => {
-                st.failures += 1;
-                let exp = st.failures.min(16) - 1;
-                let backoff = self
-                    .inner
-                    .cfg
-                    .backoff
-                    .saturating_mul(1 << exp)
-                    .min(self.inner.cfg.backoff_max);
-                st.retry_at = Some(Instant::now() + backoff);
-                st.last_error = Some(e.clone());
-                Err(e)
-            }
+        let result = result.and_then(|(stream, apis)| {
+            // The writer and the I/O thread are in place before the session
+            // is seen alive (all under the state lock). Marking it alive
+            // first let a request find no writer and fail the new session
+            // before its socket was installed, so nothing ever shut that
+            // socket down and its I/O thread blocked for good.
+            let generation = st.generation + 1;
+            self.start_reader(generation, stream)?;
+            st.generation = generation;
+            st.alive = true;
+            st.failures = 0;
+            st.retry_at = None;
+            st.last_error = None;
+            st.apis = Arc::new(apis);
+            Ok((generation, st.apis.clone()))
+        });
+        if let Err(e) = &result {
+            self.note_failure(&mut st, e.clone());
         }
+        result
     }
 
+    /// Installs session `generation`'s socket as the writer and starts its
+    /// I/O thread. Called with the state lock held (the thread takes that
+    /// lock only after its first read, and nothing here waits for it).
     fn start_reader(&self, generation: u64, stream: TcpStream) -> Result<()> {
         let read_half = stream
             .try_clone()
@@ -488,20 +633,33 @@ impl BrokerConn {
         read_half
             .set_read_timeout(None)
             .map_err(|e| io_error(&self.inner.name, "set timeout", &e))?;
-        *lock(&self.inner.writer) = Some((generation, stream));
         let weak = Arc::downgrade(&self.inner);
         let name = self.inner.name.clone();
         let max = self.inner.cfg.max_response;
-        let spawned = std::thread::Builder::new()
+        let h = std::thread::Builder::new()
             .name(format!("gregor {name}"))
-            .spawn(move || reader_loop(weak, generation, read_half, max, name));
-        if let Err(e) = spawned {
-            let err = Error::local(
-                local::FAIL,
-                format!("{}: cannot start I/O thread: {e}", self.inner.name),
-            );
-            self.fail(generation, err.clone());
-            return Err(err);
+            .spawn(move || reader_loop(weak, generation, read_half, max, name))
+            .map_err(|e| {
+                Error::local(
+                    local::FAIL,
+                    format!("{}: cannot start I/O thread: {e}", self.inner.name),
+                )
+            })?;
+        let old = lock(&self.inner.writer).replace((generation, stream));
+        if let Some((_, old)) = old {
+            // Normally fail() shut it down already; if not, do it now so its
+            // I/O thread does not wait on it forever.
+            let _ = old.shutdown(Shutdown::Both);
+        }
+        // Keep the new thread; reap the ones that have ended (without waiting).
+        let mut readers = lock(&self.inner.readers);
+        let (ended, running): (Vec<_>, Vec<_>) =
+            readers.drain(..).partition(JoinHandle::is_finished);
+        *readers = running;
+        readers.push(h);
+        drop(readers);
+        for h in ended {
+            let _ = h.join();
         }
         Ok(())
     }
@@ -648,7 +806,7 @@ fn reader_loop(
                 // A response to no request at all is garbage: the stream can
                 // no longer be trusted.
                 match slot {
-                    (Some(s), _) => s.fill(Ok(frame)),
+                    (Some(w), _) => w.complete(Ok(frame)),
                     (None, true) => {}
                     (None, false) => {
                         conn.fail(
@@ -725,30 +883,8 @@ impl<R: Request> PendingResponse<R> {
     }
 
     fn decode(&self, r: Result<Vec<u8>>) -> Result<R::Response> {
-        let frame = r?;
-        let mut rd = Reader::new(&frame);
-        match decode_response::<R>(&mut rd, self.version) {
-            Ok((h, body)) if h.correlation_id == self.corr => Ok(body),
-            Ok((h, _)) => {
-                let e = Error::local(
-                    local::BAD_MSG,
-                    format!(
-                        "{}: correlation id {} does not match {}",
-                        self.conn.inner.name, h.correlation_id, self.corr
-                    ),
-                );
-                self.conn.fail(self.generation, e.clone());
-                Err(e)
-            }
-            Err(error) => {
-                let e = Error::Decode {
-                    broker: Some(self.conn.inner.name.clone()),
-                    error,
-                };
-                self.conn.fail(self.generation, e.clone());
-                Err(e)
-            }
-        }
+        self.conn
+            .decode_frame::<R>(self.generation, self.corr, self.version, r)
     }
 }
 

@@ -75,9 +75,17 @@ pub fn read_frame(r: &mut impl Read, max: usize, broker: &str) -> Result<Vec<u8>
             format!("{broker}: response of {n} bytes exceeds receive.message.max.bytes ({max})"),
         ));
     }
-    let mut buf = vec![0u8; n];
-    r.read_exact(&mut buf)
+    // Memory follows the bytes that actually arrive, not the size claimed:
+    // a garbage size below the limit costs at most 1 MiB up front.
+    let mut buf = Vec::with_capacity(n.min(1 << 20));
+    let got = r
+        .take(n as u64)
+        .read_to_end(&mut buf)
         .map_err(|e| io_error(broker, "read", &e))?;
+    if got < n {
+        let eof = std::io::Error::from(ErrorKind::UnexpectedEof);
+        return Err(io_error(broker, "read", &eof));
+    }
     Ok(buf)
 }
 

@@ -1,57 +1,86 @@
-//! The producer. This first slice sends one record per request and waits for
-//! the broker's acknowledgement ([`Producer::send_sync`]), retrying on
-//! retriable errors and leader changes until `message.timeout.ms`.
+//! The producer: an accumulator of per-partition record batches filled by
+//! [`Producer::send`] on the application's threads, and one sender thread
+//! that ships ready batches (full, `linger.ms` expired, or flushed) to each
+//! partition leader's produce connection, pipelined, and handles the
+//! answers: offsets into delivery reports, retriable errors into retries
+//! (refreshing metadata on leader changes), the rest into failed reports.
+//!
+//! Delivery reports reach the application on its own thread, inside
+//! [`Producer::poll`] and [`Producer::flush`] (a callback set with
+//! [`Producer::set_delivery_callback`]), or through [`Producer::send_sync`],
+//! which waits for one message's report.
+//!
+//! With `enable.idempotence` the producer gets a producer id (InitProducerId)
+//! and numbers each partition's batches, keeps at most 5 in flight per
+//! partition, resends failed batches in sequence order with the same numbers,
+//! and bumps its epoch (KIP-360) when a sequence gap cannot be repaired. With
+//! `transactional.id` it runs Kafka transactions (KIP-98): see [`txn`].
 
+mod accumulator;
 pub mod partitioner;
+mod sender;
+pub mod txn;
 
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::cluster::{Cluster, Purpose};
+use crate::cluster::Cluster;
 use crate::compression::Codec;
 use crate::config::{Config, Role};
 use crate::error::{local, Error, Result};
-use crate::message::{now_ms, Delivery, ProducerRecord};
-use crate::net::BrokerConn;
-use crate::protocol::produce::{PartitionProduceData, ProduceRequest, TopicProduceData};
-use crate::protocol::{ErrorAction, KafkaCode};
-use crate::record::batch::RecordBatchBuilder;
-use crate::record::message_set::MessageSetBuilder;
-use crate::wire::Bytes;
+use crate::message::{Delivery, ProducerRecord};
 pub use partitioner::Partitioner;
 
-/// A Kafka producer. Thread-safe: share it by reference or `Arc`.
-pub struct Producer {
-    cluster: Cluster,
-    acks: i16,
-    codec: Codec,
-    level: Option<i32>,
-    ack_timeout_ms: i32,
-    message_timeout: Duration,
-    retries: i64,
-    retry_backoff: Duration,
-    retry_backoff_max: Duration,
-    max_message_bytes: usize,
-    partitioner: Partitioner,
+use accumulator::{Acc, SyncSlot};
+
+/// The outcome of one message, as a delivery report.
+#[derive(Debug, Clone)]
+pub struct DeliveryReport {
+    /// Topic name.
+    pub topic: Arc<str>,
+    /// Partition (-1 if it never got one).
+    pub partition: i32,
+    /// Offset, or -1 if not delivered (or acks=0).
+    pub offset: i64,
+    /// The message's timestamp (the broker's with LogAppendTime).
+    pub timestamp: i64,
+    /// `None` when delivered.
+    pub error: Option<Error>,
+    /// The value given to [`Producer::send`].
+    pub opaque: usize,
 }
 
-impl Producer {
-    /// A producer for `cfg`. Connects lazily, on the first send.
-    ///
-    /// # Errors
-    /// On a bad configuration (e.g. a consumer property, or no `bootstrap.servers`).
-    pub fn new(cfg: &Config) -> Result<Producer> {
-        cfg.check_role(Role::Producer)?;
-        cfg.check_not_yet(
-            &["linger.ms", "batch.size", "batch.num.messages", "queue.buffering.max.messages", "queue.buffering.max.kbytes"],
-            "this producer sends each message on its own (send_sync); batching comes with the asynchronous producer",
-        )?;
-        if cfg.bool("enable.idempotence") {
-            return Err(Error::Config {
-                key: "enable.idempotence".into(),
-                reason: "not supported yet: the idempotent producer comes with the asynchronous producer".into(),
-            });
-        }
-        let cluster = Cluster::new(cfg)?;
+/// A delivery report callback.
+pub type DeliveryCallback = Box<dyn FnMut(&DeliveryReport) + Send>;
+
+/// Settings read once from the configuration.
+#[derive(Debug, Clone)]
+pub(crate) struct Settings {
+    pub acks: i16,
+    pub codec: Codec,
+    pub level: Option<i32>,
+    pub ack_timeout_ms: i32,
+    pub message_timeout: Duration,
+    pub retries: u32,
+    pub retry_backoff: Duration,
+    pub retry_backoff_max: Duration,
+    pub linger: Duration,
+    pub batch_size: usize,
+    pub batch_num_messages: usize,
+    pub max_messages: usize,
+    pub max_bytes: usize,
+    pub max_message_bytes: usize,
+    pub max_in_flight: usize,
+    pub partitioner: Partitioner,
+    pub idempotence: bool,
+    pub transactional_id: Option<String>,
+    pub transaction_timeout_ms: i32,
+    pub socket_timeout: Duration,
+}
+
+impl Settings {
+    fn from_config(cfg: &Config) -> Result<Settings> {
         let codec: Codec = cfg
             .str("compression.type")
             .parse()
@@ -59,226 +88,372 @@ impl Producer {
                 key: "compression.type".into(),
                 reason: "unknown codec".into(),
             })?;
-        let level = match cfg.int("compression.level") {
-            -1 => None,
-            l => Some(l as i32),
-        };
+        let transactional_id =
+            Some(cfg.str("transactional.id").to_string()).filter(|s| !s.is_empty());
+        let idempotence = cfg.bool("enable.idempotence") || transactional_id.is_some();
+        let max_in_flight = cfg.int("max.in.flight.requests.per.connection") as usize;
+        if idempotence && max_in_flight > 5 && cfg.is_set("max.in.flight.requests.per.connection") {
+            return Err(Error::Config {
+                key: "max.in.flight.requests.per.connection".into(),
+                reason: "must be at most 5 with enable.idempotence".into(),
+            });
+        }
+        if idempotence && cfg.is_set("acks") && cfg.str("acks") != "-1" {
+            return Err(Error::Config {
+                key: "acks".into(),
+                reason: "must be all with enable.idempotence".into(),
+            });
+        }
         let message_timeout = match cfg.int("message.timeout.ms") {
             0 => Duration::from_secs(365 * 86_400),
             ms => Duration::from_millis(ms as u64),
         };
-        Ok(Producer {
-            cluster,
-            acks: cfg.str("acks").parse().unwrap_or(-1),
+        Ok(Settings {
+            acks: if idempotence {
+                -1
+            } else {
+                cfg.str("acks").parse().unwrap_or(-1)
+            },
             codec,
-            level,
+            level: match cfg.int("compression.level") {
+                -1 => None,
+                l => Some(l as i32),
+            },
             ack_timeout_ms: cfg.int("request.timeout.ms") as i32,
             message_timeout,
-            retries: cfg.int("retries"),
+            retries: cfg.int("retries").min(i64::from(u32::MAX)) as u32,
             retry_backoff: cfg.ms("retry.backoff.ms"),
             retry_backoff_max: cfg.ms("retry.backoff.max.ms"),
+            linger: cfg.ms("linger.ms"),
+            batch_size: cfg.int("batch.size") as usize,
+            batch_num_messages: cfg.int("batch.num.messages") as usize,
+            max_messages: cfg.int("queue.buffering.max.messages") as usize,
+            max_bytes: (cfg.int("queue.buffering.max.kbytes") as usize).saturating_mul(1024),
             max_message_bytes: cfg.int("message.max.bytes") as usize,
+            max_in_flight: if idempotence {
+                max_in_flight.min(5)
+            } else {
+                max_in_flight
+            },
             partitioner: Partitioner::from_name(cfg.str("partitioner"))
                 .unwrap_or(Partitioner::ConsistentRandom),
+            idempotence,
+            transactional_id,
+            transaction_timeout_ms: cfg.int("transaction.timeout.ms") as i32,
+            socket_timeout: cfg.ms("socket.timeout.ms"),
         })
+    }
+}
+
+/// State shared by the application's threads, the sender thread and the
+/// response callbacks on the connections' I/O threads.
+pub(crate) struct Shared {
+    pub cluster: Cluster,
+    pub settings: Settings,
+    pub acc: Mutex<Acc>,
+    /// Wakes the sender thread.
+    pub wake: Condvar,
+    /// Wakes threads waiting for queue space, flushes and reports.
+    pub changed: Condvar,
+    pub dr_cb: Mutex<Option<DeliveryCallback>>,
+    pub txn: Mutex<txn::TxnState>,
+}
+
+impl Shared {
+    pub fn acc(&self) -> MutexGuard<'_, Acc> {
+        self.acc.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A Kafka producer. Thread-safe: share it by reference or `Arc`.
+pub struct Producer {
+    shared: Arc<Shared>,
+    /// The sender thread, and what it sends when it ends.
+    sender: Mutex<Option<(JoinHandle<()>, std::sync::mpsc::Receiver<()>)>>,
+}
+
+impl Producer {
+    /// A producer for `cfg`. Starts the sender thread; connects lazily.
+    ///
+    /// # Errors
+    /// On a bad configuration (a consumer property, no `bootstrap.servers`,
+    /// idempotence with more than 5 in flight or acks other than all).
+    pub fn new(cfg: &Config) -> Result<Producer> {
+        cfg.check_role(Role::Producer)?;
+        let settings = Settings::from_config(cfg)?;
+        let cluster = Cluster::new(cfg)?;
+        let shared = Arc::new(Shared {
+            cluster,
+            acc: Mutex::new(Acc::new(&settings)),
+            settings,
+            wake: Condvar::new(),
+            changed: Condvar::new(),
+            dr_cb: Mutex::new(None),
+            txn: Mutex::new(txn::TxnState::default()),
+        });
+        let s2 = shared.clone();
+        let (ended_tx, ended_rx) = std::sync::mpsc::channel();
+        let handle = std::thread::Builder::new()
+            .name("gregor producer".into())
+            .spawn(move || {
+                sender::run(&s2);
+                let _ = ended_tx.send(());
+            })
+            .map_err(|e| {
+                Error::local(local::FAIL, format!("cannot start the sender thread: {e}"))
+            })?;
+        Ok(Producer {
+            shared,
+            sender: Mutex::new(Some((handle, ended_rx))),
+        })
+    }
+
+    /// `message.timeout.ms` as configured (a year for 0, "forever").
+    pub fn message_timeout(&self) -> Duration {
+        self.shared.settings.message_timeout
     }
 
     /// The producer's view of the cluster.
     pub fn cluster(&self) -> &Cluster {
-        &self.cluster
+        &self.shared.cluster
     }
 
-    /// Sends one record and waits for its acknowledgement, for at most
-    /// `timeout` (`None`: `message.timeout.ms`), retrying retriable errors.
+    /// Sets the callback that receives delivery reports inside [`Producer::poll`]
+    /// and [`Producer::flush`] (on the calling thread). Without one, reports
+    /// are dropped after counting.
+    pub fn set_delivery_callback(&self, cb: Option<DeliveryCallback>) {
+        *self.shared.dr_cb.lock().unwrap_or_else(|e| e.into_inner()) = cb;
+    }
+
+    /// Queues a message; returns at once. Its outcome comes as a delivery
+    /// report carrying `opaque`.
     ///
     /// # Errors
-    /// The broker's error for the record, `_MSG_TIMED_OUT` if it could not
-    /// be delivered in time, `_UNKNOWN_PARTITION` for a partition the topic
-    /// does not have.
+    /// `_QUEUE_FULL` when `queue.buffering.max.messages` or `.kbytes` is
+    /// reached; `_UNKNOWN_PARTITION` for a partition the topic does not have;
+    /// `MESSAGE_TOO_LARGE` above `message.max.bytes`; a fatal error of the
+    /// idempotent/transactional producer; `_STATE` outside a transaction when
+    /// the producer is transactional.
+    pub fn send(&self, rec: &ProducerRecord<'_>, opaque: usize) -> Result<()> {
+        self.enqueue(rec, opaque, None, None)
+    }
+
+    /// As [`Producer::send`], but waits up to `timeout` for queue space
+    /// instead of failing with `_QUEUE_FULL`.
+    ///
+    /// # Errors
+    /// As [`Producer::send`]; `_QUEUE_FULL` if no space came in time.
+    pub fn send_blocking(
+        &self,
+        rec: &ProducerRecord<'_>,
+        opaque: usize,
+        timeout: Duration,
+    ) -> Result<()> {
+        self.enqueue(rec, opaque, None, Some(Instant::now() + timeout))
+    }
+
+    /// Sends one message and waits for its delivery, for at most `timeout`
+    /// (`None`: `message.timeout.ms`). Its report does not go to the callback.
+    ///
+    /// # Errors
+    /// The message's delivery error; `_MSG_TIMED_OUT` if not delivered in time.
     pub fn send_sync(
         &self,
         rec: &ProducerRecord<'_>,
         timeout: Option<Duration>,
     ) -> Result<Delivery> {
-        let deadline = Instant::now() + timeout.unwrap_or(self.message_timeout);
-        let timestamp = rec.timestamp.unwrap_or_else(now_ms);
-        let mut attempts: i64 = 0;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let err = match self.try_send(rec, timestamp, left) {
-                Ok(d) => return Ok(d),
-                Err(e) => e,
-            };
-            let action = match &err {
-                Error::Kafka { code, .. } => code.action(),
-                e if e.is_retriable() => ErrorAction::Retry,
-                _ => ErrorAction::Fail,
-            };
-            if action == ErrorAction::RefreshMetadataAndRetry {
-                self.cluster.invalidate(rec.topic);
-            }
-            attempts += 1;
-            let retry = matches!(
-                action,
-                ErrorAction::Retry | ErrorAction::RefreshMetadataAndRetry
-            );
-            // as librdkafka: retry.backoff.ms doubling per attempt up to retry.backoff.max.ms
-            let exp = (attempts - 1).min(16) as u32;
-            let backoff = self
-                .retry_backoff
-                .saturating_mul(1 << exp)
-                .min(self.retry_backoff_max.max(self.retry_backoff));
-            if !retry || attempts > self.retries {
-                // retries exhausted (or none apply): the last error, as librdkafka reports it
-                return Err(err);
-            }
-            if Instant::now() + backoff >= deadline {
-                return Err(Error::local(
-                    local::MSG_TIMED_OUT,
-                    format!("{}: not delivered in time: {err}", rec.topic),
-                ));
-            }
-            std::thread::sleep(backoff);
+        let timeout = timeout.unwrap_or(self.shared.settings.message_timeout);
+        let deadline = Instant::now() + timeout;
+        let slot = Arc::new(SyncSlot::default());
+        self.enqueue(rec, 0, Some(slot.clone()), Some(deadline))?;
+        // a lingering batch holding this message need not wait out linger.ms
+        self.shared.acc().flush_requested_for_sync += 1;
+        self.shared.wake.notify_all();
+        let r = slot.wait(deadline);
+        self.shared.acc().flush_requested_for_sync -= 1;
+        let dr = r.ok_or_else(|| {
+            Error::local(
+                local::MSG_TIMED_OUT,
+                format!("{}: not delivered within {timeout:?}", rec.topic),
+            )
+        })?;
+        match dr.error {
+            Some(e) => Err(e),
+            None => Ok(Delivery {
+                topic: dr.topic.to_string(),
+                partition: dr.partition,
+                offset: dr.offset,
+                timestamp: dr.timestamp,
+            }),
         }
     }
 
-    fn try_send(
+    fn enqueue(
         &self,
         rec: &ProducerRecord<'_>,
-        timestamp: i64,
-        left: Duration,
-    ) -> Result<Delivery> {
-        let deadline = Instant::now() + left;
-        let topic = self.cluster.topic(rec.topic, true, left)?;
-        let n = topic.partitions.len() as i32;
-        let partition = match rec.partition {
-            Some(p) if p >= 0 => p,
-            _ => self
-                .partitioner
-                .partition(rec.key, n)
-                .unwrap_or_else(|| (partitioner::random_u32() % n.max(1) as u32) as i32),
-        };
-        let (leader, _) = self.cluster.leader(rec.topic, partition, left)?;
-        let conn = self.cluster.conn(leader, Purpose::Produce)?;
-        let version = conn.version_for::<ProduceRequest>(deadline)?;
-        let records = self.encode(rec, timestamp, version)?;
-        let req = ProduceRequest {
-            acks: self.acks,
-            timeout_ms: self.ack_timeout_ms,
-            topic_data: vec![TopicProduceData {
-                name: rec.topic.to_string(),
-                partition_data: vec![PartitionProduceData {
-                    index: partition,
-                    records: Some(records),
-                    ..Default::default()
-                }],
-                ..Default::default()
-            }],
-            ..Default::default()
-        };
-        if self.acks == 0 {
-            conn.send_oneway(&req, version, deadline)?;
-            return Ok(Delivery {
-                topic: rec.topic.to_string(),
-                partition,
-                offset: -1,
-                timestamp,
+        opaque: usize,
+        sync: Option<Arc<SyncSlot>>,
+        wait_until: Option<Instant>,
+    ) -> Result<()> {
+        if self.shared.settings.transactional_id.is_some() {
+            self.shared.txn().check_can_send(&self.shared.settings)?;
+        }
+        let mut acc = self.shared.acc();
+        loop {
+            match acc.append(&self.shared, rec, opaque, sync.clone()) {
+                Err(e) if e.code() == local::QUEUE_FULL => {
+                    let Some(until) = wait_until else {
+                        return Err(e);
+                    };
+                    let now = Instant::now();
+                    if now >= until {
+                        return Err(e);
+                    }
+                    acc = self
+                        .shared
+                        .changed
+                        .wait_timeout(acc, until - now)
+                        .map_or_else(|e| e.into_inner().0, |r| r.0);
+                }
+                Err(e) => return Err(e),
+                Ok(wake) => {
+                    drop(acc);
+                    if wake {
+                        self.shared.wake.notify_all();
+                    }
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Serves delivery reports to the callback, waiting up to `timeout` for
+    /// the first. Returns how many were served.
+    pub fn poll(&self, timeout: Duration) -> usize {
+        let deadline = Instant::now() + timeout;
+        let mut acc = self.shared.acc();
+        while acc.done.is_empty() {
+            let now = Instant::now();
+            if now >= deadline {
+                return 0;
+            }
+            acc = self
+                .shared
+                .changed
+                .wait_timeout(acc, deadline - now)
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+        let done = acc.take_done();
+        drop(acc);
+        self.serve(done)
+    }
+
+    /// Turns outcomes into reports for the callback, on this thread.
+    fn serve(&self, done: std::collections::VecDeque<accumulator::Done>) -> usize {
+        let mut n = 0;
+        let mut cb = self.shared.dr_cb.lock().unwrap_or_else(|e| e.into_inner());
+        for d in done {
+            d.each(&mut |r| {
+                n += 1;
+                if let Some(cb) = cb.as_mut() {
+                    cb(r);
+                }
             });
         }
-        let resp = self.call(&conn, &req, version, deadline)?;
-        let p = resp
-            .responses
-            .iter()
-            .flat_map(|t| t.partition_responses.iter())
-            .find(|p| p.index == partition)
-            .ok_or_else(|| {
-                Error::local(
-                    local::BAD_MSG,
-                    format!(
-                        "{}: produce response lacks {} [{partition}]",
-                        conn.name(),
-                        rec.topic
-                    ),
-                )
-            })?;
-        if p.error_code != 0 {
-            let msg = p
-                .error_message
-                .as_deref()
-                .map_or(String::new(), |m| format!(" ({m})"));
-            return Err(Error::kafka(
-                KafkaCode(p.error_code),
-                format!("{} [{partition}]{msg}", rec.topic),
-            ));
-        }
-        let ts = if p.log_append_time_ms >= 0 {
-            p.log_append_time_ms
-        } else {
-            timestamp
-        };
-        Ok(Delivery {
-            topic: rec.topic.to_string(),
-            partition,
-            offset: p.base_offset,
-            timestamp: ts,
-        })
+        n
     }
 
-    fn call(
-        &self,
-        conn: &BrokerConn,
-        req: &ProduceRequest,
-        version: i16,
-        deadline: Instant,
-    ) -> Result<crate::protocol::produce::ProduceResponse> {
-        // The broker may hold the request for up to request.timeout.ms waiting for acks.
-        let net_deadline =
-            deadline.max(Instant::now() + Duration::from_millis(self.ack_timeout_ms as u64));
-        conn.send_at(req, version, net_deadline)?
-            .wait_until(deadline)
-    }
-
-    /// Encodes one record in the format the version implies: RecordBatch v2
-    /// for Produce v3+, MessageSet v1 for v2, v0 below.
-    fn encode(&self, rec: &ProducerRecord<'_>, timestamp: i64, version: i16) -> Result<Bytes> {
-        if self.codec == Codec::Zstd && version < 7 {
-            return Err(Error::local(
-                local::UNSUPPORTED_FEATURE,
-                format!("zstd needs a broker with Produce v7+ (this one speaks v{version})"),
-            ));
-        }
-        let bytes = if version >= 3 {
-            let mut b = RecordBatchBuilder::new();
-            b.append(timestamp, rec.key, rec.value, rec.headers)?;
-            b.finish(self.codec, self.level)?
-        } else {
-            if !rec.headers.is_empty() {
-                return Err(Error::local(
-                    local::UNSUPPORTED_FEATURE,
-                    format!("headers need a broker with Produce v3+ (this one speaks v{version})"),
-                ));
+    /// Sends everything queued now, and waits up to `timeout` until every
+    /// message has its delivery report, serving reports as they come.
+    ///
+    /// # Errors
+    /// `_TIMED_OUT` if messages are still outstanding at the timeout.
+    pub fn flush(&self, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        let mut acc = self.shared.acc();
+        acc.flushing += 1;
+        self.shared.wake.notify_all();
+        let result = loop {
+            if !acc.done.is_empty() {
+                let done = acc.take_done();
+                drop(acc);
+                self.serve(done);
+                acc = self.shared.acc();
+                continue;
             }
-            let magic = if version == 2 { 1 } else { 0 };
-            let mut b = MessageSetBuilder::new(magic)?;
-            let ts = if magic == 0 {
-                crate::record::NO_TIMESTAMP
-            } else {
-                timestamp
-            };
-            b.append(ts, rec.key, rec.value)?;
-            b.finish(self.codec, self.level)?
+            if acc.outstanding() == 0 {
+                break Ok(());
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                break Err(Error::timed_out(format!(
+                    "flush: {} message(s) still outstanding",
+                    acc.outstanding()
+                )));
+            }
+            acc = self
+                .shared
+                .changed
+                .wait_timeout(acc, deadline - now)
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
         };
-        if bytes.len() > self.max_message_bytes {
-            return Err(Error::kafka(
-                KafkaCode::MESSAGE_TOO_LARGE,
-                format!(
-                    "{}: batch of {} bytes exceeds message.max.bytes ({})",
-                    rec.topic,
-                    bytes.len(),
-                    self.max_message_bytes
-                ),
-            ));
+        acc.flushing -= 1;
+        result
+    }
+
+    /// Messages queued or in flight whose reports have not been served yet
+    /// (librdkafka's `rd_kafka_outq_len`).
+    pub fn len(&self) -> usize {
+        let acc = self.shared.acc();
+        acc.outstanding() + acc.done_msgs
+    }
+
+    /// True when nothing is outstanding.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Flushes for up to `timeout`, then stops the sender and closes the
+    /// connections. Messages still undelivered get `_DESTROY` reports
+    /// (served to the callback). Returns within `timeout` plus a few
+    /// milliseconds even when the brokers are gone.
+    pub fn close(&self, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        let _ = self.flush(timeout);
+        self.shutdown_until(deadline);
+    }
+
+    fn shutdown(&self) {
+        self.shutdown_until(Instant::now() + Duration::from_millis(500));
+    }
+
+    /// Stops the sender; if it is stuck in a network call past `deadline`
+    /// (a broker that swallows connects), it is left to end on its own —
+    /// it holds nothing the caller can still see.
+    fn shutdown_until(&self, deadline: Instant) {
+        {
+            let mut acc = self.shared.acc();
+            acc.closing = true;
+            acc.fail_all(Error::local(local::DESTROY, "producer closed"));
         }
-        Ok(Bytes::from(bytes))
+        self.shared.wake.notify_all();
+        self.shared.changed.notify_all();
+        self.shared.cluster.close();
+        if let Some((h, ended)) = self.sender.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let wait = deadline
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(50));
+            if ended.recv_timeout(wait).is_ok() {
+                let _ = h.join();
+            }
+        }
+        let done = self.shared.acc().take_done();
+        self.serve(done);
+    }
+}
+
+impl Drop for Producer {
+    fn drop(&mut self) {
+        self.shutdown();
     }
 }

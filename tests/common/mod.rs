@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod proxy;
+pub mod tansu;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;

@@ -1,0 +1,271 @@
+//! `-C`: consume one topic's partitions (all, or `-p`) from `-o`, writing
+//! each message in the `-f`/`-K`/`-J` layout; and `-Q`: offsets by timestamp.
+//!
+//! End of partition comes from the consumer's `_PARTITION_EOF` events
+//! (`enable.partition.eof=true`, which kcat sets too): with `-e` a partition
+//! stops at its first end, and the run ends when every assigned partition
+//! has stopped.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use gregor::config::Role;
+use gregor::consumer::{Consumer, TopicPartitionOffset};
+use gregor::error::local;
+use gregor::message::offset;
+
+use super::args::{parse_delim, Options, Start};
+use super::format::{default_format, json_str, parse_format, Output};
+use super::{build_config, info, CliError};
+
+/// How long one poll waits before the output is flushed.
+const POLL: Duration = Duration::from_millis(200);
+/// Longest time consumed output stays in the buffer.
+const FLUSH: Duration = Duration::from_millis(500);
+
+fn fatal(e: impl std::fmt::Display) -> CliError {
+    CliError::Fatal(e.to_string())
+}
+
+fn consumer(o: &Options) -> Result<Consumer, CliError> {
+    let mut cfg = build_config(o, Some(Role::Consumer))?;
+    cfg.set("enable.partition.eof", "true").map_err(fatal)?;
+    Consumer::new(&cfg).map_err(fatal)
+}
+
+fn output(o: &Options) -> Result<Output, CliError> {
+    let delim = parse_delim(&o.delim)?;
+    let key_delim = o.key_delim.as_deref().map(parse_delim).transpose()?;
+    let tokens = match &o.format {
+        Some(f) if !o.json => parse_format(f)?,
+        _ => default_format(key_delim.as_deref(), &delim),
+    };
+    Ok(Output {
+        tokens,
+        json: o.json,
+        delim,
+        null_str: o.null_empty,
+    })
+}
+
+/// Runs `-C`.
+///
+/// # Errors
+/// Bad options or configuration, an unknown topic or partition, a
+/// non-retriable consumer error, all brokers down (unless `-E`).
+pub fn run(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
+    let topic = o.topic.as_deref().unwrap_or_default();
+    let fmt = output(o)?;
+    if o.start == Some(Start::Stored) {
+        return Err(CliError::Fatal(
+            "-o stored: committed offsets need a consumer group, and groups are not available yet"
+                .into(),
+        ));
+    }
+    let c = consumer(o)?;
+    let md = c
+        .cluster()
+        .fetch_metadata(Some(&[topic]), false, o.metadata_timeout)
+        .map_err(|e| fatal(format!("Failed to query metadata for topic {topic}: {e}")))?;
+    let t = md
+        .topics
+        .get(topic)
+        .ok_or_else(|| fatal(format!("No such topic in cluster: {topic}")))?;
+    if !t.error.is_ok() {
+        return Err(fatal(format!("Topic {topic} error: {}", t.error)));
+    }
+    if t.partitions.is_empty() {
+        return Err(fatal(format!("Topic {topic} has no partitions")));
+    }
+    let parts: Vec<i32> = match o.partition {
+        Some(p) if t.partitions.iter().any(|x| x.id == p) => vec![p],
+        Some(p) => {
+            return Err(fatal(format!(
+                "Topic {topic} (with partitions 0..{}): partition {p} does not exist",
+                t.partitions.len() - 1
+            )))
+        }
+        None => t.partitions.iter().map(|p| p.id).collect(),
+    };
+    let leaders: HashMap<i32, i32> = t.partitions.iter().map(|p| (p.id, p.leader)).collect();
+
+    let mut tps = Vec::new();
+    for &p in &parts {
+        let start = match o.start {
+            None => offset::BEGINNING,
+            Some(Start::Offset(n)) => n,
+            // -1 (no such message yet) is offset::END, as in librdkafka.
+            Some(Start::Timestamp(ts)) => c
+                .list_offset(topic, p, ts, o.metadata_timeout)
+                .map_err(|e| fatal(format!("offsets_for_times failed: {e}")))?,
+            Some(Start::Stored) => unreachable!("refused above"),
+        };
+        tps.push(TopicPartitionOffset::new(topic, p, start));
+    }
+    c.assign(&tps).map_err(fatal)?;
+
+    let mut stopped: HashSet<i32> = HashSet::new();
+    let mut received: u64 = 0;
+    let mut buf = Vec::new();
+    let line_buffered = o.unbuffered || std::io::stdout().is_terminal();
+    let mut last_flush = Instant::now();
+    let mut last_error = String::new();
+    let result = loop {
+        let m = match c.poll(POLL) {
+            Ok(Some(m)) => m,
+            Ok(None) => {
+                out.flush()?;
+                last_flush = Instant::now();
+                continue;
+            }
+            Err(e) => break Err(fatal(format!("Consumer error: {e}"))),
+        };
+        if stopped.contains(&m.partition) {
+            continue;
+        }
+        if let Some(e) = &m.error {
+            if e.code() == local::PARTITION_EOF {
+                if o.exit_eof {
+                    stopped.insert(m.partition);
+                }
+                let done = stopped.len() >= parts.len();
+                info(
+                    1,
+                    format_args!(
+                        "Reached end of topic {} [{}] at offset {}{}",
+                        m.topic,
+                        m.partition,
+                        m.offset,
+                        if done { ": exiting" } else { "" }
+                    ),
+                );
+                if done {
+                    break Ok(0);
+                }
+                continue;
+            }
+            if e.code() == local::ALL_BROKERS_DOWN {
+                // kcat's error callback ends the run unless -E.
+                if !o.keep_going {
+                    break Err(fatal(format!("{e}: terminating")));
+                }
+                eprintln!("% ERROR: {e}");
+                continue;
+            }
+            if e.is_retriable() {
+                // librdkafka retries these itself and only logs them (once
+                // here, not once per partition).
+                let text = e.to_string();
+                if text != last_error {
+                    info(1, format_args!("ERROR: {text}"));
+                    last_error = text;
+                }
+                continue;
+            }
+            break Err(fatal(format!(
+                "Topic {} [{}] error: {e}",
+                m.topic, m.partition
+            )));
+        }
+        if let Some(stop) = o.stop_ts {
+            if m.timestamp >= stop {
+                stopped.insert(m.partition);
+                let done = stopped.len() >= parts.len();
+                info(
+                    1,
+                    format_args!(
+                        "Reached stop timestamp for topic {} [{}] at offset {}{}",
+                        m.topic,
+                        m.partition,
+                        m.offset,
+                        if done { ": exiting" } else { "" }
+                    ),
+                );
+                if done {
+                    break Ok(0);
+                }
+                continue;
+            }
+        }
+        buf.clear();
+        let broker = leaders.get(&m.partition).copied().unwrap_or(-1);
+        fmt.render(&m, broker, &mut buf);
+        out.write_all(&buf)?;
+        // Flush per message when asked (-u) or for a terminal (C's line
+        // buffering); else at least every FLUSH, so a trickle shows up.
+        if line_buffered || last_flush.elapsed() >= FLUSH {
+            out.flush()?;
+            last_flush = Instant::now();
+        }
+        received += 1;
+        if o.count == Some(received) {
+            break Ok(0);
+        }
+    };
+    out.flush()?;
+    c.cluster().close();
+    result
+}
+
+/// Runs `-Q`: prints `topic [partition] offset N` per query, sorted, or
+/// kcat's JSON map with `-J`.
+///
+/// # Errors
+/// Bad configuration.
+pub fn query(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
+    let c = consumer(o)?;
+    let mut qs = o.queries.clone();
+    qs.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    let mut rc = 0;
+    let mut results = Vec::new();
+    for (topic, p, ts) in &qs {
+        match c.list_offset(topic, *p, *ts, o.metadata_timeout) {
+            Ok(off) => results.push((topic, *p, off, None)),
+            Err(e) => {
+                rc = 1;
+                results.push((topic, *p, -1, Some(e.to_string())));
+            }
+        }
+    }
+    c.cluster().close();
+    let mut s = Vec::new();
+    if o.json {
+        s.push(b'{');
+        let mut last: Option<&String> = None;
+        for (topic, p, off, err) in &results {
+            if last != Some(*topic) {
+                if last.is_some() {
+                    s.extend_from_slice(b"},");
+                }
+                json_str(topic.as_bytes(), &mut s);
+                s.extend_from_slice(b":{\"topic\":");
+                json_str(topic.as_bytes(), &mut s);
+                last = Some(*topic);
+            }
+            s.extend_from_slice(
+                format!(",\"{p}\":{{\"partition\":{p},\"offset\":{off}").as_bytes(),
+            );
+            if let Some(e) = err {
+                s.extend_from_slice(b",\"error\":");
+                json_str(e.as_bytes(), &mut s);
+            }
+            s.push(b'}');
+        }
+        if last.is_some() {
+            s.push(b'}');
+        }
+        s.push(b'}');
+    } else {
+        for (topic, p, off, err) in &results {
+            s.extend_from_slice(format!("{topic} [{p}] offset {off}").as_bytes());
+            if let Some(e) = err {
+                s.extend_from_slice(format!(": {e}").as_bytes());
+            }
+            s.push(b'\n');
+        }
+    }
+    out.write_all(&s)?;
+    out.flush()?;
+    Ok(rc)
+}

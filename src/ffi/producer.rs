@@ -1,0 +1,284 @@
+//! The asynchronous producer in C: queue with `gregor_producer_send`, get
+//! delivery reports through a callback run inside `gregor_producer_poll` /
+//! `gregor_producer_flush` on the calling thread, and transactions.
+
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::ptr;
+use std::time::Duration;
+
+use super::guard::{bytes, c_str, guard, guard_code, handle};
+use super::handles::{gregor_headers, gregor_producer, gregor_tpl};
+use crate::error::Error;
+use crate::message::ProducerRecord;
+use crate::producer::DeliveryReport;
+
+/// One message's outcome, borrowed for the duration of the callback.
+#[repr(C)]
+pub struct gregor_delivery_report {
+    /// Topic, NUL-terminated.
+    pub topic: *const c_char,
+    /// Partition (-1 if it never got one).
+    pub partition: i32,
+    /// Offset (-1 if not delivered, or with acks=0).
+    pub offset: i64,
+    /// Timestamp in ms since the epoch.
+    pub timestamp: i64,
+    /// 0 if delivered, else the error code.
+    pub err: c_int,
+    /// The error's text, NUL-terminated ("" when delivered).
+    pub errstr: *const c_char,
+    /// The `msg_opaque` given to `gregor_producer_send`.
+    pub msg_opaque: *mut c_void,
+}
+
+/// A delivery report callback: `dr` is valid only during the call.
+pub type gregor_dr_cb =
+    Option<extern "C" fn(dr: *const gregor_delivery_report, cb_opaque: *mut c_void)>;
+
+/// The C callback and its opaque, called only on the thread that polls.
+struct CCallback {
+    cb: extern "C" fn(*const gregor_delivery_report, *mut c_void),
+    opaque: usize,
+    topics: HashMap<String, CString>,
+}
+
+impl CCallback {
+    fn call(&mut self, dr: &DeliveryReport) {
+        let topic = self
+            .topics
+            .entry(dr.topic.to_string())
+            .or_insert_with(|| CString::new(dr.topic.as_bytes()).unwrap_or_default())
+            .as_ptr();
+        let errstr = CString::new(dr.error.as_ref().map_or(String::new(), ToString::to_string))
+            .unwrap_or_default();
+        let c = gregor_delivery_report {
+            topic,
+            partition: dr.partition,
+            offset: dr.offset,
+            timestamp: dr.timestamp,
+            err: dr.error.as_ref().map_or(0, Error::code),
+            errstr: errstr.as_ptr(),
+            msg_opaque: dr.opaque as *mut c_void,
+        };
+        (self.cb)(&c, self.opaque as *mut c_void);
+    }
+}
+
+/// Sets (or with NULL `cb`, clears) the delivery report callback. It runs
+/// inside `gregor_producer_poll` and `gregor_producer_flush`, on the thread
+/// that calls them, with `cb_opaque`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+#[no_mangle]
+pub extern "C" fn gregor_producer_set_dr_cb(
+    producer: *const gregor_producer,
+    cb: gregor_dr_cb,
+    cb_opaque: *mut c_void,
+) -> c_int {
+    guard_code(ptr::null_mut(), 0, || {
+        let p = handle(producer, "producer")?;
+        let cb = cb.map(|cb| CCallback {
+            cb,
+            opaque: cb_opaque as usize,
+            topics: HashMap::new(),
+        });
+        p.inner.set_delivery_callback(
+            cb.map(|mut c| Box::new(move |dr: &DeliveryReport| c.call(dr)) as _),
+        );
+        Ok(())
+    })
+}
+
+/// Queues one message; its outcome comes as a delivery report carrying
+/// `msg_opaque`. `partition` -1 lets the partitioner choose; `key`/`value`
+/// NULL mean null; `headers` may be NULL; `timestamp_ms` 0 means now. With
+/// `block_ms` 0 a full queue fails at once with `GREGOR_ERR__QUEUE_FULL`;
+/// otherwise it waits up to `block_ms` for room. Copies the data. Thread-safe.
+#[no_mangle]
+pub extern "C" fn gregor_producer_send(
+    producer: *const gregor_producer,
+    topic: *const c_char,
+    partition: i32,
+    key: *const u8,
+    key_len: usize,
+    value: *const u8,
+    value_len: usize,
+    headers: *const gregor_headers,
+    timestamp_ms: i64,
+    msg_opaque: *mut c_void,
+    block_ms: c_int,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard_code(errstr, errstr_size, || {
+        let p = handle(producer, "producer")?;
+        let topic = c_str(topic, "topic")?;
+        if partition < -1 {
+            return Err(Error::invalid_arg(format!("invalid partition {partition}")));
+        }
+        let hs: Vec<(&str, Option<&[u8]>)> = if headers.is_null() {
+            Vec::new()
+        } else {
+            handle(headers, "headers")?
+                .inner
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_deref()))
+                .collect()
+        };
+        let rec = ProducerRecord {
+            topic,
+            partition: (partition >= 0).then_some(partition),
+            key: bytes(key, key_len),
+            value: bytes(value, value_len),
+            headers: &hs,
+            timestamp: (timestamp_ms != 0).then_some(timestamp_ms),
+        };
+        if block_ms > 0 {
+            p.inner.send_blocking(
+                &rec,
+                msg_opaque as usize,
+                Duration::from_millis(block_ms as u64),
+            )
+        } else {
+            p.inner.send(&rec, msg_opaque as usize)
+        }
+    })
+}
+
+/// Serves delivery reports to the callback, waiting up to `timeout_ms` for
+/// the first. Returns how many were served (0 for a NULL producer).
+#[no_mangle]
+pub extern "C" fn gregor_producer_poll(
+    producer: *const gregor_producer,
+    timeout_ms: c_int,
+) -> c_int {
+    guard(0, || match handle(producer, "producer") {
+        Ok(p) => p
+            .inner
+            .poll(Duration::from_millis(timeout_ms.max(0) as u64)) as c_int,
+        Err(_) => 0,
+    })
+}
+
+/// Sends everything queued and waits up to `timeout_ms` until every message
+/// has its report, serving reports meanwhile. Returns 0, or
+/// `GREGOR_ERR__TIMED_OUT` with messages still outstanding.
+#[no_mangle]
+pub extern "C" fn gregor_producer_flush(
+    producer: *const gregor_producer,
+    timeout_ms: c_int,
+) -> c_int {
+    guard_code(ptr::null_mut(), 0, || {
+        handle(producer, "producer")?
+            .inner
+            .flush(Duration::from_millis(timeout_ms.max(0) as u64))
+    })
+}
+
+/// Messages queued, in flight, or with reports not yet served (0 for NULL).
+#[no_mangle]
+pub extern "C" fn gregor_producer_len(producer: *const gregor_producer) -> usize {
+    guard(0, || {
+        handle(producer, "producer").map_or(0, |p| p.inner.len())
+    })
+}
+
+/// Flushes for up to `timeout_ms`, then stops sending; messages still
+/// undelivered get `GREGOR_ERR__DESTROY` reports (served to the callback).
+/// Returns within about `timeout_ms` even with the brokers gone. The handle
+/// must still be freed with `gregor_producer_free`.
+#[no_mangle]
+pub extern "C" fn gregor_producer_close(producer: *const gregor_producer, timeout_ms: c_int) {
+    guard((), || {
+        if let Ok(p) = handle(producer, "producer") {
+            p.inner
+                .close(Duration::from_millis(timeout_ms.max(0) as u64));
+        }
+    })
+}
+
+fn ms(timeout_ms: c_int) -> Duration {
+    Duration::from_millis(timeout_ms.max(0) as u64)
+}
+
+/// Registers `transactional.id` with its coordinator (fencing older
+/// producers). Blocks up to `timeout_ms`.
+#[no_mangle]
+pub extern "C" fn gregor_producer_init_transactions(
+    producer: *const gregor_producer,
+    timeout_ms: c_int,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard_code(errstr, errstr_size, || {
+        handle(producer, "producer")?
+            .inner
+            .init_transactions(ms(timeout_ms))
+    })
+}
+
+/// Opens a transaction.
+#[no_mangle]
+pub extern "C" fn gregor_producer_begin_transaction(
+    producer: *const gregor_producer,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard_code(errstr, errstr_size, || {
+        handle(producer, "producer")?.inner.begin_transaction()
+    })
+}
+
+/// Commits `offsets` (topic, partition, next offset to consume) for
+/// `group_id` as part of the open transaction. Borrows both.
+#[no_mangle]
+pub extern "C" fn gregor_producer_send_offsets_to_transaction(
+    producer: *const gregor_producer,
+    offsets: *const gregor_tpl,
+    group_id: *const c_char,
+    timeout_ms: c_int,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard_code(errstr, errstr_size, || {
+        let p = handle(producer, "producer")?;
+        let list = handle(offsets, "offsets")?;
+        let group = c_str(group_id, "group_id")?;
+        let offs: Vec<(&str, i32, i64)> = list
+            .inner
+            .iter()
+            .map(|t| (t.topic.as_str(), t.partition, t.offset))
+            .collect();
+        p.inner
+            .send_offsets_to_transaction(&offs, group, ms(timeout_ms))
+    })
+}
+
+/// Flushes and commits the open transaction. Blocks up to `timeout_ms`.
+#[no_mangle]
+pub extern "C" fn gregor_producer_commit_transaction(
+    producer: *const gregor_producer,
+    timeout_ms: c_int,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard_code(errstr, errstr_size, || {
+        handle(producer, "producer")?
+            .inner
+            .commit_transaction(ms(timeout_ms))
+    })
+}
+
+/// Drops queued messages and aborts the open transaction. Blocks up to `timeout_ms`.
+#[no_mangle]
+pub extern "C" fn gregor_producer_abort_transaction(
+    producer: *const gregor_producer,
+    timeout_ms: c_int,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard_code(errstr, errstr_size, || {
+        handle(producer, "producer")?
+            .inner
+            .abort_transaction(ms(timeout_ms))
+    })
+}

@@ -1,0 +1,34 @@
+//! The Kafka 0.7 wire protocol, for programs that still face 0.7-era
+//! brokers: a separate client with its own request types, as seed 000
+//! ("A Guide To The Kafka Protocol" for 0.7, by Dave Lin of Datadog) and
+//! Kafka 0.7's sources document it.
+//!
+//! Nothing here shares code with the modern protocol: 0.7 has no API
+//! versions, no correlation ids, no client id, byte offsets instead of
+//! message numbers, and no response to a produce.
+//!
+//! - [`protocol`]: PRODUCE (0), FETCH (1), MULTIFETCH (2), MULTIPRODUCE (3),
+//!   OFFSETS (4), their headers, responses and error codes.
+//! - [`message`]: messages with MAGIC 0 and 1, CRC-32 of the payload,
+//!   gzip and snappy wrappers, byte offsets.
+//! - [`client`]: a blocking client for one broker.
+//! - [`zk`]: discovery from the ZooKeeper registry; [`producer`]: a
+//!   producer on top of it that follows seed 000's rule for new topics.
+//! - [`cli`]: the `gregor legacy07` command.
+//!
+//! No 0.7 broker runs anywhere this was built; how it was verified instead
+//! is in README.md ("Kafka 0.7").
+
+pub mod cli;
+pub mod client;
+mod conn;
+pub mod message;
+pub mod producer;
+pub mod protocol;
+pub mod zk;
+
+pub use client::{Client, FetchResult, Options, ProduceSet};
+pub use message::{FetchedMessage, Message};
+pub use producer::Producer07;
+pub use protocol::{ErrorCode07, RequestType, EARLIEST_TIME, LATEST_TIME};
+pub use zk::{BrokerInfo, BrokerPartition, Registry};

@@ -1,0 +1,804 @@
+//! Per-partition queues of record batches, bounded by
+//! `queue.buffering.max.messages` / `.kbytes`, and the bookkeeping that turns
+//! broker answers into delivery reports.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use byteorder::{BigEndian, ByteOrder};
+
+use super::{partitioner, DeliveryReport, Settings, Shared};
+use crate::error::{local, Error, Result};
+use crate::message::{now_ms, ProducerRecord};
+use crate::protocol::KafkaCode;
+use crate::record::RecordBatchBuilder;
+use crate::wire::Bytes;
+use std::mem;
+
+/// A topic-partition. Topic names are shared `Arc`s, so equality usually
+/// settles on the pointer before comparing text.
+#[derive(Debug, Clone, PartialOrd, Ord)]
+pub(crate) struct Tp(pub Arc<str>, pub i32);
+
+impl PartialEq for Tp {
+    #[inline]
+    fn eq(&self, other: &Tp) -> bool {
+        self.1 == other.1 && (Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0)
+    }
+}
+
+impl Eq for Tp {}
+
+impl std::hash::Hash for Tp {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.hash(h);
+        h.write_i32(self.1);
+    }
+}
+
+/// A fast non-cryptographic hasher (FxHash) for the accumulator's maps, whose
+/// keys come from the application, not the network.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FxBuild;
+
+pub(crate) struct Fx(u64);
+
+impl std::hash::BuildHasher for FxBuild {
+    type Hasher = Fx;
+    #[inline]
+    fn build_hasher(&self) -> Fx {
+        Fx(0)
+    }
+}
+
+impl Fx {
+    #[inline]
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for Fx {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes([
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+            ]));
+        }
+        let mut tail = [0u8; 8];
+        let r = chunks.remainder();
+        tail[..r.len()].copy_from_slice(r);
+        self.add(u64::from_le_bytes(tail) ^ (r.len() as u64) << 56);
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_i32(&mut self, i: i32) {
+        self.add(u64::from(i as u32));
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Where [`super::Producer::send_sync`] waits for its one report.
+#[derive(Default)]
+pub(crate) struct SyncSlot {
+    report: Mutex<Option<DeliveryReport>>,
+    ready: Condvar,
+}
+
+impl SyncSlot {
+    fn fill(&self, dr: DeliveryReport) {
+        *self.report.lock().unwrap_or_else(|e| e.into_inner()) = Some(dr);
+        self.ready.notify_all();
+    }
+
+    /// The report, or `None` at the deadline.
+    pub fn wait(&self, deadline: Instant) -> Option<DeliveryReport> {
+        let mut g = self.report.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(r) = g.take() {
+                return Some(r);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return None;
+            }
+            g = self
+                .ready
+                .wait_timeout(g, deadline - now)
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+    }
+}
+
+/// One message in a batch, as far as reporting goes.
+pub(crate) struct MsgMeta {
+    pub opaque: usize,
+    pub timestamp: i64,
+    /// Bytes counted against `queue.buffering.max.kbytes`.
+    pub size: usize,
+    pub deadline: Instant,
+    pub sync: Option<Arc<SyncSlot>>,
+}
+
+/// A batch of one partition: open (appending), ready, or in flight.
+pub(crate) struct Batch {
+    pub tp: Tp,
+    pub builder: Option<RecordBatchBuilder>,
+    /// The finished bytes (kept for retries: same bytes, same sequence).
+    pub bytes: Option<Bytes>,
+    pub msgs: Vec<MsgMeta>,
+    /// Sum of the messages' sizes.
+    pub total_size: usize,
+    /// Some message waits in `send_sync`.
+    pub has_sync: bool,
+    pub created: Instant,
+    /// The earliest message deadline.
+    pub deadline: Instant,
+    /// Order of creation within the producer, to keep retries in order.
+    pub seq_no: u64,
+    /// Idempotence: the first record's sequence (-1 until numbered).
+    pub base_sequence: i32,
+    pub attempts: u32,
+    pub retry_at: Option<Instant>,
+    /// True once it has been sent at least once.
+    pub sent: bool,
+}
+
+/// A partition's queue.
+#[derive(Default)]
+pub(crate) struct PartQ {
+    pub open: Option<Batch>,
+    pub ready: VecDeque<Batch>,
+    pub in_flight: usize,
+    /// Idempotence: the next sequence to hand out.
+    pub next_seq: i32,
+}
+
+/// A message whose topic has no metadata yet: kept as owned bytes.
+pub(crate) struct Unassigned {
+    key: Option<Vec<u8>>,
+    value: Option<Vec<u8>>,
+    headers: Vec<(String, Option<Vec<u8>>)>,
+    partition: Option<i32>,
+    timestamp: i64,
+    meta: MsgMeta,
+}
+
+/// A topic's state, with its partitions' queues.
+pub(crate) struct TopicQ {
+    pub name: Arc<str>,
+    /// Partition count (0 until known).
+    pub partitions: i32,
+    /// Keyless messages stick to this partition until its batch closes.
+    pub sticky: Option<i32>,
+    pub unassigned: VecDeque<Unassigned>,
+    /// Last metadata request for it.
+    pub asked: Option<Instant>,
+    /// Queues by partition index.
+    pub parts: Vec<PartQ>,
+}
+
+impl TopicQ {
+    fn new(name: Arc<str>) -> TopicQ {
+        TopicQ {
+            name,
+            partitions: 0,
+            sticky: None,
+            unassigned: VecDeque::new(),
+            asked: None,
+            parts: Vec::new(),
+        }
+    }
+
+    fn set_partitions(&mut self, n: i32) {
+        self.partitions = n;
+        if self.parts.len() < n as usize {
+            self.parts.resize_with(n as usize, PartQ::default);
+        }
+    }
+}
+
+/// Messages that got their outcome, waiting for poll/flush to report them
+/// (a whole batch moves here at once; reports are made on the caller's thread).
+pub(crate) struct Done {
+    pub tp: Tp,
+    /// Base offset (-1 if none), log append time (-1 if none), or the error.
+    pub result: std::result::Result<(i64, i64), Error>,
+    pub msgs: Vec<MsgMeta>,
+}
+
+impl Done {
+    /// Calls `f` with each message's report.
+    pub fn each(self, f: &mut dyn FnMut(&DeliveryReport)) {
+        let mut dr = DeliveryReport {
+            topic: self.tp.0,
+            partition: self.tp.1,
+            offset: -1,
+            timestamp: -1,
+            error: None,
+            opaque: 0,
+        };
+        if let Err(e) = &self.result {
+            dr.error = Some(e.clone());
+        }
+        for (i, m) in self.msgs.into_iter().enumerate() {
+            if m.sync.is_some() {
+                continue;
+            }
+            (dr.offset, dr.timestamp) = match self.result {
+                Ok((base, lat)) => (
+                    if base >= 0 { base + i as i64 } else { -1 },
+                    if lat >= 0 { lat } else { m.timestamp },
+                ),
+                Err(_) => (-1, m.timestamp),
+            };
+            dr.opaque = m.opaque;
+            f(&dr);
+        }
+    }
+}
+
+/// The accumulator: everything queued, in flight and reported.
+pub(crate) struct Acc {
+    pub topics: HashMap<Arc<str>, TopicQ, FxBuild>,
+    /// (monotonic, wall-clock ms) read together, refreshed by the sender, so a
+    /// message costs one clock read.
+    pub clock_base: (Instant, i64),
+    /// Messages not yet reported, and their bytes.
+    pub queued_msgs: usize,
+    pub queued_bytes: usize,
+    /// Outcomes waiting for poll/flush, and how many messages they hold.
+    pub done: VecDeque<Done>,
+    pub done_msgs: usize,
+    pub flushing: usize,
+    pub flush_requested_for_sync: usize,
+    pub closing: bool,
+    /// A fatal error (fenced, unauthorized): every send fails with it.
+    pub fatal: Option<Error>,
+    pub next_seq_no: u64,
+    /// Idempotence: producer id and epoch, once known.
+    pub producer: Option<(i64, i16)>,
+    /// Idempotence: the sequence space must be reset with a new epoch.
+    pub need_epoch_bump: bool,
+    /// No InitProducerId before this (after a failure).
+    pub pid_retry_at: Option<Instant>,
+    /// Produce requests in flight: (connection, token, deadline).
+    pub requests: Vec<(crate::net::BrokerConn, u64, Instant)>,
+    pub next_request_token: u64,
+    linger: Duration,
+    batch_size: usize,
+    batch_num_messages: usize,
+    max_messages: usize,
+    max_bytes: usize,
+    max_message_bytes: usize,
+    message_timeout: Duration,
+}
+
+impl Acc {
+    pub fn new(s: &Settings) -> Acc {
+        Acc {
+            topics: HashMap::default(),
+            clock_base: (Instant::now(), now_ms()),
+            queued_msgs: 0,
+            queued_bytes: 0,
+            done: VecDeque::new(),
+            done_msgs: 0,
+            flushing: 0,
+            flush_requested_for_sync: 0,
+            closing: false,
+            fatal: None,
+            next_seq_no: 0,
+            producer: None,
+            need_epoch_bump: false,
+            pid_retry_at: None,
+            requests: Vec::new(),
+            next_request_token: 0,
+            linger: s.linger,
+            batch_size: s.batch_size,
+            batch_num_messages: s.batch_num_messages,
+            max_messages: s.max_messages,
+            max_bytes: s.max_bytes,
+            max_message_bytes: s.max_message_bytes,
+            message_timeout: s.message_timeout,
+        }
+    }
+
+    /// Messages not reported yet.
+    pub fn outstanding(&self) -> usize {
+        self.queued_msgs
+    }
+
+    /// True while batches should leave without waiting for `linger.ms`.
+    pub fn hurry(&self) -> bool {
+        self.flushing > 0 || self.flush_requested_for_sync > 0 || self.closing
+    }
+
+    /// A partition's queue.
+    pub fn part(&self, tp: &Tp) -> Option<&PartQ> {
+        self.topics.get(&*tp.0)?.parts.get(tp.1 as usize)
+    }
+
+    /// A partition's queue, mutably.
+    pub fn part_mut(&mut self, tp: &Tp) -> Option<&mut PartQ> {
+        self.topics.get_mut(&*tp.0)?.parts.get_mut(tp.1 as usize)
+    }
+
+    /// True when no batch is in flight.
+    pub fn all_drained(&self) -> bool {
+        self.topics
+            .values()
+            .all(|t| t.parts.iter().all(|p| p.in_flight == 0))
+    }
+
+    /// Takes the outcomes for reporting outside the lock.
+    pub fn take_done(&mut self) -> VecDeque<Done> {
+        self.done_msgs = 0;
+        mem::take(&mut self.done)
+    }
+
+    /// Queues one record. Returns whether the sender should wake now.
+    pub fn append(
+        &mut self,
+        sh: &Shared,
+        rec: &ProducerRecord<'_>,
+        opaque: usize,
+        sync: Option<Arc<SyncSlot>>,
+    ) -> Result<bool> {
+        if let Some(f) = &self.fatal {
+            return Err(f.clone());
+        }
+        if self.closing {
+            return Err(Error::local(local::DESTROY, "producer is closing"));
+        }
+        if rec.partition.is_some_and(|p| p < 0) {
+            return Err(Error::invalid_arg(format!(
+                "invalid partition {:?}",
+                rec.partition
+            )));
+        }
+        let size = RecordBatchBuilder::record_size_upper_bound(rec.key, rec.value, rec.headers);
+        if size > self.max_message_bytes {
+            return Err(Error::kafka(
+                KafkaCode::MESSAGE_TOO_LARGE,
+                format!(
+                    "{}: message of {size} bytes exceeds message.max.bytes ({})",
+                    rec.topic, self.max_message_bytes
+                ),
+            ));
+        }
+        if self.queued_msgs + 1 > self.max_messages || self.queued_bytes + size > self.max_bytes {
+            return Err(Error::local(
+                local::QUEUE_FULL,
+                format!(
+                    "{} messages / {} bytes queued",
+                    self.queued_msgs, self.queued_bytes
+                ),
+            ));
+        }
+        let now = Instant::now();
+        let timestamp = rec.timestamp.unwrap_or_else(|| {
+            self.clock_base.1 + now.saturating_duration_since(self.clock_base.0).as_millis() as i64
+        });
+        let meta = MsgMeta {
+            opaque,
+            timestamp,
+            size,
+            deadline: now + self.message_timeout,
+            sync,
+        };
+        if !self.topics.contains_key(rec.topic) {
+            let name: Arc<str> = Arc::from(rec.topic);
+            self.topics.insert(name.clone(), TopicQ::new(name));
+        }
+        let wake_now = self.hurry() || self.linger.is_zero();
+        let limits = (self.batch_size, self.batch_num_messages);
+        // one map lookup per message: the topic's queue, borrowed alongside the counters
+        let Acc {
+            topics,
+            next_seq_no,
+            queued_msgs,
+            queued_bytes,
+            ..
+        } = self;
+        let tq = topics.get_mut(rec.topic).expect("inserted");
+        if tq.partitions == 0 {
+            if let Some(n) = sh.cluster.cached_partition_count(rec.topic) {
+                tq.set_partitions(n);
+            }
+        }
+        if tq.partitions == 0 || !tq.unassigned.is_empty() {
+            *queued_msgs += 1;
+            *queued_bytes += size;
+            tq.unassigned.push_back(Unassigned {
+                key: rec.key.map(<[u8]>::to_vec),
+                value: rec.value.map(<[u8]>::to_vec),
+                headers: rec
+                    .headers
+                    .iter()
+                    .map(|(k, v)| ((*k).to_string(), v.map(<[u8]>::to_vec)))
+                    .collect(),
+                partition: rec.partition,
+                timestamp,
+                meta,
+            });
+            return Ok(true);
+        }
+        let p = pick_partition(tq, rec.key, rec.partition, sh)?;
+        let wake = append_to(
+            tq,
+            next_seq_no,
+            limits,
+            wake_now,
+            p,
+            rec.key,
+            rec.value,
+            rec.headers,
+            timestamp,
+            meta,
+        )
+        .map_err(|(e, _)| e)?;
+        *queued_msgs += 1;
+        *queued_bytes += size;
+        Ok(wake)
+    }
+
+    /// Places a topic's waiting messages once its partition count is known.
+    pub fn assign_unassigned(&mut self, sh: &Shared, topic: &Arc<str>, partitions: i32) {
+        let Some(tq) = self.topics.get_mut(topic) else {
+            return;
+        };
+        tq.set_partitions(partitions);
+        let waiting: Vec<Unassigned> = tq.unassigned.drain(..).collect();
+        for u in waiting {
+            let hs: Vec<(&str, Option<&[u8]>)> = u
+                .headers
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_deref()))
+                .collect();
+            let tq = self.topics.get_mut(topic).expect("present");
+            let p = match pick_partition(tq, u.key.as_deref(), u.partition, sh) {
+                Ok(p) => p,
+                Err(e) => {
+                    self.fail_one(topic, u.partition.unwrap_or(-1), e, u.meta);
+                    continue;
+                }
+            };
+            let limits = (self.batch_size, self.batch_num_messages);
+            let wake_now = self.hurry() || self.linger.is_zero();
+            let tq = self.topics.get_mut(topic).expect("present");
+            let placed = append_to(
+                tq,
+                &mut self.next_seq_no,
+                limits,
+                wake_now,
+                p,
+                u.key.as_deref(),
+                u.value.as_deref(),
+                &hs,
+                u.timestamp,
+                u.meta,
+            );
+            if let Err((e, meta)) = placed {
+                self.fail_one(topic, p, e, meta);
+            }
+        }
+    }
+
+    /// Closes open batches that are due (linger, flush, full); returns the next linger deadline.
+    pub fn close_due(&mut self, now: Instant) -> Option<Instant> {
+        let hurry = self.hurry();
+        let mut next: Option<Instant> = None;
+        for tq in self.topics.values_mut() {
+            for (p, pq) in tq.parts.iter_mut().enumerate() {
+                let Some(open) = &pq.open else { continue };
+                let due = open.created + self.linger;
+                if hurry || due <= now {
+                    let b = pq.open.take().expect("open");
+                    pq.ready.push_back(b);
+                    if tq.sticky == Some(p as i32) {
+                        tq.sticky = None;
+                    }
+                } else {
+                    next = Some(next.map_or(due, |n: Instant| n.min(due)));
+                }
+            }
+        }
+        next
+    }
+
+    /// Fails queued (not in flight) messages past their deadline.
+    pub fn expire(&mut self, now: Instant) -> Option<Instant> {
+        let mut next: Option<Instant> = None;
+        let mut expired = Vec::new();
+        let mut soonest = |d: Instant| next = Some(next.map_or(d, |n: Instant| n.min(d)));
+        for tq in self.topics.values_mut() {
+            for pq in &mut tq.parts {
+                if pq.ready.iter().any(|b| b.deadline <= now) {
+                    let (gone, keep): (VecDeque<Batch>, VecDeque<Batch>) =
+                        pq.ready.drain(..).partition(|b| b.deadline <= now);
+                    expired.extend(gone);
+                    pq.ready = keep;
+                }
+                if pq.open.as_ref().is_some_and(|b| b.deadline <= now) {
+                    expired.extend(pq.open.take());
+                }
+                for b in pq.ready.iter().chain(pq.open.iter()) {
+                    soonest(b.deadline);
+                }
+            }
+            while tq
+                .unassigned
+                .front()
+                .is_some_and(|u| u.meta.deadline <= now)
+            {
+                let u = tq.unassigned.pop_front().expect("front");
+                expired.push(unassigned_batch(&tq.name, u));
+            }
+            if let Some(u) = tq.unassigned.front() {
+                soonest(u.meta.deadline);
+            }
+        }
+        for b in expired {
+            if b.sent && b.base_sequence >= 0 {
+                // a numbered batch that may or may not have been written: the
+                // sequence space can no longer be trusted
+                self.need_epoch_bump = true;
+            }
+            let e = Error::local(
+                local::MSG_TIMED_OUT,
+                format!("{} [{}]: message timed out", b.tp.0, b.tp.1),
+            );
+            self.complete(b, Err(e));
+        }
+        next
+    }
+
+    /// Records the outcome of every message of a batch:
+    /// `Ok((base offset, log append time))` or an error.
+    pub fn complete(&mut self, b: Batch, result: std::result::Result<(i64, i64), Error>) {
+        self.queued_msgs -= b.msgs.len();
+        self.queued_bytes -= b.total_size;
+        if b.has_sync {
+            for (i, m) in b.msgs.iter().enumerate() {
+                if let Some(s) = &m.sync {
+                    let (offset, timestamp, error) = match &result {
+                        Ok((base, lat)) => (
+                            if *base >= 0 { base + i as i64 } else { -1 },
+                            if *lat >= 0 { *lat } else { m.timestamp },
+                            None,
+                        ),
+                        Err(e) => (-1, m.timestamp, Some(e.clone())),
+                    };
+                    s.fill(DeliveryReport {
+                        topic: b.tp.0.clone(),
+                        partition: b.tp.1,
+                        offset,
+                        timestamp,
+                        error,
+                        opaque: m.opaque,
+                    });
+                }
+            }
+        }
+        self.done_msgs += b.msgs.iter().filter(|m| m.sync.is_none()).count();
+        self.done.push_back(Done {
+            tp: b.tp,
+            result,
+            msgs: b.msgs,
+        });
+    }
+
+    fn fail_one(&mut self, topic: &Arc<str>, partition: i32, e: Error, meta: MsgMeta) {
+        let b = one_message_batch(Tp(topic.clone(), partition), meta);
+        self.complete(b, Err(e));
+    }
+
+    /// Fails a topic's messages waiting for metadata.
+    pub fn fail_topic(&mut self, topic: &Arc<str>, e: Error) {
+        let Some(tq) = self.topics.get_mut(topic) else {
+            return;
+        };
+        let name = tq.name.clone();
+        let waiting: Vec<Batch> = tq
+            .unassigned
+            .drain(..)
+            .map(|u| unassigned_batch(&name, u))
+            .collect();
+        for b in waiting {
+            self.complete(b, Err(e.clone()));
+        }
+    }
+
+    /// Fails everything not in flight (close, fatal errors).
+    pub fn fail_all(&mut self, e: Error) {
+        let mut batches = Vec::new();
+        for tq in self.topics.values_mut() {
+            for pq in &mut tq.parts {
+                batches.extend(pq.ready.drain(..));
+                batches.extend(pq.open.take());
+            }
+            let name = tq.name.clone();
+            batches.extend(tq.unassigned.drain(..).map(|u| unassigned_batch(&name, u)));
+        }
+        for b in batches {
+            self.complete(b, Err(e.clone()));
+        }
+    }
+
+    /// Puts a batch back for another try, in creation order.
+    pub fn requeue(&mut self, mut b: Batch, at: Instant) {
+        b.retry_at = Some(at);
+        let seq_no = b.seq_no;
+        let Some(pq) = self.part_mut(&b.tp) else {
+            let e = Error::local(
+                local::UNKNOWN_PARTITION,
+                format!("{} [{}]: partition gone", b.tp.0, b.tp.1),
+            );
+            return self.complete(b, Err(e));
+        };
+        let pos = pq
+            .ready
+            .iter()
+            .position(|x| x.seq_no > seq_no)
+            .unwrap_or(pq.ready.len());
+        pq.ready.insert(pos, b);
+    }
+
+    /// Idempotence: after a new producer id or epoch, numbers every waiting
+    /// batch of each partition afresh from 0, restamping finished ones.
+    pub fn renumber_all(&mut self, pid: i64, epoch: i16) {
+        for tq in self.topics.values_mut() {
+            for pq in &mut tq.parts {
+                pq.next_seq = 0;
+                for b in pq.ready.iter_mut() {
+                    if let Some(bytes) = &b.bytes {
+                        b.base_sequence = pq.next_seq;
+                        b.bytes = Some(restamp(bytes, pid, epoch, b.base_sequence));
+                        pq.next_seq = pq.next_seq.wrapping_add(b.msgs.len() as i32) & i32::MAX;
+                    } else {
+                        b.base_sequence = -1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Appends one record to its partition's open batch (closing a full one
+/// first). Returns whether the sender should wake now.
+#[allow(clippy::too_many_arguments)]
+fn append_to(
+    tq: &mut TopicQ,
+    next_seq_no: &mut u64,
+    (batch_size, batch_num): (usize, usize),
+    wake_now: bool,
+    partition: i32,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    headers: &[(&str, Option<&[u8]>)],
+    timestamp: i64,
+    meta: MsgMeta,
+) -> std::result::Result<bool, (Error, MsgMeta)> {
+    let mut wake = wake_now || meta.sync.is_some();
+    let pq = &mut tq.parts[partition as usize];
+    if let Some(open) = &pq.open {
+        let b = open.builder.as_ref().expect("open batch has a builder");
+        if open.msgs.len() >= batch_num || b.size_in_bytes() + meta.size > batch_size {
+            let full = pq.open.take().expect("open");
+            pq.ready.push_back(full);
+            wake = true;
+            if tq.sticky == Some(partition) {
+                tq.sticky = None;
+            }
+        }
+    }
+    let name = &tq.name;
+    let pq = &mut tq.parts[partition as usize];
+    let open = pq.open.get_or_insert_with(|| {
+        *next_seq_no += 1;
+        Batch {
+            tp: Tp(name.clone(), partition),
+            builder: Some(RecordBatchBuilder::with_capacity(batch_size.min(1 << 20))),
+            bytes: None,
+            msgs: Vec::with_capacity(batch_num.min(1024)),
+            total_size: 0,
+            has_sync: false,
+            created: Instant::now(),
+            deadline: meta.deadline,
+            seq_no: *next_seq_no,
+            base_sequence: -1,
+            attempts: 0,
+            retry_at: None,
+            sent: false,
+        }
+    });
+    let b = open.builder.as_mut().expect("builder");
+    if let Err(e) = b.append(timestamp, key, value, headers) {
+        return Err((e.into(), meta));
+    }
+    open.total_size += meta.size;
+    open.has_sync |= meta.sync.is_some();
+    open.deadline = open.deadline.min(meta.deadline);
+    open.msgs.push(meta);
+    if open.msgs.len() >= batch_num || b.size_in_bytes() >= batch_size {
+        wake = true;
+    }
+    Ok(wake)
+}
+
+fn pick_partition(
+    tq: &mut TopicQ,
+    key: Option<&[u8]>,
+    explicit: Option<i32>,
+    sh: &Shared,
+) -> Result<i32> {
+    let n = tq.partitions;
+    if let Some(p) = explicit {
+        if p >= n {
+            return Err(Error::local(
+                local::UNKNOWN_PARTITION,
+                format!("{} [{p}]: no such partition ({n} partitions)", tq.name),
+            ));
+        }
+        return Ok(p);
+    }
+    if let Some(p) = sh.settings.partitioner.partition(key, n) {
+        return Ok(p);
+    }
+    // keyless: sticky partitioning (KIP-480)
+    Ok(*tq
+        .sticky
+        .get_or_insert_with(|| (partitioner::random_u32() % n.max(1) as u32) as i32))
+}
+
+fn one_message_batch(tp: Tp, meta: MsgMeta) -> Batch {
+    Batch {
+        tp,
+        builder: None,
+        bytes: None,
+        total_size: meta.size,
+        has_sync: meta.sync.is_some(),
+        created: Instant::now(),
+        deadline: meta.deadline,
+        msgs: vec![meta],
+        seq_no: 0,
+        base_sequence: -1,
+        attempts: 0,
+        retry_at: None,
+        sent: false,
+    }
+}
+
+fn unassigned_batch(topic: &Arc<str>, u: Unassigned) -> Batch {
+    let mut b = one_message_batch(Tp(topic.clone(), u.partition.unwrap_or(-1)), u.meta);
+    b.msgs[0].timestamp = u.timestamp;
+    b
+}
+
+/// Rewrites a finished v2 batch's producer id, epoch and base sequence and
+/// recomputes its CRC-32C (which covers attributes to the end).
+pub(crate) fn restamp(bytes: &Bytes, pid: i64, epoch: i16, seq: i32) -> Bytes {
+    let mut v = bytes.to_vec();
+    if v.len() >= crate::record::batch::HEADER_LEN {
+        BigEndian::write_i64(&mut v[43..51], pid);
+        BigEndian::write_i16(&mut v[51..53], epoch);
+        BigEndian::write_i32(&mut v[53..57], seq);
+        let crc = crate::record::crc32c::crc32c(&v[21..]);
+        BigEndian::write_u32(&mut v[17..21], crc);
+    }
+    Bytes::from(v)
+}

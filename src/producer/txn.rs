@@ -1,0 +1,520 @@
+//! Kafka transactions (KIP-98) for a producer with `transactional.id`:
+//! [`Producer::init_transactions`], [`Producer::begin_transaction`],
+//! [`Producer::send_offsets_to_transaction`],
+//! [`Producer::commit_transaction`] and [`Producer::abort_transaction`],
+//! with librdkafka's error classes: a fenced or unauthorized producer is
+//! fatal (every later call fails); a failed send inside a transaction makes
+//! it abortable (commit fails, abort recovers).
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use super::accumulator::{Batch, Tp};
+use super::{Producer, Settings, Shared};
+use crate::error::{local, Error, Result};
+use crate::protocol::add_offsets_to_txn::AddOffsetsToTxnRequest;
+use crate::protocol::add_partitions_to_txn::{AddPartitionsToTxnRequest, AddPartitionsToTxnTopic};
+use crate::protocol::end_txn::EndTxnRequest;
+use crate::protocol::init_producer_id::InitProducerIdRequest;
+use crate::protocol::txn_offset_commit::{
+    TxnOffsetCommitRequest, TxnOffsetCommitRequestPartition, TxnOffsetCommitRequestTopic,
+};
+use crate::protocol::{ErrorAction, KafkaCode, Message};
+
+/// Where a transactional producer is.
+#[derive(Debug, Clone, Default)]
+pub(crate) enum Phase {
+    /// `init_transactions` not called yet.
+    #[default]
+    Uninit,
+    /// No transaction open.
+    Ready,
+    /// Inside `begin_transaction` … commit/abort.
+    InTxn,
+    /// A send failed inside the transaction: only abort is possible.
+    Abortable(Error),
+}
+
+/// Transaction bookkeeping.
+#[derive(Debug, Default)]
+pub(crate) struct TxnState {
+    pub phase: Phase,
+    /// Partitions added to the open transaction.
+    pub partitions: HashSet<Tp>,
+    /// Offsets were added to the open transaction.
+    pub offsets_added: bool,
+}
+
+impl TxnState {
+    /// Whether a message may be queued now.
+    pub fn check_can_send(&self, s: &Settings) -> Result<()> {
+        if s.transactional_id.is_none() {
+            return Ok(());
+        }
+        match &self.phase {
+            Phase::InTxn => Ok(()),
+            Phase::Abortable(e) => Err(Error::local(
+                local::STATE,
+                format!("the transaction must be aborted: {e}"),
+            )),
+            _ => Err(Error::local(
+                local::STATE,
+                "a transactional producer sends only inside a transaction",
+            )),
+        }
+    }
+}
+
+impl Shared {
+    pub(crate) fn txn(&self) -> std::sync::MutexGuard<'_, TxnState> {
+        self.txn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Marks the open transaction abortable after a failed send.
+pub(crate) fn abortable(sh: &Shared, e: &Error) {
+    let mut t = sh.txn();
+    if matches!(t.phase, Phase::InTxn) {
+        t.phase = Phase::Abortable(e.clone());
+    }
+}
+
+fn retriable(code: KafkaCode) -> bool {
+    code.is_retriable()
+        || matches!(
+            code,
+            KafkaCode::CONCURRENT_TRANSACTIONS | KafkaCode::COORDINATOR_LOAD_IN_PROGRESS
+        )
+        || code.action() != ErrorAction::Fail
+}
+
+/// Runs `attempt` until it succeeds, fails for good, or `deadline` passes;
+/// `attempt` returns the broker's code (0 for success).
+fn with_retries<T>(
+    sh: &Shared,
+    deadline: Instant,
+    mut attempt: impl FnMut() -> Result<std::result::Result<T, KafkaCode>>,
+    what: &str,
+) -> Result<T> {
+    let backoff = sh.settings.retry_backoff.max(Duration::from_millis(20));
+    loop {
+        let code = match attempt() {
+            Ok(Ok(v)) => return Ok(v),
+            Ok(Err(code)) if retriable(code) => Error::kafka(code, what),
+            Ok(Err(code)) => return Err(Error::kafka(code, what)),
+            Err(e) if e.is_retriable() => e,
+            Err(e) => return Err(e),
+        };
+        if Instant::now() + backoff >= deadline {
+            return Err(Error::timed_out(format!("{what}: {code}")));
+        }
+        std::thread::sleep(backoff);
+    }
+}
+
+/// InitProducerId for a transactional id, at its coordinator.
+pub(crate) fn init_pid_transactional(
+    sh: &Shared,
+    txn_id: &str,
+    bump: Option<(i64, i16)>,
+) -> Result<(i64, i16)> {
+    let deadline = Instant::now() + sh.settings.socket_timeout;
+    with_retries(
+        sh,
+        deadline,
+        || {
+            let conn = sh
+                .cluster
+                .coordinator(txn_id, 1, sh.settings.socket_timeout)?;
+            let version = conn.version_for::<InitProducerIdRequest>(deadline)?;
+            let mut req = InitProducerIdRequest {
+                transactional_id: Some(txn_id.to_string()),
+                transaction_timeout_ms: sh.settings.transaction_timeout_ms,
+                ..Default::default()
+            };
+            if let (Some((pid, epoch)), true) = (bump, version >= 3) {
+                req.producer_id = pid;
+                req.producer_epoch = epoch;
+            }
+            let resp = conn
+                .send_at(&req, version, deadline)?
+                .wait_until(deadline)?;
+            Ok(match KafkaCode(resp.error_code) {
+                c if c.is_ok() => Ok((resp.producer_id, resp.producer_epoch)),
+                c => Err(c),
+            })
+        },
+        "InitProducerId",
+    )
+}
+
+fn pid(sh: &Shared) -> Result<(i64, i16)> {
+    let acc = sh.acc();
+    if let Some(f) = &acc.fatal {
+        return Err(f.clone());
+    }
+    acc.producer
+        .ok_or_else(|| Error::local(local::STATE, "no producer id yet: call init_transactions"))
+}
+
+/// Adds the batches' partitions to the open transaction (AddPartitionsToTxn, client versions 0–3).
+pub(crate) fn add_partitions(sh: &Shared, batches: &[Batch]) -> Result<()> {
+    let new: Vec<Tp> = {
+        let t = sh.txn();
+        let mut v: Vec<Tp> = batches
+            .iter()
+            .map(|b| b.tp.clone())
+            .filter(|tp| !t.partitions.contains(tp))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    if new.is_empty() {
+        return Ok(());
+    }
+    let txn_id = sh.settings.transactional_id.clone().unwrap_or_default();
+    let (producer_id, producer_epoch) = pid(sh)?;
+    let deadline = Instant::now() + sh.settings.socket_timeout;
+    with_retries(
+        sh,
+        deadline,
+        || {
+            let conn = sh
+                .cluster
+                .coordinator(&txn_id, 1, sh.settings.socket_timeout)?;
+            let apis = conn.apis(deadline)?;
+            let version = apis
+                .pick(AddPartitionsToTxnRequest::API_KEY, 0, 3)
+                .ok_or_else(|| {
+                    Error::local(
+                        local::UNSUPPORTED_FEATURE,
+                        "broker does not support AddPartitionsToTxn v0-3",
+                    )
+                })?;
+            let mut topics: Vec<AddPartitionsToTxnTopic> = Vec::new();
+            for Tp(t, p) in &new {
+                match topics.iter_mut().find(|x| *x.name == **t) {
+                    Some(x) => x.partitions.push(*p),
+                    None => topics.push(AddPartitionsToTxnTopic {
+                        name: t.to_string(),
+                        partitions: vec![*p],
+                        ..Default::default()
+                    }),
+                }
+            }
+            let req = AddPartitionsToTxnRequest {
+                v3_and_below_transactional_id: txn_id.clone(),
+                v3_and_below_producer_id: producer_id,
+                v3_and_below_producer_epoch: producer_epoch,
+                v3_and_below_topics: topics,
+                ..Default::default()
+            };
+            let resp = conn
+                .send_at(&req, version, deadline)?
+                .wait_until(deadline)?;
+            let worst = resp
+                .results_by_topic_v3_and_below
+                .iter()
+                .flat_map(|t| t.results_by_partition.iter())
+                .map(|p| KafkaCode(p.partition_error_code))
+                .find(|c| !c.is_ok());
+            Ok(match worst {
+                None => Ok(()),
+                Some(c) => Err(c),
+            })
+        },
+        "AddPartitionsToTxn",
+    )?;
+    sh.txn().partitions.extend(new);
+    Ok(())
+}
+
+fn fatal_check(sh: &Shared, e: Error) -> Error {
+    if matches!(
+        e.kafka_code(),
+        Some(
+            KafkaCode::PRODUCER_FENCED
+                | KafkaCode::INVALID_PRODUCER_EPOCH
+                | KafkaCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        )
+    ) {
+        let mut acc = sh.acc();
+        acc.fatal = Some(e.clone());
+        acc.fail_all(e.clone());
+    }
+    e
+}
+
+impl Producer {
+    fn transactional_id(&self) -> Result<String> {
+        self.shared
+            .settings
+            .transactional_id
+            .clone()
+            .ok_or_else(|| Error::local(local::STATE, "the producer has no transactional.id"))
+    }
+
+    /// Registers the transactional id with its coordinator and gets the
+    /// producer id and epoch (fencing older producers with the same id).
+    /// Blocks up to `timeout`.
+    ///
+    /// # Errors
+    /// `_STATE` without `transactional.id`; the coordinator's error (e.g.
+    /// TRANSACTIONAL_ID_AUTHORIZATION_FAILED, which is fatal); `_TIMED_OUT`.
+    pub fn init_transactions(&self, timeout: Duration) -> Result<()> {
+        self.transactional_id()?;
+        let deadline = Instant::now() + timeout;
+        let mut acc = self.shared.acc();
+        loop {
+            if let Some(f) = &acc.fatal {
+                return Err(f.clone());
+            }
+            if acc.producer.is_some() {
+                break;
+            }
+            self.shared.wake.notify_all();
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(Error::timed_out("init_transactions: no producer id yet"));
+            }
+            acc = self
+                .shared
+                .changed
+                .wait_timeout(acc, (deadline - now).min(Duration::from_millis(100)))
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+        drop(acc);
+        self.shared.txn().phase = Phase::Ready;
+        Ok(())
+    }
+
+    /// Opens a transaction (locally; the coordinator hears of it with the
+    /// first partition or offsets added).
+    ///
+    /// # Errors
+    /// `_STATE` unless `init_transactions` succeeded and no transaction is open.
+    pub fn begin_transaction(&self) -> Result<()> {
+        self.transactional_id()?;
+        let mut t = self.shared.txn();
+        if !matches!(t.phase, Phase::Ready) {
+            return Err(Error::local(
+                local::STATE,
+                format!("cannot begin a transaction now ({:?})", t.phase),
+            ));
+        }
+        t.phase = Phase::InTxn;
+        t.partitions.clear();
+        t.offsets_added = false;
+        Ok(())
+    }
+
+    /// Commits consumed offsets as part of the open transaction: AddOffsetsToTxn
+    /// to the transaction coordinator, then TxnOffsetCommit to the group's
+    /// coordinator. `offsets` are (topic, partition, next offset to consume).
+    ///
+    /// # Errors
+    /// `_STATE` outside a transaction; the coordinators' errors.
+    pub fn send_offsets_to_transaction(
+        &self,
+        offsets: &[(&str, i32, i64)],
+        group_id: &str,
+        timeout: Duration,
+    ) -> Result<()> {
+        let txn_id = self.transactional_id()?;
+        if !matches!(self.shared.txn().phase, Phase::InTxn) {
+            return Err(Error::local(local::STATE, "no open transaction"));
+        }
+        let sh = &*self.shared;
+        let (producer_id, producer_epoch) = pid(sh)?;
+        let deadline = Instant::now() + timeout;
+        let r = with_retries(
+            sh,
+            deadline,
+            || {
+                let conn = sh.cluster.coordinator(&txn_id, 1, timeout)?;
+                let req = AddOffsetsToTxnRequest {
+                    transactional_id: txn_id.clone(),
+                    producer_id,
+                    producer_epoch,
+                    group_id: group_id.to_string(),
+                    ..Default::default()
+                };
+                let resp = conn.call(
+                    &req,
+                    Some(deadline.saturating_duration_since(Instant::now())),
+                )?;
+                Ok(if resp.error_code == 0 {
+                    Ok(())
+                } else {
+                    Err(KafkaCode(resp.error_code))
+                })
+            },
+            "AddOffsetsToTxn",
+        )
+        .and_then(|()| {
+            sh.txn().offsets_added = true;
+            with_retries(
+                sh,
+                deadline,
+                || {
+                    let conn = sh.cluster.coordinator(group_id, 0, timeout)?;
+                    let mut topics: Vec<TxnOffsetCommitRequestTopic> = Vec::new();
+                    for (t, p, o) in offsets {
+                        let part = TxnOffsetCommitRequestPartition {
+                            partition_index: *p,
+                            committed_offset: *o,
+                            committed_metadata: Some(String::new()),
+                            ..Default::default()
+                        };
+                        match topics.iter_mut().find(|x| x.name == *t) {
+                            Some(x) => x.partitions.push(part),
+                            None => topics.push(TxnOffsetCommitRequestTopic {
+                                name: (*t).to_string(),
+                                partitions: vec![part],
+                                ..Default::default()
+                            }),
+                        }
+                    }
+                    let req = TxnOffsetCommitRequest {
+                        transactional_id: txn_id.clone(),
+                        group_id: group_id.to_string(),
+                        producer_id,
+                        producer_epoch,
+                        topics,
+                        ..Default::default()
+                    };
+                    let resp = conn.call(
+                        &req,
+                        Some(deadline.saturating_duration_since(Instant::now())),
+                    )?;
+                    let worst = resp
+                        .topics
+                        .iter()
+                        .flat_map(|t| t.partitions.iter())
+                        .map(|p| KafkaCode(p.error_code))
+                        .find(|c| !c.is_ok());
+                    Ok(match worst {
+                        None => Ok(()),
+                        Some(c) => Err(c),
+                    })
+                },
+                "TxnOffsetCommit",
+            )
+        });
+        r.map_err(|e| {
+            let e = fatal_check(sh, e);
+            abortable(sh, &e);
+            e
+        })
+    }
+
+    /// Flushes the transaction's messages and commits it (EndTxn).
+    ///
+    /// # Errors
+    /// `_STATE` outside a transaction or when it must be aborted (a send
+    /// failed: the error says which); the coordinator's error; `_TIMED_OUT`.
+    pub fn commit_transaction(&self, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        match self.shared.txn().phase.clone() {
+            Phase::InTxn => {}
+            Phase::Abortable(e) => {
+                return Err(Error::local(
+                    local::STATE,
+                    format!("the transaction must be aborted: {e}"),
+                ))
+            }
+            p => {
+                return Err(Error::local(
+                    local::STATE,
+                    format!("no open transaction ({p:?})"),
+                ))
+            }
+        }
+        self.flush(deadline.saturating_duration_since(Instant::now()))?;
+        if let Phase::Abortable(e) = self.shared.txn().phase.clone() {
+            return Err(Error::local(
+                local::STATE,
+                format!("the transaction must be aborted: {e}"),
+            ));
+        }
+        self.end_txn(true, deadline)
+    }
+
+    /// Drops the transaction's queued messages (reported with `_PURGE_QUEUE`-like
+    /// `_STATE` errors), waits for those in flight, and aborts it (EndTxn).
+    ///
+    /// # Errors
+    /// `_STATE` without an open transaction; the coordinator's error; `_TIMED_OUT`.
+    pub fn abort_transaction(&self, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        match self.shared.txn().phase {
+            Phase::InTxn | Phase::Abortable(_) => {}
+            ref p => {
+                return Err(Error::local(
+                    local::STATE,
+                    format!("no open transaction ({p:?})"),
+                ))
+            }
+        }
+        self.shared.acc().fail_all(Error::local(
+            local::STATE,
+            "purged: the transaction was aborted",
+        ));
+        self.flush(deadline.saturating_duration_since(Instant::now()))?;
+        self.end_txn(false, deadline)
+    }
+
+    fn end_txn(&self, commit: bool, deadline: Instant) -> Result<()> {
+        let txn_id = self.transactional_id()?;
+        let sh = &*self.shared;
+        let added = {
+            let t = sh.txn();
+            !t.partitions.is_empty() || t.offsets_added
+        };
+        let (producer_id, producer_epoch) = pid(sh)?;
+        let r = if added {
+            with_retries(
+                sh,
+                deadline,
+                || {
+                    let conn = sh
+                        .cluster
+                        .coordinator(&txn_id, 1, sh.settings.socket_timeout)?;
+                    let req = EndTxnRequest {
+                        transactional_id: txn_id.clone(),
+                        producer_id,
+                        producer_epoch,
+                        committed: commit,
+                        ..Default::default()
+                    };
+                    let resp = conn.call(
+                        &req,
+                        Some(deadline.saturating_duration_since(Instant::now())),
+                    )?;
+                    Ok(match KafkaCode(resp.error_code) {
+                        c if c.is_ok() => Ok(()),
+                        c => Err(c),
+                    })
+                },
+                if commit {
+                    "EndTxn(commit)"
+                } else {
+                    "EndTxn(abort)"
+                },
+            )
+        } else {
+            Ok(())
+        };
+        match r {
+            Ok(()) => {
+                let mut t = sh.txn();
+                t.phase = Phase::Ready;
+                t.partitions.clear();
+                t.offsets_added = false;
+                Ok(())
+            }
+            Err(e) => Err(fatal_check(sh, e)),
+        }
+    }
+}
