@@ -231,3 +231,269 @@ fn broker_changes_reach_the_cluster_view() {
         .unwrap();
     assert_eq!(md.topics[&topic].partitions.len(), 1);
 }
+
+fn zk_cli(args: &[&str]) -> (i32, String, String) {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let rc = gregor::zk::cli::run(&args, &mut out, &mut err);
+    (
+        rc,
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    )
+}
+
+/// Seed 003's examples, byte for byte where it prints them.
+fn write_seed_003_cluster(root: &Chroot) {
+    root.put("/brokers/ids/111", &registrations()[5].1);
+    root.put(
+        "/brokers/topics/saint-test-topic",
+        r#"{"version":2,"partitions":{"0":[111],"1":[111,2]},"adding_replicas":{"1":[2]},"removing_replicas":{},"topic_id":"q6S1qXK3TkeTEdGa1b_nTw"}"#,
+    );
+    root.put(
+        "/brokers/topics/saint-test-topic/partitions/0/state",
+        "{\n\t\"controller_epoch\": 2,\n\t\"leader\": 0,\n\t\"version\": 1,\n\t\"leader_epoch\": 0,\n\t\"isr\": [0]\n}",
+    );
+    root.put(
+        "/controller",
+        "{\n\t\"version\": 1,\n\t\"brokerid\": 0,\n\t\"timestamp\": \"1649662012132\"\n}",
+    );
+    root.put("/controller_epoch", "2");
+    root.put(
+        "/cluster/id",
+        r#"{"version":"1","id":"wEkwPEpFSxaQSTN6TRwMkg"}"#,
+    );
+    root.put("/admin/delete_topics/old-topic", "");
+    root.put(
+        "/admin/reassign_partitions",
+        r#"{"version":1,"partitions":[{"topic":"bl_mall_wish","partition":1,"replicas":[0,1,3]}]}"#,
+    );
+    root.put(
+        "/admin/preferred_replica_election",
+        r#"{"version":1,"partitions":[{"topic":"bl_mall_orders","partition":1},{"topic":"bl_mall_products","partition":0}]}"#,
+    );
+    root.put(
+        "/isr_change_notification/isr_change_0000000000",
+        r#"{"version":1,"partitions":[{"topic":"saint-test-topic","partition":0}]}"#,
+    );
+    root.put(
+        "/config/topics/saint-test-topic",
+        r#"{"version":1,"config":{"retention.ms":"86400000"}}"#,
+    );
+    root.put(
+        "/config/changes/config_change_0000000000",
+        r#"{"version":2,"entity_path":"topics/saint-test-topic"}"#,
+    );
+    root.put(
+        "/consumers/consumer-group-01/ids/1-d110015a-0317-466c-a510-c5d245d05209",
+        "{\n  \"version\": 1,\n  \"subscription\": {\n    \"saint-test-topic\": 1\n  },\n  \"pattern\": \"white_list\",\n  \"timestamp\": \"1558617131642\"\n}",
+    );
+    root.put(
+        "/consumers/consumer-group-01/owners/saint-test-topic/0",
+        "1-d110015a-0317-466c-a510-c5d245d05209-0",
+    );
+    root.put(
+        "/consumers/consumer-group-01/offsets/saint-test-topic/0",
+        "42",
+    );
+}
+
+#[test]
+fn inspection_of_seed_003s_znodes() {
+    let root = Chroot::new("inspect");
+    write_seed_003_cluster(&root);
+    let zk = gregor::zk::ZkClient::connect(&root.connect(), T).unwrap();
+    let a = zk.topic("saint-test-topic").unwrap().unwrap();
+    assert_eq!(a.partitions[&1], vec![111, 2]);
+    assert_eq!(a.adding_replicas[&1], vec![2]);
+    assert_eq!(a.topic_id.as_deref(), Some("q6S1qXK3TkeTEdGa1b_nTw"));
+    let s = zk.partition_state("saint-test-topic", 0).unwrap().unwrap();
+    assert_eq!(
+        (s.leader, s.leader_epoch, s.controller_epoch, s.isr),
+        (0, 0, 2, vec![0])
+    );
+    let c = zk.controller().unwrap().unwrap();
+    assert_eq!((c.broker_id, c.timestamp), (0, Some(1_649_662_012_132)));
+    assert_eq!(zk.controller_epoch().unwrap(), Some(2));
+    assert_eq!(
+        zk.cluster_id().unwrap().as_deref(),
+        Some("wEkwPEpFSxaQSTN6TRwMkg")
+    );
+    assert_eq!(zk.reassign_partitions().unwrap()[0].replicas, vec![0, 1, 3]);
+    assert_eq!(zk.preferred_replica_election().unwrap().len(), 2);
+    let m = &zk.members("consumer-group-01").unwrap()[0];
+    assert_eq!(
+        (m.subscription["saint-test-topic"], m.pattern.as_str()),
+        (1, "white_list")
+    );
+    assert_eq!(m.timestamp, Some(1_558_617_131_642));
+
+    let (rc, out, err) = zk_cli(&["-z", &root.connect(), "topic", "saint-test-topic"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(
+        out.contains("partition 0 replicas 111 leader 0 leader_epoch 0 controller_epoch 2 isr 0"),
+        "{out}"
+    );
+    assert!(
+        out.contains("partition 1 replicas 111,2 no state adding 2"),
+        "{out}"
+    );
+    assert!(out.contains("config retention.ms=86400000"), "{out}");
+    let (rc, out, _) = zk_cli(&["-z", &root.connect(), "admin"]);
+    assert_eq!(rc, 0);
+    for line in [
+        "delete_topic old-topic",
+        "reassign bl_mall_wish [1] to 0,1,3",
+        "preferred_replica_election bl_mall_products [0]",
+        "isr_change isr_change_0000000000 saint-test-topic [0]",
+        "config_change config_change_0000000000 topics/saint-test-topic",
+    ] {
+        assert!(out.contains(line), "{line} missing from {out}");
+    }
+    let (rc, out, _) = zk_cli(&["-z", &root.connect(), "controller"]);
+    assert_eq!(rc, 0);
+    assert!(
+        out.contains("controller 0 version 1 timestamp 1649662012132")
+            && out.contains("controller_epoch 2")
+            && out.contains("cluster_id wEkwPEpFSxaQSTN6TRwMkg"),
+        "{out}"
+    );
+    let (rc, out, _) = zk_cli(&["-z", &root.connect(), "group", "consumer-group-01"]);
+    assert_eq!(rc, 0);
+    assert!(
+        out.contains("owner saint-test-topic [0] 1-d110015a-0317-466c-a510-c5d245d05209-0"),
+        "{out}"
+    );
+    assert!(out.contains("offset saint-test-topic [0] 42"), "{out}");
+    let (rc, out, _) = zk_cli(&["-z", &root.connect(), "brokers"]);
+    assert_eq!(rc, 0);
+    assert!(
+        out.contains("broker 111 version 5 endpoints PLAINTEXT(PLAINTEXT)://"),
+        "{out}"
+    );
+    assert_eq!(zk_cli(&["-z", &root.connect(), "nonsense"]).0, 2);
+}
+
+#[test]
+fn malformed_znodes_name_path_and_field() {
+    let root = Chroot::new("malformed");
+    let zk = gregor::zk::ZkClient::connect(&root.connect(), T).unwrap();
+    root.put(
+        "/brokers/topics/t",
+        r#"{"version":1,"partitions":{"0":[1,"x"]}}"#,
+    );
+    root.put(
+        "/brokers/topics/t/partitions/0/state",
+        r#"{"version":1,"leader":"one","leader_epoch":0,"controller_epoch":1,"isr":[1]}"#,
+    );
+    root.put("/controller", r#"{"version":1,"timestamp":"1"}"#);
+    root.put(
+        "/admin/reassign_partitions",
+        r#"{"version":1,"partitions":[{"topic":"t","partition":0}]}"#,
+    );
+    root.put(
+        "/consumers/g/ids/c1",
+        r#"{"version":1,"subscription":{"t":"many"},"pattern":"static"}"#,
+    );
+    root.put("/consumers/g/offsets/t/0", "forty");
+    let cases: Vec<(String, &str, &str)> = vec![
+        (
+            zk.topic("t").unwrap_err().to_string(),
+            "/brokers/topics/t",
+            "partitions.0",
+        ),
+        (
+            zk.partition_state("t", 0).unwrap_err().to_string(),
+            "/brokers/topics/t/partitions/0/state",
+            "\"leader\"",
+        ),
+        (
+            zk.controller().unwrap_err().to_string(),
+            "/controller",
+            "brokerid",
+        ),
+        (
+            zk.reassign_partitions().unwrap_err().to_string(),
+            "/admin/reassign_partitions",
+            "partitions[0].replicas",
+        ),
+        (
+            zk.members("g").unwrap_err().to_string(),
+            "/consumers/g/ids/c1",
+            "subscription.t",
+        ),
+        (
+            zk.offsets("g", None).unwrap_err().to_string(),
+            "/consumers/g/offsets/t/0",
+            "forty",
+        ),
+    ];
+    for (e, path, field) in cases {
+        assert!(
+            e.contains(path) && e.contains(field),
+            "{e} should name {path} and {field}"
+        );
+    }
+    let (rc, _, err) = zk_cli(&["-z", &root.connect(), "controller"]);
+    assert_eq!(rc, 1);
+    assert!(
+        err.contains("/controller") && err.contains("brokerid"),
+        "{err}"
+    );
+}
+
+#[test]
+fn offsets_migrate_zookeeper_to_kafka_and_back() {
+    let root = Chroot::new("migrate");
+    root.put("/brokers/ids/111", &registrations()[1].1);
+    let topic = common::unique_topic("zk-migrate");
+    common::create_topic(&topic, 3);
+    let group = common::unique_topic("zk-migrate-group");
+    let zk = gregor::zk::ZkClient::connect(&root.connect(), T).unwrap();
+    for (p, o) in [(0, 5), (1, 17), (2, 0)] {
+        zk.set_offset(&group, &topic, p, o).unwrap();
+    }
+    let before = zk.offsets(&group, None).unwrap();
+    assert_eq!(before.len(), 3);
+    let c = root.connect();
+    // dry run: says what it would do, Kafka stays empty
+    let (rc, out, err) = zk_cli(&["-z", &c, "migrate", &group, "--to-kafka", "--dry-run"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(
+        out.contains(&format!(
+            "would copy {group} {topic} [1] offset 17 from ZooKeeper to Kafka"
+        )),
+        "{out}"
+    );
+    let cluster = Cluster::new(&root.config(&[])).unwrap();
+    assert!(
+        gregor::zk::groups::fetch_from_kafka(&cluster, &group, None, T)
+            .unwrap()
+            .is_empty()
+    );
+    let (rc, out, err) = zk_cli(&["-z", &c, "migrate", &group, "--to-kafka"]);
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert_eq!(
+        gregor::zk::groups::fetch_from_kafka(&cluster, &group, None, T).unwrap(),
+        before
+    );
+    // wipe ZooKeeper's copy, then bring the offsets back from Kafka
+    {
+        use zookeeper::ZooKeeperExt;
+        root.zk
+            .delete_recursive(&format!("/consumers/{group}"))
+            .unwrap();
+    }
+    assert!(zk.offsets(&group, None).unwrap().is_empty());
+    let (rc, _, _) = zk_cli(&["-z", &c, "migrate", &group, "--to-zk", "--dry-run"]);
+    assert_eq!(rc, 0);
+    assert!(zk.offsets(&group, None).unwrap().is_empty());
+    let (rc, out, err) = zk_cli(&["-z", &c, "migrate", &group, "--to-zk"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("from Kafka to ZooKeeper"), "{out}");
+    assert_eq!(zk.offsets(&group, None).unwrap(), before);
+    let (rc, out, _) = zk_cli(&["-z", &c, "offset-get", &group, &topic]);
+    assert_eq!(rc, 0);
+    assert!(out.contains(&format!("{topic} [1] 17")), "{out}");
+}

@@ -7,7 +7,9 @@
 //!   JSON versions 1–5) and the endpoint for `security.protocol`;
 //! - [`bootstrap`]: the watch that keeps the cluster's broker list current;
 //! - [`session`]: the ZooKeeper session helpers shared with `legacy07`;
-//! - [`json`]: znode JSON with errors that name the path and the field.
+//! - [`json`]: znode JSON with errors that name the path and the field;
+//! - [`inspect`]: [`ZkClient`], typed reads of every znode a ZooKeeper-mode Kafka writes;
+//! - [`groups`]: legacy consumer groups, their offsets and the migration to Kafka and back.
 
 pub mod bootstrap;
 pub mod brokers;
@@ -16,3 +18,11 @@ pub mod session;
 
 pub use bootstrap::{watch_brokers, BrokerWatch};
 pub use brokers::{parse_registration, read_brokers, Endpoint, ZkBroker};
+pub mod cli;
+pub mod groups;
+pub mod inspect;
+
+pub use groups::{Direction, GroupMember, Offsets, PartitionOwner};
+pub use inspect::{
+    AdminPartition, Controller, Notification, PartitionState, TopicAssignment, ZkClient,
+};
