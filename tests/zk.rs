@@ -497,3 +497,122 @@ fn offsets_migrate_zookeeper_to_kafka_and_back() {
     assert_eq!(rc, 0);
     assert!(out.contains(&format!("{topic} [1] 17")), "{out}");
 }
+
+#[test]
+fn c_api_reads_and_writes_znodes() {
+    use gregor::ffi::*;
+    use std::ffi::CString;
+    let root = Chroot::new("ffi");
+    write_seed_003_cluster(&root);
+    let c = CString::new(root.connect()).unwrap();
+    let mut err = [0 as std::ffi::c_char; 256];
+    let zk = gregor_zk_new(c.as_ptr(), 6000, err.as_mut_ptr(), err.len());
+    assert!(!zk.is_null());
+    let (g, t) = (
+        CString::new("consumer-group-01").unwrap(),
+        CString::new("saint-test-topic").unwrap(),
+    );
+    let mut off = -1i64;
+    assert_eq!(
+        gregor_zk_offset_get(
+            zk,
+            g.as_ptr(),
+            t.as_ptr(),
+            0,
+            &mut off,
+            err.as_mut_ptr(),
+            err.len()
+        ),
+        0
+    );
+    assert_eq!(off, 42);
+    assert_eq!(
+        gregor_zk_offset_set(
+            zk,
+            g.as_ptr(),
+            t.as_ptr(),
+            0,
+            43,
+            err.as_mut_ptr(),
+            err.len()
+        ),
+        0
+    );
+    assert_eq!(
+        gregor_zk_offset_get(
+            zk,
+            g.as_ptr(),
+            t.as_ptr(),
+            0,
+            &mut off,
+            err.as_mut_ptr(),
+            err.len()
+        ),
+        0
+    );
+    assert_eq!(off, 43);
+    assert_eq!(
+        gregor_zk_offset_get(
+            zk,
+            g.as_ptr(),
+            t.as_ptr(),
+            9,
+            &mut off,
+            err.as_mut_ptr(),
+            err.len()
+        ),
+        gregor::error::local::NO_OFFSET
+    );
+    let (mut l, mut le, mut ce) = (-9, -9, -9);
+    assert_eq!(
+        gregor_zk_partition_state(
+            zk,
+            t.as_ptr(),
+            0,
+            &mut l,
+            &mut le,
+            &mut ce,
+            err.as_mut_ptr(),
+            err.len()
+        ),
+        0
+    );
+    assert_eq!((l, le, ce), (0, 0, 2));
+    gregor_zk_free(zk);
+    gregor_zk_free(std::ptr::null_mut());
+    let cmd = CString::new("admin").unwrap();
+    let mut out = [0 as std::ffi::c_char; 4096];
+    let mut len = 0usize;
+    assert_eq!(
+        gregor_zk_command(
+            c.as_ptr(),
+            cmd.as_ptr(),
+            out.as_mut_ptr(),
+            out.len(),
+            &mut len,
+            err.as_mut_ptr(),
+            err.len()
+        ),
+        0
+    );
+    let text = unsafe { std::ffi::CStr::from_ptr(out.as_ptr()) }
+        .to_str()
+        .unwrap();
+    assert!(
+        text.contains("reassign bl_mall_wish [1] to 0,1,3") && len == text.len(),
+        "{text}"
+    );
+    let bad = CString::new("frobnicate").unwrap();
+    assert_eq!(
+        gregor_zk_command(
+            c.as_ptr(),
+            bad.as_ptr(),
+            out.as_mut_ptr(),
+            out.len(),
+            &mut len,
+            err.as_mut_ptr(),
+            err.len()
+        ),
+        gregor::error::local::INVALID_ARG
+    );
+}
