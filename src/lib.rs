@@ -21,3 +21,4 @@ pub mod producer;
 pub mod protocol;
 pub mod record;
 pub mod wire;
+pub mod zk;

@@ -21,8 +21,10 @@ mod guard;
 pub mod handles;
 pub mod legacy07;
 pub mod producer;
+pub mod zk;
 
 pub use codes::*;
 pub use handles::*;
 pub use legacy07::*;
 pub use producer::*;
+pub use zk::*;
