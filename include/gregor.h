@@ -713,6 +713,11 @@ typedef struct gregor_tpl gregor_tpl;
 typedef struct gregor_transactions gregor_transactions;
 
 /**
+ * A ZooKeeper session on a Kafka cluster's znodes. Thread-safe.
+ */
+typedef struct gregor_zk gregor_zk;
+
+/**
  * A borrowed view of bytes owned by gregor: `ptr` is NULL for a null
  * key/value, else `len` bytes valid as long as the object it came from.
  */
@@ -2495,6 +2500,55 @@ int gregor_producer_commit_transaction(const gregor_producer *producer, int time
  * Drops queued messages and aborts the open transaction. Blocks up to `timeout_ms`.
  */
 int gregor_producer_abort_transaction(const gregor_producer *producer, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Opens a ZooKeeper session. `zk_connect` is `host:port[,host:port…][/chroot]`;
+ * `session_timeout_ms` (> 0) is the session timeout and bounds each call.
+ * Does not block on the network (the session is made in the background).
+ *
+ * Returns a handle the caller owns (free with `gregor_zk_free`), or NULL
+ * with the reason in `errstr`.
+ */
+gregor_zk *gregor_zk_new(const char *zk_connect, int32_t session_timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Closes the session and frees the handle. NULL is a no-op.
+ */
+void gregor_zk_free(gregor_zk *zk);
+
+/**
+ * Reads a legacy consumer group's offset `/consumers/<group>/offsets/<topic>/<partition>`
+ * into `*offset`. Blocks up to the session timeout.
+ *
+ * Returns 0, `GREGOR_ERR__NO_OFFSET` if none is stored, or an error
+ * (`GREGOR_ERR__BAD_MSG` for a malformed znode, naming it in `errstr`).
+ */
+int32_t gregor_zk_offset_get(const gregor_zk *zk, const char *group, const char *topic, int32_t partition, int64_t *offset, char *errstr, size_t errstr_size);
+
+/**
+ * Writes a legacy consumer group's offset (creating the nodes on the
+ * way). Blocks up to the session timeout.
+ */
+int32_t gregor_zk_offset_set(const gregor_zk *zk, const char *group, const char *topic, int32_t partition, int64_t offset, char *errstr, size_t errstr_size);
+
+/**
+ * A partition's state from `/brokers/topics/<topic>/partitions/<partition>/state`.
+ * Any out-pointer may be NULL. Returns `GREGOR_ERR__UNKNOWN_PARTITION` if
+ * no state is written. Blocks up to the session timeout.
+ */
+int32_t gregor_zk_partition_state(const gregor_zk *zk, const char *topic, int32_t partition, int32_t *leader, int32_t *leader_epoch, int32_t *controller_epoch, char *errstr, size_t errstr_size);
+
+/**
+ * Runs one `gregor zk` command (the words after `-z …`, separated by
+ * spaces, e.g. `"topic orders"`, `"admin"`, `"group g1"`,
+ * `"migrate g1 --to-kafka --dry-run"`) on the ZooKeeper at `zk_connect` and
+ * writes its text output, NUL-terminated and truncated to `out_size`, to
+ * the caller-owned `out`; `*out_len` (may be NULL) gets the full length.
+ * Blocks for the command's ZooKeeper (and, for `migrate`, broker) calls.
+ *
+ * Returns 0, `GREGOR_ERR__INVALID_ARG` for a bad command, or the failure's code.
+ */
+int32_t gregor_zk_command(const char *zk_connect, const char *command, char *out, size_t out_size, size_t *out_len, char *errstr, size_t errstr_size);
 
 #ifdef __cplusplus
 }  // extern "C"

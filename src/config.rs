@@ -91,6 +91,8 @@ static PROPS: &[Prop] = props! {
         "Protocol used to talk to brokers.";
     "zookeeper.connect": Kind::Str, "", Any,
         "ZooKeeper host:port list with optional /chroot, to find brokers in a ZooKeeper-era cluster.";
+    "zookeeper.session.timeout.ms": int(1000, 600_000), "6000", Any,
+        "ZooKeeper session timeout (and the longest wait for a ZooKeeper answer), as Kafka's consumer.";
     "acks" | "request.required.acks": Kind::Enum(&[&["-1", "all"], &["0"], &["1"]]), "-1", Producer,
         "Acknowledgements the leader waits for: 0, 1 or all (-1).";
     "request.timeout.ms": int(1, 900_000), "30000", Producer,

@@ -22,3 +22,4 @@ pub mod producer;
 pub mod protocol;
 pub mod record;
 pub mod wire;
+pub mod zk;

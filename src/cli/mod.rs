@@ -113,7 +113,7 @@ pub fn build_config(o: &Options, role: Option<Role>) -> Result<Config, CliError>
 
 /// Runs the tool with `argv` (program name first); returns the exit code.
 pub fn main(argv: Vec<std::ffi::OsString>) -> i32 {
-    // subcommands beyond kcat's flags: `gregor legacy07 ...` (and `gregor admin ...`)
+    // subcommands beyond kcat's flags: `gregor zk ...`, `gregor legacy07 ...`, `gregor admin ...`
     if let Some(sub) = argv.get(1).and_then(|a| a.to_str()) {
         let rest: Vec<String> = argv[2..]
             .iter()
@@ -126,6 +126,9 @@ pub fn main(argv: Vec<std::ffi::OsString>) -> i32 {
         }
         if sub == "admin" {
             return gregor::admin::cli::run(&rest, &mut out, &mut err);
+        }
+        if sub == "zk" {
+            return gregor::zk::cli::run(&rest, &mut out, &mut err);
         }
     }
     let prog = argv

@@ -174,8 +174,10 @@ struct Cache {
 struct Inner {
     cfg: Config,
     net: NetConfig,
-    bootstrap: Vec<String>,
+    bootstrap: RwLock<Vec<String>>,
     cache: RwLock<Cache>,
+    /// The `/brokers/ids` watch when bootstrapped from ZooKeeper.
+    zk_watch: Mutex<Option<crate::zk::BrokerWatch>>,
     conns: Mutex<HashMap<(i32, Purpose), BrokerConn>>,
     bootstrap_conns: Mutex<Vec<BrokerConn>>,
     max_age: Duration,
@@ -192,27 +194,40 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Cluster {
-    /// A cluster handle for `bootstrap.servers`. Nothing is connected yet.
+    /// A cluster handle for `bootstrap.servers`, or, when that is empty, for
+    /// the brokers registered in ZooKeeper at `zookeeper.connect` (the
+    /// endpoint matching `security.protocol`). With ZooKeeper, `/brokers/ids`
+    /// stays watched: brokers that register, leave or move reach the cluster
+    /// view (bootstrap list and broker addresses) without a restart. Nothing
+    /// is connected to a broker yet; ZooKeeper is read at once.
     ///
     /// # Errors
-    /// If `bootstrap.servers` is empty or malformed.
+    /// If neither property is set, `bootstrap.servers` is malformed, or
+    /// ZooKeeper cannot be read or lists no broker with such an endpoint.
     pub fn new(cfg: &Config) -> Result<Cluster> {
-        let bootstrap = parse_bootstrap(cfg.str("bootstrap.servers"))?;
+        let zk_connect = cfg.str("zookeeper.connect").trim().to_string();
+        let from_zk = cfg.str("bootstrap.servers").trim().is_empty() && !zk_connect.is_empty();
+        let bootstrap = if from_zk {
+            Vec::new()
+        } else {
+            parse_bootstrap(cfg.str("bootstrap.servers"))?
+        };
         let net = NetConfig::from_config(cfg);
         let bootstrap_conns = bootstrap
             .iter()
             .map(|a| BrokerConn::new(format!("{a}/bootstrap"), a.clone(), net.clone()))
             .collect();
-        Ok(Cluster {
+        let cluster = Cluster {
             inner: Arc::new(Inner {
                 cfg: cfg.clone(),
                 net,
-                bootstrap,
+                bootstrap: RwLock::new(bootstrap),
                 cache: RwLock::new(Cache {
                     meta: Metadata::default(),
                     topic_age: HashMap::new(),
                     brokers_age: None,
                 }),
+                zk_watch: Mutex::new(None),
                 conns: Mutex::new(HashMap::new()),
                 bootstrap_conns: Mutex::new(bootstrap_conns),
                 // Known topics are refreshed every topic.metadata.refresh.interval.ms
@@ -224,7 +239,78 @@ impl Cluster {
                     _ => cfg.ms("metadata.max.age.ms"),
                 },
             }),
-        })
+        };
+        if from_zk {
+            let weak = Arc::downgrade(&cluster.inner);
+            let protocol = cfg.str("security.protocol").to_string();
+            let proto2 = protocol.clone();
+            let (watch, first) = crate::zk::watch_brokers(
+                &zk_connect,
+                cfg.ms("zookeeper.session.timeout.ms"),
+                move |list| match weak.upgrade() {
+                    Some(inner) => {
+                        // A registration without our protocol is skipped here
+                        // (it was reported when the cluster was made).
+                        let brokers = zk_brokers_info(&list, &proto2)
+                            .unwrap_or_else(|_| zk_brokers_lenient(&list, &proto2));
+                        Cluster { inner }.set_zk_brokers(brokers);
+                        true
+                    }
+                    None => false,
+                },
+            )?;
+            let brokers = zk_brokers_info(&first, &protocol)?;
+            cluster.set_zk_brokers(brokers);
+            *lock(&cluster.inner.zk_watch) = Some(watch);
+        }
+        Ok(cluster)
+    }
+
+    /// Replaces the broker list with what ZooKeeper says: the bootstrap
+    /// list, the brokers of the cached metadata (connections to brokers that
+    /// moved or left are dropped) and marks every topic stale.
+    fn set_zk_brokers(&self, brokers: Vec<BrokerInfo>) {
+        let addrs: Vec<String> = brokers.iter().map(BrokerInfo::addr).collect();
+        {
+            let mut conns = lock(&self.inner.bootstrap_conns);
+            let old = std::mem::take(&mut *conns);
+            for c in old {
+                if addrs.iter().any(|a| a == c.addr()) {
+                    conns.push(c);
+                } else {
+                    c.close();
+                }
+            }
+            for a in &addrs {
+                if !conns.iter().any(|c| c.addr() == a) {
+                    conns.push(BrokerConn::new(
+                        format!("{a}/bootstrap"),
+                        a.clone(),
+                        self.inner.net.clone(),
+                    ));
+                }
+            }
+        }
+        *self
+            .inner
+            .bootstrap
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = addrs;
+        let by_id: BTreeMap<i32, BrokerInfo> = brokers.into_iter().map(|b| (b.id, b)).collect();
+        {
+            let mut cache = self.inner.cache.write().unwrap_or_else(|e| e.into_inner());
+            cache.meta.brokers = by_id.clone();
+            cache.brokers_age = None;
+            cache.topic_age.clear();
+        }
+        let mut conns = lock(&self.inner.conns);
+        conns.retain(|(id, _), conn| {
+            let keep = by_id.get(id).is_some_and(|b| b.addr() == conn.addr());
+            if !keep {
+                conn.close();
+            }
+            keep
+        });
     }
 
     /// The configuration the cluster was made with.
@@ -232,9 +318,13 @@ impl Cluster {
         &self.inner.cfg
     }
 
-    /// The bootstrap addresses.
-    pub fn bootstrap(&self) -> &[String] {
-        &self.inner.bootstrap
+    /// The bootstrap addresses (with ZooKeeper: the registered brokers' now).
+    pub fn bootstrap(&self) -> Vec<String> {
+        self.inner
+            .bootstrap
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// A copy of the cached metadata.
@@ -545,8 +635,9 @@ impl Cluster {
             .ok_or_else(|| Error::local(local::ALL_BROKERS_DOWN, "no broker known"))
     }
 
-    /// Closes every connection.
+    /// Closes every connection (and stops watching ZooKeeper).
     pub fn close(&self) {
+        lock(&self.inner.zk_watch).take();
         for c in lock(&self.inner.conns).drain().map(|(_, c)| c) {
             c.close();
         }
@@ -554,6 +645,35 @@ impl Cluster {
             c.close();
         }
     }
+}
+
+/// The cluster's broker list from ZooKeeper registrations: each broker's
+/// endpoint for `protocol`.
+///
+/// # Errors
+/// A registration without such an endpoint (naming its znode), or none at all.
+fn zk_brokers_info(list: &[crate::zk::ZkBroker], protocol: &str) -> Result<Vec<BrokerInfo>> {
+    let out = list
+        .iter()
+        .map(|b| {
+            let e = b.endpoint(protocol)?;
+            Ok(BrokerInfo {
+                id: b.id,
+                host: e.host.clone(),
+                port: i32::from(e.port),
+                rack: b.rack.clone(),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(out)
+}
+
+/// As [`zk_brokers_info`], skipping brokers without an endpoint for `protocol`.
+fn zk_brokers_lenient(list: &[crate::zk::ZkBroker], protocol: &str) -> Vec<BrokerInfo> {
+    list.iter()
+        .filter_map(|b| zk_brokers_info(std::slice::from_ref(b), protocol).ok())
+        .flatten()
+        .collect()
 }
 
 /// Splits `bootstrap.servers` ("host:port,host:port", an optional

@@ -22,9 +22,11 @@ mod guard;
 pub mod handles;
 pub mod legacy07;
 pub mod producer;
+pub mod zk;
 
 pub use admin::*;
 pub use codes::*;
 pub use handles::*;
 pub use legacy07::*;
 pub use producer::*;
+pub use zk::*;

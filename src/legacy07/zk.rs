@@ -17,40 +17,17 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use zookeeper::{WatchedEvent, WatchedEventType, ZkError, ZooKeeper};
+use zookeeper::{ZkError, ZooKeeper};
 
 use crate::error::{local, Error};
+pub use crate::zk::brokers::{
+    parse_registration_07 as parse_broker_registration, Broker07 as BrokerInfo, BROKER_IDS_PATH,
+};
 
-/// Where the broker registry lives.
-pub const BROKER_IDS_PATH: &str = "/brokers/ids";
 /// Where topics are registered, per broker.
 pub const BROKER_TOPICS_PATH: &str = "/brokers/topics";
-
-/// A registered broker.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BrokerInfo {
-    /// Its `brokerid`.
-    pub id: i32,
-    /// The registration's creator field (the broker's host and start time).
-    pub creator: String,
-    /// The host to connect to.
-    pub host: String,
-    /// The port to connect to.
-    pub port: u16,
-}
-
-impl BrokerInfo {
-    /// "host:port" (an IPv6 host in brackets).
-    pub fn addr(&self) -> String {
-        if self.host.contains(':') {
-            format!("[{}]:{}", self.host, self.port)
-        } else {
-            format!("{}:{}", self.host, self.port)
-        }
-    }
-}
 
 /// A partition on a broker: where a producer can send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -61,40 +38,6 @@ pub struct BrokerPartition {
     pub partition: i32,
 }
 
-/// Parses a `/brokers/ids/<id>` value, "creator:host:port". As seed 000
-/// says, split on ':' and take the host from the second element; an IPv6
-/// host (more colons) is everything between the first and the last.
-///
-/// # Errors
-/// Fewer than three fields, an empty host, or a port that is not 1–65535.
-pub fn parse_broker_registration(id: i32, value: &str) -> Result<BrokerInfo, Error> {
-    let bad = |why: &str| {
-        Error::local(
-            local::BAD_MSG,
-            format!("{BROKER_IDS_PATH}/{id} = {value:?}: {why} (expected \"creator:host:port\")"),
-        )
-    };
-    let value = value.trim();
-    let (creator, rest) = value.split_once(':').ok_or_else(|| bad("no ':'"))?;
-    let (host, port) = rest
-        .rsplit_once(':')
-        .ok_or_else(|| bad("only two fields"))?;
-    if host.is_empty() {
-        return Err(bad("empty host"));
-    }
-    let port: u16 = port
-        .parse()
-        .ok()
-        .filter(|p| *p > 0)
-        .ok_or_else(|| bad("bad port"))?;
-    Ok(BrokerInfo {
-        id,
-        creator: creator.to_string(),
-        host: host.to_string(),
-        port,
-    })
-}
-
 /// A ZooKeeper session whose watches all mark `stale`.
 fn open_session(
     zk_connect: &str,
@@ -102,13 +45,10 @@ fn open_session(
     stale: &Arc<AtomicBool>,
 ) -> Result<ZooKeeper, Error> {
     let flag = stale.clone();
-    let watcher = move |e: WatchedEvent| {
-        if e.event_type != WatchedEventType::None {
-            flag.store(true, Ordering::SeqCst);
-        }
-    };
-    ZooKeeper::connect(zk_connect, timeout, watcher)
-        .map_err(|e| Error::invalid_arg(format!("zookeeper {zk_connect:?}: {e:?}")))
+    crate::zk::session::open(zk_connect, timeout, move |_| {
+        flag.store(true, Ordering::SeqCst)
+    })
+    .map_err(|e| Error::invalid_arg(format!("zookeeper {zk_connect:?}: {e}")))
 }
 
 fn zk_error(what: &str, e: ZkError) -> Error {
@@ -163,16 +103,8 @@ impl Registry {
     /// Runs a ZooKeeper read, retrying while the session is being (re)made:
     /// the client answers ConnectionLoss for requests queued across a
     /// reconnect. Gives up after the registry's timeout.
-    fn retry<T>(&self, mut op: impl FnMut(&ZooKeeper) -> Result<T, ZkError>) -> Result<T, ZkError> {
-        let deadline = Instant::now() + self.timeout;
-        loop {
-            match op(&self.zk) {
-                Err(ZkError::ConnectionLoss) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-                other => return other,
-            }
-        }
+    fn retry<T>(&self, op: impl FnMut(&ZooKeeper) -> Result<T, ZkError>) -> Result<T, ZkError> {
+        crate::zk::session::retry(&self.zk, self.timeout, op)
     }
 
     /// The connect string this registry reads.

@@ -1,0 +1,180 @@
+//! ZooKeeper-era clusters for C: `gregor_zk_*` (src/zk). Bootstrapping a
+//! producer or consumer from ZooKeeper needs nothing here: set
+//! `zookeeper.connect` instead of `bootstrap.servers` on the config.
+//!
+//! Same conventions as the rest of the C API: opaque handles, `_free(NULL)`
+//! is a no-op, 0 or an error code, detail in a caller-owned `errstr`,
+//! out-parameters written only on success, no panic crosses into C.
+
+use std::ffi::c_char;
+use std::time::Duration;
+
+use super::guard::{c_str, free, guard, guard_code, handle, put, write_errstr};
+use crate::error::{local, Error};
+use crate::zk::ZkClient;
+
+/// A ZooKeeper session on a Kafka cluster's znodes. Thread-safe.
+pub struct gregor_zk {
+    inner: ZkClient,
+}
+
+/// Opens a ZooKeeper session. `zk_connect` is `host:port[,host:port…][/chroot]`;
+/// `session_timeout_ms` (> 0) is the session timeout and bounds each call.
+/// Does not block on the network (the session is made in the background).
+///
+/// Returns a handle the caller owns (free with `gregor_zk_free`), or NULL
+/// with the reason in `errstr`.
+#[no_mangle]
+pub extern "C" fn gregor_zk_new(
+    zk_connect: *const c_char,
+    session_timeout_ms: i32,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> *mut gregor_zk {
+    let mut out = std::ptr::null_mut();
+    let rc = guard_code(errstr, errstr_size, || {
+        let c = c_str(zk_connect, "zk_connect")?;
+        if session_timeout_ms <= 0 {
+            return Err(Error::invalid_arg("session_timeout_ms must be > 0"));
+        }
+        let inner = ZkClient::connect(c, Duration::from_millis(session_timeout_ms as u64))?;
+        out = Box::into_raw(Box::new(gregor_zk { inner }));
+        Ok(())
+    });
+    if rc == 0 {
+        out
+    } else {
+        std::ptr::null_mut()
+    }
+}
+
+/// Closes the session and frees the handle. NULL is a no-op.
+#[no_mangle]
+pub extern "C" fn gregor_zk_free(zk: *mut gregor_zk) {
+    guard((), || free(zk));
+}
+
+/// Reads a legacy consumer group's offset `/consumers/<group>/offsets/<topic>/<partition>`
+/// into `*offset`. Blocks up to the session timeout.
+///
+/// Returns 0, `GREGOR_ERR__NO_OFFSET` if none is stored, or an error
+/// (`GREGOR_ERR__BAD_MSG` for a malformed znode, naming it in `errstr`).
+#[no_mangle]
+pub extern "C" fn gregor_zk_offset_get(
+    zk: *const gregor_zk,
+    group: *const c_char,
+    topic: *const c_char,
+    partition: i32,
+    offset: *mut i64,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> i32 {
+    guard_code(errstr, errstr_size, || {
+        let zk = handle(zk, "zk")?;
+        let (g, t) = (c_str(group, "group")?, c_str(topic, "topic")?);
+        let offs = zk.inner.offsets(g, Some(t))?;
+        let o = offs.get(&(t.to_string(), partition)).ok_or_else(|| {
+            Error::local(
+                local::NO_OFFSET,
+                format!("no offset for {g} {t} [{partition}] in ZooKeeper"),
+            )
+        })?;
+        put(offset, *o);
+        Ok(())
+    })
+}
+
+/// Writes a legacy consumer group's offset (creating the nodes on the
+/// way). Blocks up to the session timeout.
+#[no_mangle]
+pub extern "C" fn gregor_zk_offset_set(
+    zk: *const gregor_zk,
+    group: *const c_char,
+    topic: *const c_char,
+    partition: i32,
+    offset: i64,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> i32 {
+    guard_code(errstr, errstr_size, || {
+        let zk = handle(zk, "zk")?;
+        zk.inner.set_offset(
+            c_str(group, "group")?,
+            c_str(topic, "topic")?,
+            partition,
+            offset,
+        )
+    })
+}
+
+/// A partition's state from `/brokers/topics/<topic>/partitions/<partition>/state`.
+/// Any out-pointer may be NULL. Returns `GREGOR_ERR__UNKNOWN_PARTITION` if
+/// no state is written. Blocks up to the session timeout.
+#[no_mangle]
+pub extern "C" fn gregor_zk_partition_state(
+    zk: *const gregor_zk,
+    topic: *const c_char,
+    partition: i32,
+    leader: *mut i32,
+    leader_epoch: *mut i32,
+    controller_epoch: *mut i32,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> i32 {
+    guard_code(errstr, errstr_size, || {
+        let zk = handle(zk, "zk")?;
+        let t = c_str(topic, "topic")?;
+        let s = zk.inner.partition_state(t, partition)?.ok_or_else(|| {
+            Error::local(
+                local::UNKNOWN_PARTITION,
+                format!("no state for {t} [{partition}] in ZooKeeper"),
+            )
+        })?;
+        put(leader, s.leader);
+        put(leader_epoch, s.leader_epoch);
+        put(controller_epoch, s.controller_epoch);
+        Ok(())
+    })
+}
+
+/// Runs one `gregor zk` command (the words after `-z …`, separated by
+/// spaces, e.g. `"topic orders"`, `"admin"`, `"group g1"`,
+/// `"migrate g1 --to-kafka --dry-run"`) on the ZooKeeper at `zk_connect` and
+/// writes its text output, NUL-terminated and truncated to `out_size`, to
+/// the caller-owned `out`; `*out_len` (may be NULL) gets the full length.
+/// Blocks for the command's ZooKeeper (and, for `migrate`, broker) calls.
+///
+/// Returns 0, `GREGOR_ERR__INVALID_ARG` for a bad command, or the failure's code.
+#[no_mangle]
+pub extern "C" fn gregor_zk_command(
+    zk_connect: *const c_char,
+    command: *const c_char,
+    out: *mut c_char,
+    out_size: usize,
+    out_len: *mut usize,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> i32 {
+    guard_code(errstr, errstr_size, || {
+        let c = c_str(zk_connect, "zk_connect")?;
+        let mut args = vec!["-z".to_string(), c.to_string()];
+        args.extend(
+            c_str(command, "command")?
+                .split_whitespace()
+                .map(String::from),
+        );
+        let (mut o, mut e) = (Vec::new(), Vec::new());
+        let rc = crate::zk::cli::run(&args, &mut o, &mut e);
+        let msg = String::from_utf8_lossy(&e).trim().to_string();
+        match rc {
+            0 => {
+                let text = String::from_utf8_lossy(&o);
+                write_errstr(out, out_size, &text);
+                put(out_len, text.len());
+                Ok(())
+            }
+            2 => Err(Error::invalid_arg(msg)),
+            _ => Err(Error::local(local::FAIL, msg)),
+        }
+    })
+}

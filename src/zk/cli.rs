@@ -1,0 +1,312 @@
+//! `gregor zk …`: inspect a ZooKeeper-era cluster and move legacy consumer
+//! offsets.
+//!
+//! ```text
+//! gregor zk -z HOST:PORT[/chroot] [-t SESSION_MS] COMMAND
+//!   brokers                        registered brokers and their endpoints
+//!   topics                         topic names
+//!   topic TOPIC                    replicas, partition states, config overrides
+//!   controller                     controller, controller epoch, cluster id
+//!   admin                          pending deletions, reassignments, elections, notifications
+//!   groups                         legacy consumer groups
+//!   group GROUP                    members, owners and offsets
+//!   offset-get GROUP [TOPIC]       offsets in ZooKeeper
+//!   offset-set GROUP TOPIC PARTITION OFFSET
+//!   migrate GROUP (--to-kafka|--to-zk) [--topic T] [--dry-run]
+//!                                  through the brokers registered in ZooKeeper
+//! ```
+//!
+//! Exit status: 0 success, 1 failure (message on `err`), 2 bad usage.
+
+use std::io::Write;
+use std::time::Duration;
+
+use super::groups::{migrate, Direction};
+use super::inspect::ZkClient;
+use crate::cluster::Cluster;
+use crate::config::Config;
+use crate::error::Error;
+
+const USAGE: &str = "usage: gregor zk -z HOST:PORT[/chroot] [-t SESSION_MS] \
+(brokers | topics | topic TOPIC | controller | admin | groups | group GROUP | \
+offset-get GROUP [TOPIC] | offset-set GROUP TOPIC PARTITION OFFSET | \
+migrate GROUP (--to-kafka|--to-zk) [--topic T] [--dry-run])";
+
+/// Runs `gregor zk` with `args` (the words after `zk`), writing results to
+/// `out` and errors to `err`; returns the exit status.
+pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let mut connect = None;
+    let mut timeout = Duration::from_millis(6000);
+    let mut rest = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-z" | "--zookeeper" => connect = it.next().cloned(),
+            "-t" => match it.next().and_then(|v| v.parse::<u64>().ok()) {
+                Some(ms) if ms > 0 => timeout = Duration::from_millis(ms),
+                _ => {
+                    let _ = writeln!(err, "gregor zk: -t needs a positive number of ms\n{USAGE}");
+                    return 2;
+                }
+            },
+            "-h" | "--help" => {
+                let _ = writeln!(out, "{USAGE}");
+                return 0;
+            }
+            _ => rest.push(a.as_str()),
+        }
+    }
+    let Some(connect) = connect else {
+        let _ = writeln!(err, "gregor zk: -z HOST:PORT[/chroot] is required\n{USAGE}");
+        return 2;
+    };
+    let zk = match ZkClient::connect(&connect, timeout) {
+        Ok(z) => z,
+        Err(e) => {
+            let _ = writeln!(err, "gregor zk: {e}");
+            return 1;
+        }
+    };
+    match command(&zk, &connect, timeout, &rest, out) {
+        Ok(true) => 0,
+        Ok(false) => {
+            let _ = writeln!(err, "gregor zk: bad command {rest:?}\n{USAGE}");
+            2
+        }
+        Err(e) => {
+            let _ = writeln!(err, "gregor zk: {e}");
+            1
+        }
+    }
+}
+
+fn io(e: std::io::Error) -> Error {
+    Error::local(crate::error::local::FAIL, format!("write: {e}"))
+}
+
+fn ids(v: &[i32]) -> String {
+    v.iter().map(i32::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// Runs one command; `Ok(false)` for a usage error.
+fn command(
+    zk: &ZkClient,
+    connect: &str,
+    timeout: Duration,
+    words: &[&str],
+    out: &mut dyn Write,
+) -> Result<bool, Error> {
+    match words {
+        ["brokers"] => {
+            for b in zk.brokers()? {
+                let eps: Vec<String> = b
+                    .endpoints
+                    .iter()
+                    .map(|e| {
+                        format!(
+                            "{}({})://{}:{}",
+                            e.listener, e.security_protocol, e.host, e.port
+                        )
+                    })
+                    .collect();
+                writeln!(
+                    out,
+                    "broker {} version {} endpoints {} rack {} jmx_port {} timestamp {}",
+                    b.id,
+                    b.version,
+                    eps.join(" "),
+                    b.rack.as_deref().unwrap_or("-"),
+                    b.jmx_port,
+                    b.timestamp.map_or("-".to_string(), |t| t.to_string()),
+                )
+                .map_err(io)?;
+            }
+        }
+        ["topics"] => {
+            for t in zk.topics()? {
+                writeln!(out, "{t}").map_err(io)?;
+            }
+        }
+        ["topic", t] => {
+            let Some(a) = zk.topic(t)? else {
+                return Err(Error::local(
+                    crate::error::local::UNKNOWN_TOPIC,
+                    format!("no topic {t} under /brokers/topics"),
+                ));
+            };
+            writeln!(
+                out,
+                "topic {t} version {} topic_id {}",
+                a.version,
+                a.topic_id.as_deref().unwrap_or("-")
+            )
+            .map_err(io)?;
+            for (p, replicas) in &a.partitions {
+                let state = match zk.partition_state(t, *p)? {
+                    Some(s) => format!(
+                        "leader {} leader_epoch {} controller_epoch {} isr {}",
+                        s.leader,
+                        s.leader_epoch,
+                        s.controller_epoch,
+                        ids(&s.isr)
+                    ),
+                    None => "no state".to_string(),
+                };
+                let mut line = format!("  partition {p} replicas {} {state}", ids(replicas));
+                if let Some(r) = a.adding_replicas.get(p) {
+                    line.push_str(&format!(" adding {}", ids(r)));
+                }
+                if let Some(r) = a.removing_replicas.get(p) {
+                    line.push_str(&format!(" removing {}", ids(r)));
+                }
+                writeln!(out, "{line}").map_err(io)?;
+            }
+            for (k, v) in zk.topic_config(t)? {
+                writeln!(out, "  config {k}={v}").map_err(io)?;
+            }
+        }
+        ["controller"] => {
+            match zk.controller()? {
+                Some(c) => writeln!(
+                    out,
+                    "controller {} version {} timestamp {}",
+                    c.broker_id,
+                    c.version,
+                    c.timestamp.map_or("-".to_string(), |t| t.to_string())
+                ),
+                None => writeln!(out, "controller none"),
+            }
+            .map_err(io)?;
+            writeln!(
+                out,
+                "controller_epoch {}",
+                zk.controller_epoch()?
+                    .map_or("-".to_string(), |e| e.to_string())
+            )
+            .map_err(io)?;
+            writeln!(out, "cluster_id {}", zk.cluster_id()?.unwrap_or("-".into())).map_err(io)?;
+        }
+        ["admin"] => {
+            for t in zk.delete_topics()? {
+                writeln!(out, "delete_topic {t}").map_err(io)?;
+            }
+            for r in zk.reassign_partitions()? {
+                writeln!(
+                    out,
+                    "reassign {} [{}] to {}",
+                    r.topic,
+                    r.partition,
+                    ids(&r.replicas)
+                )
+                .map_err(io)?;
+            }
+            for r in zk.preferred_replica_election()? {
+                writeln!(
+                    out,
+                    "preferred_replica_election {} [{}]",
+                    r.topic, r.partition
+                )
+                .map_err(io)?;
+            }
+            for n in zk.isr_change_notifications()? {
+                for p in &n.partitions {
+                    writeln!(out, "isr_change {} {} [{}]", n.name, p.topic, p.partition)
+                        .map_err(io)?;
+                }
+            }
+            for n in zk.config_changes()? {
+                writeln!(out, "config_change {} {}", n.name, n.entity_path).map_err(io)?;
+            }
+        }
+        ["groups"] => {
+            for g in zk.groups()? {
+                writeln!(out, "{g}").map_err(io)?;
+            }
+        }
+        ["group", g] => {
+            for m in zk.members(g)? {
+                let sub: Vec<String> = m
+                    .subscription
+                    .iter()
+                    .map(|(t, n)| format!("{t}:{n}"))
+                    .collect();
+                writeln!(
+                    out,
+                    "member {} subscription {} pattern {} timestamp {}",
+                    m.id,
+                    sub.join(","),
+                    m.pattern,
+                    m.timestamp.map_or("-".to_string(), |t| t.to_string())
+                )
+                .map_err(io)?;
+            }
+            for o in zk.owners(g)? {
+                writeln!(out, "owner {} [{}] {}", o.topic, o.partition, o.owner).map_err(io)?;
+            }
+            for ((t, p), o) in zk.offsets(g, None)? {
+                writeln!(out, "offset {t} [{p}] {o}").map_err(io)?;
+            }
+        }
+        ["offset-get", g, rest @ ..] if rest.len() <= 1 => {
+            for ((t, p), o) in zk.offsets(g, rest.first().copied())? {
+                writeln!(out, "{t} [{p}] {o}").map_err(io)?;
+            }
+        }
+        ["offset-set", g, t, p, o] => {
+            let (Ok(p), Ok(o)) = (p.parse::<i32>(), o.parse::<i64>()) else {
+                return Ok(false);
+            };
+            zk.set_offset(g, t, p, o)?;
+            writeln!(out, "{t} [{p}] {o}").map_err(io)?;
+        }
+        ["migrate", g, flags @ ..] => {
+            let mut direction = None;
+            let mut topic = None;
+            let mut dry_run = false;
+            let mut f = flags.iter();
+            while let Some(x) = f.next() {
+                match *x {
+                    "--to-kafka" => direction = Some(Direction::ZkToKafka),
+                    "--to-zk" => direction = Some(Direction::KafkaToZk),
+                    "--dry-run" => dry_run = true,
+                    "--topic" => match f.next() {
+                        Some(t) => topic = Some(*t),
+                        None => return Ok(false),
+                    },
+                    _ => return Ok(false),
+                }
+            }
+            let Some(direction) = direction else {
+                return Ok(false);
+            };
+            let cfg = Config::from_pairs([
+                ("zookeeper.connect", connect),
+                (
+                    "zookeeper.session.timeout.ms",
+                    &timeout.as_millis().to_string(),
+                ),
+            ])?;
+            let cluster = Cluster::new(&cfg)?;
+            let offsets = migrate(
+                zk,
+                &cluster,
+                g,
+                topic,
+                direction,
+                dry_run,
+                timeout.max(Duration::from_secs(10)),
+            );
+            cluster.close();
+            let (from, to) = match direction {
+                Direction::ZkToKafka => ("ZooKeeper", "Kafka"),
+                Direction::KafkaToZk => ("Kafka", "ZooKeeper"),
+            };
+            let verb = if dry_run { "would copy" } else { "copied" };
+            for ((t, p), o) in offsets? {
+                writeln!(out, "{verb} {g} {t} [{p}] offset {o} from {from} to {to}").map_err(io)?;
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
