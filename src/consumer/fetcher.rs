@@ -337,7 +337,7 @@ impl Fetcher {
                 end: scan.next,
                 aborted,
                 aborting: Vec::new(),
-                batch: Vec::new().into_iter(),
+                batch: Default::default(),
                 bytes: scan.complete,
                 returned: -1,
             });

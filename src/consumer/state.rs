@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use super::session::Tp;
 use crate::error::{local, Error};
 use crate::message::{offset, Message};
-use crate::record::{ControlRecordType, DecodeOptions, Record, RecordBatch};
+use crate::record::{BatchRecords, ControlRecord, ControlRecordType, DecodeOptions, RecordBatch};
 use crate::wire::{Bytes, Uuid};
 
 /// What `auto.offset.reset` says to do without a valid offset.
@@ -96,8 +96,8 @@ pub(crate) struct Chunk {
     pub aborted: VecDeque<(i64, i64)>,
     /// Producers whose aborted transaction is open at the current batch.
     pub aborting: Vec<i64>,
-    /// The decoded batch being handed out.
-    pub batch: std::vec::IntoIter<Record>,
+    /// The records of the batch being handed out, decoded one by one.
+    pub batch: BatchRecords,
     /// Bytes counted against `queued.max.messages.kbytes`.
     pub bytes: usize,
     /// The offset after the last record handed out, or -1.
@@ -353,6 +353,22 @@ impl State {
         loop {
             if let Some((key, c)) = &mut self.current {
                 if let Some(r) = c.batch.next() {
+                    let r = match r {
+                        Ok(r) if r.offset >= c.start => r,
+                        // before the fetch offset (in a compressed batch)
+                        Ok(_) => continue,
+                        Err(e) => {
+                            return Next::Message(Message::event(
+                                key.0.clone(),
+                                key.1,
+                                c.returned.max(c.start),
+                                Error::local(
+                                    local::BAD_MSG,
+                                    format!("{} [{}]: malformed record: {e}", key.0, key.1),
+                                ),
+                            ))
+                        }
+                    };
                     c.returned = r.offset + 1;
                     return Next::Message(Message {
                         topic: key.0.clone(),
@@ -441,20 +457,21 @@ impl State {
 impl Chunk {
     /// The position after the last record handed out from this chunk.
     fn app_pos(&self, before: i64) -> i64 {
-        if self.pos >= self.records.len() && self.batch.as_slice().is_empty() {
+        if self.pos >= self.records.len() && self.batch.size_hint().1 == Some(0) {
             before.max(self.end)
         } else {
             before.max(self.returned)
         }
     }
 
-    /// Decodes the next batch that has records for the application,
-    /// skipping control batches and aborted transactions. An entry that
-    /// cannot be decoded is skipped and reported.
+    /// Decodes the header of the next batch that has records for the
+    /// application, skipping control batches and aborted transactions; its
+    /// records are decoded as they are handed out. An entry that cannot be
+    /// decoded is skipped and reported.
     pub fn decode_next(&mut self, options: &DecodeOptions, read_committed: bool) -> Option<Error> {
         while self.pos < self.records.len() {
             let entry = self.records.slice(self.pos..self.records.len());
-            let (batch, n) = match RecordBatch::decode(&entry, options) {
+            let (batch, mut records, n) = match RecordBatch::decode_lazy(&entry, options) {
                 Ok(x) => x,
                 Err(e) => {
                     // Complete entries were framed by the scan, so the length
@@ -465,8 +482,9 @@ impl Chunk {
                 }
             };
             self.pos += n;
-            if read_committed && batch.magic >= 2 {
-                // transactions whose first offset is at or before this batch are open
+            // As Java's fetcher: transactions that begin at or before this
+            // batch's end are open; an abort marker closes its producer's.
+            if read_committed && batch.magic >= 2 && batch.producer_id >= 0 {
                 while let Some(&(pid, first)) = self.aborted.front() {
                     if first > batch.last_offset() {
                         break;
@@ -475,10 +493,12 @@ impl Chunk {
                     self.aborted.pop_front();
                 }
                 if batch.is_control {
-                    if let Ok(Some(c)) = batch.control_record() {
-                        if c.kind == ControlRecordType::Abort {
-                            self.aborting.retain(|p| *p != batch.producer_id);
-                        }
+                    let marker = records
+                        .next()
+                        .and_then(Result::ok)
+                        .and_then(|r| ControlRecord::from_record(&r).ok());
+                    if marker.is_some_and(|c| c.kind == ControlRecordType::Abort) {
+                        self.aborting.retain(|p| *p != batch.producer_id);
                     }
                     continue;
                 }
@@ -486,18 +506,10 @@ impl Chunk {
                     continue;
                 }
             }
-            if batch.is_control {
+            if batch.is_control || batch.last_offset() < self.start {
                 continue;
             }
-            let start = self.start;
-            let mut records = batch.records;
-            if records.first().is_some_and(|r| r.offset < start) {
-                records.retain(|r| r.offset >= start);
-            }
-            if records.is_empty() {
-                continue;
-            }
-            self.batch = records.into_iter();
+            self.batch = records;
             return None;
         }
         None

@@ -628,7 +628,7 @@ pub extern "C" fn gregor_message_header(
 #[no_mangle]
 pub extern "C" fn gregor_message_err(msg: *const gregor_message) -> c_int {
     guard(local::FAIL, || match handle(msg, "msg") {
-        Ok(m) => m.inner.error.as_ref().map_or(0, Error::code),
+        Ok(m) => m.inner.error.as_deref().map_or(0, Error::code),
         Err(e) => e.code(),
     })
 }

@@ -75,9 +75,19 @@ pub fn read_frame(r: &mut impl Read, max: usize, broker: &str) -> Result<Vec<u8>
             format!("{broker}: response of {n} bytes exceeds receive.message.max.bytes ({max})"),
         ));
     }
-    let mut buf = vec![0u8; n];
-    r.read_exact(&mut buf)
+    // Read into uninitialized capacity: zeroing megabytes of fetch
+    // response first would cost as much as receiving them.
+    let mut buf = Vec::with_capacity(n);
+    r.take(n as u64)
+        .read_to_end(&mut buf)
         .map_err(|e| io_error(broker, "read", &e))?;
+    if buf.len() < n {
+        return Err(io_error(
+            broker,
+            "read",
+            &std::io::Error::from(ErrorKind::UnexpectedEof),
+        ));
+    }
     Ok(buf)
 }
 
