@@ -191,6 +191,8 @@ impl Consumer {
         &self.cluster
     }
 
+    /// Checks entries: `offsets` (start offsets) also checks the offsets
+    /// and that no partition is listed twice.
     fn check(&self, tps: &[TopicPartitionOffset], offsets: bool) -> Result<()> {
         let mut seen = HashSet::new();
         for tp in tps {
@@ -200,7 +202,7 @@ impl Consumer {
                     tp.topic, tp.partition
                 )));
             }
-            if !seen.insert((tp.topic.as_str(), tp.partition)) {
+            if offsets && !seen.insert((tp.topic.as_str(), tp.partition)) {
                 return Err(Error::invalid_arg(format!(
                     "{} [{}] is listed twice",
                     tp.topic, tp.partition
@@ -305,6 +307,11 @@ impl Consumer {
     /// `_INVALID_ARG` (and nothing changes) for a partition not assigned.
     pub fn incremental_unassign(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
         self.check(tps, false)?;
+        let distinct: HashSet<(&str, i32)> =
+            tps.iter().map(|t| (t.topic.as_str(), t.partition)).collect();
+        if distinct.len() != tps.len() {
+            return Err(Error::invalid_arg("a partition is listed twice"));
+        }
         let mut st = self.shared.lock();
         self.require_assigned(&st, tps)?;
         let mut freed = false;
