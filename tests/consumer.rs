@@ -981,3 +981,340 @@ fn uncompressed_values_borrow_the_fetched_buffer() {
     let d = b.wrapping_sub(a);
     assert!(d > 0 && d < 200, "values {d} bytes apart: not borrowed from one buffer");
 }
+
+/// Runs a Python script (confluent-kafka, librdkafka's binding, is the
+/// independent client on the other end) with `args`; panics with its
+/// output if it fails.
+fn python(script: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "python failed: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+const COMMIT_PY: &str = r#"
+import sys
+from confluent_kafka import Consumer, TopicPartition
+b, g, t = sys.argv[1:4]
+c = Consumer({'bootstrap.servers': b, 'group.id': g, 'enable.auto.commit': False})
+offs = [TopicPartition(t, int(p), int(o)) for p, o in (x.split(':') for x in sys.argv[4:])]
+for r in c.commit(offsets=offs, asynchronous=False):
+    assert r.error is None, r
+c.close()
+"#;
+
+#[test]
+fn committed_offsets_and_stored_start_offsets_without_joining_the_group() {
+    let topic = common::unique_topic("committed");
+    common::create_topic(&topic, 2);
+    let p = producer(&[]);
+    produce(&p, &topic, 0, &named("a", 10));
+    produce(&p, &topic, 1, &named("b", 10));
+    let group = common::unique_topic("group");
+    python(COMMIT_PY, &[&common::broker(), &group, &topic, "0:4", "1:7"]);
+
+    let c = consumer(&[("group.id", &group)]);
+    let got = c
+        .committed(&[Tpo::new(&topic, 0, 0), Tpo::new(&topic, 1, 0)], T)
+        .unwrap();
+    assert_eq!(got.iter().map(|t| t.offset).collect::<Vec<_>>(), [4, 7]);
+    assert!(got.iter().all(|t| t.error.is_none()), "{got:?}");
+    // start from the committed offsets (STORED, and INVALID which means the same)
+    c.assign(&[Tpo::new(&topic, 0, offset::STORED), Tpo::new(&topic, 1, offset::INVALID)])
+        .unwrap();
+    let (m, _) = poll_n(&c, 9);
+    let mut firsts: Vec<(i32, i64)> = Vec::new();
+    for part in [0, 1] {
+        firsts.push((part, m.iter().find(|m| m.partition == part).unwrap().offset));
+    }
+    assert_eq!(firsts, [(0, 4), (1, 7)]);
+
+    // a group that committed nothing
+    let other = common::unique_topic("nogroup");
+    let c = consumer(&[("group.id", &other), ("auto.offset.reset", "earliest")]);
+    let got = c.committed(&[Tpo::new(&topic, 0, 0)], T).unwrap();
+    assert_eq!(got[0].offset, offset::INVALID);
+    c.assign(&[Tpo::new(&topic, 0, offset::STORED)]).unwrap();
+    assert_eq!(poll_n(&c, 1).0[0].offset, 0, "auto.offset.reset=earliest");
+    let c = consumer(&[("group.id", &other), ("auto.offset.reset", "error")]);
+    c.assign(&[Tpo::new(&topic, 0, offset::STORED)]).unwrap();
+    let got = poll_for(&c, Duration::from_millis(1500));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].error.as_ref().unwrap().code(), local::AUTO_OFFSET_RESET);
+
+    // without a group.id there are no committed offsets to ask for
+    let e = consumer(&[]).committed(&[Tpo::new(&topic, 0, 0)], T).unwrap_err();
+    assert_eq!(e.code(), local::INVALID_ARG, "{e}");
+}
+
+#[test]
+fn a_connection_cut_mid_fetch_is_reported_once_and_loses_nothing() {
+    use common::proxy::{self, Verdict};
+    let topic = common::unique_topic("cutfetch");
+    common::create_topic(&topic, 1);
+    let p = producer(&[]);
+    produce(&p, &topic, 0, &named("c", 5));
+    let cut = Arc::new(AtomicI32::new(0));
+    let c2 = cut.clone();
+    // cut the connection at the third Fetch
+    let px = proxy::start(&common::broker(), move |_, key| {
+        if key == 1 && c2.fetch_add(1, Ordering::SeqCst) == 2 {
+            Verdict::Cut
+        } else {
+            Verdict::Forward
+        }
+    });
+    let mut cfg = common::config(&[("fetch.error.backoff.ms", "100"), ("fetch.wait.max.ms", "100")]);
+    cfg.set("bootstrap.servers", &px.addr).unwrap();
+    let c = Consumer::new(&cfg).unwrap();
+    c.assign(&[Tpo::new(&topic, 0, 0)]).unwrap();
+    assert_eq!(values(&poll_n(&c, 5).0), named("c", 5));
+    // by now the idle fetches passed the third: produce more
+    while cut.load(Ordering::SeqCst) < 3 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    produce(&p, &topic, 0, &named("d", 5));
+    let (m, events) = poll_n(&c, 5);
+    assert_eq!(values(&m), named("d", 5), "nothing lost or repeated");
+    assert_eq!(events.len(), 1, "one error for the cut: {events:?}");
+    assert_eq!(events[0].error.as_ref().unwrap().code(), local::TRANSPORT);
+    assert!(poll_for(&c, Duration::from_millis(300)).is_empty());
+}
+
+#[test]
+fn an_unknown_topic_is_reported_once_and_found_when_created() {
+    let topic = common::unique_topic("later");
+    let c = consumer(&[("fetch.error.backoff.ms", "100"), ("auto.offset.reset", "earliest")]);
+    c.assign(&[Tpo::new(&topic, 0, offset::BEGINNING)]).unwrap();
+    let got = poll_for(&c, Duration::from_millis(1000));
+    assert_eq!(got.len(), 1, "reported once: {got:?}");
+    let e = got[0].error.as_ref().unwrap();
+    assert_eq!(e.code(), 3, "UNKNOWN_TOPIC_OR_PARTITION: {e}");
+    assert_eq!((&*got[0].topic, got[0].partition), (topic.as_str(), 0));
+    common::create_topic(&topic, 1);
+    produce(&producer(&[]), &topic, 0, &named("x", 2));
+    assert_eq!(values(&poll_n(&c, 2).0), ["x0", "x1"]);
+}
+
+// ---------------------------------------------------------------------------
+// Every message format and codec mixed in one response (independent bytes:
+// no broker here takes magic 0/1 produce requests any more)
+
+/// A magic 2 batch by kafka-protocol's encoder.
+fn v2_batch(compression: Compression, first: i64, values: [&'static str; 2]) -> Vec<u8> {
+    use kafka_protocol::records::{Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType};
+    let recs: Vec<Record> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Record {
+            transactional: false,
+            control: false,
+            partition_leader_epoch: -1,
+            producer_id: -1,
+            producer_epoch: -1,
+            timestamp_type: TimestampType::Creation,
+            offset: first + i as i64,
+            // kafka-protocol starts a batch wherever offset - sequence changes
+            sequence: i as i32,
+            timestamp: 1_600_000_000_000 + first,
+            key: Some(bytes::Bytes::from_static(b"key")),
+            value: Some(bytes::Bytes::from_static(v.as_bytes())),
+            headers: Default::default(),
+        })
+        .collect();
+    let mut out = bytes::BytesMut::new();
+    RecordBatchEncoder::encode(
+        &mut out,
+        recs.iter(),
+        &RecordEncodeOptions { version: 2, compression },
+    )
+    .unwrap();
+    out.to_vec()
+}
+
+/// Message sets of magic 0/1 as a broker stores them, by kafka-python's
+/// encoder (kafka-protocol writes producer-side offsets, all 0): uncompressed
+/// messages carry absolute offsets; a compressed wrapper carries the last
+/// one, around inner offsets that are absolute (magic 0) or relative (magic 1).
+fn legacy(magic: i8, codec: u8, first: i64, values: [&str; 2]) -> Vec<u8> {
+    const PY: &str = r#"
+import sys
+from kafka.record.legacy_records import LegacyRecordBatchBuilder
+magic, codec, first = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+b = LegacyRecordBatchBuilder(magic=magic, compression_type=codec, batch_size=1 << 20)
+for i, v in enumerate(sys.argv[4:]):
+    off = i if (magic == 1 and codec != 0) else first + i
+    b.append(off, timestamp=(None if magic == 0 else 1600000000000 + first), key=b"key", value=v.encode())
+print(bytes(b.build()).hex())
+"#;
+    let hex = python(
+        PY,
+        &[&magic.to_string(), &codec.to_string(), &first.to_string(), values[0], values[1]],
+    );
+    let hex = hex.trim();
+    let mut b: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    if codec != 0 {
+        // the offset sits outside the CRC
+        b[..8].copy_from_slice(&(first + 1).to_be_bytes());
+    }
+    b
+}
+
+#[test]
+fn every_format_and_codec_mixed_in_one_fetch_response() {
+    let mut all = Vec::new();
+    all.extend(legacy(0, 0, 0, ["v0-none-0", "v0-none-1"]));
+    all.extend(legacy(0, 1, 2, ["v0-gzip-0", "v0-gzip-1"]));
+    all.extend(legacy(0, 2, 4, ["v0-snappy-0", "v0-snappy-1"]));
+    all.extend(legacy(1, 0, 6, ["v1-none-0", "v1-none-1"]));
+    all.extend(legacy(1, 3, 8, ["v1-lz4-0", "v1-lz4-1"]));
+    all.extend(legacy(1, 1, 10, ["v1-gzip-0", "v1-gzip-1"]));
+    all.extend(v2_batch(Compression::Zstd, 12, ["v2-zstd-0", "v2-zstd-1"]));
+    all.extend(v2_batch(Compression::Snappy, 14, ["v2-snappy-0", "v2-snappy-1"]));
+    all.extend(v2_batch(Compression::None, 16, ["v2-none-0", "v2-none-1"]));
+    // and a partial batch at the end, as brokers cut responses
+    let tail = v2_batch(Compression::None, 18, ["cut-0", "cut-1"]);
+    all.extend_from_slice(&tail[..tail.len() / 2]);
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let a2 = asked.clone();
+    let broker = scripted::start(
+        &[(ApiKey::Metadata, 0, 12), (ApiKey::Fetch, 0, 17)],
+        move |addr, _v, req| match req {
+            RequestKind::Metadata(_) => Some(scripted::metadata(addr, &[("t", TOPIC_ID, 1, 0)])),
+            RequestKind::Fetch(f) => {
+                let off = f.topics[0].partitions[0].fetch_offset;
+                a2.lock().unwrap().push(off);
+                let mut d = PartitionData::default();
+                d.partition_index = 0;
+                d.high_watermark = 20;
+                d.last_stable_offset = 20;
+                d.records = Some(if off == 0 {
+                    all.clone().into()
+                } else {
+                    std::thread::sleep(Duration::from_millis(50));
+                    Default::default()
+                });
+                Some(fetch_response(0, vec![d], TOPIC_ID))
+            }
+            _ => None,
+        },
+    );
+    let c = Consumer::new(&scripted_config(&broker.addr, &[("check.crcs", "true")])).unwrap();
+    c.assign(&[Tpo::new("t", 0, 0)]).unwrap();
+    let (m, events) = poll_n(&c, 18);
+    assert!(events.is_empty(), "{events:?}");
+    let v = values(&m);
+    let want: Vec<String> = ["v0-none", "v0-gzip", "v0-snappy", "v1-none", "v1-lz4", "v1-gzip", "v2-zstd", "v2-snappy", "v2-none"]
+        .iter()
+        .flat_map(|p| [format!("{p}-0"), format!("{p}-1")])
+        .collect();
+    assert_eq!(v, want);
+    assert_eq!(m.iter().map(|m| m.offset).collect::<Vec<_>>(), (0..18).collect::<Vec<_>>());
+    assert!(m.iter().all(|m| m.key.as_deref() == Some(&b"key"[..])));
+    use gregor::message::TimestampType as Ts;
+    assert_eq!((m[0].timestamp, m[0].timestamp_type), (-1, Ts::NotAvailable), "magic 0");
+    assert_eq!(m[6].timestamp_type, Ts::CreateTime, "magic 1");
+    assert_eq!(m[6].timestamp, 1_600_000_000_006);
+    std::thread::sleep(Duration::from_millis(200));
+    // the partial tail was left for the next fetch
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked[1], 18, "{asked:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Transactions on a real broker
+
+#[path = "consumer_support/tansu.rs"]
+mod tansu;
+
+const TXN_PY: &str = r#"
+import sys
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+b, t = sys.argv[1], sys.argv[2]
+admin = AdminClient({'bootstrap.servers': b})
+for f in admin.create_topics([NewTopic(t, 1, 1)]).values():
+    f.result()
+p = Producer({'bootstrap.servers': b, 'transactional.id': 'tx-' + t, 'linger.ms': 0})
+p.init_transactions(20)
+for name, commit in [("c1", True), ("a1", False), ("c2", True)]:
+    p.begin_transaction()
+    for i in range(3):
+        p.produce(t, value=f"{name}-{i}".encode(), partition=0)
+    p.flush()
+    if commit:
+        p.commit_transaction(20)
+    else:
+        p.abort_transaction(20)
+"#;
+
+const READ_PY: &str = r#"
+import sys
+from confluent_kafka import Consumer, TopicPartition
+b, t, level = sys.argv[1:4]
+c = Consumer({'bootstrap.servers': b, 'group.id': 'ref', 'isolation.level': level,
+              'enable.auto.commit': False, 'enable.partition.eof': True})
+c.assign([TopicPartition(t, 0, 0)])
+while True:
+    m = c.poll(10)
+    if m is None or m.error():
+        break
+    print(m.offset(), m.value().decode())
+c.close()
+"#;
+
+#[test]
+fn transactions_written_by_librdkafka_read_like_librdkafka_reads_them() {
+    // tansu completes transactions (commit and abort markers are in the
+    // log) but answers Fetch with an empty aborted-transactions list, so no
+    // client can tell aborted records from committed ones there: librdkafka
+    // itself returns them under read_committed. This test checks what can
+    // be checked on a real broker — control records never reach the
+    // application, both isolation levels read what librdkafka reads, the
+    // position passes the last marker — and
+    // `read_committed_drops_aborted_transactions_from_independent_bytes`
+    // checks the dropping on a response that carries the list.
+    let broker = tansu::start();
+    let topic = "txn";
+    python(TXN_PY, &[&broker.addr, topic]);
+    for level in ["read_committed", "read_uncommitted"] {
+        let reference: Vec<(i64, String)> = python(READ_PY, &[&broker.addr, topic, level])
+            .lines()
+            .map(|l| {
+                let (o, v) = l.split_once(' ').unwrap();
+                (o.parse().unwrap(), v.to_string())
+            })
+            .collect();
+        assert!(reference.len() >= 6, "{reference:?}");
+        let c = Consumer::new(
+            &Config::from_pairs([
+                ("bootstrap.servers", broker.addr.as_str()),
+                ("isolation.level", level),
+                ("enable.partition.eof", "true"),
+            ])
+            .unwrap(),
+        )
+        .unwrap();
+        c.assign(&[Tpo::new(topic, 0, offset::BEGINNING)]).unwrap();
+        let (m, events) = poll_n(&c, reference.len());
+        let got: Vec<(i64, String)> = m.iter().map(|m| m.offset).zip(values(&m)).collect();
+        assert_eq!(got, reference, "{level}: as librdkafka reads it; {events:?}");
+        // offsets 3, 7 and 11 hold the markers
+        assert!(got.iter().all(|(o, _)| ![3, 7, 11].contains(o)), "{got:?}");
+        let rest = poll_for(&c, Duration::from_millis(700));
+        assert!(rest.iter().all(|m| m.error.as_ref().is_some_and(|e| e.code() == local::PARTITION_EOF)), "{rest:?}");
+        assert_eq!(c.position(&[Tpo::new(topic, 0, 0)])[0].offset, 12, "past the last marker");
+    }
+}

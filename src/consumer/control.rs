@@ -660,11 +660,18 @@ pub(crate) fn coordinator(cluster: &Cluster, group: &str, deadline: Instant) -> 
         let attempt = (|| {
             let conn = cluster.any_conn(Purpose::Group, left)?;
             let version = conn.version_for::<FindCoordinatorRequest>(deadline)?;
-            let req = FindCoordinatorRequest {
-                key: group.to_string(),
-                key_type: 0,
-                coordinator_keys: vec![group.to_string()],
-                ..Default::default()
+            let req = if version >= 4 {
+                FindCoordinatorRequest {
+                    key_type: 0,
+                    coordinator_keys: vec![group.to_string()],
+                    ..Default::default()
+                }
+            } else {
+                FindCoordinatorRequest {
+                    key: group.to_string(),
+                    key_type: 0,
+                    ..Default::default()
+                }
             };
             let resp: FindCoordinatorResponse =
                 conn.send_at(&req, version, deadline)?.wait_until(deadline)?;
