@@ -568,7 +568,9 @@ pub(crate) fn list_offsets(
     let mut pending = Vec::new();
     for ((leader, _), entries) in groups {
         let sent = cluster
-            .conn(leader, Purpose::Fetch)
+            // not the fetch connection: a long-polling Fetch there would
+            // hold the answer back for up to fetch.wait.max.ms
+            .conn(leader, Purpose::Metadata)
             .and_then(|conn| {
                 let version = conn.version_for::<ListOffsetsRequest>(deadline)?;
                 let mut topics: Vec<ListOffsetsTopic> = Vec::new();
@@ -842,7 +844,7 @@ fn offset_for_leader_epoch(
     parts: &[(Tp, u64, i32, i32)],
     deadline: Instant,
 ) -> Result<Option<HashMap<Tp, Result<(i32, i64)>>>> {
-    let conn = cluster.conn(leader, Purpose::Fetch)?;
+    let conn = cluster.conn(leader, Purpose::Metadata)?;
     let version = match conn.version_for::<OffsetForLeaderEpochRequest>(deadline) {
         Ok(v) if v >= 2 => v,
         Ok(_) => return Ok(None),
