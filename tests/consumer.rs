@@ -1318,3 +1318,179 @@ fn transactions_written_by_librdkafka_read_like_librdkafka_reads_them() {
         assert_eq!(c.position(&[Tpo::new(topic, 0, 0)])[0].offset, 12, "past the last marker");
     }
 }
+
+// ---------------------------------------------------------------------------
+// The C API
+
+mod c_api {
+    use super::*;
+    use gregor::ffi::*;
+    use std::ffi::{CStr, CString};
+    use std::ptr;
+
+    fn cs(s: &str) -> CString {
+        CString::new(s).unwrap()
+    }
+
+    fn text(p: *const std::ffi::c_char) -> String {
+        assert!(!p.is_null());
+        unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string()
+    }
+
+    fn bytes(s: gregor_slice) -> Option<Vec<u8>> {
+        (!s.ptr.is_null()).then(|| unsafe { std::slice::from_raw_parts(s.ptr, s.len) }.to_vec())
+    }
+
+    fn tpl(entries: &[(&str, i32, i64)]) -> *mut gregor_tpl {
+        let t = gregor_tpl_new();
+        for (topic, p, o) in entries {
+            assert_eq!(gregor_tpl_add(t, cs(topic).as_ptr(), *p, *o), 0);
+        }
+        t
+    }
+
+    /// Polls until a message (or error message) arrives.
+    fn next(c: *const gregor_consumer) -> *mut gregor_message {
+        for _ in 0..100 {
+            let m = gregor_consumer_poll(c, 200);
+            if !m.is_null() {
+                return m;
+            }
+        }
+        panic!("no message");
+    }
+
+    #[test]
+    fn poll_seek_pause_positions_and_errors_through_the_c_abi() {
+        let topic = common::unique_topic("capi");
+        common::create_topic(&topic, 2);
+        let p = producer(&[]);
+        for i in 0..5i64 {
+            let v = format!("v{i}");
+            let hs: [(&str, Option<&[u8]>); 1] = [("h", Some(b"hv"))];
+            p.send_sync(
+                &ProducerRecord {
+                    topic: &topic,
+                    partition: Some(0),
+                    key: Some(b"k"),
+                    value: Some(v.as_bytes()),
+                    headers: &hs,
+                    timestamp: Some(1_700_000_000_000 + i),
+                },
+                Some(T),
+            )
+            .unwrap();
+        }
+        produce(&p, &topic, 1, &named("w", 2));
+        let mut err = [0 as std::ffi::c_char; 256];
+        let conf = gregor_config_new();
+        assert_eq!(
+            gregor_config_set(conf, cs("bootstrap.servers").as_ptr(), cs(&common::broker()).as_ptr(), err.as_mut_ptr(), err.len()),
+            0
+        );
+        let c = gregor_consumer_new(conf, err.as_mut_ptr(), err.len());
+        assert!(!c.is_null(), "{}", text(err.as_ptr()));
+        let t0 = tpl(&[(&topic, 0, GREGOR_OFFSET_BEGINNING)]);
+        assert_eq!(gregor_consumer_assign(c, t0, err.as_mut_ptr(), err.len()), 0);
+
+        let m = next(c);
+        assert_eq!(gregor_message_err(m), 0, "{}", text(gregor_message_errstr(m)));
+        assert_eq!(text(gregor_message_topic(m)), topic);
+        assert_eq!(gregor_message_partition(m), 0);
+        assert_eq!(gregor_message_offset(m), 0);
+        assert_eq!(bytes(gregor_message_key(m)).as_deref(), Some(&b"k"[..]));
+        assert_eq!(bytes(gregor_message_value(m)).as_deref(), Some(&b"v0"[..]));
+        let mut ts_type = -1;
+        assert_eq!(gregor_message_timestamp(m, &mut ts_type), 1_700_000_000_000);
+        assert_eq!(ts_type, 1, "create time");
+        assert_eq!(gregor_message_header_count(m), 1);
+        let (mut hn, mut hv) = (bytes_none(), bytes_none());
+        assert_eq!(gregor_message_header(m, 0, &mut hn, &mut hv), 0);
+        assert_eq!((bytes(hn).unwrap(), bytes(hv).unwrap()), (b"h".to_vec(), b"hv".to_vec()));
+        assert_eq!(text(gregor_message_errstr(m)), "");
+        gregor_message_free(m);
+
+        // position through a list filled in place
+        let pos = tpl(&[(&topic, 0, 0), (&topic, 1, 0)]);
+        let rc = gregor_consumer_position(c, pos, err.as_mut_ptr(), err.len());
+        assert_eq!(rc, GREGOR_ERR__UNKNOWN_PARTITION, "partition 1 is not assigned");
+        assert_eq!((gregor_tpl_offset(pos, 0), gregor_tpl_err(pos, 0)), (1, 0));
+        assert_eq!(gregor_tpl_err(pos, 1), GREGOR_ERR__UNKNOWN_PARTITION);
+        let mut e = [0 as std::ffi::c_char; 128];
+        assert_eq!(gregor_tpl_errstr(pos, 1, e.as_mut_ptr(), e.len()), 0);
+        assert!(text(e.as_ptr()).contains("not assigned"));
+        assert_eq!(text(gregor_tpl_topic(pos, 1)), topic);
+        assert_eq!(gregor_tpl_partition(pos, 1), 1);
+        assert!(gregor_tpl_topic(pos, 2).is_null());
+
+        // seek back, and read on
+        assert_eq!(gregor_consumer_seek(c, cs(&topic).as_ptr(), 0, 3, err.as_mut_ptr(), err.len()), 0);
+        let m = next(c);
+        assert_eq!((gregor_message_offset(m), bytes(gregor_message_value(m)).unwrap()), (3, b"v3".to_vec()));
+        gregor_message_free(m);
+
+        // incremental assign of partition 1 while 0 is paused
+        let t1 = tpl(&[(&topic, 1, 0)]);
+        assert_eq!(gregor_consumer_pause(c, t0, err.as_mut_ptr(), err.len()), 0);
+        assert_eq!(gregor_consumer_incremental_assign(c, t1, err.as_mut_ptr(), err.len()), 0);
+        assert_eq!(gregor_consumer_incremental_assign(c, t1, err.as_mut_ptr(), err.len()), GREGOR_ERR__INVALID_ARG);
+        for want in ["w0", "w1"] {
+            let m = next(c);
+            assert_eq!(gregor_message_partition(m), 1);
+            assert_eq!(bytes(gregor_message_value(m)).unwrap(), want.as_bytes());
+            gregor_message_free(m);
+        }
+        assert!(gregor_consumer_poll(c, 300).is_null(), "NULL on timeout: 0 is paused");
+        assert_eq!(gregor_consumer_resume(c, t0, err.as_mut_ptr(), err.len()), 0);
+        let m = next(c);
+        assert_eq!(gregor_message_offset(m), 4);
+        gregor_message_free(m);
+
+        let mut a = ptr::null_mut();
+        assert_eq!(gregor_consumer_assignment(c, &mut a), 0);
+        assert_eq!(gregor_tpl_count(a), 2);
+        assert_eq!((gregor_tpl_partition(a, 0), gregor_tpl_offset(a, 0)), (0, 5));
+        gregor_tpl_free(a);
+        let (mut lo, mut hi) = (0i64, 0i64);
+        assert_eq!(gregor_consumer_get_watermark_offsets(c, cs(&topic).as_ptr(), 0, &mut lo, &mut hi, err.as_mut_ptr(), err.len()), 0);
+        assert_eq!((lo, hi), (0, 5));
+
+        // offsets for times and committed
+        let times = tpl(&[(&topic, 0, 1_700_000_000_002)]);
+        assert_eq!(gregor_consumer_offsets_for_times(c, times, 10_000, err.as_mut_ptr(), err.len()), 0);
+        assert_eq!(gregor_tpl_offset(times, 0), 2);
+        let rc = gregor_consumer_committed(c, times, 10_000, err.as_mut_ptr(), err.len());
+        assert_eq!(rc, GREGOR_ERR__INVALID_ARG, "no group.id");
+        assert!(text(err.as_ptr()).contains("group.id"));
+
+        // errors come as messages: a partition that does not exist
+        assert_eq!(gregor_consumer_incremental_unassign(c, t1, err.as_mut_ptr(), err.len()), 0);
+        let t9 = tpl(&[(&topic, 9, 0)]);
+        assert_eq!(gregor_consumer_incremental_assign(c, t9, err.as_mut_ptr(), err.len()), 0);
+        let m = next(c);
+        assert_eq!(gregor_message_err(m), GREGOR_ERR__UNKNOWN_PARTITION);
+        assert_eq!(gregor_message_partition(m), 9);
+        assert!(text(gregor_message_errstr(m)).contains("no such partition"));
+        gregor_message_free(m);
+
+        assert_eq!(gregor_consumer_unassign(c, err.as_mut_ptr(), err.len()), 0);
+        assert_eq!(gregor_consumer_close(c), 0);
+        let m = gregor_consumer_poll(c, 100);
+        assert_eq!(gregor_message_err(m), GREGOR_ERR__STATE, "closed");
+        gregor_message_free(m);
+        for t in [t0, t1, t9, pos, times] {
+            gregor_tpl_free(t);
+        }
+        gregor_consumer_free(c);
+        gregor_config_free(conf);
+        // NULLs are refused, not crashed on
+        assert!(gregor_consumer_poll(ptr::null(), 0).is_null());
+        assert_eq!(gregor_consumer_seek(ptr::null(), ptr::null(), 0, 0, ptr::null_mut(), 0), GREGOR_ERR__INVALID_ARG);
+        assert_eq!(gregor_tpl_offset(ptr::null(), 0), GREGOR_OFFSET_INVALID);
+        assert_eq!(gregor_consumer_position(ptr::null(), ptr::null_mut(), ptr::null_mut(), 0), GREGOR_ERR__INVALID_ARG);
+    }
+
+    fn bytes_none() -> gregor_slice {
+        gregor_slice { ptr: ptr::null(), len: 0 }
+    }
+}

@@ -62,19 +62,22 @@ pub struct gregor_producer {
 
 /// A consumer. Thread-safe.
 pub struct gregor_consumer {
-    inner: Consumer,
+    pub(crate) inner: Consumer,
 }
 
 /// A list of topic/partition/offset entries.
 pub struct gregor_tpl {
-    inner: Vec<TopicPartitionOffset>,
+    pub(crate) inner: Vec<TopicPartitionOffset>,
+    /// NUL-terminated topic names, by entry.
+    pub(crate) names: Vec<CString>,
 }
 
 /// A consumed message or consumer event. Immutable; thread-safe to read.
 pub struct gregor_message {
     inner: Message,
-    topic: CString,
-    errstr: CString,
+    /// Made on first use: most consumers never ask.
+    topic: OnceLock<CString>,
+    errstr: OnceLock<CString>,
 }
 
 /// A metadata snapshot. Immutable; thread-safe to read.
@@ -349,7 +352,10 @@ pub extern "C" fn gregor_producer_free(producer: *mut gregor_producer) {
 #[no_mangle]
 pub extern "C" fn gregor_tpl_new() -> *mut gregor_tpl {
     guard(ptr::null_mut(), || {
-        Box::into_raw(Box::new(gregor_tpl { inner: Vec::new() }))
+        Box::into_raw(Box::new(gregor_tpl {
+            inner: Vec::new(),
+            names: Vec::new(),
+        }))
     })
 }
 
@@ -368,6 +374,7 @@ pub extern "C" fn gregor_tpl_add(
         let topic = c_str(topic, "topic")?;
         l.inner
             .push(TopicPartitionOffset::new(topic, partition, offset));
+        l.names.push(CString::new(topic).unwrap_or_default());
         Ok(())
     })
 }
@@ -505,18 +512,11 @@ pub extern "C" fn gregor_consumer_free(consumer: *mut gregor_consumer) {
 
 // ----- messages -----
 
-fn into_handle(msg: Message) -> *mut gregor_message {
-    let topic = CString::new(msg.topic.as_bytes()).unwrap_or_default();
-    let errstr = CString::new(
-        msg.error
-            .as_ref()
-            .map_or(String::new(), ToString::to_string),
-    )
-    .unwrap_or_default();
+pub(crate) fn into_handle(msg: Message) -> *mut gregor_message {
     Box::into_raw(Box::new(gregor_message {
         inner: msg,
-        topic,
-        errstr,
+        topic: OnceLock::new(),
+        errstr: OnceLock::new(),
     }))
 }
 
@@ -525,7 +525,11 @@ fn into_handle(msg: Message) -> *mut gregor_message {
 #[no_mangle]
 pub extern "C" fn gregor_message_topic(msg: *const gregor_message) -> *const c_char {
     guard(static_cstr(c""), || {
-        handle(msg, "msg").map_or(static_cstr(c""), |m| m.topic.as_ptr())
+        handle(msg, "msg").map_or(static_cstr(c""), |m| {
+            m.topic
+                .get_or_init(|| CString::new(m.inner.topic.as_bytes()).unwrap_or_default())
+                .as_ptr()
+        })
     })
 }
 
@@ -638,7 +642,19 @@ pub extern "C" fn gregor_message_err(msg: *const gregor_message) -> c_int {
 #[no_mangle]
 pub extern "C" fn gregor_message_errstr(msg: *const gregor_message) -> *const c_char {
     guard(static_cstr(c""), || {
-        handle(msg, "msg").map_or(static_cstr(c""), |m| m.errstr.as_ptr())
+        handle(msg, "msg").map_or(static_cstr(c""), |m| {
+            m.errstr
+                .get_or_init(|| {
+                    CString::new(
+                        m.inner
+                            .error
+                            .as_ref()
+                            .map_or(String::new(), ToString::to_string),
+                    )
+                    .unwrap_or_default()
+                })
+                .as_ptr()
+        })
     })
 }
 

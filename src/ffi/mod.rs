@@ -17,8 +17,10 @@
 #![allow(non_camel_case_types)]
 
 pub mod codes;
+pub mod consumer;
 mod guard;
 pub mod handles;
 
 pub use codes::*;
+pub use consumer::*;
 pub use handles::*;
