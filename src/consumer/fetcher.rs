@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::session::{FetchSession, PartitionRequest, Plan, Tp};
-use super::state::{Chunk, Item, Phase, Shared, State};
+use super::state::{prepare, Chunk, Item, Phase, Prepared, Shared, State};
 use crate::cluster::{Cluster, Purpose};
 use crate::error::{local, Error, Result};
 use crate::message::Message;
@@ -212,6 +212,24 @@ impl Fetcher {
         } else {
             self.session.fail(Some(top));
         }
+        // Decompress and filter outside the lock: poll goes on meanwhile.
+        let mut fetched = Vec::new();
+        for t in resp.responses {
+            let name: Arc<str> = if version >= 13 {
+                match ids.get(&t.topic_id) {
+                    Some(n) => n.clone(),
+                    None => continue,
+                }
+            } else {
+                Arc::from(t.topic.as_str())
+            };
+            for pd in t.partitions {
+                let key = (name.clone(), pd.partition_index);
+                let Some(a) = asked.get(&key) else { continue };
+                let ready = self.prepare(&pd, a, version);
+                fetched.push((key, *a, pd, ready));
+            }
+        }
         let mut st = shared.lock();
         if st.closed {
             return;
@@ -247,23 +265,11 @@ impl Fetcher {
         }
         let mut queued = false;
         let mut reroute = false;
-        for t in resp.responses {
-            let name: Arc<str> = if version >= 13 {
-                match ids.get(&t.topic_id) {
-                    Some(n) => n.clone(),
-                    None => continue,
-                }
-            } else {
-                Arc::from(t.topic.as_str())
-            };
-            for pd in t.partitions {
-                let key = (name.clone(), pd.partition_index);
-                let Some(a) = asked.get(&key) else { continue };
-                match self.absorb_partition(&mut st, &key, *a, version, pd) {
-                    Absorbed::Queued => queued = true,
-                    Absorbed::Reroute => reroute = true,
-                    Absorbed::Nothing => {}
-                }
+        for (key, a, pd, ready) in fetched {
+            match self.absorb_partition(&mut st, &key, a, version, pd, ready) {
+                Absorbed::Queued => queued = true,
+                Absorbed::Reroute => reroute = true,
+                Absorbed::Nothing => {}
             }
         }
         if queued {
@@ -274,6 +280,43 @@ impl Fetcher {
         }
     }
 
+    /// Frames a partition's records and makes their batches ready, for an
+    /// answer without error.
+    fn prepare(&self, pd: &PartitionData, asked: &Asked, version: i16) -> Option<Ready> {
+        if pd.error_code != 0 || (version >= 12 && pd.diverging_epoch.epoch >= 0) {
+            return None;
+        }
+        let s = &self.shared.settings;
+        let records = pd.records.clone().unwrap_or_default();
+        let scan = scan(&records);
+        let batches = if scan.complete > 0 && scan.next > asked.fetch_pos {
+            let aborted: VecDeque<(i64, i64)> = if s.read_committed {
+                let mut a: Vec<(i64, i64)> = pd
+                    .aborted_transactions
+                    .as_deref()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|t| (t.producer_id, t.first_offset))
+                    .collect();
+                a.sort_by_key(|t| t.1);
+                a.into()
+            } else {
+                VecDeque::new()
+            };
+            let complete = records.slice(0..scan.complete);
+            let (batches, extra) =
+                prepare(&complete, asked.fetch_pos, aborted, s.read_committed, &s.decode);
+            Some((batches, scan.complete + extra))
+        } else {
+            None
+        };
+        Some(Ready {
+            scan,
+            empty: records.is_empty(),
+            batches,
+        })
+    }
+
     fn absorb_partition(
         &self,
         st: &mut State,
@@ -281,6 +324,7 @@ impl Fetcher {
         asked: Asked,
         version: i16,
         pd: PartitionData,
+        ready: Option<Ready>,
     ) -> Absorbed {
         let s = &self.shared.settings;
         let Some(p) = st.parts.get_mut(key) else {
@@ -311,34 +355,25 @@ impl Fetcher {
             }
             return Absorbed::Reroute;
         }
-        let records = pd.records.unwrap_or_default();
-        let scan = scan(&records);
+        let Some(Ready {
+            scan,
+            empty,
+            batches,
+        }) = ready
+        else {
+            return Absorbed::Nothing;
+        };
         let mut events: Vec<Message> = Vec::new();
         let mut chunk = None;
         let p = st.parts.get_mut(key).expect("checked above");
-        if scan.complete > 0 && scan.next > p.fetch_pos {
-            let aborted: VecDeque<(i64, i64)> = if s.read_committed {
-                let mut a: Vec<(i64, i64)> = pd
-                    .aborted_transactions
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|t| (t.producer_id, t.first_offset))
-                    .collect();
-                a.sort_by_key(|t| t.1);
-                a.into()
-            } else {
-                VecDeque::new()
-            };
+        if let Some((batches, bytes)) = batches {
             chunk = Some(Chunk {
                 version: p.version,
-                records: records.slice(0..scan.complete),
-                pos: 0,
                 start: p.fetch_pos,
                 end: scan.next,
-                aborted,
-                aborting: Vec::new(),
+                batches,
                 batch: Default::default(),
-                bytes: scan.complete,
+                bytes,
                 returned: -1,
             });
             p.fetch_pos = scan.next;
@@ -356,7 +391,7 @@ impl Fetcher {
                     key.0, key.1, p.fetch_pos
                 ),
             )));
-        } else if scan.complete == 0 && !records.is_empty() {
+        } else if scan.complete == 0 && !empty {
             // The first entry is larger than what was asked for (brokers
             // before KIP-74): ask for enough next time, if allowed.
             let need = scan.first_len.min(i32::MAX as usize) as i32;
@@ -455,6 +490,15 @@ impl Fetcher {
         }
         Absorbed::Nothing
     }
+}
+
+/// A partition's answer, framed and made ready outside the lock.
+struct Ready {
+    scan: Scan,
+    /// The broker sent no records.
+    empty: bool,
+    /// The batches and their bytes (wire and decompressed), if any are new.
+    batches: Option<(VecDeque<Prepared>, usize)>,
 }
 
 enum Absorbed {

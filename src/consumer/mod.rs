@@ -607,36 +607,6 @@ impl Consumer {
                     }
                     return Ok(Some(m));
                 }
-                Next::Decode => {
-                    // decode the next batch without holding the lock
-                    let Some((key, mut chunk)) = st.current.take() else {
-                        continue;
-                    };
-                    drop(st);
-                    let err = chunk.decode_next(&s.decode, s.read_committed);
-                    st = self.shared.lock();
-                    let at = chunk.returned.max(chunk.start);
-                    let stt = &mut *st;
-                    match stt.parts.get_mut(&key) {
-                        Some(p) if p.version == chunk.version => {
-                            if !p.paused && stt.current.is_none() {
-                                stt.current = Some((key.clone(), chunk));
-                            } else {
-                                // paused meanwhile, or another poller took a
-                                // cursor: queue it first
-                                p.queue.push_front(state::Item::Records(chunk));
-                                if !p.in_ready && !p.paused {
-                                    p.in_ready = true;
-                                    stt.ready.push_front(key.clone());
-                                }
-                            }
-                        }
-                        _ => stt.buffered -= chunk.bytes,
-                    }
-                    if let Some(e) = err {
-                        return Ok(Some(Message::event(key.0, key.1, at, e)));
-                    }
-                }
                 Next::Empty => {
                     if freed {
                         self.shared.work.notify_all();

@@ -80,22 +80,23 @@ pub(crate) enum Item {
     Event(Message),
 }
 
+/// A record batch made ready by the fetch thread (decompressed, its
+/// header checked, transactions filtered), or what went wrong with it.
+pub(crate) enum Prepared {
+    Records(BatchRecords),
+    Error(Error),
+}
+
 /// One partition's records from one fetch response.
 pub(crate) struct Chunk {
     /// The partition's version when fetched.
     pub version: u64,
-    /// Complete entries only.
-    pub records: Bytes,
-    /// Next entry to decode.
-    pub pos: usize,
     /// Records below this offset (the fetch offset) are skipped.
     pub start: i64,
     /// The fetch position after these records.
     pub end: i64,
-    /// Aborted transactions in range (read_committed): (producer id, first offset), by first offset.
-    pub aborted: VecDeque<(i64, i64)>,
-    /// Producers whose aborted transaction is open at the current batch.
-    pub aborting: Vec<i64>,
+    /// Batches still to hand out.
+    pub batches: VecDeque<Prepared>,
     /// The records of the batch being handed out, decoded one by one.
     pub batch: BatchRecords,
     /// Bytes counted against `queued.max.messages.kbytes`.
@@ -342,8 +343,6 @@ pub(crate) enum Next {
     Message(Message),
     /// Nothing queued.
     Empty,
-    /// The cursor needs its next batch decoded (done without the lock).
-    Decode,
 }
 
 impl State {
@@ -383,8 +382,16 @@ impl State {
                         error: None,
                     });
                 }
-                if c.pos < c.records.len() {
-                    return Next::Decode;
+                match c.batches.pop_front() {
+                    Some(Prepared::Records(b)) => {
+                        c.batch = b;
+                        continue;
+                    }
+                    Some(Prepared::Error(e)) => {
+                        let at = c.returned.max(c.start);
+                        return Next::Message(Message::event(key.0.clone(), key.1, at, e));
+                    }
+                    None => {}
                 }
                 // the chunk is done: the position passes what it skipped too
                 let (key, c) = self.current.take().expect("current is set");
@@ -457,63 +464,76 @@ impl State {
 impl Chunk {
     /// The position after the last record handed out from this chunk.
     fn app_pos(&self, before: i64) -> i64 {
-        if self.pos >= self.records.len() && self.batch.size_hint().1 == Some(0) {
+        if self.batches.is_empty() && self.batch.size_hint().1 == Some(0) {
             before.max(self.end)
         } else {
             before.max(self.returned)
         }
     }
+}
 
-    /// Decodes the header of the next batch that has records for the
-    /// application, skipping control batches and aborted transactions; its
-    /// records are decoded as they are handed out. An entry that cannot be
-    /// decoded is skipped and reported.
-    pub fn decode_next(&mut self, options: &DecodeOptions, read_committed: bool) -> Option<Error> {
-        while self.pos < self.records.len() {
-            let entry = self.records.slice(self.pos..self.records.len());
-            let (batch, mut records, n) = match RecordBatch::decode_lazy(&entry, options) {
-                Ok(x) => x,
-                Err(e) => {
-                    // Complete entries were framed by the scan, so the length
-                    // is known: skip just this one.
-                    let n = entry_len(&entry).unwrap_or(entry.len());
-                    self.pos += n;
-                    return Some(Error::local(local::BAD_MSG, e.to_string()));
-                }
-            };
-            self.pos += n;
-            // As Java's fetcher: transactions that begin at or before this
-            // batch's end are open; an abort marker closes its producer's.
-            if read_committed && batch.magic >= 2 && batch.producer_id >= 0 {
-                while let Some(&(pid, first)) = self.aborted.front() {
-                    if first > batch.last_offset() {
-                        break;
-                    }
-                    self.aborting.push(pid);
-                    self.aborted.pop_front();
-                }
-                if batch.is_control {
-                    let marker = records
-                        .next()
-                        .and_then(Result::ok)
-                        .and_then(|r| ControlRecord::from_record(&r).ok());
-                    if marker.is_some_and(|c| c.kind == ControlRecordType::Abort) {
-                        self.aborting.retain(|p| *p != batch.producer_id);
-                    }
-                    continue;
-                }
-                if batch.is_transactional && self.aborting.contains(&batch.producer_id) {
-                    continue;
-                }
-            }
-            if batch.is_control || batch.last_offset() < self.start {
+/// Makes the complete entries of `records` ready for `poll`: decodes each
+/// batch's header (decompressing it), drops batches wholly below `start`,
+/// control batches and, under read_committed, the batches of aborted
+/// transactions (`aborted`: producer id and first offset, in first-offset
+/// order), as Java's fetcher does. An entry that cannot be decoded becomes
+/// an error in its place. Returns the batches and the bytes decompressed.
+pub(crate) fn prepare(
+    records: &Bytes,
+    start: i64,
+    mut aborted: VecDeque<(i64, i64)>,
+    read_committed: bool,
+    options: &DecodeOptions,
+) -> (VecDeque<Prepared>, usize) {
+    let mut out = VecDeque::new();
+    let mut aborting: Vec<i64> = Vec::new();
+    let mut extra = 0;
+    let mut pos = 0;
+    while pos < records.len() {
+        let entry = records.slice(pos..records.len());
+        let (batch, mut recs, n) = match RecordBatch::decode_lazy(&entry, options) {
+            Ok(x) => x,
+            Err(e) => {
+                // complete entries were framed before, so the length is known
+                pos += entry_len(&entry).unwrap_or(entry.len());
+                out.push_back(Prepared::Error(Error::local(local::BAD_MSG, e.to_string())));
                 continue;
             }
-            self.batch = records;
-            return None;
+        };
+        pos += n;
+        if batch.codec != crate::compression::Codec::None {
+            extra += recs.decoded_len();
         }
-        None
+        if read_committed && batch.magic >= 2 && batch.producer_id >= 0 {
+            // transactions that begin at or before this batch's end are open;
+            // an abort marker closes its producer's
+            while let Some(&(pid, first)) = aborted.front() {
+                if first > batch.last_offset() {
+                    break;
+                }
+                aborting.push(pid);
+                aborted.pop_front();
+            }
+            if batch.is_control {
+                let marker = recs
+                    .next()
+                    .and_then(Result::ok)
+                    .and_then(|r| ControlRecord::from_record(&r).ok());
+                if marker.is_some_and(|c| c.kind == ControlRecordType::Abort) {
+                    aborting.retain(|p| *p != batch.producer_id);
+                }
+                continue;
+            }
+            if batch.is_transactional && aborting.contains(&batch.producer_id) {
+                continue;
+            }
+        }
+        if batch.is_control || batch.last_offset() < start {
+            continue;
+        }
+        out.push_back(Prepared::Records(recs));
     }
+    (out, extra)
 }
 
 /// The total length of the entry at the start of `b`, if its header is there.

@@ -327,6 +327,12 @@ impl BatchRecords {
         }
     }
 
+    /// The bytes the records are decoded from: the decompressed size of a
+    /// compressed batch.
+    pub fn decoded_len(&self) -> usize {
+        self.data.len()
+    }
+
     /// An error at `pos` of the records.
     fn error(&self, pos: usize, reason: String) -> DecodeError {
         let mut r = Reader::new(&self.data);
