@@ -16,9 +16,17 @@
 //!   1 MB, 64 MB of prefetch), and the same through the C ABI
 //!   (`gregor_consumer_poll` + `gregor_message_free` per message).
 //!
+//! Two librdkafka rows: rdkafka_performance, as the issue names it (its
+//! batch-callback mode, its own tuning and its own clock), and a C program
+//! (benches/consumer_librdkafka.c, built against the same librdkafka) that
+//! runs exactly gregor's loop with librdkafka's defaults: one
+//! `rd_kafka_consume_queue` per message, the message freed at once.
+//!
 //! msgs/s and MB/s (of values) count from the first message to the last,
-//! as rdkafka_performance does; CPU is the process's user + system time
-//! from start to exit (getrusage of the child); RSS is its peak.
+//! as rdkafka_performance does (so its prefetching before the first message
+//! is not counted); "end-to-end" divides by the process's whole life, start
+//! to exit; CPU is the process's user + system time from start to exit
+//! (getrusage of the child); RSS is its peak.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -35,11 +43,36 @@ fn broker() -> String {
     std::env::var("GREGOR_TEST_BROKER").unwrap_or_else(|_| "127.0.0.1:9092".to_string())
 }
 
-fn rdkafka_performance() -> String {
-    std::env::var("RDKAFKA_PERFORMANCE").unwrap_or_else(|_| {
+/// Where scripts/setup.sh installs librdkafka 2.12.1 (bin, include, lib).
+fn librdkafka_dir() -> String {
+    std::env::var("GREGOR_LIBRDKAFKA").unwrap_or_else(|_| {
         let home = std::env::var("HOME").unwrap_or_default();
-        format!("{home}/.local/share/gregor-deps/librdkafka/bin/rdkafka_performance")
+        format!("{home}/.local/share/gregor-deps/librdkafka")
     })
+}
+
+fn rdkafka_performance() -> String {
+    format!("{}/bin/rdkafka_performance", librdkafka_dir())
+}
+
+/// Builds benches/consumer_librdkafka.c against librdkafka, once per run.
+fn build_c_harness() -> String {
+    let dir = librdkafka_dir();
+    let out = format!("{}/target/consumer_librdkafka", env!("CARGO_MANIFEST_DIR"));
+    let src = format!(
+        "{}/benches/consumer_librdkafka.c",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let st = Command::new("cc")
+        .args(["-O2", "-o", &out, &src])
+        .arg(format!("-I{dir}/include"))
+        .arg(format!("-L{dir}/lib"))
+        .arg("-lrdkafka")
+        .arg(format!("-Wl,-rpath,{dir}/lib"))
+        .status()
+        .expect("cc runs");
+    assert!(st.success(), "building {src} against {dir} failed");
+    out
 }
 
 /// What one run measured.
@@ -70,8 +103,18 @@ fn measure(cmd: &mut Command) -> (String, Run) {
         let mut child = child;
         let mut out = String::new();
         let mut err = String::new();
-        child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
         std::mem::forget(child);
         (out, err)
     };
@@ -128,12 +171,20 @@ fn ensure_topic(codec: &str) -> String {
             Err(_) => {}
         }
         create_topic(&c, &topic);
-        eprintln!("filling {topic} with {MESSAGES} × {SIZE} bytes ({codec}) by rdkafka_performance -P");
+        eprintln!(
+            "filling {topic} with {MESSAGES} × {SIZE} bytes ({codec}) by rdkafka_performance -P"
+        );
         let (out, _) = measure(
             Command::new(rdkafka_performance())
                 .args(["-P", "-t", &topic, "-b", &broker(), "-s", "100", "-c"])
                 .arg(MESSAGES.to_string())
-                .args(["-a", "-1", "-q", "-X", &format!("compression.codec={codec}")]),
+                .args([
+                    "-a",
+                    "-1",
+                    "-q",
+                    "-X",
+                    &format!("compression.codec={codec}"),
+                ]),
         );
         assert!(out.contains("delivered"), "{out}");
         return topic;
@@ -170,8 +221,18 @@ fn create_topic(c: &Consumer, topic: &str) {
 
 fn librdkafka(topic: &str) -> Run {
     let mut cmd = Command::new(rdkafka_performance());
-    cmd.args(["-C", "-t", topic, "-b", &broker(), "-o", "beginning", "-q", "-c"])
-        .arg(MESSAGES.to_string());
+    cmd.args([
+        "-C",
+        "-t",
+        topic,
+        "-b",
+        &broker(),
+        "-o",
+        "beginning",
+        "-q",
+        "-c",
+    ])
+    .arg(MESSAGES.to_string());
     for p in 0..PARTITIONS {
         cmd.args(["-p", &p.to_string()]);
     }
@@ -189,6 +250,21 @@ fn librdkafka(topic: &str) -> Run {
         .unwrap_or_else(|| panic!("{line}"));
     assert!(line.contains(&format!("{MESSAGES} messages")), "{line}");
     run.consume = ms / 1000.0;
+    run
+}
+
+fn librdkafka_loop(harness: &str, topic: &str) -> Run {
+    let (out, mut run) = measure(Command::new(harness).args([
+        &broker(),
+        topic,
+        &PARTITIONS.to_string(),
+        &MESSAGES.to_string(),
+    ]));
+    run.consume = out
+        .lines()
+        .find_map(|l| l.strip_prefix("consumed "))
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or_else(|| panic!("unexpected harness output: {out}"));
     run
 }
 
@@ -215,7 +291,10 @@ fn child(api: &str, topic: &str) {
         let cstr = |s: &str| std::ffi::CString::new(s).unwrap();
         let conf = gregor_config_new();
         let (k, v) = (cstr("bootstrap.servers"), cstr(&broker()));
-        assert_eq!(gregor_config_set(conf, k.as_ptr(), v.as_ptr(), std::ptr::null_mut(), 0), 0);
+        assert_eq!(
+            gregor_config_set(conf, k.as_ptr(), v.as_ptr(), std::ptr::null_mut(), 0),
+            0
+        );
         let c = gregor_consumer_new(conf, std::ptr::null_mut(), 0);
         assert!(!c.is_null());
         let tpl = gregor_tpl_new();
@@ -270,16 +349,22 @@ struct Row {
 
 impl Row {
     fn rate(&self) -> f64 {
-        median(self.runs.iter().map(|r| MESSAGES as f64 / r.consume).collect())
+        median(
+            self.runs
+                .iter()
+                .map(|r| MESSAGES as f64 / r.consume)
+                .collect(),
+        )
     }
     fn cpu(&self) -> f64 {
         median(self.runs.iter().map(|r| r.cpu).collect())
     }
+    /// Messages per second of the whole process, start to exit.
+    fn end_to_end(&self) -> f64 {
+        median(self.runs.iter().map(|r| MESSAGES as f64 / r.wall).collect())
+    }
     fn rss(&self) -> f64 {
         median(self.runs.iter().map(|r| r.rss).collect())
-    }
-    fn wall(&self) -> f64 {
-        median(self.runs.iter().map(|r| r.wall).collect())
     }
 }
 
@@ -300,20 +385,39 @@ fn main() {
         "consumer benchmark: {MESSAGES} × {SIZE}-byte messages, {PARTITIONS} partitions, broker {}, {rounds} rounds (medians)",
         broker()
     );
+    let harness = build_c_harness();
     for codec in ["none", "lz4"] {
         let topic = ensure_topic(codec);
         let mut rows = [
-            Row { name: "librdkafka rdkafka_performance -C", runs: Vec::new() },
-            Row { name: "gregor Consumer::poll (Rust)", runs: Vec::new() },
-            Row { name: "gregor gregor_consumer_poll (C ABI)", runs: Vec::new() },
+            Row {
+                name: "librdkafka, same loop (C, consume_queue)",
+                runs: Vec::new(),
+            },
+            Row {
+                name: "librdkafka rdkafka_performance -C",
+                runs: Vec::new(),
+            },
+            Row {
+                name: "gregor Consumer::poll (Rust)",
+                runs: Vec::new(),
+            },
+            Row {
+                name: "gregor gregor_consumer_poll (C ABI)",
+                runs: Vec::new(),
+            },
         ];
         for round in 0..rounds {
             // alternate who goes first
-            let order: [usize; 3] = if round % 2 == 0 { [0, 1, 2] } else { [2, 1, 0] };
+            let order: [usize; 4] = if round % 2 == 0 {
+                [0, 1, 2, 3]
+            } else {
+                [3, 2, 1, 0]
+            };
             for i in order {
                 let run = match i {
-                    0 => librdkafka(&topic),
-                    1 => gregor(&topic, "rust"),
+                    0 => librdkafka_loop(&harness, &topic),
+                    1 => librdkafka(&topic),
+                    2 => gregor(&topic, "rust"),
                     _ => gregor(&topic, "c"),
                 };
                 rows[i].runs.push(run);
@@ -322,31 +426,37 @@ fn main() {
         println!();
         println!("codec {codec} (topic {topic})");
         println!(
-            "| {:<36} | {:>10} | {:>7} | {:>6} | {:>9} | {:>8} | {:>6} |",
-            "client", "msgs/s", "MB/s", "CPU s", "CPU ns/msg", "peak RSS", "wall s"
+            "| {:<40} | {:>9} | {:>6} | {:>11} | {:>6} | {:>10} | {:>8} |",
+            "client", "msgs/s", "MB/s", "end-to-end", "CPU s", "CPU ns/msg", "peak RSS"
         );
-        println!("|{:-<38}|{:->12}|{:->9}|{:->8}|{:->11}|{:->10}|{:->8}|", "", "", "", "", "", "", "");
+        println!(
+            "|{:-<42}|{:->11}|{:->8}|{:->13}|{:->8}|{:->12}|{:->10}|",
+            "", "", "", "", "", "", ""
+        );
         for r in &rows {
             println!(
-                "| {:<36} | {:>10.0} | {:>7.1} | {:>6.3} | {:>9.0} | {:>5.1} MB | {:>6.2} |",
+                "| {:<40} | {:>9.0} | {:>6.1} | {:>11.0} | {:>6.3} | {:>10.0} | {:>5.1} MB |",
                 r.name,
                 r.rate(),
                 r.rate() * SIZE as f64 / 1e6,
+                r.end_to_end(),
                 r.cpu(),
                 r.cpu() * 1e9 / MESSAGES as f64,
                 r.rss(),
-                r.wall()
             );
         }
-        let base = &rows[0];
-        for r in &rows[1..] {
-            println!(
-                "{}: {:.2}× librdkafka's msgs/s, {:.2}× its CPU per message, {:.2}× its peak RSS",
-                r.name,
-                r.rate() / base.rate(),
-                r.cpu() / base.cpu(),
-                r.rss() / base.rss()
-            );
+        for base in &rows[..2] {
+            for r in &rows[2..] {
+                println!(
+                    "{} vs {}: {:.2}× msgs/s ({:.2}× end to end), {:.2}× CPU per message, {:.2}× peak RSS",
+                    r.name,
+                    base.name,
+                    r.rate() / base.rate(),
+                    r.end_to_end() / base.end_to_end(),
+                    r.cpu() / base.cpu(),
+                    r.rss() / base.rss()
+                );
+            }
         }
     }
 }

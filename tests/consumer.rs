@@ -131,16 +131,27 @@ fn fetch_sessions_send_only_what_changed_and_recover_from_a_lost_session() {
         l.insert(0, Log::default());
         l.insert(1, Log::default());
         for i in 0..5 {
-            l.get_mut(&0).unwrap().records.push(Rec::plain(i, ["a0", "a1", "a2", "a3", "a4"][i as usize], 0));
+            l.get_mut(&0).unwrap().records.push(Rec::plain(
+                i,
+                ["a0", "a1", "a2", "a3", "a4"][i as usize],
+                0,
+            ));
         }
         for i in 0..3 {
-            l.get_mut(&1).unwrap().records.push(Rec::plain(i, ["b0", "b1", "b2"][i as usize], 0));
+            l.get_mut(&1)
+                .unwrap()
+                .records
+                .push(Rec::plain(i, ["b0", "b1", "b2"][i as usize], 0));
         }
     }
     let session: Arc<Mutex<SessionState>> = Arc::default();
     let (l2, s2) = (logs.clone(), session.clone());
     let broker = scripted::start(
-        &[(ApiKey::Metadata, 0, 12), (ApiKey::Fetch, 0, 17), (ApiKey::ListOffsets, 0, 7)],
+        &[
+            (ApiKey::Metadata, 0, 12),
+            (ApiKey::Fetch, 0, 17),
+            (ApiKey::ListOffsets, 0, 7),
+        ],
         move |addr, _v, req| match req {
             RequestKind::Metadata(_) => Some(scripted::metadata(addr, &[("t", TOPIC_ID, 2, 0)])),
             RequestKind::Fetch(f) => {
@@ -186,7 +197,10 @@ fn fetch_sessions_send_only_what_changed_and_recover_from_a_lost_session() {
                 let id = s.id;
                 drop(logs);
                 drop(s);
-                if parts.iter().all(|p| p.records.as_ref().is_none_or(|r| r.is_empty())) {
+                if parts
+                    .iter()
+                    .all(|p| p.records.as_ref().is_none_or(|r| r.is_empty()))
+                {
                     std::thread::sleep(Duration::from_millis(f.max_wait_ms.min(100) as u64));
                 }
                 Some(fetch_response(id, parts, TOPIC_ID))
@@ -195,7 +209,8 @@ fn fetch_sessions_send_only_what_changed_and_recover_from_a_lost_session() {
         },
     );
     let c = Consumer::new(&scripted_config(&broker.addr, &[])).unwrap();
-    c.assign(&[Tpo::new("t", 0, 0), Tpo::new("t", 1, 0)]).unwrap();
+    c.assign(&[Tpo::new("t", 0, 0), Tpo::new("t", 1, 0)])
+        .unwrap();
     let (msgs, events) = poll_n(&c, 8);
     assert!(events.is_empty(), "{events:?}");
     let mut got = values(&msgs);
@@ -215,9 +230,16 @@ fn fetch_sessions_send_only_what_changed_and_recover_from_a_lost_session() {
     let all = fetches(0);
     let (v, first) = &all[0];
     assert!(*v >= 13, "topic IDs from v13: sent v{v}");
-    assert_eq!((first.session_id, first.session_epoch), (0, 0), "asks for a session");
+    assert_eq!(
+        (first.session_id, first.session_epoch),
+        (0, 0),
+        "asks for a session"
+    );
     assert_eq!(first.topics[0].partitions.len(), 2);
-    assert!(first.topics[0].topic.0.is_empty(), "v13+ names the topic by ID only");
+    assert!(
+        first.topics[0].topic.0.is_empty(),
+        "v13+ names the topic by ID only"
+    );
     let second = &all[1].1;
     assert_eq!((second.session_id, second.session_epoch), (42, 1));
     let last = &all.last().unwrap().1;
@@ -228,8 +250,18 @@ fn fetch_sessions_send_only_what_changed_and_recover_from_a_lost_session() {
     // Pause partition 1: it is forgotten; new data on 0 still flows.
     let mark = fetches(0).len();
     c.pause(&[Tpo::new("t", 1, 0)]).unwrap();
-    logs.lock().unwrap().get_mut(&0).unwrap().records.push(Rec::plain(5, "a5", 0));
-    logs.lock().unwrap().get_mut(&1).unwrap().records.push(Rec::plain(3, "b3", 0));
+    logs.lock()
+        .unwrap()
+        .get_mut(&0)
+        .unwrap()
+        .records
+        .push(Rec::plain(5, "a5", 0));
+    logs.lock()
+        .unwrap()
+        .get_mut(&1)
+        .unwrap()
+        .records
+        .push(Rec::plain(3, "b3", 0));
     let (msgs, _) = poll_n(&c, 1);
     assert_eq!(values(&msgs), ["a5"]);
     let after = fetches(mark);
@@ -238,7 +270,10 @@ fn fetch_sessions_send_only_what_changed_and_recover_from_a_lost_session() {
         .find(|(_, f)| !f.forgotten_topics_data.is_empty())
         .expect("a request forgets the paused partition");
     assert_eq!(forgot.1.forgotten_topics_data[0].partitions, vec![1]);
-    assert_eq!(forgot.1.forgotten_topics_data[0].topic_id, scripted::uuid(TOPIC_ID));
+    assert_eq!(
+        forgot.1.forgotten_topics_data[0].topic_id,
+        scripted::uuid(TOPIC_ID)
+    );
     assert!(poll_for(&c, Duration::from_millis(300)).is_empty());
 
     // Resume: partition 1 is sent again, at its offset.
@@ -246,24 +281,35 @@ fn fetch_sessions_send_only_what_changed_and_recover_from_a_lost_session() {
     c.resume(&[Tpo::new("t", 1, 0)]).unwrap();
     let (msgs, _) = poll_n(&c, 1);
     assert_eq!(values(&msgs), ["b3"]);
-    assert!(fetches(mark).iter().any(|(_, f)| f
-        .topics
+    assert!(fetches(mark).iter().any(|(_, f)| f.topics.iter().any(|t| t
+        .partitions
         .iter()
-        .any(|t| t.partitions.iter().any(|p| p.partition == 1 && p.fetch_offset == 3))));
+        .any(|p| p.partition == 1 && p.fetch_offset == 3))));
 
     // The broker loses the session: the consumer starts a new one with a
     // full request and loses nothing.
     let mark = fetches(0).len();
     session.lock().unwrap().forget_next = true;
-    logs.lock().unwrap().get_mut(&0).unwrap().records.push(Rec::plain(6, "a6", 0));
+    logs.lock()
+        .unwrap()
+        .get_mut(&0)
+        .unwrap()
+        .records
+        .push(Rec::plain(6, "a6", 0));
     let (msgs, events) = poll_n(&c, 1);
     assert_eq!(values(&msgs), ["a6"]);
-    assert!(events.is_empty(), "a session error is handled silently: {events:?}");
+    assert!(
+        events.is_empty(),
+        "a session error is handled silently: {events:?}"
+    );
     let later = fetches(mark);
-    assert!(later
-        .iter()
-        .any(|(_, f)| f.session_id == 0 && f.session_epoch == 0 && f.topics[0].partitions.len() == 2));
-    assert!(poll_for(&c, Duration::from_millis(300)).is_empty(), "no duplicates");
+    assert!(later.iter().any(|(_, f)| f.session_id == 0
+        && f.session_epoch == 0
+        && f.topics[0].partitions.len() == 2));
+    assert!(
+        poll_for(&c, Duration::from_millis(300)).is_empty(),
+        "no duplicates"
+    );
     let pos = c.position(&[Tpo::new("t", 0, 0), Tpo::new("t", 1, 0)]);
     assert_eq!((pos[0].offset, pos[1].offset), (7, 4));
 }
@@ -279,7 +325,11 @@ struct EpochBroker {
 }
 
 fn epoch_broker(b: Arc<EpochBroker>, with_ofle: bool) -> scripted::Scripted {
-    let mut apis = vec![(ApiKey::Metadata, 0, 12), (ApiKey::Fetch, 0, 17), (ApiKey::ListOffsets, 0, 7)];
+    let mut apis = vec![
+        (ApiKey::Metadata, 0, 12),
+        (ApiKey::Fetch, 0, 17),
+        (ApiKey::ListOffsets, 0, 7),
+    ];
     if with_ofle {
         apis.push((ApiKey::OffsetForLeaderEpoch, 0, 4));
     }
@@ -293,7 +343,10 @@ fn epoch_broker(b: Arc<EpochBroker>, with_ofle: bool) -> scripted::Scripted {
             let p = &f.topics[0].partitions[0];
             let log = b.log.lock().unwrap().clone();
             let mut d = partition_data(0, &log, p.fetch_offset);
-            if b.diverge.load(Ordering::SeqCst) && p.last_fetched_epoch >= 0 && p.last_fetched_epoch < epoch {
+            if b.diverge.load(Ordering::SeqCst)
+                && p.last_fetched_epoch >= 0
+                && p.last_fetched_epoch < epoch
+            {
                 // the fetcher's last epoch ends earlier in this log
                 let end = log
                     .records
@@ -353,7 +406,9 @@ fn epoch_broker(b: Arc<EpochBroker>, with_ofle: bool) -> scripted::Scripted {
 fn epoch_log(n: i64, epoch: i32) -> Log {
     const V: [&str; 10] = ["m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"];
     Log {
-        records: (0..n).map(|i| Rec::plain(i, V[i as usize], epoch)).collect(),
+        records: (0..n)
+            .map(|i| Rec::plain(i, V[i as usize], epoch))
+            .collect(),
     }
 }
 
@@ -387,7 +442,11 @@ fn leader_change_is_validated_with_offset_for_leader_epoch_and_truncation_refetc
     }
     truncate(&b);
     let (msgs, events) = poll_n(&c, 2);
-    assert_eq!(values(&msgs), ["x7", "x8"], "refetched from where the logs agree; {events:?}");
+    assert_eq!(
+        values(&msgs),
+        ["x7", "x8"],
+        "refetched from where the logs agree; {events:?}"
+    );
     assert!(events.is_empty(), "{events:?}");
     let ofle = broker.requests(ApiKey::OffsetForLeaderEpoch);
     assert!(!ofle.is_empty(), "validated with OffsetForLeaderEpoch");
@@ -410,7 +469,11 @@ fn truncation_with_auto_offset_reset_error_stops_the_partition() {
         diverge: AtomicBool::new(false),
     });
     let broker = epoch_broker(b.clone(), true);
-    let c = Consumer::new(&scripted_config(&broker.addr, &[("auto.offset.reset", "error")])).unwrap();
+    let c = Consumer::new(&scripted_config(
+        &broker.addr,
+        &[("auto.offset.reset", "error")],
+    ))
+    .unwrap();
     c.assign(&[Tpo::new("t", 0, 0)]).unwrap();
     assert_eq!(poll_n(&c, 10).0.len(), 10);
     truncate(&b);
@@ -447,7 +510,10 @@ fn a_fetch_diverging_epoch_moves_the_position_back() {
             _ => unreachable!(),
         })
         .collect();
-    assert!(last_epochs.contains(&1), "last fetched epoch sent (v12+): {last_epochs:?}");
+    assert!(
+        last_epochs.contains(&1),
+        "last fetched epoch sent (v12+): {last_epochs:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -459,7 +525,11 @@ fn a_recreated_topic_is_detected_by_its_new_id_and_reset() {
     let recreated = Arc::new(AtomicBool::new(false));
     let r2 = recreated.clone();
     let broker = scripted::start(
-        &[(ApiKey::Metadata, 0, 12), (ApiKey::Fetch, 0, 17), (ApiKey::ListOffsets, 0, 7)],
+        &[
+            (ApiKey::Metadata, 0, 12),
+            (ApiKey::Fetch, 0, 17),
+            (ApiKey::ListOffsets, 0, 7),
+        ],
         move |addr, _v, req| {
             let now = r2.load(Ordering::SeqCst);
             let id = if now { NEW_ID } else { TOPIC_ID };
@@ -470,7 +540,9 @@ fn a_recreated_topic_is_detected_by_its_new_id_and_reset() {
                     let p = &t.partitions[0];
                     let asked = t.topic_id.into_bytes();
                     let log = if now {
-                        Log { records: vec![Rec::plain(0, "new0", 0), Rec::plain(1, "new1", 0)] }
+                        Log {
+                            records: vec![Rec::plain(0, "new0", 0), Rec::plain(1, "new1", 0)],
+                        }
                     } else {
                         epoch_log(3, 0)
                     };
@@ -492,7 +564,11 @@ fn a_recreated_topic_is_detected_by_its_new_id_and_reset() {
                     t.name = l.topics[0].name.clone();
                     let mut p = ListOffsetsPartitionResponse::default();
                     p.partition_index = 0;
-                    p.offset = if l.topics[0].partitions[0].timestamp == -2 { 0 } else { 2 };
+                    p.offset = if l.topics[0].partitions[0].timestamp == -2 {
+                        0
+                    } else {
+                        2
+                    };
                     t.partitions = vec![p];
                     let mut r = kafka_protocol::messages::ListOffsetsResponse::default();
                     r.topics = vec![t];
@@ -502,20 +578,31 @@ fn a_recreated_topic_is_detected_by_its_new_id_and_reset() {
             }
         },
     );
-    let c = Consumer::new(&scripted_config(&broker.addr, &[("auto.offset.reset", "earliest")])).unwrap();
+    let c = Consumer::new(&scripted_config(
+        &broker.addr,
+        &[("auto.offset.reset", "earliest")],
+    ))
+    .unwrap();
     c.assign(&[Tpo::new("t", 0, 0)]).unwrap();
     assert_eq!(values(&poll_n(&c, 3).0), ["m0", "m1", "m2"]);
     recreated.store(true, Ordering::SeqCst);
     let (msgs, events) = poll_n(&c, 2);
-    assert_eq!(values(&msgs), ["new0", "new1"], "reset to the new topic's beginning");
+    assert_eq!(
+        values(&msgs),
+        ["new0", "new1"],
+        "reset to the new topic's beginning"
+    );
     assert_eq!(events.len(), 1, "{events:?}");
     let e = events[0].error.as_ref().unwrap();
     assert_eq!(e.code(), 100, "UNKNOWN_TOPIC_ID: {e}");
     assert!(e.to_string().contains("created again"), "{e}");
-    let asked_new = broker.requests(ApiKey::Fetch).iter().any(|s| match &s.body {
-        RequestKind::Fetch(f) => f.topics[0].topic_id.into_bytes() == NEW_ID,
-        _ => false,
-    });
+    let asked_new = broker
+        .requests(ApiKey::Fetch)
+        .iter()
+        .any(|s| match &s.body {
+            RequestKind::Fetch(f) => f.topics[0].topic_id.into_bytes() == NEW_ID,
+            _ => false,
+        });
     assert!(asked_new);
 }
 
@@ -565,7 +652,9 @@ fn read_committed_drops_aborted_transactions_from_independent_bytes() {
         let broker = scripted::start(
             &[(ApiKey::Metadata, 0, 12), (ApiKey::Fetch, 0, 17)],
             move |addr, _v, req| match req {
-                RequestKind::Metadata(_) => Some(scripted::metadata(addr, &[("t", TOPIC_ID, 1, 0)])),
+                RequestKind::Metadata(_) => {
+                    Some(scripted::metadata(addr, &[("t", TOPIC_ID, 1, 0)]))
+                }
                 RequestKind::Fetch(f) => {
                     let p = &f.topics[0].partitions[0];
                     let mut d = PartitionData::default();
@@ -610,7 +699,11 @@ fn read_committed_drops_aborted_transactions_from_independent_bytes() {
             assert_eq!(rest.len(), 1, "{rest:?}");
             assert_eq!(rest[0].error.as_ref().unwrap().code(), local::PARTITION_EOF);
             assert_eq!(rest[0].offset, 10);
-            assert_eq!(c.position(&[Tpo::new("t", 0, 0)])[0].offset, 10, "past the markers");
+            assert_eq!(
+                c.position(&[Tpo::new("t", 0, 0)])[0].offset,
+                10,
+                "past the markers"
+            );
         }
     }
 }
@@ -673,18 +766,24 @@ fn assign_incremental_assign_and_unassign() {
     assert!(m.iter().all(|m| m.partition == 1 && *m.topic == *topic));
     let a = c.assignment();
     assert_eq!(
-        a.iter().map(|t| (t.partition, t.offset)).collect::<Vec<_>>(),
+        a.iter()
+            .map(|t| (t.partition, t.offset))
+            .collect::<Vec<_>>(),
         [(0, 3), (1, 3)],
         "assignment with positions"
     );
     // bad calls change nothing
     let e = c.incremental_assign(&[Tpo::new(&topic, 1, 0)]).unwrap_err();
     assert_eq!(e.code(), local::INVALID_ARG, "{e}");
-    let e = c.incremental_unassign(&[Tpo::new(&topic, 2, 0)]).unwrap_err();
+    let e = c
+        .incremental_unassign(&[Tpo::new(&topic, 2, 0)])
+        .unwrap_err();
     assert_eq!(e.code(), local::UNKNOWN_PARTITION, "{e}");
     let e = c.assign(&[Tpo::new(&topic, 0, -7)]).unwrap_err();
     assert_eq!(e.code(), local::INVALID_ARG, "{e}");
-    let e = c.assign(&[Tpo::new(&topic, 0, offset::STORED)]).unwrap_err();
+    let e = c
+        .assign(&[Tpo::new(&topic, 0, offset::STORED)])
+        .unwrap_err();
     assert!(e.to_string().contains("group.id"), "{e}");
     assert_eq!(c.assignment().len(), 2);
 
@@ -693,7 +792,10 @@ fn assign_incremental_assign_and_unassign() {
     produce(&p, &topic, 1, &named("late1-", 1));
     let (m, _) = poll_n(&c, 1);
     assert_eq!(values(&m), ["late1-0"]);
-    assert!(poll_for(&c, Duration::from_millis(500)).is_empty(), "partition 0 is gone");
+    assert!(
+        poll_for(&c, Duration::from_millis(500)).is_empty(),
+        "partition 0 is gone"
+    );
     c.unassign().unwrap();
     assert!(c.assignment().is_empty());
     produce(&p, &topic, 1, &named("after-", 1));
@@ -714,37 +816,55 @@ fn seek_position_pause_and_resume() {
     let tp0 = Tpo::new(&topic, 0, 0);
     let tp1 = Tpo::new(&topic, 1, 0);
     c.assign(&[Tpo::new(&topic, 0, 0)]).unwrap();
-    assert_eq!(c.position(&[tp0.clone()])[0].offset, 0, "the start offset");
+    assert_eq!(
+        c.position(std::slice::from_ref(&tp0))[0].offset,
+        0,
+        "the start offset"
+    );
     let (m, _) = poll_n(&c, 4);
     assert_eq!(values(&m), ["a0", "a1", "a2", "a3"]);
-    assert_eq!(c.position(&[tp0.clone()])[0].offset, 4, "after the last handed out");
+    assert_eq!(
+        c.position(std::slice::from_ref(&tp0))[0].offset,
+        4,
+        "after the last handed out"
+    );
     // back
     c.seek(&topic, 0, 1).unwrap();
-    assert_eq!(c.position(&[tp0.clone()])[0].offset, 1);
+    assert_eq!(c.position(std::slice::from_ref(&tp0))[0].offset, 1);
     assert_eq!(values(&poll_n(&c, 2).0), ["a1", "a2"]);
     // logical seeks
     c.seek(&topic, 0, offset::END).unwrap();
     assert!(poll_for(&c, Duration::from_millis(400)).is_empty());
-    assert_eq!(c.position(&[tp0.clone()])[0].offset, 10);
+    assert_eq!(c.position(std::slice::from_ref(&tp0))[0].offset, 10);
     c.seek(&topic, 0, offset::tail(2)).unwrap();
     assert_eq!(values(&poll_n(&c, 2).0), ["a8", "a9"]);
     c.seek(&topic, 0, offset::BEGINNING).unwrap();
     assert_eq!(values(&poll_n(&c, 1).0), ["a0"]);
     let e = c.seek(&topic, 1, 0).unwrap_err();
     assert_eq!(e.code(), local::UNKNOWN_PARTITION, "not assigned: {e}");
-    let pos = c.position(&[tp1.clone()]);
-    assert_eq!(pos[0].error.as_ref().unwrap().code(), local::UNKNOWN_PARTITION);
+    let pos = c.position(std::slice::from_ref(&tp1));
+    assert_eq!(
+        pos[0].error.as_ref().unwrap().code(),
+        local::UNKNOWN_PARTITION
+    );
 
     // pause partition 0 mid-way (some of it already fetched), consume 1
     c.incremental_assign(&[Tpo::new(&topic, 1, 0)]).unwrap();
-    c.pause(&[tp0.clone()]).unwrap();
+    c.pause(std::slice::from_ref(&tp0)).unwrap();
     let (m, _) = poll_n(&c, 10);
-    assert!(m.iter().all(|m| m.partition == 1), "only partition 1 while 0 is paused");
+    assert!(
+        m.iter().all(|m| m.partition == 1),
+        "only partition 1 while 0 is paused"
+    );
     assert_eq!(values(&m), named("b", 10));
     assert!(poll_for(&c, Duration::from_millis(400)).is_empty());
-    c.resume(&[tp0.clone()]).unwrap();
+    c.resume(std::slice::from_ref(&tp0)).unwrap();
     let (m, _) = poll_n(&c, 9);
-    assert_eq!(values(&m), named("a", 10)[1..].to_vec(), "nothing lost or repeated");
+    assert_eq!(
+        values(&m),
+        named("a", 10)[1..].to_vec(),
+        "nothing lost or repeated"
+    );
     let e = c.pause(&[Tpo::new(&topic, 5, 0)]).unwrap_err();
     assert_eq!(e.code(), local::UNKNOWN_PARTITION);
 }
@@ -773,12 +893,22 @@ fn watermarks_cached_watermarks_and_offsets_for_times() {
     assert_eq!(c.watermarks(&topic, 0, T).unwrap(), (0, 10));
     let q = |ts: i64| Tpo::new(&topic, 0, ts);
     let got = c
-        .offsets_for_times(&[q(base + 5000), q(base + 5500), q(base - 1), q(base + 60_000)], T)
+        .offsets_for_times(
+            &[
+                q(base + 5000),
+                q(base + 5500),
+                q(base - 1),
+                q(base + 60_000),
+            ],
+            T,
+        )
         .unwrap();
     let offsets: Vec<i64> = got.iter().map(|t| t.offset).collect();
     assert_eq!(offsets, [5, 6, 0, -1]);
     assert!(got.iter().all(|t| t.error.is_none()), "{got:?}");
-    let bad = c.offsets_for_times(&[Tpo::new(&topic, 9, base)], T).unwrap();
+    let bad = c
+        .offsets_for_times(&[Tpo::new(&topic, 9, base)], T)
+        .unwrap();
     assert!(bad[0].error.is_some(), "no partition 9: {bad:?}");
 
     // cached watermarks come from fetches
@@ -789,7 +919,10 @@ fn watermarks_cached_watermarks_and_offsets_for_times() {
     );
     let (m, _) = poll_n(&c, 10);
     assert_eq!(m[3].timestamp, base + 3000);
-    assert_eq!(m[3].timestamp_type, gregor::message::TimestampType::CreateTime);
+    assert_eq!(
+        m[3].timestamp_type,
+        gregor::message::TimestampType::CreateTime
+    );
     assert_eq!(c.cached_watermarks(&topic, 0).unwrap(), (0, 10));
     assert!(c.cached_watermarks(&topic, 3).is_err());
 }
@@ -841,7 +974,11 @@ fn auto_offset_reset_after_delete_records() {
     let c = consumer(&[("auto.offset.reset", "error")]);
     c.assign(&[Tpo::new(&topic, 0, 2)]).unwrap();
     let got = poll_for(&c, Duration::from_millis(1000));
-    assert_eq!(got.len(), 1, "one error, then the partition waits for a seek: {got:?}");
+    assert_eq!(
+        got.len(),
+        1,
+        "one error, then the partition waits for a seek: {got:?}"
+    );
     let e = got[0].error.as_ref().unwrap();
     assert_eq!(e.code(), local::AUTO_OFFSET_RESET, "{e}");
     assert!(e.to_string().contains("out of range"), "{e}");
@@ -855,7 +992,9 @@ fn fetch_settings_reach_the_broker_by_topic_id_and_prefetch_is_bounded() {
     let topic = common::unique_topic("fetchcfg");
     common::create_topic(&topic, 1);
     let p = producer(&[]);
-    let big: Vec<String> = (0..100).map(|i| format!("{i:04}{}", "x".repeat(2000))).collect();
+    let big: Vec<String> = (0..100)
+        .map(|i| format!("{i:04}{}", "x".repeat(2000)))
+        .collect();
     produce(&p, &topic, 0, &big);
     let start = |extra: &[(&str, &str)]| {
         let proxy = recording::start(&common::broker());
@@ -881,7 +1020,10 @@ fn fetch_settings_reach_the_broker_by_topic_id_and_prefetch_is_bounded() {
     let before = proxy.fetches();
     assert_eq!(before.len(), 1, "one fetch fills the 1 KB prefetch bound");
     let (v, f) = &before[0];
-    assert_eq!((f.max_wait_ms, f.min_bytes, f.max_bytes, f.isolation_level), (321, 7, 20000, 0));
+    assert_eq!(
+        (f.max_wait_ms, f.min_bytes, f.max_bytes, f.isolation_level),
+        (321, 7, 20000, 0)
+    );
     let fp = &f.topics[0].partitions[0];
     assert_eq!((fp.partition_max_bytes, fp.fetch_offset), (20000, 0));
     assert_eq!(f.replica_id.0, -1);
@@ -894,7 +1036,11 @@ fn fetch_settings_reach_the_broker_by_topic_id_and_prefetch_is_bounded() {
     let (m, _) = poll_n(&c, 100);
     assert_eq!(values(&m), big);
     let after = proxy.fetches();
-    assert!(after.len() >= 10, "200 KB in 20 KB fetches: {}", after.len());
+    assert!(
+        after.len() >= 10,
+        "200 KB in 20 KB fetches: {}",
+        after.len()
+    );
 
     // With the default bound (64 MB) the same idle consumer prefetches it all.
     let (proxy, c) = start(&[]);
@@ -902,7 +1048,11 @@ fn fetch_settings_reach_the_broker_by_topic_id_and_prefetch_is_bounded() {
     let fetched: Vec<i64> = proxy
         .fetches()
         .iter()
-        .map(|(_, f)| f.topics.first().map_or(-1, |t| t.partitions[0].fetch_offset))
+        .map(|(_, f)| {
+            f.topics
+                .first()
+                .map_or(-1, |t| t.partitions[0].fetch_offset)
+        })
         .collect();
     assert!(fetched.contains(&100), "prefetched to the end: {fetched:?}");
     assert_eq!(poll_n(&c, 100).0.len(), 100);
@@ -947,22 +1097,38 @@ fn every_codec_in_one_response_and_message_fields() {
         assert_eq!(*msg.topic, *topic);
         assert_eq!(msg.partition, 0);
         let key = format!("k{i}");
-        assert_eq!(msg.key.as_deref(), if *i == 1 { None } else { Some(key.as_bytes()) });
+        assert_eq!(
+            msg.key.as_deref(),
+            if *i == 1 { None } else { Some(key.as_bytes()) }
+        );
         let v = format!("{codec}-{i}");
-        assert_eq!(msg.value.as_deref(), if *i == 2 { None } else { Some(v.as_bytes()) });
+        assert_eq!(
+            msg.value.as_deref(),
+            if *i == 2 { None } else { Some(v.as_bytes()) }
+        );
         assert_eq!(msg.timestamp, 1_700_000_000_000 + i);
-        assert_eq!(msg.timestamp_type, gregor::message::TimestampType::CreateTime);
+        assert_eq!(
+            msg.timestamp_type,
+            gregor::message::TimestampType::CreateTime
+        );
         assert_eq!(msg.headers.len(), 2);
         assert_eq!(&*msg.headers[0].key, b"codec");
         assert_eq!(msg.headers[0].value.as_deref(), Some(codec.as_bytes()));
         assert_eq!(msg.headers[1].value, None);
     }
-    assert_eq!(m.iter().map(|m| m.offset).collect::<Vec<_>>(), (0..15).collect::<Vec<_>>());
+    assert_eq!(
+        m.iter().map(|m| m.offset).collect::<Vec<_>>(),
+        (0..15).collect::<Vec<_>>()
+    );
     // one response held all five codecs: the second fetch starts after them
     std::thread::sleep(Duration::from_millis(300));
     let f = proxy.fetches();
     assert_eq!(f[0].1.topics[0].partitions[0].fetch_offset, 0);
-    assert_eq!(f[1].1.topics[0].partitions[0].fetch_offset, 15, "{:?}", f[1]);
+    assert_eq!(
+        f[1].1.topics[0].partitions[0].fetch_offset, 15,
+        "{:?}",
+        f[1]
+    );
 }
 
 #[test]
@@ -979,7 +1145,10 @@ fn uncompressed_values_borrow_the_fetched_buffer() {
     let a = m[0].value.as_deref().unwrap().as_ptr() as usize;
     let b = m[1].value.as_deref().unwrap().as_ptr() as usize;
     let d = b.wrapping_sub(a);
-    assert!(d > 0 && d < 200, "values {d} bytes apart: not borrowed from one buffer");
+    assert!(
+        d > 0 && d < 200,
+        "values {d} bytes apart: not borrowed from one buffer"
+    );
 }
 
 /// Runs a Python script (confluent-kafka, librdkafka's binding, is the
@@ -1020,7 +1189,10 @@ fn committed_offsets_and_stored_start_offsets_without_joining_the_group() {
     produce(&p, &topic, 0, &named("a", 10));
     produce(&p, &topic, 1, &named("b", 10));
     let group = common::unique_topic("group");
-    python(COMMIT_PY, &[&common::broker(), &group, &topic, "0:4", "1:7"]);
+    python(
+        COMMIT_PY,
+        &[&common::broker(), &group, &topic, "0:4", "1:7"],
+    );
 
     let c = consumer(&[("group.id", &group)]);
     let got = c
@@ -1029,8 +1201,11 @@ fn committed_offsets_and_stored_start_offsets_without_joining_the_group() {
     assert_eq!(got.iter().map(|t| t.offset).collect::<Vec<_>>(), [4, 7]);
     assert!(got.iter().all(|t| t.error.is_none()), "{got:?}");
     // start from the committed offsets (STORED, and INVALID which means the same)
-    c.assign(&[Tpo::new(&topic, 0, offset::STORED), Tpo::new(&topic, 1, offset::INVALID)])
-        .unwrap();
+    c.assign(&[
+        Tpo::new(&topic, 0, offset::STORED),
+        Tpo::new(&topic, 1, offset::INVALID),
+    ])
+    .unwrap();
     let (m, _) = poll_n(&c, 9);
     let mut firsts: Vec<(i32, i64)> = Vec::new();
     for part in [0, 1] {
@@ -1049,10 +1224,15 @@ fn committed_offsets_and_stored_start_offsets_without_joining_the_group() {
     c.assign(&[Tpo::new(&topic, 0, offset::STORED)]).unwrap();
     let got = poll_for(&c, Duration::from_millis(1500));
     assert_eq!(got.len(), 1, "{got:?}");
-    assert_eq!(got[0].error.as_ref().unwrap().code(), local::AUTO_OFFSET_RESET);
+    assert_eq!(
+        got[0].error.as_ref().unwrap().code(),
+        local::AUTO_OFFSET_RESET
+    );
 
     // without a group.id there are no committed offsets to ask for
-    let e = consumer(&[]).committed(&[Tpo::new(&topic, 0, 0)], T).unwrap_err();
+    let e = consumer(&[])
+        .committed(&[Tpo::new(&topic, 0, 0)], T)
+        .unwrap_err();
     assert_eq!(e.code(), local::INVALID_ARG, "{e}");
 }
 
@@ -1073,7 +1253,10 @@ fn a_connection_cut_mid_fetch_is_reported_once_and_loses_nothing() {
             Verdict::Forward
         }
     });
-    let mut cfg = common::config(&[("fetch.error.backoff.ms", "100"), ("fetch.wait.max.ms", "100")]);
+    let mut cfg = common::config(&[
+        ("fetch.error.backoff.ms", "100"),
+        ("fetch.wait.max.ms", "100"),
+    ]);
     cfg.set("bootstrap.servers", &px.addr).unwrap();
     let c = Consumer::new(&cfg).unwrap();
     c.assign(&[Tpo::new(&topic, 0, 0)]).unwrap();
@@ -1093,7 +1276,10 @@ fn a_connection_cut_mid_fetch_is_reported_once_and_loses_nothing() {
 #[test]
 fn an_unknown_topic_is_reported_once_and_found_when_created() {
     let topic = common::unique_topic("later");
-    let c = consumer(&[("fetch.error.backoff.ms", "100"), ("auto.offset.reset", "earliest")]);
+    let c = consumer(&[
+        ("fetch.error.backoff.ms", "100"),
+        ("auto.offset.reset", "earliest"),
+    ]);
     c.assign(&[Tpo::new(&topic, 0, offset::BEGINNING)]).unwrap();
     let got = poll_for(&c, Duration::from_millis(1000));
     assert_eq!(got.len(), 1, "reported once: {got:?}");
@@ -1135,7 +1321,10 @@ fn v2_batch(compression: Compression, first: i64, values: [&'static str; 2]) -> 
     RecordBatchEncoder::encode(
         &mut out,
         recs.iter(),
-        &RecordEncodeOptions { version: 2, compression },
+        &RecordEncodeOptions {
+            version: 2,
+            compression,
+        },
     )
     .unwrap();
     out.to_vec()
@@ -1158,7 +1347,13 @@ print(bytes(b.build()).hex())
 "#;
     let hex = python(
         PY,
-        &[&magic.to_string(), &codec.to_string(), &first.to_string(), values[0], values[1]],
+        &[
+            &magic.to_string(),
+            &codec.to_string(),
+            &first.to_string(),
+            values[0],
+            values[1],
+        ],
     );
     let hex = hex.trim();
     let mut b: Vec<u8> = (0..hex.len())
@@ -1182,7 +1377,11 @@ fn every_format_and_codec_mixed_in_one_fetch_response() {
     all.extend(legacy(1, 3, 8, ["v1-lz4-0", "v1-lz4-1"]));
     all.extend(legacy(1, 1, 10, ["v1-gzip-0", "v1-gzip-1"]));
     all.extend(v2_batch(Compression::Zstd, 12, ["v2-zstd-0", "v2-zstd-1"]));
-    all.extend(v2_batch(Compression::Snappy, 14, ["v2-snappy-0", "v2-snappy-1"]));
+    all.extend(v2_batch(
+        Compression::Snappy,
+        14,
+        ["v2-snappy-0", "v2-snappy-1"],
+    ));
     all.extend(v2_batch(Compression::None, 16, ["v2-none-0", "v2-none-1"]));
     // and a partial batch at the end, as brokers cut responses
     let tail = v2_batch(Compression::None, 18, ["cut-0", "cut-1"]);
@@ -1216,15 +1415,32 @@ fn every_format_and_codec_mixed_in_one_fetch_response() {
     let (m, events) = poll_n(&c, 18);
     assert!(events.is_empty(), "{events:?}");
     let v = values(&m);
-    let want: Vec<String> = ["v0-none", "v0-gzip", "v0-snappy", "v1-none", "v1-lz4", "v1-gzip", "v2-zstd", "v2-snappy", "v2-none"]
-        .iter()
-        .flat_map(|p| [format!("{p}-0"), format!("{p}-1")])
-        .collect();
+    let want: Vec<String> = [
+        "v0-none",
+        "v0-gzip",
+        "v0-snappy",
+        "v1-none",
+        "v1-lz4",
+        "v1-gzip",
+        "v2-zstd",
+        "v2-snappy",
+        "v2-none",
+    ]
+    .iter()
+    .flat_map(|p| [format!("{p}-0"), format!("{p}-1")])
+    .collect();
     assert_eq!(v, want);
-    assert_eq!(m.iter().map(|m| m.offset).collect::<Vec<_>>(), (0..18).collect::<Vec<_>>());
+    assert_eq!(
+        m.iter().map(|m| m.offset).collect::<Vec<_>>(),
+        (0..18).collect::<Vec<_>>()
+    );
     assert!(m.iter().all(|m| m.key.as_deref() == Some(&b"key"[..])));
     use gregor::message::TimestampType as Ts;
-    assert_eq!((m[0].timestamp, m[0].timestamp_type), (-1, Ts::NotAvailable), "magic 0");
+    assert_eq!(
+        (m[0].timestamp, m[0].timestamp_type),
+        (-1, Ts::NotAvailable),
+        "magic 0"
+    );
     assert_eq!(m[6].timestamp_type, Ts::CreateTime, "magic 1");
     assert_eq!(m[6].timestamp, 1_600_000_000_006);
     std::thread::sleep(Duration::from_millis(200));
@@ -1310,12 +1526,25 @@ fn transactions_written_by_librdkafka_read_like_librdkafka_reads_them() {
         c.assign(&[Tpo::new(topic, 0, offset::BEGINNING)]).unwrap();
         let (m, events) = poll_n(&c, reference.len());
         let got: Vec<(i64, String)> = m.iter().map(|m| m.offset).zip(values(&m)).collect();
-        assert_eq!(got, reference, "{level}: as librdkafka reads it; {events:?}");
+        assert_eq!(
+            got, reference,
+            "{level}: as librdkafka reads it; {events:?}"
+        );
         // offsets 3, 7 and 11 hold the markers
         assert!(got.iter().all(|(o, _)| ![3, 7, 11].contains(o)), "{got:?}");
         let rest = poll_for(&c, Duration::from_millis(700));
-        assert!(rest.iter().all(|m| m.error.as_ref().is_some_and(|e| e.code() == local::PARTITION_EOF)), "{rest:?}");
-        assert_eq!(c.position(&[Tpo::new(topic, 0, 0)])[0].offset, 12, "past the last marker");
+        assert!(
+            rest.iter().all(|m| m
+                .error
+                .as_ref()
+                .is_some_and(|e| e.code() == local::PARTITION_EOF)),
+            "{rest:?}"
+        );
+        assert_eq!(
+            c.position(&[Tpo::new(topic, 0, 0)])[0].offset,
+            12,
+            "past the last marker"
+        );
     }
 }
 
@@ -1385,16 +1614,30 @@ mod c_api {
         let mut err = [0 as std::ffi::c_char; 256];
         let conf = gregor_config_new();
         assert_eq!(
-            gregor_config_set(conf, cs("bootstrap.servers").as_ptr(), cs(&common::broker()).as_ptr(), err.as_mut_ptr(), err.len()),
+            gregor_config_set(
+                conf,
+                cs("bootstrap.servers").as_ptr(),
+                cs(&common::broker()).as_ptr(),
+                err.as_mut_ptr(),
+                err.len()
+            ),
             0
         );
         let c = gregor_consumer_new(conf, err.as_mut_ptr(), err.len());
         assert!(!c.is_null(), "{}", text(err.as_ptr()));
         let t0 = tpl(&[(&topic, 0, GREGOR_OFFSET_BEGINNING)]);
-        assert_eq!(gregor_consumer_assign(c, t0, err.as_mut_ptr(), err.len()), 0);
+        assert_eq!(
+            gregor_consumer_assign(c, t0, err.as_mut_ptr(), err.len()),
+            0
+        );
 
         let m = next(c);
-        assert_eq!(gregor_message_err(m), 0, "{}", text(gregor_message_errstr(m)));
+        assert_eq!(
+            gregor_message_err(m),
+            0,
+            "{}",
+            text(gregor_message_errstr(m))
+        );
         assert_eq!(text(gregor_message_topic(m)), topic);
         assert_eq!(gregor_message_partition(m), 0);
         assert_eq!(gregor_message_offset(m), 0);
@@ -1406,14 +1649,20 @@ mod c_api {
         assert_eq!(gregor_message_header_count(m), 1);
         let (mut hn, mut hv) = (bytes_none(), bytes_none());
         assert_eq!(gregor_message_header(m, 0, &mut hn, &mut hv), 0);
-        assert_eq!((bytes(hn).unwrap(), bytes(hv).unwrap()), (b"h".to_vec(), b"hv".to_vec()));
+        assert_eq!(
+            (bytes(hn).unwrap(), bytes(hv).unwrap()),
+            (b"h".to_vec(), b"hv".to_vec())
+        );
         assert_eq!(text(gregor_message_errstr(m)), "");
         gregor_message_free(m);
 
         // position through a list filled in place
         let pos = tpl(&[(&topic, 0, 0), (&topic, 1, 0)]);
         let rc = gregor_consumer_position(c, pos, err.as_mut_ptr(), err.len());
-        assert_eq!(rc, GREGOR_ERR__UNKNOWN_PARTITION, "partition 1 is not assigned");
+        assert_eq!(
+            rc, GREGOR_ERR__UNKNOWN_PARTITION,
+            "partition 1 is not assigned"
+        );
         assert_eq!((gregor_tpl_offset(pos, 0), gregor_tpl_err(pos, 0)), (1, 0));
         assert_eq!(gregor_tpl_err(pos, 1), GREGOR_ERR__UNKNOWN_PARTITION);
         let mut e = [0 as std::ffi::c_char; 128];
@@ -1424,24 +1673,45 @@ mod c_api {
         assert!(gregor_tpl_topic(pos, 2).is_null());
 
         // seek back, and read on
-        assert_eq!(gregor_consumer_seek(c, cs(&topic).as_ptr(), 0, 3, err.as_mut_ptr(), err.len()), 0);
+        assert_eq!(
+            gregor_consumer_seek(c, cs(&topic).as_ptr(), 0, 3, err.as_mut_ptr(), err.len()),
+            0
+        );
         let m = next(c);
-        assert_eq!((gregor_message_offset(m), bytes(gregor_message_value(m)).unwrap()), (3, b"v3".to_vec()));
+        assert_eq!(
+            (
+                gregor_message_offset(m),
+                bytes(gregor_message_value(m)).unwrap()
+            ),
+            (3, b"v3".to_vec())
+        );
         gregor_message_free(m);
 
         // incremental assign of partition 1 while 0 is paused
         let t1 = tpl(&[(&topic, 1, 0)]);
         assert_eq!(gregor_consumer_pause(c, t0, err.as_mut_ptr(), err.len()), 0);
-        assert_eq!(gregor_consumer_incremental_assign(c, t1, err.as_mut_ptr(), err.len()), 0);
-        assert_eq!(gregor_consumer_incremental_assign(c, t1, err.as_mut_ptr(), err.len()), GREGOR_ERR__INVALID_ARG);
+        assert_eq!(
+            gregor_consumer_incremental_assign(c, t1, err.as_mut_ptr(), err.len()),
+            0
+        );
+        assert_eq!(
+            gregor_consumer_incremental_assign(c, t1, err.as_mut_ptr(), err.len()),
+            GREGOR_ERR__INVALID_ARG
+        );
         for want in ["w0", "w1"] {
             let m = next(c);
             assert_eq!(gregor_message_partition(m), 1);
             assert_eq!(bytes(gregor_message_value(m)).unwrap(), want.as_bytes());
             gregor_message_free(m);
         }
-        assert!(gregor_consumer_poll(c, 300).is_null(), "NULL on timeout: 0 is paused");
-        assert_eq!(gregor_consumer_resume(c, t0, err.as_mut_ptr(), err.len()), 0);
+        assert!(
+            gregor_consumer_poll(c, 300).is_null(),
+            "NULL on timeout: 0 is paused"
+        );
+        assert_eq!(
+            gregor_consumer_resume(c, t0, err.as_mut_ptr(), err.len()),
+            0
+        );
         let m = next(c);
         assert_eq!(gregor_message_offset(m), 4);
         gregor_message_free(m);
@@ -1449,24 +1719,47 @@ mod c_api {
         let mut a = ptr::null_mut();
         assert_eq!(gregor_consumer_assignment(c, &mut a), 0);
         assert_eq!(gregor_tpl_count(a), 2);
-        assert_eq!((gregor_tpl_partition(a, 0), gregor_tpl_offset(a, 0)), (0, 5));
+        assert_eq!(
+            (gregor_tpl_partition(a, 0), gregor_tpl_offset(a, 0)),
+            (0, 5)
+        );
         gregor_tpl_free(a);
         let (mut lo, mut hi) = (0i64, 0i64);
-        assert_eq!(gregor_consumer_get_watermark_offsets(c, cs(&topic).as_ptr(), 0, &mut lo, &mut hi, err.as_mut_ptr(), err.len()), 0);
+        assert_eq!(
+            gregor_consumer_get_watermark_offsets(
+                c,
+                cs(&topic).as_ptr(),
+                0,
+                &mut lo,
+                &mut hi,
+                err.as_mut_ptr(),
+                err.len()
+            ),
+            0
+        );
         assert_eq!((lo, hi), (0, 5));
 
         // offsets for times and committed
         let times = tpl(&[(&topic, 0, 1_700_000_000_002)]);
-        assert_eq!(gregor_consumer_offsets_for_times(c, times, 10_000, err.as_mut_ptr(), err.len()), 0);
+        assert_eq!(
+            gregor_consumer_offsets_for_times(c, times, 10_000, err.as_mut_ptr(), err.len()),
+            0
+        );
         assert_eq!(gregor_tpl_offset(times, 0), 2);
         let rc = gregor_consumer_committed(c, times, 10_000, err.as_mut_ptr(), err.len());
         assert_eq!(rc, GREGOR_ERR__INVALID_ARG, "no group.id");
         assert!(text(err.as_ptr()).contains("group.id"));
 
         // errors come as messages: a partition that does not exist
-        assert_eq!(gregor_consumer_incremental_unassign(c, t1, err.as_mut_ptr(), err.len()), 0);
+        assert_eq!(
+            gregor_consumer_incremental_unassign(c, t1, err.as_mut_ptr(), err.len()),
+            0
+        );
         let t9 = tpl(&[(&topic, 9, 0)]);
-        assert_eq!(gregor_consumer_incremental_assign(c, t9, err.as_mut_ptr(), err.len()), 0);
+        assert_eq!(
+            gregor_consumer_incremental_assign(c, t9, err.as_mut_ptr(), err.len()),
+            0
+        );
         let m = next(c);
         assert_eq!(gregor_message_err(m), GREGOR_ERR__UNKNOWN_PARTITION);
         assert_eq!(gregor_message_partition(m), 9);
@@ -1485,12 +1778,21 @@ mod c_api {
         gregor_config_free(conf);
         // NULLs are refused, not crashed on
         assert!(gregor_consumer_poll(ptr::null(), 0).is_null());
-        assert_eq!(gregor_consumer_seek(ptr::null(), ptr::null(), 0, 0, ptr::null_mut(), 0), GREGOR_ERR__INVALID_ARG);
+        assert_eq!(
+            gregor_consumer_seek(ptr::null(), ptr::null(), 0, 0, ptr::null_mut(), 0),
+            GREGOR_ERR__INVALID_ARG
+        );
         assert_eq!(gregor_tpl_offset(ptr::null(), 0), GREGOR_OFFSET_INVALID);
-        assert_eq!(gregor_consumer_position(ptr::null(), ptr::null_mut(), ptr::null_mut(), 0), GREGOR_ERR__INVALID_ARG);
+        assert_eq!(
+            gregor_consumer_position(ptr::null(), ptr::null_mut(), ptr::null_mut(), 0),
+            GREGOR_ERR__INVALID_ARG
+        );
     }
 
     fn bytes_none() -> gregor_slice {
-        gregor_slice { ptr: ptr::null(), len: 0 }
+        gregor_slice {
+            ptr: ptr::null(),
+            len: 0,
+        }
     }
 }

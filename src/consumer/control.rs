@@ -23,8 +23,7 @@ use crate::net::BrokerConn;
 use crate::protocol::find_coordinator::{FindCoordinatorRequest, FindCoordinatorResponse};
 use crate::protocol::list_offsets::{ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic};
 use crate::protocol::offset_fetch::{
-    OffsetFetchRequest, OffsetFetchRequestGroup, OffsetFetchRequestTopic,
-    OffsetFetchRequestTopics,
+    OffsetFetchRequest, OffsetFetchRequestGroup, OffsetFetchRequestTopic, OffsetFetchRequestTopics,
 };
 use crate::protocol::offset_for_leader_epoch::{
     OffsetForLeaderEpochRequest, OffsetForLeaderPartition, OffsetForLeaderTopic,
@@ -222,7 +221,8 @@ impl Control {
                                 None
                             }
                             None => {
-                                p.retry_at = Some(retry.max(Instant::now() + Duration::from_secs(1)));
+                                p.retry_at =
+                                    Some(retry.max(Instant::now() + Duration::from_secs(1)));
                                 p.report(Error::local(
                                     local::UNKNOWN_PARTITION,
                                     format!(
@@ -333,7 +333,10 @@ impl Control {
                     (Some(_), Some(r)) => r.clone(),
                     (Some(_), None) => Err(Error::local(
                         local::BAD_MSG,
-                        format!("{} [{}]: OffsetFetch answer lacks the partition", tp.0, tp.1),
+                        format!(
+                            "{} [{}]: OffsetFetch answer lacks the partition",
+                            tp.0, tp.1
+                        ),
                     )),
                     // no group: nothing can be committed
                     (None, _) => Ok((-1, -1)),
@@ -529,7 +532,10 @@ fn get(found: &HashMap<(Tp, i64), Result<(i64, i32)>>, tp: &Tp, ts: i64) -> Resu
     found.get(&(tp.clone(), ts)).cloned().unwrap_or_else(|| {
         Err(Error::local(
             local::BAD_MSG,
-            format!("{} [{}]: ListOffsets answer lacks the partition", tp.0, tp.1),
+            format!(
+                "{} [{}]: ListOffsets answer lacks the partition",
+                tp.0, tp.1
+            ),
         ))
     })
 }
@@ -547,7 +553,9 @@ pub(crate) fn list_offsets(
 ) -> HashMap<(Tp, i64), Result<(i64, i32)>> {
     let mut out = HashMap::new();
     // one request may name a partition once: split by leader and round
-    let mut groups: BTreeMap<(i32, usize), Vec<(Tp, i64, i32)>> = BTreeMap::new();
+    // (leader, round) -> (partition, timestamp, leader epoch)
+    type Query = (Tp, i64, i32);
+    let mut groups: BTreeMap<(i32, usize), Vec<Query>> = BTreeMap::new();
     let mut rounds: HashMap<(i32, Tp), usize> = HashMap::new();
     for (tp, ts) in queries {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -603,7 +611,11 @@ pub(crate) fn list_offsets(
                     topics,
                     ..Default::default()
                 };
-                Ok((conn.send_at(&req, version, deadline)?, version, conn.name().to_string()))
+                Ok((
+                    conn.send_at(&req, version, deadline)?,
+                    version,
+                    conn.name().to_string(),
+                ))
             });
         pending.push((entries, sent));
     }
@@ -675,8 +687,9 @@ pub(crate) fn coordinator(cluster: &Cluster, group: &str, deadline: Instant) -> 
                     ..Default::default()
                 }
             };
-            let resp: FindCoordinatorResponse =
-                conn.send_at(&req, version, deadline)?.wait_until(deadline)?;
+            let resp: FindCoordinatorResponse = conn
+                .send_at(&req, version, deadline)?
+                .wait_until(deadline)?;
             let (code, node, msg) = if version >= 4 {
                 let c = resp.coordinators.first().ok_or_else(|| {
                     Error::local(local::BAD_MSG, "FindCoordinator answer is empty")
@@ -770,7 +783,9 @@ pub(crate) fn offset_fetch(
                     ..Default::default()
                 }
             };
-            let resp = conn.send_at(&req, version, deadline)?.wait_until(deadline)?;
+            let resp = conn
+                .send_at(&req, version, deadline)?
+                .wait_until(deadline)?;
             let mut out: HashMap<Tp, Result<(i64, i32)>> = HashMap::new();
             let mut put = |name: &str, p: i32, code: i16, off: i64, epoch: i32| -> Result<()> {
                 let code = KafkaCode(code);
@@ -781,7 +796,10 @@ pub(crate) fn offset_fetch(
                         | KafkaCode::COORDINATOR_NOT_AVAILABLE
                         | KafkaCode::UNSTABLE_OFFSET_COMMIT
                 ) {
-                    return Err(Error::kafka(code, format!("offset fetch of group {group:?}")));
+                    return Err(Error::kafka(
+                        code,
+                        format!("offset fetch of group {group:?}"),
+                    ));
                 }
                 let tp: Tp = (Arc::from(name), p);
                 out.insert(
@@ -789,7 +807,10 @@ pub(crate) fn offset_fetch(
                     if code.is_ok() {
                         Ok((off, epoch))
                     } else {
-                        Err(Error::kafka(code, format!("{name} [{p}] committed offset of group {group:?}")))
+                        Err(Error::kafka(
+                            code,
+                            format!("{name} [{p}] committed offset of group {group:?}"),
+                        ))
                     },
                 );
                 Ok(())
@@ -799,22 +820,42 @@ pub(crate) fn offset_fetch(
                     .groups
                     .iter()
                     .find(|g| g.group_id == group)
-                    .ok_or_else(|| Error::local(local::BAD_MSG, "OffsetFetch answer lacks the group"))?;
+                    .ok_or_else(|| {
+                        Error::local(local::BAD_MSG, "OffsetFetch answer lacks the group")
+                    })?;
                 if g.error_code != 0 {
-                    return Err(Error::kafka(KafkaCode(g.error_code), format!("offset fetch of group {group:?}")));
+                    return Err(Error::kafka(
+                        KafkaCode(g.error_code),
+                        format!("offset fetch of group {group:?}"),
+                    ));
                 }
                 for t in &g.topics {
                     for p in &t.partitions {
-                        put(&t.name, p.partition_index, p.error_code, p.committed_offset, p.committed_leader_epoch)?;
+                        put(
+                            &t.name,
+                            p.partition_index,
+                            p.error_code,
+                            p.committed_offset,
+                            p.committed_leader_epoch,
+                        )?;
                     }
                 }
             } else {
                 if resp.error_code != 0 {
-                    return Err(Error::kafka(KafkaCode(resp.error_code), format!("offset fetch of group {group:?}")));
+                    return Err(Error::kafka(
+                        KafkaCode(resp.error_code),
+                        format!("offset fetch of group {group:?}"),
+                    ));
                 }
                 for t in &resp.topics {
                     for p in &t.partitions {
-                        put(&t.name, p.partition_index, p.error_code, p.committed_offset, p.committed_leader_epoch)?;
+                        put(
+                            &t.name,
+                            p.partition_index,
+                            p.error_code,
+                            p.committed_offset,
+                            p.committed_leader_epoch,
+                        )?;
                     }
                 }
             }
@@ -873,7 +914,9 @@ fn offset_for_leader_epoch(
         topics,
         ..Default::default()
     };
-    let resp = conn.send_at(&req, version, deadline)?.wait_until(deadline)?;
+    let resp = conn
+        .send_at(&req, version, deadline)?
+        .wait_until(deadline)?;
     let mut out = HashMap::new();
     for t in &resp.topics {
         for p in &t.partitions {

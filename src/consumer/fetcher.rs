@@ -23,9 +23,9 @@ use crate::protocol::fetch::{
     FetchPartition, FetchRequest, FetchResponse, FetchTopic, ForgottenTopic, PartitionData,
 };
 use crate::protocol::{ErrorAction, KafkaCode};
-use crate::wire::Uuid;
 #[cfg(test)]
 use crate::wire::Bytes;
+use crate::wire::Uuid;
 
 /// What was asked of a partition, to tell a current answer from a stale one.
 #[derive(Debug, Clone, Copy)]
@@ -157,7 +157,9 @@ impl Fetcher {
         }
         let plan = self.session.plan(wanted, version >= 7);
         let req = build_request(&plan, version, s);
-        let resp = conn.send_at(&req, version, deadline)?.wait_until(deadline)?;
+        let resp = conn
+            .send_at(&req, version, deadline)?
+            .wait_until(deadline)?;
         Ok((plan, version, resp))
     }
 
@@ -195,7 +197,13 @@ impl Fetcher {
         shared.work.notify_all();
     }
 
-    fn absorb(&mut self, plan: Plan, version: i16, resp: FetchResponse, asked: &HashMap<Tp, Asked>) {
+    fn absorb(
+        &mut self,
+        plan: Plan,
+        version: i16,
+        resp: FetchResponse,
+        asked: &HashMap<Tp, Asked>,
+    ) {
         let shared = self.shared.clone();
         let s = &shared.settings;
         let ids: HashMap<Uuid, Arc<str>> = if version >= 13 {
@@ -304,9 +312,14 @@ impl Fetcher {
                 VecDeque::new()
             };
             let complete = records.slice(0..scan.complete);
-            let (batches, extra) =
-                prepare(&complete, asked.fetch_pos, aborted, s.read_committed, &s.decode);
-            Some((batches, scan.complete + extra))
+            let batches = prepare(
+                &complete,
+                asked.fetch_pos,
+                aborted,
+                s.read_committed,
+                &s.decode,
+            );
+            Some((batches, scan.complete))
         } else {
             None
         };
@@ -386,10 +399,7 @@ impl Fetcher {
             p.retry_at = Some(Instant::now() + s.error_backoff);
             events.extend(p.report(Error::local(
                 local::BAD_MSG,
-                format!(
-                    "{} [{}] at offset {}: {bad}",
-                    key.0, key.1, p.fetch_pos
-                ),
+                format!("{} [{}] at offset {}: {bad}", key.0, key.1, p.fetch_pos),
             )));
         } else if scan.complete == 0 && !empty {
             // The first entry is larger than what was asked for (brokers
@@ -421,7 +431,10 @@ impl Fetcher {
                 p.fetch_pos,
                 Error::local(
                     local::PARTITION_EOF,
-                    format!("{} [{}] reached end at offset {}", key.0, key.1, p.fetch_pos),
+                    format!(
+                        "{} [{}] reached end at offset {}",
+                        key.0, key.1, p.fetch_pos
+                    ),
                 ),
             ));
         }
@@ -465,7 +478,10 @@ impl Fetcher {
             }
         }
         p.retry_at = Some(Instant::now() + s.error_backoff);
-        let ctx = format!("{} [{}] fetch at offset {at} (broker {})", key.0, key.1, self.broker);
+        let ctx = format!(
+            "{} [{}] fetch at offset {at} (broker {})",
+            key.0, key.1, self.broker
+        );
         if code.action() == ErrorAction::RefreshMetadataAndRetry {
             self.cluster.invalidate(&key.0);
             p.leader = -1;
@@ -497,7 +513,7 @@ struct Ready {
     scan: Scan,
     /// The broker sent no records.
     empty: bool,
-    /// The batches and their bytes (wire and decompressed), if any are new.
+    /// The batches and their bytes, if any are new.
     batches: Option<(VecDeque<Prepared>, usize)>,
 }
 
@@ -601,9 +617,7 @@ pub(crate) fn scan(b: &[u8]) -> Scan {
         bad: None,
     };
     let be32 = |s: &[u8]| i32::from_be_bytes([s[0], s[1], s[2], s[3]]);
-    let be64 = |s: &[u8]| {
-        i64::from_be_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]])
-    };
+    let be64 = |s: &[u8]| i64::from_be_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]);
     let mut pos = 0;
     while b.len() - pos >= OVERHEAD {
         let e = &b[pos..];
@@ -624,7 +638,9 @@ pub(crate) fn scan(b: &[u8]) -> Scan {
             2 if total >= MIN_BATCH => {
                 let last_delta = be32(&e[23..]);
                 let epoch = be32(&e[12..]);
-                out.next = out.next.max(offset.saturating_add(i64::from(last_delta)) + 1);
+                out.next = out
+                    .next
+                    .max(offset.saturating_add(i64::from(last_delta)) + 1);
                 if epoch >= 0 {
                     out.epoch = epoch;
                 }
@@ -659,7 +675,8 @@ mod tests {
             .base_offset(10)
             .partition_leader_epoch(4);
         for i in 0..3 {
-            b.append(1, None, Some(format!("v{i}").as_bytes()), &[]).unwrap();
+            b.append(1, None, Some(format!("v{i}").as_bytes()), &[])
+                .unwrap();
         }
         let v2 = b.finish(Codec::Lz4, None).unwrap();
         let mut m = MessageSetBuilder::new(1).unwrap().base_offset(13);
@@ -670,9 +687,15 @@ mod tests {
         let complete = all.len();
         all.extend_from_slice(&v2[..20]);
         let s = scan(&all);
-        assert_eq!((s.complete, s.next, s.epoch, s.bad), (complete, 14, 4, None));
+        assert_eq!(
+            (s.complete, s.next, s.epoch, s.bad),
+            (complete, 14, 4, None)
+        );
         let only_partial = scan(&v2[..v2.len() - 1]);
-        assert_eq!((only_partial.complete, only_partial.first_len), (0, v2.len()));
+        assert_eq!(
+            (only_partial.complete, only_partial.first_len),
+            (0, v2.len())
+        );
         let mut bad = v1.clone();
         bad[8..12].copy_from_slice(&3i32.to_be_bytes());
         assert!(scan(&bad).bad.is_some());

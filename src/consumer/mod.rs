@@ -4,12 +4,16 @@
 //!
 //! Threads (ARCHITECTURE.md): a control thread finds leaders, resolves
 //! logical start offsets and validates positions after leader changes
-//! ([`control`]); one fetch thread per leader broker keeps a Fetch in
+//! (`control.rs`); one fetch thread per leader broker keeps a Fetch in
 //! flight on that broker's fetch connection, within an incremental fetch
-//! session (KIP-227) where the broker keeps them ([`fetcher`],
-//! [`session`]). Fetched data waits, undecoded, until `poll` reads it on the
-//! caller's thread; keys, values and headers borrow the fetched buffer.
-//! Prefetching stops while `queued.max.messages.kbytes` of data waits.
+//! session (KIP-227) where the broker keeps them (`fetcher.rs`,
+//! [`session`]), sending the next request as soon as an answer is framed.
+//! The fetch thread only frames the answer and drops what the application
+//! must not see (control batches, aborted transactions); `poll` decodes
+//! records one at a time on the caller's thread (decompressing a batch
+//! when it reaches it), and keys, values and headers borrow the fetched
+//! (or decompressed) buffer. Prefetching stops while
+//! `queued.max.messages.kbytes` of fetched data waits.
 //!
 //! `isolation.level=read_committed` (the default, as in librdkafka) drops
 //! the records of aborted transactions using the fetch response's aborted
@@ -307,8 +311,10 @@ impl Consumer {
     /// `_INVALID_ARG` (and nothing changes) for a partition not assigned.
     pub fn incremental_unassign(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
         self.check(tps, false)?;
-        let distinct: HashSet<(&str, i32)> =
-            tps.iter().map(|t| (t.topic.as_str(), t.partition)).collect();
+        let distinct: HashSet<(&str, i32)> = tps
+            .iter()
+            .map(|t| (t.topic.as_str(), t.partition))
+            .collect();
         if distinct.len() != tps.len() {
             return Err(Error::invalid_arg("a partition is listed twice"));
         }
@@ -454,9 +460,12 @@ impl Consumer {
         timeout: Duration,
     ) -> Result<Vec<TopicPartitionOffset>> {
         self.check(tps, false)?;
-        let group = self.shared.settings.group_id.as_deref().ok_or_else(|| {
-            Error::invalid_arg("committed offsets need group.id to be set")
-        })?;
+        let group = self
+            .shared
+            .settings
+            .group_id
+            .as_deref()
+            .ok_or_else(|| Error::invalid_arg("committed offsets need group.id to be set"))?;
         let keys: Vec<Tp> = tps.iter().map(TopicPartitionOffset::key).collect();
         let deadline = Instant::now() + timeout;
         let found = control::offset_fetch(
@@ -560,12 +569,15 @@ impl Consumer {
     /// `_UNKNOWN_PARTITION` if not assigned.
     pub fn cached_watermarks(&self, topic: &str, partition: i32) -> Result<(i64, i64)> {
         let st = self.shared.lock();
-        let p = st.parts.get(&(Arc::from(topic), partition)).ok_or_else(|| {
-            Error::local(
-                local::UNKNOWN_PARTITION,
-                format!("{topic} [{partition}] is not assigned"),
-            )
-        })?;
+        let p = st
+            .parts
+            .get(&(Arc::from(topic), partition))
+            .ok_or_else(|| {
+                Error::local(
+                    local::UNKNOWN_PARTITION,
+                    format!("{topic} [{partition}] is not assigned"),
+                )
+            })?;
         Ok((p.lo, p.hi))
     }
 
@@ -574,7 +586,13 @@ impl Consumer {
     ///
     /// # Errors
     /// Broker and network errors.
-    pub fn list_offset(&self, topic: &str, partition: i32, ts: i64, timeout: Duration) -> Result<i64> {
+    pub fn list_offset(
+        &self,
+        topic: &str,
+        partition: i32,
+        ts: i64,
+        timeout: Duration,
+    ) -> Result<i64> {
         let key: Tp = (Arc::from(topic), partition);
         let mut found = control::list_offsets(
             &self.cluster,
@@ -600,7 +618,7 @@ impl Consumer {
         let mut deadline = None;
         loop {
             let mut freed = false;
-            match st.next(s.max_buffered, &mut freed) {
+            match st.next(s.max_buffered, &s.decode, &mut freed) {
                 Next::Message(m) => {
                     if freed {
                         self.shared.work.notify_all();

@@ -84,6 +84,11 @@ pub(crate) enum Item {
 /// header checked, transactions filtered), or what went wrong with it.
 pub(crate) enum Prepared {
     Records(BatchRecords),
+    /// A compressed batch (or a message set), decoded when polled: the
+    /// polling thread decompresses one batch at a time into memory that is
+    /// still in its cache, instead of the fetch thread holding a whole
+    /// response decompressed.
+    Entry(Bytes),
     Error(Error),
 }
 
@@ -205,7 +210,12 @@ impl Part {
             return None;
         }
         self.last_error = Some(code);
-        Some(Message::event(self.topic.clone(), self.partition, self.fetch_pos, e))
+        Some(Message::event(
+            self.topic.clone(),
+            self.partition,
+            self.fetch_pos,
+            e,
+        ))
     }
 }
 
@@ -348,7 +358,7 @@ pub(crate) enum Next {
 impl State {
     /// The next queued message or event, without decoding. `freed` is set
     /// when the buffer went from full to not full.
-    pub fn next(&mut self, max_buffered: usize, freed: &mut bool) -> Next {
+    pub fn next(&mut self, max_buffered: usize, options: &DecodeOptions, freed: &mut bool) -> Next {
         loop {
             if let Some((key, c)) = &mut self.current {
                 if let Some(r) = c.batch.next() {
@@ -385,6 +395,17 @@ impl State {
                 match c.batches.pop_front() {
                     Some(Prepared::Records(b)) => {
                         c.batch = b;
+                        continue;
+                    }
+                    Some(Prepared::Entry(b)) => {
+                        match RecordBatch::decode_lazy(&b, options) {
+                            Ok((_, recs, _)) => c.batch = recs,
+                            Err(e) => {
+                                let at = c.returned.max(c.start);
+                                let e = Error::local(local::BAD_MSG, e.to_string());
+                                return Next::Message(Message::event(key.0.clone(), key.1, at, e));
+                            }
+                        }
                         continue;
                     }
                     Some(Prepared::Error(e)) => {
@@ -472,68 +493,89 @@ impl Chunk {
     }
 }
 
-/// Makes the complete entries of `records` ready for `poll`: decodes each
-/// batch's header (decompressing it), drops batches wholly below `start`,
-/// control batches and, under read_committed, the batches of aborted
-/// transactions (`aborted`: producer id and first offset, in first-offset
-/// order), as Java's fetcher does. An entry that cannot be decoded becomes
-/// an error in its place. Returns the batches and the bytes decompressed.
+/// Makes the complete entries of `records` ready for `poll`: drops
+/// batches wholly below `start`, control batches and, under
+/// read_committed, the batches of aborted transactions (`aborted`: producer
+/// id and first offset, in first-offset order), as Java's fetcher does.
+/// Uncompressed batches are decoded up to their records; compressed ones
+/// and message sets are left whole, judged by their headers alone. An entry
+/// that cannot be decoded becomes an error in its place.
 pub(crate) fn prepare(
     records: &Bytes,
     start: i64,
     mut aborted: VecDeque<(i64, i64)>,
     read_committed: bool,
     options: &DecodeOptions,
-) -> (VecDeque<Prepared>, usize) {
+) -> VecDeque<Prepared> {
+    let be32 = |b: &[u8]| i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    let be64 = |b: &[u8]| i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
     let mut out = VecDeque::new();
     let mut aborting: Vec<i64> = Vec::new();
-    let mut extra = 0;
     let mut pos = 0;
     while pos < records.len() {
-        let entry = records.slice(pos..records.len());
-        let (batch, mut recs, n) = match RecordBatch::decode_lazy(&entry, options) {
-            Ok(x) => x,
-            Err(e) => {
-                // complete entries were framed before, so the length is known
-                pos += entry_len(&entry).unwrap_or(entry.len());
-                out.push_back(Prepared::Error(Error::local(local::BAD_MSG, e.to_string())));
-                continue;
+        let rest = &records[pos..];
+        // complete entries were framed before: the header is there
+        let n = entry_len(rest).unwrap_or(rest.len()).min(rest.len());
+        let entry = records.slice(pos..pos + n);
+        pos += n;
+        let e: &[u8] = &entry;
+        if n < 61 || e[16] as i8 != 2 {
+            out.push_back(Prepared::Entry(entry)); // a message set
+            continue;
+        }
+        let attributes = i16::from_be_bytes([e[21], e[22]]);
+        let last = be64(e).saturating_add(i64::from(be32(&e[23..])));
+        let producer = be64(&e[43..]);
+        let control = attributes & 0x20 != 0;
+        let transactional = attributes & 0x10 != 0;
+        let compressed = attributes & 0x07 != 0;
+        let (batch, recs) = if compressed && !control {
+            (None, None)
+        } else {
+            match RecordBatch::decode_lazy(&entry, options) {
+                Ok((b, r, _)) => (Some(b), Some(r)),
+                Err(err) => {
+                    out.push_back(Prepared::Error(Error::local(
+                        local::BAD_MSG,
+                        err.to_string(),
+                    )));
+                    continue;
+                }
             }
         };
-        pos += n;
-        if batch.codec != crate::compression::Codec::None {
-            extra += recs.decoded_len();
-        }
-        if read_committed && batch.magic >= 2 && batch.producer_id >= 0 {
+        if read_committed && producer >= 0 {
             // transactions that begin at or before this batch's end are open;
             // an abort marker closes its producer's
             while let Some(&(pid, first)) = aborted.front() {
-                if first > batch.last_offset() {
+                if first > last {
                     break;
                 }
                 aborting.push(pid);
                 aborted.pop_front();
             }
-            if batch.is_control {
+            if control {
                 let marker = recs
-                    .next()
+                    .and_then(|mut r| r.next())
                     .and_then(Result::ok)
                     .and_then(|r| ControlRecord::from_record(&r).ok());
                 if marker.is_some_and(|c| c.kind == ControlRecordType::Abort) {
-                    aborting.retain(|p| *p != batch.producer_id);
+                    aborting.retain(|p| *p != producer);
                 }
                 continue;
             }
-            if batch.is_transactional && aborting.contains(&batch.producer_id) {
+            if transactional && aborting.contains(&producer) {
                 continue;
             }
         }
-        if batch.is_control || batch.last_offset() < start {
+        if control || last < start {
             continue;
         }
-        out.push_back(Prepared::Records(recs));
+        out.push_back(match (batch, recs) {
+            (Some(_), Some(r)) => Prepared::Records(r),
+            _ => Prepared::Entry(entry),
+        });
     }
-    (out, extra)
+    out
 }
 
 /// The total length of the entry at the start of `b`, if its header is there.

@@ -107,7 +107,10 @@ pub extern "C" fn gregor_consumer_assignment(
             .iter()
             .map(|e| CString::new(e.topic.as_str()).unwrap_or_default())
             .collect();
-        put(tpl_out, Box::into_raw(Box::new(gregor_tpl { inner, names })));
+        put(
+            tpl_out,
+            Box::into_raw(Box::new(gregor_tpl { inner, names })),
+        );
         Ok(())
     })
 }
@@ -257,7 +260,9 @@ pub extern "C" fn gregor_consumer_get_watermark_offsets(
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
         let c = handle(consumer, "consumer")?;
-        let (lo, hi) = c.inner.cached_watermarks(c_str(topic, "topic")?, partition)?;
+        let (lo, hi) = c
+            .inner
+            .cached_watermarks(c_str(topic, "topic")?, partition)?;
         put(low, lo);
         put(high, hi);
         Ok(())
@@ -275,7 +280,10 @@ pub extern "C" fn gregor_consumer_close(consumer: *const gregor_consumer) -> c_i
     })
 }
 
-fn entry<'a>(tpl: *const gregor_tpl, i: usize) -> Option<(&'a gregor_tpl, &'a TopicPartitionOffset)> {
+fn entry<'a>(
+    tpl: *const gregor_tpl,
+    i: usize,
+) -> Option<(&'a gregor_tpl, &'a TopicPartitionOffset)> {
     let l: &'a gregor_tpl = handle(tpl, "tpl").ok()?;
     l.inner.get(i).map(|e| (l, e))
 }

@@ -141,7 +141,9 @@ pub(crate) fn decode_batch(
         error,
     };
     // Never trust the count for the allocation: each record takes at least 7 bytes.
-    batch.records.reserve_exact(records.size_hint().1.unwrap_or(0));
+    batch
+        .records
+        .reserve_exact(records.size_hint().1.unwrap_or(0));
     for rec in records.by_ref() {
         batch.records.push(rec.map_err(m)?);
     }
@@ -327,12 +329,6 @@ impl BatchRecords {
         }
     }
 
-    /// The bytes the records are decoded from: the decompressed size of a
-    /// compressed batch.
-    pub fn decoded_len(&self) -> usize {
-        self.data.len()
-    }
-
     /// An error at `pos` of the records.
     fn error(&self, pos: usize, reason: String) -> DecodeError {
         let mut r = Reader::new(&self.data);
@@ -348,10 +344,7 @@ impl BatchRecords {
         if self.eager.is_none() && self.left == 0 && self.pos != self.data.len() {
             return Err(self.error(
                 self.pos,
-                format!(
-                    "{} bytes after the last record",
-                    self.data.len() - self.pos
-                ),
+                format!("{} bytes after the last record", self.data.len() - self.pos),
             ));
         }
         Ok(())
@@ -399,10 +392,7 @@ impl BatchRecords {
             headers.push(Header { key, value });
         }
         if pos != end {
-            return Err(self.error(
-                pos,
-                format!("{} bytes left over in a record", end - pos),
-            ));
+            return Err(self.error(pos, format!("{} bytes left over in a record", end - pos)));
         }
         self.pos = end;
         Ok(Record {
@@ -423,8 +413,14 @@ impl BatchRecords {
 
     /// A varint-length-prefixed byte string within `b`, -1 for null.
     #[inline(always)]
-    fn nullable(&self, b: &[u8], pos: &mut usize, what: &str) -> Result<Option<Bytes>, DecodeError> {
-        let len = zigzag(b, pos, 5).ok_or_else(|| self.error(*pos, format!("{what}: bad length")))?;
+    fn nullable(
+        &self,
+        b: &[u8],
+        pos: &mut usize,
+        what: &str,
+    ) -> Result<Option<Bytes>, DecodeError> {
+        let len =
+            zigzag(b, pos, 5).ok_or_else(|| self.error(*pos, format!("{what}: bad length")))?;
         match usize::try_from(len) {
             Ok(n) if n <= b.len() - *pos => {
                 let v = self.data.slice(*pos..*pos + n);

