@@ -1796,3 +1796,48 @@ mod c_api {
         }
     }
 }
+
+#[test]
+fn a_topic_deleted_and_created_again_on_the_broker_is_followed_by_its_new_id() {
+    use gregor::cluster::{Cluster, Purpose};
+    use gregor::protocol::delete_topics::{DeleteTopicState, DeleteTopicsRequest};
+    let topic = common::unique_topic("recreate");
+    common::create_topic(&topic, 1);
+    let p = producer(&[]);
+    produce(&p, &topic, 0, &named("old", 3));
+    let c = consumer(&[
+        ("auto.offset.reset", "earliest"),
+        ("fetch.error.backoff.ms", "100"),
+    ]);
+    c.assign(&[Tpo::new(&topic, 0, 0)]).unwrap();
+    assert_eq!(values(&poll_n(&c, 3).0), named("old", 3));
+    let old_id = c.cluster().topic(&topic, false, T).unwrap().id;
+
+    let admin = Cluster::new(&common::config(&[])).unwrap();
+    let conn = admin.any_conn(Purpose::Metadata, T).unwrap();
+    let mut req = DeleteTopicsRequest::default();
+    let mut st = DeleteTopicState::default();
+    st.name = Some(topic.clone());
+    req.topics = vec![st];
+    req.topic_names = vec![topic.clone()];
+    req.timeout_ms = 10_000;
+    let resp = conn.call(&req, Some(T)).unwrap();
+    assert_eq!(resp.responses[0].error_code, 0, "{:?}", resp.responses[0]);
+    std::thread::sleep(Duration::from_millis(300));
+    common::create_topic(&topic, 1);
+    produce(&p, &topic, 0, &named("new", 2));
+
+    let (m, events) = poll_n(&c, 2);
+    assert_eq!(values(&m), named("new", 2), "{events:?}");
+    let new_id = c.cluster().topic(&topic, false, T).unwrap().id;
+    assert_ne!(old_id, new_id);
+    // what the broker answered for the old ID decides what was seen on the
+    // way: UNKNOWN_TOPIC_ID, or the topic missing for a while; either way
+    // the application is told the topic was recreated
+    assert!(
+        events
+            .iter()
+            .any(|e| e.error.as_ref().unwrap().code() == 100),
+        "{events:?}"
+    );
+}
