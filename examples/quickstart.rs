@@ -65,7 +65,7 @@ fn main() -> Result<(), gregor::error::Error> {
             return Err(gregor::error::Error::timed_out("no message within 10 s"));
         };
         if let Some(e) = m.error {
-            return Err(e);
+            return Err(*e);
         }
         let s = |b: &Option<gregor::wire::Bytes>| {
             String::from_utf8_lossy(b.as_deref().unwrap_or(b"")).into_owned()

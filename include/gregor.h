@@ -1889,6 +1889,146 @@ int32_t gregor_transactions_partition(const gregor_transactions *t, size_t i, si
 void gregor_transactions_free(gregor_transactions *t);
 
 /**
+ * Removes every partition from the assignment. Returns 0. Thread-safe.
+ */
+int gregor_consumer_unassign(const gregor_consumer *consumer, char *errstr, size_t errstr_size);
+
+/**
+ * Adds the entries of `tpl` (copied) to the assignment, each starting at
+ * its offset (absolute or `GREGOR_OFFSET_*`). Returns 0, or
+ * `GREGOR_ERR__INVALID_ARG` (and nothing changes) for an entry already
+ * assigned, listed twice, or with a bad offset. Thread-safe.
+ */
+int gregor_consumer_incremental_assign(const gregor_consumer *consumer, const gregor_tpl *tpl, char *errstr, size_t errstr_size);
+
+/**
+ * Removes the entries of `tpl` from the assignment, with their queued
+ * messages. Returns 0, or `GREGOR_ERR__UNKNOWN_PARTITION` (and nothing
+ * changes) for an entry not assigned. Thread-safe.
+ */
+int gregor_consumer_incremental_unassign(const gregor_consumer *consumer, const gregor_tpl *tpl, char *errstr, size_t errstr_size);
+
+/**
+ * The current assignment, each entry with its position: on success
+ * `*tpl_out` receives a list the caller owns (free with `gregor_tpl_free`).
+ * Thread-safe.
+ */
+int gregor_consumer_assignment(const gregor_consumer *consumer, gregor_tpl **tpl_out);
+
+/**
+ * Moves a partition's position to `offset` (absolute or `GREGOR_OFFSET_*`):
+ * the next message polled from it is there. Messages already fetched for it
+ * are dropped. Returns 0, `GREGOR_ERR__UNKNOWN_PARTITION` if not assigned,
+ * `GREGOR_ERR__INVALID_ARG` for a bad offset. Does not block. Thread-safe.
+ */
+int gregor_consumer_seek(const gregor_consumer *consumer, const char *topic, int32_t partition, int64_t offset, char *errstr, size_t errstr_size);
+
+/**
+ * `gregor_consumer_seek` for every entry of `tpl` at once; an entry with a
+ * leader epoch (`gregor_tpl_set_leader_epoch`) is validated against the
+ * leader's log first. Nothing changes on error. Thread-safe.
+ */
+int gregor_consumer_seek_partitions(const gregor_consumer *consumer, const gregor_tpl *tpl, char *errstr, size_t errstr_size);
+
+/**
+ * Stops fetching the entries of `tpl` and handing out their messages;
+ * what was fetched is kept. Returns 0, or `GREGOR_ERR__UNKNOWN_PARTITION`
+ * (and nothing changes) for an entry not assigned. Thread-safe.
+ */
+int gregor_consumer_pause(const gregor_consumer *consumer, const gregor_tpl *tpl, char *errstr, size_t errstr_size);
+
+/**
+ * Resumes paused partitions. As `gregor_consumer_pause`.
+ */
+int gregor_consumer_resume(const gregor_consumer *consumer, const gregor_tpl *tpl, char *errstr, size_t errstr_size);
+
+/**
+ * Sets each entry's offset to its partition's position (the offset after
+ * the last message handed out; before any, the start offset once known,
+ * else `GREGOR_OFFSET_INVALID`). Entries not assigned get
+ * `GREGOR_ERR__UNKNOWN_PARTITION` (`gregor_tpl_err`), which is also
+ * returned. Does not block. Thread-safe for `consumer`; `tpl` is written.
+ */
+int gregor_consumer_position(const gregor_consumer *consumer, gregor_tpl *tpl, char *errstr, size_t errstr_size);
+
+/**
+ * Sets each entry's offset (and leader epoch) to the offset `group.id`
+ * committed for it (OffsetFetch to the group coordinator; no group
+ * membership needed), `GREGOR_OFFSET_INVALID` where it committed none.
+ * Returns 0; `GREGOR_ERR__INVALID_ARG` without `group.id`; the error of
+ * the request, or of the first entry that failed. Blocks up to `timeout_ms`.
+ */
+int gregor_consumer_committed(const gregor_consumer *consumer, gregor_tpl *tpl, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Each entry's offset is a timestamp (ms) on the way in; on the way out it
+ * is the first offset whose timestamp is at or after it, or -1 if none
+ * (ListOffsets to each partition's leader). Returns 0, or the first entry
+ * error. Blocks up to `timeout_ms`.
+ */
+int gregor_consumer_offsets_for_times(const gregor_consumer *consumer, gregor_tpl *tpl, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * The log start offset and high watermark an assigned partition's last
+ * fetch brought back, without asking the broker (`GREGOR_OFFSET_INVALID`
+ * for what is not known yet). Returns 0 or `GREGOR_ERR__UNKNOWN_PARTITION`.
+ * Does not block.
+ */
+int gregor_consumer_get_watermark_offsets(const gregor_consumer *consumer, const char *topic, int32_t partition, int64_t *low, int64_t *high, char *errstr, size_t errstr_size);
+
+/**
+ * Stops fetching, closes the connections and ends the consumer's threads;
+ * later polls return an error message (`GREGOR_ERR__STATE`). The consumer
+ * must still be freed. Blocks until its threads end.
+ */
+int gregor_consumer_close(const gregor_consumer *consumer);
+
+/**
+ * Entry `i`'s topic, NUL-terminated, valid until the list is freed (NULL if
+ * out of range).
+ */
+const char *gregor_tpl_topic(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s partition (-1 if out of range).
+ */
+int32_t gregor_tpl_partition(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s offset (`GREGOR_OFFSET_INVALID` if out of range).
+ */
+int64_t gregor_tpl_offset(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s leader epoch, or -1 if none (or out of range).
+ */
+int32_t gregor_tpl_leader_epoch(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s error code from the last call that filled the list (0 if
+ * none; `GREGOR_ERR__INVALID_ARG` if out of range).
+ */
+int gregor_tpl_err(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s error text, copied NUL-terminated into `dest` (`dest_size`
+ * bytes; "" without error). Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_tpl_errstr(const gregor_tpl *tpl, size_t i, char *dest, size_t dest_size);
+
+/**
+ * Sets entry `i`'s offset. Returns 0 or `GREGOR_ERR__INVALID_ARG`. Not
+ * thread-safe for one list.
+ */
+int gregor_tpl_set_offset(gregor_tpl *tpl, size_t i, int64_t offset);
+
+/**
+ * Sets entry `i`'s leader epoch (-1 for none): a seek to the entry is then
+ * validated against the leader's log. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_tpl_set_leader_epoch(gregor_tpl *tpl, size_t i, int32_t epoch);
+
+/**
  * gregor's version, e.g. "0.1.0". Static; never free it. Thread-safe.
  */
 const char *gregor_version(void);

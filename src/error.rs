@@ -110,7 +110,7 @@ pub mod local {
 }
 
 /// Everything that can go wrong in gregor.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
     /// A broker answered with a Kafka error code.

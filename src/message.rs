@@ -47,8 +47,9 @@ pub struct Message {
     pub timestamp_type: TimestampType,
     /// The leader epoch of the batch, if known.
     pub leader_epoch: Option<i32>,
-    /// Set for errors and events (e.g. `_PARTITION_EOF`).
-    pub error: Option<Error>,
+    /// Set for errors and events (e.g. `_PARTITION_EOF`). Boxed: messages
+    /// are moved by value on the hot path, and errors are rare.
+    pub error: Option<Box<Error>>,
 }
 
 impl Message {
@@ -64,7 +65,7 @@ impl Message {
             timestamp: -1,
             timestamp_type: TimestampType::NotAvailable,
             leader_epoch: None,
-            error: Some(error),
+            error: Some(Box::new(error)),
         }
     }
 }

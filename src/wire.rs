@@ -244,6 +244,7 @@ impl Bytes {
     ///
     /// # Panics
     /// If `range` is out of bounds of `owner`.
+    #[inline]
     pub fn from_shared(owner: Arc<Vec<u8>>, range: Range<usize>) -> Self {
         assert!(range.start <= range.end && range.end <= owner.len());
         Bytes { owner, range }
@@ -253,6 +254,7 @@ impl Bytes {
     ///
     /// # Panics
     /// If `range` is out of bounds.
+    #[inline]
     pub fn slice(&self, range: Range<usize>) -> Self {
         assert!(range.start <= range.end && range.end <= self.len());
         Bytes {
@@ -262,6 +264,7 @@ impl Bytes {
     }
 
     /// The bytes as a slice.
+    #[inline]
     pub fn as_slice(&self) -> &[u8] {
         &self.owner[self.range.clone()]
     }
@@ -287,12 +290,14 @@ impl Default for Bytes {
 
 impl Deref for Bytes {
     type Target = [u8];
+    #[inline]
     fn deref(&self) -> &[u8] {
         self.as_slice()
     }
 }
 
 impl AsRef<[u8]> for Bytes {
+    #[inline]
     fn as_ref(&self) -> &[u8] {
         self.as_slice()
     }
@@ -661,6 +666,7 @@ impl Writer {
     }
 
     /// The bytes written.
+    #[inline]
     pub fn as_slice(&self) -> &[u8] {
         &self.buf
     }

@@ -1,40 +1,80 @@
-//! The consumer. This first slice consumes explicitly assigned partitions:
-//! [`Consumer::assign`] with start offsets (absolute, beginning, end, or n
-//! before the end), then [`Consumer::poll`]. One fetch per leader broker is
-//! kept in flight on that broker's fetch connection; records are decoded
-//! from the response buffer without copying keys and values.
+//! The consumer of assigned partitions: assign (whole or incremental),
+//! seek, pause/resume, positions, committed offsets, watermarks and offsets
+//! by timestamp, and [`Consumer::poll`].
+//!
+//! Threads (ARCHITECTURE.md): a control thread finds leaders, resolves
+//! logical start offsets and validates positions after leader changes
+//! (`control.rs`); one fetch thread per leader broker keeps a Fetch in
+//! flight on that broker's fetch connection, within an incremental fetch
+//! session (KIP-227) where the broker keeps them (`fetcher.rs`,
+//! [`session`]), sending the next request as soon as an answer is framed.
+//! The fetch thread only frames the answer and drops what the application
+//! must not see (control batches, aborted transactions); `poll` decodes
+//! records one at a time on the caller's thread (decompressing a batch
+//! when it reaches it), and keys, values and headers borrow the fetched
+//! (or decompressed) buffer. Prefetching stops while
+//! `queued.max.messages.kbytes` of fetched data waits.
 //!
 //! `isolation.level=read_committed` (the default, as in librdkafka) drops
 //! the records of aborted transactions using the fetch response's aborted
-//! transaction list; control records are never returned.
+//! transaction list; control records never reach the application. Errors
+//! reach the application as messages with `error` set, as in librdkafka:
+//! `_PARTITION_EOF` (with `enable.partition.eof`), `_AUTO_OFFSET_RESET`
+//! (offset out of range, or no committed offset, with
+//! `auto.offset.reset=error`), unknown topics and partitions, broker errors.
+//!
+//! Decisions where librdkafka and Java differ or the protocol is silent:
+//! - [`Consumer::position`] is the offset after the last message handed
+//!   out; before any, the start offset once known, else `offset::INVALID`.
+//! - A topic that comes back with a new topic ID was deleted and created
+//!   again: the partition's position is reset by `auto.offset.reset` and an
+//!   `UNKNOWN_TOPIC_ID` event says so.
+//! - Log truncation found after a leader change (OffsetForLeaderEpoch) or
+//!   by a Fetch's diverging epoch moves the position back to where the
+//!   logs agree, as librdkafka does, or stops the partition with
+//!   `_AUTO_OFFSET_RESET` when `auto.offset.reset=error`. Brokers without
+//!   OffsetForLeaderEpoch v2 skip validation, as with librdkafka.
+//! - `offset::STORED` needs `group.id`; `offset::INVALID` means "the
+//!   committed offset, else auto.offset.reset" (with no group.id: just
+//!   auto.offset.reset).
+//! - A paused partition keeps what was already fetched for it and hands it
+//!   out after resume; nothing more is fetched meanwhile.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+mod control;
+mod fetcher;
+pub mod session;
+mod state;
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::cluster::{Cluster, Purpose};
+use crate::cluster::Cluster;
 use crate::config::{Config, Role};
 use crate::error::{local, Error, Result};
 use crate::message::{offset, Message};
-use crate::net::PendingResponse;
-use crate::protocol::fetch::{
-    FetchPartition, FetchRequest, FetchResponse, FetchTopic, PartitionData,
-};
-use crate::protocol::list_offsets::{ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic};
-use crate::protocol::{ErrorAction, KafkaCode};
-use crate::record::batch::ControlRecordType;
-use crate::record::{DecodeOptions, RecordsReader};
-use crate::wire::Uuid;
+use crate::record::DecodeOptions;
+use control::{Control, Threads};
+use session::Tp;
+use state::{Next, Part, Reset, Running, Settings, Shared};
 
-/// A topic-partition with an offset (absolute, or one of [`offset`]'s constants).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// A topic-partition with an offset (absolute, or one of [`offset`]'s
+/// constants), as librdkafka's `rd_kafka_topic_partition_t`. Calls that
+/// answer per partition set `error` on the entries that failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TopicPartitionOffset {
     /// Topic name.
     pub topic: String,
     /// Partition.
     pub partition: i32,
-    /// Offset or logical offset.
+    /// Offset or logical offset (for [`Consumer::offsets_for_times`]: a
+    /// timestamp in, an offset out).
     pub offset: i64,
+    /// The leader epoch of the offset, if known (KIP-320).
+    pub leader_epoch: Option<i32>,
+    /// This entry's error, in answers.
+    pub error: Option<Error>,
 }
 
 impl TopicPartitionOffset {
@@ -44,87 +84,109 @@ impl TopicPartitionOffset {
             topic: topic.into(),
             partition,
             offset,
+            leader_epoch: None,
+            error: None,
         }
+    }
+
+    /// The same with a leader epoch: a seek to it is validated against the
+    /// leader's log first.
+    pub fn with_leader_epoch(mut self, epoch: i32) -> Self {
+        self.leader_epoch = (epoch >= 0).then_some(epoch);
+        self
+    }
+
+    fn key(&self) -> Tp {
+        (Arc::from(self.topic.as_str()), self.partition)
+    }
+
+    fn failed(mut self, e: Error) -> Self {
+        self.error = Some(e);
+        self
     }
 }
 
-#[derive(Debug)]
-struct PartState {
-    topic: Arc<str>,
-    partition: i32,
-    /// Next offset to fetch; logical (< 0) until resolved.
-    position: i64,
-    /// Leader epoch seen in metadata, sent with fetches.
-    leader_epoch: i32,
-    /// High watermark of the last fetch.
-    high_watermark: i64,
-    /// EOF already reported at this position.
-    eof_reported: bool,
-    /// A fetch for this partition is in flight.
-    in_flight: bool,
-}
-
-struct InFlight {
-    broker: i32,
-    /// The partitions asked for.
-    parts: Vec<(Arc<str>, i32)>,
-    pending: PendingResponse<FetchRequest>,
-    /// (topic id, name) for responses by topic ID (Fetch v13+).
-    names: HashMap<Uuid, Arc<str>>,
-}
-
-struct State {
-    parts: BTreeMap<(Arc<str>, i32), PartState>,
-    queue: VecDeque<Message>,
-    fetches: Vec<InFlight>,
-}
-
-/// A Kafka consumer of assigned partitions. Thread-safe; calls are serialized.
+/// A Kafka consumer of assigned partitions. Thread-safe.
 pub struct Consumer {
     cluster: Cluster,
-    state: Mutex<State>,
-    max_wait_ms: i32,
-    min_bytes: i32,
-    max_bytes: i32,
-    partition_max_bytes: i32,
-    read_committed: bool,
-    reset: String,
-    partition_eof: bool,
-    decode: DecodeOptions,
-    socket_timeout: Duration,
+    shared: Arc<Shared>,
+    threads: Threads,
+    closed: AtomicBool,
+}
+
+fn valid_offset(o: i64) -> bool {
+    o >= 0
+        || o == offset::BEGINNING
+        || o == offset::END
+        || o == offset::STORED
+        || o == offset::INVALID
+        || o <= offset::TAIL_BASE
 }
 
 impl Consumer {
-    /// A consumer for `cfg`. Connects lazily.
+    /// A consumer for `cfg`. Connects lazily; starts its control thread.
     ///
     /// # Errors
-    /// On a bad configuration (a producer property, no `bootstrap.servers`).
+    /// On a bad configuration (a producer property, no `bootstrap.servers`,
+    /// a group-commit property not supported yet).
     pub fn new(cfg: &Config) -> Result<Consumer> {
         cfg.check_role(Role::Consumer)?;
         cfg.check_not_yet(
-            &["group.id", "enable.auto.commit", "auto.commit.interval.ms", "queued.max.messages.kbytes"],
-            "this consumer reads assigned partitions; groups and committed offsets come with consumer groups",
+            &["enable.auto.commit", "auto.commit.interval.ms"],
+            "offsets are committed by consumer groups, which come in a later version",
         )?;
         let cluster = Cluster::new(cfg)?;
-        Ok(Consumer {
-            cluster,
-            state: Mutex::new(State {
-                parts: BTreeMap::new(),
-                queue: VecDeque::new(),
-                fetches: Vec::new(),
-            }),
+        let group = cfg.str("group.id");
+        let refresh = cfg.int("topic.metadata.refresh.interval.ms");
+        let max_bytes = cfg.int("fetch.max.bytes") as i32;
+        let settings = Settings {
             max_wait_ms: cfg.int("fetch.wait.max.ms") as i32,
             min_bytes: cfg.int("fetch.min.bytes") as i32,
-            max_bytes: cfg.int("fetch.max.bytes") as i32,
+            max_bytes,
             partition_max_bytes: cfg.int("max.partition.fetch.bytes") as i32,
             read_committed: cfg.str("isolation.level") == "read_committed",
-            reset: cfg.str("auto.offset.reset").to_string(),
+            reset: match cfg.str("auto.offset.reset") {
+                "earliest" => Reset::Earliest,
+                "error" => Reset::Error,
+                _ => Reset::Latest,
+            },
             partition_eof: cfg.bool("enable.partition.eof"),
             decode: DecodeOptions {
                 check_crcs: cfg.bool("check.crcs"),
                 ..DecodeOptions::default()
             },
             socket_timeout: cfg.ms("socket.timeout.ms"),
+            max_buffered: (cfg.int("queued.max.messages.kbytes") as usize) * 1024,
+            error_backoff: cfg.ms("fetch.error.backoff.ms"),
+            group_id: (!group.is_empty()).then(|| group.to_string()),
+            refresh_interval: if refresh > 0 {
+                Duration::from_millis(refresh as u64)
+            } else {
+                cfg.ms("metadata.max.age.ms")
+            },
+            max_partition_fetch: max_bytes.max(cfg.int("max.partition.fetch.bytes") as i32),
+        };
+        let shared = Arc::new(Shared::new(settings));
+        let threads: Threads = Arc::new(Mutex::new(Vec::new()));
+        let control = Control::new(shared.clone(), cluster.clone(), threads.clone());
+        shared.lock().running += 1;
+        let guard = Running(shared.clone());
+        let spawned = std::thread::Builder::new()
+            .name("gregor consumer".into())
+            .spawn(move || {
+                let _running = guard;
+                control.run();
+            })
+            .map_err(|e| Error::local(local::FAIL, format!("cannot start consumer thread: {e}")))?;
+        threads
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(spawned);
+        Ok(Consumer {
+            cluster,
+            shared,
+            threads,
+            closed: AtomicBool::new(false),
         })
     }
 
@@ -133,111 +195,394 @@ impl Consumer {
         &self.cluster
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Replaces the assignment. Offsets may be absolute or logical
-    /// ([`offset::BEGINNING`], [`offset::END`], [`offset::tail`]); they are
-    /// resolved on the next poll. Buffered messages of partitions no longer
-    /// assigned are dropped.
-    ///
-    /// # Errors
-    /// `_INVALID_ARG` for a negative partition or an offset that is neither
-    /// absolute nor one of the logical ones.
-    pub fn assign(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
+    /// Checks entries: `offsets` (start offsets) also checks the offsets
+    /// and that no partition is listed twice.
+    fn check(&self, tps: &[TopicPartitionOffset], offsets: bool) -> Result<()> {
+        let mut seen = HashSet::new();
         for tp in tps {
-            let logical = [offset::BEGINNING, offset::END].contains(&tp.offset)
-                || tp.offset <= offset::TAIL_BASE;
-            if tp.partition < 0 || (tp.offset < 0 && !logical) {
+            if tp.partition < 0 || tp.topic.is_empty() {
                 return Err(Error::invalid_arg(format!(
-                    "{} [{}]: invalid partition or offset {}",
-                    tp.topic, tp.partition, tp.offset
+                    "{:?} [{}]: invalid topic or partition",
+                    tp.topic, tp.partition
                 )));
             }
+            if offsets && !seen.insert((tp.topic.as_str(), tp.partition)) {
+                return Err(Error::invalid_arg(format!(
+                    "{} [{}] is listed twice",
+                    tp.topic, tp.partition
+                )));
+            }
+            if offsets {
+                if !valid_offset(tp.offset) {
+                    return Err(Error::invalid_arg(format!(
+                        "{} [{}]: invalid offset {}",
+                        tp.topic, tp.partition, tp.offset
+                    )));
+                }
+                if tp.offset == offset::STORED && self.shared.settings.group_id.is_none() {
+                    return Err(Error::invalid_arg(format!(
+                        "{} [{}]: the stored (committed) offset needs group.id",
+                        tp.topic, tp.partition
+                    )));
+                }
+            }
         }
-        let mut st = self.state();
-        st.parts.clear();
-        st.fetches.clear();
-        for tp in tps {
-            let topic: Arc<str> = Arc::from(tp.topic.as_str());
-            st.parts.insert(
-                (topic.clone(), tp.partition),
-                PartState {
-                    topic,
-                    partition: tp.partition,
-                    position: tp.offset,
-                    leader_epoch: -1,
-                    high_watermark: -1,
-                    eof_reported: false,
-                    in_flight: false,
-                },
-            );
-        }
-        let keep: HashSet<(Arc<str>, i32)> = st.parts.keys().cloned().collect();
-        st.queue
-            .retain(|m| keep.contains(&(m.topic.clone(), m.partition)));
         Ok(())
     }
 
-    /// The current assignment with each partition's next offset.
-    pub fn assignment(&self) -> Vec<TopicPartitionOffset> {
-        self.state()
-            .parts
-            .values()
-            .map(|p| TopicPartitionOffset::new(&*p.topic, p.partition, p.position))
-            .collect()
+    fn add(&self, st: &mut state::State, tp: &TopicPartitionOffset) {
+        let version = st.version();
+        let key = tp.key();
+        let mut p = Part::new(
+            key.0.clone(),
+            key.1,
+            version,
+            self.shared.settings.partition_max_bytes,
+        );
+        p.start_at(tp.offset, tp.leader_epoch);
+        st.parts.insert(key, p);
     }
 
-    /// The next message, or an error/event as a message with `error` set;
-    /// `Ok(None)` if nothing arrived within `timeout`.
+    fn remove(&self, st: &mut state::State, key: &Tp) -> bool {
+        let freed = st.purge(key, self.shared.settings.max_buffered);
+        st.parts.remove(key);
+        st.ready.retain(|k| k != key);
+        freed
+    }
+
+    /// Replaces the assignment. Offsets may be absolute or logical
+    /// ([`offset::BEGINNING`], [`offset::END`], [`offset::tail`],
+    /// [`offset::STORED`], [`offset::INVALID`]); logical ones are resolved
+    /// in the background. Data queued for the old assignment is dropped.
     ///
     /// # Errors
-    /// Only for failures of the consumer as a whole; per-partition problems
-    /// come back as messages with `error` set, as librdkafka does.
-    pub fn poll(&self, timeout: Duration) -> Result<Option<Message>> {
-        let deadline = Instant::now() + timeout;
-        let mut st = self.state();
-        loop {
-            if let Some(m) = st.queue.pop_front() {
-                return Ok(Some(m));
-            }
-            if st.parts.is_empty() {
-                drop(st);
-                std::thread::sleep(
-                    deadline
-                        .saturating_duration_since(Instant::now())
-                        .min(Duration::from_millis(100)),
-                );
-                if Instant::now() >= deadline {
-                    return Ok(None);
-                }
-                st = self.state();
-                continue;
-            }
-            self.resolve_offsets(&mut st, deadline);
-            self.start_fetches(&mut st, deadline);
-            if st.queue.is_empty() {
-                self.collect(&mut st, deadline);
-            }
-            if st.queue.is_empty() && Instant::now() >= deadline {
-                return Ok(None);
-            }
+    /// `_INVALID_ARG` (and nothing changes) for a negative partition, a
+    /// partition listed twice, an invalid offset, or `STORED` without `group.id`.
+    pub fn assign(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
+        self.check(tps, true)?;
+        let mut st = self.shared.lock();
+        let keys: Vec<Tp> = st.parts.keys().cloned().collect();
+        for k in &keys {
+            self.remove(&mut st, k);
+        }
+        st.current = None;
+        st.buffered = 0;
+        for tp in tps {
+            self.add(&mut st, tp);
+        }
+        drop(st);
+        self.shared.work.notify_all();
+        Ok(())
+    }
+
+    /// Removes every partition.
+    ///
+    /// # Errors
+    /// None in practice; as [`Consumer::assign`].
+    pub fn unassign(&self) -> Result<()> {
+        self.assign(&[])
+    }
+
+    /// Adds partitions to the assignment (KIP-429's incremental assign).
+    ///
+    /// # Errors
+    /// `_INVALID_ARG` (and nothing changes) as [`Consumer::assign`], and for
+    /// a partition already assigned.
+    pub fn incremental_assign(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
+        self.check(tps, true)?;
+        let mut st = self.shared.lock();
+        if let Some(tp) = tps.iter().find(|tp| st.parts.contains_key(&tp.key())) {
+            return Err(Error::invalid_arg(format!(
+                "{} [{}] is already assigned",
+                tp.topic, tp.partition
+            )));
+        }
+        for tp in tps {
+            self.add(&mut st, tp);
+        }
+        drop(st);
+        self.shared.work.notify_all();
+        Ok(())
+    }
+
+    /// Removes partitions from the assignment, with their queued data.
+    ///
+    /// # Errors
+    /// `_INVALID_ARG` (and nothing changes) for a partition not assigned.
+    pub fn incremental_unassign(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
+        self.check(tps, false)?;
+        let distinct: HashSet<(&str, i32)> = tps
+            .iter()
+            .map(|t| (t.topic.as_str(), t.partition))
+            .collect();
+        if distinct.len() != tps.len() {
+            return Err(Error::invalid_arg("a partition is listed twice"));
+        }
+        let mut st = self.shared.lock();
+        self.require_assigned(&st, tps)?;
+        let mut freed = false;
+        for tp in tps {
+            freed |= self.remove(&mut st, &tp.key());
+        }
+        drop(st);
+        if freed {
+            self.shared.work.notify_all();
+        }
+        Ok(())
+    }
+
+    fn require_assigned(&self, st: &state::State, tps: &[TopicPartitionOffset]) -> Result<()> {
+        match tps.iter().find(|tp| !st.parts.contains_key(&tp.key())) {
+            Some(tp) => Err(Error::local(
+                local::UNKNOWN_PARTITION,
+                format!("{} [{}] is not assigned", tp.topic, tp.partition),
+            )),
+            None => Ok(()),
         }
     }
 
-    /// The low and high watermarks of a partition, asked of its leader.
+    /// The current assignment, each partition with its position (as
+    /// [`Consumer::position`]), in topic and partition order.
+    pub fn assignment(&self) -> Vec<TopicPartitionOffset> {
+        let st = self.shared.lock();
+        let mut out: Vec<TopicPartitionOffset> = st
+            .parts
+            .keys()
+            .map(|k| {
+                TopicPartitionOffset::new(&*k.0, k.1, st.app_pos(k).unwrap_or(offset::INVALID))
+            })
+            .collect();
+        out.sort_by(|a, b| (&a.topic, a.partition).cmp(&(&b.topic, b.partition)));
+        out
+    }
+
+    /// Moves a partition's position: the next message polled is at `offset`
+    /// (absolute or logical). Data already fetched for it is dropped.
+    ///
+    /// # Errors
+    /// `_UNKNOWN_PARTITION` if not assigned, `_INVALID_ARG` for a bad offset.
+    pub fn seek(&self, topic: &str, partition: i32, offset: i64) -> Result<()> {
+        self.seek_partitions(&[TopicPartitionOffset::new(topic, partition, offset)])
+    }
+
+    /// [`Consumer::seek`] for several partitions at once; an entry with a
+    /// leader epoch has its offset validated against the leader's log.
+    ///
+    /// # Errors
+    /// As [`Consumer::seek`]; nothing changes on error.
+    pub fn seek_partitions(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
+        self.check(tps, true)?;
+        let mut st = self.shared.lock();
+        self.require_assigned(&st, tps)?;
+        for tp in tps {
+            let key = tp.key();
+            let version = st.version();
+            st.purge(&key, usize::MAX);
+            if let Some(p) = st.parts.get_mut(&key) {
+                p.version = version;
+                p.start_at(tp.offset, tp.leader_epoch);
+            }
+        }
+        drop(st);
+        self.shared.work.notify_all();
+        Ok(())
+    }
+
+    /// Stops fetching partitions and handing out their messages; what was
+    /// fetched is kept for [`Consumer::resume`].
+    ///
+    /// # Errors
+    /// `_UNKNOWN_PARTITION` (and nothing changes) for a partition not assigned.
+    pub fn pause(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
+        self.set_paused(tps, true)
+    }
+
+    /// Resumes paused partitions.
+    ///
+    /// # Errors
+    /// As [`Consumer::pause`].
+    pub fn resume(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
+        self.set_paused(tps, false)
+    }
+
+    fn set_paused(&self, tps: &[TopicPartitionOffset], paused: bool) -> Result<()> {
+        self.check(tps, false)?;
+        let mut st = self.shared.lock();
+        self.require_assigned(&st, tps)?;
+        for tp in tps {
+            let key = tp.key();
+            if paused && st.current.as_ref().is_some_and(|(k, _)| *k == key) {
+                st.sync_current();
+                st.park_current();
+            }
+            let p = st.parts.get_mut(&key).expect("checked");
+            p.paused = paused;
+            if !paused && !p.queue.is_empty() && !p.in_ready {
+                p.in_ready = true;
+                st.ready.push_back(key);
+            }
+        }
+        self.shared.wake_pollers(&st);
+        drop(st);
+        self.shared.work.notify_all();
+        Ok(())
+    }
+
+    /// The positions of assigned partitions: the offset after the last
+    /// message handed out (before any: the start offset once known, else
+    /// `offset::INVALID`). Unassigned entries get `_UNKNOWN_PARTITION`.
+    pub fn position(&self, tps: &[TopicPartitionOffset]) -> Vec<TopicPartitionOffset> {
+        let st = self.shared.lock();
+        tps.iter()
+            .map(|tp| match st.app_pos(&tp.key()) {
+                Some(o) => TopicPartitionOffset::new(&tp.topic, tp.partition, o),
+                None => TopicPartitionOffset::new(&tp.topic, tp.partition, offset::INVALID).failed(
+                    Error::local(
+                        local::UNKNOWN_PARTITION,
+                        format!("{} [{}] is not assigned", tp.topic, tp.partition),
+                    ),
+                ),
+            })
+            .collect()
+    }
+
+    /// The committed offsets of `group.id` for `tps` (OffsetFetch to the
+    /// group coordinator; no group membership needed): `offset::INVALID`
+    /// where the group committed nothing, the leader epoch when the broker
+    /// stored one, an entry error where the broker gave one.
+    ///
+    /// # Errors
+    /// `_INVALID_ARG` without `group.id`; when the coordinator cannot be
+    /// found or the request fails as a whole within `timeout`.
+    pub fn committed(
+        &self,
+        tps: &[TopicPartitionOffset],
+        timeout: Duration,
+    ) -> Result<Vec<TopicPartitionOffset>> {
+        self.check(tps, false)?;
+        let group = self
+            .shared
+            .settings
+            .group_id
+            .as_deref()
+            .ok_or_else(|| Error::invalid_arg("committed offsets need group.id to be set"))?;
+        let keys: Vec<Tp> = tps.iter().map(TopicPartitionOffset::key).collect();
+        let deadline = Instant::now() + timeout;
+        let found = control::offset_fetch(
+            &self.cluster,
+            group,
+            self.shared.settings.read_committed,
+            &keys,
+            deadline,
+        )?;
+        Ok(tps
+            .iter()
+            .zip(&keys)
+            .map(|(tp, k)| {
+                let base = TopicPartitionOffset::new(&tp.topic, tp.partition, offset::INVALID);
+                match found.get(k) {
+                    Some(Ok((o, epoch))) => {
+                        let mut t = base;
+                        t.offset = if *o >= 0 { *o } else { offset::INVALID };
+                        t.leader_epoch = (*epoch >= 0).then_some(*epoch);
+                        t
+                    }
+                    Some(Err(e)) => base.failed(e.clone()),
+                    None => base.failed(Error::local(
+                        local::BAD_MSG,
+                        format!("OffsetFetch answer lacks {} [{}]", tp.topic, tp.partition),
+                    )),
+                }
+            })
+            .collect())
+    }
+
+    /// For each entry, whose `offset` is a timestamp in ms: the first offset
+    /// whose timestamp is at or after it (-1 if none), with its leader
+    /// epoch, from the partition's leader (ListOffsets v1+). Failed entries
+    /// carry their error.
+    ///
+    /// # Errors
+    /// `_INVALID_ARG` for a bad entry.
+    pub fn offsets_for_times(
+        &self,
+        tps: &[TopicPartitionOffset],
+        timeout: Duration,
+    ) -> Result<Vec<TopicPartitionOffset>> {
+        self.check(tps, false)?;
+        let queries: Vec<(Tp, i64)> = tps.iter().map(|tp| (tp.key(), tp.offset)).collect();
+        let found = control::list_offsets(
+            &self.cluster,
+            self.shared.settings.read_committed,
+            &queries,
+            Instant::now() + timeout,
+        );
+        Ok(tps
+            .iter()
+            .zip(queries)
+            .map(|(tp, q)| {
+                let base = TopicPartitionOffset::new(&tp.topic, tp.partition, -1);
+                match found.get(&q) {
+                    Some(Ok((o, epoch))) => {
+                        let mut t = base;
+                        t.offset = *o;
+                        t.leader_epoch = (*epoch >= 0).then_some(*epoch);
+                        t
+                    }
+                    Some(Err(e)) => base.failed(e.clone()),
+                    None => base.failed(Error::timed_out("offsets for times")),
+                }
+            })
+            .collect())
+    }
+
+    /// The low and high watermarks of a partition, asked of its leader (the
+    /// high one is the last stable offset under read_committed).
     ///
     /// # Errors
     /// Broker and network errors.
     pub fn watermarks(&self, topic: &str, partition: i32, timeout: Duration) -> Result<(i64, i64)> {
-        let low = self.list_offset(topic, partition, offset::BEGINNING, timeout)?;
-        let high = self.list_offset(topic, partition, offset::END, timeout)?;
-        Ok((low, high))
+        let key: Tp = (Arc::from(topic), partition);
+        let queries = [(key.clone(), offset::BEGINNING), (key.clone(), offset::END)];
+        let mut found = control::list_offsets(
+            &self.cluster,
+            self.shared.settings.read_committed,
+            &queries,
+            Instant::now() + timeout,
+        );
+        let mut take = |ts| {
+            found
+                .remove(&(key.clone(), ts))
+                .unwrap_or_else(|| Err(Error::timed_out("watermarks")))
+                .map(|x| x.0)
+        };
+        let lo = take(offset::BEGINNING)?;
+        let hi = take(offset::END)?;
+        Ok((lo, hi))
+    }
+
+    /// The watermarks the last fetch of an assigned partition brought back
+    /// (log start offset, high watermark), without asking the broker;
+    /// `offset::INVALID` for what is not known yet.
+    ///
+    /// # Errors
+    /// `_UNKNOWN_PARTITION` if not assigned.
+    pub fn cached_watermarks(&self, topic: &str, partition: i32) -> Result<(i64, i64)> {
+        let st = self.shared.lock();
+        let p = st
+            .parts
+            .get(&(Arc::from(topic), partition))
+            .ok_or_else(|| {
+                Error::local(
+                    local::UNKNOWN_PARTITION,
+                    format!("{topic} [{partition}] is not assigned"),
+                )
+            })?;
+        Ok((p.lo, p.hi))
     }
 
     /// ListOffsets for one partition: `-2` earliest, `-1` latest, else the
-    /// first offset whose timestamp is at or after `ts`.
+    /// first offset whose timestamp is at or after `ts` (-1 if none).
     ///
     /// # Errors
     /// Broker and network errors.
@@ -248,405 +593,102 @@ impl Consumer {
         ts: i64,
         timeout: Duration,
     ) -> Result<i64> {
-        let deadline = Instant::now() + timeout;
-        let (leader, epoch) = self.cluster.leader(topic, partition, timeout)?;
-        let conn = self.cluster.conn(leader, Purpose::Fetch)?;
-        let version = conn.version_for::<ListOffsetsRequest>(deadline)?;
-        let req = ListOffsetsRequest {
-            replica_id: -1,
-            isolation_level: i8::from(self.read_committed && version >= 2),
-            topics: vec![ListOffsetsTopic {
-                name: topic.to_string(),
-                partitions: vec![ListOffsetsPartition {
-                    partition_index: partition,
-                    current_leader_epoch: if version >= 4 { epoch } else { -1 },
-                    timestamp: ts,
-                    max_num_offsets: 1,
-                    ..Default::default()
-                }],
-                ..Default::default()
-            }],
-            ..Default::default()
-        };
-        let resp = conn
-            .send_at(&req, version, deadline)?
-            .wait_until(deadline)?;
-        let p = resp
-            .topics
-            .iter()
-            .flat_map(|t| t.partitions.iter())
-            .find(|p| p.partition_index == partition)
-            .ok_or_else(|| {
-                Error::local(
-                    local::BAD_MSG,
-                    format!("{}: ListOffsets lacks {topic} [{partition}]", conn.name()),
-                )
-            })?;
-        if p.error_code != 0 {
-            let code = KafkaCode(p.error_code);
-            if code.action() == ErrorAction::RefreshMetadataAndRetry {
-                self.cluster.invalidate(topic);
-            }
-            return Err(Error::kafka(
-                code,
-                format!("{topic} [{partition}] list offsets"),
-            ));
-        }
-        Ok(if version == 0 {
-            p.old_style_offsets.first().copied().unwrap_or(-1)
-        } else {
-            p.offset
-        })
+        let key: Tp = (Arc::from(topic), partition);
+        let mut found = control::list_offsets(
+            &self.cluster,
+            self.shared.settings.read_committed,
+            &[(key.clone(), ts)],
+            Instant::now() + timeout,
+        );
+        found
+            .remove(&(key, ts))
+            .unwrap_or_else(|| Err(Error::timed_out("list offsets")))
+            .map(|x| x.0)
     }
 
-    fn resolve_offsets(&self, st: &mut State, deadline: Instant) {
-        let logical: Vec<(Arc<str>, i32, i64)> = st
-            .parts
-            .values()
-            .filter(|p| p.position < 0)
-            .map(|p| (p.topic.clone(), p.partition, p.position))
+    /// The next message, or an error/event as a message with `error` set;
+    /// `Ok(None)` if nothing arrived within `timeout`.
+    ///
+    /// # Errors
+    /// `_STATE` once the consumer is closed. Per-partition problems come
+    /// back as messages with `error` set, as librdkafka does.
+    pub fn poll(&self, timeout: Duration) -> Result<Option<Message>> {
+        let s = &self.shared.settings;
+        let mut st = self.shared.lock();
+        let mut deadline = None;
+        loop {
+            let mut freed = false;
+            match st.next(s.max_buffered, &s.decode, &mut freed) {
+                Next::Message(m) => {
+                    if freed {
+                        self.shared.work.notify_all();
+                    }
+                    return Ok(Some(m));
+                }
+                Next::Empty => {
+                    if freed {
+                        self.shared.work.notify_all();
+                    }
+                    if st.closed {
+                        return Err(Error::local(local::STATE, "the consumer is closed"));
+                    }
+                    let dl = *deadline.get_or_insert_with(|| Instant::now() + timeout);
+                    let now = Instant::now();
+                    if now >= dl {
+                        return Ok(None);
+                    }
+                    st.waiting += 1;
+                    st = self
+                        .shared
+                        .data
+                        .wait_timeout(st, dl - now)
+                        .map_or_else(|e| e.into_inner().0, |r| r.0);
+                    st.waiting -= 1;
+                }
+            }
+        }
+    }
+
+    /// Stops fetching, closes the connections and ends the consumer's
+    /// threads. Later polls fail with `_STATE`. Called on drop too.
+    pub fn close(&self) {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        {
+            let mut st = self.shared.lock();
+            st.closed = true;
+            self.shared.work.notify_all();
+            self.shared.data.notify_all();
+        }
+        // Threads blocked on the network are freed by closing the
+        // connections; one may open a new one just then, so close again
+        // until all are out.
+        loop {
+            self.cluster.close();
+            let st = self.shared.lock();
+            if st.running == 0 {
+                break;
+            }
+            let _ = self
+                .shared
+                .data
+                .wait_timeout(st, Duration::from_millis(100));
+        }
+        let handles: Vec<_> = self
+            .threads
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
             .collect();
-        for (topic, partition, logical) in logical {
-            let timeout = deadline
-                .saturating_duration_since(Instant::now())
-                .max(self.socket_timeout);
-            let resolved = if logical <= offset::TAIL_BASE {
-                let n = offset::TAIL_BASE - logical;
-                self.watermarks(&topic, partition, timeout)
-                    .map(|(lo, hi)| (hi - n).max(lo))
-            } else {
-                self.list_offset(&topic, partition, logical, timeout)
-            };
-            match resolved {
-                Ok(o) => {
-                    if let Some(p) = st.parts.get_mut(&(topic, partition)) {
-                        p.position = o;
-                    }
-                }
-                Err(e) => {
-                    let retriable = e.is_retriable();
-                    st.queue
-                        .push_back(Message::event(topic, partition, logical, e));
-                    if !retriable {
-                        // leave it logical: the next poll tries again
-                    }
-                }
-            }
+        for h in handles {
+            let _ = h.join();
         }
     }
+}
 
-    fn start_fetches(&self, st: &mut State, deadline: Instant) {
-        // group partitions that are ready by leader
-        let mut by_leader: BTreeMap<i32, Vec<(Arc<str>, i32)>> = BTreeMap::new();
-        let keys: Vec<(Arc<str>, i32)> = st
-            .parts
-            .values()
-            .filter(|p| p.position >= 0 && !p.in_flight)
-            .map(|p| (p.topic.clone(), p.partition))
-            .collect();
-        for (topic, partition) in keys {
-            let timeout = deadline
-                .saturating_duration_since(Instant::now())
-                .max(self.socket_timeout);
-            match self.cluster.leader(&topic, partition, timeout) {
-                Ok((leader, epoch)) => {
-                    if let Some(p) = st.parts.get_mut(&(topic.clone(), partition)) {
-                        p.leader_epoch = epoch;
-                    }
-                    by_leader
-                        .entry(leader)
-                        .or_default()
-                        .push((topic, partition));
-                }
-                Err(e) => {
-                    let pos = st
-                        .parts
-                        .get(&(topic.clone(), partition))
-                        .map_or(-1, |p| p.position);
-                    st.queue.push_back(Message::event(topic, partition, pos, e));
-                }
-            }
-        }
-        for (leader, parts) in by_leader {
-            if st.fetches.iter().any(|f| f.broker == leader) {
-                continue;
-            }
-            match self.send_fetch(st, leader, &parts) {
-                Ok(f) => {
-                    for k in &parts {
-                        if let Some(p) = st.parts.get_mut(k) {
-                            p.in_flight = true;
-                        }
-                    }
-                    st.fetches.push(f);
-                }
-                Err(e) => {
-                    for (topic, partition) in parts {
-                        let pos = st
-                            .parts
-                            .get(&(topic.clone(), partition))
-                            .map_or(-1, |p| p.position);
-                        st.queue
-                            .push_back(Message::event(topic, partition, pos, e.clone()));
-                    }
-                }
-            }
-        }
-    }
-
-    fn send_fetch(&self, st: &State, leader: i32, parts: &[(Arc<str>, i32)]) -> Result<InFlight> {
-        let conn = self.cluster.conn(leader, Purpose::Fetch)?;
-        let net_deadline =
-            Instant::now() + self.socket_timeout + Duration::from_millis(self.max_wait_ms as u64);
-        let version = conn.version_for::<FetchRequest>(net_deadline)?;
-        let mut topics: Vec<FetchTopic> = Vec::new();
-        let mut names = HashMap::new();
-        for (topic, partition) in parts {
-            let p = &st.parts[&(topic.clone(), *partition)];
-            let fp = FetchPartition {
-                partition: *partition,
-                current_leader_epoch: if version >= 9 { p.leader_epoch } else { -1 },
-                fetch_offset: p.position,
-                partition_max_bytes: self.partition_max_bytes,
-                ..Default::default()
-            };
-            let topic_id = if version >= 13 {
-                let info = self.cluster.topic(topic, false, self.socket_timeout)?;
-                if info.id.is_zero() {
-                    return Err(Error::local(
-                        local::UNSUPPORTED_FEATURE,
-                        format!("{topic}: broker speaks Fetch v{version} but gave no topic ID"),
-                    ));
-                }
-                names.insert(info.id, topic.clone());
-                info.id
-            } else {
-                Uuid::ZERO
-            };
-            match topics
-                .iter_mut()
-                .find(|t| t.topic == **topic && t.topic_id == topic_id)
-            {
-                Some(t) => t.partitions.push(fp),
-                None => topics.push(FetchTopic {
-                    topic: if version <= 12 {
-                        topic.to_string()
-                    } else {
-                        String::new()
-                    },
-                    topic_id,
-                    partitions: vec![fp],
-                    ..Default::default()
-                }),
-            }
-        }
-        let req = FetchRequest {
-            replica_id: -1,
-            max_wait_ms: self.max_wait_ms,
-            min_bytes: self.min_bytes,
-            max_bytes: self.max_bytes,
-            isolation_level: i8::from(self.read_committed),
-            session_id: 0,
-            session_epoch: -1,
-            topics,
-            ..Default::default()
-        };
-        let pending = conn.send_at(&req, version, net_deadline)?;
-        Ok(InFlight {
-            broker: leader,
-            parts: parts.to_vec(),
-            pending,
-            names,
-        })
-    }
-
-    /// Waits (until `deadline`) for in-flight fetches and turns what arrived into messages.
-    fn collect(&self, st: &mut State, deadline: Instant) {
-        let mut i = 0;
-        while i < st.fetches.len() {
-            // wait on the first fetch with the remaining time, then poll the rest
-            let wait = if i == 0 {
-                deadline.saturating_duration_since(Instant::now())
-            } else {
-                Duration::ZERO
-            };
-            match st.fetches[i].pending.wait(wait) {
-                Ok(None) => i += 1,
-                Ok(Some(resp)) => {
-                    let f = st.fetches.remove(i);
-                    self.absorb(st, &f, resp);
-                }
-                Err(e) => {
-                    // The connection failed or timed out: report it once per
-                    // partition and fetch again (after a metadata refresh).
-                    let f = st.fetches.remove(i);
-                    for key in &f.parts {
-                        self.cluster.invalidate(&key.0);
-                        if let Some(p) = st.parts.get_mut(key) {
-                            p.in_flight = false;
-                            let ev = Message::event(key.0.clone(), key.1, p.position, e.clone());
-                            st.queue.push_back(ev);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    fn absorb(&self, st: &mut State, f: &InFlight, resp: FetchResponse) {
-        for key in &f.parts {
-            if let Some(p) = st.parts.get_mut(key) {
-                p.in_flight = false;
-            }
-        }
-        if resp.error_code != 0 {
-            let e = Error::kafka(
-                KafkaCode(resp.error_code),
-                format!("fetch from broker {}", f.broker),
-            );
-            for key in &f.parts {
-                let pos = st.parts.get(key).map_or(-1, |p| p.position);
-                st.queue
-                    .push_back(Message::event(key.0.clone(), key.1, pos, e.clone()));
-            }
-            return;
-        }
-        for t in resp.responses {
-            let topic: Arc<str> = if t.topic_id.is_zero() {
-                Arc::from(t.topic.as_str())
-            } else {
-                match f.names.get(&t.topic_id) {
-                    Some(n) => n.clone(),
-                    None => continue,
-                }
-            };
-            for pd in t.partitions {
-                let key = (topic.clone(), pd.partition_index);
-                self.absorb_partition(st, &key, pd);
-            }
-        }
-    }
-
-    fn absorb_partition(&self, st: &mut State, key: &(Arc<str>, i32), pd: PartitionData) {
-        let Some(part) = st.parts.get_mut(key) else {
-            return;
-        };
-        let (topic, partition) = (key.0.clone(), key.1);
-        if pd.error_code != 0 {
-            let code = KafkaCode(pd.error_code);
-            if code == KafkaCode::OFFSET_OUT_OF_RANGE && self.reset != "error" {
-                part.position = if self.reset == "earliest" {
-                    offset::BEGINNING
-                } else {
-                    offset::END
-                };
-                return;
-            }
-            if code.action() == ErrorAction::RefreshMetadataAndRetry {
-                self.cluster.invalidate(&topic);
-                return;
-            }
-            let pos = part.position;
-            st.queue.push_back(Message::event(
-                topic,
-                partition,
-                pos,
-                Error::kafka(code, "fetch"),
-            ));
-            return;
-        }
-        part.high_watermark = pd.high_watermark;
-        let records = pd.records.unwrap_or_default();
-        let mut aborted: Vec<(i64, i64)> = if self.read_committed {
-            pd.aborted_transactions
-                .unwrap_or_default()
-                .iter()
-                .map(|a| (a.producer_id, a.first_offset))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        aborted.sort_by_key(|a| a.1);
-        let mut aborting: HashSet<i64> = HashSet::new();
-        let mut next = part.position;
-        let mut out = Vec::new();
-        let mut problem = None;
-        for entry in RecordsReader::new(&records, self.decode.clone()) {
-            let batch = match entry {
-                Ok(b) => b,
-                Err(e) => {
-                    problem = Some(Error::local(
-                        local::BAD_MSG,
-                        format!("{topic} [{partition}]: {e}"),
-                    ));
-                    break;
-                }
-            };
-            let batch_end = batch.base_offset + i64::from(batch.last_offset_delta) + 1;
-            // transactions that start at or before this batch are open-and-aborted
-            while let Some(&(pid, first)) = aborted.first() {
-                if first > batch.base_offset && batch.magic >= 2 {
-                    break;
-                }
-                aborting.insert(pid);
-                aborted.remove(0);
-            }
-            if batch.is_control {
-                if let Ok(Some(c)) = batch.control_record() {
-                    if c.kind == ControlRecordType::Abort {
-                        aborting.remove(&batch.producer_id);
-                    }
-                }
-                next = next.max(batch_end);
-                continue;
-            }
-            if batch.is_transactional && aborting.contains(&batch.producer_id) {
-                next = next.max(batch_end);
-                continue;
-            }
-            for r in batch.records {
-                if r.offset < next {
-                    continue;
-                }
-                next = r.offset + 1;
-                out.push(crate::message::Message {
-                    topic: topic.clone(),
-                    partition,
-                    offset: r.offset,
-                    key: r.key,
-                    value: r.value,
-                    headers: r.headers,
-                    timestamp: r.timestamp,
-                    timestamp_type: r.timestamp_type,
-                    leader_epoch: r.leader_epoch,
-                    error: None,
-                });
-            }
-            if batch.magic >= 2 {
-                next = next.max(batch_end);
-            }
-        }
-        part.position = next;
-        if !out.is_empty() {
-            part.eof_reported = false;
-        }
-        st.queue.extend(out);
-        if let Some(e) = problem {
-            st.queue
-                .push_back(Message::event(topic.clone(), partition, next, e));
-        }
-        let part = &mut st.parts.get_mut(key).expect("partition present");
-        if self.partition_eof && part.position >= part.high_watermark && !part.eof_reported {
-            part.eof_reported = true;
-            let e = Error::local(
-                local::PARTITION_EOF,
-                format!(
-                    "{topic} [{partition}] reached end at offset {}",
-                    part.position
-                ),
-            );
-            st.queue
-                .push_back(Message::event(topic, partition, part.position, e));
-        }
+impl Drop for Consumer {
+    fn drop(&mut self) {
+        self.close();
     }
 }

@@ -67,13 +67,16 @@ pub struct gregor_consumer {
 /// A list of topic/partition/offset entries.
 pub struct gregor_tpl {
     pub(crate) inner: Vec<TopicPartitionOffset>,
+    /// NUL-terminated topic names, by entry.
+    pub(crate) names: Vec<CString>,
 }
 
 /// A consumed message or consumer event. Immutable; thread-safe to read.
 pub struct gregor_message {
     inner: Message,
-    topic: CString,
-    errstr: CString,
+    /// Made on first use: most consumers never ask.
+    topic: OnceLock<CString>,
+    errstr: OnceLock<CString>,
 }
 
 /// A metadata snapshot. Immutable; thread-safe to read.
@@ -361,7 +364,10 @@ pub extern "C" fn gregor_producer_free(producer: *mut gregor_producer) {
 #[no_mangle]
 pub extern "C" fn gregor_tpl_new() -> *mut gregor_tpl {
     guard(ptr::null_mut(), || {
-        Box::into_raw(Box::new(gregor_tpl { inner: Vec::new() }))
+        Box::into_raw(Box::new(gregor_tpl {
+            inner: Vec::new(),
+            names: Vec::new(),
+        }))
     })
 }
 
@@ -381,6 +387,7 @@ pub extern "C" fn gregor_tpl_add(
         let topic = c_str(topic, "topic")?;
         l.inner
             .push(TopicPartitionOffset::new(topic, partition, offset));
+        l.names.push(CString::new(topic).unwrap_or_default());
         Ok(())
     })
 }
@@ -519,18 +526,11 @@ pub extern "C" fn gregor_consumer_free(consumer: *mut gregor_consumer) {
 
 // ----- messages -----
 
-fn into_handle(msg: Message) -> *mut gregor_message {
-    let topic = CString::new(msg.topic.as_bytes()).unwrap_or_default();
-    let errstr = CString::new(
-        msg.error
-            .as_ref()
-            .map_or(String::new(), ToString::to_string),
-    )
-    .unwrap_or_default();
+pub(crate) fn into_handle(msg: Message) -> *mut gregor_message {
     Box::into_raw(Box::new(gregor_message {
         inner: msg,
-        topic,
-        errstr,
+        topic: OnceLock::new(),
+        errstr: OnceLock::new(),
     }))
 }
 
@@ -539,7 +539,11 @@ fn into_handle(msg: Message) -> *mut gregor_message {
 #[no_mangle]
 pub extern "C" fn gregor_message_topic(msg: *const gregor_message) -> *const c_char {
     guard(static_cstr(c""), || {
-        handle(msg, "msg").map_or(static_cstr(c""), |m| m.topic.as_ptr())
+        handle(msg, "msg").map_or(static_cstr(c""), |m| {
+            m.topic
+                .get_or_init(|| CString::new(m.inner.topic.as_bytes()).unwrap_or_default())
+                .as_ptr()
+        })
     })
 }
 
@@ -643,7 +647,7 @@ pub extern "C" fn gregor_message_header(
 #[no_mangle]
 pub extern "C" fn gregor_message_err(msg: *const gregor_message) -> c_int {
     guard(local::FAIL, || match handle(msg, "msg") {
-        Ok(m) => m.inner.error.as_ref().map_or(0, Error::code),
+        Ok(m) => m.inner.error.as_deref().map_or(0, Error::code),
         Err(e) => e.code(),
     })
 }
@@ -653,7 +657,19 @@ pub extern "C" fn gregor_message_err(msg: *const gregor_message) -> c_int {
 #[no_mangle]
 pub extern "C" fn gregor_message_errstr(msg: *const gregor_message) -> *const c_char {
     guard(static_cstr(c""), || {
-        handle(msg, "msg").map_or(static_cstr(c""), |m| m.errstr.as_ptr())
+        handle(msg, "msg").map_or(static_cstr(c""), |m| {
+            m.errstr
+                .get_or_init(|| {
+                    CString::new(
+                        m.inner
+                            .error
+                            .as_ref()
+                            .map_or(String::new(), ToString::to_string),
+                    )
+                    .unwrap_or_default()
+                })
+                .as_ptr()
+        })
     })
 }
 

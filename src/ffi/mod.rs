@@ -18,6 +18,7 @@
 
 pub mod admin;
 pub mod codes;
+pub mod consumer;
 mod guard;
 pub mod handles;
 pub mod legacy07;
@@ -26,6 +27,7 @@ pub mod zk;
 
 pub use admin::*;
 pub use codes::*;
+pub use consumer::*;
 pub use handles::*;
 pub use legacy07::*;
 pub use producer::*;

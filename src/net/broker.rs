@@ -25,7 +25,7 @@ use crate::error::{local, Error, Result};
 use crate::protocol::api_versions::{ApiVersionsRequest, ApiVersionsResponse};
 use crate::protocol::versions::{ApiRange, BrokerApis};
 use crate::protocol::{decode_response, encode_request, KafkaCode, Message, Request};
-use crate::wire::{Reader, Writer};
+use crate::wire::{Bytes, Reader, Writer};
 
 /// Network settings shared by all connections of a client.
 #[derive(Debug, Clone)]
@@ -391,8 +391,10 @@ impl BrokerConn {
         version: i16,
         r: Result<Vec<u8>>,
     ) -> Result<R::Response> {
-        let frame = r?;
-        let mut rd = Reader::new(&frame);
+        // Decoded from a shared buffer, so byte fields (fetched records)
+        // borrow the frame instead of being copied out of it.
+        let frame = Bytes::from(r?);
+        let mut rd = Reader::shared(&frame);
         match decode_response::<R>(&mut rd, version) {
             Ok((h, body)) if h.correlation_id == corr => Ok(body),
             Ok((h, _)) => {

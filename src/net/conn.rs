@@ -76,8 +76,9 @@ pub fn read_frame(r: &mut impl Read, max: usize, broker: &str) -> Result<Vec<u8>
         ));
     }
     // Memory follows the bytes that actually arrive, not the size claimed:
-    // a garbage size below the limit costs at most 1 MiB up front.
-    let mut buf = Vec::with_capacity(n.min(1 << 20));
+    // a garbage size below the limit costs at most 16 MiB up front
+    // (and a real response is read without zeroing it first).
+    let mut buf = Vec::with_capacity(n.min(16 << 20));
     let got = r
         .take(n as u64)
         .read_to_end(&mut buf)

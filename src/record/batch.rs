@@ -134,6 +134,29 @@ pub(crate) fn decode_batch(
     r: &mut Reader<'_>,
     options: &DecodeOptions,
 ) -> Result<RecordBatch, RecordError> {
+    let (mut batch, mut records) = decode_batch_lazy(r, options)?;
+    let base_offset = batch.base_offset;
+    let m = |error: DecodeError| RecordError::Malformed {
+        offset: base_offset,
+        error,
+    };
+    // Never trust the count for the allocation: each record takes at least 7 bytes.
+    batch
+        .records
+        .reserve_exact(records.size_hint().1.unwrap_or(0));
+    for rec in records.by_ref() {
+        batch.records.push(rec.map_err(m)?);
+    }
+    records.finish().map_err(m)?;
+    Ok(batch)
+}
+
+/// Decodes a record batch's header (checking its CRC and decompressing
+/// it), leaving its records to be decoded one at a time.
+pub(crate) fn decode_batch_lazy(
+    r: &mut Reader<'_>,
+    options: &DecodeOptions,
+) -> Result<(RecordBatch, BatchRecords), RecordError> {
     let base_offset = r
         .i64()
         .map_err(|error| RecordError::Malformed { offset: -1, error })?;
@@ -187,7 +210,7 @@ pub(crate) fn decode_batch(
     } else {
         TimestampType::CreateTime
     };
-    let mut batch = RecordBatch {
+    let batch = RecordBatch {
         magic,
         base_offset,
         last_offset_delta,
@@ -206,96 +229,241 @@ pub(crate) fn decode_batch(
         base_sequence,
         records: Vec::new(),
     };
-    let decompressed: Bytes;
-    let mut records = if codec == Codec::None {
-        r.clone()
+    let data: Bytes = if codec == Codec::None {
+        let n = r.remaining();
+        r.bytes(n, "records").map_err(m)?
     } else {
-        decompressed = compression::decompress(codec, r.rest(), options.decompress_limit)
+        compression::decompress(codec, r.rest(), options.decompress_limit)
             .map_err(|error| RecordError::Compression {
                 offset: base_offset,
                 error,
             })?
-            .into();
-        Reader::shared(&decompressed)
+            .into()
     };
-    decode_records(&mut records, count as usize, &mut batch).map_err(m)?;
-    if !records.is_empty() {
-        return Err(m(records.error(format!(
-            "{} bytes after the last of {count} records",
-            records.remaining()
-        ))));
-    }
-    Ok(batch)
+    let records = BatchRecords {
+        data,
+        pos: 0,
+        left: count as usize,
+        base_offset,
+        base_timestamp,
+        max_timestamp,
+        timestamp_type,
+        leader_epoch: (partition_leader_epoch != NO_PARTITION_LEADER_EPOCH)
+            .then_some(partition_leader_epoch),
+        producer_id: (producer_id != NO_PRODUCER_ID).then_some(producer_id),
+        eager: None,
+    };
+    Ok((batch, records))
 }
 
-/// Reads `count` records into `batch.records`.
-fn decode_records(
-    r: &mut Reader<'_>,
-    count: usize,
-    batch: &mut RecordBatch,
-) -> Result<(), DecodeError> {
-    // Never trust the count for the allocation: each record takes at least 7 bytes.
-    batch
-        .records
-        .reserve_exact(count.min(r.remaining() / MIN_RECORD_LEN));
-    let leader_epoch = (batch.partition_leader_epoch != NO_PARTITION_LEADER_EPOCH)
-        .then_some(batch.partition_leader_epoch);
-    let producer_id = (batch.producer_id != NO_PRODUCER_ID).then_some(batch.producer_id);
-    let log_append = batch.timestamp_type == TimestampType::LogAppendTime;
-    for _ in 0..count {
-        let len = r.varint()?;
-        let mut rec = match usize::try_from(len) {
-            Ok(n) => r.sub(n, "record")?,
-            Err(_) => return Err(r.error(format!("negative record length {len}"))),
+/// The records of one batch, decoded one at a time from the batch's buffer
+/// (the fetched one, or the decompressed one): keys, values and headers
+/// share it. Yields an error, and then nothing, at the first malformed
+/// record.
+#[derive(Debug, Clone)]
+pub struct BatchRecords {
+    data: Bytes,
+    pos: usize,
+    /// Records the header says are still to come.
+    left: usize,
+    base_offset: i64,
+    base_timestamp: i64,
+    max_timestamp: i64,
+    timestamp_type: TimestampType,
+    leader_epoch: Option<i32>,
+    producer_id: Option<i64>,
+    /// Records decoded up front (message sets).
+    eager: Option<std::vec::IntoIter<Record>>,
+}
+
+impl Default for BatchRecords {
+    fn default() -> Self {
+        BatchRecords::from_records(Vec::new())
+    }
+}
+
+/// A zigzag varint of at most `max` bytes from `b` at `*pos`.
+#[inline(always)]
+fn zigzag(b: &[u8], pos: &mut usize, max: usize) -> Option<i64> {
+    let first = *b.get(*pos)?;
+    let v = if first < 0x80 {
+        *pos += 1;
+        u64::from(first)
+    } else {
+        let mut v: u64 = 0;
+        let mut i = 0;
+        loop {
+            if i == max {
+                return None;
+            }
+            let byte = *b.get(*pos + i)?;
+            v |= u64::from(byte & 0x7f) << (7 * i);
+            i += 1;
+            if byte & 0x80 == 0 {
+                break;
+            }
+        }
+        if max == 5 && v > u64::from(u32::MAX) {
+            return None;
+        }
+        *pos += i;
+        v
+    };
+    Some(((v >> 1) as i64) ^ -((v & 1) as i64))
+}
+
+impl BatchRecords {
+    /// Records decoded already (for formats without lazy decoding).
+    pub fn from_records(records: Vec<Record>) -> Self {
+        BatchRecords {
+            data: Bytes::new(),
+            pos: 0,
+            left: 0,
+            base_offset: 0,
+            base_timestamp: 0,
+            max_timestamp: 0,
+            timestamp_type: TimestampType::CreateTime,
+            leader_epoch: None,
+            producer_id: None,
+            eager: Some(records.into_iter()),
+        }
+    }
+
+    /// An error at `pos` of the records.
+    fn error(&self, pos: usize, reason: String) -> DecodeError {
+        let mut r = Reader::new(&self.data);
+        let _ = r.skip(pos.min(self.data.len()));
+        r.error(reason)
+    }
+
+    /// Checks that nothing follows the last record.
+    ///
+    /// # Errors
+    /// If bytes are left over after all the records the header counts.
+    pub fn finish(&self) -> Result<(), DecodeError> {
+        if self.eager.is_none() && self.left == 0 && self.pos != self.data.len() {
+            return Err(self.error(
+                self.pos,
+                format!("{} bytes after the last record", self.data.len() - self.pos),
+            ));
+        }
+        Ok(())
+    }
+
+    fn decode_one(&mut self) -> Result<Record, DecodeError> {
+        let all: &[u8] = &self.data;
+        let mut pos = self.pos;
+        let bad = |this: &Self, at: usize, what: &str| this.error(at, format!("record {what}"));
+        let len = zigzag(all, &mut pos, 5).ok_or_else(|| bad(self, pos, "length"))?;
+        let Ok(len) = usize::try_from(len) else {
+            return Err(self.error(pos, format!("negative record length {len}")));
         };
-        let _attributes = rec.i8()?;
-        let timestamp_delta = rec.varlong()?;
-        let offset_delta = rec.varint()?;
-        let key = nullable(&mut rec, "key")?;
-        let value = nullable(&mut rec, "value")?;
-        let header_count = rec.varint()?;
-        let Ok(header_count) = usize::try_from(header_count) else {
-            return Err(rec.error(format!("negative header count {header_count}")));
+        if len > all.len() - pos {
+            return Err(self.error(
+                pos,
+                format!("record: need {len} bytes, {} remaining", all.len() - pos),
+            ));
+        }
+        let end = pos + len;
+        // every read below stays within the record
+        let b = &all[..end];
+        if pos >= end {
+            return Err(bad(self, pos, "attributes"));
+        }
+        pos += 1; // attributes: unused
+        let ts_delta = zigzag(b, &mut pos, 10).ok_or_else(|| bad(self, pos, "timestamp delta"))?;
+        let offset_delta = zigzag(b, &mut pos, 5).ok_or_else(|| bad(self, pos, "offset delta"))?;
+        let key = self.nullable(b, &mut pos, "key")?;
+        let value = self.nullable(b, &mut pos, "value")?;
+        let count = zigzag(b, &mut pos, 5).ok_or_else(|| bad(self, pos, "header count"))?;
+        let Ok(count) = usize::try_from(count) else {
+            return Err(self.error(pos, format!("negative header count {count}")));
         };
-        let mut headers = Vec::with_capacity(header_count.min(rec.remaining() / 2));
-        for _ in 0..header_count {
-            let key_len = rec.varint()?;
-            let Ok(key_len) = usize::try_from(key_len) else {
-                return Err(rec.error(format!("header key length {key_len}")));
-            };
-            let key = rec.bytes(key_len, "header key")?;
-            let value = nullable(&mut rec, "header value")?;
+        let mut headers = Vec::with_capacity(count.min((end - pos) / 2));
+        for _ in 0..count {
+            let klen = zigzag(b, &mut pos, 5).ok_or_else(|| bad(self, pos, "header key"))?;
+            let klen = usize::try_from(klen)
+                .ok()
+                .filter(|n| *n <= end - pos)
+                .ok_or_else(|| self.error(pos, format!("header key length {klen}")))?;
+            let key = self.data.slice(pos..pos + klen);
+            pos += klen;
+            let value = self.nullable(b, &mut pos, "header value")?;
             headers.push(Header { key, value });
         }
-        if !rec.is_empty() {
-            return Err(rec.error(format!("{} bytes left over in a record", rec.remaining())));
+        if pos != end {
+            return Err(self.error(pos, format!("{} bytes left over in a record", end - pos)));
         }
-        batch.records.push(Record {
-            offset: batch.base_offset.wrapping_add(i64::from(offset_delta)),
-            timestamp: if log_append {
-                batch.max_timestamp
+        self.pos = end;
+        Ok(Record {
+            offset: self.base_offset.wrapping_add(offset_delta),
+            timestamp: if self.timestamp_type == TimestampType::LogAppendTime {
+                self.max_timestamp
             } else {
-                batch.base_timestamp.wrapping_add(timestamp_delta)
+                self.base_timestamp.wrapping_add(ts_delta)
             },
-            timestamp_type: batch.timestamp_type,
+            timestamp_type: self.timestamp_type,
             key,
             value,
             headers,
-            leader_epoch,
-            producer_id,
-        });
+            leader_epoch: self.leader_epoch,
+            producer_id: self.producer_id,
+        })
     }
-    Ok(())
+
+    /// A varint-length-prefixed byte string within `b`, -1 for null.
+    #[inline(always)]
+    fn nullable(
+        &self,
+        b: &[u8],
+        pos: &mut usize,
+        what: &str,
+    ) -> Result<Option<Bytes>, DecodeError> {
+        let len =
+            zigzag(b, pos, 5).ok_or_else(|| self.error(*pos, format!("{what}: bad length")))?;
+        match usize::try_from(len) {
+            Ok(n) if n <= b.len() - *pos => {
+                let v = self.data.slice(*pos..*pos + n);
+                *pos += n;
+                Ok(Some(v))
+            }
+            Err(_) if len == -1 => Ok(None),
+            _ => Err(self.error(*pos, format!("{what}: length {len}"))),
+        }
+    }
 }
 
-/// A varint-length-prefixed byte string, -1 for null.
-#[inline]
-fn nullable(r: &mut Reader<'_>, what: &str) -> Result<Option<Bytes>, DecodeError> {
-    let len = r.varint()?;
-    match usize::try_from(len) {
-        Ok(n) => r.bytes(n, what).map(Some),
-        Err(_) if len == -1 => Ok(None),
-        Err(_) => Err(r.error(format!("{what}: length {len}"))),
+impl Iterator for BatchRecords {
+    type Item = Result<Record, DecodeError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = &mut self.eager {
+            return e.next().map(Ok);
+        }
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        match self.decode_one() {
+            Ok(r) => Some(Ok(r)),
+            Err(e) => {
+                self.left = 0;
+                self.pos = self.data.len();
+                Some(Err(e))
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.eager {
+            Some(e) => e.size_hint(),
+            // each record takes at least 7 bytes
+            None => (
+                0,
+                Some(self.left.min((self.data.len() - self.pos) / MIN_RECORD_LEN)),
+            ),
+        }
     }
 }
 

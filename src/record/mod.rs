@@ -24,7 +24,7 @@ pub mod message_set;
 #[cfg(test)]
 mod tests;
 
-pub use batch::{ControlRecord, ControlRecordType, RecordBatchBuilder};
+pub use batch::{BatchRecords, ControlRecord, ControlRecordType, RecordBatchBuilder};
 pub use message_set::MessageSetBuilder;
 
 /// The timestamp a record carries when it has none (magic 0, or a producer that set none).
@@ -198,6 +198,53 @@ impl RecordBatch {
             EntryLen::Bad(error) => Err(RecordError::Malformed {
                 offset: peek_offset(r.rest()),
                 error,
+            }),
+        }
+    }
+}
+
+impl RecordBatch {
+    /// As [`RecordBatch::decode`], but a record batch's records are left
+    /// to the returned iterator, decoded one at a time, and `records` of
+    /// the batch is empty (message sets, magic 0/1, are decoded whole and
+    /// handed to the iterator).
+    ///
+    /// # Errors
+    /// See [`RecordError`]; a malformed record comes out of the iterator.
+    pub fn decode_lazy(
+        buf: &Bytes,
+        options: &DecodeOptions,
+    ) -> Result<(RecordBatch, BatchRecords, usize), RecordError> {
+        let mut r = Reader::shared(buf);
+        let n = match entry_len(r.rest()) {
+            EntryLen::Complete(n) => n,
+            EntryLen::Partial => {
+                return Err(RecordError::Malformed {
+                    offset: peek_offset(r.rest()),
+                    error: r.error(format!("entry truncated: {} bytes present", r.remaining())),
+                })
+            }
+            EntryLen::Bad(error) => {
+                return Err(RecordError::Malformed {
+                    offset: peek_offset(r.rest()),
+                    error,
+                })
+            }
+        };
+        let mut entry = r
+            .sub(n, "entry")
+            .map_err(|error| RecordError::Malformed { offset: -1, error })?;
+        let rest = entry.rest();
+        match rest[16] as i8 {
+            2 => batch::decode_batch_lazy(&mut entry, options).map(|(b, rs)| (b, rs, n)),
+            0 | 1 => {
+                let mut b = message_set::decode_message(&mut entry, options)?;
+                let records = std::mem::take(&mut b.records);
+                Ok((b, BatchRecords::from_records(records), n))
+            }
+            magic => Err(RecordError::UnsupportedMagic {
+                offset: peek_offset(rest),
+                magic,
             }),
         }
     }

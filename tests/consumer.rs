@@ -1,0 +1,1843 @@
+//! The consumer: against the real broker (scripts/services.sh) for
+//! everything it can show, and against a scripted broker speaking
+//! independently encoded bytes (the `kafka-protocol` crate) for what it
+//! cannot: fetch sessions (KIP-227), OffsetForLeaderEpoch and diverging
+//! epochs (KIP-320), a topic ID changing under a consumer (KIP-516), and a
+//! fetch response with aborted transactions built byte by byte.
+
+mod common;
+#[path = "consumer_support/scripted.rs"]
+mod scripted;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use gregor::config::Config;
+use gregor::consumer::{Consumer, TopicPartitionOffset as Tpo};
+use gregor::error::local;
+use gregor::message::{offset, Message};
+use kafka_protocol::messages::fetch_response::{
+    AbortedTransaction, FetchableTopicResponse, PartitionData,
+};
+use kafka_protocol::messages::offset_for_leader_epoch_response::{
+    EpochEndOffset, OffsetForLeaderTopicResult,
+};
+use kafka_protocol::messages::{
+    ApiKey, FetchResponse, OffsetForLeaderEpochResponse, ProducerId, RequestKind, ResponseKind,
+    TopicName,
+};
+use kafka_protocol::records::Compression;
+use scripted::{Log, Logs, Rec};
+
+const T: Duration = Duration::from_secs(20);
+
+/// Polls until `n` messages (not events) arrived or `T` passed; events are
+/// returned too, in order, in the second list.
+fn poll_n(c: &Consumer, n: usize) -> (Vec<Message>, Vec<Message>) {
+    let mut msgs = Vec::new();
+    let mut events = Vec::new();
+    let deadline = Instant::now() + T;
+    while msgs.len() < n && Instant::now() < deadline {
+        if let Some(m) = c.poll(Duration::from_millis(200)).unwrap() {
+            if m.error.is_some() {
+                events.push(m);
+            } else {
+                msgs.push(m);
+            }
+        }
+    }
+    (msgs, events)
+}
+
+/// Polls for `d`, returning everything.
+fn poll_for(c: &Consumer, d: Duration) -> Vec<Message> {
+    let mut out = Vec::new();
+    let deadline = Instant::now() + d;
+    while Instant::now() < deadline {
+        if let Some(m) = c.poll(Duration::from_millis(50)).unwrap() {
+            out.push(m);
+        }
+    }
+    out
+}
+
+fn values(ms: &[Message]) -> Vec<String> {
+    ms.iter()
+        .map(|m| String::from_utf8(m.value.as_deref().unwrap_or_default().to_vec()).unwrap())
+        .collect()
+}
+
+fn scripted_config(addr: &str, extra: &[(&str, &str)]) -> Config {
+    let mut c = Config::from_pairs([
+        ("bootstrap.servers", addr),
+        ("fetch.wait.max.ms", "100"),
+        ("fetch.error.backoff.ms", "50"),
+        ("isolation.level", "read_uncommitted"),
+    ])
+    .unwrap();
+    for (k, v) in extra {
+        c.set(k, v).unwrap();
+    }
+    c
+}
+
+const TOPIC_ID: [u8; 16] = [7; 16];
+
+fn partition_data(p: i32, log: &Log, from: i64) -> PartitionData {
+    let mut d = PartitionData::default();
+    d.partition_index = p;
+    d.high_watermark = log.end();
+    d.last_stable_offset = log.end();
+    d.log_start_offset = 0;
+    d.aborted_transactions = Some(Vec::new());
+    d.records = Some(log.from(from).into());
+    d
+}
+
+fn fetch_response(session: i32, parts: Vec<PartitionData>, id: [u8; 16]) -> ResponseKind {
+    let mut t = FetchableTopicResponse::default();
+    t.topic = TopicName(scripted::sb("t"));
+    t.topic_id = scripted::uuid(id);
+    t.partitions = parts;
+    let mut r = FetchResponse::default();
+    r.session_id = session;
+    r.responses = if t.partitions.is_empty() {
+        Vec::new()
+    } else {
+        vec![t]
+    };
+    ResponseKind::Fetch(r)
+}
+
+// ---------------------------------------------------------------------------
+// Fetch sessions (KIP-227), on a scripted broker that keeps them
+
+/// What the scripted broker's session holds: partition -> fetch offset.
+#[derive(Default)]
+struct SessionState {
+    id: i32,
+    next_epoch: i32,
+    parts: BTreeMap<i32, i64>,
+    forget_next: bool,
+}
+
+#[test]
+fn fetch_sessions_send_only_what_changed_and_recover_from_a_lost_session() {
+    let logs: Logs = Arc::default();
+    {
+        let mut l = logs.lock().unwrap();
+        l.insert(0, Log::default());
+        l.insert(1, Log::default());
+        for i in 0..5 {
+            l.get_mut(&0).unwrap().records.push(Rec::plain(
+                i,
+                ["a0", "a1", "a2", "a3", "a4"][i as usize],
+                0,
+            ));
+        }
+        for i in 0..3 {
+            l.get_mut(&1)
+                .unwrap()
+                .records
+                .push(Rec::plain(i, ["b0", "b1", "b2"][i as usize], 0));
+        }
+    }
+    let session: Arc<Mutex<SessionState>> = Arc::default();
+    let (l2, s2) = (logs.clone(), session.clone());
+    let broker = scripted::start(
+        &[
+            (ApiKey::Metadata, 0, 12),
+            (ApiKey::Fetch, 0, 17),
+            (ApiKey::ListOffsets, 0, 7),
+        ],
+        move |addr, _v, req| match req {
+            RequestKind::Metadata(_) => Some(scripted::metadata(addr, &[("t", TOPIC_ID, 2, 0)])),
+            RequestKind::Fetch(f) => {
+                let mut s = s2.lock().unwrap();
+                if s.forget_next {
+                    // the broker lost the session (restart, eviction)
+                    s.forget_next = false;
+                    *s = SessionState::default();
+                    let mut r = FetchResponse::default();
+                    r.error_code = 70; // FETCH_SESSION_ID_NOT_FOUND
+                    return Some(ResponseKind::Fetch(r));
+                }
+                let full = f.session_epoch == 0;
+                if full {
+                    s.id = 42;
+                    s.next_epoch = 1;
+                    s.parts.clear();
+                } else if f.session_id != s.id || f.session_epoch != s.next_epoch {
+                    let mut r = FetchResponse::default();
+                    r.error_code = 71; // INVALID_FETCH_SESSION_EPOCH
+                    return Some(ResponseKind::Fetch(r));
+                } else {
+                    s.next_epoch += 1;
+                }
+                for t in &f.topics {
+                    assert_eq!(t.topic_id, scripted::uuid(TOPIC_ID), "fetch by topic ID");
+                    for p in &t.partitions {
+                        s.parts.insert(p.partition, p.fetch_offset);
+                    }
+                }
+                for t in &f.forgotten_topics_data {
+                    for p in &t.partitions {
+                        s.parts.remove(p);
+                    }
+                }
+                let logs = l2.lock().unwrap();
+                let parts: Vec<PartitionData> = s
+                    .parts
+                    .iter()
+                    .filter(|(p, off)| full || logs[p].end() > **off)
+                    .map(|(p, off)| partition_data(*p, &logs[p], *off))
+                    .collect();
+                let id = s.id;
+                drop(logs);
+                drop(s);
+                if parts
+                    .iter()
+                    .all(|p| p.records.as_ref().is_none_or(|r| r.is_empty()))
+                {
+                    std::thread::sleep(Duration::from_millis(f.max_wait_ms.min(100) as u64));
+                }
+                Some(fetch_response(id, parts, TOPIC_ID))
+            }
+            _ => None,
+        },
+    );
+    let c = Consumer::new(&scripted_config(&broker.addr, &[])).unwrap();
+    c.assign(&[Tpo::new("t", 0, 0), Tpo::new("t", 1, 0)])
+        .unwrap();
+    let (msgs, events) = poll_n(&c, 8);
+    assert!(events.is_empty(), "{events:?}");
+    let mut got = values(&msgs);
+    got.sort();
+    assert_eq!(got, ["a0", "a1", "a2", "a3", "a4", "b0", "b1", "b2"]);
+    let fetches = |from: usize| -> Vec<(i16, kafka_protocol::messages::FetchRequest)> {
+        broker.requests(ApiKey::Fetch)[from..]
+            .iter()
+            .map(|s| match &s.body {
+                RequestKind::Fetch(f) => (s.version, f.clone()),
+                _ => unreachable!(),
+            })
+            .collect()
+    };
+    // Let the consumer idle: incremental requests list nothing.
+    std::thread::sleep(Duration::from_millis(400));
+    let all = fetches(0);
+    let (v, first) = &all[0];
+    assert!(*v >= 13, "topic IDs from v13: sent v{v}");
+    assert_eq!(
+        (first.session_id, first.session_epoch),
+        (0, 0),
+        "asks for a session"
+    );
+    assert_eq!(first.topics[0].partitions.len(), 2);
+    assert!(
+        first.topics[0].topic.0.is_empty(),
+        "v13+ names the topic by ID only"
+    );
+    let second = &all[1].1;
+    assert_eq!((second.session_id, second.session_epoch), (42, 1));
+    let last = &all.last().unwrap().1;
+    assert_eq!(last.session_id, 42);
+    assert!(last.topics.is_empty(), "nothing changed: {last:?}");
+    assert!(last.session_epoch > 2);
+
+    // Pause partition 1: it is forgotten; new data on 0 still flows.
+    let mark = fetches(0).len();
+    c.pause(&[Tpo::new("t", 1, 0)]).unwrap();
+    logs.lock()
+        .unwrap()
+        .get_mut(&0)
+        .unwrap()
+        .records
+        .push(Rec::plain(5, "a5", 0));
+    logs.lock()
+        .unwrap()
+        .get_mut(&1)
+        .unwrap()
+        .records
+        .push(Rec::plain(3, "b3", 0));
+    let (msgs, _) = poll_n(&c, 1);
+    assert_eq!(values(&msgs), ["a5"]);
+    let after = fetches(mark);
+    let forgot = after
+        .iter()
+        .find(|(_, f)| !f.forgotten_topics_data.is_empty())
+        .expect("a request forgets the paused partition");
+    assert_eq!(forgot.1.forgotten_topics_data[0].partitions, vec![1]);
+    assert_eq!(
+        forgot.1.forgotten_topics_data[0].topic_id,
+        scripted::uuid(TOPIC_ID)
+    );
+    assert!(poll_for(&c, Duration::from_millis(300)).is_empty());
+
+    // Resume: partition 1 is sent again, at its offset.
+    let mark = fetches(0).len();
+    c.resume(&[Tpo::new("t", 1, 0)]).unwrap();
+    let (msgs, _) = poll_n(&c, 1);
+    assert_eq!(values(&msgs), ["b3"]);
+    assert!(fetches(mark).iter().any(|(_, f)| f.topics.iter().any(|t| t
+        .partitions
+        .iter()
+        .any(|p| p.partition == 1 && p.fetch_offset == 3))));
+
+    // The broker loses the session: the consumer starts a new one with a
+    // full request and loses nothing.
+    let mark = fetches(0).len();
+    session.lock().unwrap().forget_next = true;
+    logs.lock()
+        .unwrap()
+        .get_mut(&0)
+        .unwrap()
+        .records
+        .push(Rec::plain(6, "a6", 0));
+    let (msgs, events) = poll_n(&c, 1);
+    assert_eq!(values(&msgs), ["a6"]);
+    assert!(
+        events.is_empty(),
+        "a session error is handled silently: {events:?}"
+    );
+    let later = fetches(mark);
+    assert!(later.iter().any(|(_, f)| f.session_id == 0
+        && f.session_epoch == 0
+        && f.topics[0].partitions.len() == 2));
+    assert!(
+        poll_for(&c, Duration::from_millis(300)).is_empty(),
+        "no duplicates"
+    );
+    let pos = c.position(&[Tpo::new("t", 0, 0), Tpo::new("t", 1, 0)]);
+    assert_eq!((pos[0].offset, pos[1].offset), (7, 4));
+}
+
+// ---------------------------------------------------------------------------
+// Leader epochs: fencing, OffsetForLeaderEpoch validation and truncation
+
+struct EpochBroker {
+    epoch: AtomicI32,
+    log: Mutex<Log>,
+    /// Answer Fetch with a diverging epoch instead of fencing.
+    diverge: AtomicBool,
+}
+
+fn epoch_broker(b: Arc<EpochBroker>, with_ofle: bool) -> scripted::Scripted {
+    let mut apis = vec![
+        (ApiKey::Metadata, 0, 12),
+        (ApiKey::Fetch, 0, 17),
+        (ApiKey::ListOffsets, 0, 7),
+    ];
+    if with_ofle {
+        apis.push((ApiKey::OffsetForLeaderEpoch, 0, 4));
+    }
+    scripted::start(&apis, move |addr, _v, req| match req {
+        RequestKind::Metadata(_) => Some(scripted::metadata(
+            addr,
+            &[("t", TOPIC_ID, 1, b.epoch.load(Ordering::SeqCst))],
+        )),
+        RequestKind::Fetch(f) => {
+            let epoch = b.epoch.load(Ordering::SeqCst);
+            let p = &f.topics[0].partitions[0];
+            let log = b.log.lock().unwrap().clone();
+            let mut d = partition_data(0, &log, p.fetch_offset);
+            if b.diverge.load(Ordering::SeqCst)
+                && p.last_fetched_epoch >= 0
+                && p.last_fetched_epoch < epoch
+            {
+                // the fetcher's last epoch ends earlier in this log
+                let end = log
+                    .records
+                    .iter()
+                    .filter(|r| r.epoch <= p.last_fetched_epoch)
+                    .map(|r| r.offset + 1)
+                    .max()
+                    .unwrap_or(0);
+                if end < p.fetch_offset {
+                    d.records = Some(Default::default());
+                    d.diverging_epoch.epoch = p.last_fetched_epoch;
+                    d.diverging_epoch.end_offset = end;
+                }
+            } else if p.current_leader_epoch >= 0 && p.current_leader_epoch < epoch {
+                d = PartitionData::default();
+                d.partition_index = 0;
+                d.error_code = 74; // FENCED_LEADER_EPOCH
+            }
+            if d.records.as_ref().is_none_or(|r| r.is_empty()) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Some(fetch_response(0, vec![d], TOPIC_ID))
+        }
+        RequestKind::OffsetForLeaderEpoch(o) => {
+            let log = b.log.lock().unwrap();
+            let p = &o.topics[0].partitions[0];
+            let mut e = EpochEndOffset::default();
+            e.partition = p.partition;
+            // the largest epoch <= asked and where it ends
+            let end = log
+                .records
+                .iter()
+                .filter(|r| r.epoch <= p.leader_epoch)
+                .map(|r| (r.epoch, r.offset + 1))
+                .max();
+            match end {
+                Some((ep, off)) => {
+                    e.leader_epoch = ep;
+                    e.end_offset = off;
+                }
+                None => {
+                    e.leader_epoch = -1;
+                    e.end_offset = -1;
+                }
+            }
+            let mut t = OffsetForLeaderTopicResult::default();
+            t.topic = TopicName(scripted::sb("t"));
+            t.partitions = vec![e];
+            let mut r = OffsetForLeaderEpochResponse::default();
+            r.topics = vec![t];
+            Some(ResponseKind::OffsetForLeaderEpoch(r))
+        }
+        _ => None,
+    })
+}
+
+fn epoch_log(n: i64, epoch: i32) -> Log {
+    const V: [&str; 10] = ["m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"];
+    Log {
+        records: (0..n)
+            .map(|i| Rec::plain(i, V[i as usize], epoch))
+            .collect(),
+    }
+}
+
+/// After consuming 0..9 at epoch 1, the leader changes (epoch 2) and its
+/// log kept only 0..6 of epoch 1, then wrote x7, x8 at epoch 2.
+fn truncate(b: &EpochBroker) {
+    let mut log = epoch_log(7, 1);
+    log.records.push(Rec::plain(7, "x7", 2));
+    log.records.push(Rec::plain(8, "x8", 2));
+    *b.log.lock().unwrap() = log;
+    b.epoch.store(2, Ordering::SeqCst);
+}
+
+#[test]
+fn leader_change_is_validated_with_offset_for_leader_epoch_and_truncation_refetches() {
+    let b = Arc::new(EpochBroker {
+        epoch: AtomicI32::new(1),
+        log: Mutex::new(epoch_log(10, 1)),
+        diverge: AtomicBool::new(false),
+    });
+    let broker = epoch_broker(b.clone(), true);
+    let c = Consumer::new(&scripted_config(&broker.addr, &[])).unwrap();
+    c.assign(&[Tpo::new("t", 0, 0)]).unwrap();
+    let (msgs, _) = poll_n(&c, 10);
+    assert_eq!(msgs.len(), 10);
+    assert!(msgs.iter().all(|m| m.leader_epoch == Some(1)));
+    let sent = broker.requests(ApiKey::Fetch);
+    match &sent[0].body {
+        RequestKind::Fetch(f) => assert_eq!(f.topics[0].partitions[0].current_leader_epoch, 1),
+        _ => unreachable!(),
+    }
+    truncate(&b);
+    let (msgs, events) = poll_n(&c, 2);
+    assert_eq!(
+        values(&msgs),
+        ["x7", "x8"],
+        "refetched from where the logs agree; {events:?}"
+    );
+    assert!(events.is_empty(), "{events:?}");
+    let ofle = broker.requests(ApiKey::OffsetForLeaderEpoch);
+    assert!(!ofle.is_empty(), "validated with OffsetForLeaderEpoch");
+    match &ofle[0].body {
+        RequestKind::OffsetForLeaderEpoch(o) => {
+            let p = &o.topics[0].partitions[0];
+            assert_eq!((p.current_leader_epoch, p.leader_epoch), (2, 1));
+            assert_eq!(o.replica_id.0, -1, "a consumer");
+        }
+        _ => unreachable!(),
+    }
+    assert_eq!(c.position(&[Tpo::new("t", 0, 0)])[0].offset, 9);
+}
+
+#[test]
+fn truncation_with_auto_offset_reset_error_stops_the_partition() {
+    let b = Arc::new(EpochBroker {
+        epoch: AtomicI32::new(1),
+        log: Mutex::new(epoch_log(10, 1)),
+        diverge: AtomicBool::new(false),
+    });
+    let broker = epoch_broker(b.clone(), true);
+    let c = Consumer::new(&scripted_config(
+        &broker.addr,
+        &[("auto.offset.reset", "error")],
+    ))
+    .unwrap();
+    c.assign(&[Tpo::new("t", 0, 0)]).unwrap();
+    assert_eq!(poll_n(&c, 10).0.len(), 10);
+    truncate(&b);
+    let got = poll_for(&c, Duration::from_secs(2));
+    assert_eq!(got.len(), 1, "{got:?}");
+    let e = got[0].error.as_ref().unwrap();
+    assert_eq!(e.code(), local::AUTO_OFFSET_RESET, "{e}");
+    assert!(e.to_string().contains("truncation"), "{e}");
+    // a seek starts it again
+    c.seek("t", 0, 7).unwrap();
+    assert_eq!(values(&poll_n(&c, 2).0), ["x7", "x8"]);
+}
+
+#[test]
+fn a_fetch_diverging_epoch_moves_the_position_back() {
+    let b = Arc::new(EpochBroker {
+        epoch: AtomicI32::new(1),
+        log: Mutex::new(epoch_log(10, 1)),
+        diverge: AtomicBool::new(true),
+    });
+    // no OffsetForLeaderEpoch: only the fetch can tell
+    let broker = epoch_broker(b.clone(), false);
+    let c = Consumer::new(&scripted_config(&broker.addr, &[])).unwrap();
+    c.assign(&[Tpo::new("t", 0, 0)]).unwrap();
+    assert_eq!(poll_n(&c, 10).0.len(), 10);
+    truncate(&b);
+    let (msgs, events) = poll_n(&c, 2);
+    assert_eq!(values(&msgs), ["x7", "x8"], "{events:?}");
+    let last_epochs: Vec<i32> = broker
+        .requests(ApiKey::Fetch)
+        .iter()
+        .map(|s| match &s.body {
+            RequestKind::Fetch(f) => f.topics[0].partitions[0].last_fetched_epoch,
+            _ => unreachable!(),
+        })
+        .collect();
+    assert!(
+        last_epochs.contains(&1),
+        "last fetched epoch sent (v12+): {last_epochs:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// A topic recreated under the consumer: UNKNOWN_TOPIC_ID, then the new ID
+
+#[test]
+fn a_recreated_topic_is_detected_by_its_new_id_and_reset() {
+    const NEW_ID: [u8; 16] = [9; 16];
+    let recreated = Arc::new(AtomicBool::new(false));
+    let r2 = recreated.clone();
+    let broker = scripted::start(
+        &[
+            (ApiKey::Metadata, 0, 12),
+            (ApiKey::Fetch, 0, 17),
+            (ApiKey::ListOffsets, 0, 7),
+        ],
+        move |addr, _v, req| {
+            let now = r2.load(Ordering::SeqCst);
+            let id = if now { NEW_ID } else { TOPIC_ID };
+            match req {
+                RequestKind::Metadata(_) => Some(scripted::metadata(addr, &[("t", id, 1, 0)])),
+                RequestKind::Fetch(f) => {
+                    let t = &f.topics[0];
+                    let p = &t.partitions[0];
+                    let asked = t.topic_id.into_bytes();
+                    let log = if now {
+                        Log {
+                            records: vec![Rec::plain(0, "new0", 0), Rec::plain(1, "new1", 0)],
+                        }
+                    } else {
+                        epoch_log(3, 0)
+                    };
+                    let mut d = partition_data(0, &log, p.fetch_offset);
+                    if asked != id {
+                        d = PartitionData::default();
+                        d.partition_index = 0;
+                        d.error_code = 100; // UNKNOWN_TOPIC_ID
+                    } else if log.end() <= p.fetch_offset {
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                    Some(fetch_response(0, vec![d], asked))
+                }
+                RequestKind::ListOffsets(l) => {
+                    use kafka_protocol::messages::list_offsets_response::{
+                        ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
+                    };
+                    let mut t = ListOffsetsTopicResponse::default();
+                    t.name = l.topics[0].name.clone();
+                    let mut p = ListOffsetsPartitionResponse::default();
+                    p.partition_index = 0;
+                    p.offset = if l.topics[0].partitions[0].timestamp == -2 {
+                        0
+                    } else {
+                        2
+                    };
+                    t.partitions = vec![p];
+                    let mut r = kafka_protocol::messages::ListOffsetsResponse::default();
+                    r.topics = vec![t];
+                    Some(ResponseKind::ListOffsets(r))
+                }
+                _ => None,
+            }
+        },
+    );
+    let c = Consumer::new(&scripted_config(
+        &broker.addr,
+        &[("auto.offset.reset", "earliest")],
+    ))
+    .unwrap();
+    c.assign(&[Tpo::new("t", 0, 0)]).unwrap();
+    assert_eq!(values(&poll_n(&c, 3).0), ["m0", "m1", "m2"]);
+    recreated.store(true, Ordering::SeqCst);
+    let (msgs, events) = poll_n(&c, 2);
+    assert_eq!(
+        values(&msgs),
+        ["new0", "new1"],
+        "reset to the new topic's beginning"
+    );
+    assert_eq!(events.len(), 1, "{events:?}");
+    let e = events[0].error.as_ref().unwrap();
+    assert_eq!(e.code(), 100, "UNKNOWN_TOPIC_ID: {e}");
+    assert!(e.to_string().contains("created again"), "{e}");
+    let asked_new = broker
+        .requests(ApiKey::Fetch)
+        .iter()
+        .any(|s| match &s.body {
+            RequestKind::Fetch(f) => f.topics[0].topic_id.into_bytes() == NEW_ID,
+            _ => false,
+        });
+    assert!(asked_new);
+}
+
+// ---------------------------------------------------------------------------
+// read_committed on a fetch response built byte by byte
+
+fn txn(offset: i64, value: &'static str, pid: i64) -> Rec {
+    Rec {
+        offset,
+        value,
+        epoch: 0,
+        producer_id: pid,
+        transactional: true,
+        control: false,
+    }
+}
+
+fn marker(offset: i64, kind: &'static str, pid: i64) -> Rec {
+    Rec {
+        offset,
+        value: kind,
+        epoch: 0,
+        producer_id: pid,
+        transactional: true,
+        control: true,
+    }
+}
+
+#[test]
+fn read_committed_drops_aborted_transactions_from_independent_bytes() {
+    // pid 7 commits 0-1 (marker 2); pid 8 aborts 3-4 (marker 5), with pid
+    // 7's second transaction 4.. interleaved; a plain record at 7.
+    let recs = vec![
+        txn(0, "c0", 7),
+        txn(1, "c1", 7),
+        marker(2, "commit", 7),
+        txn(3, "a3", 8),
+        txn(4, "c4", 7),
+        marker(5, "abort", 8),
+        marker(6, "commit", 7),
+        Rec::plain(7, "p7", 0),
+        txn(8, "a8", 8),
+        marker(9, "abort", 8),
+    ];
+    for compression in [Compression::None, Compression::Lz4] {
+        let bytes = scripted::batches(&recs, compression);
+        let broker = scripted::start(
+            &[(ApiKey::Metadata, 0, 12), (ApiKey::Fetch, 0, 17)],
+            move |addr, _v, req| match req {
+                RequestKind::Metadata(_) => {
+                    Some(scripted::metadata(addr, &[("t", TOPIC_ID, 1, 0)]))
+                }
+                RequestKind::Fetch(f) => {
+                    let p = &f.topics[0].partitions[0];
+                    let mut d = PartitionData::default();
+                    d.partition_index = 0;
+                    d.high_watermark = 10;
+                    d.last_stable_offset = 10;
+                    if p.fetch_offset == 0 {
+                        d.records = Some(bytes.clone().into());
+                        // only read_committed fetches get the aborted list
+                        if f.isolation_level == 1 {
+                            let mut a = AbortedTransaction::default();
+                            a.producer_id = ProducerId(8);
+                            a.first_offset = 3;
+                            let mut b = AbortedTransaction::default();
+                            b.producer_id = ProducerId(8);
+                            b.first_offset = 8;
+                            d.aborted_transactions = Some(vec![a, b]);
+                        }
+                    } else {
+                        std::thread::sleep(Duration::from_millis(50));
+                        d.records = Some(Default::default());
+                    }
+                    Some(fetch_response(0, vec![d], TOPIC_ID))
+                }
+                _ => None,
+            },
+        );
+        for (level, want) in [
+            ("read_committed", vec!["c0", "c1", "c4", "p7"]),
+            ("read_uncommitted", vec!["c0", "c1", "a3", "c4", "p7", "a8"]),
+        ] {
+            let c = Consumer::new(&scripted_config(
+                &broker.addr,
+                &[("isolation.level", level), ("enable.partition.eof", "true")],
+            ))
+            .unwrap();
+            c.assign(&[Tpo::new("t", 0, 0)]).unwrap();
+            let (msgs, _) = poll_n(&c, want.len());
+            assert_eq!(values(&msgs), want, "{level} {compression:?}");
+            // control records never show; the end comes after the last marker
+            let rest = poll_for(&c, Duration::from_millis(300));
+            assert_eq!(rest.len(), 1, "{rest:?}");
+            assert_eq!(rest[0].error.as_ref().unwrap().code(), local::PARTITION_EOF);
+            assert_eq!(rest[0].offset, 10);
+            assert_eq!(
+                c.position(&[Tpo::new("t", 0, 0)])[0].offset,
+                10,
+                "past the markers"
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Against the real broker
+
+#[path = "consumer_support/recording.rs"]
+mod recording;
+
+use gregor::message::ProducerRecord;
+use gregor::producer::Producer;
+
+fn producer(extra: &[(&str, &str)]) -> Producer {
+    Producer::new(&common::config(extra)).unwrap()
+}
+
+/// Produces `values` to one partition, one request each; returns their offsets.
+fn produce(p: &Producer, topic: &str, partition: i32, values: &[String]) -> Vec<i64> {
+    values
+        .iter()
+        .map(|v| {
+            p.send_sync(
+                &ProducerRecord {
+                    topic,
+                    partition: Some(partition),
+                    value: Some(v.as_bytes()),
+                    ..Default::default()
+                },
+                Some(T),
+            )
+            .unwrap()
+            .offset
+        })
+        .collect()
+}
+
+fn named(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}{i}")).collect()
+}
+
+fn consumer(extra: &[(&str, &str)]) -> Consumer {
+    Consumer::new(&common::config(extra)).unwrap()
+}
+
+#[test]
+fn assign_incremental_assign_and_unassign() {
+    let topic = common::unique_topic("assign");
+    common::create_topic(&topic, 3);
+    let p = producer(&[]);
+    for part in 0..3 {
+        produce(&p, &topic, part, &named(&format!("p{part}-"), 3));
+    }
+    let c = consumer(&[]);
+    c.assign(&[Tpo::new(&topic, 0, offset::BEGINNING)]).unwrap();
+    assert_eq!(values(&poll_n(&c, 3).0), ["p0-0", "p0-1", "p0-2"]);
+    c.incremental_assign(&[Tpo::new(&topic, 1, 1)]).unwrap();
+    let (m, _) = poll_n(&c, 2);
+    assert_eq!(values(&m), ["p1-1", "p1-2"]);
+    assert!(m.iter().all(|m| m.partition == 1 && *m.topic == *topic));
+    let a = c.assignment();
+    assert_eq!(
+        a.iter()
+            .map(|t| (t.partition, t.offset))
+            .collect::<Vec<_>>(),
+        [(0, 3), (1, 3)],
+        "assignment with positions"
+    );
+    // bad calls change nothing
+    let e = c.incremental_assign(&[Tpo::new(&topic, 1, 0)]).unwrap_err();
+    assert_eq!(e.code(), local::INVALID_ARG, "{e}");
+    let e = c
+        .incremental_unassign(&[Tpo::new(&topic, 2, 0)])
+        .unwrap_err();
+    assert_eq!(e.code(), local::UNKNOWN_PARTITION, "{e}");
+    let e = c.assign(&[Tpo::new(&topic, 0, -7)]).unwrap_err();
+    assert_eq!(e.code(), local::INVALID_ARG, "{e}");
+    let e = c
+        .assign(&[Tpo::new(&topic, 0, offset::STORED)])
+        .unwrap_err();
+    assert!(e.to_string().contains("group.id"), "{e}");
+    assert_eq!(c.assignment().len(), 2);
+
+    c.incremental_unassign(&[Tpo::new(&topic, 0, 0)]).unwrap();
+    produce(&p, &topic, 0, &named("late0-", 1));
+    produce(&p, &topic, 1, &named("late1-", 1));
+    let (m, _) = poll_n(&c, 1);
+    assert_eq!(values(&m), ["late1-0"]);
+    assert!(
+        poll_for(&c, Duration::from_millis(500)).is_empty(),
+        "partition 0 is gone"
+    );
+    c.unassign().unwrap();
+    assert!(c.assignment().is_empty());
+    produce(&p, &topic, 1, &named("after-", 1));
+    assert!(poll_for(&c, Duration::from_millis(500)).is_empty());
+    // a whole assign replaces everything
+    c.assign(&[Tpo::new(&topic, 2, offset::tail(1))]).unwrap();
+    assert_eq!(values(&poll_n(&c, 1).0), ["p2-2"]);
+}
+
+#[test]
+fn seek_position_pause_and_resume() {
+    let topic = common::unique_topic("seek");
+    common::create_topic(&topic, 2);
+    let p = producer(&[]);
+    produce(&p, &topic, 0, &named("a", 10));
+    produce(&p, &topic, 1, &named("b", 10));
+    let c = consumer(&[]);
+    let tp0 = Tpo::new(&topic, 0, 0);
+    let tp1 = Tpo::new(&topic, 1, 0);
+    c.assign(&[Tpo::new(&topic, 0, 0)]).unwrap();
+    assert_eq!(
+        c.position(std::slice::from_ref(&tp0))[0].offset,
+        0,
+        "the start offset"
+    );
+    let (m, _) = poll_n(&c, 4);
+    assert_eq!(values(&m), ["a0", "a1", "a2", "a3"]);
+    assert_eq!(
+        c.position(std::slice::from_ref(&tp0))[0].offset,
+        4,
+        "after the last handed out"
+    );
+    // back
+    c.seek(&topic, 0, 1).unwrap();
+    assert_eq!(c.position(std::slice::from_ref(&tp0))[0].offset, 1);
+    assert_eq!(values(&poll_n(&c, 2).0), ["a1", "a2"]);
+    // logical seeks
+    c.seek(&topic, 0, offset::END).unwrap();
+    assert!(poll_for(&c, Duration::from_millis(400)).is_empty());
+    assert_eq!(c.position(std::slice::from_ref(&tp0))[0].offset, 10);
+    c.seek(&topic, 0, offset::tail(2)).unwrap();
+    assert_eq!(values(&poll_n(&c, 2).0), ["a8", "a9"]);
+    c.seek(&topic, 0, offset::BEGINNING).unwrap();
+    assert_eq!(values(&poll_n(&c, 1).0), ["a0"]);
+    let e = c.seek(&topic, 1, 0).unwrap_err();
+    assert_eq!(e.code(), local::UNKNOWN_PARTITION, "not assigned: {e}");
+    let pos = c.position(std::slice::from_ref(&tp1));
+    assert_eq!(
+        pos[0].error.as_ref().unwrap().code(),
+        local::UNKNOWN_PARTITION
+    );
+
+    // pause partition 0 mid-way (some of it already fetched), consume 1
+    c.incremental_assign(&[Tpo::new(&topic, 1, 0)]).unwrap();
+    c.pause(std::slice::from_ref(&tp0)).unwrap();
+    let (m, _) = poll_n(&c, 10);
+    assert!(
+        m.iter().all(|m| m.partition == 1),
+        "only partition 1 while 0 is paused"
+    );
+    assert_eq!(values(&m), named("b", 10));
+    assert!(poll_for(&c, Duration::from_millis(400)).is_empty());
+    c.resume(std::slice::from_ref(&tp0)).unwrap();
+    let (m, _) = poll_n(&c, 9);
+    assert_eq!(
+        values(&m),
+        named("a", 10)[1..].to_vec(),
+        "nothing lost or repeated"
+    );
+    let e = c.pause(&[Tpo::new(&topic, 5, 0)]).unwrap_err();
+    assert_eq!(e.code(), local::UNKNOWN_PARTITION);
+}
+
+#[test]
+fn watermarks_cached_watermarks_and_offsets_for_times() {
+    let topic = common::unique_topic("times");
+    common::create_topic(&topic, 1);
+    let p = producer(&[]);
+    let base = 1_700_000_000_000i64;
+    for i in 0..10i64 {
+        let v = format!("t{i}");
+        p.send_sync(
+            &ProducerRecord {
+                topic: &topic,
+                partition: Some(0),
+                value: Some(v.as_bytes()),
+                timestamp: Some(base + i * 1000),
+                ..Default::default()
+            },
+            Some(T),
+        )
+        .unwrap();
+    }
+    let c = consumer(&[]);
+    assert_eq!(c.watermarks(&topic, 0, T).unwrap(), (0, 10));
+    let q = |ts: i64| Tpo::new(&topic, 0, ts);
+    let got = c
+        .offsets_for_times(
+            &[
+                q(base + 5000),
+                q(base + 5500),
+                q(base - 1),
+                q(base + 60_000),
+            ],
+            T,
+        )
+        .unwrap();
+    let offsets: Vec<i64> = got.iter().map(|t| t.offset).collect();
+    assert_eq!(offsets, [5, 6, 0, -1]);
+    assert!(got.iter().all(|t| t.error.is_none()), "{got:?}");
+    let bad = c
+        .offsets_for_times(&[Tpo::new(&topic, 9, base)], T)
+        .unwrap();
+    assert!(bad[0].error.is_some(), "no partition 9: {bad:?}");
+
+    // cached watermarks come from fetches
+    c.assign(&[Tpo::new(&topic, 0, 0)]).unwrap();
+    assert_eq!(
+        c.cached_watermarks(&topic, 0).unwrap(),
+        (offset::INVALID, offset::INVALID)
+    );
+    let (m, _) = poll_n(&c, 10);
+    assert_eq!(m[3].timestamp, base + 3000);
+    assert_eq!(
+        m[3].timestamp_type,
+        gregor::message::TimestampType::CreateTime
+    );
+    assert_eq!(c.cached_watermarks(&topic, 0).unwrap(), (0, 10));
+    assert!(c.cached_watermarks(&topic, 3).is_err());
+}
+
+fn delete_records(topic: &str, before: i64) {
+    use gregor::cluster::{Cluster, Purpose};
+    use gregor::protocol::delete_records::*;
+    let cluster = Cluster::new(&common::config(&[])).unwrap();
+    let (leader, _) = cluster.leader(topic, 0, T).unwrap();
+    let conn = cluster.conn(leader, Purpose::Metadata).unwrap();
+    let mut part = DeleteRecordsPartition::default();
+    part.partition_index = 0;
+    part.offset = before;
+    let mut t = DeleteRecordsTopic::default();
+    t.name = topic.to_string();
+    t.partitions = vec![part];
+    let mut req = DeleteRecordsRequest::default();
+    req.topics = vec![t];
+    req.timeout_ms = 10_000;
+    let resp = conn.call(&req, Some(T)).unwrap();
+    let r = &resp.topics[0].partitions[0];
+    assert_eq!((r.error_code, r.low_watermark), (0, before));
+}
+
+#[test]
+fn auto_offset_reset_after_delete_records() {
+    // The broker answers OFFSET_OUT_OF_RANGE below the log start only (past
+    // the end it answers empty), so the log start is moved with DeleteRecords.
+    let topic = common::unique_topic("reset");
+    common::create_topic(&topic, 1);
+    let p = producer(&[]);
+    produce(&p, &topic, 0, &named("r", 10));
+    delete_records(&topic, 5);
+
+    let c = consumer(&[("auto.offset.reset", "earliest")]);
+    c.assign(&[Tpo::new(&topic, 0, 2)]).unwrap();
+    let (m, events) = poll_n(&c, 5);
+    assert!(events.is_empty(), "reset silently: {events:?}");
+    assert_eq!(m[0].offset, 5);
+    assert_eq!(values(&m), ["r5", "r6", "r7", "r8", "r9"]);
+
+    let c = consumer(&[("auto.offset.reset", "latest")]);
+    c.assign(&[Tpo::new(&topic, 0, 2)]).unwrap();
+    assert!(poll_for(&c, Duration::from_millis(700)).is_empty());
+    produce(&p, &topic, 0, &named("new", 1));
+    let (m, _) = poll_n(&c, 1);
+    assert_eq!((m[0].offset, values(&m)[0].as_str()), (10, "new0"));
+
+    let c = consumer(&[("auto.offset.reset", "error")]);
+    c.assign(&[Tpo::new(&topic, 0, 2)]).unwrap();
+    let got = poll_for(&c, Duration::from_millis(1000));
+    assert_eq!(
+        got.len(),
+        1,
+        "one error, then the partition waits for a seek: {got:?}"
+    );
+    let e = got[0].error.as_ref().unwrap();
+    assert_eq!(e.code(), local::AUTO_OFFSET_RESET, "{e}");
+    assert!(e.to_string().contains("out of range"), "{e}");
+    assert_eq!((got[0].offset, got[0].partition), (2, 0));
+    c.seek(&topic, 0, 8).unwrap();
+    assert_eq!(values(&poll_n(&c, 2).0), ["r8", "r9"]);
+}
+
+#[test]
+fn fetch_settings_reach_the_broker_by_topic_id_and_prefetch_is_bounded() {
+    let topic = common::unique_topic("fetchcfg");
+    common::create_topic(&topic, 1);
+    let p = producer(&[]);
+    let big: Vec<String> = (0..100)
+        .map(|i| format!("{i:04}{}", "x".repeat(2000)))
+        .collect();
+    produce(&p, &topic, 0, &big);
+    let start = |extra: &[(&str, &str)]| {
+        let proxy = recording::start(&common::broker());
+        let mut cfg = common::config(&[
+            ("fetch.wait.max.ms", "321"),
+            ("fetch.min.bytes", "7"),
+            ("fetch.max.bytes", "20000"),
+            ("max.partition.fetch.bytes", "20000"),
+            ("isolation.level", "read_uncommitted"),
+        ]);
+        for (k, v) in extra {
+            cfg.set(k, v).unwrap();
+        }
+        cfg.set("bootstrap.servers", &proxy.addr).unwrap();
+        let c = Consumer::new(&cfg).unwrap();
+        c.assign(&[Tpo::new(&topic, 0, 0)]).unwrap();
+        (proxy, c)
+    };
+    // Without polling, a consumer bounded to 1 KB of queued data fetches
+    // once and stops.
+    let (proxy, c) = start(&[("queued.max.messages.kbytes", "1")]);
+    std::thread::sleep(Duration::from_millis(1500));
+    let before = proxy.fetches();
+    assert_eq!(before.len(), 1, "one fetch fills the 1 KB prefetch bound");
+    let (v, f) = &before[0];
+    assert_eq!(
+        (f.max_wait_ms, f.min_bytes, f.max_bytes, f.isolation_level),
+        (321, 7, 20000, 0)
+    );
+    let fp = &f.topics[0].partitions[0];
+    assert_eq!((fp.partition_max_bytes, fp.fetch_offset), (20000, 0));
+    assert_eq!(f.replica_id.0, -1);
+    let info = c.cluster().topic(&topic, false, T).unwrap();
+    assert!(*v >= 13, "the broker speaks Fetch v17: sent v{v}");
+    assert_eq!(f.topics[0].topic_id.into_bytes(), info.id.0, "by topic ID");
+    assert!(f.topics[0].topic.0.is_empty());
+    assert_eq!(fp.current_leader_epoch, info.partitions[0].leader_epoch);
+    // Polling drains it, and fetching goes on, 20000 bytes at a time.
+    let (m, _) = poll_n(&c, 100);
+    assert_eq!(values(&m), big);
+    let after = proxy.fetches();
+    assert!(
+        after.len() >= 10,
+        "200 KB in 20 KB fetches: {}",
+        after.len()
+    );
+
+    // With the default bound (64 MB) the same idle consumer prefetches it all.
+    let (proxy, c) = start(&[]);
+    std::thread::sleep(Duration::from_millis(1500));
+    let fetched: Vec<i64> = proxy
+        .fetches()
+        .iter()
+        .map(|(_, f)| {
+            f.topics
+                .first()
+                .map_or(-1, |t| t.partitions[0].fetch_offset)
+        })
+        .collect();
+    assert!(fetched.contains(&100), "prefetched to the end: {fetched:?}");
+    assert_eq!(poll_n(&c, 100).0.len(), 100);
+}
+
+#[test]
+fn every_codec_in_one_response_and_message_fields() {
+    let topic = common::unique_topic("codecs");
+    // LogAppendTime is a topic setting: a second topic has it
+    common::create_topic(&topic, 1);
+    let mut want = Vec::new();
+    for codec in ["none", "gzip", "snappy", "lz4", "zstd"] {
+        let p = producer(&[("compression.type", codec)]);
+        let hs: [(&str, Option<&[u8]>); 2] = [("codec", Some(codec.as_bytes())), ("nil", None)];
+        for i in 0..3 {
+            let v = format!("{codec}-{i}");
+            let key = format!("k{i}");
+            p.send_sync(
+                &ProducerRecord {
+                    topic: &topic,
+                    partition: Some(0),
+                    key: if i == 1 { None } else { Some(key.as_bytes()) },
+                    value: if i == 2 { None } else { Some(v.as_bytes()) },
+                    headers: &hs,
+                    timestamp: Some(1_700_000_000_000 + i),
+                },
+                Some(T),
+            )
+            .unwrap();
+            want.push((codec, i));
+        }
+    }
+    let proxy = recording::start(&common::broker());
+    let mut cfg = common::config(&[]);
+    cfg.set("bootstrap.servers", &proxy.addr).unwrap();
+    let c = Consumer::new(&cfg).unwrap();
+    c.assign(&[Tpo::new(&topic, 0, offset::BEGINNING)]).unwrap();
+    let (m, events) = poll_n(&c, 15);
+    assert!(events.is_empty(), "{events:?}");
+    assert_eq!(m.len(), 15);
+    for (msg, (codec, i)) in m.iter().zip(&want) {
+        assert_eq!(*msg.topic, *topic);
+        assert_eq!(msg.partition, 0);
+        let key = format!("k{i}");
+        assert_eq!(
+            msg.key.as_deref(),
+            if *i == 1 { None } else { Some(key.as_bytes()) }
+        );
+        let v = format!("{codec}-{i}");
+        assert_eq!(
+            msg.value.as_deref(),
+            if *i == 2 { None } else { Some(v.as_bytes()) }
+        );
+        assert_eq!(msg.timestamp, 1_700_000_000_000 + i);
+        assert_eq!(
+            msg.timestamp_type,
+            gregor::message::TimestampType::CreateTime
+        );
+        assert_eq!(msg.headers.len(), 2);
+        assert_eq!(&*msg.headers[0].key, b"codec");
+        assert_eq!(msg.headers[0].value.as_deref(), Some(codec.as_bytes()));
+        assert_eq!(msg.headers[1].value, None);
+    }
+    assert_eq!(
+        m.iter().map(|m| m.offset).collect::<Vec<_>>(),
+        (0..15).collect::<Vec<_>>()
+    );
+    // one response held all five codecs: the second fetch starts after them
+    std::thread::sleep(Duration::from_millis(300));
+    let f = proxy.fetches();
+    assert_eq!(f[0].1.topics[0].partitions[0].fetch_offset, 0);
+    assert_eq!(
+        f[1].1.topics[0].partitions[0].fetch_offset, 15,
+        "{:?}",
+        f[1]
+    );
+}
+
+#[test]
+fn uncompressed_values_borrow_the_fetched_buffer() {
+    let topic = common::unique_topic("zerocopy");
+    common::create_topic(&topic, 1);
+    let p = producer(&[]);
+    produce(&p, &topic, 0, &named("value-", 3));
+    let c = consumer(&[]);
+    c.assign(&[Tpo::new(&topic, 0, 0)]).unwrap();
+    let (m, _) = poll_n(&c, 3);
+    // one produce request a record, so three batches of one fetch response:
+    // their values sit a batch apart in one buffer, not in copies
+    let a = m[0].value.as_deref().unwrap().as_ptr() as usize;
+    let b = m[1].value.as_deref().unwrap().as_ptr() as usize;
+    let d = b.wrapping_sub(a);
+    assert!(
+        d > 0 && d < 200,
+        "values {d} bytes apart: not borrowed from one buffer"
+    );
+}
+
+/// Runs a Python script (confluent-kafka, librdkafka's binding, is the
+/// independent client on the other end) with `args`; panics with its
+/// output if it fails.
+fn python(script: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "python failed: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+const COMMIT_PY: &str = r#"
+import sys
+from confluent_kafka import Consumer, TopicPartition
+b, g, t = sys.argv[1:4]
+c = Consumer({'bootstrap.servers': b, 'group.id': g, 'enable.auto.commit': False})
+offs = [TopicPartition(t, int(p), int(o)) for p, o in (x.split(':') for x in sys.argv[4:])]
+for r in c.commit(offsets=offs, asynchronous=False):
+    assert r.error is None, r
+c.close()
+"#;
+
+#[test]
+fn committed_offsets_and_stored_start_offsets_without_joining_the_group() {
+    let topic = common::unique_topic("committed");
+    common::create_topic(&topic, 2);
+    let p = producer(&[]);
+    produce(&p, &topic, 0, &named("a", 10));
+    produce(&p, &topic, 1, &named("b", 10));
+    let group = common::unique_topic("group");
+    python(
+        COMMIT_PY,
+        &[&common::broker(), &group, &topic, "0:4", "1:7"],
+    );
+
+    let c = consumer(&[("group.id", &group)]);
+    let got = c
+        .committed(&[Tpo::new(&topic, 0, 0), Tpo::new(&topic, 1, 0)], T)
+        .unwrap();
+    assert_eq!(got.iter().map(|t| t.offset).collect::<Vec<_>>(), [4, 7]);
+    assert!(got.iter().all(|t| t.error.is_none()), "{got:?}");
+    // start from the committed offsets (STORED, and INVALID which means the same)
+    c.assign(&[
+        Tpo::new(&topic, 0, offset::STORED),
+        Tpo::new(&topic, 1, offset::INVALID),
+    ])
+    .unwrap();
+    let (m, _) = poll_n(&c, 9);
+    let mut firsts: Vec<(i32, i64)> = Vec::new();
+    for part in [0, 1] {
+        firsts.push((part, m.iter().find(|m| m.partition == part).unwrap().offset));
+    }
+    assert_eq!(firsts, [(0, 4), (1, 7)]);
+
+    // a group that committed nothing
+    let other = common::unique_topic("nogroup");
+    let c = consumer(&[("group.id", &other), ("auto.offset.reset", "earliest")]);
+    let got = c.committed(&[Tpo::new(&topic, 0, 0)], T).unwrap();
+    assert_eq!(got[0].offset, offset::INVALID);
+    c.assign(&[Tpo::new(&topic, 0, offset::STORED)]).unwrap();
+    assert_eq!(poll_n(&c, 1).0[0].offset, 0, "auto.offset.reset=earliest");
+    let c = consumer(&[("group.id", &other), ("auto.offset.reset", "error")]);
+    c.assign(&[Tpo::new(&topic, 0, offset::STORED)]).unwrap();
+    let got = poll_for(&c, Duration::from_millis(1500));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        got[0].error.as_ref().unwrap().code(),
+        local::AUTO_OFFSET_RESET
+    );
+
+    // without a group.id there are no committed offsets to ask for
+    let e = consumer(&[])
+        .committed(&[Tpo::new(&topic, 0, 0)], T)
+        .unwrap_err();
+    assert_eq!(e.code(), local::INVALID_ARG, "{e}");
+}
+
+#[test]
+fn a_connection_cut_mid_fetch_is_reported_once_and_loses_nothing() {
+    use common::proxy::{self, Verdict};
+    let topic = common::unique_topic("cutfetch");
+    common::create_topic(&topic, 1);
+    let p = producer(&[]);
+    produce(&p, &topic, 0, &named("c", 5));
+    let cut = Arc::new(AtomicI32::new(0));
+    let c2 = cut.clone();
+    // cut the connection at the third Fetch
+    let px = proxy::start(&common::broker(), move |_, key| {
+        if key == 1 && c2.fetch_add(1, Ordering::SeqCst) == 2 {
+            Verdict::Cut
+        } else {
+            Verdict::Forward
+        }
+    });
+    let mut cfg = common::config(&[
+        ("fetch.error.backoff.ms", "100"),
+        ("fetch.wait.max.ms", "100"),
+    ]);
+    cfg.set("bootstrap.servers", &px.addr).unwrap();
+    let c = Consumer::new(&cfg).unwrap();
+    c.assign(&[Tpo::new(&topic, 0, 0)]).unwrap();
+    assert_eq!(values(&poll_n(&c, 5).0), named("c", 5));
+    // by now the idle fetches passed the third: produce more
+    while cut.load(Ordering::SeqCst) < 3 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    produce(&p, &topic, 0, &named("d", 5));
+    let (m, events) = poll_n(&c, 5);
+    assert_eq!(values(&m), named("d", 5), "nothing lost or repeated");
+    assert_eq!(events.len(), 1, "one error for the cut: {events:?}");
+    assert_eq!(events[0].error.as_ref().unwrap().code(), local::TRANSPORT);
+    assert!(poll_for(&c, Duration::from_millis(300)).is_empty());
+}
+
+#[test]
+fn an_unknown_topic_is_reported_once_and_found_when_created() {
+    let topic = common::unique_topic("later");
+    let c = consumer(&[
+        ("fetch.error.backoff.ms", "100"),
+        ("auto.offset.reset", "earliest"),
+    ]);
+    c.assign(&[Tpo::new(&topic, 0, offset::BEGINNING)]).unwrap();
+    let got = poll_for(&c, Duration::from_millis(1000));
+    assert_eq!(got.len(), 1, "reported once: {got:?}");
+    let e = got[0].error.as_ref().unwrap();
+    assert_eq!(e.code(), 3, "UNKNOWN_TOPIC_OR_PARTITION: {e}");
+    assert_eq!((&*got[0].topic, got[0].partition), (topic.as_str(), 0));
+    common::create_topic(&topic, 1);
+    produce(&producer(&[]), &topic, 0, &named("x", 2));
+    assert_eq!(values(&poll_n(&c, 2).0), ["x0", "x1"]);
+}
+
+// ---------------------------------------------------------------------------
+// Every message format and codec mixed in one response (independent bytes:
+// no broker here takes magic 0/1 produce requests any more)
+
+/// A magic 2 batch by kafka-protocol's encoder.
+fn v2_batch(compression: Compression, first: i64, values: [&'static str; 2]) -> Vec<u8> {
+    use kafka_protocol::records::{Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType};
+    let recs: Vec<Record> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Record {
+            transactional: false,
+            control: false,
+            partition_leader_epoch: -1,
+            producer_id: -1,
+            producer_epoch: -1,
+            timestamp_type: TimestampType::Creation,
+            offset: first + i as i64,
+            // kafka-protocol starts a batch wherever offset - sequence changes
+            sequence: i as i32,
+            timestamp: 1_600_000_000_000 + first,
+            key: Some(bytes::Bytes::from_static(b"key")),
+            value: Some(bytes::Bytes::from_static(v.as_bytes())),
+            headers: Default::default(),
+        })
+        .collect();
+    let mut out = bytes::BytesMut::new();
+    RecordBatchEncoder::encode(
+        &mut out,
+        recs.iter(),
+        &RecordEncodeOptions {
+            version: 2,
+            compression,
+        },
+    )
+    .unwrap();
+    out.to_vec()
+}
+
+/// Message sets of magic 0/1 as a broker stores them, by kafka-python's
+/// encoder (kafka-protocol writes producer-side offsets, all 0): uncompressed
+/// messages carry absolute offsets; a compressed wrapper carries the last
+/// one, around inner offsets that are absolute (magic 0) or relative (magic 1).
+fn legacy(magic: i8, codec: u8, first: i64, values: [&str; 2]) -> Vec<u8> {
+    const PY: &str = r#"
+import sys
+from kafka.record.legacy_records import LegacyRecordBatchBuilder
+magic, codec, first = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+b = LegacyRecordBatchBuilder(magic=magic, compression_type=codec, batch_size=1 << 20)
+for i, v in enumerate(sys.argv[4:]):
+    off = i if (magic == 1 and codec != 0) else first + i
+    b.append(off, timestamp=(None if magic == 0 else 1600000000000 + first), key=b"key", value=v.encode())
+print(bytes(b.build()).hex())
+"#;
+    let hex = python(
+        PY,
+        &[
+            &magic.to_string(),
+            &codec.to_string(),
+            &first.to_string(),
+            values[0],
+            values[1],
+        ],
+    );
+    let hex = hex.trim();
+    let mut b: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    if codec != 0 {
+        // the offset sits outside the CRC
+        b[..8].copy_from_slice(&(first + 1).to_be_bytes());
+    }
+    b
+}
+
+#[test]
+fn every_format_and_codec_mixed_in_one_fetch_response() {
+    let mut all = Vec::new();
+    all.extend(legacy(0, 0, 0, ["v0-none-0", "v0-none-1"]));
+    all.extend(legacy(0, 1, 2, ["v0-gzip-0", "v0-gzip-1"]));
+    all.extend(legacy(0, 2, 4, ["v0-snappy-0", "v0-snappy-1"]));
+    all.extend(legacy(1, 0, 6, ["v1-none-0", "v1-none-1"]));
+    all.extend(legacy(1, 3, 8, ["v1-lz4-0", "v1-lz4-1"]));
+    all.extend(legacy(1, 1, 10, ["v1-gzip-0", "v1-gzip-1"]));
+    all.extend(v2_batch(Compression::Zstd, 12, ["v2-zstd-0", "v2-zstd-1"]));
+    all.extend(v2_batch(
+        Compression::Snappy,
+        14,
+        ["v2-snappy-0", "v2-snappy-1"],
+    ));
+    all.extend(v2_batch(Compression::None, 16, ["v2-none-0", "v2-none-1"]));
+    // and a partial batch at the end, as brokers cut responses
+    let tail = v2_batch(Compression::None, 18, ["cut-0", "cut-1"]);
+    all.extend_from_slice(&tail[..tail.len() / 2]);
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let a2 = asked.clone();
+    let broker = scripted::start(
+        &[(ApiKey::Metadata, 0, 12), (ApiKey::Fetch, 0, 17)],
+        move |addr, _v, req| match req {
+            RequestKind::Metadata(_) => Some(scripted::metadata(addr, &[("t", TOPIC_ID, 1, 0)])),
+            RequestKind::Fetch(f) => {
+                let off = f.topics[0].partitions[0].fetch_offset;
+                a2.lock().unwrap().push(off);
+                let mut d = PartitionData::default();
+                d.partition_index = 0;
+                d.high_watermark = 20;
+                d.last_stable_offset = 20;
+                d.records = Some(if off == 0 {
+                    all.clone().into()
+                } else {
+                    std::thread::sleep(Duration::from_millis(50));
+                    Default::default()
+                });
+                Some(fetch_response(0, vec![d], TOPIC_ID))
+            }
+            _ => None,
+        },
+    );
+    let c = Consumer::new(&scripted_config(&broker.addr, &[("check.crcs", "true")])).unwrap();
+    c.assign(&[Tpo::new("t", 0, 0)]).unwrap();
+    let (m, events) = poll_n(&c, 18);
+    assert!(events.is_empty(), "{events:?}");
+    let v = values(&m);
+    let want: Vec<String> = [
+        "v0-none",
+        "v0-gzip",
+        "v0-snappy",
+        "v1-none",
+        "v1-lz4",
+        "v1-gzip",
+        "v2-zstd",
+        "v2-snappy",
+        "v2-none",
+    ]
+    .iter()
+    .flat_map(|p| [format!("{p}-0"), format!("{p}-1")])
+    .collect();
+    assert_eq!(v, want);
+    assert_eq!(
+        m.iter().map(|m| m.offset).collect::<Vec<_>>(),
+        (0..18).collect::<Vec<_>>()
+    );
+    assert!(m.iter().all(|m| m.key.as_deref() == Some(&b"key"[..])));
+    use gregor::message::TimestampType as Ts;
+    assert_eq!(
+        (m[0].timestamp, m[0].timestamp_type),
+        (-1, Ts::NotAvailable),
+        "magic 0"
+    );
+    assert_eq!(m[6].timestamp_type, Ts::CreateTime, "magic 1");
+    assert_eq!(m[6].timestamp, 1_600_000_000_006);
+    std::thread::sleep(Duration::from_millis(200));
+    // the partial tail was left for the next fetch
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked[1], 18, "{asked:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Transactions on a real broker
+
+#[path = "consumer_support/tansu.rs"]
+mod tansu;
+
+const TXN_PY: &str = r#"
+import sys
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+b, t = sys.argv[1], sys.argv[2]
+admin = AdminClient({'bootstrap.servers': b})
+for f in admin.create_topics([NewTopic(t, 1, 1)]).values():
+    f.result()
+p = Producer({'bootstrap.servers': b, 'transactional.id': 'tx-' + t, 'linger.ms': 0})
+p.init_transactions(20)
+for name, commit in [("c1", True), ("a1", False), ("c2", True)]:
+    p.begin_transaction()
+    for i in range(3):
+        p.produce(t, value=f"{name}-{i}".encode(), partition=0)
+    p.flush()
+    if commit:
+        p.commit_transaction(20)
+    else:
+        p.abort_transaction(20)
+"#;
+
+const READ_PY: &str = r#"
+import sys
+from confluent_kafka import Consumer, TopicPartition
+b, t, level = sys.argv[1:4]
+c = Consumer({'bootstrap.servers': b, 'group.id': 'ref', 'isolation.level': level,
+              'enable.auto.commit': False, 'enable.partition.eof': True})
+c.assign([TopicPartition(t, 0, 0)])
+while True:
+    m = c.poll(10)
+    if m is None or m.error():
+        break
+    print(m.offset(), m.value().decode())
+c.close()
+"#;
+
+#[test]
+fn transactions_written_by_librdkafka_read_like_librdkafka_reads_them() {
+    // tansu completes transactions (commit and abort markers are in the
+    // log) but answers Fetch with an empty aborted-transactions list, so no
+    // client can tell aborted records from committed ones there: librdkafka
+    // itself returns them under read_committed. This test checks what can
+    // be checked on a real broker — control records never reach the
+    // application, both isolation levels read what librdkafka reads, the
+    // position passes the last marker — and
+    // `read_committed_drops_aborted_transactions_from_independent_bytes`
+    // checks the dropping on a response that carries the list.
+    let broker = tansu::start();
+    let topic = "txn";
+    python(TXN_PY, &[&broker.addr, topic]);
+    for level in ["read_committed", "read_uncommitted"] {
+        let reference: Vec<(i64, String)> = python(READ_PY, &[&broker.addr, topic, level])
+            .lines()
+            .map(|l| {
+                let (o, v) = l.split_once(' ').unwrap();
+                (o.parse().unwrap(), v.to_string())
+            })
+            .collect();
+        assert!(reference.len() >= 6, "{reference:?}");
+        let c = Consumer::new(
+            &Config::from_pairs([
+                ("bootstrap.servers", broker.addr.as_str()),
+                ("isolation.level", level),
+                ("enable.partition.eof", "true"),
+            ])
+            .unwrap(),
+        )
+        .unwrap();
+        c.assign(&[Tpo::new(topic, 0, offset::BEGINNING)]).unwrap();
+        let (m, events) = poll_n(&c, reference.len());
+        let got: Vec<(i64, String)> = m.iter().map(|m| m.offset).zip(values(&m)).collect();
+        assert_eq!(
+            got, reference,
+            "{level}: as librdkafka reads it; {events:?}"
+        );
+        // offsets 3, 7 and 11 hold the markers
+        assert!(got.iter().all(|(o, _)| ![3, 7, 11].contains(o)), "{got:?}");
+        let rest = poll_for(&c, Duration::from_millis(700));
+        assert!(
+            rest.iter().all(|m| m
+                .error
+                .as_ref()
+                .is_some_and(|e| e.code() == local::PARTITION_EOF)),
+            "{rest:?}"
+        );
+        assert_eq!(
+            c.position(&[Tpo::new(topic, 0, 0)])[0].offset,
+            12,
+            "past the last marker"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The C API
+
+mod c_api {
+    use super::*;
+    use gregor::ffi::*;
+    use std::ffi::{CStr, CString};
+    use std::ptr;
+
+    fn cs(s: &str) -> CString {
+        CString::new(s).unwrap()
+    }
+
+    fn text(p: *const std::ffi::c_char) -> String {
+        assert!(!p.is_null());
+        unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string()
+    }
+
+    fn bytes(s: gregor_slice) -> Option<Vec<u8>> {
+        (!s.ptr.is_null()).then(|| unsafe { std::slice::from_raw_parts(s.ptr, s.len) }.to_vec())
+    }
+
+    fn tpl(entries: &[(&str, i32, i64)]) -> *mut gregor_tpl {
+        let t = gregor_tpl_new();
+        for (topic, p, o) in entries {
+            assert_eq!(gregor_tpl_add(t, cs(topic).as_ptr(), *p, *o), 0);
+        }
+        t
+    }
+
+    /// Polls until a message (or error message) arrives.
+    fn next(c: *const gregor_consumer) -> *mut gregor_message {
+        for _ in 0..100 {
+            let m = gregor_consumer_poll(c, 200);
+            if !m.is_null() {
+                return m;
+            }
+        }
+        panic!("no message");
+    }
+
+    #[test]
+    fn poll_seek_pause_positions_and_errors_through_the_c_abi() {
+        let topic = common::unique_topic("capi");
+        common::create_topic(&topic, 2);
+        let p = producer(&[]);
+        for i in 0..5i64 {
+            let v = format!("v{i}");
+            let hs: [(&str, Option<&[u8]>); 1] = [("h", Some(b"hv"))];
+            p.send_sync(
+                &ProducerRecord {
+                    topic: &topic,
+                    partition: Some(0),
+                    key: Some(b"k"),
+                    value: Some(v.as_bytes()),
+                    headers: &hs,
+                    timestamp: Some(1_700_000_000_000 + i),
+                },
+                Some(T),
+            )
+            .unwrap();
+        }
+        produce(&p, &topic, 1, &named("w", 2));
+        let mut err = [0 as std::ffi::c_char; 256];
+        let conf = gregor_config_new();
+        assert_eq!(
+            gregor_config_set(
+                conf,
+                cs("bootstrap.servers").as_ptr(),
+                cs(&common::broker()).as_ptr(),
+                err.as_mut_ptr(),
+                err.len()
+            ),
+            0
+        );
+        let c = gregor_consumer_new(conf, err.as_mut_ptr(), err.len());
+        assert!(!c.is_null(), "{}", text(err.as_ptr()));
+        let t0 = tpl(&[(&topic, 0, GREGOR_OFFSET_BEGINNING)]);
+        assert_eq!(
+            gregor_consumer_assign(c, t0, err.as_mut_ptr(), err.len()),
+            0
+        );
+
+        let m = next(c);
+        assert_eq!(
+            gregor_message_err(m),
+            0,
+            "{}",
+            text(gregor_message_errstr(m))
+        );
+        assert_eq!(text(gregor_message_topic(m)), topic);
+        assert_eq!(gregor_message_partition(m), 0);
+        assert_eq!(gregor_message_offset(m), 0);
+        assert_eq!(bytes(gregor_message_key(m)).as_deref(), Some(&b"k"[..]));
+        assert_eq!(bytes(gregor_message_value(m)).as_deref(), Some(&b"v0"[..]));
+        let mut ts_type = -1;
+        assert_eq!(gregor_message_timestamp(m, &mut ts_type), 1_700_000_000_000);
+        assert_eq!(ts_type, 1, "create time");
+        assert_eq!(gregor_message_header_count(m), 1);
+        let (mut hn, mut hv) = (bytes_none(), bytes_none());
+        assert_eq!(gregor_message_header(m, 0, &mut hn, &mut hv), 0);
+        assert_eq!(
+            (bytes(hn).unwrap(), bytes(hv).unwrap()),
+            (b"h".to_vec(), b"hv".to_vec())
+        );
+        assert_eq!(text(gregor_message_errstr(m)), "");
+        gregor_message_free(m);
+
+        // position through a list filled in place
+        let pos = tpl(&[(&topic, 0, 0), (&topic, 1, 0)]);
+        let rc = gregor_consumer_position(c, pos, err.as_mut_ptr(), err.len());
+        assert_eq!(
+            rc, GREGOR_ERR__UNKNOWN_PARTITION,
+            "partition 1 is not assigned"
+        );
+        assert_eq!((gregor_tpl_offset(pos, 0), gregor_tpl_err(pos, 0)), (1, 0));
+        assert_eq!(gregor_tpl_err(pos, 1), GREGOR_ERR__UNKNOWN_PARTITION);
+        let mut e = [0 as std::ffi::c_char; 128];
+        assert_eq!(gregor_tpl_errstr(pos, 1, e.as_mut_ptr(), e.len()), 0);
+        assert!(text(e.as_ptr()).contains("not assigned"));
+        assert_eq!(text(gregor_tpl_topic(pos, 1)), topic);
+        assert_eq!(gregor_tpl_partition(pos, 1), 1);
+        assert!(gregor_tpl_topic(pos, 2).is_null());
+
+        // seek back, and read on
+        assert_eq!(
+            gregor_consumer_seek(c, cs(&topic).as_ptr(), 0, 3, err.as_mut_ptr(), err.len()),
+            0
+        );
+        let m = next(c);
+        assert_eq!(
+            (
+                gregor_message_offset(m),
+                bytes(gregor_message_value(m)).unwrap()
+            ),
+            (3, b"v3".to_vec())
+        );
+        gregor_message_free(m);
+
+        // incremental assign of partition 1 while 0 is paused
+        let t1 = tpl(&[(&topic, 1, 0)]);
+        assert_eq!(gregor_consumer_pause(c, t0, err.as_mut_ptr(), err.len()), 0);
+        assert_eq!(
+            gregor_consumer_incremental_assign(c, t1, err.as_mut_ptr(), err.len()),
+            0
+        );
+        assert_eq!(
+            gregor_consumer_incremental_assign(c, t1, err.as_mut_ptr(), err.len()),
+            GREGOR_ERR__INVALID_ARG
+        );
+        for want in ["w0", "w1"] {
+            let m = next(c);
+            assert_eq!(gregor_message_partition(m), 1);
+            assert_eq!(bytes(gregor_message_value(m)).unwrap(), want.as_bytes());
+            gregor_message_free(m);
+        }
+        assert!(
+            gregor_consumer_poll(c, 300).is_null(),
+            "NULL on timeout: 0 is paused"
+        );
+        assert_eq!(
+            gregor_consumer_resume(c, t0, err.as_mut_ptr(), err.len()),
+            0
+        );
+        let m = next(c);
+        assert_eq!(gregor_message_offset(m), 4);
+        gregor_message_free(m);
+
+        let mut a = ptr::null_mut();
+        assert_eq!(gregor_consumer_assignment(c, &mut a), 0);
+        assert_eq!(gregor_tpl_count(a), 2);
+        assert_eq!(
+            (gregor_tpl_partition(a, 0), gregor_tpl_offset(a, 0)),
+            (0, 5)
+        );
+        gregor_tpl_free(a);
+        let (mut lo, mut hi) = (0i64, 0i64);
+        assert_eq!(
+            gregor_consumer_get_watermark_offsets(
+                c,
+                cs(&topic).as_ptr(),
+                0,
+                &mut lo,
+                &mut hi,
+                err.as_mut_ptr(),
+                err.len()
+            ),
+            0
+        );
+        assert_eq!((lo, hi), (0, 5));
+
+        // offsets for times and committed
+        let times = tpl(&[(&topic, 0, 1_700_000_000_002)]);
+        assert_eq!(
+            gregor_consumer_offsets_for_times(c, times, 10_000, err.as_mut_ptr(), err.len()),
+            0
+        );
+        assert_eq!(gregor_tpl_offset(times, 0), 2);
+        let rc = gregor_consumer_committed(c, times, 10_000, err.as_mut_ptr(), err.len());
+        assert_eq!(rc, GREGOR_ERR__INVALID_ARG, "no group.id");
+        assert!(text(err.as_ptr()).contains("group.id"));
+
+        // errors come as messages: a partition that does not exist
+        assert_eq!(
+            gregor_consumer_incremental_unassign(c, t1, err.as_mut_ptr(), err.len()),
+            0
+        );
+        let t9 = tpl(&[(&topic, 9, 0)]);
+        assert_eq!(
+            gregor_consumer_incremental_assign(c, t9, err.as_mut_ptr(), err.len()),
+            0
+        );
+        let m = next(c);
+        assert_eq!(gregor_message_err(m), GREGOR_ERR__UNKNOWN_PARTITION);
+        assert_eq!(gregor_message_partition(m), 9);
+        assert!(text(gregor_message_errstr(m)).contains("no such partition"));
+        gregor_message_free(m);
+
+        assert_eq!(gregor_consumer_unassign(c, err.as_mut_ptr(), err.len()), 0);
+        assert_eq!(gregor_consumer_close(c), 0);
+        let m = gregor_consumer_poll(c, 100);
+        assert_eq!(gregor_message_err(m), GREGOR_ERR__STATE, "closed");
+        gregor_message_free(m);
+        for t in [t0, t1, t9, pos, times] {
+            gregor_tpl_free(t);
+        }
+        gregor_consumer_free(c);
+        gregor_config_free(conf);
+        // NULLs are refused, not crashed on
+        assert!(gregor_consumer_poll(ptr::null(), 0).is_null());
+        assert_eq!(
+            gregor_consumer_seek(ptr::null(), ptr::null(), 0, 0, ptr::null_mut(), 0),
+            GREGOR_ERR__INVALID_ARG
+        );
+        assert_eq!(gregor_tpl_offset(ptr::null(), 0), GREGOR_OFFSET_INVALID);
+        assert_eq!(
+            gregor_consumer_position(ptr::null(), ptr::null_mut(), ptr::null_mut(), 0),
+            GREGOR_ERR__INVALID_ARG
+        );
+    }
+
+    fn bytes_none() -> gregor_slice {
+        gregor_slice {
+            ptr: ptr::null(),
+            len: 0,
+        }
+    }
+}
+
+#[test]
+fn a_topic_deleted_and_created_again_on_the_broker_is_followed_by_its_new_id() {
+    use gregor::cluster::{Cluster, Purpose};
+    use gregor::protocol::delete_topics::{DeleteTopicState, DeleteTopicsRequest};
+    let topic = common::unique_topic("recreate");
+    common::create_topic(&topic, 1);
+    let p = producer(&[]);
+    produce(&p, &topic, 0, &named("old", 3));
+    let c = consumer(&[
+        ("auto.offset.reset", "earliest"),
+        ("fetch.error.backoff.ms", "100"),
+    ]);
+    c.assign(&[Tpo::new(&topic, 0, 0)]).unwrap();
+    assert_eq!(values(&poll_n(&c, 3).0), named("old", 3));
+    let old_id = c.cluster().topic(&topic, false, T).unwrap().id;
+
+    let admin = Cluster::new(&common::config(&[])).unwrap();
+    let conn = admin.any_conn(Purpose::Metadata, T).unwrap();
+    let mut req = DeleteTopicsRequest::default();
+    let mut st = DeleteTopicState::default();
+    st.name = Some(topic.clone());
+    req.topics = vec![st];
+    req.topic_names = vec![topic.clone()];
+    req.timeout_ms = 10_000;
+    let resp = conn.call(&req, Some(T)).unwrap();
+    assert_eq!(resp.responses[0].error_code, 0, "{:?}", resp.responses[0]);
+    std::thread::sleep(Duration::from_millis(300));
+    common::create_topic(&topic, 1);
+    produce(&p, &topic, 0, &named("new", 2));
+
+    let (m, events) = poll_n(&c, 2);
+    assert_eq!(values(&m), named("new", 2), "{events:?}");
+    let new_id = c.cluster().topic(&topic, false, T).unwrap().id;
+    assert_ne!(old_id, new_id);
+    // what the broker answered for the old ID decides what was seen on the
+    // way: UNKNOWN_TOPIC_ID, or the topic missing for a while; either way
+    // the application is told the topic was recreated
+    assert!(
+        events
+            .iter()
+            .any(|e| e.error.as_ref().unwrap().code() == 100),
+        "{events:?}"
+    );
+}
