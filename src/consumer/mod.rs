@@ -663,17 +663,17 @@ impl Consumer {
         }
         // Threads blocked on the network are freed by closing the
         // connections; one may open a new one just then, so close again
-        // until all are out.
+        // until all are out. A thread stuck in a connect to a silent broker
+        // is left to end on its own after 500 ms, so close stays bounded:
+        // it holds only the shared state, which it frees when it ends.
+        let deadline = Instant::now() + Duration::from_millis(500);
         loop {
             self.cluster.close();
             let st = self.shared.lock();
-            if st.running == 0 {
+            if st.running == 0 || Instant::now() >= deadline {
                 break;
             }
-            let _ = self
-                .shared
-                .data
-                .wait_timeout(st, Duration::from_millis(100));
+            let _ = self.shared.data.wait_timeout(st, Duration::from_millis(50));
         }
         let handles: Vec<_> = self
             .threads
@@ -682,7 +682,9 @@ impl Consumer {
             .drain(..)
             .collect();
         for h in handles {
-            let _ = h.join();
+            if h.is_finished() {
+                let _ = h.join();
+            }
         }
     }
 }
