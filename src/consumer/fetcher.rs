@@ -242,12 +242,13 @@ impl Fetcher {
         if st.closed {
             return;
         }
-        self.failing = false;
         if !top.is_ok() {
             if FetchSession::is_session_error(top) {
                 // just start over with a full request
                 return;
             }
+            let first = !self.failing;
+            self.failing = true;
             let retry = Instant::now() + s.error_backoff;
             let refresh = top.action() == ErrorAction::RefreshMetadataAndRetry;
             for (tp, a) in asked {
@@ -261,16 +262,19 @@ impl Fetcher {
                     }
                 }
             }
-            st.events.push_back(Message::event(
-                Arc::from(""),
-                -1,
-                -1,
-                Error::kafka(top, format!("fetch from broker {}", self.broker)),
-            ));
-            shared.wake_pollers(&st);
+            if first {
+                st.events.push_back(Message::event(
+                    Arc::from(""),
+                    -1,
+                    -1,
+                    Error::kafka(top, format!("fetch from broker {}", self.broker)),
+                ));
+                shared.wake_pollers(&st);
+            }
             shared.work.notify_all();
             return;
         }
+        self.failing = false;
         let mut queued = false;
         let mut reroute = false;
         for (key, a, pd, ready) in fetched {
