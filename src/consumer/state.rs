@@ -356,7 +356,8 @@ pub(crate) enum Next {
 }
 
 impl State {
-    /// The next queued message or event, without decoding. `freed` is set
+    /// The next queued message or event, its record decoded (and its batch
+    /// decompressed) here. `freed` is set
     /// when the buffer went from full to not full.
     pub fn next(&mut self, max_buffered: usize, options: &DecodeOptions, freed: &mut bool) -> Next {
         loop {
