@@ -1841,3 +1841,161 @@ fn a_topic_deleted_and_created_again_on_the_broker_is_followed_by_its_new_id() {
         "{events:?}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// `gregor -C`, next to kcat (librdkafka) on the same topic
+
+fn run(cmd: &str, args: &[&str], stdin: &[u8]) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new(cmd)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn kcat() -> String {
+    let home = std::env::var("HOME").unwrap();
+    format!("{home}/.local/share/gregor-deps/librdkafka/bin/kcat")
+}
+
+#[test]
+fn gregor_dash_c_reads_what_kcat_writes_as_kcat_reads_it() {
+    let topic = common::unique_topic("cli");
+    common::create_topic(&topic, 1);
+    let b = common::broker();
+    let gregor = env!("CARGO_BIN_EXE_gregor");
+    run(
+        &kcat(),
+        &["-b", &b, "-t", &topic, "-P", "-K:"],
+        b"k1:v1\nk2:v2\nk3:v3\n",
+    );
+    let fmt = "%t [%p] %o %k=%s (%K/%S)\n";
+    let ours = run(
+        gregor,
+        &[
+            "-b",
+            &b,
+            "-t",
+            &topic,
+            "-C",
+            "-o",
+            "beginning",
+            "-e",
+            "-q",
+            "-f",
+            fmt,
+        ],
+        b"",
+    );
+    let theirs = run(
+        &kcat(),
+        &[
+            "-b",
+            &b,
+            "-t",
+            &topic,
+            "-C",
+            "-o",
+            "beginning",
+            "-e",
+            "-q",
+            "-f",
+            fmt,
+        ],
+        b"",
+    );
+    assert_eq!(ours, theirs);
+    assert_eq!(
+        ours,
+        format!(
+            "{topic} [0] 0 k1=v1 (2/2)\n{topic} [0] 1 k2=v2 (2/2)\n{topic} [0] 2 k3=v3 (2/2)\n"
+        )
+    );
+    // tails, counts, a key delimiter, JSON
+    assert_eq!(
+        run(
+            gregor,
+            &["-b", &b, "-t", &topic, "-C", "-o", "-1", "-e", "-q"],
+            b""
+        ),
+        "v3\n"
+    );
+    assert_eq!(
+        run(
+            gregor,
+            &[
+                "-b",
+                &b,
+                "-t",
+                &topic,
+                "-C",
+                "-o",
+                "beginning",
+                "-c",
+                "2",
+                "-q",
+                "-K",
+                "\\t"
+            ],
+            b""
+        ),
+        "k1\tv1\nk2\tv2\n"
+    );
+    let json = run(
+        gregor,
+        &[
+            "-b", &b, "-t", &topic, "-C", "-o", "1", "-c", "1", "-J", "-q",
+        ],
+        b"",
+    );
+    assert!(
+        json.contains("\"offset\":1")
+            && json.contains("\"key\":\"k2\"")
+            && json.contains("\"payload\":\"v2\""),
+        "{json}"
+    );
+    // and the other way: what gregor -P writes, kcat reads
+    let topic2 = common::unique_topic("cli2");
+    common::create_topic(&topic2, 1);
+    run(
+        gregor,
+        &["-b", &b, "-t", &topic2, "-P", "-K:", "-H", "h=1"],
+        b"a:x\nb:y\n",
+    );
+    let got = run(
+        &kcat(),
+        &[
+            "-b",
+            &b,
+            "-t",
+            &topic2,
+            "-C",
+            "-o",
+            "beginning",
+            "-e",
+            "-q",
+            "-f",
+            "%k %s %h\n",
+        ],
+        b"",
+    );
+    assert_eq!(got, "a x h=1\nb y h=1\n");
+    // an offset that is not one
+    let out = std::process::Command::new(gregor)
+        .args(["-b", &b, "-t", &topic, "-C", "-o", "soon"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not \"soon\""));
+}

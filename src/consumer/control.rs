@@ -668,61 +668,69 @@ pub(crate) fn list_offsets(
 /// # Errors
 /// The coordinator lookup's error at the deadline, or a permanent one.
 pub(crate) fn coordinator(cluster: &Cluster, group: &str, deadline: Instant) -> Result<BrokerConn> {
+    retrying(deadline, || {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let conn = cluster.any_conn(Purpose::Group, left)?;
+        let version = conn.version_for::<FindCoordinatorRequest>(deadline)?;
+        let req = if version >= 4 {
+            FindCoordinatorRequest {
+                key_type: 0,
+                coordinator_keys: vec![group.to_string()],
+                ..Default::default()
+            }
+        } else {
+            FindCoordinatorRequest {
+                key: group.to_string(),
+                key_type: 0,
+                ..Default::default()
+            }
+        };
+        let resp: FindCoordinatorResponse = conn
+            .send_at(&req, version, deadline)?
+            .wait_until(deadline)?;
+        let (code, node, msg) = if version >= 4 {
+            let c = resp
+                .coordinators
+                .first()
+                .ok_or_else(|| Error::local(local::BAD_MSG, "FindCoordinator answer is empty"))?;
+            (c.error_code, c.node_id, c.error_message.clone())
+        } else {
+            (resp.error_code, resp.node_id, resp.error_message.clone())
+        };
+        if code != 0 {
+            return Err(Error::kafka(
+                KafkaCode(code),
+                format!(
+                    "find coordinator of group {group:?}{}",
+                    msg.filter(|m| !m.is_empty())
+                        .map_or(String::new(), |m| format!(": {m}"))
+                ),
+            ));
+        }
+        if !cluster.snapshot().brokers.contains_key(&node) {
+            cluster.fetch_metadata(Some(&[]), false, left)?;
+        }
+        cluster.conn(node, Purpose::Group)
+    })
+}
+
+/// Runs `f` until it succeeds, fails for good, or `deadline` is near;
+/// waits 50 ms doubling to 1 s between retriable failures.
+fn retrying<T>(deadline: Instant, mut f: impl FnMut() -> Result<T>) -> Result<T> {
     let mut backoff = Duration::from_millis(50);
     loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let attempt = (|| {
-            let conn = cluster.any_conn(Purpose::Group, left)?;
-            let version = conn.version_for::<FindCoordinatorRequest>(deadline)?;
-            let req = if version >= 4 {
-                FindCoordinatorRequest {
-                    key_type: 0,
-                    coordinator_keys: vec![group.to_string()],
-                    ..Default::default()
-                }
-            } else {
-                FindCoordinatorRequest {
-                    key: group.to_string(),
-                    key_type: 0,
-                    ..Default::default()
-                }
-            };
-            let resp: FindCoordinatorResponse = conn
-                .send_at(&req, version, deadline)?
-                .wait_until(deadline)?;
-            let (code, node, msg) = if version >= 4 {
-                let c = resp.coordinators.first().ok_or_else(|| {
-                    Error::local(local::BAD_MSG, "FindCoordinator answer is empty")
-                })?;
-                (c.error_code, c.node_id, c.error_message.clone())
-            } else {
-                (resp.error_code, resp.node_id, resp.error_message.clone())
-            };
-            if code != 0 {
-                return Err(Error::kafka(
-                    KafkaCode(code),
-                    format!(
-                        "find coordinator of group {group:?}{}",
-                        msg.filter(|m| !m.is_empty())
-                            .map_or(String::new(), |m| format!(": {m}"))
-                    ),
-                ));
-            }
-            if !cluster.snapshot().brokers.contains_key(&node) {
-                cluster.fetch_metadata(Some(&[]), false, left)?;
-            }
-            cluster.conn(node, Purpose::Group)
-        })();
-        match attempt {
-            Ok(c) => return Ok(c),
+        match f() {
             Err(e) if e.is_retriable() && Instant::now() + backoff < deadline => {
                 std::thread::sleep(backoff);
                 backoff = (backoff * 2).min(Duration::from_secs(1));
             }
-            Err(e) => return Err(e),
+            r => return r,
         }
     }
 }
+
+/// (partition, error code, committed offset, leader epoch) of one topic.
+type Rows = Vec<(i32, i16, i64, i32)>;
 
 /// The committed offsets of `group` for `tps`: (offset or -1 for none,
 /// leader epoch or -1), per partition. Needs no group membership.
@@ -736,140 +744,131 @@ pub(crate) fn offset_fetch(
     tps: &[Tp],
     deadline: Instant,
 ) -> Result<HashMap<Tp, Result<(i64, i32)>>> {
-    let mut backoff = Duration::from_millis(50);
-    loop {
-        let attempt = (|| {
-            let conn = coordinator(cluster, group, deadline)?;
-            let version = conn.version_for::<OffsetFetchRequest>(deadline)?;
-            let mut by_topic: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
-            for (t, p) in tps {
-                by_topic.entry(t).or_default().push(*p);
-            }
-            let req = if version >= 8 {
-                OffsetFetchRequest {
-                    groups: vec![OffsetFetchRequestGroup {
-                        group_id: group.to_string(),
-                        member_id: None,
-                        member_epoch: -1,
-                        topics: Some(
-                            by_topic
-                                .iter()
-                                .map(|(t, ps)| OffsetFetchRequestTopics {
-                                    name: t.to_string(),
-                                    partition_indexes: ps.clone(),
-                                    ..Default::default()
-                                })
-                                .collect(),
-                        ),
-                        ..Default::default()
-                    }],
-                    require_stable,
-                    ..Default::default()
-                }
-            } else {
-                OffsetFetchRequest {
+    retrying(deadline, || {
+        let conn = coordinator(cluster, group, deadline)?;
+        let version = conn.version_for::<OffsetFetchRequest>(deadline)?;
+        let mut by_topic: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+        for (t, p) in tps {
+            by_topic.entry(t).or_default().push(*p);
+        }
+        let req = if version >= 8 {
+            OffsetFetchRequest {
+                groups: vec![OffsetFetchRequestGroup {
                     group_id: group.to_string(),
+                    member_id: None,
+                    member_epoch: -1,
                     topics: Some(
                         by_topic
                             .iter()
-                            .map(|(t, ps)| OffsetFetchRequestTopic {
+                            .map(|(t, ps)| OffsetFetchRequestTopics {
                                 name: t.to_string(),
                                 partition_indexes: ps.clone(),
                                 ..Default::default()
                             })
                             .collect(),
                     ),
-                    require_stable: require_stable && version >= 7,
                     ..Default::default()
-                }
-            };
-            let resp = conn
-                .send_at(&req, version, deadline)?
-                .wait_until(deadline)?;
-            let mut out: HashMap<Tp, Result<(i64, i32)>> = HashMap::new();
-            let mut put = |name: &str, p: i32, code: i16, off: i64, epoch: i32| -> Result<()> {
-                let code = KafkaCode(code);
-                if matches!(
+                }],
+                require_stable,
+                ..Default::default()
+            }
+        } else {
+            OffsetFetchRequest {
+                group_id: group.to_string(),
+                topics: Some(
+                    by_topic
+                        .iter()
+                        .map(|(t, ps)| OffsetFetchRequestTopic {
+                            name: t.to_string(),
+                            partition_indexes: ps.clone(),
+                            ..Default::default()
+                        })
+                        .collect(),
+                ),
+                require_stable: require_stable && version >= 7,
+                ..Default::default()
+            }
+        };
+        let resp = conn
+            .send_at(&req, version, deadline)?
+            .wait_until(deadline)?;
+        let mut out: HashMap<Tp, Result<(i64, i32)>> = HashMap::new();
+        let mut put = |name: &str, p: i32, code: i16, off: i64, epoch: i32| -> Result<()> {
+            let code = KafkaCode(code);
+            if matches!(
+                code,
+                KafkaCode::COORDINATOR_LOAD_IN_PROGRESS
+                    | KafkaCode::NOT_COORDINATOR
+                    | KafkaCode::COORDINATOR_NOT_AVAILABLE
+                    | KafkaCode::UNSTABLE_OFFSET_COMMIT
+            ) {
+                return Err(Error::kafka(
                     code,
-                    KafkaCode::COORDINATOR_LOAD_IN_PROGRESS
-                        | KafkaCode::NOT_COORDINATOR
-                        | KafkaCode::COORDINATOR_NOT_AVAILABLE
-                        | KafkaCode::UNSTABLE_OFFSET_COMMIT
-                ) {
-                    return Err(Error::kafka(
+                    format!("offset fetch of group {group:?}"),
+                ));
+            }
+            let tp: Tp = (Arc::from(name), p);
+            out.insert(
+                tp,
+                if code.is_ok() {
+                    Ok((off, epoch))
+                } else {
+                    Err(Error::kafka(
                         code,
-                        format!("offset fetch of group {group:?}"),
-                    ));
-                }
-                let tp: Tp = (Arc::from(name), p);
-                out.insert(
-                    tp,
-                    if code.is_ok() {
-                        Ok((off, epoch))
-                    } else {
-                        Err(Error::kafka(
-                            code,
-                            format!("{name} [{p}] committed offset of group {group:?}"),
-                        ))
-                    },
-                );
-                Ok(())
-            };
-            if version >= 8 {
-                let g = resp
-                    .groups
-                    .iter()
-                    .find(|g| g.group_id == group)
-                    .ok_or_else(|| {
-                        Error::local(local::BAD_MSG, "OffsetFetch answer lacks the group")
-                    })?;
-                if g.error_code != 0 {
-                    return Err(Error::kafka(
-                        KafkaCode(g.error_code),
-                        format!("offset fetch of group {group:?}"),
-                    ));
-                }
-                for t in &g.topics {
-                    for p in &t.partitions {
-                        put(
-                            &t.name,
-                            p.partition_index,
-                            p.error_code,
-                            p.committed_offset,
-                            p.committed_leader_epoch,
-                        )?;
-                    }
-                }
-            } else {
-                if resp.error_code != 0 {
-                    return Err(Error::kafka(
-                        KafkaCode(resp.error_code),
-                        format!("offset fetch of group {group:?}"),
-                    ));
-                }
-                for t in &resp.topics {
-                    for p in &t.partitions {
-                        put(
-                            &t.name,
-                            p.partition_index,
-                            p.error_code,
-                            p.committed_offset,
-                            p.committed_leader_epoch,
-                        )?;
-                    }
-                }
-            }
-            Ok(out)
-        })();
-        match attempt {
-            Ok(m) => return Ok(m),
-            Err(e) if e.is_retriable() && Instant::now() + backoff < deadline => {
-                std::thread::sleep(backoff);
-                backoff = (backoff * 2).min(Duration::from_secs(1));
-            }
-            Err(e) => return Err(e),
+                        format!("{name} [{p}] committed offset of group {group:?}"),
+                    ))
+                },
+            );
+            Ok(())
+        };
+        // v8+ answers per group; before, for the one group
+        let (top, topics): (i16, Vec<(&str, Rows)>) = if version >= 8 {
+            let g = resp
+                .groups
+                .iter()
+                .find(|g| g.group_id == group)
+                .ok_or_else(|| {
+                    Error::local(local::BAD_MSG, "OffsetFetch answer lacks the group")
+                })?;
+            let rows = g.topics.iter().map(|t| {
+                let ps = t.partitions.iter().map(|p| {
+                    (
+                        p.partition_index,
+                        p.error_code,
+                        p.committed_offset,
+                        p.committed_leader_epoch,
+                    )
+                });
+                (t.name.as_str(), ps.collect())
+            });
+            (g.error_code, rows.collect())
+        } else {
+            let rows = resp.topics.iter().map(|t| {
+                let ps = t.partitions.iter().map(|p| {
+                    (
+                        p.partition_index,
+                        p.error_code,
+                        p.committed_offset,
+                        p.committed_leader_epoch,
+                    )
+                });
+                (t.name.as_str(), ps.collect())
+            });
+            (resp.error_code, rows.collect())
+        };
+        if top != 0 {
+            return Err(Error::kafka(
+                KafkaCode(top),
+                format!("offset fetch of group {group:?}"),
+            ));
         }
-    }
+        for (name, rows) in topics {
+            for (p, code, off, epoch) in rows {
+                put(name, p, code, off, epoch)?;
+            }
+        }
+        Ok(out)
+    })
 }
 
 /// OffsetForLeaderEpoch to `leader` for (partition, version, current leader

@@ -4,11 +4,13 @@
 //! them, by topic ID from Fetch v13 (KIP-516), with the leader epochs it
 //! knows (KIP-320).
 //!
-//! A response is not decoded here: each partition's records are framed
+//! Records are not decoded here: each partition's answer is framed
 //! (complete entries counted, the next fetch offset read from the entry
-//! headers) and queued whole for `poll`, and the next request goes out at
-//! once, so the broker works on it while the application reads. Fetching
-//! stops while the queued data passes `queued.max.messages.kbytes`.
+//! headers) and its batches judged by their headers (control batches and
+//! aborted transactions dropped), outside the consumer's lock; `poll`
+//! decodes the records. The next request goes out at once, so the broker
+//! works on it while the application reads. Fetching stops while the
+//! queued data passes `queued.max.messages.kbytes`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -23,8 +25,6 @@ use crate::protocol::fetch::{
     FetchPartition, FetchRequest, FetchResponse, FetchTopic, ForgottenTopic, PartitionData,
 };
 use crate::protocol::{ErrorAction, KafkaCode};
-#[cfg(test)]
-use crate::wire::Bytes;
 use crate::wire::Uuid;
 
 /// What was asked of a partition, to tell a current answer from a stale one.
@@ -220,7 +220,7 @@ impl Fetcher {
         } else {
             self.session.fail(Some(top));
         }
-        // Decompress and filter outside the lock: poll goes on meanwhile.
+        // Frame and filter outside the lock: poll goes on meanwhile.
         let mut fetched = Vec::new();
         for t in resp.responses {
             let name: Arc<str> = if version >= 13 {
@@ -234,7 +234,7 @@ impl Fetcher {
             for pd in t.partitions {
                 let key = (name.clone(), pd.partition_index);
                 let Some(a) = asked.get(&key) else { continue };
-                let ready = self.prepare(&pd, a, version);
+                let ready = self.ready(&pd, a, version);
                 fetched.push((key, *a, pd, ready));
             }
         }
@@ -242,12 +242,13 @@ impl Fetcher {
         if st.closed {
             return;
         }
-        self.failing = false;
         if !top.is_ok() {
             if FetchSession::is_session_error(top) {
                 // just start over with a full request
                 return;
             }
+            let first = !self.failing;
+            self.failing = true;
             let retry = Instant::now() + s.error_backoff;
             let refresh = top.action() == ErrorAction::RefreshMetadataAndRetry;
             for (tp, a) in asked {
@@ -261,16 +262,19 @@ impl Fetcher {
                     }
                 }
             }
-            st.events.push_back(Message::event(
-                Arc::from(""),
-                -1,
-                -1,
-                Error::kafka(top, format!("fetch from broker {}", self.broker)),
-            ));
-            shared.wake_pollers(&st);
+            if first {
+                st.events.push_back(Message::event(
+                    Arc::from(""),
+                    -1,
+                    -1,
+                    Error::kafka(top, format!("fetch from broker {}", self.broker)),
+                ));
+                shared.wake_pollers(&st);
+            }
             shared.work.notify_all();
             return;
         }
+        self.failing = false;
         let mut queued = false;
         let mut reroute = false;
         for (key, a, pd, ready) in fetched {
@@ -290,7 +294,7 @@ impl Fetcher {
 
     /// Frames a partition's records and makes their batches ready, for an
     /// answer without error.
-    fn prepare(&self, pd: &PartitionData, asked: &Asked, version: i16) -> Option<Ready> {
+    fn ready(&self, pd: &PartitionData, asked: &Asked, version: i16) -> Option<Ready> {
         if pd.error_code != 0 || (version >= 12 && pd.diverging_epoch.epoch >= 0) {
             return None;
         }
@@ -657,12 +661,6 @@ pub(crate) fn scan(b: &[u8]) -> Scan {
     out
 }
 
-/// `Bytes` of a complete prefix, for tests.
-#[cfg(test)]
-fn prefix(b: &Bytes, n: usize) -> Bytes {
-    b.slice(0..n)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -699,7 +697,5 @@ mod tests {
         let mut bad = v1.clone();
         bad[8..12].copy_from_slice(&3i32.to_be_bytes());
         assert!(scan(&bad).bad.is_some());
-        let all = Bytes::from(all);
-        assert_eq!(prefix(&all, complete).len(), complete);
     }
 }

@@ -7,7 +7,7 @@
 //! (`control.rs`); one fetch thread per leader broker keeps a Fetch in
 //! flight on that broker's fetch connection, within an incremental fetch
 //! session (KIP-227) where the broker keeps them (`fetcher.rs`,
-//! [`session`]), sending the next request as soon as an answer is framed.
+//! `session.rs`), sending the next request as soon as an answer is framed.
 //! The fetch thread only frames the answer and drops what the application
 //! must not see (control batches, aborted transactions); `poll` decodes
 //! records one at a time on the caller's thread (decompressing a batch
@@ -42,7 +42,7 @@
 
 mod control;
 mod fetcher;
-pub mod session;
+pub(crate) mod session;
 mod state;
 
 use std::collections::HashSet;

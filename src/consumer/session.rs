@@ -23,9 +23,9 @@ pub(crate) type Tp = (Arc<str>, i32);
 
 /// Epoch 0 with session id 0: "create a session"; with an id: "close that
 /// one and create another". Both make the request a full one.
-pub const INITIAL_EPOCH: i32 = 0;
+pub(crate) const INITIAL_EPOCH: i32 = 0;
 /// Epoch -1: no session wanted (or closing one).
-pub const FINAL_EPOCH: i32 = -1;
+pub(crate) const FINAL_EPOCH: i32 = -1;
 
 /// What a fetch request says about one partition: if any of it changes, an
 /// incremental request must carry the partition again.
@@ -92,23 +92,21 @@ impl FetchSession {
     }
 
     /// The broker's session id (0: none).
+    #[cfg(test)]
     pub fn id(&self) -> i32 {
         self.id
     }
 
     /// The epoch the next request carries.
+    #[cfg(test)]
     pub fn epoch(&self) -> i32 {
         self.epoch
     }
 
     /// Partitions the broker's session holds.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.parts.len()
-    }
-
-    /// True when the session holds no partitions.
-    pub fn is_empty(&self) -> bool {
-        self.parts.is_empty()
     }
 
     /// The request that fetches `wanted`. `sessions` is false for brokers

@@ -356,7 +356,8 @@ pub(crate) enum Next {
 }
 
 impl State {
-    /// The next queued message or event, without decoding. `freed` is set
+    /// The next queued message or event, its record decoded (and its batch
+    /// decompressed) here. `freed` is set
     /// when the buffer went from full to not full.
     pub fn next(&mut self, max_buffered: usize, options: &DecodeOptions, freed: &mut bool) -> Next {
         loop {
@@ -650,5 +651,87 @@ impl State {
             p.phase = Phase::Active;
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compression::Codec;
+    use crate::record::RecordBatchBuilder;
+
+    fn batch(base: i64, values: &[&str], pid: i64, txn: bool, codec: Codec) -> Vec<u8> {
+        let mut b = RecordBatchBuilder::new()
+            .base_offset(base)
+            .producer(pid, 0, 0)
+            .transactional(txn);
+        for v in values {
+            b.append(1, None, Some(v.as_bytes()), &[]).unwrap();
+        }
+        b.finish(codec, None).unwrap()
+    }
+
+    fn marker(at: i64, pid: i64, kind: ControlRecordType) -> Vec<u8> {
+        let key = ControlRecord { version: 0, kind }.encode_key();
+        let mut b = RecordBatchBuilder::new()
+            .base_offset(at)
+            .producer(pid, 0, 0)
+            .transactional(true)
+            .control(true);
+        b.append(1, Some(&key), Some(&[0, 0, 0, 0, 0, 0]), &[])
+            .unwrap();
+        b.finish(Codec::None, None).unwrap()
+    }
+
+    fn values(ready: VecDeque<Prepared>) -> Vec<String> {
+        let mut out = Vec::new();
+        for p in ready {
+            let recs = match p {
+                Prepared::Records(r) => r,
+                Prepared::Entry(b) => {
+                    RecordBatch::decode_lazy(&b, &DecodeOptions::default())
+                        .unwrap()
+                        .1
+                }
+                Prepared::Error(e) => panic!("{e}"),
+            };
+            for r in recs {
+                let r = r.unwrap();
+                out.push(format!(
+                    "{}:{}",
+                    r.offset,
+                    String::from_utf8_lossy(r.value.as_deref().unwrap())
+                ));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn aborted_transactions_are_followed_in_order_even_below_the_start() {
+        // pid 5 aborts 0-1 (marker 2), then commits 3-4 (marker 5); pid 6's
+        // compressed batch 6-7 is aborted (marker 8)
+        let mut all = batch(0, &["a0", "a1"], 5, true, Codec::None);
+        all.extend(marker(2, 5, ControlRecordType::Abort));
+        all.extend(batch(3, &["c3", "c4"], 5, true, Codec::None));
+        all.extend(marker(5, 5, ControlRecordType::Commit));
+        all.extend(batch(6, &["x6", "x7"], 6, true, Codec::Lz4));
+        all.extend(marker(8, 6, ControlRecordType::Abort));
+        let all = Bytes::from(all);
+        let aborted: VecDeque<(i64, i64)> = [(5, 0), (6, 6)].into();
+        let o = DecodeOptions::default();
+        assert_eq!(
+            values(prepare(&all, 0, aborted.clone(), true, &o)),
+            ["3:c3", "4:c4"]
+        );
+        // fetched from 3: the aborted transaction below the start is still
+        // closed by its marker, so pid 5's next one is not taken for aborted
+        let from3 = values(prepare(&all, 3, aborted.clone(), true, &o));
+        assert_eq!(from3, ["3:c3", "4:c4"]);
+        // read_uncommitted: everything but the markers
+        assert_eq!(
+            values(prepare(&all, 0, VecDeque::new(), false, &o)),
+            ["0:a0", "1:a1", "3:c3", "4:c4", "6:x6", "7:x7"]
+        );
     }
 }

@@ -379,7 +379,11 @@ impl BatchRecords {
         let Ok(count) = usize::try_from(count) else {
             return Err(self.error(pos, format!("negative header count {count}")));
         };
-        let mut headers = Vec::with_capacity(count.min((end - pos) / 2));
+        let mut headers = if count == 0 {
+            Vec::new()
+        } else {
+            Vec::with_capacity(count.min((end - pos) / 2))
+        };
         for _ in 0..count {
             let klen = zigzag(b, &mut pos, 5).ok_or_else(|| bad(self, pos, "header key"))?;
             let klen = usize::try_from(klen)
