@@ -240,7 +240,10 @@ fn pipelined_responses_reach_their_own_callers_in_any_order() {
                 .unwrap()
         })
         .collect();
-    assert_eq!(c.in_flight(), 8);
+    // The scripted broker answers only once all 8 requests have arrived, so
+    // their completion below proves they were in flight together (answers may
+    // already be arriving here, so the count is not pinned at 8).
+    assert!(c.in_flight() <= 8);
     for p in pending {
         let want = format!("corr-{}", p.correlation_id());
         assert_eq!(p.wait_until(deadline).unwrap().brokers[0].host, want);
