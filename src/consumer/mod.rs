@@ -40,6 +40,7 @@
 //! - A paused partition keeps what was already fetched for it and hands it
 //!   out after resume; nothing more is fetched meanwhile.
 
+pub mod assignor;
 mod control;
 mod fetcher;
 pub(crate) mod session;
