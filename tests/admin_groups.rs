@@ -8,6 +8,7 @@
 //!   protocol classes: what the test broker cannot show (it returns members
 //!   with empty client id, host, metadata and assignment, and has no
 //!   OffsetDelete).
+//! - The C API's accessors for decoded members, on the same bytes.
 //! - Against the real broker: a mixed group of a confluent-kafka
 //!   (librdkafka) consumer and a kafka-python consumer, kept alive by a
 //!   Python script while it is listed and described; offsets set here and
@@ -898,4 +899,204 @@ fn cli_groups_against_the_broker() {
         .unwrap()
         .iter()
         .any(|g| g["group_id"] == group.as_str()));
+}
+
+// ----- the C API on the scripted bytes: decoded members through the accessors -----
+
+#[allow(unsafe_code)]
+fn cstr(p: *const std::ffi::c_char) -> Option<String> {
+    if p.is_null() {
+        None
+    } else {
+        // SAFETY: gregor returns NUL-terminated strings valid until the result is freed
+        Some(
+            unsafe { std::ffi::CStr::from_ptr(p) }
+                .to_str()
+                .unwrap()
+                .to_string(),
+        )
+    }
+}
+
+#[allow(unsafe_code)]
+fn bytes(sl: gregor::ffi::gregor_slice) -> Option<Vec<u8>> {
+    if sl.ptr.is_null() {
+        None
+    } else {
+        // SAFETY: a borrowed view valid until the result is freed
+        Some(unsafe { std::slice::from_raw_parts(sl.ptr, sl.len) }.to_vec())
+    }
+}
+
+#[test]
+fn c_api_reads_decoded_members() {
+    use gregor::ffi::*;
+    use std::ffi::CString;
+    let m = Mock::new(1, &[(15, 0, 5)]);
+    m.step(DESCRIBE_GROUPS_V5, any);
+    let conf = gregor_config_new();
+    let mut err = [0 as std::ffi::c_char; 512];
+    let (k, v) = (
+        CString::new("bootstrap.servers").unwrap(),
+        CString::new(m.brokers[0].1.as_str()).unwrap(),
+    );
+    assert_eq!(
+        gregor_config_set(conf, k.as_ptr(), v.as_ptr(), err.as_mut_ptr(), 512),
+        0
+    );
+    let admin = gregor_admin_new(conf, err.as_mut_ptr(), 512);
+    assert!(!admin.is_null());
+    gregor_config_free(conf);
+
+    let names: Vec<CString> = ["mixed", "connectors", "secret"]
+        .iter()
+        .map(|n| CString::new(*n).unwrap())
+        .collect();
+    let ptrs: Vec<*const std::ffi::c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    let mut d = std::ptr::null_mut();
+    let rc = gregor_admin_describe_groups(
+        admin,
+        ptrs.as_ptr(),
+        3,
+        1,
+        std::ptr::null(),
+        &mut d,
+        err.as_mut_ptr(),
+        512,
+    );
+    assert_eq!(rc, 0, "{:?}", cstr(err.as_ptr()));
+    assert_eq!(gregor_group_descriptions_count(d), 3);
+    assert_eq!(
+        cstr(gregor_group_descriptions_protocol(d, 0)).unwrap(),
+        "range"
+    );
+    let mut ops = [0i32; 8];
+    assert_eq!(
+        gregor_group_descriptions_authorized_operations(d, 0, ops.as_mut_ptr(), 8),
+        2
+    );
+    assert_eq!(&ops[..2], [3, 8]);
+    assert_eq!(gregor_group_descriptions_member_count(d, 0), 3);
+
+    // the Java member
+    assert_eq!(
+        cstr(gregor_group_descriptions_member_group_instance_id(d, 0, 0)).unwrap(),
+        "static-a"
+    );
+    assert_eq!(
+        cstr(gregor_group_descriptions_member_client_host(d, 0, 0)).unwrap(),
+        "/10.0.0.1"
+    );
+    assert_eq!(
+        bytes(gregor_group_descriptions_member_metadata(d, 0, 0)).unwrap(),
+        unhex(JAVA_SUB)
+    );
+    assert_eq!(
+        gregor_group_descriptions_member_subscription_version(d, 0, 0),
+        3
+    );
+    assert_eq!(
+        gregor_group_descriptions_member_subscription_topic_count(d, 0, 0),
+        2
+    );
+    assert_eq!(
+        cstr(gregor_group_descriptions_member_subscription_topic(
+            d, 0, 0, 1
+        ))
+        .unwrap(),
+        "payments"
+    );
+    assert_eq!(gregor_group_descriptions_member_owned_count(d, 0, 0), 1);
+    let (mut t, mut p) = (std::ptr::null(), -1);
+    assert_eq!(
+        gregor_group_descriptions_member_owned(d, 0, 0, 0, &mut t, &mut p),
+        0
+    );
+    assert_eq!((cstr(t).unwrap().as_str(), p), ("orders", 0));
+    assert_eq!(gregor_group_descriptions_member_generation_id(d, 0, 0), 5);
+    assert_eq!(
+        cstr(gregor_group_descriptions_member_rack_id(d, 0, 0)).unwrap(),
+        "rack-a"
+    );
+    assert_eq!(
+        bytes(gregor_group_descriptions_member_subscription_user_data(
+            d, 0, 0
+        )),
+        None
+    );
+    assert_eq!(
+        gregor_group_descriptions_member_assignment_version(d, 0, 0),
+        3
+    );
+    assert_eq!(
+        gregor_group_descriptions_member_assignment_count(d, 0, 0),
+        3
+    );
+    assert_eq!(
+        gregor_group_descriptions_member_assignment_partition(d, 0, 0, 2, &mut t, &mut p),
+        0
+    );
+    assert_eq!((cstr(t).unwrap().as_str(), p), ("payments", 2));
+
+    // the librdkafka-style member's user data
+    assert_eq!(
+        bytes(gregor_group_descriptions_member_subscription_user_data(
+            d, 0, 1
+        ))
+        .unwrap(),
+        [0, 1]
+    );
+    assert_eq!(
+        bytes(gregor_group_descriptions_member_assignment_user_data(
+            d, 0, 1
+        ))
+        .unwrap(),
+        b"ud"
+    );
+    assert_eq!(
+        gregor_group_descriptions_member_group_instance_id(d, 0, 1),
+        std::ptr::null()
+    );
+
+    // the broken member: its own error, the assignment still there
+    assert_eq!(
+        gregor_group_descriptions_member_subscription_err(d, 0, 2),
+        gregor::error::local::BAD_MSG
+    );
+    assert!(cstr(gregor_group_descriptions_member_subscription_errstr(
+        d, 0, 2
+    ))
+    .unwrap()
+    .contains("broken-1"));
+    assert_eq!(
+        gregor_group_descriptions_member_subscription_version(d, 0, 2),
+        -1
+    );
+    assert_eq!(gregor_group_descriptions_member_assignment_err(d, 0, 2), 0);
+    assert_eq!(
+        gregor_group_descriptions_member_assignment_count(d, 0, 2),
+        3
+    );
+
+    // the connect group: raw bytes, nothing decoded
+    assert_eq!(
+        bytes(gregor_group_descriptions_member_metadata(d, 1, 0)).unwrap(),
+        b"\x00\x01url"
+    );
+    assert_eq!(
+        gregor_group_descriptions_member_subscription_version(d, 1, 0),
+        -1
+    );
+    assert_eq!(
+        gregor_group_descriptions_member_subscription_err(d, 1, 0),
+        0
+    );
+
+    assert_eq!(
+        gregor_group_descriptions_err(d, 2),
+        KafkaCode::GROUP_AUTHORIZATION_FAILED.0 as i32
+    );
+    gregor_group_descriptions_free(d);
+    gregor_admin_free(admin);
+    done(&m);
 }
