@@ -109,7 +109,11 @@ msg = R[0](error_code=0, throttle_time_ms=0, topics=[
     ("OFFSET_DELETE_V0_GROUP_NOT_FOUND", 47, 0, """
 R = OffsetDeleteResponse
 msg = R[0](error_code=69, throttle_time_ms=0, topics=[])"""),
-    # ----- OffsetFetch v5 (the single-group form, with leader epochs) -----
+    # ----- OffsetFetch v5 (the single-group form, with leader epochs), first
+    # refused while transactional offsets are pending -----
+    ("OFFSET_FETCH_V5_UNSTABLE", 9, 5, """
+R = OffsetFetchResponse
+msg = R[5](throttle_time_ms=0, error_code=88, topics=[])"""),
     ("OFFSET_FETCH_V5", 9, 5, """
 R = OffsetFetchResponse; T = R.OffsetFetchResponseTopic; P = T.OffsetFetchResponsePartition
 msg = R[5](throttle_time_ms=0, error_code=0, topics=[

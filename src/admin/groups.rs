@@ -169,13 +169,16 @@ impl OffsetAndMetadata {
     }
 }
 
-/// Codes that mean "ask FindCoordinator again".
+/// Codes that mean "ask FindCoordinator again and send the group again";
+/// `UNSTABLE_OFFSET_COMMIT` (pending transactional offsets, OffsetFetch
+/// with require_stable) too, as the Java client retries it.
 fn coordinator_moved(e: &Error) -> bool {
     matches!(
         e.kafka_code(),
         Some(KafkaCode::NOT_COORDINATOR)
             | Some(KafkaCode::COORDINATOR_NOT_AVAILABLE)
             | Some(KafkaCode::COORDINATOR_LOAD_IN_PROGRESS)
+            | Some(KafkaCode::UNSTABLE_OFFSET_COMMIT)
     )
 }
 
@@ -689,22 +692,9 @@ impl AdminClient {
             },
             |resp, _, v, _| vec![fetched_offsets(resp, &gid, v, wanted.as_deref())],
         );
-        let r = results
+        results
             .pop()
-            .unwrap_or_else(|| Err(Error::timed_out("no answer")));
-        if matches!(&r, Err(e) if e.kafka_code() == Some(KafkaCode::UNSTABLE_OFFSET_COMMIT)) {
-            // pending transactional offsets: the Java client retries until
-            // the deadline; so does this, one call at a time
-            if c.can_retry() {
-                c.backoff();
-                let left = AdminOptions {
-                    request_timeout: Some(c.left()),
-                    ..opts.clone()
-                };
-                return self.list_group_offsets(group, partitions, require_stable, &left);
-            }
-        }
-        r
+            .unwrap_or_else(|| Err(Error::timed_out("no answer")))
     }
 
     /// Sets a group's committed offsets (OffsetCommit to its coordinator,

@@ -148,6 +148,12 @@ pub const OFFSET_DELETE_V0: Fixture = (
 pub const OFFSET_DELETE_V0_GROUP_NOT_FOUND: Fixture = (47, 0, "00450000000000000000");
 
 /// ```python
+/// R = OffsetFetchResponse
+/// msg = R[5](throttle_time_ms=0, error_code=88, topics=[])
+/// ```
+pub const OFFSET_FETCH_V5_UNSTABLE: Fixture = (9, 5, "00000000000000000058");
+
+/// ```python
 /// R = OffsetFetchResponse; T = R.OffsetFetchResponseTopic; P = T.OffsetFetchResponsePartition
 /// msg = R[5](throttle_time_ms=0, error_code=0, topics=[
 ///     T(name="orders", partitions=[
