@@ -241,6 +241,28 @@ fn describe_groups_follows_a_moved_coordinator() {
 }
 
 #[test]
+fn coordinators_are_found_one_group_at_a_time_before_find_coordinator_v4() {
+    let m = Mock::new(1, &[(10, 0, 3), (15, 0, 5)]);
+    m.step(DESCRIBE_GROUPS_V5, any);
+    let r = m
+        .admin()
+        .describe_groups(&["mixed", "connectors"], false, &opts())
+        .unwrap();
+    assert!(r.iter().all(|x| x.1.is_ok()), "{r:?}");
+    // no authorized operations asked: none reported, though the broker sent some
+    assert_eq!(r[0].1.as_ref().unwrap().authorized_operations, None);
+    let finds = m.seen(10);
+    assert_eq!(finds.len(), 2, "one FindCoordinator v3 per group");
+    assert!(finds.iter().all(|f| f.version == 3));
+    assert_eq!(
+        m.seen(15).len(),
+        1,
+        "one DescribeGroups for the coordinator"
+    );
+    done(&m);
+}
+
+#[test]
 fn list_groups_asks_every_broker_and_keeps_errors_per_broker() {
     let m = Mock::new(2, &[(16, 0, 4)]);
     m.step(LIST_GROUPS_V4_BROKER1, on(1));
