@@ -17,7 +17,7 @@ const T: Duration = Duration::from_secs(30);
 
 type Seen = Arc<Mutex<Vec<(Value, std::thread::ThreadId)>>>;
 
-fn collector() -> (Seen, Box<dyn FnMut(&str) + Send>) {
+fn collector() -> (Seen, gregor::stats::StatsCallback) {
     let seen: Seen = Arc::default();
     let s2 = seen.clone();
     (
