@@ -1140,3 +1140,57 @@ impl<R: Request> Drop for PendingResponse<R> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(us: &[u64]) -> ConnStats {
+        let mut w = RttWindow::default();
+        for &u in us {
+            w.add(u);
+        }
+        let mut samples = w.samples;
+        ConnStats {
+            state: "UP",
+            tx: us.len() as u64,
+            rtt: RttStats::of(w.min, w.max, w.sum, w.cnt, &mut samples),
+            rtt_samples: samples,
+            rtt_sum: w.sum,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rtt_window_percentiles_and_merge() {
+        let a = window(&(1..=100).collect::<Vec<_>>());
+        assert_eq!(
+            a.rtt,
+            RttStats {
+                min: 1,
+                max: 100,
+                avg: 50,
+                p50: 51,
+                p95: 96,
+                p99: 100,
+                cnt: 100
+            }
+        );
+        assert_eq!(window(&[]).rtt, RttStats::default());
+        // Merged with another connection of the same broker (and an idle one).
+        let mut m = window(&[500, 700]);
+        m.state = "DOWN";
+        m.merge(&a);
+        m.merge(&window(&[]));
+        assert_eq!(m.state, "UP");
+        assert_eq!(m.tx, 102);
+        assert_eq!((m.rtt.min, m.rtt.max, m.rtt.cnt), (1, 700, 102));
+        assert_eq!(m.rtt.avg, (5050 + 1200) / 102);
+        assert_eq!(m.rtt.p99, 500);
+        // More samples than kept: exact count, min, max and mean all the same.
+        let many: Vec<u64> = (0..5000).map(|i| 10 + i % 7).collect();
+        let w = window(&many);
+        assert_eq!((w.rtt.cnt, w.rtt.min, w.rtt.max), (5000, 10, 16));
+        assert!(w.rtt_samples.len() == RTT_SAMPLES && (10..=16).contains(&w.rtt.p50));
+    }
+}
