@@ -132,7 +132,10 @@ pub(crate) struct Emitter {
     /// while off or without a callback, so the check on every poll is one
     /// atomic load.
     due_us: AtomicU64,
+    /// The callback; taken out while it runs, so it may set a new one.
     cb: Mutex<Option<StatsCallback>>,
+    /// Bumped by every [`Emitter::set_callback`].
+    cb_version: AtomicU64,
     name: String,
     client_id: String,
     kind: &'static str,
@@ -149,6 +152,7 @@ impl Emitter {
             created: Instant::now(),
             due_us: AtomicU64::new(u64::MAX),
             cb: Mutex::new(None),
+            cb_version: AtomicU64::new(0),
             name: format!("gregor#{kind}-{n}"),
             client_id: cfg.str("client.id").to_string(),
             kind,
@@ -164,6 +168,7 @@ impl Emitter {
             _ => u64::MAX,
         };
         *g = cb;
+        self.cb_version.fetch_add(1, Ordering::Relaxed);
         self.due_us.store(due, Ordering::Relaxed);
     }
 
@@ -213,13 +218,18 @@ impl Emitter {
         };
         let now = monotonic_us();
         let due = self.due_us.load(Ordering::Relaxed);
-        let (Some(cb), Some(interval)) = (g.as_mut(), self.interval) else {
+        let Some(interval) = self.interval else {
             return false;
         };
         if now < due {
             return false;
         }
-        // Keep the cadence; after a long gap, restart it from now.
+        let Some(mut cb) = g.take() else {
+            return false;
+        };
+        let version = self.cb_version.load(Ordering::Relaxed);
+        // Keep the cadence; after a long gap, restart it from now. Stored
+        // before the lock is let go, so no other poller sees it still due.
         let step = interval.as_micros() as u64;
         let next = if due + step > now {
             due + step
@@ -227,9 +237,15 @@ impl Emitter {
             now + step
         };
         self.due_us.store(next, Ordering::Relaxed);
+        drop(g);
         let (totals, topics) = gather();
         let json = self.render(cluster, &totals, &topics);
         cb(&json);
+        // Back in place unless the callback was replaced meanwhile.
+        let mut g = self.cb.lock().unwrap_or_else(|e| e.into_inner());
+        if self.cb_version.load(Ordering::Relaxed) == version {
+            *g = Some(cb);
+        }
         true
     }
 

@@ -194,7 +194,28 @@ fn stats_are_off_by_default_and_without_a_callback() {
     let before = seen.lock().unwrap().len();
     p.poll(Duration::from_millis(300));
     assert_eq!(seen.lock().unwrap().len(), before);
+    let p = Producer::new(&common::config(&[("statistics.interval.ms", "50")])).unwrap();
     assert!(Config::from_pairs([("statistics.interval.ms", "-1")]).is_err());
+    // A callback may replace itself (it runs outside the emitter's lock).
+    let p = Arc::new(p);
+    let count = Arc::new(Mutex::new(0));
+    let (p2, c2) = (Arc::downgrade(&p), count.clone());
+    p.set_stats_callback(Some(Box::new(move |_: &str| {
+        *c2.lock().unwrap() += 1;
+        let c3 = c2.clone();
+        if let Some(p) = p2.upgrade() {
+            p.set_stats_callback(Some(Box::new(move |_: &str| *c3.lock().unwrap() += 100)));
+        }
+    })));
+    let deadline = Instant::now() + T;
+    while *count.lock().unwrap() < 101 && Instant::now() < deadline {
+        p.poll(Duration::from_millis(50));
+    }
+    assert_eq!(
+        *count.lock().unwrap(),
+        101,
+        "the first callback ran once, then its replacement"
+    );
 }
 
 #[test]
