@@ -525,15 +525,16 @@ impl Read for TlsReader {
                     let n = c.read_tls(&mut pending)?;
                     self.start += n;
                     c.process_new_packets().map_err(tls_io)?;
-                    c.wants_write()
+                    Some(c.wants_write())
                 } else {
-                    false
+                    None
                 }
             };
-            if queued {
-                self.flush_queued()?;
-            }
-            if self.start < self.end {
+            // What was fed may have made plaintext: look again before blocking.
+            if let Some(queued) = queued {
+                if queued {
+                    self.flush_queued()?;
+                }
                 continue;
             }
             // Blocks without any lock: writers go on meanwhile.

@@ -365,7 +365,10 @@ impl Io<'_> {
         // A raw answer is a size and bytes, like a frame but possibly empty.
         let mut size = [0u8; 4];
         std::io::Read::read_exact(self.rd, &mut size).map_err(|e| {
-            if e.kind() == ErrorKind::UnexpectedEof {
+            if matches!(
+                e.kind(),
+                ErrorKind::UnexpectedEof | ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted
+            ) {
                 auth_error(format!(
                     "{}: SASL {} authentication failed: the broker closed the connection \
                      (check sasl.username, sasl.password and the broker's log)",
