@@ -222,11 +222,23 @@ fn scram_cfg(bootstrap: &str, protocol: &str, mech: &str, user: &str, pw: &str) 
 fn scram_sha256_and_sha512_produce_and_consume() {
     let b = sasl_broker();
     produce_consume(
-        &scram_cfg(&b, "sasl_plaintext", "SCRAM-SHA-256", "gregor256", "gregor-pw-256"),
+        &scram_cfg(
+            &b,
+            "sasl_plaintext",
+            "SCRAM-SHA-256",
+            "gregor256",
+            "gregor-pw-256",
+        ),
         "scram256",
     );
     produce_consume(
-        &scram_cfg(&b, "sasl_plaintext", "SCRAM-SHA-512", "gregor512", "gregor-pw-512"),
+        &scram_cfg(
+            &b,
+            "sasl_plaintext",
+            "SCRAM-SHA-512",
+            "gregor512",
+            "gregor-pw-512",
+        ),
         "scram512",
     );
 }
@@ -234,7 +246,10 @@ fn scram_sha256_and_sha512_produce_and_consume() {
 #[test]
 fn scram_wrong_password_is_refused_with_the_kafka_code() {
     let b = sasl_broker();
-    for (mech, user) in [("SCRAM-SHA-256", "gregor256"), ("SCRAM-SHA-512", "gregor512")] {
+    for (mech, user) in [
+        ("SCRAM-SHA-256", "gregor256"),
+        ("SCRAM-SHA-512", "gregor512"),
+    ] {
         let c = scram_cfg(&b, "sasl_plaintext", mech, user, "not-the-password");
         let e = meta(&b, &c).unwrap_err();
         assert!(
@@ -254,7 +269,13 @@ fn scram_wrong_password_is_refused_with_the_kafka_code() {
 fn scram_over_tls() {
     let b = sasl_ssl_broker();
     produce_consume(
-        &scram_cfg(&b, "sasl_ssl", "SCRAM-SHA-512", "gregor512", "gregor-pw-512"),
+        &scram_cfg(
+            &b,
+            "sasl_ssl",
+            "SCRAM-SHA-512",
+            "gregor512",
+            "gregor-pw-512",
+        ),
         "sasl-ssl",
     );
     let e = meta(
@@ -360,9 +381,7 @@ fn authenticate_resp(s: &mut impl Write, r: &Req, error: i16, message: Option<&s
 }
 
 /// A scripted broker; returns its address and the number of connections.
-fn mock(
-    script: impl Fn(usize, TcpStream) + Send + Sync + 'static,
-) -> (String, Arc<AtomicUsize>) {
+fn mock(script: impl Fn(usize, TcpStream) + Send + Sync + 'static) -> (String, Arc<AtomicUsize>) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = l.local_addr().unwrap().to_string();
     let script = Arc::new(script);
@@ -469,8 +488,14 @@ fn plain_refused_gives_58_with_the_brokers_message_and_no_retry_storm() {
         .call(&MetadataRequest::default(), Some(Duration::from_secs(5)))
         .unwrap_err();
     assert_eq!(e.code(), 58, "{e}");
-    assert!(e.to_string().contains("Invalid username or password"), "{e}");
-    assert!(e.to_string().contains("SASL PLAIN authentication failed"), "{e}");
+    assert!(
+        e.to_string().contains("Invalid username or password"),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("SASL PLAIN authentication failed"),
+        "{e}"
+    );
     // Calls during the backoff fail at once with the same code, without
     // connecting again.
     for _ in 0..20 {
@@ -624,7 +649,11 @@ fn mechanism_not_enabled_names_what_the_broker_offers() {
 
 // ---------------------------------------------------------------- scripted TLS peer
 
-fn server_config(cert_file: &str, key_file: &str, client_ca: Option<&str>) -> Arc<rustls::ServerConfig> {
+fn server_config(
+    cert_file: &str,
+    key_file: &str,
+    client_ca: Option<&str>,
+) -> Arc<rustls::ServerConfig> {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert_file)
@@ -677,7 +706,11 @@ fn tls_mock(config: Arc<rustls::ServerConfig>) -> (String, Arc<AtomicUsize>) {
 
 #[test]
 fn expired_certificate_is_named() {
-    let (addr, served) = tls_mock(server_config(&cert("expired.pem"), &cert("expired.key"), None));
+    let (addr, served) = tls_mock(server_config(
+        &cert("expired.pem"),
+        &cert("expired.key"),
+        None,
+    ));
     let e = meta(&addr, &ssl_cfg(&addr, &[])).unwrap_err();
     assert_eq!(e.code(), local::SSL, "{e}");
     assert!(e.to_string().contains("expired"), "{e}");
@@ -686,7 +719,11 @@ fn expired_certificate_is_named() {
 
 #[test]
 fn client_certificate_is_presented() {
-    let config = server_config(&cert("broker.pem"), &cert("broker.key"), Some(&cert("ca.pem")));
+    let config = server_config(
+        &cert("broker.pem"),
+        &cert("broker.key"),
+        Some(&cert("ca.pem")),
+    );
     let (addr, _) = tls_mock(config.clone());
     let with_cert = ssl_cfg(
         &addr,
@@ -714,7 +751,9 @@ fn large_requests_and_responses_cross_tls_while_pipelined() {
     let c = ssl_cfg(&addr, &[]);
     let net = NetConfig::from_config(&c).unwrap();
     let conn = BrokerConn::new(&addr, &addr, net);
-    let topics: Vec<String> = (0..2000).map(|i| format!("no-such-topic-{i:05}-{}", "x".repeat(40))).collect();
+    let topics: Vec<String> = (0..2000)
+        .map(|i| format!("no-such-topic-{i:05}-{}", "x".repeat(40)))
+        .collect();
     let mut req = MetadataRequest::default();
     req.topics = Some(
         topics
@@ -732,12 +771,19 @@ fn large_requests_and_responses_cross_tls_while_pipelined() {
             s.spawn(|| {
                 let pending: Vec<_> = (0..5)
                     .map(|_| {
-                        let v = conn.version_for::<MetadataRequest>(Instant::now() + Duration::from_secs(10)).unwrap();
-                        conn.send_at(&req, v, Instant::now() + Duration::from_secs(30)).unwrap()
+                        let v = conn
+                            .version_for::<MetadataRequest>(
+                                Instant::now() + Duration::from_secs(10),
+                            )
+                            .unwrap();
+                        conn.send_at(&req, v, Instant::now() + Duration::from_secs(30))
+                            .unwrap()
                     })
                     .collect();
                 for p in pending {
-                    let resp = p.wait_until(Instant::now() + Duration::from_secs(30)).unwrap();
+                    let resp = p
+                        .wait_until(Instant::now() + Duration::from_secs(30))
+                        .unwrap();
                     assert_eq!(resp.topics.len(), 2000);
                 }
             });

@@ -124,7 +124,10 @@ pub fn io_error(broker: &str, doing: &str, e: &std::io::Error) -> Error {
     if let Some(tls) = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
         return Error::local(
             local::SSL,
-            format!("{broker}: SSL {doing} failed: {}", super::tls::describe(tls)),
+            format!(
+                "{broker}: SSL {doing} failed: {}",
+                super::tls::describe(tls)
+            ),
         );
     }
     let what = match e.kind() {

@@ -23,7 +23,9 @@ use rustls::client::WebPkiServerVerifier;
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::{self, PemObject};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
-use rustls::{CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore};
+use rustls::{
+    CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore,
+};
 
 use crate::config::Config;
 use crate::error::{local, Error, Result};
@@ -127,7 +129,11 @@ fn load_roots(c: &Config) -> Result<RootCertStore> {
     }
     let pem_text = c.str("ssl.ca.pem");
     if !pem_text.is_empty() {
-        add(certs("ssl.ca.pem", pem_text, true)?, "ssl.ca.pem", "ssl.ca.pem")?;
+        add(
+            certs("ssl.ca.pem", pem_text, true)?,
+            "ssl.ca.pem",
+            "ssl.ca.pem",
+        )?;
     }
     if roots.is_empty() {
         return Err(cfg_err(
@@ -179,7 +185,8 @@ impl TlsSettings {
             return Ok(None);
         }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let verifier: Arc<dyn ServerCertVerifier> = if !c.bool("enable.ssl.certificate.verification")
+        let verifier: Arc<dyn ServerCertVerifier> = if !c
+            .bool("enable.ssl.certificate.verification")
         {
             Arc::new(AcceptAny(provider.clone()))
         } else {
@@ -198,7 +205,10 @@ impl TlsSettings {
             .map_err(|e| cfg_err("security.protocol", e.to_string()))?
             .dangerous()
             .with_custom_certificate_verifier(verifier);
-        let chain = match (c.str("ssl.certificate.location"), c.str("ssl.certificate.pem")) {
+        let chain = match (
+            c.str("ssl.certificate.location"),
+            c.str("ssl.certificate.pem"),
+        ) {
             ("", "") => None,
             (f, "") => Some(certs("ssl.certificate.location", f, false)?),
             (_, p) => Some(certs("ssl.certificate.pem", p, true)?),
@@ -404,7 +414,9 @@ pub fn handshake(
     while conn.is_handshaking() {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(Error::timed_out(format!("{broker}: SSL handshake timed out")));
+            return Err(Error::timed_out(format!(
+                "{broker}: SSL handshake timed out"
+            )));
         }
         sock.set_read_timeout(Some(left))
             .map_err(|e| super::conn::io_error(broker, "handshake", &e))?;

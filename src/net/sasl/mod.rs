@@ -80,7 +80,10 @@ impl Mechanism {
             if u.is_empty() {
                 return Err(Error::Config {
                     key: "sasl.username".into(),
-                    reason: format!("must be set for sasl.mechanisms={}", c.str("sasl.mechanisms")),
+                    reason: format!(
+                        "must be set for sasl.mechanisms={}",
+                        c.str("sasl.mechanisms")
+                    ),
                 });
             }
             Ok((u.to_string(), c.str("sasl.password").to_string()))
@@ -367,7 +370,9 @@ impl Io<'_> {
         std::io::Read::read_exact(self.rd, &mut size).map_err(|e| {
             if matches!(
                 e.kind(),
-                ErrorKind::UnexpectedEof | ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted
+                ErrorKind::UnexpectedEof
+                    | ErrorKind::ConnectionReset
+                    | ErrorKind::ConnectionAborted
             ) {
                 auth_error(format!(
                     "{}: SASL {} authentication failed: the broker closed the connection \
@@ -386,11 +391,9 @@ impl Io<'_> {
             ));
         }
         let mut buf = Vec::with_capacity((n as usize).min(1 << 16));
-        let got = std::io::Read::read_to_end(
-            &mut std::io::Read::take(&mut *self.rd, n as u64),
-            &mut buf,
-        )
-        .map_err(|e| io_error(self.broker, "read", &e))?;
+        let got =
+            std::io::Read::read_to_end(&mut std::io::Read::take(&mut *self.rd, n as u64), &mut buf)
+                .map_err(|e| io_error(self.broker, "read", &e))?;
         if got < n as usize {
             let eof = std::io::Error::from(ErrorKind::UnexpectedEof);
             return Err(io_error(self.broker, "read", &eof));

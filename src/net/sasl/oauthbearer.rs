@@ -92,7 +92,9 @@ impl Unsecured {
                         .parse::<i64>()
                         .ok()
                         .filter(|n| *n > 0 && *n <= i64::from(i32::MAX))
-                        .ok_or_else(|| bad(KEY, format!("lifeSeconds must be a positive int: {v}")))?
+                        .ok_or_else(|| {
+                            bad(KEY, format!("lifeSeconds must be a positive int: {v}"))
+                        })?
                 }
                 k if k.starts_with("extension_") && k.len() > "extension_".len() => {
                     let name = &k["extension_".len()..];
@@ -118,7 +120,11 @@ impl Unsecured {
         let scope = if self.scope.is_empty() {
             String::new()
         } else {
-            format!(",\"{}\":[\"{}\"]", self.scope_claim, self.scope.join("\",\""))
+            format!(
+                ",\"{}\":[\"{}\"]",
+                self.scope_claim,
+                self.scope.join("\",\"")
+            )
         };
         let claims = format!(
             "{{\"{}\":\"{}\",\"iat\":{now:.3},\"exp\":{:.3}{scope}}}",
@@ -126,7 +132,10 @@ impl Unsecured {
             self.principal,
             now + self.life_seconds as f64
         );
-        format!("eyJhbGciOiJub25lIn0.{}.", b64::encode_url(claims.as_bytes()))
+        format!(
+            "eyJhbGciOiJub25lIn0.{}.",
+            b64::encode_url(claims.as_bytes())
+        )
     }
 }
 
@@ -273,7 +282,10 @@ mod tests {
             "principal=a extension_auth=x",
         ] {
             let e = Unsecured::parse(bad).unwrap_err();
-            assert!(e.to_string().contains("sasl.oauthbearer.config"), "{bad}: {e}");
+            assert!(
+                e.to_string().contains("sasl.oauthbearer.config"),
+                "{bad}: {e}"
+            );
         }
     }
 
