@@ -43,8 +43,15 @@ run_nisshi() {
         --advertised-listener-url "tcp://127.0.0.1:$port" \
         --group-initial-rebalance-delay 0s \
         "$@" >"$GREGOR_RUN/$name.log" 2>&1 </dev/null &
-    echo $! >"$GREGOR_RUN/$name.pid"
-    wait_port "$port" 30 || { tail -20 "$GREGOR_RUN/$name.log"; die "$name did not start"; }
+    local pid=$! i
+    echo "$pid" >"$GREGOR_RUN/$name.pid"
+    for ((i = 0; i < 300; i++)); do
+        port_open "$port" && return 0
+        kill -0 "$pid" 2>/dev/null || break # exited: no use waiting
+        sleep 0.1
+    done
+    tail -20 "$GREGOR_RUN/$name.log"
+    die "$name did not start"
 }
 
 # sasl_db NAME PORT: a sqlite database holding the test SCRAM users. Users
