@@ -275,6 +275,32 @@ mod tests {
         );
     }
 
+    /// RFC 7677's inputs with SHA-512 (no RFC vector exists); the expected
+    /// messages were computed independently with Python's hashlib/hmac.
+    #[test]
+    fn sha512_with_rfc7677_inputs_matches_python() {
+        let mut c = Client::with_nonce(Hash::Sha512, "user", "pencil", "rOprNGfwEbeRWgbNEkqO");
+        c.start().unwrap();
+        let Step::Send(final_msg) = c
+            .step(b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096")
+            .unwrap()
+        else {
+            panic!("expected client-final")
+        };
+        assert_eq!(
+            String::from_utf8(final_msg).unwrap(),
+            "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,\
+             p=gMGXRcevScNtxZ6/8lQYpGtnsNAc3mGcmNomv+xnoOMw+3R2xNJdMNnzMlTN8PPC6wdp6dybEmDYXYTxwnYPJQ=="
+        );
+        assert_eq!(
+            c.step(
+                b"v=ZQnYEgWQMFmmsM8aQMF0nDDCy/AgCzkwk8CmMZYcMg0vSVlKDanekLtifDSeVGT4+5ZxXnJq199RVG2rR7N7Zw=="
+            )
+            .unwrap(),
+            Step::Done
+        );
+    }
+
     /// The same exchange with a forged server signature is refused.
     #[test]
     fn wrong_server_signature_is_refused() {
