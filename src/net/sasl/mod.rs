@@ -279,7 +279,11 @@ pub fn authenticate(
             }
             None => io.raw(&token)?,
         };
-        match session.step(&answer)? {
+        let step = session.step(&answer).map_err(|e| match e {
+            Error::Local { code, message } => Error::local(code, format!("{broker}: {message}")),
+            e => e,
+        })?;
+        match step {
             Step::Send(t) => token = t,
             Step::Done => return Ok(()),
         }
