@@ -212,6 +212,38 @@ int main(void) {
     gregor_config_free(conf);
     gregor_producer_free(p);
 
+    /* --- TLS and SASL configuration through the C API --- */
+    {
+        gregor_config *tc = gregor_config_new();
+        CHECK_OK(gregor_config_set(tc, "bootstrap.servers", "127.0.0.1:1", errstr, sizeof errstr),
+                 errstr);
+        CHECK_INT(gregor_config_set(tc, "security.protocol", "tls", errstr, sizeof errstr),
+                  GREGOR_ERR__INVALID_CONFIG);
+        CHECK_CONTAINS(errstr, "security.protocol");
+        CHECK_OK(gregor_config_set(tc, "security.protocol", "SSL", errstr, sizeof errstr), errstr);
+        CHECK_OK(gregor_config_set(tc, "ssl.ca.location", "/nonexistent/ca.pem", errstr,
+                                   sizeof errstr),
+                 errstr);
+        CHECK(gregor_producer_new(tc, errstr, sizeof errstr) == NULL);
+        CHECK_CONTAINS(errstr, "ssl.ca.location");
+        const char *certs = getenv("GREGOR_TEST_CERTS");
+        if (certs) {
+            char ca[1024];
+            snprintf(ca, sizeof ca, "%s/ca.pem", certs);
+            CHECK_OK(gregor_config_set(tc, "ssl.ca.location", ca, errstr, sizeof errstr), errstr);
+            gregor_producer *tp = gregor_producer_new(tc, errstr, sizeof errstr);
+            CHECK_MSG(tp != NULL, "%s", errstr);
+            gregor_producer_free(tp);
+        }
+        CHECK_OK(gregor_config_set(tc, "security.protocol", "sasl_plaintext", errstr, sizeof errstr),
+                 errstr);
+        CHECK_OK(gregor_config_set(tc, "sasl.mechanism", "SCRAM-SHA-512", errstr, sizeof errstr),
+                 errstr);
+        CHECK(gregor_producer_new(tc, errstr, sizeof errstr) == NULL);
+        CHECK_CONTAINS(errstr, "sasl.username");
+        gregor_config_free(tc);
+    }
+
     /* --- error names and descriptions --- */
     check_err(0, "NO_ERROR");
     check_err(3, "UNKNOWN_TOPIC_OR_PARTITION");
@@ -228,6 +260,9 @@ int main(void) {
     CHECK_ERR_CONST(GREGOR_ERR__INVALID_ARG);
     CHECK_ERR_CONST(GREGOR_ERR__TIMED_OUT);
     CHECK_ERR_CONST(GREGOR_ERR__INVALID_CONFIG);
+    CHECK_ERR_CONST(GREGOR_ERR__SSL);
+    CHECK_ERR_CONST(GREGOR_ERR__AUTHENTICATION);
+    CHECK_STR(gregor_err_str(GREGOR_ERR__SSL), "Local: SSL error");
     CHECK_ERR_CONST(GREGOR_ERR__AUTO_OFFSET_RESET);
     CHECK_ERR_CONST(GREGOR_ERR_UNKNOWN_SERVER_ERROR);
     CHECK_ERR_CONST(GREGOR_ERR_OFFSET_OUT_OF_RANGE);

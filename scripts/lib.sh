@@ -3,6 +3,11 @@ GREGOR_DEPS=${GREGOR_DEPS:-$HOME/.local/share/gregor-deps}
 GREGOR_RUN=${GREGOR_RUN:-/tmp/gregor-services}
 BROKER_PORT=${BROKER_PORT:-9092}
 ZK_PORT=${ZK_PORT:-2181}
+# The security brokers (services.sh start security): TLS, SASL/SCRAM, both.
+TLS_PORT=${TLS_PORT:-9093}
+SASL_PORT=${SASL_PORT:-9094}
+SASL_SSL_PORT=${SASL_SSL_PORT:-9095}
+CERTS_DIR=${CERTS_DIR:-$GREGOR_RUN/certs}
 export PATH="$HOME/.cargo/bin:$GREGOR_DEPS/librdkafka/bin:$PATH"
 mkdir -p "$GREGOR_DEPS" "$GREGOR_RUN"
 

@@ -20,8 +20,18 @@ for s in broker zookeeper; do
         started+=("$s")
     fi
 done
+# The TLS and SASL brokers (tests/security.rs fails without them).
+if ! { port_open "$TLS_PORT" && port_open "$SASL_PORT" && port_open "$SASL_SSL_PORT"; }; then
+    # A failure here fails tests/security.rs, not the whole run.
+    scripts/services.sh start security || log "the security brokers did not all start: tests/security.rs will fail"
+    started+=(security)
+fi
 export GREGOR_TEST_BROKER="127.0.0.1:$BROKER_PORT"
 export GREGOR_TEST_ZOOKEEPER="127.0.0.1:$ZK_PORT"
+export GREGOR_TEST_BROKER_TLS="127.0.0.1:$TLS_PORT"
+export GREGOR_TEST_BROKER_SASL="127.0.0.1:$SASL_PORT"
+export GREGOR_TEST_BROKER_SASL_SSL="127.0.0.1:$SASL_SSL_PORT"
+export GREGOR_TEST_CERTS="$CERTS_DIR"
 
 log "static checks: fmt, clippy, docs"
 cargo fmt --check

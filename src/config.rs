@@ -90,8 +90,38 @@ static PROPS: &[Prop] = props! {
         "Timeout of the ApiVersions request.";
     "broker.version.fallback": Kind::Str, "0.10.0", Any,
         "Broker version assumed when ApiVersions is off or fails (0.8.0 ... 0.9.0; >= 0.10 asks).";
-    "security.protocol": Kind::Enum(&[&["plaintext"]]), "plaintext", Any,
-        "Protocol used to talk to brokers.";
+    // — security — (TLS and SASL, src/net/tls.rs and src/net/sasl/)
+    "security.protocol": Kind::Enum(&[&["plaintext"], &["ssl"], &["sasl_plaintext"], &["sasl_ssl"]]),
+        "plaintext", Any, "Protocol used to talk to brokers: plaintext, ssl, sasl_plaintext, sasl_ssl.";
+    "ssl.ca.location": Kind::Str, "", Any,
+        "CA certificate(s) to verify brokers with: a PEM file, a directory of PEM files, or \"probe\" \
+         (also the behaviour when unset: the system bundle, e.g. /etc/ssl/certs/ca-certificates.crt).";
+    "ssl.ca.pem": Kind::Str, "", Any, "CA certificate(s) as a PEM string (added to ssl.ca.location's).";
+    "ssl.certificate.location": Kind::Str, "", Any,
+        "Client certificate chain (PEM file) for brokers that authenticate clients by TLS.";
+    "ssl.certificate.pem": Kind::Str, "", Any, "Client certificate chain as a PEM string.";
+    "ssl.key.location": Kind::Str, "", Any,
+        "Client private key (PEM file: PKCS#8, PKCS#1 RSA or SEC1 EC).";
+    "ssl.key.pem": Kind::Str, "", Any, "Client private key as a PEM string.";
+    "ssl.key.password": Kind::Str, "", Any,
+        "Passphrase of an encrypted client key (encrypted keys are refused with an error naming this property).";
+    "ssl.endpoint.identification.algorithm": Kind::Enum(&[&["https"], &["none"]]), "https", Any,
+        "https: the broker's certificate must name the host connected to; none: any name.";
+    "enable.ssl.certificate.verification": Kind::Bool, "true", Any,
+        "Verify the broker's certificate chain (false accepts any certificate: testing only).";
+    "sasl.mechanisms" | "sasl.mechanism": Kind::Enum(&[&["GSSAPI", "gssapi"], &["PLAIN", "plain"],
+        &["SCRAM-SHA-256", "scram-sha-256"], &["SCRAM-SHA-512", "scram-sha-512"],
+        &["OAUTHBEARER", "oauthbearer"]]), "GSSAPI", Any,
+        "SASL mechanism: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER (GSSAPI is not available).";
+    "sasl.username": Kind::Str, "", Any, "SASL user name (PLAIN, SCRAM).";
+    "sasl.password": Kind::Str, "", Any, "SASL password (PLAIN, SCRAM).";
+    "sasl.oauthbearer.config": Kind::Str, "", Any,
+        "OAUTHBEARER: \"principal=NAME [principalClaimName=sub] [scope=a,b] [scopeClaimName=scope] \
+         [lifeSeconds=3600] [extension_NAME=value]...\" for the unsecured JWT (librdkafka's format).";
+    "enable.sasl.oauthbearer.unsecure.jwt": Kind::Bool, "false", Any,
+        "OAUTHBEARER: build an unsecured JWT from sasl.oauthbearer.config (development and testing).";
+    "sasl.oauthbearer.token": Kind::Str, "", Any,
+        "OAUTHBEARER: a token to send as is (gregor's own property; librdkafka sets one through a callback).";
     "zookeeper.connect": Kind::Str, "", Any,
         "ZooKeeper host:port list with optional /chroot, to find brokers in a ZooKeeper-era cluster.";
     "zookeeper.session.timeout.ms": int(1000, 600_000), "6000", Any,

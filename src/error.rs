@@ -68,6 +68,8 @@ pub mod local {
     ///
     /// cbindgen:ignore
     pub const QUEUE_FULL: i32 = -184;
+    /// TLS failure: handshake, certificate verification, or a TLS alert.
+    pub const SSL: i32 = -181;
     /// The operation is not valid in the current state.
     ///
     /// cbindgen:ignore
@@ -76,6 +78,9 @@ pub mod local {
     ///
     /// cbindgen:ignore
     pub const NOT_IMPLEMENTED: i32 = -170;
+    /// SASL authentication failed on the client's side (bad server
+    /// signature, broker closed the connection during authentication).
+    pub const AUTHENTICATION: i32 = -169;
     /// No stored offset and `auto.offset.reset` is `error`.
     ///
     /// cbindgen:ignore
@@ -126,11 +131,17 @@ pub mod local {
         ),
         (TIMED_OUT, "_TIMED_OUT", "Local: Timed out"),
         (QUEUE_FULL, "_QUEUE_FULL", "Local: Queue full"),
+        (SSL, "_SSL", "Local: SSL error"),
         (STATE, "_STATE", "Local: Erroneous state"),
         (
             NOT_IMPLEMENTED,
             "_NOT_IMPLEMENTED",
             "Local: Not implemented",
+        ),
+        (
+            AUTHENTICATION,
+            "_AUTHENTICATION",
+            "Local: Authentication failure",
         ),
         (NO_OFFSET, "_NO_OFFSET", "Local: No offset stored"),
         (

@@ -8,9 +8,6 @@
 
 use std::collections::BTreeMap;
 
-use hmac::{Hmac, Mac};
-use sha2::{Sha256, Sha512};
-
 use super::types::ScramMechanism;
 use super::{call, check, entity_error, missing, AdminClient, AdminOptions};
 use crate::error::{local, Error, Result};
@@ -88,32 +85,12 @@ pub fn salted_password(
             "SCRAM iterations must be positive, not {iterations}"
         )));
     }
-    fn hi<M: Mac + hmac::digest::KeyInit + Clone>(
-        password: &[u8],
-        salt: &[u8],
-        iterations: i32,
-    ) -> Vec<u8> {
-        let Ok(key) = <M as hmac::digest::KeyInit>::new_from_slice(password) else {
-            return Vec::new(); // HMAC takes keys of any length
-        };
-        let mut mac = key.clone();
-        mac.update(salt);
-        mac.update(&1u32.to_be_bytes());
-        let mut u = mac.finalize().into_bytes().to_vec();
-        let mut out = u.clone();
-        for _ in 1..iterations {
-            let mut mac = key.clone();
-            mac.update(&u);
-            u = mac.finalize().into_bytes().to_vec();
-            for (o, x) in out.iter_mut().zip(&u) {
-                *o ^= x;
-            }
-        }
-        out
-    }
+    // The same PBKDF2 the SCRAM client authenticates with.
+    use crate::net::sasl::scram::Hash;
+    let iterations = iterations as u32;
     match mechanism {
-        ScramMechanism::SCRAM_SHA_256 => Ok(hi::<Hmac<Sha256>>(password, salt, iterations)),
-        ScramMechanism::SCRAM_SHA_512 => Ok(hi::<Hmac<Sha512>>(password, salt, iterations)),
+        ScramMechanism::SCRAM_SHA_256 => Ok(Hash::Sha256.hi(password, salt, iterations)),
+        ScramMechanism::SCRAM_SHA_512 => Ok(Hash::Sha512.hi(password, salt, iterations)),
         m => Err(Error::invalid_arg(format!("unknown SCRAM mechanism {m}"))),
     }
 }

@@ -212,7 +212,7 @@ impl Cluster {
         } else {
             parse_bootstrap(cfg.str("bootstrap.servers"))?
         };
-        let net = NetConfig::from_config(cfg);
+        let net = NetConfig::from_config(cfg)?;
         let bootstrap_conns = bootstrap
             .iter()
             .map(|a| BrokerConn::new(format!("{a}/bootstrap"), a.clone(), net.clone()))
@@ -342,7 +342,9 @@ impl Cluster {
     /// answer also updates the cache.
     ///
     /// # Errors
-    /// `_ALL_BROKERS_DOWN` (with each broker's error) if none answers.
+    /// `_ALL_BROKERS_DOWN` (with each broker's error) if none answers; the
+    /// brokers' own error when all refused the TLS handshake or the SASL
+    /// credentials the same way (`_SSL`, `_AUTHENTICATION`, 33, 58).
     pub fn fetch_metadata(
         &self,
         topics: Option<&[&str]>,
@@ -371,7 +373,7 @@ impl Cluster {
             let version = match conn.version_for::<MetadataRequest>(deadline) {
                 Ok(v) => v,
                 Err(e) => {
-                    errors.push(e.to_string());
+                    errors.push(e);
                     continue;
                 }
             };
@@ -393,9 +395,19 @@ impl Cluster {
                     self.absorb(&meta, topics);
                     return Ok(meta);
                 }
-                Err(e) => errors.push(e.to_string()),
+                Err(e) => errors.push(e),
             }
         }
+        // Every broker refused our certificate check or credentials: that
+        // is the answer, with its code (librdkafka reports _SSL and
+        // _AUTHENTICATION the same way), not "all brokers down".
+        if let Some(first) = errors.first() {
+            let security = matches!(first.code(), local::SSL | local::AUTHENTICATION | 33 | 58);
+            if security && errors.iter().all(|e| e.code() == first.code()) {
+                return Err(first.clone());
+            }
+        }
+        let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
         Err(Error::local(
             local::ALL_BROKERS_DOWN,
             if errors.is_empty() {

@@ -8,18 +8,22 @@
 //! broker; the next request reconnects, after `reconnect.backoff.ms`
 //! doubling up to `reconnect.backoff.max.ms` while failures repeat.
 //!
-//! On connect the API versions are negotiated (ApiVersions, retried at the
-//! broker's own version on UNSUPPORTED_VERSION, KIP-511) or taken from
-//! `broker.version.fallback` when `api.version.request` is false.
+//! On connect, after the TLS handshake when `security.protocol` says so
+//! (src/net/tls.rs, which also says how a TLS session is shared between the
+//! I/O thread and writers), the API versions are negotiated (ApiVersions,
+//! retried at the broker's own version on UNSUPPORTED_VERSION, KIP-511) or
+//! taken from `broker.version.fallback` when `api.version.request` is false;
+//! then SASL authenticates the connection when configured (src/net/sasl/).
 
 use std::collections::{HashMap, HashSet};
-use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::conn::{self, io_error};
+use super::conn::{self, io_error, ReadHalf, WriteHalf};
+use super::sasl::Mechanism;
+use super::tls::TlsSettings;
 use crate::config::Config;
 use crate::error::{local, Error, Result};
 use crate::protocol::api_versions::{ApiVersionsRequest, ApiVersionsResponse};
@@ -52,12 +56,21 @@ pub struct NetConfig {
     pub version_fallback: String,
     /// `socket.nagle.disable`.
     pub nodelay: bool,
+    /// TLS settings when `security.protocol` is `ssl` or `sasl_ssl`.
+    pub tls: Option<TlsSettings>,
+    /// The SASL mechanism when `security.protocol` is `sasl_*`.
+    pub sasl: Option<Mechanism>,
 }
 
 impl NetConfig {
-    /// Reads the network properties of a configuration.
-    pub fn from_config(c: &Config) -> Self {
-        NetConfig {
+    /// Reads the network properties of a configuration, loading TLS
+    /// certificates and keys.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming a security property whose value or file
+    /// is unusable.
+    pub fn from_config(c: &Config) -> Result<Self> {
+        Ok(NetConfig {
             client_id: c.str("client.id").to_string(),
             connect_timeout: c.ms("socket.connection.setup.timeout.ms"),
             request_timeout: c.ms("socket.timeout.ms"),
@@ -69,13 +82,16 @@ impl NetConfig {
             api_version_timeout: c.ms("api.version.request.timeout.ms"),
             version_fallback: c.str("broker.version.fallback").to_string(),
             nodelay: c.bool("socket.nagle.disable"),
-        }
+            tls: TlsSettings::from_config(c)?,
+            sasl: Mechanism::from_config(c)?,
+        })
     }
 }
 
 impl Default for NetConfig {
     fn default() -> Self {
-        NetConfig::from_config(&Config::new())
+        // The defaults are plaintext: nothing to load, nothing can fail.
+        NetConfig::from_config(&Config::new()).unwrap_or_else(|e| panic!("default config: {e}"))
     }
 }
 
@@ -175,7 +191,7 @@ struct Inner {
     state: Mutex<State>,
     changed: Condvar,
     /// The write half of the current session, with its generation.
-    writer: Mutex<Option<(u64, TcpStream)>>,
+    writer: Mutex<Option<(u64, WriteHalf)>>,
     /// I/O threads not yet known to have ended. [`BrokerConn::close`] joins
     /// them, so no gregor thread outlives a closed client (a C caller may
     /// exit or unload the library right after `_free`).
@@ -347,7 +363,7 @@ impl RttStats {
 impl Drop for Inner {
     fn drop(&mut self) {
         if let Some((_, s)) = lock(&self.writer).take() {
-            let _ = s.shutdown(Shutdown::Both);
+            s.shutdown();
         }
     }
 }
@@ -735,7 +751,7 @@ impl BrokerConn {
         };
         if let Some((g, s)) = lock(&self.inner.writer).take_if(|(g, _)| *g == generation) {
             debug_assert_eq!(g, generation);
-            let _ = s.shutdown(Shutdown::Both);
+            s.shutdown();
         }
         for w in waiters {
             w.complete(Err(err.clone()));
@@ -791,15 +807,25 @@ impl BrokerConn {
             if !st.connecting {
                 match st.retry_at {
                     Some(at) if at > now && at > deadline => {
-                        let e = st
-                            .last_error
-                            .as_ref()
-                            .map_or_else(String::new, |e| format!(": {e}"));
-                        return Err(Error::transport(format!(
-                            "{}: not connected (reconnecting in {} ms){e}",
+                        let note = format!(
+                            "{}: not connected (reconnecting in {} ms)",
                             self.inner.name,
                             (at - now).as_millis()
-                        )));
+                        );
+                        return Err(match &st.last_error {
+                            // A refused certificate or credential keeps its
+                            // code: retrying cannot make it go away.
+                            Some(Error::Local { code, message })
+                                if *code == local::SSL || *code == local::AUTHENTICATION =>
+                            {
+                                Error::local(*code, format!("{note}: {message}"))
+                            }
+                            Some(Error::Kafka { code, context }) => {
+                                Error::kafka(*code, format!("{note}: {context}"))
+                            }
+                            Some(e) => Error::transport(format!("{note}: {e}")),
+                            None => Error::transport(note),
+                        });
                     }
                     Some(at) if at > now => {}
                     _ => break,
@@ -828,14 +854,14 @@ impl BrokerConn {
         let mut st = lock(&self.inner.state);
         st.connecting = false;
         self.inner.changed.notify_all();
-        let result = result.and_then(|(stream, apis)| {
+        let result = result.and_then(|(rd, wr, apis)| {
             // The writer and the I/O thread are in place before the session
             // is seen alive (all under the state lock). Marking it alive
             // first let a request find no writer and fail the new session
             // before its socket was installed, so nothing ever shut that
             // socket down and its I/O thread blocked for good.
             let generation = st.generation + 1;
-            self.start_reader(generation, stream)?;
+            self.start_reader(generation, rd, wr)?;
             st.generation = generation;
             st.alive = true;
             self.inner.counters.connects.fetch_add(1, Ordering::Relaxed);
@@ -854,11 +880,9 @@ impl BrokerConn {
     /// Installs session `generation`'s socket as the writer and starts its
     /// I/O thread. Called with the state lock held (the thread takes that
     /// lock only after its first read, and nothing here waits for it).
-    fn start_reader(&self, generation: u64, stream: TcpStream) -> Result<()> {
-        let read_half = stream
-            .try_clone()
-            .map_err(|e| io_error(&self.inner.name, "clone socket", &e))?;
+    fn start_reader(&self, generation: u64, read_half: ReadHalf, stream: WriteHalf) -> Result<()> {
         read_half
+            .socket()
             .set_read_timeout(None)
             .map_err(|e| io_error(&self.inner.name, "set timeout", &e))?;
         let weak = Arc::downgrade(&self.inner);
@@ -877,7 +901,7 @@ impl BrokerConn {
         if let Some((_, old)) = old {
             // Normally fail() shut it down already; if not, do it now so its
             // I/O thread does not wait on it forever.
-            let _ = old.shutdown(Shutdown::Both);
+            old.shutdown();
         }
         // Keep the new thread; reap the ones that have ended (without waiting).
         let mut readers = lock(&self.inner.readers);
@@ -892,8 +916,32 @@ impl BrokerConn {
         Ok(())
     }
 
-    /// Connects and negotiates versions, synchronously on the new socket.
-    fn connect(&self, deadline: Instant) -> Result<(TcpStream, BrokerApis)> {
+    /// Connects (TLS handshake included), negotiates versions and
+    /// authenticates, synchronously on the new socket.
+    fn connect(&self, deadline: Instant) -> Result<(ReadHalf, WriteHalf, BrokerApis)> {
+        let cfg = &self.inner.cfg;
+        let (mut rd, mut wr, apis) = self.negotiate(deadline)?;
+        if let Some(mech) = &cfg.sasl {
+            let setup_deadline = Instant::now()
+                + deadline
+                    .saturating_duration_since(Instant::now())
+                    .min(cfg.connect_timeout);
+            super::sasl::authenticate(
+                &mut rd,
+                &mut wr,
+                &apis,
+                mech,
+                setup_deadline,
+                &self.inner.name,
+                &cfg.client_id,
+                cfg.max_response,
+            )?;
+        }
+        Ok((rd, wr, apis))
+    }
+
+    /// Connects (TLS handshake included) and negotiates versions.
+    fn negotiate(&self, deadline: Instant) -> Result<(ReadHalf, WriteHalf, BrokerApis)> {
         let cfg = &self.inner.cfg;
         let name = &self.inner.name;
         let budget = deadline
@@ -901,25 +949,33 @@ impl BrokerConn {
             .min(cfg.connect_timeout);
         let setup_deadline =
             Instant::now() + budget.min(cfg.api_version_timeout + cfg.connect_timeout);
-        let mut stream = conn::connect(&self.inner.addr, budget, cfg.nodelay)
+        let stream = conn::connect(&self.inner.addr, budget, cfg.nodelay)
             .map_err(|e| retag(e, name, &self.inner.addr))?;
         let io_timeout = Some(cfg.request_timeout.max(Duration::from_millis(1)));
         stream
             .set_write_timeout(io_timeout)
             .map_err(|e| io_error(name, "set timeout", &e))?;
+        let (mut rd, mut wr) = match &cfg.tls {
+            None => ReadHalf::plain(stream, name)?,
+            Some(tls) => {
+                let (r, w) =
+                    super::tls::handshake(stream, tls, &self.inner.addr, setup_deadline, name)?;
+                (ReadHalf::Tls(Box::new(r)), WriteHalf::Tls(Box::new(w)))
+            }
+        };
         if !cfg.api_version_request {
             let apis = BrokerApis::fallback(&cfg.version_fallback).map_err(|e| Error::Config {
                 key: "broker.version.fallback".into(),
                 reason: e,
             })?;
-            return Ok((stream, apis));
+            return Ok((rd, wr, apis));
         }
         let mut version = ApiVersionsRequest::MAX_VERSION;
         for _ in 0..3 {
             let left = setup_deadline
                 .saturating_duration_since(Instant::now())
                 .max(Duration::from_millis(1));
-            stream
+            rd.socket()
                 .set_read_timeout(Some(left))
                 .map_err(|e| io_error(name, "set timeout", &e))?;
             let req = ApiVersionsRequest {
@@ -930,8 +986,8 @@ impl BrokerConn {
             let corr = 0;
             let mut w = Writer::new();
             encode_request(&mut w, corr, Some(&cfg.client_id), version, &req)?;
-            conn::write_frame(&mut stream, w.as_slice(), name)?;
-            let frame = conn::read_frame(&mut stream, cfg.max_response, name)?;
+            conn::write_frame(&mut wr, w.as_slice(), name)?;
+            let frame = conn::read_frame(&mut rd, cfg.max_response, name)?;
             let mut r = Reader::new(&frame);
             // An UNSUPPORTED_VERSION answer comes as a v0 body (KIP-511).
             let peek = {
@@ -984,7 +1040,7 @@ impl BrokerConn {
                     .iter()
                     .map(|k| ApiRange::new(k.api_key, k.min_version, k.max_version)),
             );
-            return Ok((stream, apis));
+            return Ok((rd, wr, apis));
         }
         Err(Error::local(
             local::BAD_MSG,
@@ -1010,7 +1066,7 @@ fn retag(e: Error, name: &str, addr: &str) -> Error {
 fn reader_loop(
     weak: Weak<Inner>,
     generation: u64,
-    mut read_half: TcpStream,
+    mut read_half: ReadHalf,
     max: usize,
     name: String,
 ) {

@@ -1,11 +1,90 @@
 //! Plain blocking socket work: connect with a timeout, and length-framed
-//! reads and writes with a bound on what the broker may send.
+//! reads and writes with a bound on what the broker may send. A session's
+//! two halves are plain TCP (`TcpStream::try_clone`) or TLS (src/net/tls.rs).
 
-use std::io::{ErrorKind, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::io::{self, ErrorKind, Read, Write};
+use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
+use super::tls::{TlsReader, TlsWriter};
 use crate::error::{local, Error, Result};
+
+/// The read side of a session, owned by its I/O thread.
+pub enum ReadHalf {
+    /// Plain TCP.
+    Plain(TcpStream),
+    /// TLS.
+    Tls(Box<TlsReader>),
+}
+
+/// The write side of a session; whole frames are written under a lock.
+pub enum WriteHalf {
+    /// Plain TCP.
+    Plain(TcpStream),
+    /// TLS: each `write` encrypts and writes all it is given.
+    Tls(Box<TlsWriter>),
+}
+
+impl ReadHalf {
+    /// The two halves of a plain TCP connection.
+    ///
+    /// # Errors
+    /// If the socket cannot be cloned.
+    pub fn plain(s: TcpStream, broker: &str) -> Result<(ReadHalf, WriteHalf)> {
+        let r = s
+            .try_clone()
+            .map_err(|e| io_error(broker, "clone socket", &e))?;
+        Ok((ReadHalf::Plain(r), WriteHalf::Plain(s)))
+    }
+
+    /// The socket underneath.
+    pub fn socket(&self) -> &TcpStream {
+        match self {
+            ReadHalf::Plain(s) => s,
+            ReadHalf::Tls(t) => t.socket(),
+        }
+    }
+}
+
+impl Read for ReadHalf {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            ReadHalf::Plain(s) => s.read(buf),
+            ReadHalf::Tls(t) => t.read(buf),
+        }
+    }
+}
+
+impl WriteHalf {
+    /// The socket underneath.
+    pub fn socket(&self) -> &TcpStream {
+        match self {
+            WriteHalf::Plain(s) => s,
+            WriteHalf::Tls(t) => t.socket(),
+        }
+    }
+
+    /// Shuts the connection down both ways (the reader sees EOF).
+    pub fn shutdown(&self) {
+        let _ = self.socket().shutdown(Shutdown::Both);
+    }
+}
+
+impl Write for WriteHalf {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            WriteHalf::Plain(s) => s.write(buf),
+            WriteHalf::Tls(t) => t.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            WriteHalf::Plain(s) => s.flush(),
+            WriteHalf::Tls(t) => t.flush(),
+        }
+    }
+}
 
 /// Opens a TCP connection to `addr` ("host:port"), trying each address the
 /// name resolves to within `timeout` overall.
@@ -39,8 +118,18 @@ pub fn connect(addr: &str, timeout: Duration, nodelay: bool) -> Result<TcpStream
     Err(Error::transport(format!("{addr}: connect failed: {e}")))
 }
 
-/// A transport error naming the broker and what was being done.
+/// A transport error naming the broker and what was being done (`_SSL`
+/// naming what failed when TLS did).
 pub fn io_error(broker: &str, doing: &str, e: &std::io::Error) -> Error {
+    if let Some(tls) = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+        return Error::local(
+            local::SSL,
+            format!(
+                "{broker}: SSL {doing} failed: {}",
+                super::tls::describe(tls)
+            ),
+        );
+    }
     let what = match e.kind() {
         ErrorKind::UnexpectedEof => "connection closed by broker".to_string(),
         ErrorKind::WouldBlock | ErrorKind::TimedOut => {

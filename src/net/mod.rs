@@ -1,8 +1,11 @@
-//! The network layer: framed TCP connections to brokers, one I/O thread per
-//! connection, pipelined requests matched to responses by correlation id.
-//! Knows nothing of producers or consumers.
+//! The network layer: framed TCP or TLS connections to brokers, SASL
+//! authentication, one I/O thread per connection, pipelined requests
+//! matched to responses by correlation id. Knows nothing of producers or
+//! consumers.
 
 pub mod broker;
 pub mod conn;
+pub mod sasl;
+pub mod tls;
 
 pub use broker::{BrokerConn, NetConfig, PendingResponse};
