@@ -416,20 +416,27 @@ impl BalancedConsumer {
         if let Some(t) = lock(&self.thread).take() {
             let _ = t.join();
         }
-        if inner.auto_commit.is_some() {
-            let _ = inner.commit(None);
-        }
-        let parts: Vec<Tp> = {
+        // Taken from the fetcher first, so a poll racing with close hands
+        // out nothing that is not committed.
+        let _c = lock(&inner.commit_lock);
+        let parts: BTreeMap<Tp, Owned> = {
             let mut owned = lock(&inner.owned);
             let tps: Vec<TopicPartitionOffset> = owned
                 .keys()
                 .map(|(t, p)| TopicPartitionOffset::new(t, *p, 0))
                 .collect();
             let _ = inner.consumer.incremental_unassign(&tps);
-            std::mem::take(&mut *owned).into_keys().collect()
+            std::mem::take(&mut *owned)
         };
         if let Some(s) = lock(&inner.session).take() {
-            for (t, p) in &parts {
+            for ((t, p), o) in &parts {
+                if inner.auto_commit.is_some() {
+                    if let Some(c) = o.consumed.filter(|c| Some(*c) != o.committed) {
+                        let _ = inner.write_offset(&s.zk, t, *p, c);
+                    }
+                }
+            }
+            for (t, p) in parts.keys() {
                 inner.release(&s.zk, s.id, t, *p);
             }
             let _ = s.zk.delete(&inner.ids_path(), None);
