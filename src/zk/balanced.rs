@@ -23,9 +23,12 @@
 //! in ZooKeeper (else `auto.offset.reset`).
 //!
 //! A member that loses its ZooKeeper session (the ZooKeeper server expired
-//! it, or the client gave up reconnecting) opens a new one and registers
-//! again under the same id, re-claims its partitions and rebalances; its
-//! fetcher keeps running meanwhile, as Kafka's did.
+//! it, or the client gave up reconnecting) stops fetching (its owner nodes
+//! are gone; Kafka 0.8 kept fetching until the next rebalance, reading
+//! what the next owner reads too), opens a new session, registers again
+//! under the same id and rebalances, claiming its partitions anew. While
+//! ZooKeeper is only unreachable (the session may still live), it keeps
+//! fetching but hands nothing out until the session is confirmed.
 //!
 //! Decisions where Kafka is silent or gregor differs:
 //! - one consumer thread (stream) per topic: `poll` is the only stream;
@@ -163,6 +166,8 @@ struct Session {
     id: i64,
     /// Set by the client when it gives the session up.
     closed: Arc<AtomicBool>,
+    /// Connected to ZooKeeper now.
+    up: Arc<AtomicBool>,
 }
 
 enum Event {
@@ -370,6 +375,16 @@ impl BalancedConsumer {
                 return Ok(Some(Message::event("".into(), -1, -1, e)));
             }
             let left = deadline.saturating_duration_since(Instant::now());
+            if !self.inner.linked() {
+                // Cut off from ZooKeeper, this member cannot know that it
+                // still owns its partitions: hand nothing out until the
+                // session is confirmed or renewed.
+                if left.is_zero() {
+                    return Ok(None);
+                }
+                std::thread::sleep(left.min(Duration::from_millis(50)));
+                continue;
+            }
             // Short slices, so a rebalance failure is reported promptly.
             let Some(m) = self.inner.consumer.poll(left.min(Duration::from_millis(200)))? else {
                 if left.is_zero() {
@@ -469,6 +484,13 @@ impl Inner {
         format!("/consumers/{}/offsets/{t}/{p}", self.group)
     }
 
+    /// Whether the current session is connected.
+    fn linked(&self) -> bool {
+        lock(&self.session)
+            .as_ref()
+            .is_some_and(|s| s.up.load(Ordering::SeqCst) && !s.closed.load(Ordering::SeqCst))
+    }
+
     fn report(&self, e: Error) {
         let mut q = lock(&self.errors);
         if q.len() >= MAX_ERRORS {
@@ -519,14 +541,21 @@ impl Inner {
             let _ = lock(&tx).send(Event::Changed);
         })?;
         let closed = Arc::new(AtomicBool::new(false));
-        let (flag, tx) = (closed.clone(), Mutex::new(lock(&self.events).clone()));
+        let up = Arc::new(AtomicBool::new(true));
+        let (flag, link, tx) = (
+            closed.clone(),
+            up.clone(),
+            Mutex::new(lock(&self.events).clone()),
+        );
         zk.add_listener(move |s| {
+            let connected = matches!(s, ZkState::Connected | ZkState::ConnectedReadOnly);
+            link.store(connected, Ordering::SeqCst);
             let ev = match s {
                 ZkState::Closed => {
                     flag.store(true, Ordering::SeqCst);
                     Event::Closed
                 }
-                ZkState::Connected | ZkState::ConnectedReadOnly => Event::Connected,
+                _ if connected => Event::Connected,
                 _ => return,
             };
             let _ = lock(&tx).send(ev);
@@ -539,7 +568,7 @@ impl Inner {
                 return Err(e);
             }
         };
-        *lock(&self.session) = Some(Session { zk, id, closed });
+        *lock(&self.session) = Some(Session { zk, id, closed, up });
         Ok(())
     }
 
@@ -611,7 +640,10 @@ impl Inner {
                 match self.registered() {
                     Ok(true) => {}
                     // The client made a new session under us: register in it.
-                    Ok(false) => need_session = true,
+                    Ok(false) => {
+                        need_session = true;
+                        self.suspend();
+                    }
                     Err(_) => retry_at = Some(Instant::now() + Duration::from_secs(1)),
                 }
             }
@@ -637,6 +669,7 @@ impl Inner {
                         .is_none_or(|s| s.closed.load(Ordering::SeqCst));
                     if lost {
                         need_session = true;
+                        self.suspend();
                     } else {
                         self.report(e);
                         need_rebalance = true;
@@ -673,12 +706,28 @@ impl Inner {
                             .is_none_or(|s| s.closed.load(Ordering::SeqCst))
                         {
                             need_session = true;
+                            self.suspend();
                         }
                     }
                     Event::Stop => return,
                 }
             }
         }
+    }
+
+    /// Stops fetching everything: the session is gone, and with it the
+    /// owner nodes, so another member may be reading these partitions
+    /// already. What was consumed since the last commit is read again by
+    /// the next owner.
+    fn suspend(&self) {
+        let _c = lock(&self.commit_lock);
+        let mut owned = lock(&self.owned);
+        let tps: Vec<TopicPartitionOffset> = owned
+            .keys()
+            .map(|(t, p)| TopicPartitionOffset::new(t, *p, 0))
+            .collect();
+        let _ = self.consumer.incremental_unassign(&tps);
+        owned.clear();
     }
 
     /// Up to `rebalance.max.retries` + 1 attempts.
