@@ -21,7 +21,7 @@ for a in "$@"; do
     case "$a" in
     --valgrind) mode=valgrind ;;
     -h | --help)
-        sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     -*) echo "unknown option $a" >&2; exit 2 ;;

@@ -449,3 +449,93 @@ fn session_expiry_reregisters_and_consumption_continues() {
     pa.join().unwrap();
     pb.join().unwrap();
 }
+
+/// Runs the gregor binary, killing it after a minute.
+fn gregor(args: &[&str]) -> std::process::Output {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gregor"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("gregor {args:?} did not finish");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn cli_consume_and_znode_commands() {
+    let topic = common::unique_topic("zkcli");
+    common::create_topic(&topic, 3);
+    let root = Chroot::new("zkcli", &topic, 3);
+    let group = common::unique_topic("zkcli-g");
+    let producer = Producer::new(&common::config(&[])).unwrap();
+    for i in 0..9 {
+        let v = format!("line-{i}");
+        let k = format!("k{i}");
+        let mut r = ProducerRecord::new(&topic, v.as_bytes());
+        r.partition = Some(i % 3);
+        r.key = Some(k.as_bytes());
+        producer.send_sync(&r, Some(T)).unwrap();
+    }
+    let connect = root.connect();
+    // Two runs of 5 and 4: the second starts where the first committed
+    // (a partition the first read nothing from: where it started, as Kafka).
+    let o = gregor(&[
+        "zk", "-z", &connect, "consume", "-g", &group, "-c", "5", "-X",
+        "auto.offset.reset=earliest", &topic,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let first = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(first.lines().count(), 5, "{first}");
+    assert_eq!(root.offsets(&group, &topic).values().sum::<i64>(), 5);
+    let o = gregor(&[
+        "zk", "-z", &connect, "consume", "-g", &group, "-c", "4", "-K", ":", "-X",
+        "auto.offset.reset=earliest", &topic,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let second = String::from_utf8(o.stdout).unwrap();
+    let mut all: Vec<String> = first.lines().map(String::from).collect();
+    for l in second.lines() {
+        let (k, v) = l.split_once(':').unwrap();
+        assert_eq!(k[1..], v["line-".len()..], "{l}");
+        all.push(v.to_string());
+    }
+    all.sort();
+    let want: Vec<String> = (0..9).map(|i| format!("line-{i}")).collect();
+    assert_eq!(all, want, "every message once over the two runs");
+    assert_eq!(root.offsets(&group, &topic), (0..3).map(|p| (p, 3)).collect());
+    // The member left: no registration, no owners.
+    assert!(root.children(&format!("/consumers/{group}/ids")).is_empty());
+    assert!(root.owners(&group, &topic).is_empty());
+
+    // Usage errors.
+    let o = gregor(&["zk", "-z", &connect, "consume", &topic]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = gregor(&["zk", "-z", &connect, "consume", "-g", &group]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = gregor(&["zk", "-z", &connect, "consume", "-g", &group, "-X", "nope=1", &topic]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nope"));
+
+    // get / put / delete.
+    let o = gregor(&["zk", "-z", &connect, "put", "/x/y/z", "{\"a\":1}"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(root.get("/x/y/z").as_deref(), Some("{\"a\":1}"));
+    let o = gregor(&["zk", "-z", &connect, "get", "/x/y/z"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "{\"a\":1}\n");
+    let o = gregor(&["zk", "-z", &connect, "delete", "/x"]);
+    assert!(o.status.success());
+    assert!(root.get("/x/y").is_none() && root.get("/x").is_none());
+    let o = gregor(&["zk", "-z", &connect, "get", "/x"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = gregor(&["zk", "-z", &connect, "delete", "/"]);
+    assert_eq!(o.status.code(), Some(2));
+}

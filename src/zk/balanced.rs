@@ -43,7 +43,9 @@
 //!   understood when the pattern is a plain list of topic names (`a,b` or
 //!   `a|b`); gregor itself registers `static` subscriptions;
 //! - with `enable.auto.commit=false`, nothing is committed except by
-//!   [`BalancedConsumer::commit`] (Kafka: neither on rebalance nor close).
+//!   [`BalancedConsumer::commit`] (Kafka: neither on rebalance nor close);
+//! - a partition nothing was read from yet commits where fetching started
+//!   (its committed offset, or where `auto.offset.reset` put it), as Kafka.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -434,21 +436,24 @@ impl BalancedConsumer {
         // Taken from the fetcher first, so a poll racing with close hands
         // out nothing that is not committed.
         let _c = lock(&inner.commit_lock);
-        let parts: BTreeMap<Tp, Owned> = {
+        let parts: BTreeMap<Tp, Option<i64>> = {
             let mut owned = lock(&inner.owned);
             let tps: Vec<TopicPartitionOffset> = owned
                 .keys()
                 .map(|(t, p)| TopicPartitionOffset::new(t, *p, 0))
                 .collect();
+            let values: BTreeMap<Tp, Option<i64>> = owned
+                .iter()
+                .map(|(tp, o)| (tp.clone(), inner.to_commit(tp, o)))
+                .collect();
             let _ = inner.consumer.incremental_unassign(&tps);
-            std::mem::take(&mut *owned)
+            owned.clear();
+            values
         };
         if let Some(s) = lock(&inner.session).take() {
-            for ((t, p), o) in &parts {
-                if inner.auto_commit.is_some() {
-                    if let Some(c) = o.consumed.filter(|c| Some(*c) != o.committed) {
-                        let _ = inner.write_offset(&s.zk, t, *p, c);
-                    }
+            for ((t, p), c) in &parts {
+                if let (Some(c), Some(_)) = (c, inner.auto_commit) {
+                    let _ = inner.write_offset(&s.zk, t, *p, *c);
                 }
             }
             for (t, p) in parts.keys() {
@@ -852,17 +857,21 @@ impl Inner {
                     .iter()
                     .map(|(t, p)| TopicPartitionOffset::new(t, *p, 0))
                     .collect();
-                self.consumer.incremental_unassign(&tps)?;
-                release
+                let values: Vec<(Tp, Option<i64>)> = release
                     .iter()
-                    .filter_map(|tp| owned.remove(tp).map(|o| (tp.clone(), o)))
-                    .collect::<Vec<_>>()
+                    .map(|tp| (tp.clone(), owned.get(tp).and_then(|o| self.to_commit(tp, o))))
+                    .collect();
+                self.consumer.incremental_unassign(&tps)?;
+                for tp in &release {
+                    owned.remove(tp);
+                }
+                values
             };
-            for ((t, p), o) in &taken {
+            for ((t, p), c) in &taken {
                 let tp = (t.clone(), *p);
                 if self.auto_commit.is_some() && !lost.contains(&tp) {
-                    if let Some(c) = o.consumed.filter(|c| Some(*c) != o.committed) {
-                        self.write_offset(&zk, t, *p, c)?;
+                    if let Some(c) = c {
+                        self.write_offset(&zk, t, *p, *c)?;
                     }
                 }
                 if !lost.contains(&tp) && !orphaned.contains(&tp) {
@@ -1018,6 +1027,19 @@ impl Inner {
         }
     }
 
+    /// The offset a commit writes for an owned partition, if it changed:
+    /// after the last message handed out, else (as Kafka) where fetching
+    /// started once the fetcher resolved it. Call before taking the
+    /// partition from the fetcher.
+    fn to_commit(&self, (t, p): &Tp, o: &Owned) -> Option<i64> {
+        o.consumed
+            .or_else(|| {
+                let pos = self.consumer.position(&[TopicPartitionOffset::new(t, *p, 0)]);
+                pos.first().map(|x| x.offset).filter(|x| *x >= 0)
+            })
+            .filter(|c| Some(*c) != o.committed)
+    }
+
     fn write_offset(&self, zk: &ZooKeeper, t: &str, p: i32, o: i64) -> Result<()> {
         session::upsert(zk, self.timeout, &self.offset_path(t, p), o.to_string().as_bytes())
     }
@@ -1028,11 +1050,7 @@ impl Inner {
         let pending: Vec<(Tp, i64)> = lock(&self.owned)
             .iter()
             .filter(|(tp, _)| only.is_none_or(|o| o.contains(tp)))
-            .filter_map(|(tp, o)| {
-                o.consumed
-                    .filter(|c| Some(*c) != o.committed)
-                    .map(|c| (tp.clone(), c))
-            })
+            .filter_map(|(tp, o)| self.to_commit(tp, o).map(|c| (tp.clone(), c)))
             .collect();
         if pending.is_empty() {
             return Ok(());
