@@ -154,7 +154,8 @@ fn poller(idx: usize, c: Arc<BalancedConsumer>, seen: Seen) -> std::thread::Join
                     eprintln!("member {idx}: event {e}");
                     continue;
                 }
-                let v = String::from_utf8_lossy(m.value.as_deref().unwrap_or_default()).into_owned();
+                let v =
+                    String::from_utf8_lossy(m.value.as_deref().unwrap_or_default()).into_owned();
                 seen.lock().unwrap().push((idx, m.partition, m.offset, v));
             }
             Ok(None) => {}
@@ -210,7 +211,9 @@ fn three_members_share_six_partitions_and_one_leaves() {
     // Steady state: two partitions each, owners in ZooKeeper = the three threads.
     let mut sorted = threads.clone();
     sorted.sort();
-    let expect: BTreeMap<i32, String> = (0..6).map(|p| (p, sorted[p as usize / 2].clone())).collect();
+    let expect: BTreeMap<i32, String> = (0..6)
+        .map(|p| (p, sorted[p as usize / 2].clone()))
+        .collect();
     wait_for("the range assignment", Duration::from_secs(60), || {
         root.owners(&group, &topic) == expect && members.iter().all(|m| m.owned().len() == 2)
     });
@@ -238,7 +241,10 @@ fn three_members_share_six_partitions_and_one_leaves() {
         let s = seen.lock().unwrap();
         assert_eq!(s.len(), 300, "steady state: every message exactly once");
         for (idx, p, _, _) in s.iter() {
-            assert_eq!(expect[p], threads[*idx], "partition {p} read by member {idx}");
+            assert_eq!(
+                expect[p], threads[*idx],
+                "partition {p} read by member {idx}"
+            );
         }
     }
 
@@ -257,7 +263,9 @@ fn three_members_share_six_partitions_and_one_leaves() {
     members[1].close();
     bg.join().unwrap();
     let total = 300 + 30 * 20;
-    wait_for("every message after the leave", T * 6, || distinct(&seen).len() == total);
+    wait_for("every message after the leave", T * 6, || {
+        distinct(&seen).len() == total
+    });
     std::thread::sleep(Duration::from_millis(500));
     let s = seen.lock().unwrap().clone();
     let mut count: BTreeMap<(i32, i64), usize> = BTreeMap::new();
@@ -275,10 +283,12 @@ fn three_members_share_six_partitions_and_one_leaves() {
     assert_eq!(count.len(), total);
 
     // Survivors: 3 partitions each, as Kafka's range over two threads.
-    let mut two = vec![threads[0].clone(), threads[2].clone()];
+    let mut two = [threads[0].clone(), threads[2].clone()];
     two.sort();
     let expect2: BTreeMap<i32, String> = (0..6).map(|p| (p, two[p as usize / 3].clone())).collect();
-    wait_for("owners after the leave", T, || root.owners(&group, &topic) == expect2);
+    wait_for("owners after the leave", T, || {
+        root.owners(&group, &topic) == expect2
+    });
     assert_eq!(root.children(&format!("/consumers/{group}/ids")).len(), 2);
     // Offsets in ZooKeeper = last consumed + 1, per partition.
     let mut last: BTreeMap<i32, i64> = BTreeMap::new();
@@ -288,7 +298,9 @@ fn three_members_share_six_partitions_and_one_leaves() {
     }
     let want: BTreeMap<i32, i64> = last.iter().map(|(p, o)| (*p, o + 1)).collect();
     assert_eq!(want.values().sum::<i64>(), total as i64);
-    wait_for("offsets committed", T, || root.offsets(&group, &topic) == want);
+    wait_for("offsets committed", T, || {
+        root.offsets(&group, &topic) == want
+    });
 
     for m in &members {
         m.close();
@@ -375,15 +387,21 @@ fn session_expiry_reregisters_and_consumption_continues() {
     let connect = format!("127.0.0.1:{}{}", proxy.port, root.root);
     // The member under test talks to ZooKeeper through the proxy; a second
     // member talks to it directly and takes over while the first is gone.
-    let cfg = config(&connect, &group, &[("zookeeper.session.timeout.ms", "4000")]);
+    let cfg = config(
+        &connect,
+        &group,
+        &[("zookeeper.session.timeout.ms", "4000")],
+    );
     let a = Arc::new(BalancedConsumer::new(&cfg, &[topic.as_str()]).unwrap());
     let b = Arc::new(
         BalancedConsumer::new(&config(&root.connect(), &group, &[]), &[topic.as_str()]).unwrap(),
     );
     let id_path = format!("/consumers/{group}/ids/{}", a.id());
-    wait_for("two members with two partitions each", Duration::from_secs(60), || {
-        a.owned().len() == 2 && b.owned().len() == 2 && root.owners(&group, &topic).len() == 4
-    });
+    wait_for(
+        "two members with two partitions each",
+        Duration::from_secs(60),
+        || a.owned().len() == 2 && b.owned().len() == 2 && root.owners(&group, &topic).len() == 4,
+    );
     let stat_before = root.zk.exists(&id_path, false).unwrap().unwrap();
 
     let seen: Seen = Arc::new(Mutex::new(Vec::new()));
@@ -400,9 +418,11 @@ fn session_expiry_reregisters_and_consumption_continues() {
     // expires the session, A's registration and owner nodes vanish, B
     // takes every partition.
     proxy.cut();
-    wait_for("A's registration to expire", Duration::from_secs(30), || {
-        root.zk.exists(&id_path, false).unwrap().is_none()
-    });
+    wait_for(
+        "A's registration to expire",
+        Duration::from_secs(30),
+        || root.zk.exists(&id_path, false).unwrap().is_none(),
+    );
     wait_for("B to own everything", Duration::from_secs(30), || {
         let o = root.owners(&group, &topic);
         o.len() == 4 && o.values().all(|x| x == b.thread_id())
@@ -419,21 +439,21 @@ fn session_expiry_reregisters_and_consumption_continues() {
             .unwrap()
             .is_some_and(|s| s.ephemeral_owner != stat_before.ephemeral_owner)
     });
-    wait_for("the shared assignment again", Duration::from_secs(60), || {
-        let o = root.owners(&group, &topic);
-        o.len() == 4
-            && o.values().filter(|x| *x == a.thread_id()).count() == 2
-            && a.owned().len() == 2
-            && b.owned().len() == 2
-    });
+    wait_for(
+        "the shared assignment again",
+        Duration::from_secs(60),
+        || {
+            let o = root.owners(&group, &topic);
+            o.len() == 4
+                && o.values().filter(|x| *x == a.thread_id()).count() == 2
+                && a.owned().len() == 2
+                && b.owned().len() == 2
+        },
+    );
     produce(&producer, &topic, 200, 100, 4);
     wait_for("all 300", T * 6, || distinct(&seen).len() == 300);
     let s = seen.lock().unwrap().clone();
-    let after: BTreeSet<String> = s
-        .iter()
-        .filter(|x| x.0 == 0)
-        .map(|x| x.3.clone())
-        .collect();
+    let after: BTreeSet<String> = s.iter().filter(|x| x.0 == 0).map(|x| x.3.clone()).collect();
     // A consumed after coming back (its partitions got messages 200..300).
     assert!(
         (200..300).any(|i| after.contains(&format!("m-{i}"))),
@@ -489,16 +509,36 @@ fn cli_consume_and_znode_commands() {
     // Two runs of 5 and 4: the second starts where the first committed
     // (a partition the first read nothing from: where it started, as Kafka).
     let o = gregor(&[
-        "zk", "-z", &connect, "consume", "-g", &group, "-c", "5", "-X",
-        "auto.offset.reset=earliest", &topic,
+        "zk",
+        "-z",
+        &connect,
+        "consume",
+        "-g",
+        &group,
+        "-c",
+        "5",
+        "-X",
+        "auto.offset.reset=earliest",
+        &topic,
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let first = String::from_utf8(o.stdout).unwrap();
     assert_eq!(first.lines().count(), 5, "{first}");
     assert_eq!(root.offsets(&group, &topic).values().sum::<i64>(), 5);
     let o = gregor(&[
-        "zk", "-z", &connect, "consume", "-g", &group, "-c", "4", "-K", ":", "-X",
-        "auto.offset.reset=earliest", &topic,
+        "zk",
+        "-z",
+        &connect,
+        "consume",
+        "-g",
+        &group,
+        "-c",
+        "4",
+        "-K",
+        ":",
+        "-X",
+        "auto.offset.reset=earliest",
+        &topic,
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let second = String::from_utf8(o.stdout).unwrap();
@@ -511,7 +551,10 @@ fn cli_consume_and_znode_commands() {
     all.sort();
     let want: Vec<String> = (0..9).map(|i| format!("line-{i}")).collect();
     assert_eq!(all, want, "every message once over the two runs");
-    assert_eq!(root.offsets(&group, &topic), (0..3).map(|p| (p, 3)).collect());
+    assert_eq!(
+        root.offsets(&group, &topic),
+        (0..3).map(|p| (p, 3)).collect()
+    );
     // The member left: no registration, no owners.
     assert!(root.children(&format!("/consumers/{group}/ids")).is_empty());
     assert!(root.owners(&group, &topic).is_empty());
@@ -521,7 +564,9 @@ fn cli_consume_and_znode_commands() {
     assert_eq!(o.status.code(), Some(2));
     let o = gregor(&["zk", "-z", &connect, "consume", "-g", &group]);
     assert_eq!(o.status.code(), Some(2));
-    let o = gregor(&["zk", "-z", &connect, "consume", "-g", &group, "-X", "nope=1", &topic]);
+    let o = gregor(&[
+        "zk", "-z", &connect, "consume", "-g", &group, "-X", "nope=1", &topic,
+    ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("nope"));
 

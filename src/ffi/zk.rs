@@ -10,7 +10,7 @@ use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 use std::time::Duration;
 
-use super::guard::{c_str, free, guard, guard_code, handle, put, write_errstr};
+use super::guard::{c_str, free, get, guard, guard_code, handle, put, write_errstr};
 use super::handles::{gregor_config, gregor_message, into_handle};
 use crate::error::{local, Error};
 use crate::message::Message;
@@ -215,9 +215,8 @@ pub extern "C" fn gregor_zk_consumer_new(
         }
         let mut names = Vec::with_capacity(topic_count.min(4096));
         for i in 0..topic_count {
-            // SAFETY: the caller passes `topic_count` readable pointers.
-            let p = unsafe { *topics.add(i) };
-            names.push(c_str(p, "topics[i]")?);
+            // The caller passes `topic_count` readable pointers at `topics`.
+            names.push(c_str(get(topics.wrapping_add(i), "topics")?, "topics[i]")?);
         }
         let inner = BalancedConsumer::new(&conf.inner, &names)?;
         let id = CString::new(inner.id()).unwrap_or_default();

@@ -79,6 +79,14 @@ const MAX_ERRORS: usize = 16;
 
 type Tp = (String, i32);
 
+/// What a rebalance reads: whether any broker is registered, consumer
+/// thread ids by topic, partitions by topic.
+type View = (
+    bool,
+    BTreeMap<String, Vec<String>>,
+    BTreeMap<String, Vec<i32>>,
+);
+
 /// Kafka 0.8's range assignment of one topic: the partitions (sorted)
 /// `thread` gets among `threads` (sorted consumer thread ids of every
 /// member subscribed to the topic). Empty if `thread` is not among them.
@@ -156,8 +164,7 @@ struct Owned {
 
 impl Owned {
     fn next(&self) -> Option<i64> {
-        self.consumed
-            .or((self.start >= 0).then_some(self.start))
+        self.consumed.or((self.start >= 0).then_some(self.start))
     }
 }
 
@@ -388,7 +395,11 @@ impl BalancedConsumer {
                 continue;
             }
             // Short slices, so a rebalance failure is reported promptly.
-            let Some(m) = self.inner.consumer.poll(left.min(Duration::from_millis(200)))? else {
+            let Some(m) = self
+                .inner
+                .consumer
+                .poll(left.min(Duration::from_millis(200)))?
+            else {
                 if left.is_zero() {
                     return Ok(None);
                 }
@@ -678,7 +689,8 @@ impl Inner {
                     } else {
                         self.report(e);
                         need_rebalance = true;
-                        retry_at = Some(Instant::now() + self.backoff.max(Duration::from_millis(100)));
+                        retry_at =
+                            Some(Instant::now() + self.backoff.max(Duration::from_millis(100)));
                     }
                 }
             }
@@ -701,7 +713,10 @@ impl Inner {
                 Err(RecvTimeoutError::Timeout) => None,
                 Err(RecvTimeoutError::Disconnected) => return,
             };
-            for ev in first.into_iter().chain(std::iter::from_fn(|| rx.try_recv().ok())) {
+            for ev in first
+                .into_iter()
+                .chain(std::iter::from_fn(|| rx.try_recv().ok()))
+            {
                 match ev {
                     Event::Changed => need_rebalance = true,
                     Event::Connected => check_registration = true,
@@ -763,7 +778,7 @@ impl Inner {
     }
 
     /// Reads the group and the topics, and watches them.
-    fn view(&self, zk: &ZooKeeper) -> Result<(bool, BTreeMap<String, Vec<String>>, BTreeMap<String, Vec<i32>>)> {
+    fn view(&self, zk: &ZooKeeper) -> Result<View> {
         let t = self.timeout;
         let brokers = session::children(zk, t, super::brokers::BROKER_IDS_PATH, true)?;
         let dir = format!("/consumers/{}/ids", self.group);
@@ -859,7 +874,12 @@ impl Inner {
                     .collect();
                 let values: Vec<(Tp, Option<i64>)> = release
                     .iter()
-                    .map(|tp| (tp.clone(), owned.get(tp).and_then(|o| self.to_commit(tp, o))))
+                    .map(|tp| {
+                        (
+                            tp.clone(),
+                            owned.get(tp).and_then(|o| self.to_commit(tp, o)),
+                        )
+                    })
                     .collect();
                 self.consumer.incremental_unassign(&tps)?;
                 for tp in &release {
@@ -997,9 +1017,7 @@ impl Inner {
         let path = self.owner_path(t, p);
         if let Ok((d, stat)) = session::retry(zk, self.timeout, |zk| zk.get_data(&path, false)) {
             if stat.ephemeral_owner == session_id || d == self.thread_id.as_bytes() {
-                let _ = session::retry(zk, self.timeout, |zk| {
-                    zk.delete(&path, Some(stat.version))
-                });
+                let _ = session::retry(zk, self.timeout, |zk| zk.delete(&path, Some(stat.version)));
             }
         }
     }
@@ -1034,14 +1052,21 @@ impl Inner {
     fn to_commit(&self, (t, p): &Tp, o: &Owned) -> Option<i64> {
         o.consumed
             .or_else(|| {
-                let pos = self.consumer.position(&[TopicPartitionOffset::new(t, *p, 0)]);
+                let pos = self
+                    .consumer
+                    .position(&[TopicPartitionOffset::new(t, *p, 0)]);
                 pos.first().map(|x| x.offset).filter(|x| *x >= 0)
             })
             .filter(|c| Some(*c) != o.committed)
     }
 
     fn write_offset(&self, zk: &ZooKeeper, t: &str, p: i32, o: i64) -> Result<()> {
-        session::upsert(zk, self.timeout, &self.offset_path(t, p), o.to_string().as_bytes())
+        session::upsert(
+            zk,
+            self.timeout,
+            &self.offset_path(t, p),
+            o.to_string().as_bytes(),
+        )
     }
 
     /// Commits the owned partitions' new offsets (all, or `only`).
@@ -1123,12 +1148,18 @@ mod tests {
     #[test]
     fn subscriptions_static_and_topic_lists() {
         let m = member("static", &[("a", 2)]);
-        assert_eq!((streams_for(&m, "a").unwrap(), streams_for(&m, "b").unwrap()), (2, 0));
+        assert_eq!(
+            (streams_for(&m, "a").unwrap(), streams_for(&m, "b").unwrap()),
+            (2, 0)
+        );
         let m = member("white_list", &[("a, 'b'|c", 1)]);
         assert_eq!(streams_for(&m, "b").unwrap(), 1);
         assert_eq!(streams_for(&m, "d").unwrap(), 0);
         let m = member("black_list", &[("a,b", 1)]);
-        assert_eq!((streams_for(&m, "a").unwrap(), streams_for(&m, "z").unwrap()), (0, 1));
+        assert_eq!(
+            (streams_for(&m, "a").unwrap(), streams_for(&m, "z").unwrap()),
+            (0, 1)
+        );
         let e = streams_for(&member("white_list", &[("a.*", 1)]), "ab").unwrap_err();
         assert_eq!(e.code(), local::UNSUPPORTED_FEATURE);
         assert!(streams_for(&member("other", &[]), "a").is_err());
