@@ -584,3 +584,105 @@ fn cli_consume_and_znode_commands() {
     let o = gregor(&["zk", "-z", &connect, "delete", "/"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn rebalances_on_partitions_members_and_stuck_owners() {
+    let topic = common::unique_topic("zkreb");
+    common::create_topic(&topic, 4);
+    // ZooKeeper lists two of the topic's four partitions at first.
+    let root = Chroot::new("zkreb", &topic, 2);
+    let group = common::unique_topic("zkreb-g");
+    let cfg = config(
+        &root.connect(),
+        &group,
+        &[
+            ("consumer.id", "aaa"),
+            ("rebalance.backoff.ms", "300"),
+            ("rebalance.max.retries", "1"),
+        ],
+    );
+    let a = BalancedConsumer::new(&cfg, &[topic.as_str()]).unwrap();
+    assert_eq!(a.id(), format!("{group}_aaa"));
+    let owned = |n: usize| {
+        (0..n as i32)
+            .map(|p| (topic.clone(), p))
+            .collect::<Vec<_>>()
+    };
+    wait_for("two partitions", T, || a.owned() == owned(2));
+
+    // The topic grows (the partitions watch): four.
+    let parts = r#"{"0":[111],"1":[111],"2":[111],"3":[111]}"#;
+    root.put(
+        &format!("/brokers/topics/{topic}"),
+        &format!(r#"{{"version":1,"partitions":{parts}}}"#),
+    );
+    wait_for("four partitions", T, || a.owned() == owned(4));
+
+    // A member registered by a Kafka 0.8 consumer (seed 003's format) joins:
+    // range over [aaa-0, zzz-0] gives it partitions 2 and 3, which A lets go.
+    let other = format!("{group}_zzz");
+    let eph = |path: &str, data: &str| {
+        root.zk
+            .create(
+                path,
+                data.as_bytes().to_vec(),
+                Acl::open_unsafe().clone(),
+                CreateMode::Ephemeral,
+            )
+            .unwrap();
+    };
+    eph(
+        &format!("/consumers/{group}/ids/{other}"),
+        &format!(
+            "{{\n  \"version\": 1,\n  \"subscription\": {{\n    \"{topic}\": 1\n  }},\n  \"pattern\": \"white_list\",\n  \"timestamp\": \"1558617131642\"\n}}"
+        ),
+    );
+    wait_for("A to keep 0 and 1", T, || a.owned() == owned(2));
+    wait_for("2 and 3 released", T, || {
+        root.owners(&group, &topic).len() == 2
+    });
+    // The other member claims them as Kafka does.
+    for p in [2, 3] {
+        eph(
+            &format!("/consumers/{group}/owners/{topic}/{p}"),
+            &format!("{other}-0"),
+        );
+    }
+
+    // It leaves but its owner node for 3 stays (a stuck previous owner):
+    // A takes 2, retries 3 for rebalance.backoff.ms, then reports the
+    // failed rebalance through poll and keeps retrying.
+    root.zk
+        .delete(&format!("/consumers/{group}/owners/{topic}/2"), None)
+        .unwrap();
+    root.zk
+        .delete(&format!("/consumers/{group}/ids/{other}"), None)
+        .unwrap();
+    let deadline = Instant::now() + T;
+    let e = loop {
+        assert!(Instant::now() < deadline, "no rebalance failure reported");
+        if let Some(m) = a.poll(Duration::from_millis(100)).unwrap() {
+            if let Some(e) = m.error {
+                break e;
+            }
+        }
+    };
+    assert_eq!(e.code(), gregor::error::local::FAIL, "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("still owned by") && text.contains(&format!("{other}-0")),
+        "{text}"
+    );
+    assert_eq!(a.owned(), owned(3));
+    // The stuck owner goes: A gets 3 on a retry.
+    root.zk
+        .delete(&format!("/consumers/{group}/owners/{topic}/3"), None)
+        .unwrap();
+    wait_for("all four again", T, || a.owned() == owned(4));
+    let o = root.owners(&group, &topic);
+    assert!(
+        o.len() == 4 && o.values().all(|x| x == a.thread_id()),
+        "{o:?}"
+    );
+    a.close();
+}
