@@ -684,5 +684,27 @@ fn rebalances_on_partitions_members_and_stuck_owners() {
         o.len() == 4 && o.values().all(|x| x == a.thread_id()),
         "{o:?}"
     );
+
+    // Its registration deleted by hand: A registers again (a new session)
+    // and claims everything anew.
+    let id_path = format!("/consumers/{group}/ids/{}", a.id());
+    let before = root.zk.exists(&id_path, false).unwrap().unwrap();
+    root.zk.delete(&id_path, None).unwrap();
+    wait_for("A registered again", T, || {
+        root.zk
+            .exists(&id_path, false)
+            .unwrap()
+            .is_some_and(|s| s.ephemeral_owner != before.ephemeral_owner)
+    });
+    wait_for("all four in the new session", T, || {
+        a.owned() == owned(4)
+            && (0..4).all(|p| {
+                root.zk
+                    .exists(&format!("/consumers/{group}/owners/{topic}/{p}"), false)
+                    .unwrap()
+                    .is_some_and(|s| s.ephemeral_owner != before.ephemeral_owner)
+            })
+    });
     a.close();
+    assert!(root.owners(&group, &topic).is_empty());
 }

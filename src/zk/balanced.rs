@@ -683,7 +683,10 @@ impl Inner {
                     let lost = lock(&self.session)
                         .as_ref()
                         .is_none_or(|s| s.closed.load(Ordering::SeqCst));
-                    if lost {
+                    // Our registration gone while the session lives (deleted by
+                    // hand, or a session the client renewed silently): register again.
+                    let unregistered = !lost && matches!(self.registered(), Ok(false));
+                    if lost || unregistered {
                         need_session = true;
                         self.suspend();
                     } else {
