@@ -53,7 +53,7 @@ if [ "$mode" = valgrind ]; then
     # --errors-for-leak-kinds, spelled out).
     prefix=(valgrind --error-exitcode=1 --leak-check=full
         --errors-for-leak-kinds=definite,possible --show-leak-kinds=definite,possible
-        --track-origins=yes --quiet)
+        --track-origins=yes --quiet --suppressions=c-tests/valgrind.supp)
 else
     CFLAGS=("${WARN[@]}" -fsanitize=address,undefined)
     suffix=
