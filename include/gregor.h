@@ -737,6 +737,12 @@ typedef struct gregor_transactions gregor_transactions;
 typedef struct gregor_zk gregor_zk;
 
 /**
+ * A member of a ZooKeeper-coordinated (Kafka 0.8 high-level consumer)
+ * group. Thread-safe.
+ */
+typedef struct gregor_zk_consumer gregor_zk_consumer;
+
+/**
  * A borrowed view of bytes owned by gregor: `ptr` is NULL for a null
  * key/value, else `len` bytes valid as long as the object it came from.
  */
@@ -3076,6 +3082,57 @@ int32_t gregor_zk_partition_state(const gregor_zk *zk, const char *topic, int32_
  * Returns 0, `GREGOR_ERR__INVALID_ARG` for a bad command, or the failure's code.
  */
 int32_t gregor_zk_command(const char *zk_connect, const char *command, char *out, size_t out_size, size_t *out_len, char *errstr, size_t errstr_size);
+
+/**
+ * Joins the group `group.id` of `conf` (copied; `zookeeper.connect` is
+ * required and also finds the brokers) as a ZooKeeper-balanced consumer of
+ * the `topic_count` topics in `topics` (borrowed for the call). Blocks
+ * while registering (up to `zookeeper.session.timeout.ms`); partitions are
+ * then assigned in the background.
+ *
+ * Returns a handle the caller owns (free with `gregor_zk_consumer_free`),
+ * or NULL with the reason in `errstr`.
+ */
+gregor_zk_consumer *gregor_zk_consumer_new(const gregor_config *conf, const char *const *topics, size_t topic_count, char *errstr, size_t errstr_size);
+
+/**
+ * Waits up to `timeout_ms` for the next message of an owned partition.
+ * Returns a message the caller owns (free with `gregor_message_free`), or
+ * NULL on timeout (or a NULL consumer). Errors come as messages whose
+ * `gregor_message_err` is non-zero (a failed rebalance: no topic,
+ * partition -1; after close: `GREGOR_ERR__STATE`). The message's offset + 1
+ * is what the next commit writes to ZooKeeper. Thread-safe; blocks.
+ */
+gregor_message *gregor_zk_consumer_poll(const gregor_zk_consumer *consumer, int timeout_ms);
+
+/**
+ * Writes the offsets of the owned partitions (after the last message
+ * handed out) to `/consumers/<group>/offsets/<topic>/<partition>`.
+ * Blocks up to the session timeout. Thread-safe.
+ *
+ * Returns 0 or the ZooKeeper failure's code (`GREGOR_ERR__TRANSPORT`),
+ * with the reason in `errstr`.
+ */
+int gregor_zk_consumer_commit(const gregor_zk_consumer *consumer, char *errstr, size_t errstr_size);
+
+/**
+ * This member's consumer id (`<group>_<host>-<ms>-<random>`), borrowed,
+ * valid until the consumer is freed; "" for NULL.
+ */
+const char *gregor_zk_consumer_id(const gregor_zk_consumer *consumer);
+
+/**
+ * Leaves the group: commits (with `enable.auto.commit`), releases the
+ * owned partitions and the registration, closes the fetcher. Later polls
+ * return `GREGOR_ERR__STATE` messages. Idempotent; blocks up to the session
+ * timeout. The handle stays valid until `gregor_zk_consumer_free`.
+ */
+void gregor_zk_consumer_close(const gregor_zk_consumer *consumer);
+
+/**
+ * Closes (as `gregor_zk_consumer_close`) and frees the consumer. NULL is a no-op.
+ */
+void gregor_zk_consumer_free(gregor_zk_consumer *consumer);
 
 #ifdef __cplusplus
 }  // extern "C"

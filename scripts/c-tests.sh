@@ -2,7 +2,8 @@
 # The C test suite: builds the static library, compiles each c-tests/*.c
 # against include/gregor.h and target/debug/libgregor.a, runs it against the
 # broker at $GREGOR_TEST_BROKER (default 127.0.0.1:9092), one line per test,
-# then "N passed, N failed". Exits non-zero if any test fails.
+# then "N passed, N failed". Exits non-zero if any test fails. test_zk_consumer
+# also needs ZooKeeper at $GREGOR_TEST_ZOOKEEPER (default 127.0.0.1:2181).
 #
 #   scripts/c-tests.sh [--valgrind] [test_name...]
 #
@@ -20,7 +21,7 @@ for a in "$@"; do
     case "$a" in
     --valgrind) mode=valgrind ;;
     -h | --help)
-        sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     -*) echo "unknown option $a" >&2; exit 2 ;;
@@ -52,7 +53,7 @@ if [ "$mode" = valgrind ]; then
     # --errors-for-leak-kinds, spelled out).
     prefix=(valgrind --error-exitcode=1 --leak-check=full
         --errors-for-leak-kinds=definite,possible --show-leak-kinds=definite,possible
-        --track-origins=yes --quiet)
+        --track-origins=yes --quiet --suppressions=c-tests/valgrind.supp)
 else
     CFLAGS=("${WARN[@]}" -fsanitize=address,undefined)
     suffix=
@@ -64,6 +65,12 @@ fi
 host=${GREGOR_TEST_BROKER%:*} port=${GREGOR_TEST_BROKER##*:}
 if ! (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
     echo "warning: no broker at $GREGOR_TEST_BROKER (scripts/services.sh start broker); tests that need one will fail"
+fi
+# test_zk_consumer also needs ZooKeeper.
+export GREGOR_TEST_ZOOKEEPER=${GREGOR_TEST_ZOOKEEPER:-127.0.0.1:2181}
+host=${GREGOR_TEST_ZOOKEEPER%:*} port=${GREGOR_TEST_ZOOKEEPER##*:}
+if ! (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
+    echo "warning: no ZooKeeper at $GREGOR_TEST_ZOOKEEPER (scripts/services.sh start zookeeper); test_zk_consumer will fail"
 fi
 
 passed=0 failed=0

@@ -126,6 +126,13 @@ static PROPS: &[Prop] = props! {
         "ZooKeeper host:port list with optional /chroot, to find brokers in a ZooKeeper-era cluster.";
     "zookeeper.session.timeout.ms": int(1000, 600_000), "6000", Any,
         "ZooKeeper session timeout (and the longest wait for a ZooKeeper answer), as Kafka's consumer.";
+    // The ZooKeeper-balanced consumer (src/zk/balanced.rs): Kafka 0.8's names and defaults.
+    "consumer.id": Kind::Str, "", Consumer,
+        "ZooKeeper-balanced consumer: member id after \"<group.id>_\" (default <host>-<ms>-<random>).";
+    "rebalance.max.retries": int(0, 1000), "4", Consumer,
+        "ZooKeeper-balanced consumer: rebalance attempts before one is reported as failed (then retried).";
+    "rebalance.backoff.ms": int(0, 300_000), "2000", Consumer,
+        "ZooKeeper-balanced consumer: how long to wait for a partition's previous owner to let go.";
     "acks" | "request.required.acks": Kind::Enum(&[&["-1", "all"], &["0"], &["1"]]), "-1", Producer,
         "Acknowledgements the leader waits for: 0, 1 or all (-1).";
     "request.timeout.ms": int(1, 900_000), "30000", Producer,

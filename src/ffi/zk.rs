@@ -6,12 +6,15 @@
 //! is a no-op, 0 or an error code, detail in a caller-owned `errstr`,
 //! out-parameters written only on success, no panic crosses into C.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_int, CString};
+use std::ptr;
 use std::time::Duration;
 
-use super::guard::{c_str, free, guard, guard_code, handle, put, write_errstr};
+use super::guard::{c_str, free, get, guard, guard_code, handle, put, write_errstr};
+use super::handles::{gregor_config, gregor_message, into_handle};
 use crate::error::{local, Error};
-use crate::zk::ZkClient;
+use crate::message::Message;
+use crate::zk::{BalancedConsumer, ZkClient};
 
 /// A ZooKeeper session on a Kafka cluster's znodes. Thread-safe.
 pub struct gregor_zk {
@@ -177,4 +180,119 @@ pub extern "C" fn gregor_zk_command(
             _ => Err(Error::local(local::FAIL, msg)),
         }
     })
+}
+
+// ----- the ZooKeeper-balanced consumer -----
+
+/// A member of a ZooKeeper-coordinated (Kafka 0.8 high-level consumer)
+/// group. Thread-safe.
+pub struct gregor_zk_consumer {
+    inner: BalancedConsumer,
+    id: CString,
+}
+
+/// Joins the group `group.id` of `conf` (copied; `zookeeper.connect` is
+/// required and also finds the brokers) as a ZooKeeper-balanced consumer of
+/// the `topic_count` topics in `topics` (borrowed for the call). Blocks
+/// while registering (up to `zookeeper.session.timeout.ms`); partitions are
+/// then assigned in the background.
+///
+/// Returns a handle the caller owns (free with `gregor_zk_consumer_free`),
+/// or NULL with the reason in `errstr`.
+#[no_mangle]
+pub extern "C" fn gregor_zk_consumer_new(
+    conf: *const gregor_config,
+    topics: *const *const c_char,
+    topic_count: usize,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> *mut gregor_zk_consumer {
+    let mut out = ptr::null_mut();
+    guard_code(errstr, errstr_size, || {
+        let conf = handle(conf, "conf")?;
+        if topics.is_null() || topic_count == 0 {
+            return Err(Error::invalid_arg("topics: at least one topic is needed"));
+        }
+        let mut names = Vec::with_capacity(topic_count.min(4096));
+        for i in 0..topic_count {
+            // The caller passes `topic_count` readable pointers at `topics`.
+            names.push(c_str(get(topics.wrapping_add(i), "topics")?, "topics[i]")?);
+        }
+        let inner = BalancedConsumer::new(&conf.inner, &names)?;
+        let id = CString::new(inner.id()).unwrap_or_default();
+        out = Box::into_raw(Box::new(gregor_zk_consumer { inner, id }));
+        Ok(())
+    });
+    out
+}
+
+/// Waits up to `timeout_ms` for the next message of an owned partition.
+/// Returns a message the caller owns (free with `gregor_message_free`), or
+/// NULL on timeout (or a NULL consumer). Errors come as messages whose
+/// `gregor_message_err` is non-zero (a failed rebalance: no topic,
+/// partition -1; after close: `GREGOR_ERR__STATE`). The message's offset + 1
+/// is what the next commit writes to ZooKeeper. Thread-safe; blocks.
+#[no_mangle]
+pub extern "C" fn gregor_zk_consumer_poll(
+    consumer: *const gregor_zk_consumer,
+    timeout_ms: c_int,
+) -> *mut gregor_message {
+    guard(ptr::null_mut(), || {
+        let Ok(c) = handle(consumer, "consumer") else {
+            return ptr::null_mut();
+        };
+        let timeout = Duration::from_millis(timeout_ms.max(0) as u64);
+        let msg = match c.inner.poll(timeout) {
+            Ok(Some(m)) => m,
+            Ok(None) => return ptr::null_mut(),
+            Err(e) => Message::event("".into(), -1, -1, e),
+        };
+        into_handle(msg)
+    })
+}
+
+/// Writes the offsets of the owned partitions (after the last message
+/// handed out) to `/consumers/<group>/offsets/<topic>/<partition>`.
+/// Blocks up to the session timeout. Thread-safe.
+///
+/// Returns 0 or the ZooKeeper failure's code (`GREGOR_ERR__TRANSPORT`),
+/// with the reason in `errstr`.
+#[no_mangle]
+pub extern "C" fn gregor_zk_consumer_commit(
+    consumer: *const gregor_zk_consumer,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard_code(errstr, errstr_size, || {
+        handle(consumer, "consumer")?.inner.commit()
+    })
+}
+
+/// This member's consumer id (`<group>_<host>-<ms>-<random>`), borrowed,
+/// valid until the consumer is freed; "" for NULL.
+#[no_mangle]
+pub extern "C" fn gregor_zk_consumer_id(consumer: *const gregor_zk_consumer) -> *const c_char {
+    guard(c"".as_ptr(), || match handle(consumer, "consumer") {
+        Ok(c) => c.id.as_ptr(),
+        Err(_) => c"".as_ptr(),
+    })
+}
+
+/// Leaves the group: commits (with `enable.auto.commit`), releases the
+/// owned partitions and the registration, closes the fetcher. Later polls
+/// return `GREGOR_ERR__STATE` messages. Idempotent; blocks up to the session
+/// timeout. The handle stays valid until `gregor_zk_consumer_free`.
+#[no_mangle]
+pub extern "C" fn gregor_zk_consumer_close(consumer: *const gregor_zk_consumer) {
+    guard((), || {
+        if let Ok(c) = handle(consumer, "consumer") {
+            c.inner.close();
+        }
+    })
+}
+
+/// Closes (as `gregor_zk_consumer_close`) and frees the consumer. NULL is a no-op.
+#[no_mangle]
+pub extern "C" fn gregor_zk_consumer_free(consumer: *mut gregor_zk_consumer) {
+    guard((), || free(consumer));
 }

@@ -14,6 +14,14 @@
 //!   offset-set GROUP TOPIC PARTITION OFFSET
 //!   migrate GROUP (--to-kafka|--to-zk) [--topic T] [--dry-run]
 //!                                  through the brokers registered in ZooKeeper
+//!   consume -g GROUP [-c COUNT] [-K DELIM] [-X KEY=VALUE]... TOPIC...
+//!                                  join GROUP as a ZooKeeper-balanced consumer (Kafka 0.8's
+//!                                  high-level consumer) and print each message's value
+//!                                  (key DELIM value with -K) and a newline, as `gregor -C`;
+//!                                  after COUNT messages, commit (with enable.auto.commit) and leave
+//!   get PATH                       a znode's data
+//!   put PATH [DATA]                write a persistent znode (parents created)
+//!   delete PATH                    delete a znode and everything under it
 //! ```
 //!
 //! Exit status: 0 success, 1 failure (message on `err`), 2 bad usage.
@@ -30,7 +38,9 @@ use crate::error::Error;
 const USAGE: &str = "usage: gregor zk -z HOST:PORT[/chroot] [-t SESSION_MS] \
 (brokers | topics | topic TOPIC | controller | admin | groups | group GROUP | \
 offset-get GROUP [TOPIC] | offset-set GROUP TOPIC PARTITION OFFSET | \
-migrate GROUP (--to-kafka|--to-zk) [--topic T] [--dry-run])";
+migrate GROUP (--to-kafka|--to-zk) [--topic T] [--dry-run] | \
+consume -g GROUP [-c COUNT] [-K DELIM] [-X KEY=VALUE]... TOPIC... | \
+get PATH | put PATH [DATA] | delete PATH)";
 
 /// Runs `gregor zk` with `args` (the words after `zk`), writing results to
 /// `out` and errors to `err`; returns the exit status.
@@ -60,6 +70,19 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         let _ = writeln!(err, "gregor zk: -z HOST:PORT[/chroot] is required\n{USAGE}");
         return 2;
     };
+    if rest.first() == Some(&"consume") {
+        return match consume(&connect, timeout, &rest[1..], out, err) {
+            Ok(true) => 0,
+            Ok(false) => {
+                let _ = writeln!(err, "gregor zk: bad command {rest:?}\n{USAGE}");
+                2
+            }
+            Err(e) => {
+                let _ = writeln!(err, "gregor zk: {e}");
+                1
+            }
+        };
+    }
     let zk = match ZkClient::connect(&connect, timeout) {
         Ok(z) => z,
         Err(e) => {
@@ -306,7 +329,110 @@ fn command(
                 writeln!(out, "{verb} {g} {t} [{p}] offset {o} from {from} to {to}").map_err(io)?;
             }
         }
+        ["get", path] => match zk.get(path)? {
+            Some(d) => writeln!(out, "{}", String::from_utf8_lossy(&d)).map_err(io)?,
+            None => {
+                return Err(Error::local(
+                    crate::error::local::FAIL,
+                    format!("no node {path}"),
+                ))
+            }
+        },
+        ["put", path, data @ ..] if data.len() <= 1 && path.starts_with('/') => {
+            let data = data.first().copied().unwrap_or("");
+            super::session::upsert(&zk.zk, zk.timeout, path, data.as_bytes())?;
+        }
+        ["delete", path] if path.starts_with('/') && *path != "/" => {
+            use zookeeper::ZooKeeperExt;
+            match super::session::retry(&zk.zk, zk.timeout, |z| z.delete_recursive(path)) {
+                Ok(()) | Err(zookeeper::ZkError::NoNode) => {}
+                Err(e) => return Err(super::session::error(&format!("delete {path}"), e)),
+            }
+        }
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// `consume -g GROUP [-c COUNT] [-K DELIM] [-X KEY=VALUE]... TOPIC...`;
+/// `Ok(false)` for a usage error.
+fn consume(
+    connect: &str,
+    timeout: Duration,
+    words: &[&str],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<bool, Error> {
+    let mut cfg = Config::from_pairs([
+        ("zookeeper.connect", connect),
+        (
+            "zookeeper.session.timeout.ms",
+            &timeout.as_millis().to_string(),
+        ),
+    ])?;
+    let mut count: Option<u64> = None;
+    let mut key_delim: Option<&str> = None;
+    let mut topics = Vec::new();
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        match *w {
+            "-g" => match it.next() {
+                Some(g) => {
+                    cfg.set("group.id", g)?;
+                }
+                None => return Ok(false),
+            },
+            "-c" => match it.next().and_then(|c| c.parse().ok()) {
+                Some(c) => count = Some(c),
+                None => return Ok(false),
+            },
+            "-K" => match it.next() {
+                Some(d) => key_delim = Some(d),
+                None => return Ok(false),
+            },
+            "-X" => match it.next().and_then(|kv| kv.split_once('=')) {
+                Some((k, v)) => {
+                    cfg.set(k, v)?;
+                }
+                None => return Ok(false),
+            },
+            t if !t.starts_with('-') => topics.push(t),
+            _ => return Ok(false),
+        }
+    }
+    if topics.is_empty() || !cfg.is_set("group.id") {
+        return Ok(false);
+    }
+    let c = super::balanced::BalancedConsumer::new(&cfg, &topics)?;
+    let mut n = 0u64;
+    let result = loop {
+        if count.is_some_and(|c| n >= c) {
+            break Ok(());
+        }
+        let m = match c.poll(Duration::from_millis(500)) {
+            Ok(Some(m)) => m,
+            Ok(None) => continue,
+            Err(e) => break Err(e),
+        };
+        if let Some(e) = &m.error {
+            if e.code() != crate::error::local::PARTITION_EOF {
+                let _ = writeln!(err, "% ERROR: {} [{}]: {e}", m.topic, m.partition);
+            }
+            continue;
+        }
+        let mut line = Vec::new();
+        if let Some(d) = key_delim {
+            line.extend_from_slice(m.key.as_deref().unwrap_or_default());
+            line.extend_from_slice(d.as_bytes());
+        }
+        line.extend_from_slice(m.value.as_deref().unwrap_or_default());
+        line.push(b'\n');
+        if let Err(e) = out.write_all(&line).and_then(|()| out.flush()) {
+            break Err(io(e));
+        }
+        n += 1;
+    };
+    // Commits (with enable.auto.commit, the default) and leaves the group.
+    c.close();
+    result.map(|()| true)
 }

@@ -148,6 +148,25 @@ fn admin_partitions(
     Ok(out)
 }
 
+/// Parses `/brokers/topics/<t>` (read from `path`).
+///
+/// # Errors
+/// `_BAD_MSG` naming the path and the field.
+pub fn parse_topic(path: &str, data: &[u8]) -> Result<TopicAssignment, Error> {
+    let node = json::parse(path, data)?;
+    Ok(TopicAssignment {
+        version: node.int("version", 1, 3)? as i32,
+        partitions: partition_map(path, "partitions", &node.object("partitions")?)?,
+        adding_replicas: partition_map(path, "adding_replicas", &node.object("adding_replicas")?)?,
+        removing_replicas: partition_map(
+            path,
+            "removing_replicas",
+            &node.object("removing_replicas")?,
+        )?,
+        topic_id: node.opt_str("topic_id")?,
+    })
+}
+
 impl ZkClient {
     /// Opens a session (`host:port[,…][/chroot]`); `timeout` is the session
     /// timeout and bounds each call while ZooKeeper is unreachable.
@@ -209,22 +228,7 @@ impl ZkClient {
         let Some(data) = self.get(&path)? else {
             return Ok(None);
         };
-        let node = json::parse(&path, &data)?;
-        Ok(Some(TopicAssignment {
-            version: node.int("version", 1, 3)? as i32,
-            partitions: partition_map(&path, "partitions", &node.object("partitions")?)?,
-            adding_replicas: partition_map(
-                &path,
-                "adding_replicas",
-                &node.object("adding_replicas")?,
-            )?,
-            removing_replicas: partition_map(
-                &path,
-                "removing_replicas",
-                &node.object("removing_replicas")?,
-            )?,
-            topic_id: node.opt_str("topic_id")?,
-        }))
+        parse_topic(&path, &data).map(Some)
     }
 
     /// A partition's state, `None` if not written.

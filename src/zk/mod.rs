@@ -9,13 +9,16 @@
 //! - [`session`]: the ZooKeeper session helpers shared with `legacy07`;
 //! - [`json`]: znode JSON with errors that name the path and the field;
 //! - [`inspect`]: [`ZkClient`], typed reads of every znode a ZooKeeper-mode Kafka writes;
-//! - [`groups`]: legacy consumer groups, their offsets and the migration to Kafka and back.
+//! - [`groups`]: legacy consumer groups, their offsets and the migration to Kafka and back;
+//! - [`balanced`]: [`BalancedConsumer`], the ZooKeeper-balanced (Kafka 0.8 high-level) consumer.
 
+pub mod balanced;
 pub mod bootstrap;
 pub mod brokers;
 pub mod json;
 pub mod session;
 
+pub use balanced::BalancedConsumer;
 pub use bootstrap::{watch_brokers, BrokerWatch};
 pub use brokers::{parse_registration, read_brokers, Endpoint, ZkBroker};
 pub mod cli;
