@@ -23,3 +23,6 @@ pub mod protocol;
 pub mod record;
 pub mod wire;
 pub mod zk;
+
+#[cfg(test)]
+mod fuzz_seeds;
