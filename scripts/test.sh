@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-scripts/setup.sh apt python cbindgen broker librdkafka zookeeper
+scripts/setup.sh apt python cbindgen broker librdkafka zookeeper fuzz
 
 started=()
 cleanup() {
@@ -43,5 +43,10 @@ cargo test
 if [ -x scripts/c-tests.sh ]; then
     log "C tests under AddressSanitizer and UBSan"
     scripts/c-tests.sh
+    log "C tests under valgrind (memcheck, full leak check)"
+    scripts/c-tests.sh --valgrind
 fi
+
+log "fuzzing: every target for ${FUZZ_SECONDS:-12} s"
+scripts/fuzz.sh
 log "all tests passed"
