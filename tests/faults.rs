@@ -389,8 +389,12 @@ impl PrivateBroker {
             args,
             dir,
         };
-        if wait_port(&b.addr, true, Duration::from_secs(10)) {
-            return Some(b);
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(10) && matches!(b.child.try_wait(), Ok(None)) {
+            if TcpStream::connect(&b.addr).is_ok() {
+                return Some(b);
+            }
+            thread::sleep(Duration::from_millis(50));
         }
         let _ = b.child.kill();
         let _ = b.child.wait();
