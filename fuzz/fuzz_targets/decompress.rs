@@ -29,10 +29,16 @@ fuzz_target!(|data: &[u8]| {
             bounded(compression::decompress(codec, rest, limit), limit);
             // The message-format variants (LZ4 either checksum, zstd refused below magic 2).
             for magic in 0..=1 {
-                bounded(compression::decompress_for_magic(codec, magic, rest, limit), limit);
+                bounded(
+                    compression::decompress_for_magic(codec, magic, rest, limit),
+                    limit,
+                );
             }
         }
-        5 => bounded(lz4::decompress(rest, limit, lz4::HeaderChecksum::Either), limit),
+        5 => bounded(
+            lz4::decompress(rest, limit, lz4::HeaderChecksum::Either),
+            limit,
+        ),
         _ => {
             let [c, level, input @ ..] = rest else {
                 return;
@@ -41,7 +47,8 @@ fuzz_target!(|data: &[u8]| {
             let level = Some(i32::from(*level as i8));
             for magic in 0..=2i8 {
                 let mut packed = Vec::new();
-                if compression::compress_for_magic(codec, magic, level, input, &mut packed).is_err() {
+                if compression::compress_for_magic(codec, magic, level, input, &mut packed).is_err()
+                {
                     continue;
                 }
                 let back = compression::decompress_for_magic(codec, magic, &packed, input.len())

@@ -45,7 +45,8 @@ fuzz_target!(|data: &[u8]| {
         _ => {
             if let Ok(r) = Request::decode(&b) {
                 if let Ok(again) = r.encode() {
-                    let back = Request::decode(&Bytes::from(again[4..].to_vec())).expect("re-encoded request");
+                    let back = Request::decode(&Bytes::from(again[4..].to_vec()))
+                        .expect("re-encoded request");
                     assert_eq!(back, r);
                 }
             }

@@ -24,7 +24,9 @@ fn check<M: Message>(version_byte: u8, body: &[u8]) {
     };
     let again = M::from_bytes(&first, version)
         .unwrap_or_else(|e| panic!("re-encoded v{version} body does not decode: {e}"));
-    let second = again.to_bytes(version).expect("re-encode of a re-decoded body");
+    let second = again
+        .to_bytes(version)
+        .expect("re-encode of a re-decoded body");
     assert_eq!(first, second, "v{version} re-encoding is not stable");
 }
 

@@ -27,12 +27,23 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         2 => drop(inspect::parse_topic("/brokers/topics/t", d)),
-        3 => drop(inspect::parse_partition_state("/brokers/topics/t/partitions/0/state", d)),
+        3 => drop(inspect::parse_partition_state(
+            "/brokers/topics/t/partitions/0/state",
+            d,
+        )),
         4 => drop(inspect::parse_controller("/controller", d)),
         5 => drop(inspect::parse_controller_epoch("/controller_epoch", d)),
         6 => drop(inspect::parse_cluster_id("/cluster/id", d)),
-        7 => drop(inspect::parse_admin_partitions("/admin/reassign_partitions", d, true)),
-        8 => drop(inspect::parse_admin_partitions("/isr_change_notification/x", d, false)),
+        7 => drop(inspect::parse_admin_partitions(
+            "/admin/reassign_partitions",
+            d,
+            true,
+        )),
+        8 => drop(inspect::parse_admin_partitions(
+            "/isr_change_notification/x",
+            d,
+            false,
+        )),
         9 => drop(inspect::parse_topic_config("/config/topics/t", d)),
         10 => drop(inspect::parse_config_change("/config/changes/c", d)),
         11 => drop(groups::parse_member("/consumers/g/ids/m", "m", d)),
