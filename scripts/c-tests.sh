@@ -9,7 +9,9 @@
 #
 # Default: AddressSanitizer + UndefinedBehaviorSanitizer, LeakSanitizer on
 # (a leak fails the test). --valgrind: the same tests built without
-# sanitizers, run under valgrind --leak-check=full (any error or leak fails).
+# sanitizers, run under valgrind --leak-check=full: any memory error or
+# definite (or indirect) leak fails; "possibly lost" blocks are shown but do
+# not fail (see below).
 # Binaries and logs go to c-tests/build/ (gitignored); a failing test's log
 # is printed. Start a broker first: scripts/services.sh start broker.
 set -uo pipefail
@@ -49,10 +51,14 @@ if [ "$mode" = valgrind ]; then
     command -v valgrind >/dev/null || { echo "valgrind not installed"; exit 2; }
     CFLAGS=("${WARN[@]}" -O0)
     suffix=.vg
-    # Leaks count as errors: definite and possible ones (the defaults of
-    # --errors-for-leak-kinds, spelled out).
+    # Definite and indirect leaks are errors. "Possibly lost" blocks are
+    # shown, not counted: at exit Rust's std keeps the main thread's handle
+    # behind an interior pointer, and a producer thread left to finish a
+    # connect to a silent broker (test_unreachable) still holds its
+    # hashbrown tables by interior pointers — memcheck cannot tell either
+    # from a leak. LeakSanitizer, in the default pass, judges those exactly.
     prefix=(valgrind --error-exitcode=1 --leak-check=full
-        --errors-for-leak-kinds=definite,possible --show-leak-kinds=definite,possible
+        --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect,possible
         --track-origins=yes --quiet --suppressions=c-tests/valgrind.supp)
 else
     CFLAGS=("${WARN[@]}" -fsanitize=address,undefined)

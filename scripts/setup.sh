@@ -4,7 +4,7 @@
 #
 #   scripts/setup.sh            everything
 #   scripts/setup.sh STEP...    only these steps: apt python cbindgen broker
-#                               zookeeper librdkafka
+#                               zookeeper librdkafka fuzz
 #
 # Built tools go to $GREGOR_DEPS (default ~/.local/share/gregor-deps);
 # cargo-installed binaries to ~/.cargo/bin.
@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 
 NISSHI_VERSION=0.8.1
 CBINDGEN_VERSION=0.29.2
+CARGO_FUZZ_VERSION=0.13.2
 RDKAFKA_SYS_VERSION=4.10.0   # vendors librdkafka 2.12.1
 KCAT_VERSION=1.7.1
 
@@ -181,7 +182,18 @@ EOF
     "$prefix/bin/kcat" -V | head -2
 }
 
-ALL=(apt python cbindgen broker zookeeper librdkafka)
+step_fuzz() {
+    # cargo-fuzz drives libFuzzer (scripts/fuzz.sh); it runs on stable Rust
+    # with RUSTC_BOOTSTRAP=1 for the sanitizer flags.
+    if command -v cargo-fuzz >/dev/null && cargo fuzz --version 2>/dev/null | grep -q "$CARGO_FUZZ_VERSION"; then
+        log "fuzz: cargo-fuzz $CARGO_FUZZ_VERSION present"
+        return
+    fi
+    log "fuzz: installing cargo-fuzz $CARGO_FUZZ_VERSION (about 3 minutes)"
+    cargo install -q --locked cargo-fuzz --version "$CARGO_FUZZ_VERSION"
+}
+
+ALL=(apt python cbindgen broker zookeeper librdkafka fuzz)
 STEPS=("$@")
 [ ${#STEPS[@]} -gt 0 ] || STEPS=("${ALL[@]}")
 for s in "${STEPS[@]}"; do

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-scripts/setup.sh apt python cbindgen broker librdkafka zookeeper
+scripts/setup.sh apt python cbindgen broker librdkafka zookeeper fuzz
 
 started=()
 cleanup() {
@@ -60,5 +60,12 @@ cargo test
 if [ -x scripts/c-tests.sh ]; then
     log "C tests under AddressSanitizer and UBSan"
     scripts/c-tests.sh
+    # test_admin and test_metadata (the slowest under valgrind, ~100 s of
+    # the ~5 min all seven take on a loaded 2-core machine) run under ASan only.
+    log "C tests under valgrind (memcheck, full leak check)"
+    scripts/c-tests.sh --valgrind test_config test_misuse test_roundtrip test_threads test_unreachable
 fi
+
+log "fuzzing: every target for ${FUZZ_SECONDS:-12} s"
+scripts/fuzz.sh
 log "all tests passed"

@@ -24,3 +24,6 @@ pub mod record;
 pub mod stats;
 pub mod wire;
 pub mod zk;
+
+#[cfg(test)]
+mod fuzz_seeds;

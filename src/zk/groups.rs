@@ -90,6 +90,17 @@ pub fn parse_member(path: &str, id: &str, data: &[u8]) -> Result<GroupMember, Er
     })
 }
 
+/// Parses `/consumers/<g>/offsets/<t>/<p>`: the next offset, as text.
+///
+/// # Errors
+/// `_BAD_MSG` when it is not a number.
+pub fn parse_offset(path: &str, data: &[u8]) -> Result<i64, Error> {
+    let s = String::from_utf8_lossy(data);
+    s.trim()
+        .parse()
+        .map_err(|_| bad_node(path, format!("{s:?} is not an offset")))
+}
+
 /// The JSON a member registers (Kafka's `ZookeeperConsumerConnector` form).
 pub fn member_json(
     subscription: &BTreeMap<String, i32>,
@@ -180,12 +191,7 @@ impl ZkClient {
                     .parse()
                     .map_err(|_| bad_node(&path, "partition name is not a number"))?;
                 if let Some(d) = self.get(&path)? {
-                    let s = String::from_utf8_lossy(&d);
-                    let off: i64 = s
-                        .trim()
-                        .parse()
-                        .map_err(|_| bad_node(&path, format!("{s:?} is not an offset")))?;
-                    out.insert((t.clone(), partition), off);
+                    out.insert((t.clone(), partition), parse_offset(&path, &d)?);
                 }
             }
         }

@@ -107,7 +107,13 @@ fn partition_map(
         .collect()
 }
 
-fn admin_partitions(
+/// Parses an admin request znode's `partitions` list
+/// (`/admin/reassign_partitions` with replicas, `/admin/preferred_replica_election`
+/// and `/isr_change_notification/*` without).
+///
+/// # Errors
+/// `_BAD_MSG` naming the path and field.
+pub fn parse_admin_partitions(
     path: &str,
     data: &[u8],
     with_replicas: bool,
@@ -148,10 +154,10 @@ fn admin_partitions(
     Ok(out)
 }
 
-/// Parses `/brokers/topics/<t>` (read from `path`).
+/// Parses `/brokers/topics/<t>`: the topic's replica assignment (versions 1–3).
 ///
 /// # Errors
-/// `_BAD_MSG` naming the path and the field.
+/// `_BAD_MSG` naming the path and field.
 pub fn parse_topic(path: &str, data: &[u8]) -> Result<TopicAssignment, Error> {
     let node = json::parse(path, data)?;
     Ok(TopicAssignment {
@@ -165,6 +171,89 @@ pub fn parse_topic(path: &str, data: &[u8]) -> Result<TopicAssignment, Error> {
         )?,
         topic_id: node.opt_str("topic_id")?,
     })
+}
+
+/// Parses `/brokers/topics/<t>/partitions/<p>/state`.
+///
+/// # Errors
+/// `_BAD_MSG` naming the path and field.
+pub fn parse_partition_state(path: &str, data: &[u8]) -> Result<PartitionState, Error> {
+    let node = json::parse(path, data)?;
+    let isr = node.get("isr").ok_or_else(|| bad(path, "isr", "missing"))?;
+    Ok(PartitionState {
+        version: node.i32("version")?,
+        leader: node.i32("leader")?,
+        leader_epoch: node.i32("leader_epoch")?,
+        controller_epoch: node.i32("controller_epoch")?,
+        isr: id_list(path, "isr", isr)?,
+    })
+}
+
+/// Parses `/controller`.
+///
+/// # Errors
+/// `_BAD_MSG` naming the path and field.
+pub fn parse_controller(path: &str, data: &[u8]) -> Result<Controller, Error> {
+    let node = json::parse(path, data)?;
+    Ok(Controller {
+        version: node.i32("version")?,
+        broker_id: node.i32("brokerid")?,
+        timestamp: node.opt_int("timestamp", i64::MIN, i64::MAX)?,
+    })
+}
+
+/// Parses `/controller_epoch`, a bare number.
+///
+/// # Errors
+/// `_BAD_MSG` when it is not one.
+pub fn parse_controller_epoch(path: &str, data: &[u8]) -> Result<i32, Error> {
+    let s = String::from_utf8_lossy(data);
+    s.trim()
+        .parse()
+        .map_err(|_| bad_node(path, format!("{s:?} is not an epoch number")))
+}
+
+/// Parses `/cluster/id`'s `id`.
+///
+/// # Errors
+/// `_BAD_MSG` naming the path and field.
+pub fn parse_cluster_id(path: &str, data: &[u8]) -> Result<String, Error> {
+    json::parse(path, data)?.str("id")
+}
+
+/// Parses `/config/topics/<t>`: the configuration overrides.
+///
+/// # Errors
+/// `_BAD_MSG` naming the path and field.
+pub fn parse_topic_config(path: &str, data: &[u8]) -> Result<BTreeMap<String, String>, Error> {
+    let node = json::parse(path, data)?;
+    node.object("config")?
+        .into_iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => Ok((k, s)),
+            other => Err(bad(
+                path,
+                &format!("config.{k}"),
+                format!("expected a string, got {other}"),
+            )),
+        })
+        .collect()
+}
+
+/// Parses a `/config/changes/*` notification into its entity path.
+///
+/// # Errors
+/// `_BAD_MSG` naming the path and field.
+pub fn parse_config_change(path: &str, data: &[u8]) -> Result<String, Error> {
+    let node = json::parse(path, data)?;
+    match node.int("version", 1, 2)? {
+        1 => Ok(format!(
+            "{}/{}",
+            node.str("entity_type")?,
+            node.str("entity_name")?
+        )),
+        _ => node.str("entity_path"),
+    }
 }
 
 impl ZkClient {
@@ -244,17 +333,7 @@ impl ZkClient {
         let Some(data) = self.get(&path)? else {
             return Ok(None);
         };
-        let node = json::parse(&path, &data)?;
-        let isr = node
-            .get("isr")
-            .ok_or_else(|| bad(&path, "isr", "missing"))?;
-        Ok(Some(PartitionState {
-            version: node.i32("version")?,
-            leader: node.i32("leader")?,
-            leader_epoch: node.i32("leader_epoch")?,
-            controller_epoch: node.i32("controller_epoch")?,
-            isr: id_list(&path, "isr", isr)?,
-        }))
+        parse_partition_state(&path, &data).map(Some)
     }
 
     /// `/controller`, `None` if no controller is elected.
@@ -266,12 +345,7 @@ impl ZkClient {
         let Some(data) = self.get(path)? else {
             return Ok(None);
         };
-        let node = json::parse(path, &data)?;
-        Ok(Some(Controller {
-            version: node.i32("version")?,
-            broker_id: node.i32("brokerid")?,
-            timestamp: node.opt_int("timestamp", i64::MIN, i64::MAX)?,
-        }))
+        parse_controller(path, &data).map(Some)
     }
 
     /// `/controller_epoch` (a bare number), `None` if absent.
@@ -283,11 +357,7 @@ impl ZkClient {
         let Some(data) = self.get(path)? else {
             return Ok(None);
         };
-        let s = String::from_utf8_lossy(&data);
-        s.trim()
-            .parse()
-            .map(Some)
-            .map_err(|_| bad_node(path, format!("{s:?} is not an epoch number")))
+        parse_controller_epoch(path, &data).map(Some)
     }
 
     /// `/cluster/id`'s `id`, `None` if absent.
@@ -299,7 +369,7 @@ impl ZkClient {
         let Some(data) = self.get(path)? else {
             return Ok(None);
         };
-        json::parse(path, &data)?.str("id").map(Some)
+        parse_cluster_id(path, &data).map(Some)
     }
 
     /// Topics marked for deletion (`/admin/delete_topics/<t>`).
@@ -317,7 +387,7 @@ impl ZkClient {
     pub fn reassign_partitions(&self) -> Result<Vec<AdminPartition>, Error> {
         let path = "/admin/reassign_partitions";
         match self.get(path)? {
-            Some(d) => admin_partitions(path, &d, true),
+            Some(d) => parse_admin_partitions(path, &d, true),
             None => Ok(Vec::new()),
         }
     }
@@ -329,7 +399,7 @@ impl ZkClient {
     pub fn preferred_replica_election(&self) -> Result<Vec<AdminPartition>, Error> {
         let path = "/admin/preferred_replica_election";
         match self.get(path)? {
-            Some(d) => admin_partitions(path, &d, false),
+            Some(d) => parse_admin_partitions(path, &d, false),
             None => Ok(Vec::new()),
         }
     }
@@ -344,7 +414,7 @@ impl ZkClient {
             let path = format!("/isr_change_notification/{name}");
             if let Some(d) = self.get(&path)? {
                 out.push(Notification {
-                    partitions: admin_partitions(&path, &d, false)?,
+                    partitions: parse_admin_partitions(&path, &d, false)?,
                     name,
                     entity_path: String::new(),
                 });
@@ -362,18 +432,7 @@ impl ZkClient {
         let Some(d) = self.get(&path)? else {
             return Ok(BTreeMap::new());
         };
-        let node = json::parse(&path, &d)?;
-        node.object("config")?
-            .into_iter()
-            .map(|(k, v)| match v {
-                Value::String(s) => Ok((k, s)),
-                other => Err(bad(
-                    &path,
-                    &format!("config.{k}"),
-                    format!("expected a string, got {other}"),
-                )),
-            })
-            .collect()
+        parse_topic_config(&path, &d)
     }
 
     /// `/config/changes/*`: each notification's entity path (version 2,
@@ -387,15 +446,10 @@ impl ZkClient {
         for name in self.children("/config/changes")? {
             let path = format!("/config/changes/{name}");
             let Some(d) = self.get(&path)? else { continue };
-            let node = json::parse(&path, &d)?;
-            let entity_path = match node.int("version", 1, 2)? {
-                1 => format!("{}/{}", node.str("entity_type")?, node.str("entity_name")?),
-                _ => node.str("entity_path")?,
-            };
             out.push(Notification {
+                entity_path: parse_config_change(&path, &d)?,
                 name,
                 partitions: Vec::new(),
-                entity_path,
             });
         }
         Ok(out)
