@@ -48,6 +48,9 @@ pub mod local {
     pub const NO_OFFSET: i32 = -168;
     /// The broker lacks a feature the operation needs.
     pub const UNSUPPORTED_FEATURE: i32 = -165;
+    /// The application did not poll within `max.poll.interval.ms`: the
+    /// member left its group (the next poll rejoins).
+    pub const MAX_POLL_EXCEEDED: i32 = -147;
     /// A configuration property is unknown or has a bad value.
     pub const INVALID_CONFIG: i32 = -145;
     /// Offset reset by `auto.offset.reset`.
@@ -95,6 +98,11 @@ pub mod local {
             UNSUPPORTED_FEATURE,
             "_UNSUPPORTED_FEATURE",
             "Local: Required feature not supported by broker",
+        ),
+        (
+            MAX_POLL_EXCEEDED,
+            "_MAX_POLL_EXCEEDED",
+            "Local: Maximum application poll interval (max.poll.interval.ms) exceeded",
         ),
         (
             INVALID_CONFIG,

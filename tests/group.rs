@@ -1,0 +1,687 @@
+//! Consumer groups against the real broker (nisshi's group coordinator):
+//! membership and assignment split with gregor and librdkafka
+//! (confluent-kafka) members in one group, rebalances while producing,
+//! auto commit at-least-once, manual commits with metadata, static
+//! membership, the poll interval; and against a scripted coordinator
+//! (independently encoded bytes, the `kafka-protocol` crate) for old
+//! protocol versions and coordinator errors the broker will not show.
+
+mod common;
+#[path = "consumer_support/scripted.rs"]
+mod scripted;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use gregor::consumer::{Consumer, RebalanceEvent, TopicPartitionOffset as Tpo};
+use gregor::error::local;
+use gregor::message::{offset, ProducerRecord};
+use gregor::producer::Producer;
+
+const T: Duration = Duration::from_secs(30);
+
+fn group_name(prefix: &str) -> String {
+    common::unique_topic(prefix)
+}
+
+fn producer() -> Producer {
+    Producer::new(&common::config(&[("linger.ms", "1")])).unwrap()
+}
+
+/// Produces `n` messages "prefix-i" round-robin over `partitions`.
+fn produce(p: &Producer, topic: &str, partitions: i32, prefix: &str, n: usize) {
+    for i in 0..n {
+        let v = format!("{prefix}-{i}");
+        p.send_sync(
+            &ProducerRecord {
+                topic,
+                partition: Some(i as i32 % partitions),
+                value: Some(v.as_bytes()),
+                ..Default::default()
+            },
+            Some(T),
+        )
+        .unwrap();
+    }
+}
+
+fn member(group: &str, extra: &[(&str, &str)]) -> Consumer {
+    let mut cfg = common::config(&[
+        ("group.id", group),
+        ("auto.offset.reset", "earliest"),
+        ("fetch.wait.max.ms", "100"),
+        ("session.timeout.ms", "10000"),
+        ("heartbeat.interval.ms", "500"),
+        ("topic.metadata.refresh.interval.ms", "1000"),
+    ]);
+    for (k, v) in extra {
+        cfg.set(k, v).unwrap();
+    }
+    Consumer::new(&cfg).unwrap()
+}
+
+/// What a polling member saw.
+#[derive(Default, Debug)]
+struct Seen {
+    /// (partition, offset) -> value
+    msgs: BTreeMap<(i32, i64), String>,
+    /// messages returned, duplicates included
+    count: usize,
+    events: Vec<String>,
+}
+
+fn poll_into(c: &Consumer, seen: &mut Seen, d: Duration) {
+    let until = Instant::now() + d;
+    while Instant::now() < until {
+        if let Some(m) = c.poll(Duration::from_millis(50)).unwrap() {
+            match &m.error {
+                Some(e) => seen.events.push(e.to_string()),
+                None => {
+                    seen.count += 1;
+                    let v = String::from_utf8_lossy(m.value.as_deref().unwrap_or_default());
+                    seen.msgs.insert((m.partition, m.offset), v.into_owned());
+                }
+            }
+        }
+    }
+}
+
+fn partitions_of(c: &Consumer) -> BTreeSet<i32> {
+    c.assignment().iter().map(|t| t.partition).collect()
+}
+
+/// Polls both until their assignments cover `n` partitions between them,
+/// disjointly, and neither is empty.
+fn wait_split(a: &Consumer, b: &Consumer, n: usize, sa: &mut Seen, sb: &mut Seen) {
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        poll_into(a, sa, Duration::from_millis(100));
+        poll_into(b, sb, Duration::from_millis(100));
+        let (pa, pb) = (partitions_of(a), partitions_of(b));
+        if !pa.is_empty() && !pb.is_empty() && pa.len() + pb.len() == n && pa.is_disjoint(&pb) {
+            return;
+        }
+        assert!(Instant::now() < until, "no split: {pa:?} {pb:?}");
+    }
+}
+
+#[test]
+fn two_gregor_members_split_a_topic_and_consume_each_message_once() {
+    let topic = common::unique_topic("grp-split");
+    common::create_topic(&topic, 6);
+    let group = group_name("g-split");
+    let a = member(&group, &[]);
+    let b = member(&group, &[]);
+    a.subscribe(&[&topic]).unwrap();
+    b.subscribe(&[&topic]).unwrap();
+    assert_eq!(a.subscription(), vec![topic.clone()]);
+    let (mut sa, mut sb) = (Seen::default(), Seen::default());
+    wait_split(&a, &b, 6, &mut sa, &mut sb);
+    assert!(!a.member_id().is_empty() && a.member_id() != b.member_id());
+    assert_eq!(a.rebalance_protocol(), "EAGER");
+    let p = producer();
+    produce(&p, &topic, 6, "m", 300);
+    let until = Instant::now() + T;
+    while sa.msgs.len() + sb.msgs.len() < 300 && Instant::now() < until {
+        poll_into(&a, &mut sa, Duration::from_millis(100));
+        poll_into(&b, &mut sb, Duration::from_millis(100));
+    }
+    assert_eq!(
+        sa.msgs.len() + sb.msgs.len(),
+        300,
+        "{:?} {:?}",
+        sa.events,
+        sb.events
+    );
+    assert_eq!(sa.count + sb.count, 300, "each message exactly once");
+    let ka: BTreeSet<i32> = sa.msgs.keys().map(|k| k.0).collect();
+    let kb: BTreeSet<i32> = sb.msgs.keys().map(|k| k.0).collect();
+    assert!(ka.is_disjoint(&kb) && !ka.is_empty() && !kb.is_empty());
+    a.close();
+    b.close();
+}
+
+#[test]
+fn auto_commit_commits_only_what_poll_returned() {
+    let topic = common::unique_topic("grp-autocommit");
+    common::create_topic(&topic, 2);
+    let group = group_name("g-autocommit");
+    let p = producer();
+    produce(&p, &topic, 2, "m", 40);
+    let c = member(
+        &group,
+        &[
+            ("auto.commit.interval.ms", "200"),
+            ("queued.max.messages.kbytes", "1"),
+        ],
+    );
+    c.subscribe(&[&topic]).unwrap();
+    // take 7 messages, then stop polling for a while: only those count
+    let mut last: BTreeMap<i32, i64> = BTreeMap::new();
+    let until = Instant::now() + T;
+    let mut n = 0;
+    while n < 7 && Instant::now() < until {
+        if let Some(m) = c.poll(Duration::from_millis(100)).unwrap() {
+            if m.error.is_none() {
+                last.insert(m.partition, m.offset);
+                n += 1;
+            }
+        }
+    }
+    assert_eq!(n, 7);
+    // the auto commit runs on its own while the application does not poll
+    std::thread::sleep(Duration::from_millis(1500));
+    let asked: Vec<Tpo> = (0..2)
+        .map(|p| Tpo::new(&topic, p, offset::INVALID))
+        .collect();
+    let committed = c.committed(&asked, T).unwrap();
+    for t in &committed {
+        let want = last.get(&t.partition).map_or(offset::INVALID, |o| o + 1);
+        assert_eq!(t.offset, want, "partition {}: {committed:?}", t.partition);
+    }
+    // on close the rest of what was returned is committed
+    let mut more = 0;
+    while more < 5 {
+        if let Some(m) = c.poll(Duration::from_millis(100)).unwrap() {
+            if m.error.is_none() {
+                last.insert(m.partition, m.offset);
+                more += 1;
+            }
+        }
+    }
+    c.close();
+    let d = member(&group, &[]);
+    let committed = d.committed(&asked, T).unwrap();
+    for t in &committed {
+        let want = last.get(&t.partition).map_or(offset::INVALID, |o| o + 1);
+        assert_eq!(t.offset, want, "after close, partition {}", t.partition);
+    }
+    // a new member starts where the first stopped: nothing lost, nothing twice
+    d.subscribe(&[&topic]).unwrap();
+    let mut seen = Seen::default();
+    let until = Instant::now() + T;
+    while seen.count < 40 - 12 && Instant::now() < until {
+        poll_into(&d, &mut seen, Duration::from_millis(100));
+    }
+    assert_eq!(seen.count, 28);
+    for ((p, o), _) in &seen.msgs {
+        assert!(*o > last.get(p).copied().unwrap_or(-1));
+    }
+}
+
+#[test]
+fn manual_commits_sync_and_async_with_metadata() {
+    let topic = common::unique_topic("grp-manual");
+    common::create_topic(&topic, 1);
+    let group = group_name("g-manual");
+    let p = producer();
+    produce(&p, &topic, 1, "m", 10);
+    let c = member(&group, &[("enable.auto.commit", "false")]);
+    let results: Arc<Mutex<Vec<(i32, Vec<Tpo>)>>> = Arc::default();
+    let r2 = results.clone();
+    c.set_commit_callback(move |_, r, offsets| {
+        r2.lock()
+            .unwrap()
+            .push((r.err().map_or(0, |e| e.code()), offsets.to_vec()));
+    });
+    c.subscribe(&[&topic]).unwrap();
+    let mut seen = Seen::default();
+    let until = Instant::now() + T;
+    while seen.count < 10 && Instant::now() < until {
+        poll_into(&c, &mut seen, Duration::from_millis(100));
+    }
+    assert_eq!(seen.count, 10);
+    // sync, the consumed positions
+    let done = c.commit(None, T).unwrap();
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0].offset, 10);
+    let asked = [Tpo::new(&topic, 0, offset::INVALID)];
+    assert_eq!(c.committed(&asked, T).unwrap()[0].offset, 10);
+    // nothing new to commit
+    assert_eq!(c.commit(None, T).unwrap_err().code(), local::NO_OFFSET);
+    // explicit, with metadata, sync
+    let explicit = [Tpo::new(&topic, 0, 4).with_metadata("four")];
+    c.commit(Some(&explicit), T).unwrap();
+    let got = c.committed(&asked, T).unwrap();
+    // nisshi keeps no commit metadata (librdkafka reads none back either):
+    // the metadata's bytes are checked on the scripted coordinator
+    assert_eq!(got[0].offset, 4);
+    // async, the result in poll through the callback
+    let explicit = [Tpo::new(&topic, 0, 7).with_metadata("seven")];
+    c.commit_async(Some(&explicit)).unwrap();
+    let until = Instant::now() + T;
+    while results.lock().unwrap().is_empty() && Instant::now() < until {
+        c.poll(Duration::from_millis(50)).unwrap();
+    }
+    let r = results.lock().unwrap().clone();
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0].0, 0);
+    assert_eq!(r[0].1[0].offset, 7);
+    let got = c.committed(&asked, T).unwrap();
+    assert_eq!(got[0].offset, 7);
+    // store_offsets + commit of the stored ones
+    c.store_offsets(&[Tpo::new(&topic, 0, 9).with_metadata("nine")])
+        .unwrap();
+    assert_eq!(c.commit(None, T).unwrap()[0].offset, 9);
+    let got = c.committed(&asked, T).unwrap();
+    assert_eq!(got[0].offset, 9);
+    c.close();
+}
+
+#[test]
+fn rebalance_callback_sees_assigned_and_revoked() {
+    let topic = common::unique_topic("grp-cb");
+    common::create_topic(&topic, 4);
+    let group = group_name("g-cb");
+    let a = member(&group, &[]);
+    let events: Arc<Mutex<Vec<(i32, BTreeSet<i32>)>>> = Arc::default();
+    let e2 = events.clone();
+    a.set_rebalance_callback(move |c, ev| {
+        let parts: BTreeSet<i32> = ev.partitions().iter().map(|t| t.partition).collect();
+        e2.lock().unwrap().push((ev.code(), parts));
+        // the application assigns itself, at offset 1 to see it was used
+        if let RebalanceEvent::Assigned(p) = &ev {
+            let at: Vec<Tpo> = p
+                .iter()
+                .map(|t| Tpo::new(&t.topic, t.partition, 1))
+                .collect();
+            c.assign(&at).unwrap();
+        }
+    });
+    a.subscribe(&[&topic]).unwrap();
+    let p = producer();
+    produce(&p, &topic, 4, "m", 8);
+    let mut sa = Seen::default();
+    let until = Instant::now() + T;
+    while sa.count < 4 && Instant::now() < until {
+        poll_into(&a, &mut sa, Duration::from_millis(100));
+    }
+    // offset 0 of each partition skipped: the callback's assign was used
+    assert_eq!(sa.count, 4, "{:?}", sa.events);
+    assert!(sa.msgs.keys().all(|(_, o)| *o == 1));
+    assert_eq!(events.lock().unwrap()[0], (1, (0..4).collect()));
+    // a second member: a revoke of everything (eager), then a smaller assignment
+    let b = member(&group, &[]);
+    b.subscribe(&[&topic]).unwrap();
+    let mut sb = Seen::default();
+    wait_split(&a, &b, 4, &mut sa, &mut sb);
+    let ev = events.lock().unwrap().clone();
+    assert!(ev.iter().any(|(k, p)| *k == 2 && p.len() == 4), "{ev:?}");
+    assert_eq!(ev.last().unwrap().0, 1);
+    assert_eq!(ev.last().unwrap().1, partitions_of(&a));
+    // close revokes through the callback
+    a.close();
+    let ev = events.lock().unwrap().clone();
+    assert_eq!(ev.last().unwrap().0, 2);
+    b.close();
+}
+
+#[test]
+fn regex_subscription_finds_new_topics() {
+    let prefix = common::unique_topic("grp-re");
+    let t1 = format!("{prefix}-a");
+    common::create_topic(&t1, 1);
+    let group = group_name("g-re");
+    let c = member(&group, &[]);
+    let pattern = format!("^{}-.*", regex_escape(&prefix));
+    c.subscribe(&[&pattern]).unwrap();
+    let mut seen = Seen::default();
+    let until = Instant::now() + T;
+    while c.assignment().is_empty() && Instant::now() < until {
+        poll_into(&c, &mut seen, Duration::from_millis(100));
+    }
+    assert_eq!(c.assignment().len(), 1);
+    let t2 = format!("{prefix}-b");
+    common::create_topic(&t2, 2);
+    let until = Instant::now() + T;
+    while c.assignment().len() < 3 && Instant::now() < until {
+        poll_into(&c, &mut seen, Duration::from_millis(100));
+    }
+    let topics: BTreeSet<String> = c.assignment().into_iter().map(|t| t.topic).collect();
+    assert_eq!(topics, [t1, t2].into_iter().collect());
+    c.unsubscribe().unwrap();
+    assert!(c.subscription().is_empty());
+    let until = Instant::now() + T;
+    while !c.assignment().is_empty() && Instant::now() < until {
+        poll_into(&c, &mut seen, Duration::from_millis(100));
+    }
+    assert!(c.assignment().is_empty());
+    c.close();
+}
+
+fn regex_escape(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_string()
+            } else {
+                format!("\\{c}")
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn max_poll_interval_exceeded_leaves_and_the_next_poll_rejoins() {
+    let topic = common::unique_topic("grp-maxpoll");
+    common::create_topic(&topic, 2);
+    let group = group_name("g-maxpoll");
+    let c = member(&group, &[("max.poll.interval.ms", "1500")]);
+    let events: Arc<Mutex<Vec<i32>>> = Arc::default();
+    let e2 = events.clone();
+    c.set_rebalance_callback(move |_, ev| e2.lock().unwrap().push(ev.code()));
+    c.subscribe(&[&topic]).unwrap();
+    let mut seen = Seen::default();
+    let until = Instant::now() + T;
+    while c.assignment().len() < 2 && Instant::now() < until {
+        poll_into(&c, &mut seen, Duration::from_millis(100));
+    }
+    assert_eq!(c.assignment().len(), 2);
+    let first = c.member_id();
+    std::thread::sleep(Duration::from_millis(3000));
+    // the next poll: the error, and the partitions lost
+    let mut err = None;
+    let until = Instant::now() + Duration::from_secs(5);
+    while err.is_none() && Instant::now() < until {
+        if let Some(m) = c.poll(Duration::from_millis(100)).unwrap() {
+            if let Some(e) = m.error {
+                if e.code() == local::MAX_POLL_EXCEEDED {
+                    err = Some(e);
+                }
+            }
+        }
+    }
+    assert!(err.is_some(), "no _MAX_POLL_EXCEEDED");
+    assert!(
+        events.lock().unwrap().contains(&3),
+        "{:?}",
+        events.lock().unwrap()
+    );
+    // polling again rejoins, with a new member id, and gets the partitions back
+    let until = Instant::now() + T;
+    while (c.assignment().len() < 2 || c.member_id().is_empty()) && Instant::now() < until {
+        poll_into(&c, &mut seen, Duration::from_millis(100));
+    }
+    assert_eq!(c.assignment().len(), 2);
+    assert_ne!(c.member_id(), first);
+    c.close();
+}
+
+#[test]
+fn static_member_rejoin_keeps_its_assignment() {
+    let topic = common::unique_topic("grp-static");
+    common::create_topic(&topic, 4);
+    let group = group_name("g-static");
+    let a = member(&group, &[("group.instance.id", "a-1")]);
+    let b = member(&group, &[("group.instance.id", "b-1")]);
+    a.subscribe(&[&topic]).unwrap();
+    b.subscribe(&[&topic]).unwrap();
+    let (mut sa, mut sb) = (Seen::default(), Seen::default());
+    wait_split(&a, &b, 4, &mut sa, &mut sb);
+    let before_b = partitions_of(&b);
+    let before_a = partitions_of(&a);
+    // a restarts: no LeaveGroup, so no rebalance: b keeps its partitions
+    let b_events: Arc<Mutex<Vec<i32>>> = Arc::default();
+    let e2 = b_events.clone();
+    b.set_rebalance_callback(move |_, ev| e2.lock().unwrap().push(ev.code()));
+    a.close();
+    drop(a);
+    let a2 = member(&group, &[("group.instance.id", "a-1")]);
+    a2.subscribe(&[&topic]).unwrap();
+    let mut sa2 = Seen::default();
+    let until = Instant::now() + T;
+    while partitions_of(&a2).is_empty() && Instant::now() < until {
+        poll_into(&a2, &mut sa2, Duration::from_millis(100));
+        poll_into(&b, &mut sb, Duration::from_millis(100));
+    }
+    assert_eq!(partitions_of(&a2), before_a);
+    poll_into(&b, &mut sb, Duration::from_millis(1500));
+    assert_eq!(partitions_of(&b), before_b);
+    assert!(
+        b_events.lock().unwrap().is_empty(),
+        "{:?}",
+        b_events.lock().unwrap()
+    );
+    a2.close();
+    b.close();
+}
+
+// ---------------------------------------------------------------------------
+// With librdkafka in the group
+
+/// A confluent-kafka consumer in a child python3: prints "A p,p,..." on
+/// assignment, "M partition offset value" per message; stops on stdin EOF
+/// (closing, so it commits and leaves).
+fn librdkafka_member(group: &str, topic: &str, strategy: &str) -> Child {
+    let script = r#"
+import sys, threading
+from confluent_kafka import Consumer
+b, g, t, strategy = sys.argv[1:5]
+c = Consumer({'bootstrap.servers': b, 'group.id': g, 'auto.offset.reset': 'earliest',
+              'session.timeout.ms': 10000, 'heartbeat.interval.ms': 500,
+              'partition.assignment.strategy': strategy, 'fetch.wait.max.ms': 100})
+stop = threading.Event()
+def watch():
+    sys.stdin.read()
+    stop.set()
+threading.Thread(target=watch, daemon=True).start()
+def on_assign(c, parts):
+    if strategy == 'cooperative-sticky':
+        c.incremental_assign(parts)
+    print('A ' + ','.join(str(p.partition) for p in parts), flush=True)
+def on_revoke(c, parts):
+    if strategy == 'cooperative-sticky':
+        c.incremental_unassign(parts)
+    print('R ' + ','.join(str(p.partition) for p in parts), flush=True)
+c.subscribe([t], on_assign=on_assign, on_revoke=on_revoke)
+while not stop.is_set():
+    m = c.poll(0.1)
+    if m is None:
+        continue
+    if m.error():
+        print('E ' + str(m.error()), flush=True)
+        continue
+    print('M %d %d %s' % (m.partition(), m.offset(), m.value().decode()), flush=True)
+c.close()
+print('CLOSED', flush=True)
+"#;
+    Command::new("python3")
+        .args(["-c", script, &common::broker(), group, topic, strategy])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("python3 with confluent-kafka")
+}
+
+/// The child's output lines, gathered by a thread.
+fn lines_of(child: &mut Child) -> Arc<Mutex<Vec<String>>> {
+    let out = child.stdout.take().unwrap();
+    let lines: Arc<Mutex<Vec<String>>> = Arc::default();
+    let l2 = lines.clone();
+    std::thread::spawn(move || {
+        for l in BufReader::new(out).lines() {
+            let Ok(l) = l else { return };
+            l2.lock().unwrap().push(l);
+        }
+    });
+    lines
+}
+
+fn rd_messages(lines: &[String]) -> Vec<(i32, i64, String)> {
+    lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("M "))
+        .map(|l| {
+            let mut it = l.splitn(3, ' ');
+            (
+                it.next().unwrap().parse().unwrap(),
+                it.next().unwrap().parse().unwrap(),
+                it.next().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The partitions of the child's last assignment (eager: "A" replaces).
+fn rd_assigned(lines: &[String]) -> BTreeSet<i32> {
+    let mut out = BTreeSet::new();
+    for l in lines {
+        if let Some(a) = l.strip_prefix("A ") {
+            out = a
+                .split(',')
+                .filter(|s| !s.is_empty())
+                .map(|s| s.parse().unwrap())
+                .collect();
+        } else if l.starts_with("R ") {
+            out.clear();
+        }
+    }
+    out
+}
+
+fn stop(child: &mut Child, lines: &Arc<Mutex<Vec<String>>>) {
+    drop(child.stdin.take());
+    let until = Instant::now() + T;
+    while !lines.lock().unwrap().iter().any(|l| l == "CLOSED") && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn a_mixed_group_with_librdkafka_splits_the_topic_and_consumes_each_message_once() {
+    let topic = common::unique_topic("grp-mixed");
+    common::create_topic(&topic, 6);
+    let group = group_name("g-mixed");
+    let g = member(&group, &[]);
+    g.subscribe(&[&topic]).unwrap();
+    let mut child = librdkafka_member(&group, &topic, "range,roundrobin");
+    let lines = lines_of(&mut child);
+    let mut seen = Seen::default();
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        poll_into(&g, &mut seen, Duration::from_millis(100));
+        let mine = partitions_of(&g);
+        let theirs = rd_assigned(&lines.lock().unwrap());
+        if !mine.is_empty()
+            && !theirs.is_empty()
+            && mine.len() + theirs.len() == 6
+            && mine.is_disjoint(&theirs)
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "no split: {mine:?} {theirs:?} {:?}",
+            lines.lock().unwrap()
+        );
+    }
+    let p = producer();
+    produce(&p, &topic, 6, "x", 600);
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        poll_into(&g, &mut seen, Duration::from_millis(100));
+        let rd = rd_messages(&lines.lock().unwrap());
+        if seen.count + rd.len() >= 600 || Instant::now() > until {
+            break;
+        }
+    }
+    poll_into(&g, &mut seen, Duration::from_millis(500));
+    let rd = rd_messages(&lines.lock().unwrap());
+    let mut all: BTreeMap<(i32, i64), usize> = BTreeMap::new();
+    for k in seen.msgs.keys() {
+        *all.entry(*k).or_default() += 1;
+    }
+    for (p, o, _) in &rd {
+        *all.entry((*p, *o)).or_default() += 1;
+    }
+    assert_eq!(all.len(), 600, "every message consumed");
+    assert_eq!(seen.count + rd.len(), 600, "each exactly once");
+    let mine: BTreeSet<i32> = seen.msgs.keys().map(|k| k.0).collect();
+    let theirs: BTreeSet<i32> = rd.iter().map(|m| m.0).collect();
+    assert!(mine.is_disjoint(&theirs) && !mine.is_empty() && !theirs.is_empty());
+    stop(&mut child, &lines);
+    g.close();
+}
+
+#[test]
+fn members_join_and_leave_while_producing_and_nothing_is_lost() {
+    let topic = common::unique_topic("grp-churn");
+    common::create_topic(&topic, 6);
+    let group = group_name("g-churn");
+    let p = Arc::new(producer());
+    let a = member(&group, &[("auto.commit.interval.ms", "300")]);
+    a.subscribe(&[&topic]).unwrap();
+    let produced = Arc::new(Mutex::new(0usize));
+    let (p2, t2, n2) = (p.clone(), topic.clone(), produced.clone());
+    let producer_thread = std::thread::spawn(move || {
+        for round in 0..30 {
+            produce(&p2, &t2, 6, &format!("r{round}"), 12);
+            *n2.lock().unwrap() += 12;
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+    let mut sa = Seen::default();
+    poll_into(&a, &mut sa, Duration::from_secs(1));
+    // a librdkafka member joins
+    let mut child = librdkafka_member(&group, &topic, "range,roundrobin");
+    let lines = lines_of(&mut child);
+    poll_into(&a, &mut sa, Duration::from_secs(3));
+    // and a gregor member joins, then leaves
+    let b = member(&group, &[("auto.commit.interval.ms", "300")]);
+    b.subscribe(&[&topic]).unwrap();
+    let mut sb = Seen::default();
+    for _ in 0..20 {
+        poll_into(&a, &mut sa, Duration::from_millis(100));
+        poll_into(&b, &mut sb, Duration::from_millis(100));
+    }
+    b.close();
+    producer_thread.join().unwrap();
+    let total = *produced.lock().unwrap();
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        poll_into(&a, &mut sa, Duration::from_millis(200));
+        let rd = rd_messages(&lines.lock().unwrap());
+        let mut keys: BTreeSet<(i32, i64)> = sa.msgs.keys().cloned().collect();
+        keys.extend(sb.msgs.keys().cloned());
+        keys.extend(rd.iter().map(|m| (m.0, m.1)));
+        if keys.len() >= total || Instant::now() > until {
+            break;
+        }
+    }
+    let rd = rd_messages(&lines.lock().unwrap());
+    let mut keys: BTreeSet<(i32, i64)> = sa.msgs.keys().cloned().collect();
+    keys.extend(sb.msgs.keys().cloned());
+    keys.extend(rd.iter().map(|m| (m.0, m.1)));
+    assert_eq!(keys.len(), total, "every message consumed at least once");
+    let returned = sa.count + sb.count + rd.len();
+    let dups = returned - total;
+    // duplicates only from what was uncommitted at a rebalance: bounded by
+    // one commit interval's worth per rebalance, far below everything
+    assert!(dups < total / 2, "{dups} duplicates of {total}");
+    eprintln!("churn: {total} messages, {dups} duplicates");
+    stop(&mut child, &lines);
+    a.close();
+}
+
+#[test]
+fn subscribe_needs_a_group_and_sane_topics() {
+    let c = Consumer::new(&common::config(&[])).unwrap();
+    assert_eq!(c.subscribe(&["t"]).unwrap_err().code(), local::INVALID_ARG);
+    let c = member(&group_name("g-bad"), &[]);
+    assert_eq!(c.subscribe(&[]).unwrap_err().code(), local::INVALID_ARG);
+    assert_eq!(c.subscribe(&[""]).unwrap_err().code(), local::INVALID_ARG);
+    assert_eq!(c.subscribe(&["^("]).unwrap_err().code(), local::INVALID_ARG);
+    assert!(c.member_id().is_empty());
+    let mut cfg = common::config(&[("group.id", "g")]);
+    cfg.set("partition.assignment.strategy", "nope").unwrap();
+    assert!(Consumer::new(&cfg).is_err());
+}
+
+#[allow(dead_code)]
+fn unused(_: &mut dyn Write) {}
