@@ -685,3 +685,83 @@ fn subscribe_needs_a_group_and_sane_topics() {
 
 #[allow(dead_code)]
 fn unused(_: &mut dyn Write) {}
+
+#[test]
+fn cooperative_sticky_moves_only_what_moves_and_keeps_consuming_the_rest() {
+    let topic = common::unique_topic("grp-coop");
+    common::create_topic(&topic, 6);
+    let group = group_name("g-coop");
+    let coop = [("partition.assignment.strategy", "cooperative-sticky")];
+    let a = member(&group, &coop);
+    let events: Arc<Mutex<Vec<(i32, BTreeSet<i32>)>>> = Arc::default();
+    let e2 = events.clone();
+    a.set_rebalance_callback(move |_, ev| {
+        let parts: BTreeSet<i32> = ev.partitions().iter().map(|t| t.partition).collect();
+        e2.lock().unwrap().push((ev.code(), parts));
+    });
+    a.subscribe(&[&topic]).unwrap();
+    let mut sa = Seen::default();
+    let until = Instant::now() + T;
+    while a.assignment().len() < 6 && Instant::now() < until {
+        poll_into(&a, &mut sa, Duration::from_millis(100));
+    }
+    assert_eq!(a.assignment().len(), 6);
+    assert_eq!(a.rebalance_protocol(), "COOPERATIVE");
+    // a librdkafka member with cooperative-sticky joins while messages flow
+    let p = Arc::new(producer());
+    let (p2, t2) = (p.clone(), topic.clone());
+    let feeder = std::thread::spawn(move || {
+        for round in 0..25 {
+            produce(&p2, &t2, 6, &format!("r{round}"), 6);
+            std::thread::sleep(Duration::from_millis(120));
+        }
+    });
+    poll_into(&a, &mut sa, Duration::from_millis(600));
+    let mut child = librdkafka_member(&group, &topic, "cooperative-sticky");
+    let lines = lines_of(&mut child);
+    let until = Instant::now() + Duration::from_secs(60);
+    while a.assignment().len() != 3 && Instant::now() < until {
+        poll_into(&a, &mut sa, Duration::from_millis(100));
+    }
+    assert_eq!(a.assignment().len(), 3, "{:?}", events.lock().unwrap());
+    feeder.join().unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        poll_into(&a, &mut sa, Duration::from_millis(200));
+        let rd = rd_messages(&lines.lock().unwrap());
+        let mut keys: BTreeSet<(i32, i64)> = sa.msgs.keys().cloned().collect();
+        keys.extend(rd.iter().map(|m| (m.0, m.1)));
+        if keys.len() >= 150 || Instant::now() > until {
+            break;
+        }
+    }
+    let kept: BTreeSet<i32> = partitions_of(&a);
+    let ev = events.lock().unwrap().clone();
+    // one assignment of all six, one revocation of exactly the three that
+    // moved; the kept ones were never revoked
+    assert_eq!(ev[0], (1, (0..6).collect()), "{ev:?}");
+    let revoked: BTreeSet<i32> = ev
+        .iter()
+        .filter(|(k, _)| *k == 2)
+        .flat_map(|(_, p)| p.iter().cloned())
+        .collect();
+    assert_eq!(revoked.len(), 3, "{ev:?}");
+    assert!(revoked.is_disjoint(&kept), "{ev:?}");
+    // the kept partitions were consumed without a gap from 0 to the end
+    for part in &kept {
+        let offsets: Vec<i64> = sa
+            .msgs
+            .keys()
+            .filter(|k| k.0 == *part)
+            .map(|k| k.1)
+            .collect();
+        assert_eq!(offsets, (0..25).collect::<Vec<i64>>(), "partition {part}");
+    }
+    // and every message reached one of the two
+    let rd = rd_messages(&lines.lock().unwrap());
+    let mut keys: BTreeSet<(i32, i64)> = sa.msgs.keys().cloned().collect();
+    keys.extend(rd.iter().map(|m| (m.0, m.1)));
+    assert_eq!(keys.len(), 150);
+    stop(&mut child, &lines);
+    a.close();
+}

@@ -155,8 +155,6 @@ impl GroupSettings {
                         assignors.push(a)
                     }
                 }
-                // the default names an assignor that may not be built in
-                None if !cfg.is_set("partition.assignment.strategy") => {}
                 None => {
                     return Err(Error::Config {
                         key: "partition.assignment.strategy".into(),
