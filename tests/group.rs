@@ -7,11 +7,12 @@
 //! protocol versions and coordinator errors the broker will not show.
 
 mod common;
+#[allow(dead_code)]
 #[path = "consumer_support/scripted.rs"]
 mod scripted;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -683,9 +684,6 @@ fn subscribe_needs_a_group_and_sane_topics() {
     assert!(Consumer::new(&cfg).is_err());
 }
 
-#[allow(dead_code)]
-fn unused(_: &mut dyn Write) {}
-
 #[test]
 fn cooperative_sticky_moves_only_what_moves_and_keeps_consuming_the_rest() {
     let topic = common::unique_topic("grp-coop");
@@ -764,4 +762,431 @@ fn cooperative_sticky_moves_only_what_moves_and_keeps_consuming_the_rest() {
     assert_eq!(keys.len(), 150);
     stop(&mut child, &lines);
     a.close();
+}
+
+// ---------------------------------------------------------------------------
+// A scripted coordinator (kafka-protocol's bytes): old versions, errors
+
+use kafka_protocol::messages::find_coordinator_response::Coordinator as FcCoordinator;
+use kafka_protocol::messages::join_group_response::JoinGroupResponseMember;
+use kafka_protocol::messages::offset_commit_response::{
+    OffsetCommitResponsePartition, OffsetCommitResponseTopic,
+};
+use kafka_protocol::messages::offset_fetch_response::{
+    OffsetFetchResponsePartition, OffsetFetchResponseTopic,
+};
+use kafka_protocol::messages::{
+    ApiKey, BrokerId, FindCoordinatorResponse, HeartbeatResponse, JoinGroupResponse,
+    LeaveGroupResponse, OffsetCommitResponse, OffsetFetchResponse, RequestKind, ResponseKind,
+    SyncGroupResponse,
+};
+
+/// What the scripted coordinator answers, in order, per API; once a list
+/// runs out its last entry repeats.
+#[derive(Default)]
+struct Script {
+    find: Vec<i16>,
+    /// (error, member id given, generation)
+    join: Vec<(i16, &'static str, i32)>,
+    sync: Vec<i16>,
+    heartbeat: Vec<i16>,
+    counts: BTreeMap<&'static str, usize>,
+}
+
+impl Script {
+    fn next<T: Clone>(&mut self, api: &'static str, list: fn(&Script) -> &Vec<T>) -> T {
+        let n = self.counts.entry(api).or_default();
+        let i = *n;
+        *n += 1;
+        let l = list(self);
+        l[i.min(l.len() - 1)].clone()
+    }
+}
+
+fn coordinator_apis(old: bool) -> Vec<(ApiKey, i16, i16)> {
+    if old {
+        vec![
+            (ApiKey::Metadata, 0, 12),
+            (ApiKey::FindCoordinator, 0, 0),
+            (ApiKey::JoinGroup, 0, 0),
+            (ApiKey::SyncGroup, 0, 0),
+            (ApiKey::Heartbeat, 0, 0),
+            (ApiKey::LeaveGroup, 0, 0),
+            (ApiKey::OffsetCommit, 1, 1),
+            (ApiKey::OffsetFetch, 1, 1),
+        ]
+    } else {
+        vec![
+            (ApiKey::Metadata, 0, 12),
+            (ApiKey::FindCoordinator, 0, 4),
+            (ApiKey::JoinGroup, 0, 9),
+            (ApiKey::SyncGroup, 0, 5),
+            (ApiKey::Heartbeat, 0, 4),
+            (ApiKey::LeaveGroup, 0, 5),
+            (ApiKey::OffsetCommit, 0, 9),
+            (ApiKey::OffsetFetch, 0, 9),
+        ]
+    }
+}
+
+fn scripted_coordinator(old: bool, script: Script) -> scripted::Scripted {
+    let script = Arc::new(Mutex::new(script));
+    scripted::start(&coordinator_apis(old), move |addr, version, req| {
+        let port: i32 = addr.rsplit(':').next().unwrap().parse().unwrap();
+        let mut s = script.lock().unwrap();
+        Some(match req {
+            RequestKind::Metadata(_) => scripted::metadata(addr, &[("t", [3; 16], 2, 0)]),
+            RequestKind::FindCoordinator(_) => {
+                let code = s.next("find", |s| &s.find);
+                let mut r = FindCoordinatorResponse::default();
+                if version >= 4 {
+                    let mut c = FcCoordinator::default();
+                    c.key = scripted::sb("g");
+                    c.error_code = code;
+                    c.node_id = BrokerId(scripted::NODE);
+                    c.host = scripted::sb("127.0.0.1");
+                    c.port = port;
+                    r.coordinators = vec![c];
+                } else {
+                    r.error_code = code;
+                    r.node_id = BrokerId(scripted::NODE);
+                    r.host = scripted::sb("127.0.0.1");
+                    r.port = port;
+                }
+                ResponseKind::FindCoordinator(r)
+            }
+            RequestKind::JoinGroup(j) => {
+                let (code, id, generation) = s.next("join", |s| &s.join);
+                let mut r = JoinGroupResponse::default();
+                r.error_code = code;
+                r.member_id = scripted::sb(id);
+                r.generation_id = generation;
+                if code == 0 {
+                    r.protocol_name = Some(j.protocols[0].name.clone());
+                    r.protocol_type = Some(scripted::sb("consumer"));
+                    r.leader = scripted::sb(id);
+                    let mut m = JoinGroupResponseMember::default();
+                    m.member_id = scripted::sb(id);
+                    m.group_instance_id = if version >= 5 {
+                        j.group_instance_id.clone()
+                    } else {
+                        None
+                    };
+                    m.metadata = j.protocols[0].metadata.clone();
+                    r.members = vec![m];
+                } else if version >= 7 {
+                    r.protocol_name = None;
+                }
+                ResponseKind::JoinGroup(r)
+            }
+            RequestKind::SyncGroup(sg) => {
+                let code = s.next("sync", |s| &s.sync);
+                let mut r = SyncGroupResponse::default();
+                r.error_code = code;
+                if code == 0 {
+                    // the leader's own assignment, echoed
+                    r.assignment = sg
+                        .assignments
+                        .iter()
+                        .find(|a| a.member_id == sg.member_id)
+                        .map(|a| a.assignment.clone())
+                        .unwrap_or_default();
+                    if version >= 5 {
+                        r.protocol_type = Some(scripted::sb("consumer"));
+                        r.protocol_name = sg.protocol_name.clone();
+                    }
+                }
+                ResponseKind::SyncGroup(r)
+            }
+            RequestKind::Heartbeat(_) => {
+                let mut r = HeartbeatResponse::default();
+                r.error_code = s.next("heartbeat", |s| &s.heartbeat);
+                ResponseKind::Heartbeat(r)
+            }
+            RequestKind::LeaveGroup(_) => ResponseKind::LeaveGroup(LeaveGroupResponse::default()),
+            RequestKind::OffsetCommit(c) => {
+                let mut r = OffsetCommitResponse::default();
+                r.topics = c
+                    .topics
+                    .iter()
+                    .map(|t| {
+                        let mut rt = OffsetCommitResponseTopic::default();
+                        rt.name = t.name.clone();
+                        rt.partitions = t
+                            .partitions
+                            .iter()
+                            .map(|p| {
+                                let mut rp = OffsetCommitResponsePartition::default();
+                                rp.partition_index = p.partition_index;
+                                rp
+                            })
+                            .collect();
+                        rt
+                    })
+                    .collect();
+                ResponseKind::OffsetCommit(r)
+            }
+            RequestKind::OffsetFetch(_) => {
+                let mut r = OffsetFetchResponse::default();
+                let mut t = OffsetFetchResponseTopic::default();
+                t.name = kafka_protocol::messages::TopicName(scripted::sb("t"));
+                t.partitions = (0..2)
+                    .map(|p| {
+                        let mut rp = OffsetFetchResponsePartition::default();
+                        rp.partition_index = p;
+                        rp.committed_offset = -1;
+                        rp
+                    })
+                    .collect();
+                r.topics = vec![t];
+                ResponseKind::OffsetFetch(r)
+            }
+            _ => return None,
+        })
+    })
+}
+
+/// A member of the scripted group that records rebalance events and keeps
+/// no partitions (its callback assigns nothing, so nothing is fetched).
+fn scripted_member(
+    addr: &str,
+    extra: &[(&str, &str)],
+) -> (Consumer, Arc<Mutex<Vec<(i32, usize)>>>) {
+    let mut cfg = gregor::config::Config::from_pairs([
+        ("bootstrap.servers", addr),
+        ("group.id", "g"),
+        ("heartbeat.interval.ms", "100"),
+        ("session.timeout.ms", "6000"),
+        ("enable.auto.commit", "false"),
+    ])
+    .unwrap();
+    for (k, v) in extra {
+        cfg.set(k, v).unwrap();
+    }
+    let c = Consumer::new(&cfg).unwrap();
+    let events: Arc<Mutex<Vec<(i32, usize)>>> = Arc::default();
+    let e2 = events.clone();
+    c.set_rebalance_callback(move |c, ev| {
+        e2.lock().unwrap().push((ev.code(), ev.partitions().len()));
+        c.assign(&[]).unwrap();
+    });
+    (c, events)
+}
+
+fn seen_of(b: &scripted::Scripted, f: impl Fn(&RequestKind) -> bool) -> Vec<scripted::Seen> {
+    b.seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|s| f(&s.body))
+        .cloned()
+        .collect()
+}
+
+fn poll_until(
+    c: &Consumer,
+    what: &str,
+    mut done: impl FnMut() -> bool,
+) -> Vec<gregor::message::Message> {
+    let mut out = Vec::new();
+    let until = Instant::now() + T;
+    while !done() {
+        assert!(Instant::now() < until, "timed out waiting for {what}");
+        if let Some(m) = c.poll(Duration::from_millis(50)).unwrap() {
+            out.push(m);
+        }
+    }
+    out
+}
+
+#[test]
+fn oldest_versions_join_sync_heartbeat_commit_and_leave() {
+    let b = scripted_coordinator(
+        true,
+        Script {
+            find: vec![0],
+            join: vec![(0, "m-1", 5), (0, "m-1", 6)],
+            sync: vec![0],
+            // a rebalance after two heartbeats: rejoin with the same id
+            heartbeat: vec![0, 0, 27, 0],
+            ..Default::default()
+        },
+    );
+    let (c, events) = scripted_member(&b.addr, &[]);
+    c.subscribe(&["t"]).unwrap();
+    let joins = || seen_of(&b, |r| matches!(r, RequestKind::JoinGroup(_)));
+    poll_until(&c, "two joins and syncs", || {
+        events.lock().unwrap().iter().filter(|e| e.0 == 1).count() >= 2
+    });
+    let j = joins();
+    assert!(j.iter().all(|s| s.version == 0));
+    let RequestKind::JoinGroup(first) = &j[0].body else {
+        unreachable!()
+    };
+    assert_eq!(first.member_id.as_str(), "");
+    assert_eq!(first.session_timeout_ms, 6000);
+    assert_eq!(first.protocol_type.as_str(), "consumer");
+    // librdkafka's default strategy list, in order
+    let names: Vec<&str> = first.protocols.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["range", "roundrobin"]);
+    let RequestKind::JoinGroup(second) = &j[1].body else {
+        unreachable!()
+    };
+    assert_eq!(second.member_id.as_str(), "m-1");
+    // the subscription is ConsumerProtocol v3 to ["t"], as Java writes it
+    let meta = &first.protocols[0].metadata;
+    assert_eq!(&meta[..2], &[0, 3]);
+    assert_eq!(&meta[2..9], &[0, 0, 0, 1, 0, 1, b't']);
+    // the leader's SyncGroup v0 assigns both partitions
+    let syncs = seen_of(&b, |r| matches!(r, RequestKind::SyncGroup(_)));
+    assert!(syncs.iter().all(|s| s.version == 0));
+    let RequestKind::SyncGroup(sg) = &syncs[1].body else {
+        unreachable!()
+    };
+    assert_eq!(sg.generation_id, 6);
+    let a = &sg.assignments[0].assignment;
+    // version 3, one topic "t", partitions [0, 1], null user data
+    assert_eq!(
+        &a[..],
+        &[
+            0, 3, 0, 0, 0, 1, 0, 1, b't', 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff,
+            0xff
+        ]
+    );
+    let ev = events.lock().unwrap().clone();
+    assert_eq!(ev[0], (1, 2));
+    // heartbeats at v0 with the generation
+    let hb = seen_of(&b, |r| matches!(r, RequestKind::Heartbeat(_)));
+    assert!(hb.iter().all(|s| s.version == 0));
+    // a commit at v1 (with a commit timestamp), metadata included
+    c.commit(Some(&[Tpo::new("t", 1, 42).with_metadata("md")]), T)
+        .unwrap();
+    let commits = seen_of(&b, |r| matches!(r, RequestKind::OffsetCommit(_)));
+    let RequestKind::OffsetCommit(oc) = &commits[0].body else {
+        unreachable!()
+    };
+    assert_eq!(commits[0].version, 1);
+    assert_eq!(
+        (oc.generation_id_or_member_epoch, oc.member_id.as_str()),
+        (6, "m-1")
+    );
+    let p = &oc.topics[0].partitions[0];
+    assert_eq!((p.partition_index, p.committed_offset), (1, 42));
+    assert_eq!(
+        p.committed_metadata.as_ref().map(|m| m.as_str()),
+        Some("md")
+    );
+    assert_eq!(p.commit_timestamp, -1);
+    // close: LeaveGroup v0 naming the member
+    c.close();
+    let leaves = seen_of(&b, |r| matches!(r, RequestKind::LeaveGroup(_)));
+    assert_eq!(leaves.len(), 1);
+    assert_eq!(leaves[0].version, 0);
+    let RequestKind::LeaveGroup(l) = &leaves[0].body else {
+        unreachable!()
+    };
+    assert_eq!(l.member_id.as_str(), "m-1");
+}
+
+#[test]
+fn coordinator_errors_are_handled_as_the_java_client_does() {
+    // FindCoordinator: not available, then found. JoinGroup: member id
+    // required (KIP-394), then NOT_COORDINATOR (find again), then joined;
+    // SyncGroup: rebalance in progress (join again); heartbeats:
+    // UNKNOWN_MEMBER_ID (lost, rejoin with no id), ILLEGAL_GENERATION
+    // (lost, rejoin with the id)
+    let b = scripted_coordinator(
+        false,
+        Script {
+            find: vec![15, 0],
+            join: vec![
+                (79, "m-req", -1),
+                (16, "", -1),
+                (0, "m-req", 1),
+                (0, "m-req", 2),
+                (0, "m-new", 3),
+                (0, "m-new", 4),
+            ],
+            sync: vec![27, 0],
+            heartbeat: vec![0, 25, 0, 22, 0],
+            ..Default::default()
+        },
+    );
+    let (c, events) = scripted_member(&b.addr, &[]);
+    c.subscribe(&["t"]).unwrap();
+    poll_until(&c, "generation 4", || {
+        seen_of(&b, |r| matches!(r, RequestKind::JoinGroup(_))).len() >= 6
+            && events.lock().unwrap().iter().filter(|e| e.0 == 1).count() >= 3
+    });
+    let ids: Vec<String> = seen_of(&b, |r| matches!(r, RequestKind::JoinGroup(_)))
+        .iter()
+        .map(|s| match &s.body {
+            RequestKind::JoinGroup(j) => j.member_id.to_string(),
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(ids, ["", "m-req", "m-req", "m-req", "", "m-new"]);
+    let finds = seen_of(&b, |r| matches!(r, RequestKind::FindCoordinator(_)));
+    assert!(
+        finds.len() >= 3,
+        "found again after NOT_COORDINATOR: {}",
+        finds.len()
+    );
+    // assigned (gen 2), lost (unknown member), assigned (gen 3), lost
+    // (illegal generation), assigned (gen 4)
+    let ev = events.lock().unwrap().clone();
+    let kinds: Vec<i32> = ev.iter().map(|e| e.0).collect();
+    assert_eq!(kinds, [1, 3, 1, 3, 1], "{ev:?}");
+    assert_eq!(c.member_id(), "m-new");
+    c.close();
+}
+
+#[test]
+fn a_fenced_static_member_stops_with_a_fatal_error() {
+    let b = scripted_coordinator(
+        false,
+        Script {
+            find: vec![0],
+            join: vec![(0, "m-s", 1)],
+            sync: vec![0],
+            heartbeat: vec![0, 82],
+            ..Default::default()
+        },
+    );
+    let (c, events) = scripted_member(&b.addr, &[("group.instance.id", "inst-1")]);
+    c.subscribe(&["t"]).unwrap();
+    let mut fenced = None;
+    let until = Instant::now() + T;
+    while fenced.is_none() && Instant::now() < until {
+        if let Some(m) = c.poll(Duration::from_millis(50)).unwrap() {
+            if let Some(e) = m.error {
+                fenced = Some(e);
+            }
+        }
+    }
+    let e = fenced.expect("a fatal error");
+    assert_eq!(e.code(), 82, "{e}");
+    let joins = seen_of(&b, |r| matches!(r, RequestKind::JoinGroup(_)));
+    let RequestKind::JoinGroup(j) = &joins[0].body else {
+        unreachable!()
+    };
+    assert_eq!(
+        j.group_instance_id.as_ref().map(|s| s.as_str()),
+        Some("inst-1")
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        seen_of(&b, |r| matches!(r, RequestKind::JoinGroup(_))).len(),
+        1,
+        "no rejoin"
+    );
+    assert_eq!(
+        events.lock().unwrap().last().unwrap().0,
+        3,
+        "partitions lost"
+    );
+    assert_eq!(c.subscribe(&["t"]).unwrap_err().code(), 82);
+    // a static member sends no LeaveGroup on close
+    c.close();
+    assert!(seen_of(&b, |r| matches!(r, RequestKind::LeaveGroup(_))).is_empty());
 }

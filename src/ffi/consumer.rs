@@ -442,6 +442,20 @@ impl CallbackTarget {
     }
 }
 
+/// Borrows `n` C strings at `p` (NULL is fine when `n` is 0).
+fn c_strs<'a>(p: *const *const c_char, n: usize, name: &str) -> Result<Vec<&'a str>, Error> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if p.is_null() {
+        return Err(super::guard::null_arg(name));
+    }
+    // SAFETY: the caller promises `n` readable pointers at a non-NULL `p`,
+    // valid for this call.
+    let ptrs = unsafe { std::slice::from_raw_parts(p, n) };
+    ptrs.iter().map(|s| c_str(*s, name)).collect()
+}
+
 /// Sets (or with `cb` NULL, clears) the rebalance callback; set it before
 /// `gregor_consumer_subscribe`. `opaque` is passed back unchanged. Returns 0
 /// or `GREGOR_ERR__INVALID_ARG` for a NULL consumer.
@@ -518,15 +532,7 @@ pub extern "C" fn gregor_consumer_subscribe(
 ) -> i32 {
     guard_code(errstr, errstr_size, || {
         let h = handle(c as *const gregor_consumer, "consumer")?;
-        if topics.is_null() && count > 0 {
-            return Err(super::guard::null_arg("topics"));
-        }
-        let mut names: Vec<&str> = Vec::with_capacity(count.min(4096));
-        for i in 0..count {
-            // SAFETY: the caller passes `count` readable pointers at `topics`.
-            let p = unsafe { *topics.add(i) };
-            names.push(c_str(p, "topic")?);
-        }
+        let names = c_strs(topics, count, "topics")?;
         h.inner.subscribe(&names)
     })
 }

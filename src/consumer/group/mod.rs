@@ -139,7 +139,7 @@ impl GroupSettings {
         if group_id.is_empty() {
             return Ok(None);
         }
-        let mut assignors = Vec::new();
+        let mut assignors: Vec<Box<dyn Assignor>> = Vec::new();
         for name in cfg
             .str("partition.assignment.strategy")
             .split(',')
@@ -148,10 +148,7 @@ impl GroupSettings {
         {
             match assignor::by_name(name) {
                 Some(a) => {
-                    if !assignors
-                        .iter()
-                        .any(|x: &Box<dyn Assignor>| x.name() == a.name())
-                    {
+                    if !assignors.iter().any(|x| x.name() == a.name()) {
                         assignors.push(a)
                     }
                 }
