@@ -258,11 +258,7 @@ fn balanced_consumer_group_mode_matches_kcat() {
             "{}",
             r.stderr
         );
-        assert!(
-            r.stderr.contains(&format!("rebalanced (memberid ")),
-            "{}",
-            r.stderr
-        );
+        assert!(r.stderr.contains("rebalanced (memberid "), "{}", r.stderr);
         assert!(r
             .stderr
             .contains(&format!("assigned: {t} [0], {t} [1], {t} [2]")));

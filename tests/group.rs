@@ -24,6 +24,9 @@ use gregor::producer::Producer;
 
 const T: Duration = Duration::from_secs(30);
 
+/// What callbacks record, shared with the test.
+type Shared<X> = Arc<Mutex<Vec<X>>>;
+
 fn group_name(prefix: &str) -> String {
     common::unique_topic(prefix)
 }
@@ -208,7 +211,7 @@ fn auto_commit_commits_only_what_poll_returned() {
         poll_into(&d, &mut seen, Duration::from_millis(100));
     }
     assert_eq!(seen.count, 28);
-    for ((p, o), _) in &seen.msgs {
+    for (p, o) in seen.msgs.keys() {
         assert!(*o > last.get(p).copied().unwrap_or(-1));
     }
 }
@@ -221,7 +224,7 @@ fn manual_commits_sync_and_async_with_metadata() {
     let p = producer();
     produce(&p, &topic, 1, "m", 10);
     let c = member(&group, &[("enable.auto.commit", "false")]);
-    let results: Arc<Mutex<Vec<(i32, Vec<Tpo>)>>> = Arc::default();
+    let results: Shared<(i32, Vec<Tpo>)> = Arc::default();
     let r2 = results.clone();
     c.set_commit_callback(move |_, r, offsets| {
         r2.lock()
@@ -278,7 +281,7 @@ fn rebalance_callback_sees_assigned_and_revoked() {
     common::create_topic(&topic, 4);
     let group = group_name("g-cb");
     let a = member(&group, &[]);
-    let events: Arc<Mutex<Vec<(i32, BTreeSet<i32>)>>> = Arc::default();
+    let events: Shared<(i32, BTreeSet<i32>)> = Arc::default();
     let e2 = events.clone();
     a.set_rebalance_callback(move |c, ev| {
         let parts: BTreeSet<i32> = ev.partitions().iter().map(|t| t.partition).collect();
@@ -691,7 +694,7 @@ fn cooperative_sticky_moves_only_what_moves_and_keeps_consuming_the_rest() {
     let group = group_name("g-coop");
     let coop = [("partition.assignment.strategy", "cooperative-sticky")];
     let a = member(&group, &coop);
-    let events: Arc<Mutex<Vec<(i32, BTreeSet<i32>)>>> = Arc::default();
+    let events: Shared<(i32, BTreeSet<i32>)> = Arc::default();
     let e2 = events.clone();
     a.set_rebalance_callback(move |_, ev| {
         let parts: BTreeSet<i32> = ev.partitions().iter().map(|t| t.partition).collect();
@@ -948,10 +951,7 @@ fn scripted_coordinator(old: bool, script: Script) -> scripted::Scripted {
 
 /// A member of the scripted group that records rebalance events and keeps
 /// no partitions (its callback assigns nothing, so nothing is fetched).
-fn scripted_member(
-    addr: &str,
-    extra: &[(&str, &str)],
-) -> (Consumer, Arc<Mutex<Vec<(i32, usize)>>>) {
+fn scripted_member(addr: &str, extra: &[(&str, &str)]) -> (Consumer, Shared<(i32, usize)>) {
     let mut cfg = gregor::config::Config::from_pairs([
         ("bootstrap.servers", addr),
         ("group.id", "g"),
