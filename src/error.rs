@@ -86,6 +86,8 @@ pub mod local {
     pub const UNSUPPORTED_FEATURE: i32 = -165;
     /// The application did not poll within `max.poll.interval.ms`: the
     /// member left its group (the next poll rejoins).
+    ///
+    /// cbindgen:ignore
     pub const MAX_POLL_EXCEEDED: i32 = -147;
     /// A configuration property is unknown or has a bad value.
     ///
