@@ -665,9 +665,11 @@ fn members_join_and_leave_while_producing_and_nothing_is_lost() {
     assert_eq!(keys.len(), total, "every message consumed at least once");
     let returned = sa.count + sb.count + rd.len();
     let dups = returned - total;
-    // duplicates only from what was uncommitted at a rebalance: bounded by
-    // one commit interval's worth per rebalance, far below everything
-    assert!(dups < total / 2, "{dups} duplicates of {total}");
+    // duplicates only from what was returned but not committed when a
+    // partition moved; offsets are committed before every revocation, so
+    // that is at most a few in-flight messages per rebalance (0 here when
+    // measured), never a replay of everything
+    assert!(dups <= total / 10, "{dups} duplicates of {total}");
     eprintln!("churn: {total} messages, {dups} duplicates");
     stop(&mut child, &lines);
     a.close();

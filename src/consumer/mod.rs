@@ -1,6 +1,8 @@
 //! The consumer of assigned partitions: assign (whole or incremental),
 //! seek, pause/resume, positions, committed offsets, watermarks and offsets
-//! by timestamp, and [`Consumer::poll`].
+//! by timestamp, and [`Consumer::poll`]; and, with `group.id`, a consumer
+//! group member: [`Consumer::subscribe`], commits, rebalance and commit
+//! callbacks served in poll (see [`group`]).
 //!
 //! Threads (ARCHITECTURE.md): a control thread finds leaders, resolves
 //! logical start offsets and validates positions after leader changes
