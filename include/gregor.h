@@ -204,6 +204,8 @@
 
 #define GREGOR_ERR__UNSUPPORTED_FEATURE -165
 
+#define GREGOR_ERR__MAX_POLL_EXCEEDED -147
+
 #define GREGOR_ERR__INVALID_CONFIG -145
 
 #define GREGOR_ERR__AUTO_OFFSET_RESET -140
@@ -502,6 +504,22 @@
 #define GREGOR_OFFSET_TAIL_BASE -2000
 
 /**
+ * GREGOR_REBALANCE_ASSIGNED: partitions given to this member.
+ */
+#define GREGOR_REBALANCE_ASSIGNED 1
+
+/**
+ * GREGOR_REBALANCE_REVOKED: partitions taken away in a rebalance.
+ */
+#define GREGOR_REBALANCE_REVOKED 2
+
+/**
+ * GREGOR_REBALANCE_LOST: partitions lost (session expired, fenced, poll
+ * interval exceeded).
+ */
+#define GREGOR_REBALANCE_LOST 3
+
+/**
  * OFFSETS time: the latest offset (the log end).
  */
 #define GREGOR_LEGACY07_TIME_LATEST -1
@@ -756,6 +774,23 @@ typedef struct {
    */
   size_t len;
 } gregor_slice;
+
+/**
+ * The rebalance callback: `event` is one of `GREGOR_REBALANCE_*`;
+ * `partitions` is borrowed for the call. It runs only inside
+ * `gregor_consumer_poll` / `gregor_consumer_close`, on the caller's
+ * thread. If it calls `gregor_consumer_assign`, `_unassign`,
+ * `_incremental_assign` or `_incremental_unassign`, that is the event's
+ * outcome; otherwise gregor applies the event after it returns.
+ */
+typedef void (*gregor_rebalance_cb)(gregor_consumer *c, int32_t event, const gregor_tpl *partitions, void *opaque);
+
+/**
+ * The commit callback: the result (`err`, 0 on success) of an async or
+ * automatic commit, with the offsets and their entry errors (borrowed for
+ * the call). Runs only inside `gregor_consumer_poll`, on the caller's thread.
+ */
+typedef void (*gregor_commit_cb)(gregor_consumer *c, int32_t err, const gregor_tpl *offsets, void *opaque);
 
 /**
  * One message's outcome, borrowed for the duration of the callback.
@@ -2406,6 +2441,80 @@ int gregor_tpl_set_offset(gregor_tpl *tpl, size_t i, int64_t offset);
 int gregor_tpl_set_leader_epoch(gregor_tpl *tpl, size_t i, int32_t epoch);
 
 /**
+ * Sets (or with `cb` NULL, clears) the rebalance callback; set it before
+ * `gregor_consumer_subscribe`. `opaque` is passed back unchanged. Returns 0
+ * or `GREGOR_ERR__INVALID_ARG` for a NULL consumer.
+ */
+int32_t gregor_consumer_set_rebalance_cb(gregor_consumer *c, gregor_rebalance_cb cb, void *opaque);
+
+/**
+ * Sets (or with `cb` NULL, clears) the commit callback. Returns 0 or
+ * `GREGOR_ERR__INVALID_ARG` for a NULL consumer.
+ */
+int32_t gregor_consumer_set_commit_cb(gregor_consumer *c, gregor_commit_cb cb, void *opaque);
+
+/**
+ * Joins the consumer's group (`group.id`) subscribed to `count` topics
+ * (NUL-terminated names; a name starting with `^` is a regular
+ * expression). Replaces an earlier subscription; partitions come through
+ * rebalances served in `gregor_consumer_poll`. Returns 0, or
+ * `GREGOR_ERR__INVALID_ARG` without `group.id`, for no topics, a NULL or
+ * empty name, or a bad pattern (the reason in `errstr`). Thread-safe.
+ */
+int32_t gregor_consumer_subscribe(gregor_consumer *c, const char *const *topics, size_t count, char *errstr, size_t errstr_size);
+
+/**
+ * Drops the subscription: partitions are given up (offsets committed
+ * first with `enable.auto.commit`) and the member leaves its group, in the
+ * background. Returns 0 or `GREGOR_ERR__INVALID_ARG` without `group.id`.
+ */
+int32_t gregor_consumer_unsubscribe(gregor_consumer *c);
+
+/**
+ * The subscription: on success `*out` receives a list the caller owns
+ * (free with `gregor_tpl_free`), one entry per topic or pattern, partition
+ * -1, offset `GREGOR_OFFSET_INVALID`.
+ */
+int32_t gregor_consumer_subscription(gregor_consumer *c, gregor_tpl **out);
+
+/**
+ * Commits `offsets` (copied; with their metadata) or, with NULL, the
+ * positions of the messages consumed (the stored offsets). `async` zero:
+ * waits (up to `socket.timeout.ms`) and returns the result — 0, the first
+ * entry error, `GREGOR_ERR__NO_OFFSET` when there is nothing to commit;
+ * non-zero: returns 0 at once and the result goes to the commit callback
+ * in `gregor_consumer_poll`. `GREGOR_ERR__INVALID_ARG` without `group.id`.
+ */
+int32_t gregor_consumer_commit(gregor_consumer *c, const gregor_tpl *offsets, int32_t async, char *errstr, size_t errstr_size);
+
+/**
+ * Stores offsets (with their metadata) for the next commit, for use with
+ * `enable.auto.offset.store=false`. Returns 0, `GREGOR_ERR__INVALID_ARG`
+ * without `group.id` or for a negative offset, `GREGOR_ERR__UNKNOWN_PARTITION`
+ * (nothing stored) for a partition not assigned.
+ */
+int32_t gregor_consumer_store_offsets(gregor_consumer *c, const gregor_tpl *offsets);
+
+/**
+ * Copies the member id the group coordinator gave this consumer ("" before
+ * joining), NUL-terminated, into `buf` (`size` bytes). Returns 0, or
+ * `GREGOR_ERR__INVALID_ARG` (nothing written) when `buf` is NULL or too small.
+ */
+int32_t gregor_consumer_member_id(gregor_consumer *c, char *buf, size_t size);
+
+/**
+ * Sets entry `idx`'s commit metadata (copied; NULL clears it). Returns 0
+ * or `GREGOR_ERR__INVALID_ARG`. Not thread-safe for one list.
+ */
+int32_t gregor_tpl_set_metadata(gregor_tpl *tpl, size_t idx, const char *metadata);
+
+/**
+ * Entry `idx`'s commit metadata, NUL-terminated, valid until the list is
+ * changed or freed; NULL if it has none (or out of range).
+ */
+const char *gregor_tpl_metadata(const gregor_tpl *tpl, size_t idx);
+
+/**
  * gregor's version, e.g. "0.1.0". Static; never free it. Thread-safe.
  */
 const char *gregor_version(void);
@@ -2556,7 +2665,10 @@ int gregor_consumer_metadata(const gregor_consumer *consumer, const char *topic,
 
 /**
  * Frees a consumer, closing its connections and waiting for their I/O
- * threads to end. NULL is a no-op.
+ * threads to end (a group member not closed yet commits and leaves, as
+ * `gregor_consumer_close`, without running callbacks). NULL is a no-op;
+ * so is a call from inside one of the consumer's own callbacks (misuse:
+ * the handle is in use there).
  */
 void gregor_consumer_free(gregor_consumer *consumer);
 

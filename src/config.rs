@@ -184,6 +184,19 @@ static PROPS: &[Prop] = props! {
         "Return an end-of-partition event when a consumer reaches the end.";
     "fetch.error.backoff.ms": int(0, 300_000), "500", Consumer,
         "Wait before fetching a partition again after a fetch error.";
+    // consumer groups (src/consumer/group): membership, rebalancing, offset commits
+    "group.instance.id": Kind::Str, "", Consumer,
+        "Static group membership id (KIP-345): a restart within session.timeout.ms keeps the assignment.";
+    "session.timeout.ms": int(1, 3_600_000), "45000", Consumer,
+        "The group drops a member that sends no heartbeat for this long.";
+    "heartbeat.interval.ms": int(1, 3_600_000), "3000", Consumer,
+        "Period of group heartbeats.";
+    "max.poll.interval.ms": int(1, 86_400_000), "300000", Consumer,
+        "Longest time between polls before the member leaves the group; also the rebalance timeout.";
+    "partition.assignment.strategy": Kind::Str, "range,roundrobin", Consumer,
+        "Assignors offered in JoinGroup, in order of preference: range, roundrobin, cooperative-sticky.";
+    "enable.auto.offset.store": Kind::Bool, "true", Consumer,
+        "Store the offset of each message poll returns, for the next (auto) commit.";
 };
 
 fn find(key: &str) -> Option<&'static Prop> {

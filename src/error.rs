@@ -69,6 +69,8 @@ pub mod local {
     /// cbindgen:ignore
     pub const QUEUE_FULL: i32 = -184;
     /// TLS failure: handshake, certificate verification, or a TLS alert.
+    ///
+    /// cbindgen:ignore
     pub const SSL: i32 = -181;
     /// The operation is not valid in the current state.
     ///
@@ -80,6 +82,8 @@ pub mod local {
     pub const NOT_IMPLEMENTED: i32 = -170;
     /// SASL authentication failed on the client's side (bad server
     /// signature, broker closed the connection during authentication).
+    ///
+    /// cbindgen:ignore
     pub const AUTHENTICATION: i32 = -169;
     /// No stored offset and `auto.offset.reset` is `error`.
     ///
@@ -89,6 +93,11 @@ pub mod local {
     ///
     /// cbindgen:ignore
     pub const UNSUPPORTED_FEATURE: i32 = -165;
+    /// The application did not poll within `max.poll.interval.ms`: the
+    /// member left its group (the next poll rejoins).
+    ///
+    /// cbindgen:ignore
+    pub const MAX_POLL_EXCEEDED: i32 = -147;
     /// A configuration property is unknown or has a bad value.
     ///
     /// cbindgen:ignore
@@ -148,6 +157,11 @@ pub mod local {
             UNSUPPORTED_FEATURE,
             "_UNSUPPORTED_FEATURE",
             "Local: Required feature not supported by broker",
+        ),
+        (
+            MAX_POLL_EXCEEDED,
+            "_MAX_POLL_EXCEEDED",
+            "Local: Maximum application poll interval (max.poll.interval.ms) exceeded",
         ),
         (
             INVALID_CONFIG,

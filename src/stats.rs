@@ -29,6 +29,8 @@ pub type StatsCallback = Box<dyn FnMut(&str) + Send>;
 
 /// The value librdkafka shows for an offset that is not known
 /// (`RD_KAFKA_OFFSET_INVALID`).
+///
+/// cbindgen:ignore
 pub const OFFSET_INVALID: i64 = -1001;
 
 /// Client-wide figures gathered by the producer or consumer.

@@ -226,6 +226,85 @@ fn start_offsets_match_kcat() {
     }
 }
 
+/// Sorted output lines.
+fn sorted_lines(r: &Run) -> Vec<String> {
+    let mut v: Vec<String> = r.out().lines().map(str::to_string).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn balanced_consumer_group_mode_matches_kcat() {
+    let t = leak(topic("cli-group", 3));
+    for p in 0..3 {
+        let input = format!("p{p}a\np{p}b\n");
+        kcat(
+            &["-P", "-t", t, "-p", leak(p.to_string())],
+            input.as_bytes(),
+        )
+        .ok();
+    }
+    let g_group = leak(common::unique_topic("cli-g-gregor"));
+    let k_group = leak(common::unique_topic("cli-g-kcat"));
+    let fmt = "%t %p %o %s\\n";
+    let g = gregor(&["-G", g_group, "-o", "beginning", "-e", "-f", fmt, t], b"").ok();
+    let k = kcat(&["-G", k_group, "-o", "beginning", "-e", "-f", fmt, t], b"").ok();
+    assert_eq!(sorted_lines(&g).len(), 6, "{}", g.stderr);
+    assert_eq!(sorted_lines(&g), sorted_lines(&k));
+    // both report the rebalance on stderr the same way
+    for r in [&g, &k] {
+        assert!(
+            r.stderr.contains("Waiting for group rebalance"),
+            "{}",
+            r.stderr
+        );
+        assert!(r.stderr.contains("rebalanced (memberid "), "{}", r.stderr);
+        assert!(r
+            .stderr
+            .contains(&format!("assigned: {t} [0], {t} [1], {t} [2]")));
+    }
+    // gregor committed on close: kcat in gregor's group starts after it,
+    // and so does gregor, as kcat does with its own group
+    kcat(&["-P", "-t", t, "-p", "1"], b"late\n").ok();
+    let g2 = gregor(&["-G", k_group, "-e", "-f", fmt, t], b"").ok();
+    let k2 = kcat(&["-G", g_group, "-e", "-f", fmt, t], b"").ok();
+    assert_eq!(g2.out(), format!("{t} 1 2 late\n"));
+    assert_eq!(k2.out(), g2.out());
+    // -C -o stored reads the committed offsets of -X group.id, as kcat
+    let args = [
+        "-C",
+        "-t",
+        t,
+        "-X",
+        leak(format!("group.id={g_group}")),
+        "-o",
+        "stored",
+        "-e",
+        "-f",
+        fmt,
+    ];
+    let c = gregor(&args, b"").ok();
+    let kc = kcat(&args, b"").ok();
+    assert_eq!(sorted_lines(&c), sorted_lines(&kc));
+    // a regex subscription
+    let pattern = leak(format!("^{}", t.replace('-', "[-]")));
+    let r = gregor(
+        &[
+            "-G",
+            leak(common::unique_topic("cli-g-re")),
+            "-o",
+            "beginning",
+            "-e",
+            "-f",
+            fmt,
+            pattern,
+        ],
+        b"",
+    )
+    .ok();
+    assert_eq!(sorted_lines(&r).len(), 7, "{}", r.stderr);
+}
+
 #[test]
 fn count_and_exit_at_end() {
     let t = leak(topic("cli-count", 3));
@@ -538,12 +617,9 @@ fn bad_usage_fails_with_a_reason() {
     let r = run(GREGOR, &["-C", "-t", t], b"");
     assert_ne!(r.code, 0);
     assert!(r.stderr.contains("-b <broker,..> missing"), "{}", r.stderr);
-    fails(
-        &["-G", "group", t],
-        b"",
-        "balanced consumer groups (-G) are not available yet",
-    );
-    fails(&["-C", "-t", t, "-o", "stored"], b"", "-o stored");
+    fails(&["-G", "group"], b"", "-G requires one or more topics");
+    // the committed offset needs a group
+    fails(&["-C", "-t", t, "-o", "stored"], b"", "needs group.id");
     fails(&["-C", "-t", t, "-o", "yesterday"], b"", "-o expects");
     fails(&["-C", "-t", t, "-Y"], b"", "unknown argument");
     fails(

@@ -6,12 +6,13 @@
 //! stops at its first end, and the run ends when every assigned partition
 //! has stopped.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{IsTerminal, Write};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use gregor::config::Role;
-use gregor::consumer::{Consumer, TopicPartitionOffset};
+use gregor::consumer::{Consumer, RebalanceEvent, TopicPartitionOffset};
 use gregor::error::local;
 use gregor::message::offset;
 
@@ -57,12 +58,6 @@ fn output(o: &Options) -> Result<Output, CliError> {
 pub fn run(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
     let topic = o.topic.as_deref().unwrap_or_default();
     let fmt = output(o)?;
-    if o.start == Some(Start::Stored) {
-        return Err(CliError::Fatal(
-            "-o stored: committed offsets need a consumer group, and groups are not available yet"
-                .into(),
-        ));
-    }
     let c = consumer(o)?;
     let md = c
         .cluster()
@@ -99,7 +94,8 @@ pub fn run(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
             Some(Start::Timestamp(ts)) => c
                 .list_offset(topic, p, ts, o.metadata_timeout)
                 .map_err(|e| fatal(format!("offsets_for_times failed: {e}")))?,
-            Some(Start::Stored) => unreachable!("refused above"),
+            // the committed offset of -X group.id (an error without one)
+            Some(Start::Stored) => offset::STORED,
         };
         tps.push(TopicPartitionOffset::new(topic, p, start));
     }
@@ -268,4 +264,198 @@ pub fn query(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
     out.write_all(&s)?;
     out.flush()?;
     Ok(rc)
+}
+
+fn partition_list(parts: &[TopicPartitionOffset]) -> String {
+    parts
+        .iter()
+        .map(|t| format!("{} [{}]", t.topic, t.partition))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Runs `-G group topic..`: a member of a balanced consumer group (kcat's
+/// KafkaConsumer mode). Rebalances are reported as kcat reports them; `-o`
+/// sets where each assigned partition starts (as kcat does in its
+/// rebalance callback), else the committed offset or `auto.offset.reset`;
+/// with `-e` the run ends when every assigned partition reached its end.
+///
+/// # Errors
+/// Bad options or configuration, no topics, a non-retriable consumer
+/// error, all brokers down (unless `-E`).
+pub fn run_group(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
+    let group = o.group.clone().unwrap_or_default();
+    let mut topics: Vec<String> = o.operands.clone();
+    if let Some(t) = &o.topic {
+        topics.insert(0, t.clone());
+    }
+    if topics.is_empty() {
+        return Err(CliError::Usage(
+            "-G requires one or more topics to subscribe to".into(),
+        ));
+    }
+    let fmt = output(o)?;
+    let mut cfg = build_config(o, Some(Role::Consumer))?;
+    cfg.set("enable.partition.eof", "true").map_err(fatal)?;
+    cfg.set("group.id", &group).map_err(fatal)?;
+    let c = Consumer::new(&cfg).map_err(fatal)?;
+    let start = o.start;
+    let timeout = o.metadata_timeout;
+    // the assignment as the rebalance callback leaves it, and partitions
+    // that reached their end since they were assigned
+    let assigned: Arc<Mutex<BTreeSet<(String, i32)>>> = Arc::default();
+    let stopped: Arc<Mutex<BTreeSet<(String, i32)>>> = Arc::default();
+    let (a2, s2, g2) = (assigned.clone(), stopped.clone(), group.clone());
+    c.set_rebalance_callback(move |c, ev| {
+        let cooperative = c.rebalance_protocol() == "COOPERATIVE";
+        let (what, parts) = match &ev {
+            RebalanceEvent::Assigned(p) => ("assigned", p),
+            RebalanceEvent::Revoked(p) | RebalanceEvent::Lost(p) => ("revoked", p),
+        };
+        info(
+            1,
+            format_args!(
+                "Group {g2} rebalanced (memberid {}): {what}: {}",
+                c.member_id(),
+                partition_list(parts)
+            ),
+        );
+        let mut a = a2.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = s2.lock().unwrap_or_else(|e| e.into_inner());
+        match &ev {
+            RebalanceEvent::Assigned(p) => {
+                let at: Vec<TopicPartitionOffset> = p
+                    .iter()
+                    .map(|t| {
+                        let off = match start {
+                            None | Some(Start::Stored) => offset::INVALID,
+                            Some(Start::Offset(n)) => n,
+                            Some(Start::Timestamp(ts)) => c
+                                .list_offset(&t.topic, t.partition, ts, timeout)
+                                .unwrap_or(offset::END),
+                        };
+                        TopicPartitionOffset::new(&t.topic, t.partition, off)
+                    })
+                    .collect();
+                if !cooperative {
+                    a.clear();
+                    st.clear();
+                }
+                for t in &at {
+                    a.insert((t.topic.clone(), t.partition));
+                    st.remove(&(t.topic.clone(), t.partition));
+                }
+                let r = if cooperative {
+                    c.incremental_assign(&at)
+                } else {
+                    c.assign(&at)
+                };
+                if let Err(e) = r {
+                    eprintln!("% ERROR: assign failed: {e}");
+                }
+            }
+            RebalanceEvent::Revoked(p) | RebalanceEvent::Lost(p) => {
+                for t in p {
+                    a.remove(&(t.topic.clone(), t.partition));
+                    st.remove(&(t.topic.clone(), t.partition));
+                }
+                let r = if cooperative {
+                    c.incremental_unassign(p)
+                } else {
+                    c.unassign()
+                };
+                if let Err(e) = r {
+                    eprintln!("% ERROR: unassign failed: {e}");
+                }
+            }
+        }
+    });
+    let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+    c.subscribe(&names).map_err(fatal)?;
+    info(1, format_args!("Waiting for group rebalance"));
+
+    let mut received: u64 = 0;
+    let mut buf = Vec::new();
+    let line_buffered = o.unbuffered || std::io::stdout().is_terminal();
+    let mut last_flush = Instant::now();
+    let mut last_error = String::new();
+    let result = loop {
+        let m = match c.poll(POLL) {
+            Ok(Some(m)) => m,
+            Ok(None) => {
+                out.flush()?;
+                last_flush = Instant::now();
+                continue;
+            }
+            Err(e) => break Err(fatal(format!("Consumer error: {e}"))),
+        };
+        let key = (m.topic.to_string(), m.partition);
+        if stopped
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&key)
+        {
+            continue;
+        }
+        if let Some(e) = &m.error {
+            if e.code() == local::PARTITION_EOF {
+                let done = {
+                    let mut st = stopped.lock().unwrap_or_else(|e| e.into_inner());
+                    if o.exit_eof {
+                        st.insert(key);
+                    }
+                    let a = assigned.lock().unwrap_or_else(|e| e.into_inner());
+                    o.exit_eof && !a.is_empty() && a.iter().all(|k| st.contains(k))
+                };
+                info(
+                    1,
+                    format_args!(
+                        "Reached end of topic {} [{}] at offset {}{}",
+                        m.topic,
+                        m.partition,
+                        m.offset,
+                        if done { ": exiting" } else { "" }
+                    ),
+                );
+                if done {
+                    break Ok(0);
+                }
+                continue;
+            }
+            if e.code() == local::ALL_BROKERS_DOWN {
+                if !o.keep_going {
+                    break Err(fatal(format!("{e}: terminating")));
+                }
+                eprintln!("% ERROR: {e}");
+                continue;
+            }
+            // group and partition errors are reported, and consuming goes
+            // on, as kcat's KafkaConsumer mode does
+            let text = e.to_string();
+            if text != last_error {
+                eprintln!("% ERROR: Consumer error: {text}");
+                last_error = text;
+            }
+            continue;
+        }
+        buf.clear();
+        let broker = c
+            .cluster()
+            .cached_leader(&m.topic, m.partition)
+            .unwrap_or(-1);
+        fmt.render(&m, broker, &mut buf);
+        out.write_all(&buf)?;
+        if line_buffered || last_flush.elapsed() >= FLUSH {
+            out.flush()?;
+            last_flush = Instant::now();
+        }
+        received += 1;
+        if o.count == Some(received) {
+            break Ok(0);
+        }
+    };
+    out.flush()?;
+    // commits (enable.auto.commit), revokes through the callback, leaves
+    c.close();
+    result
 }

@@ -249,9 +249,7 @@ fn run(argv: &[std::ffi::OsString], out: &mut dyn Write) -> Result<i32, CliError
         Mode::Consume => consume::run(&o, out),
         Mode::List => metadata::run(&o, out),
         Mode::Query => consume::query(&o, out),
-        Mode::Group => Err(CliError::Fatal(
-            "balanced consumer groups (-G) are not available yet".into(),
-        )),
+        Mode::Group => consume::run_group(&o, out),
     }
 }
 
@@ -292,7 +290,8 @@ const USAGE: &str = r#"Usage: {prog} <options> [file1 file2 .. | topic1 topic2 .
 {version}
 General options:
   -C | -P | -L | -Q  Mode: Consume, Produce, Metadata List, Query mode
-  -G <group-id>      Mode: balanced consumer group (not available yet)
+  -G <group-id>      Mode: balanced consumer group (KafkaConsumer);
+                     the topics (or ^regexes) to subscribe to follow
   -t <topic>         Topic to consume from, produce to, or list
   -p <partition>     Partition
   -b <brokers,..>    Bootstrap broker(s) (host[:port])
@@ -336,7 +335,7 @@ Producer options:
 
 Consumer options:
   -o <offset>        Offset to start consuming from:
-                     beginning | end | stored (not available yet) |
+                     beginning | end | stored |
                      <value>  (absolute offset) |
                      -<value> (relative offset from end)
                      s@<value> (timestamp in ms to start at)

@@ -729,14 +729,16 @@ fn retrying<T>(deadline: Instant, mut f: impl FnMut() -> Result<T>) -> Result<T>
     }
 }
 
-/// (partition, error code, committed offset, leader epoch) of one topic.
-type Rows = Vec<(i32, i16, i64, i32)>;
+/// (partition, error code, committed offset, leader epoch, metadata) of one topic.
+type Rows = Vec<(i32, i16, i64, i32, Option<String>)>;
 
-/// The committed offsets of `group` for `tps`: (offset or -1 for none,
-/// leader epoch or -1), per partition. Needs no group membership.
+/// A committed offset: (offset or -1, leader epoch or -1, metadata).
+pub(crate) type Committed = (i64, i32, Option<String>);
+
+/// [`offset_fetch_full`] without the metadata.
 ///
 /// # Errors
-/// When the coordinator cannot be found or the request fails as a whole.
+/// As [`offset_fetch_full`].
 pub(crate) fn offset_fetch(
     cluster: &Cluster,
     group: &str,
@@ -744,6 +746,26 @@ pub(crate) fn offset_fetch(
     tps: &[Tp],
     deadline: Instant,
 ) -> Result<HashMap<Tp, Result<(i64, i32)>>> {
+    Ok(
+        offset_fetch_full(cluster, group, require_stable, tps, deadline)?
+            .into_iter()
+            .map(|(k, v)| (k, v.map(|(o, e, _)| (o, e))))
+            .collect(),
+    )
+}
+
+/// The committed offsets of `group` for `tps`: (offset or -1 for none,
+/// leader epoch or -1), per partition. Needs no group membership.
+///
+/// # Errors
+/// When the coordinator cannot be found or the request fails as a whole.
+pub(crate) fn offset_fetch_full(
+    cluster: &Cluster,
+    group: &str,
+    require_stable: bool,
+    tps: &[Tp],
+    deadline: Instant,
+) -> Result<HashMap<Tp, Result<Committed>>> {
     retrying(deadline, || {
         let conn = coordinator(cluster, group, deadline)?;
         let version = conn.version_for::<OffsetFetchRequest>(deadline)?;
@@ -792,8 +814,14 @@ pub(crate) fn offset_fetch(
         let resp = conn
             .send_at(&req, version, deadline)?
             .wait_until(deadline)?;
-        let mut out: HashMap<Tp, Result<(i64, i32)>> = HashMap::new();
-        let mut put = |name: &str, p: i32, code: i16, off: i64, epoch: i32| -> Result<()> {
+        let mut out: HashMap<Tp, Result<Committed>> = HashMap::new();
+        let mut put = |name: &str,
+                       p: i32,
+                       code: i16,
+                       off: i64,
+                       epoch: i32,
+                       meta: Option<String>|
+         -> Result<()> {
             let code = KafkaCode(code);
             if matches!(
                 code,
@@ -811,7 +839,7 @@ pub(crate) fn offset_fetch(
             out.insert(
                 tp,
                 if code.is_ok() {
-                    Ok((off, epoch))
+                    Ok((off, epoch, meta))
                 } else {
                     Err(Error::kafka(
                         code,
@@ -837,6 +865,7 @@ pub(crate) fn offset_fetch(
                         p.error_code,
                         p.committed_offset,
                         p.committed_leader_epoch,
+                        p.metadata.clone(),
                     )
                 });
                 (t.name.as_str(), ps.collect())
@@ -850,6 +879,7 @@ pub(crate) fn offset_fetch(
                         p.error_code,
                         p.committed_offset,
                         p.committed_leader_epoch,
+                        p.metadata.clone(),
                     )
                 });
                 (t.name.as_str(), ps.collect())
@@ -863,8 +893,8 @@ pub(crate) fn offset_fetch(
             ));
         }
         for (name, rows) in topics {
-            for (p, code, off, epoch) in rows {
-                put(name, p, code, off, epoch)?;
+            for (p, code, off, epoch, meta) in rows {
+                put(name, p, code, off, epoch, meta)?;
             }
         }
         Ok(out)

@@ -1,6 +1,8 @@
 //! The consumer of assigned partitions: assign (whole or incremental),
 //! seek, pause/resume, positions, committed offsets, watermarks and offsets
-//! by timestamp, and [`Consumer::poll`].
+//! by timestamp, and [`Consumer::poll`]; and, with `group.id`, a consumer
+//! group member: [`Consumer::subscribe`], commits, rebalance and commit
+//! callbacks served in poll (see [`group`]).
 //!
 //! Threads (ARCHITECTURE.md): a control thread finds leaders, resolves
 //! logical start offsets and validates positions after leader changes
@@ -43,13 +45,15 @@
 pub mod assignor;
 mod control;
 mod fetcher;
+pub mod group;
 pub(crate) mod session;
 mod state;
 mod stats;
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::cluster::Cluster;
@@ -58,6 +62,8 @@ use crate::error::{local, Error, Result};
 use crate::message::{offset, Message};
 use crate::record::DecodeOptions;
 use control::{Control, Threads};
+pub use group::RebalanceEvent;
+use group::{Coordinator, Group, GroupEvent, GroupSettings};
 use session::Tp;
 use state::{Next, Part, Reset, Running, Settings, Shared};
 
@@ -77,6 +83,8 @@ pub struct TopicPartitionOffset {
     pub leader_epoch: Option<i32>,
     /// This entry's error, in answers.
     pub error: Option<Error>,
+    /// Metadata committed with the offset (commits and committed offsets).
+    pub metadata: Option<String>,
 }
 
 impl TopicPartitionOffset {
@@ -88,7 +96,14 @@ impl TopicPartitionOffset {
             offset,
             leader_epoch: None,
             error: None,
+            metadata: None,
         }
+    }
+
+    /// The same with metadata to commit with the offset.
+    pub fn with_metadata(mut self, metadata: impl Into<String>) -> Self {
+        self.metadata = Some(metadata.into());
+        self
     }
 
     /// The same with a leader epoch: a seek to it is validated against the
@@ -108,7 +123,16 @@ impl TopicPartitionOffset {
     }
 }
 
-/// A Kafka consumer of assigned partitions. Thread-safe.
+/// The rebalance callback: runs inside [`Consumer::poll`] (and
+/// [`Consumer::close`]) on the caller's thread.
+pub type RebalanceCallback = Box<dyn FnMut(&Consumer, RebalanceEvent) + Send>;
+
+/// The commit callback: the result of an async or automatic commit, with
+/// the offsets (and their entry errors); runs inside [`Consumer::poll`].
+pub type CommitCallback = Box<dyn FnMut(&Consumer, Result<()>, &[TopicPartitionOffset]) + Send>;
+
+/// A Kafka consumer: of assigned partitions, or a member of a consumer
+/// group ([`Consumer::subscribe`]). Thread-safe.
 pub struct Consumer {
     cluster: Cluster,
     shared: Arc<Shared>,
@@ -116,6 +140,57 @@ pub struct Consumer {
     closed: AtomicBool,
     /// `statistics.interval.ms` and the statistics callback (see stats.rs).
     stats: crate::stats::Emitter,
+    group: Option<Arc<Group>>,
+    group_thread: Mutex<Option<JoinHandle<()>>>,
+    rebalance_cb: Mutex<Option<RebalanceCallback>>,
+    commit_cb: Mutex<Option<CommitCallback>>,
+    /// Counts assignment changes by the application (assign, unassign,
+    /// incremental ones), to see whether a rebalance callback made one.
+    assign_ops: AtomicU64,
+}
+
+/// Adds a partition to the consumer's state.
+fn add_part(shared: &Shared, st: &mut state::State, tp: &TopicPartitionOffset) {
+    let version = st.version();
+    let key = tp.key();
+    let mut p = Part::new(
+        key.0.clone(),
+        key.1,
+        version,
+        shared.settings.partition_max_bytes,
+    );
+    p.start_at(tp.offset, tp.leader_epoch);
+    st.parts.insert(key, p);
+}
+
+/// Removes a partition with its queued data; true if the buffer got room.
+fn remove_part(shared: &Shared, st: &mut state::State, key: &Tp) -> bool {
+    let freed = st.purge(key, shared.settings.max_buffered);
+    st.parts.remove(key);
+    st.ready.retain(|k| k != key);
+    freed
+}
+
+/// Replaces the assignment (`incremental` false) or adds the partitions
+/// not assigned yet.
+fn assign_parts(shared: &Shared, tps: &[TopicPartitionOffset], incremental: bool) -> Result<()> {
+    let mut st = shared.lock();
+    if !incremental {
+        let keys: Vec<Tp> = st.parts.keys().cloned().collect();
+        for k in &keys {
+            remove_part(shared, &mut st, k);
+        }
+        st.current = None;
+        st.buffered = 0;
+    }
+    for tp in tps {
+        if !st.parts.contains_key(&tp.key()) {
+            add_part(shared, &mut st, tp);
+        }
+    }
+    drop(st);
+    shared.work.notify_all();
+    Ok(())
 }
 
 fn valid_offset(o: i64) -> bool {
@@ -135,10 +210,7 @@ impl Consumer {
     /// a group-commit property not supported yet).
     pub fn new(cfg: &Config) -> Result<Consumer> {
         cfg.check_role(Role::Consumer)?;
-        cfg.check_not_yet(
-            &["enable.auto.commit", "auto.commit.interval.ms"],
-            "offsets are committed by consumer groups, which come in a later version",
-        )?;
+        let group_settings = GroupSettings::from_config(cfg)?;
         let cluster = Cluster::new(cfg)?;
         let group = cfg.str("group.id");
         let refresh = cfg.int("topic.metadata.refresh.interval.ms");
@@ -169,6 +241,7 @@ impl Consumer {
                 cfg.ms("metadata.max.age.ms")
             },
             max_partition_fetch: max_bytes.max(cfg.int("max.partition.fetch.bytes") as i32),
+            auto_store: !group.is_empty() && cfg.bool("enable.auto.offset.store"),
         };
         let shared = Arc::new(Shared::new(settings));
         let threads: Threads = Arc::new(Mutex::new(Vec::new()));
@@ -186,12 +259,29 @@ impl Consumer {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(spawned);
+        let group = group_settings.map(|s| Arc::new(Group::new(s)));
+        let mut group_thread = None;
+        if let Some(g) = &group {
+            let coord = Coordinator::new(g.clone(), shared.clone(), cluster.clone());
+            let h = std::thread::Builder::new()
+                .name("gregor group".into())
+                .spawn(move || coord.run())
+                .map_err(|e| {
+                    Error::local(local::FAIL, format!("cannot start group thread: {e}"))
+                })?;
+            group_thread = Some(h);
+        }
         Ok(Consumer {
             cluster,
             shared,
             threads,
             closed: AtomicBool::new(false),
             stats: crate::stats::Emitter::new(cfg, "consumer"),
+            group,
+            group_thread: Mutex::new(group_thread),
+            rebalance_cb: Mutex::new(None),
+            commit_cb: Mutex::new(None),
+            assign_ops: AtomicU64::new(0),
         })
     }
 
@@ -236,23 +326,11 @@ impl Consumer {
     }
 
     fn add(&self, st: &mut state::State, tp: &TopicPartitionOffset) {
-        let version = st.version();
-        let key = tp.key();
-        let mut p = Part::new(
-            key.0.clone(),
-            key.1,
-            version,
-            self.shared.settings.partition_max_bytes,
-        );
-        p.start_at(tp.offset, tp.leader_epoch);
-        st.parts.insert(key, p);
+        add_part(&self.shared, st, tp);
     }
 
     fn remove(&self, st: &mut state::State, key: &Tp) -> bool {
-        let freed = st.purge(key, self.shared.settings.max_buffered);
-        st.parts.remove(key);
-        st.ready.retain(|k| k != key);
-        freed
+        remove_part(&self.shared, st, key)
     }
 
     /// Replaces the assignment. Offsets may be absolute or logical
@@ -265,6 +343,7 @@ impl Consumer {
     /// partition listed twice, an invalid offset, or `STORED` without `group.id`.
     pub fn assign(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
         self.check(tps, true)?;
+        self.assign_ops.fetch_add(1, Ordering::AcqRel);
         let mut st = self.shared.lock();
         let keys: Vec<Tp> = st.parts.keys().cloned().collect();
         for k in &keys {
@@ -295,6 +374,7 @@ impl Consumer {
     /// a partition already assigned.
     pub fn incremental_assign(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
         self.check(tps, true)?;
+        self.assign_ops.fetch_add(1, Ordering::AcqRel);
         let mut st = self.shared.lock();
         if let Some(tp) = tps.iter().find(|tp| st.parts.contains_key(&tp.key())) {
             return Err(Error::invalid_arg(format!(
@@ -323,6 +403,7 @@ impl Consumer {
         if distinct.len() != tps.len() {
             return Err(Error::invalid_arg("a partition is listed twice"));
         }
+        self.assign_ops.fetch_add(1, Ordering::AcqRel);
         let mut st = self.shared.lock();
         self.require_assigned(&st, tps)?;
         let mut freed = false;
@@ -473,7 +554,7 @@ impl Consumer {
             .ok_or_else(|| Error::invalid_arg("committed offsets need group.id to be set"))?;
         let keys: Vec<Tp> = tps.iter().map(TopicPartitionOffset::key).collect();
         let deadline = Instant::now() + timeout;
-        let found = control::offset_fetch(
+        let found = control::offset_fetch_full(
             &self.cluster,
             group,
             self.shared.settings.read_committed,
@@ -486,10 +567,11 @@ impl Consumer {
             .map(|(tp, k)| {
                 let base = TopicPartitionOffset::new(&tp.topic, tp.partition, offset::INVALID);
                 match found.get(k) {
-                    Some(Ok((o, epoch))) => {
+                    Some(Ok((o, epoch, meta))) => {
                         let mut t = base;
                         t.offset = if *o >= 0 { *o } else { offset::INVALID };
                         t.leader_epoch = (*epoch >= 0).then_some(*epoch);
+                        t.metadata = meta.clone().filter(|m| *o >= 0 && !m.is_empty());
                         t
                     }
                     Some(Err(e)) => base.failed(e.clone()),
@@ -618,11 +700,29 @@ impl Consumer {
     /// `_STATE` once the consumer is closed. Per-partition problems come
     /// back as messages with `error` set, as librdkafka does.
     pub fn poll(&self, timeout: Duration) -> Result<Option<Message>> {
+        match &self.group {
+            Some(g) => {
+                g.poll_mark(true);
+                let r = self.poll_inner(timeout);
+                g.poll_mark(false);
+                r
+            }
+            None => self.poll_inner(timeout),
+        }
+    }
+
+    fn poll_inner(&self, timeout: Duration) -> Result<Option<Message>> {
         let s = &self.shared.settings;
         self.emit_stats();
         let mut st = self.shared.lock();
         let mut deadline = None;
         loop {
+            if let Some(ev) = st.group_events.pop_front() {
+                drop(st);
+                self.serve(ev);
+                st = self.shared.lock();
+                continue;
+            }
             let mut freed = false;
             match st.next(s.max_buffered, &s.decode, &mut freed) {
                 Next::Message(m) => {
@@ -661,11 +761,359 @@ impl Consumer {
         }
     }
 
+    // -----------------------------------------------------------------
+    // Consumer groups
+
+    fn group(&self) -> Result<&Arc<Group>> {
+        self.group
+            .as_ref()
+            .ok_or_else(|| Error::invalid_arg("consumer groups need group.id to be set"))
+    }
+
+    /// Joins the group (`group.id`) subscribed to `topics`: names, or
+    /// regular expressions when they start with `^` (as librdkafka; matched
+    /// against the cluster's topics every
+    /// `topic.metadata.refresh.interval.ms`). Replaces an earlier
+    /// subscription. Partitions come through rebalances, served in
+    /// [`Consumer::poll`].
+    ///
+    /// # Errors
+    /// `_INVALID_ARG` without `group.id`, for an empty list, an empty name
+    /// or a bad pattern; the fatal error of a fenced static member.
+    pub fn subscribe(&self, topics: &[&str]) -> Result<()> {
+        self.group()?.subscribe(topics)
+    }
+
+    /// Drops the subscription: the partitions are given up (offsets
+    /// committed first with `enable.auto.commit`) and the member leaves the
+    /// group, in the background.
+    ///
+    /// # Errors
+    /// `_INVALID_ARG` without `group.id`.
+    pub fn unsubscribe(&self) -> Result<()> {
+        self.group()?.unsubscribe();
+        Ok(())
+    }
+
+    /// The subscription, as given to [`Consumer::subscribe`] (empty if none).
+    pub fn subscription(&self) -> Vec<String> {
+        self.group
+            .as_ref()
+            .map_or_else(Vec::new, |g| g.subscription())
+    }
+
+    /// The member id the group coordinator gave this consumer ("" before
+    /// joining or without a group).
+    pub fn member_id(&self) -> String {
+        self.group
+            .as_ref()
+            .map_or_else(String::new, |g| g.member_id())
+    }
+
+    /// "EAGER" or "COOPERATIVE" once in a group, else "NONE" (librdkafka's
+    /// `rd_kafka_rebalance_protocol`).
+    pub fn rebalance_protocol(&self) -> &'static str {
+        self.group
+            .as_ref()
+            .map_or("NONE", |g| g.rebalance_protocol())
+    }
+
+    /// Sets the rebalance callback (set it before subscribing). It runs
+    /// inside [`Consumer::poll`] on the caller's thread; if it calls
+    /// `assign`/`unassign`/`incremental_assign`/`incremental_unassign`,
+    /// that is the event's outcome, otherwise the library applies the event
+    /// after it returns. Without one the library applies every event
+    /// itself.
+    pub fn set_rebalance_callback(
+        &self,
+        cb: impl FnMut(&Consumer, RebalanceEvent) + Send + 'static,
+    ) {
+        *self.rebalance_cb.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(cb));
+        if let Some(g) = &self.group {
+            g.has_rebalance_cb.store(true, Ordering::Release);
+        }
+    }
+
+    /// Removes the rebalance callback.
+    pub fn clear_rebalance_callback(&self) {
+        *self.rebalance_cb.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        if let Some(g) = &self.group {
+            g.has_rebalance_cb.store(false, Ordering::Release);
+        }
+    }
+
+    /// Sets the commit callback: the results of async and automatic
+    /// commits, served in [`Consumer::poll`] (librdkafka's
+    /// `offset_commit_cb`).
+    pub fn set_commit_callback(
+        &self,
+        cb: impl FnMut(&Consumer, Result<()>, &[TopicPartitionOffset]) + Send + 'static,
+    ) {
+        *self.commit_cb.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(cb));
+        if let Some(g) = &self.group {
+            g.has_commit_cb.store(true, Ordering::Release);
+        }
+    }
+
+    /// Removes the commit callback.
+    pub fn clear_commit_callback(&self) {
+        *self.commit_cb.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        if let Some(g) = &self.group {
+            g.has_commit_cb.store(false, Ordering::Release);
+        }
+    }
+
+    /// Stores offsets (the offset of the next message to consume, with
+    /// optional metadata) for the next commit — librdkafka's
+    /// `rd_kafka_offsets_store`, for use with `enable.auto.offset.store=false`.
+    ///
+    /// # Errors
+    /// `_INVALID_ARG` without `group.id` or for a negative offset;
+    /// `_UNKNOWN_PARTITION` (and nothing is stored) for a partition not
+    /// assigned.
+    pub fn store_offsets(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
+        self.group()?;
+        self.check(tps, false)?;
+        if let Some(tp) = tps.iter().find(|t| t.offset < 0) {
+            return Err(Error::invalid_arg(format!(
+                "{} [{}]: cannot store offset {}",
+                tp.topic, tp.partition, tp.offset
+            )));
+        }
+        let mut st = self.shared.lock();
+        self.require_assigned(&st, tps)?;
+        st.fold_stored();
+        for tp in tps {
+            if let Some(p) = st.parts.get_mut(&tp.key()) {
+                p.stored = tp.offset;
+                p.stored_epoch = tp.leader_epoch.unwrap_or(-1);
+                p.stored_meta = tp.metadata.clone();
+            }
+        }
+        Ok(())
+    }
+
+    /// Commits offsets and waits for the answer: `offsets` as given (with
+    /// their metadata), or with `None` the stored offsets of the assigned
+    /// partitions (what poll returned, with `enable.auto.offset.store`).
+    /// Returns the entries committed.
+    ///
+    /// # Errors
+    /// `_INVALID_ARG` without `group.id`; `_NO_OFFSET` when there is
+    /// nothing to commit; the first entry error; coordinator errors.
+    pub fn commit(
+        &self,
+        offsets: Option<&[TopicPartitionOffset]>,
+        timeout: Duration,
+    ) -> Result<Vec<TopicPartitionOffset>> {
+        let g = self.group()?;
+        let offsets = match offsets {
+            Some(o) => {
+                self.check(o, false)?;
+                if let Some(tp) = o.iter().find(|t| t.offset < 0) {
+                    return Err(Error::invalid_arg(format!(
+                        "{} [{}]: cannot commit offset {}",
+                        tp.topic, tp.partition, tp.offset
+                    )));
+                }
+                o.to_vec()
+            }
+            None => group::uncommitted(&self.shared, None),
+        };
+        let entries = group::commit(
+            g,
+            &self.cluster,
+            &self.shared,
+            &offsets,
+            Instant::now() + timeout,
+        )?;
+        group::first_error(&entries)?;
+        Ok(entries)
+    }
+
+    /// Commits in the background: the result comes to the commit callback
+    /// in [`Consumer::poll`]. `None` commits the stored offsets as they are
+    /// when the commit is sent.
+    ///
+    /// # Errors
+    /// `_INVALID_ARG` without `group.id` or for a bad entry.
+    pub fn commit_async(&self, offsets: Option<&[TopicPartitionOffset]>) -> Result<()> {
+        let g = self.group()?;
+        if let Some(o) = offsets {
+            self.check(o, false)?;
+        }
+        let mut m = g.lock();
+        m.async_commits.push_back(offsets.map(<[_]>::to_vec));
+        drop(m);
+        g.cv.notify_all();
+        Ok(())
+    }
+
+    /// Serves a group event on the caller's thread.
+    fn serve(&self, ev: GroupEvent) {
+        match ev {
+            GroupEvent::Commit { result, offsets } => {
+                let cb = self
+                    .commit_cb
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take();
+                if let Some(mut cb) = cb {
+                    cb(self, result, &offsets);
+                    let mut slot = self.commit_cb.lock().unwrap_or_else(|e| e.into_inner());
+                    if slot.is_none() {
+                        *slot = Some(cb);
+                    }
+                }
+            }
+            GroupEvent::Rebalance {
+                id,
+                event,
+                cooperative,
+            } => {
+                self.rebalance(&event, cooperative);
+                if let Some(g) = &self.group {
+                    g.handled(id);
+                }
+            }
+        }
+    }
+
+    /// Runs the rebalance callback for `event` (committing first what is
+    /// stored for revoked partitions), then applies the event unless the
+    /// callback changed the assignment itself.
+    fn rebalance(&self, event: &RebalanceEvent, cooperative: bool) {
+        let Some(g) = &self.group else { return };
+        if let RebalanceEvent::Revoked(parts) = event {
+            if g.settings.auto_commit {
+                let keys: Vec<Tp> = parts.iter().map(TopicPartitionOffset::key).collect();
+                let stored = group::uncommitted(&self.shared, Some(&keys));
+                if !stored.is_empty() {
+                    let deadline = Instant::now() + g.settings.socket_timeout;
+                    let _ = group::commit(g, &self.cluster, &self.shared, &stored, deadline);
+                }
+            }
+        }
+        let before = self.assign_ops.load(Ordering::Acquire);
+        let cb = self
+            .rebalance_cb
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(mut cb) = cb {
+            cb(self, event.clone());
+            let mut slot = self.rebalance_cb.lock().unwrap_or_else(|e| e.into_inner());
+            if slot.is_none() {
+                *slot = Some(cb);
+            }
+        }
+        if self.assign_ops.load(Ordering::Acquire) != before {
+            return;
+        }
+        let parts = event.partitions();
+        match event {
+            RebalanceEvent::Assigned(_) => {
+                let _ = assign_parts(&self.shared, parts, cooperative);
+            }
+            RebalanceEvent::Revoked(_) | RebalanceEvent::Lost(_) => {
+                if cooperative {
+                    let keys: Vec<Tp> = parts.iter().map(TopicPartitionOffset::key).collect();
+                    group::take_parts(&self.shared, &keys);
+                } else {
+                    let _ = assign_parts(&self.shared, &[], false);
+                }
+            }
+        }
+    }
+
+    /// A group member's part of close.
+    fn close_group(&self, g: &Arc<Group>) {
+        let s = &g.settings;
+        let deadline = Instant::now() + s.socket_timeout.min(Duration::from_secs(10));
+        // events already queued (an assignment...) are served first, so the
+        // revocation below covers what the application holds
+        loop {
+            let ev = self.shared.lock().group_events.pop_front();
+            match ev {
+                Some(ev) => self.serve(ev),
+                None => break,
+            }
+        }
+        let owned = {
+            let mut m = g.lock();
+            m.closing = true;
+            if let Some(c) = m.coord.clone().filter(|_| m.in_join) {
+                // free the coordinator thread from a JoinGroup wait
+                c.close();
+                m.coord = None;
+            }
+            std::mem::take(&mut m.owned)
+        };
+        g.cv.notify_all();
+        if s.auto_commit {
+            let stored = group::uncommitted(&self.shared, None);
+            if !stored.is_empty() {
+                let _ = group::commit(g, &self.cluster, &self.shared, &stored, deadline);
+            }
+        }
+        if !owned.is_empty() {
+            let parts: Vec<TopicPartitionOffset> = owned
+                .iter()
+                .map(|(t, p)| TopicPartitionOffset::new(t.as_str(), *p, offset::INVALID))
+                .collect();
+            let before = self.assign_ops.load(Ordering::Acquire);
+            let cb = self
+                .rebalance_cb
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            if let Some(mut cb) = cb {
+                cb(self, RebalanceEvent::Revoked(parts));
+            }
+            if self.assign_ops.load(Ordering::Acquire) == before {
+                let _ = assign_parts(&self.shared, &[], false);
+            }
+        }
+        // wait for the coordinator thread (bounded), then leave
+        let handle = self
+            .group_thread
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        {
+            let mut m = g.lock();
+            while !m.exited && Instant::now() < deadline {
+                m =
+                    g.cv.wait_timeout(m, Duration::from_millis(50))
+                        .map_or_else(|e| e.into_inner().0, |r| r.0);
+            }
+        }
+        if let Some(h) = handle.filter(|h| h.is_finished()) {
+            let _ = h.join();
+        }
+        let member_id = g.member_id();
+        if !member_id.is_empty() && s.instance_id.is_none() {
+            let _ = group::leave(g, &self.cluster, &member_id, deadline);
+        }
+        let mut m = g.lock();
+        m.member_id.clear();
+        m.joined = false;
+    }
+
     /// Stops fetching, closes the connections and ends the consumer's
     /// threads. Later polls fail with `_STATE`. Called on drop too.
+    ///
+    /// A group member first commits its stored offsets (with
+    /// `enable.auto.commit`), gives its partitions up (the rebalance
+    /// callback runs here with `Revoked`) and leaves the group (a static
+    /// member does not, to keep its assignment over a restart). Bounded by
+    /// `socket.timeout.ms` and 10 s.
     pub fn close(&self) {
         if self.closed.swap(true, Ordering::SeqCst) {
             return;
+        }
+        if let Some(g) = &self.group {
+            self.close_group(g);
         }
         {
             let mut st = self.shared.lock();

@@ -11,6 +11,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::group::GroupEvent;
 use super::session::Tp;
 use crate::error::{local, Error};
 use crate::message::{offset, Message};
@@ -56,6 +57,8 @@ pub(crate) struct Settings {
     pub refresh_interval: Duration,
     /// The largest a partition's fetch size grows to for one oversized batch.
     pub max_partition_fetch: i32,
+    /// `enable.auto.offset.store` (with a group id).
+    pub auto_store: bool,
 }
 
 /// Where a partition's fetching stands.
@@ -153,6 +156,14 @@ pub(crate) struct Part {
     /// (not counting the chunk being read).
     pub rxmsgs: u64,
     pub rxmsg_bytes: u64,
+    /// The offset to commit next (after the last message returned by
+    /// poll, with `enable.auto.offset.store`, or set by `store_offsets`),
+    /// -1 if none; its leader epoch and metadata.
+    pub stored: i64,
+    pub stored_epoch: i32,
+    pub stored_meta: Option<String>,
+    /// The last offset this consumer committed for the partition, -1 if none.
+    pub committed: i64,
 }
 
 impl Part {
@@ -180,6 +191,10 @@ impl Part {
             in_ready: false,
             rxmsgs: 0,
             rxmsg_bytes: 0,
+            stored: -1,
+            stored_epoch: -1,
+            stored_meta: None,
+            committed: -1,
         }
     }
 
@@ -252,6 +267,11 @@ pub(crate) struct State {
     /// Statistics: messages handed to the application, and their bytes.
     pub rxmsgs: u64,
     pub rxmsg_bytes: u64,
+    /// Rebalance and commit results waiting to be served by `poll`.
+    pub group_events: VecDeque<GroupEvent>,
+    /// `enable.auto.offset.store` with a group: offsets of returned
+    /// messages are stored for commit.
+    pub auto_store: bool,
 }
 
 /// Marks a consumer thread's end (held by the thread, dropped as it ends).
@@ -291,6 +311,8 @@ impl Shared {
                 closed: false,
                 rxmsgs: 0,
                 rxmsg_bytes: 0,
+                group_events: VecDeque::new(),
+                auto_store: settings.auto_store,
             }),
             data: Condvar::new(),
             work: Condvar::new(),
@@ -335,6 +357,7 @@ impl State {
     /// true if the buffer went from full to not full.
     pub fn purge(&mut self, key: &Tp, max_buffered: usize) -> bool {
         let before = self.buffered;
+        self.fold_stored();
         if self.current.as_ref().is_some_and(|(k, _)| k == key) {
             if let Some((_, c)) = self.current.take() {
                 self.buffered -= c.bytes;
@@ -455,6 +478,11 @@ impl State {
                     p.rxmsg_bytes += c.msg_bytes;
                     if p.version == c.version {
                         p.app_pos = p.app_pos.max(c.end);
+                        if self.auto_store && c.returned >= 0 {
+                            p.stored = c.returned;
+                            p.stored_epoch = -1;
+                            p.stored_meta = None;
+                        }
                     }
                 }
                 continue;
@@ -501,8 +529,26 @@ impl State {
         })
     }
 
+    /// Folds the offsets the cursor's chunk returned into its partition's
+    /// stored offset (with `enable.auto.offset.store`).
+    pub fn fold_stored(&mut self) {
+        if !self.auto_store {
+            return;
+        }
+        if let Some((key, c)) = &self.current {
+            if let Some(p) = self.parts.get_mut(key) {
+                if c.version == p.version && c.returned >= 0 && c.returned != p.stored {
+                    p.stored = c.returned;
+                    p.stored_epoch = -1;
+                    p.stored_meta = None;
+                }
+            }
+        }
+    }
+
     /// Folds the cursor's progress into its partition (before a seek or pause).
     pub fn sync_current(&mut self) {
+        self.fold_stored();
         if let Some((key, c)) = &self.current {
             if let Some(p) = self.parts.get_mut(key) {
                 if c.version == p.version {

@@ -5,7 +5,7 @@
 //! `gregor_tpl`, which these calls fill in place as librdkafka does with
 //! `rd_kafka_topic_partition_list_t`.
 
-use std::ffi::{c_char, c_int, CString};
+use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 use std::time::Duration;
 
@@ -31,7 +31,11 @@ fn fill(tpl: &mut gregor_tpl, answers: Vec<TopicPartitionOffset>) {
         e.offset = a.offset;
         e.leader_epoch = a.leader_epoch;
         e.error = a.error;
+        if a.metadata.is_some() {
+            e.metadata = a.metadata;
+        }
     }
+    tpl.sync();
 }
 
 /// The first entry error, to return as the call's result (librdkafka
@@ -103,13 +107,9 @@ pub extern "C" fn gregor_consumer_assignment(
             return Err(super::guard::null_arg("tpl_out"));
         }
         let inner = c.inner.assignment();
-        let names = inner
-            .iter()
-            .map(|e| CString::new(e.topic.as_str()).unwrap_or_default())
-            .collect();
         put(
             tpl_out,
-            Box::into_raw(Box::new(gregor_tpl { inner, names })),
+            Box::into_raw(Box::new(gregor_tpl::from_entries(inner))),
         );
         Ok(())
     })
@@ -376,5 +376,310 @@ pub extern "C" fn gregor_tpl_set_leader_epoch(tpl: *mut gregor_tpl, i: usize, ep
             .ok_or_else(|| Error::invalid_arg(format!("entry {i} out of range")))?;
         e.leader_epoch = (epoch >= 0).then_some(epoch);
         Ok(())
+    })
+}
+
+// ----- consumer groups -----
+
+/// GREGOR_REBALANCE_ASSIGNED: partitions given to this member.
+pub const GREGOR_REBALANCE_ASSIGNED: i32 = 1;
+/// GREGOR_REBALANCE_REVOKED: partitions taken away in a rebalance.
+pub const GREGOR_REBALANCE_REVOKED: i32 = 2;
+/// GREGOR_REBALANCE_LOST: partitions lost (session expired, fenced, poll
+/// interval exceeded).
+pub const GREGOR_REBALANCE_LOST: i32 = 3;
+
+/// The rebalance callback: `event` is one of `GREGOR_REBALANCE_*`;
+/// `partitions` is borrowed for the call. It runs only inside
+/// `gregor_consumer_poll` / `gregor_consumer_close`, on the caller's
+/// thread. If it calls `gregor_consumer_assign`, `_unassign`,
+/// `_incremental_assign` or `_incremental_unassign`, that is the event's
+/// outcome; otherwise gregor applies the event after it returns.
+pub type gregor_rebalance_cb = Option<
+    extern "C" fn(
+        c: *mut gregor_consumer,
+        event: i32,
+        partitions: *const gregor_tpl,
+        opaque: *mut c_void,
+    ),
+>;
+
+/// The commit callback: the result (`err`, 0 on success) of an async or
+/// automatic commit, with the offsets and their entry errors (borrowed for
+/// the call). Runs only inside `gregor_consumer_poll`, on the caller's thread.
+pub type gregor_commit_cb = Option<
+    extern "C" fn(
+        c: *mut gregor_consumer,
+        err: i32,
+        offsets: *const gregor_tpl,
+        opaque: *mut c_void,
+    ),
+>;
+
+/// The C side's handle and opaque pointer, moved into a callback closure.
+#[derive(Clone, Copy)]
+struct CallbackTarget {
+    consumer: usize,
+    opaque: usize,
+}
+
+impl CallbackTarget {
+    fn consumer(&self) -> *mut gregor_consumer {
+        self.consumer as *mut gregor_consumer
+    }
+
+    fn opaque(&self) -> *mut c_void {
+        self.opaque as *mut c_void
+    }
+
+    /// Counts a callback in progress on the handle, so a `gregor_consumer_free`
+    /// from inside it is refused.
+    fn enter(&self) -> Option<&gregor_consumer> {
+        let c = handle(self.consumer() as *const gregor_consumer, "consumer").ok()?;
+        c.in_callback
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Some(c)
+    }
+}
+
+/// Borrows `n` C strings at `p` (NULL is fine when `n` is 0).
+fn c_strs<'a>(p: *const *const c_char, n: usize, name: &str) -> Result<Vec<&'a str>, Error> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if p.is_null() {
+        return Err(super::guard::null_arg(name));
+    }
+    // SAFETY: the caller promises `n` readable pointers at a non-NULL `p`,
+    // valid for this call.
+    let ptrs = unsafe { std::slice::from_raw_parts(p, n) };
+    ptrs.iter().map(|s| c_str(*s, name)).collect()
+}
+
+/// Sets (or with `cb` NULL, clears) the rebalance callback; set it before
+/// `gregor_consumer_subscribe`. `opaque` is passed back unchanged. Returns 0
+/// or `GREGOR_ERR__INVALID_ARG` for a NULL consumer.
+#[no_mangle]
+pub extern "C" fn gregor_consumer_set_rebalance_cb(
+    c: *mut gregor_consumer,
+    cb: gregor_rebalance_cb,
+    opaque: *mut c_void,
+) -> i32 {
+    guard_code(ptr::null_mut(), 0, || {
+        let h = handle(c as *const gregor_consumer, "consumer")?;
+        let Some(f) = cb else {
+            h.inner.clear_rebalance_callback();
+            return Ok(());
+        };
+        let target = CallbackTarget {
+            consumer: c as usize,
+            opaque: opaque as usize,
+        };
+        h.inner.set_rebalance_callback(move |_, event| {
+            let Some(h) = target.enter() else { return };
+            let tpl = gregor_tpl::from_entries(event.partitions().to_vec());
+            f(target.consumer(), event.code(), &tpl, target.opaque());
+            h.in_callback
+                .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        });
+        Ok(())
+    })
+}
+
+/// Sets (or with `cb` NULL, clears) the commit callback. Returns 0 or
+/// `GREGOR_ERR__INVALID_ARG` for a NULL consumer.
+#[no_mangle]
+pub extern "C" fn gregor_consumer_set_commit_cb(
+    c: *mut gregor_consumer,
+    cb: gregor_commit_cb,
+    opaque: *mut c_void,
+) -> i32 {
+    guard_code(ptr::null_mut(), 0, || {
+        let h = handle(c as *const gregor_consumer, "consumer")?;
+        let Some(f) = cb else {
+            h.inner.clear_commit_callback();
+            return Ok(());
+        };
+        let target = CallbackTarget {
+            consumer: c as usize,
+            opaque: opaque as usize,
+        };
+        h.inner.set_commit_callback(move |_, result, offsets| {
+            let Some(h) = target.enter() else { return };
+            let tpl = gregor_tpl::from_entries(offsets.to_vec());
+            let err = result.err().map_or(0, |e| e.code());
+            f(target.consumer(), err, &tpl, target.opaque());
+            h.in_callback
+                .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        });
+        Ok(())
+    })
+}
+
+/// Joins the consumer's group (`group.id`) subscribed to `count` topics
+/// (NUL-terminated names; a name starting with `^` is a regular
+/// expression). Replaces an earlier subscription; partitions come through
+/// rebalances served in `gregor_consumer_poll`. Returns 0, or
+/// `GREGOR_ERR__INVALID_ARG` without `group.id`, for no topics, a NULL or
+/// empty name, or a bad pattern (the reason in `errstr`). Thread-safe.
+#[no_mangle]
+pub extern "C" fn gregor_consumer_subscribe(
+    c: *mut gregor_consumer,
+    topics: *const *const c_char,
+    count: usize,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> i32 {
+    guard_code(errstr, errstr_size, || {
+        let h = handle(c as *const gregor_consumer, "consumer")?;
+        let names = c_strs(topics, count, "topics")?;
+        h.inner.subscribe(&names)
+    })
+}
+
+/// Drops the subscription: partitions are given up (offsets committed
+/// first with `enable.auto.commit`) and the member leaves its group, in the
+/// background. Returns 0 or `GREGOR_ERR__INVALID_ARG` without `group.id`.
+#[no_mangle]
+pub extern "C" fn gregor_consumer_unsubscribe(c: *mut gregor_consumer) -> i32 {
+    guard_code(ptr::null_mut(), 0, || {
+        handle(c as *const gregor_consumer, "consumer")?
+            .inner
+            .unsubscribe()
+    })
+}
+
+/// The subscription: on success `*out` receives a list the caller owns
+/// (free with `gregor_tpl_free`), one entry per topic or pattern, partition
+/// -1, offset `GREGOR_OFFSET_INVALID`.
+#[no_mangle]
+pub extern "C" fn gregor_consumer_subscription(
+    c: *mut gregor_consumer,
+    out: *mut *mut gregor_tpl,
+) -> i32 {
+    guard_code(ptr::null_mut(), 0, || {
+        let h = handle(c as *const gregor_consumer, "consumer")?;
+        if out.is_null() {
+            return Err(super::guard::null_arg("out"));
+        }
+        let inner = h
+            .inner
+            .subscription()
+            .into_iter()
+            .map(|t| TopicPartitionOffset::new(t, -1, crate::message::offset::INVALID))
+            .collect();
+        put(
+            out,
+            Box::into_raw(Box::new(gregor_tpl::from_entries(inner))),
+        );
+        Ok(())
+    })
+}
+
+/// Commits `offsets` (copied; with their metadata) or, with NULL, the
+/// positions of the messages consumed (the stored offsets). `async` zero:
+/// waits (up to `socket.timeout.ms`) and returns the result — 0, the first
+/// entry error, `GREGOR_ERR__NO_OFFSET` when there is nothing to commit;
+/// non-zero: returns 0 at once and the result goes to the commit callback
+/// in `gregor_consumer_poll`. `GREGOR_ERR__INVALID_ARG` without `group.id`.
+#[no_mangle]
+pub extern "C" fn gregor_consumer_commit(
+    c: *mut gregor_consumer,
+    offsets: *const gregor_tpl,
+    r#async: i32,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> i32 {
+    guard_code(errstr, errstr_size, || {
+        let h = handle(c as *const gregor_consumer, "consumer")?;
+        let list = if offsets.is_null() {
+            None
+        } else {
+            Some(&handle(offsets, "offsets")?.inner[..])
+        };
+        if r#async != 0 {
+            return h.inner.commit_async(list);
+        }
+        let timeout = h.inner.cluster().config().ms("socket.timeout.ms");
+        h.inner.commit(list, timeout).map(|_| ())
+    })
+}
+
+/// Stores offsets (with their metadata) for the next commit, for use with
+/// `enable.auto.offset.store=false`. Returns 0, `GREGOR_ERR__INVALID_ARG`
+/// without `group.id` or for a negative offset, `GREGOR_ERR__UNKNOWN_PARTITION`
+/// (nothing stored) for a partition not assigned.
+#[no_mangle]
+pub extern "C" fn gregor_consumer_store_offsets(
+    c: *mut gregor_consumer,
+    offsets: *const gregor_tpl,
+) -> i32 {
+    guard_code(ptr::null_mut(), 0, || {
+        let h = handle(c as *const gregor_consumer, "consumer")?;
+        h.inner.store_offsets(entries(offsets)?)
+    })
+}
+
+/// Copies the member id the group coordinator gave this consumer ("" before
+/// joining), NUL-terminated, into `buf` (`size` bytes). Returns 0, or
+/// `GREGOR_ERR__INVALID_ARG` (nothing written) when `buf` is NULL or too small.
+#[no_mangle]
+pub extern "C" fn gregor_consumer_member_id(
+    c: *mut gregor_consumer,
+    buf: *mut c_char,
+    size: usize,
+) -> i32 {
+    guard_code(ptr::null_mut(), 0, || {
+        let h = handle(c as *const gregor_consumer, "consumer")?;
+        if buf.is_null() {
+            return Err(super::guard::null_arg("buf"));
+        }
+        let id = h.inner.member_id();
+        if id.len() + 1 > size {
+            return Err(Error::invalid_arg(format!(
+                "member id needs {} bytes",
+                id.len() + 1
+            )));
+        }
+        super::guard::write_errstr(buf, size, &id);
+        Ok(())
+    })
+}
+
+/// Sets entry `idx`'s commit metadata (copied; NULL clears it). Returns 0
+/// or `GREGOR_ERR__INVALID_ARG`. Not thread-safe for one list.
+#[no_mangle]
+pub extern "C" fn gregor_tpl_set_metadata(
+    tpl: *mut gregor_tpl,
+    idx: usize,
+    metadata: *const c_char,
+) -> i32 {
+    guard_code(ptr::null_mut(), 0, || {
+        let l = handle_mut(tpl, "tpl")?;
+        let meta = if metadata.is_null() {
+            None
+        } else {
+            Some(c_str(metadata, "metadata")?.to_string())
+        };
+        let e = l
+            .inner
+            .get_mut(idx)
+            .ok_or_else(|| Error::invalid_arg(format!("entry {idx} out of range")))?;
+        e.metadata = meta;
+        l.sync();
+        Ok(())
+    })
+}
+
+/// Entry `idx`'s commit metadata, NUL-terminated, valid until the list is
+/// changed or freed; NULL if it has none (or out of range).
+#[no_mangle]
+pub extern "C" fn gregor_tpl_metadata(tpl: *const gregor_tpl, idx: usize) -> *const c_char {
+    guard(ptr::null(), || {
+        handle(tpl, "tpl")
+            .ok()
+            .and_then(|l| l.metas.get(idx))
+            .and_then(Option::as_ref)
+            .map_or(ptr::null(), |m| m.as_ptr())
     })
 }

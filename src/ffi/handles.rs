@@ -62,6 +62,8 @@ pub struct gregor_producer {
 /// A consumer. Thread-safe.
 pub struct gregor_consumer {
     pub(crate) inner: Consumer,
+    /// Callbacks running now: the handle must not be freed under them.
+    pub(crate) in_callback: std::sync::atomic::AtomicUsize,
 }
 
 /// A list of topic/partition/offset entries.
@@ -69,6 +71,39 @@ pub struct gregor_tpl {
     pub(crate) inner: Vec<TopicPartitionOffset>,
     /// NUL-terminated topic names, by entry.
     pub(crate) names: Vec<CString>,
+    /// NUL-terminated commit metadata, by entry (None: no metadata).
+    pub(crate) metas: Vec<Option<CString>>,
+}
+
+impl gregor_tpl {
+    /// A list of `inner`'s entries.
+    pub(crate) fn from_entries(inner: Vec<TopicPartitionOffset>) -> Self {
+        let mut l = gregor_tpl {
+            inner,
+            names: Vec::new(),
+            metas: Vec::new(),
+        };
+        l.sync();
+        l
+    }
+
+    /// Rebuilds the C strings from the entries.
+    pub(crate) fn sync(&mut self) {
+        self.names = self
+            .inner
+            .iter()
+            .map(|e| CString::new(e.topic.as_str()).unwrap_or_default())
+            .collect();
+        self.metas = self
+            .inner
+            .iter()
+            .map(|e| {
+                e.metadata
+                    .as_ref()
+                    .map(|m| CString::new(m.as_str()).unwrap_or_default())
+            })
+            .collect();
+    }
 }
 
 /// A consumed message or consumer event. Immutable; thread-safe to read.
@@ -364,10 +399,7 @@ pub extern "C" fn gregor_producer_free(producer: *mut gregor_producer) {
 #[no_mangle]
 pub extern "C" fn gregor_tpl_new() -> *mut gregor_tpl {
     guard(ptr::null_mut(), || {
-        Box::into_raw(Box::new(gregor_tpl {
-            inner: Vec::new(),
-            names: Vec::new(),
-        }))
+        Box::into_raw(Box::new(gregor_tpl::from_entries(Vec::new())))
     })
 }
 
@@ -388,6 +420,7 @@ pub extern "C" fn gregor_tpl_add(
         l.inner
             .push(TopicPartitionOffset::new(topic, partition, offset));
         l.names.push(CString::new(topic).unwrap_or_default());
+        l.metas.push(None);
         Ok(())
     })
 }
@@ -420,6 +453,7 @@ pub extern "C" fn gregor_consumer_new(
         let conf = handle(conf, "conf")?;
         out = Box::into_raw(Box::new(gregor_consumer {
             inner: Consumer::new(&conf.inner)?,
+            in_callback: std::sync::atomic::AtomicUsize::new(0),
         }));
         Ok(())
     });
@@ -513,12 +547,20 @@ pub extern "C" fn gregor_consumer_metadata(
 }
 
 /// Frees a consumer, closing its connections and waiting for their I/O
-/// threads to end. NULL is a no-op.
+/// threads to end (a group member not closed yet commits and leaves, as
+/// `gregor_consumer_close`, without running callbacks). NULL is a no-op;
+/// so is a call from inside one of the consumer's own callbacks (misuse:
+/// the handle is in use there).
 #[no_mangle]
 pub extern "C" fn gregor_consumer_free(consumer: *mut gregor_consumer) {
     guard((), || {
         if let Ok(c) = handle(consumer, "consumer") {
-            c.inner.cluster().close();
+            if c.in_callback.load(std::sync::atomic::Ordering::Acquire) > 0 {
+                return;
+            }
+            c.inner.clear_rebalance_callback();
+            c.inner.clear_commit_callback();
+            c.inner.close();
         }
         free(consumer)
     })

@@ -19,8 +19,12 @@ pub enum Hash {
 }
 
 /// Fewer iterations than this are refused, as Kafka's Java client does.
+///
+/// cbindgen:ignore
 pub const MIN_ITERATIONS: u32 = 4096;
 /// More than this would let a hostile broker stall the client in PBKDF2.
+///
+/// cbindgen:ignore
 pub const MAX_ITERATIONS: u32 = 1_000_000;
 
 impl Hash {

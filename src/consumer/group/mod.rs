@@ -1,0 +1,1682 @@
+//! Consumer group membership (Kafka's classic group protocol): the
+//! coordinator thread that joins, syncs, heartbeats and leaves, the
+//! leader's assignment, offset commits, and the rebalance events `poll`
+//! serves.
+//!
+//! One coordinator thread per consumer with a `group.id` (ARCHITECTURE.md),
+//! on the coordinator's group-purpose connection: it finds the coordinator
+//! (FindCoordinator), joins (JoinGroup, rejoining with the member id a
+//! MEMBER_ID_REQUIRED answer gives, KIP-394), runs the assignor as leader
+//! with ConsumerProtocol subscription/assignment bytes as the Java client
+//! and librdkafka write them, syncs (SyncGroup), heartbeats every
+//! `heartbeat.interval.ms`, commits stored offsets every
+//! `auto.commit.interval.ms`, and re-checks regex subscriptions and
+//! partition counts every `topic.metadata.refresh.interval.ms`.
+//!
+//! Decisions (librdkafka's where it and Java differ, unless said):
+//! - The rebalance timeout is `max.poll.interval.ms`, as both clients do.
+//! - Eager assignors revoke everything before JoinGroup; when every
+//!   assignor offered is cooperative (KIP-429) only the partitions that
+//!   move are revoked, and the member rejoins at once after giving them up.
+//! - Auto commit commits offsets stored for messages `poll` returned
+//!   (at-least-once), before partitions are revoked, and on close.
+//! - ILLEGAL_GENERATION / UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID lose the
+//!   partitions (no commit); UNKNOWN_MEMBER_ID also forgets the member id,
+//!   FENCED_INSTANCE_ID stops the member for good (a fatal error event).
+//! - No heartbeat answered within `session.timeout.ms`: partitions lost,
+//!   rejoin. Coordinator errors (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
+//!   a lost connection) find the coordinator again without rejoining.
+//! - `max.poll.interval.ms` without a poll: the member leaves the group
+//!   (not a static one: LeaveGroup would end its static membership),
+//!   its partitions are lost, and poll returns `_MAX_POLL_EXCEEDED`; the
+//!   next poll rejoins.
+//! - Static members (`group.instance.id`, KIP-345) send no LeaveGroup on
+//!   close, as the Java client, so a restart keeps the assignment.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use super::assignor::{self, Assignor, RebalanceProtocol};
+use super::control;
+use super::session::Tp;
+use super::state::Shared;
+use super::TopicPartitionOffset;
+use crate::cluster::Cluster;
+use crate::config::Config;
+use crate::error::{local, Error, Result};
+use crate::message::{offset, Message};
+use crate::net::BrokerConn;
+use crate::protocol::consumer_protocol::{
+    decode_assignment, decode_subscription, encode_assignment, encode_subscription,
+    AssignmentTopicPartition, ConsumerProtocolAssignment, ConsumerProtocolSubscription,
+    TopicPartition,
+};
+use crate::protocol::heartbeat::HeartbeatRequest;
+use crate::protocol::join_group::{JoinGroupRequest, JoinGroupRequestProtocol, JoinGroupResponse};
+use crate::protocol::leave_group::{LeaveGroupRequest, MemberIdentity};
+use crate::protocol::offset_commit::{
+    OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic,
+};
+use crate::protocol::sync_group::{SyncGroupRequest, SyncGroupRequestAssignment};
+use crate::protocol::KafkaCode;
+use crate::wire::Bytes;
+
+/// The ConsumerProtocol version this member writes its subscription in
+/// (v3: owned partitions, generation, rack — as Java 3.x and librdkafka 2.x).
+const SUBSCRIPTION_VERSION: i16 = 3;
+
+/// A rebalance, handed to the rebalance callback inside `poll`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RebalanceEvent {
+    /// Partitions given to this member (with the eager protocol: the whole
+    /// new assignment; cooperative: the partitions added).
+    Assigned(Vec<TopicPartitionOffset>),
+    /// Partitions taken away in an orderly rebalance (offsets were
+    /// committed first with `enable.auto.commit`).
+    Revoked(Vec<TopicPartitionOffset>),
+    /// Partitions lost without a rebalance (session expired, fenced, poll
+    /// interval exceeded): others may already consume them; nothing is
+    /// committed for them.
+    Lost(Vec<TopicPartitionOffset>),
+}
+
+impl RebalanceEvent {
+    /// The partitions of the event (offset `offset::INVALID`).
+    pub fn partitions(&self) -> &[TopicPartitionOffset] {
+        match self {
+            RebalanceEvent::Assigned(p) | RebalanceEvent::Revoked(p) | RebalanceEvent::Lost(p) => p,
+        }
+    }
+
+    /// The C API's number: 1 assigned, 2 revoked, 3 lost.
+    pub fn code(&self) -> i32 {
+        match self {
+            RebalanceEvent::Assigned(_) => 1,
+            RebalanceEvent::Revoked(_) => 2,
+            RebalanceEvent::Lost(_) => 3,
+        }
+    }
+}
+
+/// What the coordinator thread hands to `poll`.
+pub(crate) enum GroupEvent {
+    /// A rebalance to serve; `id` is acknowledged in `Group::handled`.
+    Rebalance {
+        id: u64,
+        event: RebalanceEvent,
+        cooperative: bool,
+    },
+    /// The result of an async or automatic commit.
+    Commit {
+        result: Result<()>,
+        offsets: Vec<TopicPartitionOffset>,
+    },
+}
+
+/// The group properties, read once.
+pub(crate) struct GroupSettings {
+    pub group_id: String,
+    pub instance_id: Option<String>,
+    pub session_timeout: Duration,
+    pub heartbeat_interval: Duration,
+    pub max_poll_interval: Duration,
+    pub assignors: Vec<Box<dyn Assignor>>,
+    pub auto_commit: bool,
+    pub auto_commit_interval: Duration,
+    pub refresh_interval: Duration,
+    pub socket_timeout: Duration,
+}
+
+impl GroupSettings {
+    /// The group settings of `cfg`, or `None` without `group.id`.
+    ///
+    /// # Errors
+    /// An unknown assignor in `partition.assignment.strategy`.
+    pub fn from_config(cfg: &Config) -> Result<Option<GroupSettings>> {
+        let group_id = cfg.str("group.id");
+        if group_id.is_empty() {
+            return Ok(None);
+        }
+        let mut assignors: Vec<Box<dyn Assignor>> = Vec::new();
+        for name in cfg
+            .str("partition.assignment.strategy")
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+        {
+            match assignor::by_name(name) {
+                Some(a) => {
+                    if !assignors.iter().any(|x| x.name() == a.name()) {
+                        assignors.push(a)
+                    }
+                }
+                None => {
+                    return Err(Error::Config {
+                        key: "partition.assignment.strategy".into(),
+                        reason: format!("unknown assignor {name:?}"),
+                    })
+                }
+            }
+        }
+        if assignors.is_empty() {
+            return Err(Error::Config {
+                key: "partition.assignment.strategy".into(),
+                reason: "names no assignor".into(),
+            });
+        }
+        let kinds: BTreeSet<bool> = assignors
+            .iter()
+            .map(|a| a.protocol() == RebalanceProtocol::Cooperative)
+            .collect();
+        if kinds.len() > 1 {
+            // librdkafka refuses this mix too: the group could not agree
+            // on how to rebalance
+            return Err(Error::Config {
+                key: "partition.assignment.strategy".into(),
+                reason: "mixes eager and cooperative assignors".into(),
+            });
+        }
+        let instance = cfg.str("group.instance.id");
+        let refresh = cfg.int("topic.metadata.refresh.interval.ms");
+        let session = cfg.ms("session.timeout.ms");
+        Ok(Some(GroupSettings {
+            group_id: group_id.to_string(),
+            instance_id: (!instance.is_empty()).then(|| instance.to_string()),
+            session_timeout: session,
+            heartbeat_interval: cfg.ms("heartbeat.interval.ms"),
+            max_poll_interval: cfg.ms("max.poll.interval.ms"),
+            assignors,
+            auto_commit: cfg.bool("enable.auto.commit"),
+            auto_commit_interval: cfg.ms("auto.commit.interval.ms"),
+            refresh_interval: if refresh > 0 {
+                Duration::from_millis(refresh as u64)
+            } else {
+                Duration::from_secs(300)
+            },
+            socket_timeout: cfg.ms("socket.timeout.ms"),
+        }))
+    }
+
+    /// True when every assignor is cooperative (KIP-429).
+    pub fn cooperative(&self) -> bool {
+        self.assignors
+            .iter()
+            .all(|a| a.protocol() == RebalanceProtocol::Cooperative)
+    }
+}
+
+/// A topic list or `^regex` subscription.
+#[derive(Default)]
+struct Subscription {
+    /// As given.
+    given: Vec<String>,
+    names: BTreeSet<String>,
+    patterns: Vec<regex::Regex>,
+}
+
+impl Subscription {
+    fn parse(topics: &[&str]) -> Result<Subscription> {
+        let mut s = Subscription::default();
+        for t in topics {
+            if t.is_empty() {
+                return Err(Error::invalid_arg("empty topic name in subscription"));
+            }
+            if t.starts_with('^') {
+                let re = regex::Regex::new(t)
+                    .map_err(|e| Error::invalid_arg(format!("subscription pattern {t:?}: {e}")))?;
+                s.patterns.push(re);
+            } else {
+                s.names.insert((*t).to_string());
+            }
+            s.given.push((*t).to_string());
+        }
+        Ok(s)
+    }
+
+    fn matches(&self, topic: &str) -> bool {
+        self.names.contains(topic) || self.patterns.iter().any(|p| p.is_match(topic))
+    }
+}
+
+/// The member's state, under `Group::m`.
+pub(crate) struct Member {
+    sub: Subscription,
+    /// The topics subscribed now (names plus pattern matches).
+    pub topics: BTreeSet<String>,
+    pub member_id: String,
+    pub generation: i32,
+    pub protocol: Option<String>,
+    /// The partitions the group gave this member (and it has not given up).
+    pub owned: BTreeSet<(String, i32)>,
+    /// In a generation (SyncGroup done, not left or lost since).
+    pub joined: bool,
+    /// A rejoin is wanted.
+    pub rejoin: bool,
+    pub leader: bool,
+    /// Partition counts of the topics last seen (subscribed, and the
+    /// group's when leader): a change rejoins.
+    pub counts: BTreeMap<String, i32>,
+    pub coord: Option<BrokerConn>,
+    /// The coordinator thread waits in JoinGroup/SyncGroup.
+    pub in_join: bool,
+    pub fatal: Option<Error>,
+    /// Async commits queued: `None` commits the stored offsets.
+    pub async_commits: VecDeque<Option<Vec<TopicPartitionOffset>>>,
+    /// Leave the group (unsubscribe).
+    pub leave: bool,
+    /// Look at metadata now (a new subscription).
+    pub refresh_now: bool,
+    pub next_event: u64,
+    pub handled: u64,
+    pub closing: bool,
+    pub exited: bool,
+    /// The last join error reported (not repeated while it lasts).
+    last_error: Option<i32>,
+}
+
+/// A consumer's group: settings, member state, and what poll and the
+/// coordinator thread tell each other.
+pub(crate) struct Group {
+    pub settings: GroupSettings,
+    pub m: Mutex<Member>,
+    pub cv: Condvar,
+    base: Instant,
+    /// ms since `base` of the last poll's start or end.
+    last_poll: AtomicU64,
+    /// Polls running now.
+    polling: AtomicUsize,
+    /// The member left for `max.poll.interval.ms`: the next poll rejoins.
+    poll_exceeded: AtomicBool,
+    pub has_rebalance_cb: AtomicBool,
+    pub has_commit_cb: AtomicBool,
+}
+
+impl Group {
+    pub fn new(settings: GroupSettings) -> Group {
+        Group {
+            settings,
+            m: Mutex::new(Member {
+                sub: Subscription::default(),
+                topics: BTreeSet::new(),
+                member_id: String::new(),
+                generation: -1,
+                protocol: None,
+                owned: BTreeSet::new(),
+                joined: false,
+                rejoin: false,
+                leader: false,
+                counts: BTreeMap::new(),
+                coord: None,
+                in_join: false,
+                fatal: None,
+                async_commits: VecDeque::new(),
+                leave: false,
+                refresh_now: false,
+                next_event: 0,
+                handled: 0,
+                closing: false,
+                exited: false,
+                last_error: None,
+            }),
+            cv: Condvar::new(),
+            base: Instant::now(),
+            last_poll: AtomicU64::new(0),
+            polling: AtomicUsize::new(0),
+            poll_exceeded: AtomicBool::new(false),
+            has_rebalance_cb: AtomicBool::new(false),
+            has_commit_cb: AtomicBool::new(false),
+        }
+    }
+
+    pub fn lock(&self) -> MutexGuard<'_, Member> {
+        self.m.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.base.elapsed().as_millis() as u64
+    }
+
+    /// Marks a poll's start (`true`) or end.
+    pub fn poll_mark(&self, start: bool) {
+        self.last_poll.store(self.now_ms(), Ordering::Relaxed);
+        if start {
+            self.polling.fetch_add(1, Ordering::AcqRel);
+            if self.poll_exceeded.swap(false, Ordering::AcqRel) {
+                let mut m = self.lock();
+                m.rejoin = true;
+                drop(m);
+                self.cv.notify_all();
+            }
+        } else {
+            self.polling.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// True when no poll ran for `max.poll.interval.ms`.
+    fn poll_overdue(&self) -> bool {
+        self.polling.load(Ordering::Acquire) == 0
+            && self
+                .now_ms()
+                .saturating_sub(self.last_poll.load(Ordering::Relaxed))
+                > self.settings.max_poll_interval.as_millis() as u64
+    }
+
+    /// When the poll interval runs out, from now.
+    fn poll_deadline(&self) -> Instant {
+        let last = self.base + Duration::from_millis(self.last_poll.load(Ordering::Relaxed));
+        last + self.settings.max_poll_interval + Duration::from_millis(1)
+    }
+
+    /// Replaces the subscription.
+    ///
+    /// # Errors
+    /// `_INVALID_ARG` for an empty list, an empty name or a bad pattern.
+    pub fn subscribe(&self, topics: &[&str]) -> Result<()> {
+        if topics.is_empty() {
+            return Err(Error::invalid_arg("subscribe needs at least one topic"));
+        }
+        let sub = Subscription::parse(topics)?;
+        let mut m = self.lock();
+        if m.fatal.is_some() {
+            return Err(m.fatal.clone().expect("checked"));
+        }
+        m.topics = sub.names.clone();
+        m.sub = sub;
+        m.leave = false;
+        m.refresh_now = true;
+        m.rejoin = true;
+        drop(m);
+        self.last_poll.store(self.now_ms(), Ordering::Relaxed);
+        self.cv.notify_all();
+        Ok(())
+    }
+
+    /// Drops the subscription: the member gives its partitions up and
+    /// leaves the group.
+    pub fn unsubscribe(&self) {
+        let mut m = self.lock();
+        m.sub = Subscription::default();
+        m.topics.clear();
+        m.leave = true;
+        drop(m);
+        self.cv.notify_all();
+    }
+
+    /// The subscription as given.
+    pub fn subscription(&self) -> Vec<String> {
+        self.lock().sub.given.clone()
+    }
+
+    /// Marks rebalance event `id` served.
+    pub fn handled(&self, id: u64) {
+        let mut m = self.lock();
+        m.handled = m.handled.max(id);
+        drop(m);
+        self.cv.notify_all();
+    }
+
+    /// The member id, "" before joining.
+    pub fn member_id(&self) -> String {
+        self.lock().member_id.clone()
+    }
+
+    /// "COOPERATIVE" or "EAGER", as librdkafka's `rd_kafka_rebalance_protocol`
+    /// ("NONE" without a joined group).
+    pub fn rebalance_protocol(&self) -> &'static str {
+        if !self.lock().joined {
+            "NONE"
+        } else if self.settings.cooperative() {
+            "COOPERATIVE"
+        } else {
+            "EAGER"
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Offsets: stored positions, commits
+
+/// The stored offsets not committed yet, of `only` (or every assigned
+/// partition), as commit entries.
+pub(crate) fn uncommitted(shared: &Shared, only: Option<&[Tp]>) -> Vec<TopicPartitionOffset> {
+    let mut st = shared.lock();
+    st.fold_stored();
+    let mut out: Vec<TopicPartitionOffset> = st
+        .parts
+        .iter()
+        .filter(|(k, _)| only.is_none_or(|o| o.contains(k)))
+        .filter(|(_, p)| p.stored >= 0 && p.stored != p.committed)
+        .map(|(k, p)| {
+            let mut t = TopicPartitionOffset::new(&*k.0, k.1, p.stored);
+            t.leader_epoch = (p.stored_epoch >= 0).then_some(p.stored_epoch);
+            t.metadata = p.stored_meta.clone();
+            t
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.topic, a.partition).cmp(&(&b.topic, b.partition)));
+    out
+}
+
+/// Removes partitions from the consumer and returns their uncommitted
+/// stored offsets (so nothing more is handed out for them before the
+/// commit that gives them up).
+pub(crate) fn take_parts(shared: &Shared, keys: &[Tp]) -> Vec<TopicPartitionOffset> {
+    let stored = {
+        let mut st = shared.lock();
+        st.fold_stored();
+        let mut out = Vec::new();
+        for k in keys {
+            if let Some(p) = st.parts.get(k) {
+                if p.stored >= 0 && p.stored != p.committed {
+                    let mut t = TopicPartitionOffset::new(&*k.0, k.1, p.stored);
+                    t.leader_epoch = (p.stored_epoch >= 0).then_some(p.stored_epoch);
+                    t.metadata = p.stored_meta.clone();
+                    out.push(t);
+                }
+            }
+            super::remove_part(shared, &mut st, k);
+        }
+        out
+    };
+    shared.work.notify_all();
+    stored
+}
+
+/// OffsetCommit of `offsets` for the group, as the member it is now
+/// (generation and member id when joined; -1 and "" otherwise, as a
+/// consumer of assigned partitions commits). Retries coordinator errors
+/// until `deadline`. Answers the entries with their errors.
+///
+/// # Errors
+/// `_NO_OFFSET` for nothing to commit; the coordinator lookup's or the
+/// request's error.
+pub(crate) fn commit(
+    group: &Group,
+    cluster: &Cluster,
+    shared: &Shared,
+    offsets: &[TopicPartitionOffset],
+    deadline: Instant,
+) -> Result<Vec<TopicPartitionOffset>> {
+    if offsets.is_empty() {
+        return Err(Error::local(local::NO_OFFSET, "no offsets to commit"));
+    }
+    let mut backoff = Duration::from_millis(50);
+    loop {
+        let attempt = commit_once(group, cluster, offsets, deadline);
+        let retry = match &attempt {
+            Err(e) => e.is_retriable() || e.code() == local::TRANSPORT,
+            Ok(entries) => entries.iter().any(|e| {
+                e.error
+                    .as_ref()
+                    .and_then(Error::kafka_code)
+                    .is_some_and(coordinator_moved)
+            }),
+        };
+        if retry {
+            group.lock().coord = None;
+            if Instant::now() + backoff < deadline {
+                std::thread::sleep(backoff);
+                backoff = (backoff * 2).min(Duration::from_secs(1));
+                continue;
+            }
+        }
+        let entries = attempt?;
+        // remember what is committed, so auto commit skips it
+        {
+            let mut st = shared.lock();
+            for e in entries.iter().filter(|e| e.error.is_none()) {
+                if let Some(p) = st.parts.get_mut(&e.key()) {
+                    p.committed = e.offset;
+                }
+            }
+        }
+        // a generation that is gone: rejoin (the heartbeat learns the rest)
+        if entries.iter().any(|e| {
+            e.error
+                .as_ref()
+                .and_then(Error::kafka_code)
+                .is_some_and(|c| {
+                    matches!(
+                        c,
+                        KafkaCode::ILLEGAL_GENERATION
+                            | KafkaCode::UNKNOWN_MEMBER_ID
+                            | KafkaCode::REBALANCE_IN_PROGRESS
+                    )
+                })
+        }) {
+            let mut m = group.lock();
+            if m.joined {
+                m.rejoin = true;
+            }
+            drop(m);
+            group.cv.notify_all();
+        }
+        return Ok(entries);
+    }
+}
+
+fn coordinator_moved(c: KafkaCode) -> bool {
+    matches!(
+        c,
+        KafkaCode::NOT_COORDINATOR
+            | KafkaCode::COORDINATOR_NOT_AVAILABLE
+            | KafkaCode::COORDINATOR_LOAD_IN_PROGRESS
+            | KafkaCode::REQUEST_TIMED_OUT
+    )
+}
+
+/// The coordinator's connection, cached in the member state.
+fn coordinator(group: &Group, cluster: &Cluster, deadline: Instant) -> Result<BrokerConn> {
+    if let Some(c) = group.lock().coord.clone() {
+        return Ok(c);
+    }
+    let c = control::coordinator(cluster, &group.settings.group_id, deadline)?;
+    group.lock().coord = Some(c.clone());
+    Ok(c)
+}
+
+fn commit_once(
+    group: &Group,
+    cluster: &Cluster,
+    offsets: &[TopicPartitionOffset],
+    deadline: Instant,
+) -> Result<Vec<TopicPartitionOffset>> {
+    let s = &group.settings;
+    let conn = coordinator(group, cluster, deadline)?;
+    let version = conn.version_for::<OffsetCommitRequest>(deadline)?;
+    let (member_id, generation) = {
+        let m = group.lock();
+        if m.joined {
+            (m.member_id.clone(), m.generation)
+        } else {
+            (String::new(), -1)
+        }
+    };
+    let mut topics: Vec<OffsetCommitRequestTopic> = Vec::new();
+    for o in offsets {
+        let part = OffsetCommitRequestPartition {
+            partition_index: o.partition,
+            committed_offset: o.offset,
+            committed_leader_epoch: if version >= 6 {
+                o.leader_epoch.unwrap_or(-1)
+            } else {
+                -1
+            },
+            commit_timestamp: -1,
+            committed_metadata: Some(o.metadata.clone().unwrap_or_default()),
+            ..Default::default()
+        };
+        match topics.iter_mut().find(|t| t.name == o.topic) {
+            Some(t) => t.partitions.push(part),
+            None => topics.push(OffsetCommitRequestTopic {
+                name: o.topic.clone(),
+                partitions: vec![part],
+                ..Default::default()
+            }),
+        }
+    }
+    let req = OffsetCommitRequest {
+        group_id: s.group_id.clone(),
+        generation_id_or_member_epoch: generation,
+        member_id,
+        group_instance_id: if version >= 7 && generation >= 0 {
+            s.instance_id.clone()
+        } else {
+            None
+        },
+        retention_time_ms: -1,
+        topics,
+        ..Default::default()
+    };
+    let resp = match conn.send_at(&req, version, deadline) {
+        Ok(p) => p.wait_until(deadline),
+        Err(e) => Err(e),
+    };
+    let resp = match resp {
+        Ok(r) => r,
+        Err(e) => {
+            if e.code() == local::TRANSPORT || e.code() == local::TIMED_OUT {
+                group.lock().coord = None;
+            }
+            return Err(e);
+        }
+    };
+    Ok(offsets
+        .iter()
+        .map(|o| {
+            let code = resp
+                .topics
+                .iter()
+                .filter(|t| t.name == o.topic)
+                .flat_map(|t| t.partitions.iter())
+                .find(|p| p.partition_index == o.partition)
+                .map(|p| p.error_code);
+            let mut e = o.clone();
+            e.error = match code {
+                Some(0) => None,
+                Some(c) => Some(Error::kafka(
+                    KafkaCode(c),
+                    format!(
+                        "{} [{}] offset commit of group {:?}",
+                        o.topic, o.partition, s.group_id
+                    ),
+                )),
+                None => Some(Error::local(
+                    local::BAD_MSG,
+                    format!("OffsetCommit answer lacks {} [{}]", o.topic, o.partition),
+                )),
+            };
+            e
+        })
+        .collect())
+}
+
+/// The first entry error of a commit answer.
+pub(crate) fn first_error(entries: &[TopicPartitionOffset]) -> Result<()> {
+    match entries.iter().find_map(|e| e.error.clone()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// LeaveGroup for this member at the negotiated version.
+///
+/// # Errors
+/// The request's or the coordinator's error.
+pub(crate) fn leave(
+    group: &Group,
+    cluster: &Cluster,
+    member_id: &str,
+    deadline: Instant,
+) -> Result<()> {
+    let s = &group.settings;
+    let conn = coordinator(group, cluster, deadline)?;
+    let version = conn.version_for::<LeaveGroupRequest>(deadline)?;
+    let req = if version >= 3 {
+        LeaveGroupRequest {
+            group_id: s.group_id.clone(),
+            members: vec![MemberIdentity {
+                member_id: member_id.to_string(),
+                group_instance_id: s.instance_id.clone(),
+                reason: (version >= 5).then(|| "the consumer is leaving the group".to_string()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    } else {
+        LeaveGroupRequest {
+            group_id: s.group_id.clone(),
+            member_id: member_id.to_string(),
+            ..Default::default()
+        }
+    };
+    let resp = conn
+        .send_at(&req, version, deadline)?
+        .wait_until(deadline)?;
+    let code = KafkaCode(resp.error_code);
+    let member = resp
+        .members
+        .iter()
+        .map(|m| KafkaCode(m.error_code))
+        .find(|c| !c.is_ok());
+    match (code.is_ok(), member) {
+        (true, None) => Ok(()),
+        (false, _) => Err(Error::kafka(code, format!("leave group {:?}", s.group_id))),
+        (true, Some(c)) => Err(Error::kafka(c, format!("leave group {:?}", s.group_id))),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The leader's assignment
+
+/// Runs `assignor` over the members' JoinGroup metadata and the
+/// partition counts: the SyncGroup assignments (ConsumerProtocol bytes, in
+/// the lowest subscription version any member wrote, at most 3) and the
+/// topics the group subscribes to.
+///
+/// # Errors
+/// If an assignment cannot be encoded.
+pub(crate) fn leader_assignments(
+    assignor: &dyn Assignor,
+    members: &[(String, Option<String>, Bytes)],
+    counts: &BTreeMap<String, i32>,
+) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut version = SUBSCRIPTION_VERSION;
+    let mut decoded = Vec::new();
+    for (id, instance, meta) in members {
+        let subscription = match decode_subscription(meta) {
+            Ok((v, s)) => {
+                version = version.min(v.max(0));
+                s
+            }
+            // a member we cannot read gets nothing (as librdkafka)
+            Err(_) => ConsumerProtocolSubscription::default(),
+        };
+        decoded.push(assignor::Member {
+            member_id: id.clone(),
+            group_instance_id: instance.clone(),
+            subscription,
+        });
+    }
+    let result = assignor.assign(&decoded, counts);
+    let mut out = Vec::new();
+    for m in &decoded {
+        let parts = result.get(&m.member_id).cloned().unwrap_or_default();
+        let a = ConsumerProtocolAssignment {
+            assigned_partitions: parts
+                .into_iter()
+                .filter(|(_, ps)| !ps.is_empty())
+                .map(|(topic, partitions)| AssignmentTopicPartition {
+                    topic,
+                    partitions,
+                    ..Default::default()
+                })
+                .collect(),
+            user_data: None,
+            ..Default::default()
+        };
+        out.push((m.member_id.clone(), encode_assignment(&a, version)?));
+    }
+    Ok(out)
+}
+
+/// The topics named in members' subscriptions.
+pub(crate) fn subscribed_topics(members: &[(String, Option<String>, Bytes)]) -> BTreeSet<String> {
+    members
+        .iter()
+        .filter_map(|(_, _, meta)| decode_subscription(meta).ok())
+        .flat_map(|(_, s)| s.topics)
+        .collect()
+}
+
+/// This member's subscription bytes for `assignor`.
+pub(crate) fn subscription_bytes(
+    assignor: &dyn Assignor,
+    topics: &BTreeSet<String>,
+    owned: &BTreeSet<(String, i32)>,
+    generation: i32,
+) -> Result<Vec<u8>> {
+    let mut by_topic: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+    for (t, p) in owned {
+        by_topic.entry(t).or_default().push(*p);
+    }
+    let s = ConsumerProtocolSubscription {
+        topics: topics.iter().cloned().collect(),
+        user_data: assignor.user_data(),
+        owned_partitions: by_topic
+            .into_iter()
+            .map(|(t, ps)| TopicPartition {
+                topic: t.to_string(),
+                partitions: ps,
+                ..Default::default()
+            })
+            .collect(),
+        generation_id: generation,
+        rack_id: None,
+        ..Default::default()
+    };
+    Ok(encode_subscription(&s, SUBSCRIPTION_VERSION)?)
+}
+
+fn tpos(parts: &BTreeSet<(String, i32)>) -> Vec<TopicPartitionOffset> {
+    parts
+        .iter()
+        .map(|(t, p)| TopicPartitionOffset::new(t.as_str(), *p, offset::INVALID))
+        .collect()
+}
+
+fn keys(parts: &BTreeSet<(String, i32)>) -> Vec<Tp> {
+    parts
+        .iter()
+        .map(|(t, p)| (Arc::from(t.as_str()), *p))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// The coordinator thread
+
+/// What the coordinator thread does next.
+enum Action {
+    AsyncCommit(Option<Vec<TopicPartitionOffset>>),
+    AutoCommit,
+    Leave,
+    MaxPoll,
+    Join,
+    Heartbeat,
+    Refresh,
+}
+
+/// Why a join round ended without a generation.
+enum JoinFailed {
+    /// Try again at once (new member id, rebalance in progress...).
+    Again,
+    /// Try again after a backoff.
+    Backoff(Error),
+    /// Stop: fatal.
+    Fatal(Error),
+    /// The consumer is closing.
+    Closing,
+}
+
+/// The coordinator thread of one consumer.
+pub(crate) struct Coordinator {
+    group: Arc<Group>,
+    shared: Arc<Shared>,
+    cluster: Cluster,
+    next_hb: Instant,
+    next_commit: Instant,
+    next_refresh: Instant,
+    last_hb_ok: Instant,
+    join_backoff: Duration,
+    join_retry_at: Option<Instant>,
+}
+
+impl Coordinator {
+    pub fn new(group: Arc<Group>, shared: Arc<Shared>, cluster: Cluster) -> Self {
+        let now = Instant::now();
+        let s = &group.settings;
+        Coordinator {
+            next_hb: now,
+            next_commit: now + s.auto_commit_interval,
+            next_refresh: now + s.refresh_interval,
+            last_hb_ok: now,
+            join_backoff: Duration::from_millis(100),
+            join_retry_at: None,
+            group,
+            shared,
+            cluster,
+        }
+    }
+
+    /// Runs until the consumer closes.
+    pub fn run(mut self) {
+        while let Some(a) = self.next_action() {
+            match a {
+                Action::AsyncCommit(offsets) => self.async_commit(offsets),
+                Action::AutoCommit => self.auto_commit(),
+                Action::Leave => self.unsubscribe(),
+                Action::MaxPoll => self.max_poll_exceeded(),
+                Action::Join => self.join(),
+                Action::Heartbeat => self.heartbeat(),
+                Action::Refresh => self.refresh(),
+            }
+        }
+        let mut m = self.group.lock();
+        m.exited = true;
+        drop(m);
+        self.group.cv.notify_all();
+    }
+
+    fn next_action(&mut self) -> Option<Action> {
+        let group = self.group.clone();
+        let s = &group.settings;
+        let mut m = group.lock();
+        loop {
+            if m.closing {
+                return None;
+            }
+            let now = Instant::now();
+            if let Some(c) = m.async_commits.pop_front() {
+                return Some(Action::AsyncCommit(c));
+            }
+            let mut wake = now + Duration::from_secs(1);
+            if s.auto_commit {
+                if now >= self.next_commit {
+                    self.next_commit = now + s.auto_commit_interval;
+                    return Some(Action::AutoCommit);
+                }
+                wake = wake.min(self.next_commit);
+            }
+            if m.leave {
+                m.leave = false;
+                return Some(Action::Leave);
+            }
+            let subscribed = !m.sub.given.is_empty() && m.fatal.is_none();
+            if subscribed && !group.poll_exceeded.load(Ordering::Acquire) {
+                if (m.joined || !m.member_id.is_empty()) && group.poll_overdue() {
+                    return Some(Action::MaxPoll);
+                }
+                wake = wake.min(group.poll_deadline());
+                if m.refresh_now || now >= self.next_refresh {
+                    m.refresh_now = false;
+                    self.next_refresh = now + s.refresh_interval;
+                    return Some(Action::Refresh);
+                }
+                wake = wake.min(self.next_refresh);
+                if m.rejoin || !m.joined {
+                    match self.join_retry_at {
+                        Some(t) if t > now => wake = wake.min(t),
+                        _ => return Some(Action::Join),
+                    }
+                } else if now >= self.next_hb {
+                    return Some(Action::Heartbeat);
+                } else {
+                    wake = wake.min(self.next_hb);
+                }
+            }
+            m = group
+                .cv
+                .wait_timeout(m, wake.saturating_duration_since(now))
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+    }
+
+    fn cooperative(&self) -> bool {
+        self.group.settings.cooperative()
+    }
+
+    /// Queues an event for poll; returns its id.
+    fn post(&self, event: RebalanceEvent) -> u64 {
+        let id = {
+            let mut m = self.group.lock();
+            m.next_event += 1;
+            m.next_event
+        };
+        let mut st = self.shared.lock();
+        st.group_events.push_back(GroupEvent::Rebalance {
+            id,
+            event,
+            cooperative: self.cooperative(),
+        });
+        drop(st);
+        self.shared.data.notify_all();
+        id
+    }
+
+    /// Queues an error for poll.
+    fn report(&self, e: Error) {
+        let mut st = self.shared.lock();
+        st.events
+            .push_back(Message::event(Arc::from(""), -1, -1, e));
+        drop(st);
+        self.shared.data.notify_all();
+    }
+
+    /// Waits until poll served event `id` (or the consumer closes, or the
+    /// application stopped polling for good).
+    fn wait_handled(&self, id: u64) {
+        let mut m = self.group.lock();
+        while m.handled < id && !m.closing && !self.group.poll_overdue() {
+            m = self
+                .group
+                .cv
+                .wait_timeout(m, Duration::from_millis(100))
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+    }
+
+    /// Gives partitions up: commits their stored offsets first (unless
+    /// lost), through the rebalance callback in poll when there is one.
+    fn give_up(&self, parts: BTreeSet<(String, i32)>, lost: bool) {
+        if parts.is_empty() {
+            return;
+        }
+        self.group.lock().owned.retain(|p| !parts.contains(p));
+        if self.group.has_rebalance_cb.load(Ordering::Acquire) {
+            let ev = if lost {
+                RebalanceEvent::Lost(tpos(&parts))
+            } else {
+                RebalanceEvent::Revoked(tpos(&parts))
+            };
+            let id = self.post(ev);
+            if !lost {
+                self.wait_handled(id);
+            }
+        } else {
+            let stored = take_parts(&self.shared, &keys(&parts));
+            if !lost && self.group.settings.auto_commit && !stored.is_empty() {
+                let deadline = Instant::now() + self.group.settings.socket_timeout;
+                let r = commit(&self.group, &self.cluster, &self.shared, &stored, deadline);
+                self.commit_result(r, stored);
+            }
+        }
+    }
+
+    /// Takes partitions on (through the rebalance callback when there is one).
+    fn take_on(&self, parts: &BTreeSet<(String, i32)>, whole: bool) {
+        if self.group.has_rebalance_cb.load(Ordering::Acquire) {
+            self.post(RebalanceEvent::Assigned(tpos(parts)));
+            return;
+        }
+        let tps = tpos(parts);
+        let r = if whole {
+            super::assign_parts(&self.shared, &tps, false)
+        } else {
+            super::assign_parts(&self.shared, &tps, true)
+        };
+        if let Err(e) = r {
+            self.report(e);
+        }
+    }
+
+    fn commit_result(
+        &self,
+        r: Result<Vec<TopicPartitionOffset>>,
+        asked: Vec<TopicPartitionOffset>,
+    ) {
+        if !self.group.has_commit_cb.load(Ordering::Acquire) {
+            return;
+        }
+        let (result, offsets) = match r {
+            Ok(entries) => (first_error(&entries), entries),
+            Err(e) => (Err(e), asked),
+        };
+        let mut st = self.shared.lock();
+        st.group_events
+            .push_back(GroupEvent::Commit { result, offsets });
+        drop(st);
+        self.shared.data.notify_all();
+    }
+
+    fn auto_commit(&mut self) {
+        let offsets = uncommitted(&self.shared, None);
+        if offsets.is_empty() {
+            return;
+        }
+        let deadline = Instant::now() + self.group.settings.socket_timeout;
+        let r = commit(&self.group, &self.cluster, &self.shared, &offsets, deadline);
+        self.commit_result(r, offsets);
+    }
+
+    fn async_commit(&mut self, offsets: Option<Vec<TopicPartitionOffset>>) {
+        let offsets = offsets.unwrap_or_else(|| uncommitted(&self.shared, None));
+        let deadline = Instant::now() + self.group.settings.socket_timeout;
+        let r = if offsets.is_empty() {
+            Err(Error::local(local::NO_OFFSET, "no offsets to commit"))
+        } else {
+            commit(&self.group, &self.cluster, &self.shared, &offsets, deadline)
+        };
+        if !self.group.has_commit_cb.load(Ordering::Acquire) {
+            return;
+        }
+        let (result, offsets) = match r {
+            Ok(entries) => (first_error(&entries), entries),
+            Err(e) => (Err(e), offsets),
+        };
+        let mut st = self.shared.lock();
+        st.group_events
+            .push_back(GroupEvent::Commit { result, offsets });
+        drop(st);
+        self.shared.data.notify_all();
+    }
+
+    /// Unsubscribe: give everything up and leave.
+    fn unsubscribe(&mut self) {
+        let owned = std::mem::take(&mut self.group.lock().owned);
+        self.give_up(owned, false);
+        self.leave_now();
+    }
+
+    /// LeaveGroup (not for static members) and forget the generation.
+    fn leave_now(&mut self) {
+        let member_id = {
+            let mut m = self.group.lock();
+            m.joined = false;
+            m.generation = -1;
+            std::mem::take(&mut m.member_id)
+        };
+        if !member_id.is_empty() && self.group.settings.instance_id.is_none() {
+            let deadline = Instant::now()
+                + self
+                    .group
+                    .settings
+                    .socket_timeout
+                    .min(Duration::from_secs(10));
+            let _ = leave(&self.group, &self.cluster, &member_id, deadline);
+        }
+    }
+
+    fn max_poll_exceeded(&mut self) {
+        let owned = std::mem::take(&mut self.group.lock().owned);
+        self.leave_now();
+        self.group.poll_exceeded.store(true, Ordering::Release);
+        self.report(Error::local(
+            local::MAX_POLL_EXCEEDED,
+            format!(
+                "Application maximum poll interval ({}ms) exceeded by the application: leaving group {:?}; the next poll rejoins",
+                self.group.settings.max_poll_interval.as_millis(),
+                self.group.settings.group_id
+            ),
+        ));
+        self.give_up(owned, true);
+    }
+
+    /// The session is gone (error or timeout): the partitions are lost.
+    fn lose(&mut self, forget_member: bool) {
+        let owned = {
+            let mut m = self.group.lock();
+            m.joined = false;
+            m.rejoin = true;
+            m.generation = -1;
+            if forget_member {
+                m.member_id.clear();
+            }
+            std::mem::take(&mut m.owned)
+        };
+        self.give_up(owned, true);
+    }
+
+    fn fenced(&mut self, e: Error) {
+        self.lose(false);
+        self.group.lock().fatal = Some(e.clone());
+        self.report(e);
+    }
+
+    fn heartbeat(&mut self) {
+        let group = self.group.clone();
+        let s = &group.settings;
+        let now = Instant::now();
+        self.next_hb = now + s.heartbeat_interval;
+        let deadline = now + s.socket_timeout.min(s.session_timeout);
+        let (member_id, generation) = {
+            let m = self.group.lock();
+            (m.member_id.clone(), m.generation)
+        };
+        let r = coordinator(&self.group, &self.cluster, deadline).and_then(|conn| {
+            let version = conn.version_for::<HeartbeatRequest>(deadline)?;
+            let req = HeartbeatRequest {
+                group_id: s.group_id.clone(),
+                generation_id: generation,
+                member_id,
+                group_instance_id: s.instance_id.clone(),
+                ..Default::default()
+            };
+            conn.send_at(&req, version, deadline)?.wait_until(deadline)
+        });
+        let code = match r {
+            Ok(resp) => KafkaCode(resp.error_code),
+            Err(e) => {
+                self.coordinator_lost(&e);
+                return;
+            }
+        };
+        match code {
+            KafkaCode::NONE => self.last_hb_ok = Instant::now(),
+            KafkaCode::REBALANCE_IN_PROGRESS => {
+                self.last_hb_ok = Instant::now();
+                self.group.lock().rejoin = true;
+            }
+            KafkaCode::ILLEGAL_GENERATION => self.lose(false),
+            KafkaCode::UNKNOWN_MEMBER_ID => self.lose(true),
+            KafkaCode::FENCED_INSTANCE_ID => self.fenced(Error::kafka(
+                code,
+                format!(
+                    "group {:?}: another consumer took group.instance.id {:?}",
+                    s.group_id,
+                    s.instance_id.as_deref().unwrap_or("")
+                ),
+            )),
+            c if coordinator_moved(c) => {
+                self.coordinator_lost(&Error::kafka(c, "heartbeat"));
+            }
+            c => {
+                self.report(Error::kafka(
+                    c,
+                    format!("heartbeat in group {:?}", s.group_id),
+                ));
+            }
+        }
+    }
+
+    /// The coordinator went away: find it again soon; past the session
+    /// timeout the partitions are lost.
+    fn coordinator_lost(&mut self, _e: &Error) {
+        self.group.lock().coord = None;
+        let group = self.group.clone();
+        let s = &group.settings;
+        self.next_hb = Instant::now() + Duration::from_millis(200).min(s.heartbeat_interval);
+        if self.last_hb_ok.elapsed() > s.session_timeout {
+            self.lose(false);
+        }
+    }
+
+    /// Re-reads the subscribed topics (regex matches) and partition counts;
+    /// a change rejoins.
+    fn refresh(&mut self) {
+        let group = self.group.clone();
+        let s = &group.settings;
+        let (has_patterns, mut topics, known) = {
+            let m = self.group.lock();
+            let mut t: BTreeSet<String> = m.sub.names.clone();
+            if m.leader {
+                t.extend(m.counts.keys().cloned());
+            }
+            (!m.sub.patterns.is_empty(), t, m.counts.clone())
+        };
+        let meta = if has_patterns {
+            self.cluster.fetch_metadata(None, false, s.socket_timeout)
+        } else if topics.is_empty() {
+            return;
+        } else {
+            let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+            self.cluster
+                .fetch_metadata(Some(&names), false, s.socket_timeout)
+        };
+        let Ok(meta) = meta else { return };
+        let mut m = self.group.lock();
+        if has_patterns {
+            let matched: BTreeSet<String> = meta
+                .topics
+                .values()
+                .filter(|t| !t.is_internal && t.error.is_ok() && m.sub.matches(&t.name))
+                .map(|t| t.name.clone())
+                .collect();
+            let mut now_topics = m.sub.names.clone();
+            now_topics.extend(matched);
+            if now_topics != m.topics {
+                m.topics = now_topics.clone();
+                m.rejoin = true;
+            }
+            topics.extend(now_topics);
+        }
+        let mut counts = BTreeMap::new();
+        for t in &topics {
+            if let Some(info) = meta.topics.get(t).filter(|i| i.error.is_ok()) {
+                counts.insert(t.clone(), info.partitions.len() as i32);
+            }
+        }
+        let changed = counts
+            .iter()
+            .any(|(t, n)| known.get(t).is_some_and(|k| k != n))
+            || (m.joined
+                && counts
+                    .keys()
+                    .any(|t| m.topics.contains(t) && !known.contains_key(t)));
+        for (t, n) in counts {
+            m.counts.insert(t, n);
+        }
+        if changed {
+            m.rejoin = true;
+        }
+        drop(m);
+        self.group.cv.notify_all();
+    }
+
+    fn join(&mut self) {
+        // eager: everything goes back before joining
+        if !self.cooperative() {
+            let owned = std::mem::take(&mut self.group.lock().owned);
+            self.give_up(owned, false);
+        }
+        match self.join_round() {
+            Ok(()) => {
+                self.join_backoff = Duration::from_millis(100);
+                self.join_retry_at = None;
+                self.group.lock().last_error = None;
+            }
+            Err(JoinFailed::Again) => {}
+            Err(JoinFailed::Closing) => {}
+            Err(JoinFailed::Backoff(e)) => {
+                let mut m = self.group.lock();
+                let code = e.code();
+                let new = m.last_error != Some(code);
+                m.last_error = Some(code);
+                drop(m);
+                // transport trouble is retried quietly, as librdkafka
+                if new && e.code() != local::TRANSPORT && e.code() != local::TIMED_OUT {
+                    self.report(e);
+                }
+                self.join_retry_at = Some(Instant::now() + self.join_backoff);
+                self.join_backoff = (self.join_backoff * 2).min(Duration::from_secs(5));
+            }
+            Err(JoinFailed::Fatal(e)) => self.fenced(e),
+        }
+    }
+
+    /// One JoinGroup + SyncGroup, and what follows from the assignment.
+    fn join_round(&mut self) -> std::result::Result<(), JoinFailed> {
+        let group = self.group.clone();
+        let s = &group.settings;
+        let deadline = Instant::now() + s.max_poll_interval + Duration::from_secs(5);
+        let lookup = Instant::now() + s.socket_timeout;
+        let conn = coordinator(&group, &self.cluster, lookup).map_err(JoinFailed::Backoff)?;
+        let (member_id, topics, owned, generation) = {
+            let mut m = group.lock();
+            if m.closing {
+                return Err(JoinFailed::Closing);
+            }
+            m.rejoin = false;
+            m.in_join = true;
+            (
+                m.member_id.clone(),
+                m.topics.clone(),
+                m.owned.clone(),
+                m.generation,
+            )
+        };
+        let result = self.join_sync(&conn, member_id, topics, owned, generation, deadline);
+        let mut m = group.lock();
+        m.in_join = false;
+        if m.closing {
+            return Err(JoinFailed::Closing);
+        }
+        drop(m);
+        let (assigned, leader_counts) = result?;
+        // a new generation
+        let (revoked, added) = {
+            let mut m = group.lock();
+            m.joined = true;
+            if let Some(c) = leader_counts {
+                m.counts.extend(c);
+            }
+            let revoked: BTreeSet<(String, i32)> = m.owned.difference(&assigned).cloned().collect();
+            let added: BTreeSet<(String, i32)> = assigned.difference(&m.owned).cloned().collect();
+            (revoked, added)
+        };
+        self.last_hb_ok = Instant::now();
+        self.next_hb = Instant::now() + s.heartbeat_interval;
+        if self.cooperative() {
+            if !revoked.is_empty() {
+                self.give_up(revoked, false);
+                // KIP-429: the partitions given up go to their new owner
+                // in the next round
+                group.lock().rejoin = true;
+            }
+            group.lock().owned.extend(added.iter().cloned());
+            if !added.is_empty() {
+                self.take_on(&added, false);
+            }
+        } else {
+            group.lock().owned = assigned.clone();
+            self.take_on(&assigned, true);
+        }
+        group.cv.notify_all();
+        Ok(())
+    }
+
+    /// JoinGroup (again with the member id MEMBER_ID_REQUIRED gives) and
+    /// SyncGroup: the assigned partitions, and the partition counts the
+    /// assignment used when this member led.
+    #[allow(clippy::type_complexity)]
+    fn join_sync(
+        &mut self,
+        conn: &BrokerConn,
+        mut member_id: String,
+        topics: BTreeSet<String>,
+        owned: BTreeSet<(String, i32)>,
+        generation: i32,
+        deadline: Instant,
+    ) -> std::result::Result<(BTreeSet<(String, i32)>, Option<BTreeMap<String, i32>>), JoinFailed>
+    {
+        let group = self.group.clone();
+        let s = &group.settings;
+        let cooperative = self.cooperative();
+        let mut protocols = Vec::new();
+        for a in &s.assignors {
+            let (own, gen) = if cooperative {
+                (&owned, generation)
+            } else {
+                (&BTreeSet::new(), -1)
+            };
+            let meta =
+                subscription_bytes(a.as_ref(), &topics, own, gen).map_err(JoinFailed::Backoff)?;
+            protocols.push(JoinGroupRequestProtocol {
+                name: a.name().to_string(),
+                metadata: Bytes::from(meta),
+                ..Default::default()
+            });
+        }
+        let failed = |e: Error| -> JoinFailed {
+            if e.code() == local::TRANSPORT || e.code() == local::TIMED_OUT {
+                group.lock().coord = None;
+            }
+            JoinFailed::Backoff(e)
+        };
+        let version = conn
+            .version_for::<JoinGroupRequest>(deadline)
+            .map_err(failed)?;
+        if s.instance_id.is_some() && version < 5 {
+            return Err(JoinFailed::Fatal(Error::local(
+                local::UNSUPPORTED_FEATURE,
+                format!(
+                    "{}: group.instance.id needs JoinGroup v5 (the broker has v{version})",
+                    conn.name()
+                ),
+            )));
+        }
+        let join: JoinGroupResponse = loop {
+            let req = JoinGroupRequest {
+                group_id: s.group_id.clone(),
+                session_timeout_ms: s.session_timeout.as_millis() as i32,
+                rebalance_timeout_ms: s.max_poll_interval.as_millis() as i32,
+                member_id: member_id.clone(),
+                group_instance_id: s.instance_id.clone(),
+                protocol_type: "consumer".into(),
+                protocols: protocols.clone(),
+                reason: None,
+                ..Default::default()
+            };
+            let resp = conn
+                .send_at(&req, version, deadline)
+                .and_then(|p| p.wait_until(deadline))
+                .map_err(failed)?;
+            let code = KafkaCode(resp.error_code);
+            match code {
+                KafkaCode::NONE => break resp,
+                KafkaCode::MEMBER_ID_REQUIRED => {
+                    // KIP-394: join again with the id the coordinator gave
+                    member_id = resp.member_id.clone();
+                    group.lock().member_id = member_id.clone();
+                }
+                _ => return Err(self.group_error(code, "join")),
+            }
+            if group.lock().closing {
+                return Err(JoinFailed::Closing);
+            }
+        };
+        let protocol = join.protocol_name.clone().unwrap_or_default();
+        {
+            let mut m = group.lock();
+            m.member_id = join.member_id.clone();
+            m.generation = join.generation_id;
+            m.protocol = Some(protocol.clone());
+            m.leader = join.leader == join.member_id;
+        }
+        let mut leader_counts = None;
+        let assignments = if join.leader == join.member_id {
+            let assignor = s
+                .assignors
+                .iter()
+                .find(|a| a.name() == protocol)
+                .ok_or_else(|| {
+                    JoinFailed::Backoff(Error::kafka(
+                        KafkaCode::INCONSISTENT_GROUP_PROTOCOL,
+                        format!("the group chose assignor {protocol:?}, which this member lacks"),
+                    ))
+                })?;
+            let members: Vec<(String, Option<String>, Bytes)> = join
+                .members
+                .iter()
+                .map(|m| {
+                    (
+                        m.member_id.clone(),
+                        m.group_instance_id.clone(),
+                        m.metadata.clone(),
+                    )
+                })
+                .collect();
+            let wanted = subscribed_topics(&members);
+            let names: Vec<&str> = wanted.iter().map(String::as_str).collect();
+            let counts: BTreeMap<String, i32> = if names.is_empty() {
+                BTreeMap::new()
+            } else {
+                let meta = self
+                    .cluster
+                    .fetch_metadata(Some(&names), false, s.socket_timeout)
+                    .map_err(JoinFailed::Backoff)?;
+                meta.topics
+                    .values()
+                    .filter(|t| t.error.is_ok() && !t.partitions.is_empty())
+                    .map(|t| (t.name.clone(), t.partitions.len() as i32))
+                    .collect()
+            };
+            let out = leader_assignments(assignor.as_ref(), &members, &counts)
+                .map_err(JoinFailed::Backoff)?;
+            leader_counts = Some(counts);
+            out.into_iter()
+                .map(|(member_id, a)| SyncGroupRequestAssignment {
+                    member_id,
+                    assignment: Bytes::from(a),
+                    ..Default::default()
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let version = conn
+            .version_for::<SyncGroupRequest>(deadline)
+            .map_err(failed)?;
+        let req = SyncGroupRequest {
+            group_id: s.group_id.clone(),
+            generation_id: join.generation_id,
+            member_id: join.member_id.clone(),
+            group_instance_id: s.instance_id.clone(),
+            protocol_type: Some("consumer".into()),
+            protocol_name: Some(protocol),
+            assignments,
+            ..Default::default()
+        };
+        let resp = conn
+            .send_at(&req, version, deadline)
+            .and_then(|p| p.wait_until(deadline))
+            .map_err(failed)?;
+        let code = KafkaCode(resp.error_code);
+        if !code.is_ok() {
+            return Err(self.group_error(code, "sync"));
+        }
+        let mut assigned = BTreeSet::new();
+        if !resp.assignment.is_empty() {
+            match decode_assignment(&resp.assignment) {
+                Ok((_, a)) => {
+                    for t in a.assigned_partitions {
+                        for p in t.partitions {
+                            assigned.insert((t.topic.clone(), p));
+                        }
+                    }
+                }
+                Err(e) => {
+                    return Err(JoinFailed::Backoff(Error::Decode {
+                        broker: Some(conn.name().to_string()),
+                        error: e,
+                    }))
+                }
+            }
+        }
+        Ok((assigned, leader_counts))
+    }
+
+    /// What a JoinGroup/SyncGroup error code means for the next round.
+    fn group_error(&mut self, code: KafkaCode, what: &str) -> JoinFailed {
+        let e = Error::kafka(
+            code,
+            format!("{what} group {:?}", self.group.settings.group_id),
+        );
+        match code {
+            KafkaCode::UNKNOWN_MEMBER_ID => {
+                let mut m = self.group.lock();
+                m.member_id.clear();
+                m.generation = -1;
+                m.rejoin = true;
+                drop(m);
+                self.lose_owned_if_cooperative();
+                JoinFailed::Again
+            }
+            KafkaCode::ILLEGAL_GENERATION => {
+                let mut m = self.group.lock();
+                m.generation = -1;
+                m.rejoin = true;
+                drop(m);
+                self.lose_owned_if_cooperative();
+                JoinFailed::Again
+            }
+            KafkaCode::REBALANCE_IN_PROGRESS => {
+                self.group.lock().rejoin = true;
+                JoinFailed::Again
+            }
+            KafkaCode::FENCED_INSTANCE_ID => JoinFailed::Fatal(e),
+            c if coordinator_moved(c) => {
+                let mut m = self.group.lock();
+                m.coord = None;
+                m.rejoin = true;
+                JoinFailed::Backoff(e)
+            }
+            _ => {
+                self.group.lock().rejoin = true;
+                JoinFailed::Backoff(e)
+            }
+        }
+    }
+
+    /// Cooperative members keep partitions through a rejoin; a generation
+    /// that is gone loses them.
+    fn lose_owned_if_cooperative(&mut self) {
+        if self.cooperative() {
+            let owned = std::mem::take(&mut self.group.lock().owned);
+            self.give_up(owned, true);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::consumer::assignor::Range;
+
+    fn sub(topics: &[&str]) -> Bytes {
+        let t: BTreeSet<String> = topics.iter().map(|s| s.to_string()).collect();
+        Bytes::from(subscription_bytes(&Range, &t, &BTreeSet::new(), -1).unwrap())
+    }
+
+    #[test]
+    fn subscription_bytes_are_v3_as_java_writes_them() {
+        let owned: BTreeSet<(String, i32)> = [("t".to_string(), 1)].into();
+        let t: BTreeSet<String> = ["t".to_string()].into();
+        let b = subscription_bytes(&Range, &t, &owned, 7).unwrap();
+        let want = [
+            0, 3, // version 3
+            0, 0, 0, 1, 0, 1, b't', // topics ["t"]
+            0xff, 0xff, 0xff, 0xff, // user data null
+            0, 0, 0, 1, 0, 1, b't', 0, 0, 0, 1, 0, 0, 0, 1, // owned t [1]
+            0, 0, 0, 7, // generation 7
+            0xff, 0xff, // rack null
+        ];
+        assert_eq!(b, want);
+    }
+
+    #[test]
+    fn the_leader_assigns_in_the_lowest_member_version() {
+        // a v0 subscription (an old client) makes the assignments v0
+        let v0 = Bytes::from(vec![0, 0, 0, 0, 0, 1, 0, 1, b't', 0xff, 0xff, 0xff, 0xff]);
+        let members = vec![
+            ("a".to_string(), None, v0),
+            ("b".to_string(), None, sub(&["t"])),
+        ];
+        let counts: BTreeMap<String, i32> = [("t".to_string(), 4)].into();
+        let out = leader_assignments(&Range, &members, &counts).unwrap();
+        assert_eq!(out.len(), 2);
+        for (id, bytes) in &out {
+            let (v, a) = decode_assignment(bytes).unwrap();
+            assert_eq!(v, 0);
+            let parts = &a.assigned_partitions[0];
+            assert_eq!(parts.topic, "t");
+            assert_eq!(
+                parts.partitions,
+                if id == "a" { vec![0, 1] } else { vec![2, 3] }
+            );
+        }
+        assert_eq!(
+            subscribed_topics(&members),
+            ["t".to_string()].into_iter().collect()
+        );
+    }
+
+    #[test]
+    fn patterns_and_names() {
+        let s = Subscription::parse(&["a", "^b.*x$"]).unwrap();
+        assert!(s.matches("a") && s.matches("bzzx") && !s.matches("bzz") && !s.matches("ab"));
+        assert!(Subscription::parse(&["^("]).is_err());
+        assert!(Subscription::parse(&[""]).is_err());
+    }
+}
