@@ -1,0 +1,311 @@
+"""gregor-only tests of the Python bindings: edge cases and misuse.
+
+    PYTHONPATH=bindings/python GREGOR_LIBRARY=target/debug/libgregor.so \
+        python3 bindings/python/tests/test_gregor.py
+
+Against the broker at $GREGOR_TEST_BROKER (default 127.0.0.1:9092).
+"""
+
+import os
+import threading
+import time
+import unittest
+import uuid
+
+import gregor
+from gregor import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from gregor._lib import lib
+from gregor.admin import (AclBinding, AclBindingFilter, AclOperation, AclPermissionType, AdminClient,
+                          ConfigResource, NewPartitions, NewTopic, ResourcePatternType, ResourceType)
+
+BROKER = os.environ.get("GREGOR_TEST_BROKER", "127.0.0.1:9092")
+TIMEOUT = 60
+
+
+def unique(prefix):
+    return f"pyunit-{prefix}-{os.getpid()}-{uuid.uuid4().hex[:10]}"
+
+
+class Errors(unittest.TestCase):
+    def test_codes_and_names_come_from_the_library(self):
+        for name in ("_PARTITION_EOF", "_TIMED_OUT", "_INVALID_ARG", "UNKNOWN_TOPIC_OR_PARTITION",
+                     "TOPIC_ALREADY_EXISTS"):
+            code = getattr(KafkaError, name)
+            self.assertEqual(lib.gregor_err_name(code).decode(), name)
+            self.assertEqual(KafkaError(code).name(), name)
+        # librdkafka's spelling is an alias of the same code
+        self.assertEqual(KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError.UNKNOWN_TOPIC_OR_PARTITION)
+        self.assertEqual(KafkaError(KafkaError.UNKNOWN_TOPIC_OR_PART).name(), "UNKNOWN_TOPIC_OR_PARTITION")
+
+    def test_error_equality_and_text(self):
+        e = KafkaError(KafkaError._TIMED_OUT, "waited")
+        self.assertEqual(e, KafkaError._TIMED_OUT)
+        self.assertEqual(e, KafkaError(KafkaError._TIMED_OUT))
+        self.assertEqual(e.str(), "waited")
+        self.assertEqual(KafkaError(KafkaError._TIMED_OUT).str(), lib.gregor_err_str(-185).decode())
+        self.assertIn("_TIMED_OUT", repr(e))
+        self.assertEqual(KafkaError(12345).name(), "ERR_12345?")
+
+
+class ConfigErrors(unittest.TestCase):
+    def test_unknown_property(self):
+        with self.assertRaises(KafkaException) as cm:
+            Producer({"bootstrap.servers": BROKER, "no.such.property": "1"})
+        err = cm.exception.args[0]
+        self.assertEqual(err.code(), KafkaError._INVALID_CONFIG)
+        self.assertIn("no.such.property", err.str())
+
+    def test_bad_value(self):
+        with self.assertRaises(KafkaException) as cm:
+            Consumer({"bootstrap.servers": BROKER, "fetch.wait.max.ms": "soon"})
+        self.assertIn("fetch.wait.max.ms", cm.exception.args[0].str())
+
+    def test_none_value_and_callable(self):
+        with self.assertRaises(KafkaException) as cm:
+            Producer({"bootstrap.servers": None})
+        self.assertEqual(cm.exception.args[0].code(), KafkaError._INVALID_ARG)
+        with self.assertRaises(KafkaException) as cm:
+            Producer({"bootstrap.servers": BROKER, "stats_cb": print})
+        self.assertEqual(cm.exception.args[0].code(), KafkaError._INVALID_ARG)
+
+    def test_non_dict_config(self):
+        with self.assertRaises(TypeError):
+            Producer("bootstrap.servers=x")
+
+    def test_bool_and_int_values_are_converted(self):
+        p = Producer({"bootstrap.servers": BROKER, "linger.ms": 7, "enable.idempotence": False})
+        self.assertEqual(len(p), 0)
+
+
+class ProducerEdges(unittest.TestCase):
+    def test_bad_arguments(self):
+        p = Producer({"bootstrap.servers": BROKER})
+        with self.assertRaises(TypeError):
+            p.produce(None, b"x")
+        with self.assertRaises(TypeError):
+            p.produce("t", value=12)
+        with self.assertRaises(TypeError):
+            p.produce("t", key=object())
+        self.assertEqual(len(p), 0, "nothing was queued by the failed calls")
+
+    def test_null_key_value_and_header(self):
+        topic = unique("null")
+        p = Producer({"bootstrap.servers": BROKER})
+        reports = []
+        p.produce(topic, None, None, partition=0, headers=[("n", None), ("e", b"")],
+                  on_delivery=lambda err, msg: reports.append((err, msg)))
+        self.assertEqual(p.flush(TIMEOUT), 0)
+        self.assertIsNone(reports[0][0])
+        c = Consumer({"bootstrap.servers": BROKER})
+        try:
+            c.assign([TopicPartition(topic, 0, reports[0][1].offset())])
+            m = None
+            deadline = time.time() + TIMEOUT
+            while m is None and time.time() < deadline:
+                m = c.poll(1)
+            self.assertIsNone(m.error())
+            self.assertIsNone(m.key())
+            self.assertIsNone(m.value())
+            self.assertEqual(m.headers(), [("n", None), ("e", b"")])
+            self.assertEqual(len(m), 0)
+        finally:
+            c.close()
+
+    def test_callback_exception_propagates_from_flush(self):
+        p = Producer({"bootstrap.servers": BROKER})
+
+        def boom(err, msg):
+            raise ValueError("from the callback")
+
+        p.produce(unique("cb"), b"x", on_delivery=boom)
+        with self.assertRaises(ValueError):
+            p.flush(TIMEOUT)
+        self.assertEqual(p.flush(1), 0)
+
+    def test_failed_delivery_is_reported(self):
+        p = Producer({"bootstrap.servers": BROKER, "message.timeout.ms": 3000})
+        reports = []
+        p.produce(unique("nopart"), b"x", partition=77, on_delivery=lambda err, msg: reports.append(err))
+        p.flush(TIMEOUT)
+        self.assertEqual(len(reports), 1)
+        self.assertIsNotNone(reports[0])
+        self.assertIsInstance(reports[0], KafkaError)
+
+    def test_closed_producer(self):
+        p = Producer({"bootstrap.servers": BROKER})
+        p.close(1)
+        self.assertEqual(len(p), 0)
+        with self.assertRaises(RuntimeError):
+            p.produce("t", b"x")
+        with self.assertRaises(RuntimeError):
+            p.poll(0)
+        p.close()  # twice is fine
+
+    def test_poll_releases_the_gil(self):
+        p = Producer({"bootstrap.servers": BROKER})
+        ticks = []
+        stop = threading.Event()
+
+        def spin():
+            while not stop.is_set():
+                ticks.append(1)
+                time.sleep(0.01)
+
+        t = threading.Thread(target=spin)
+        t.start()
+        p.poll(1.0)  # nothing to serve: blocks in C for the whole second
+        stop.set()
+        t.join()
+        self.assertGreater(len(ticks), 20, "another thread ran while poll blocked")
+
+
+class ConsumerEdges(unittest.TestCase):
+    def test_bad_arguments(self):
+        c = Consumer({"bootstrap.servers": BROKER})
+        try:
+            with self.assertRaises(TypeError):
+                c.assign(TopicPartition("t", 0))
+            with self.assertRaises(TypeError):
+                c.assign(["t"])
+            with self.assertRaises(TypeError):
+                c.subscribe("t")
+            with self.assertRaises(ValueError):
+                c.consume(0)
+            with self.assertRaises(TypeError):
+                c.seek("t")
+            with self.assertRaises(ValueError):
+                c.commit(message=object(), offsets=[])
+            self.assertEqual(c.assignment(), [])
+            self.assertIsNone(c.poll(0))
+            self.assertEqual(c.consume(5, timeout=0.2), [])
+        finally:
+            c.close()
+
+    def test_committed_without_group_is_invalid_arg(self):
+        c = Consumer({"bootstrap.servers": BROKER})
+        try:
+            with self.assertRaises(KafkaException) as cm:
+                c.committed([TopicPartition("t", 0)], timeout=5)
+            self.assertEqual(cm.exception.args[0].code(), KafkaError._INVALID_ARG)
+        finally:
+            c.close()
+
+    def test_partition_eof_is_an_error_message(self):
+        topic = unique("eof")
+        p = Producer({"bootstrap.servers": BROKER})
+        p.produce(topic, b"only", partition=0)
+        p.flush(TIMEOUT)
+        c = Consumer({"bootstrap.servers": BROKER, "enable.partition.eof": True})
+        try:
+            c.assign([TopicPartition(topic, 0, gregor.OFFSET_BEGINNING)])
+            msgs = []
+            deadline = time.time() + TIMEOUT
+            while time.time() < deadline and not any(m.error() for m in msgs):
+                m = c.poll(1)
+                if m is not None:
+                    msgs.append(m)
+            self.assertEqual(msgs[0].value(), b"only")
+            self.assertEqual(msgs[-1].error().code(), KafkaError._PARTITION_EOF)
+            self.assertIsNone(msgs[-1].value())
+        finally:
+            c.close()
+
+    def test_closed_consumer(self):
+        c = Consumer({"bootstrap.servers": BROKER})
+        c.close()
+        c.close()  # twice is fine
+        for call in (lambda: c.poll(0), lambda: c.assign([]), lambda: c.assignment(),
+                     lambda: c.position([TopicPartition("t", 0)]), lambda: c.list_topics()):
+            with self.assertRaises(RuntimeError):
+                call()
+
+    def test_list_topics_and_watermarks(self):
+        topic = unique("md")
+        a = AdminClient({"bootstrap.servers": BROKER})
+        a.create_topics([NewTopic(topic, 3, 1)])[topic].result(TIMEOUT)
+        try:
+            c = Consumer({"bootstrap.servers": BROKER})
+            try:
+                md = c.list_topics(topic, timeout=10)
+                self.assertEqual(sorted(md.topics[topic].partitions), [0, 1, 2])
+                self.assertTrue(md.brokers)
+                self.assertEqual(c.get_watermark_offsets(TopicPartition(topic, 2), timeout=10), (0, 0))
+            finally:
+                c.close()
+        finally:
+            a.delete_topics([topic])[topic].result(TIMEOUT)
+
+
+class AdminEdges(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.a = AdminClient({"bootstrap.servers": BROKER})
+
+    def test_bad_arguments(self):
+        with self.assertRaises(ValueError):
+            self.a.create_topics([])
+        with self.assertRaises(TypeError):
+            self.a.create_topics(["name"])
+        with self.assertRaises(TypeError):
+            self.a.delete_topics(["t"], bogus=1)
+        with self.assertRaises(ValueError):
+            ConfigResource("no-such-type", "x")
+        with self.assertRaises(ValueError):
+            AclBinding(ResourceType.ANY, "t", ResourcePatternType.LITERAL, "User:a", "*", AclOperation.READ,
+                       AclPermissionType.ALLOW)
+
+    def test_acls_get_the_brokers_typed_error(self):
+        # the test broker has no authorizer: every ACL call answers SECURITY_DISABLED
+        b = AclBinding(ResourceType.TOPIC, unique("acl"), ResourcePatternType.LITERAL, "User:alice", "*",
+                       AclOperation.READ, AclPermissionType.ALLOW)
+        with self.assertRaises(KafkaException) as cm:
+            self.a.create_acls([b])[b].result(TIMEOUT)
+        self.assertEqual(cm.exception.args[0].code(), KafkaError.SECURITY_DISABLED)
+        f = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY,
+                             AclPermissionType.ANY)
+        with self.assertRaises(KafkaException) as cm:
+            self.a.describe_acls(f).result(TIMEOUT)
+        self.assertEqual(cm.exception.args[0].code(), KafkaError.SECURITY_DISABLED)
+        with self.assertRaises(KafkaException) as cm:
+            self.a.delete_acls([f])[f].result(TIMEOUT)
+        self.assertEqual(cm.exception.args[0].code(), KafkaError.SECURITY_DISABLED)
+
+    def test_create_partitions_gets_the_typed_error(self):
+        # the test broker has no CreatePartitions: the version negotiation says so
+        topic = unique("np")
+        self.a.create_topics([NewTopic(topic, 1, 1)])[topic].result(TIMEOUT)
+        try:
+            with self.assertRaises(KafkaException) as cm:
+                self.a.create_partitions([NewPartitions(topic, 2)])[topic].result(TIMEOUT)
+            self.assertEqual(cm.exception.args[0].code(), KafkaError._UNSUPPORTED_FEATURE)
+        finally:
+            self.a.delete_topics([topic])[topic].result(TIMEOUT)
+
+    def test_validate_only_creates_nothing(self):
+        topic = unique("vo")
+        self.assertIsNone(self.a.create_topics([NewTopic(topic, 1, 1)], validate_only=True)[topic].result(TIMEOUT))
+        self.assertNotIn(topic, self.a.list_topics(timeout=10).topics)
+
+    def test_describe_cluster(self):
+        d = self.a.describe_cluster().result(TIMEOUT)
+        self.assertTrue(d.nodes)
+        host, port = BROKER.rsplit(":", 1)
+        self.assertIn(int(port), [n.port for n in d.nodes])
+
+
+class Loading(unittest.TestCase):
+    def test_missing_symbol_fails_only_at_call_time(self):
+        from gregor._lib import EXTRA
+
+        EXTRA["gregor_no_such_function"] = (None, [])
+        with self.assertRaises(KafkaException) as cm:
+            lib.gregor_no_such_function()
+        self.assertEqual(cm.exception.args[0].code(), KafkaError._NOT_IMPLEMENTED)
+        self.assertIn("gregor_no_such_function", cm.exception.args[0].str())
+
+    def test_version(self):
+        self.assertEqual(gregor.libversion()[0], lib.gregor_version().decode())
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
