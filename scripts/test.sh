@@ -44,4 +44,7 @@ if [ -x scripts/c-tests.sh ]; then
     log "C tests under AddressSanitizer and UBSan"
     scripts/c-tests.sh
 fi
+
+log "bindings: Python (same script with confluent-kafka and gregor), Ruby, C via pkg-config"
+scripts/bindings-test.sh
 log "all tests passed"
