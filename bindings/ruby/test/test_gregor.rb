@@ -75,6 +75,16 @@ class GregorTest < Minitest::Test
     assert_raises(Gregor::ClosedClientError) { producer.produce(topic: topic, payload: "x") }
   end
 
+  def test_blocking_poll_releases_the_vm_lock
+    producer = config.producer
+    ticks = 0
+    spinner = Thread.new { loop { ticks += 1; sleep 0.01 } }
+    producer.poll(1000) # nothing to serve: blocks in C for the whole second
+    spinner.kill
+    producer.close
+    assert_operator ticks, :>, 20, "another thread ran while poll blocked"
+  end
+
   def test_consume_assigned_partition
     topic = create_topic(1)
     producer = config.producer
@@ -99,15 +109,27 @@ class GregorTest < Minitest::Test
     handles.each { |h| h.wait(max_wait_timeout: TIMEOUT) }
     producer.close
     group = unique("g")
-    consumer = config("group.id" => group, "auto.offset.reset" => "earliest",
-                      "enable.auto.commit" => false).consumer
+    listener = Struct.new(:assigned, :revoked) do
+      def on_partitions_assigned(list)
+        assigned.concat(list.to_h.flat_map { |t, ps| ps.map { |p| [t, p.partition] } })
+      end
+
+      def on_partitions_revoked(list)
+        revoked.concat(list.to_h.flat_map { |t, ps| ps.map { |p| [t, p.partition] } })
+      end
+    end.new([], [])
+    cfg = config("group.id" => group, "auto.offset.reset" => "earliest", "enable.auto.commit" => false)
+    cfg.consumer_rebalance_listener = listener
+    consumer = cfg.consumer
     consumer.subscribe(topic)
     got = poll_until(consumer, 4)
     assert_equal %w[g0 g1 g2 g3], got.map(&:payload).sort
+    assert_equal [[topic, 0], [topic, 1]], listener.assigned.sort
     consumer.commit
     committed = consumer.committed.to_h[topic].sort_by(&:partition)
     assert_equal [[0, 2], [1, 2]], committed.map { |p| [p.partition, p.offset] }
     consumer.close
+    assert_equal [[topic, 0], [topic, 1]], listener.revoked.sort
 
     # the group resumes after the committed offsets
     p2 = config.producer

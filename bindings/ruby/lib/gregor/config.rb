@@ -7,6 +7,11 @@ module Gregor
     # Raised for an unknown property or a bad value.
     class ConfigError < RuntimeError; end
 
+    # An object with on_partitions_assigned(list) / on_partitions_revoked(list)
+    # (TopicPartitionLists), called inside poll/close when the group's
+    # assignment changes (rdkafka-ruby's consumer_rebalance_listener).
+    attr_accessor :consumer_rebalance_listener
+
     def initialize(config_hash = {})
       @config_hash = {}
       config_hash.each { |k, v| self[k] = v }
@@ -25,7 +30,7 @@ module Gregor
     end
 
     def consumer
-      Consumer.new(native_config)
+      Consumer.new(native_config, rebalance_listener: @consumer_rebalance_listener)
     end
 
     def admin

@@ -96,18 +96,24 @@ module Gregor
       end
     end
 
-    def initialize(native_config)
+    REBALANCE_ASSIGNED = 1
+    REBALANCE_REVOKED = 2
+    REBALANCE_LOST = 3
+
+    def initialize(native_config, rebalance_listener: nil)
       buf = Native.errbuf
       @native = Native.gregor_consumer_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
       raise Config::ConfigError, buf.read_string if @native.null?
 
-      @rebalance_cb = nil
+      @rebalance_listener = rebalance_listener
+      @rebalance_cb = method(:on_rebalance).to_proc # kept referenced while the C side holds it
     end
 
     # Joins the group for `topics`; partitions come with later polls.
     def subscribe(*topics)
       ensure_open(:subscribe)
+      Native.check!(Native.gregor_consumer_set_rebalance_cb(@native, @rebalance_cb, nil)) if @rebalance_listener
       arr, _keep = Native.cstr_array(topics.flatten)
       buf = Native.errbuf
       Native.check!(Native.gregor_consumer_subscribe(@native, arr, topics.flatten.size, buf, Native::ERRSTR_SIZE),
@@ -246,6 +252,18 @@ module Gregor
 
     def ensure_open(method)
       raise ClosedClientError, method if closed?
+    end
+
+    # Runs inside poll/close; the library applies the change after it returns.
+    def on_rebalance(_c, event, tpl, _opaque)
+      list = tpl.null? ? TopicPartitionList.new : TopicPartitionList.from_native(tpl)
+      if event == REBALANCE_ASSIGNED
+        @rebalance_listener.on_partitions_assigned(list) if @rebalance_listener.respond_to?(:on_partitions_assigned)
+      elsif @rebalance_listener.respond_to?(:on_partitions_revoked)
+        @rebalance_listener.on_partitions_revoked(list)
+      end
+    rescue StandardError => e
+      warn "gregor: rebalance listener raised #{e.class}: #{e.message}"
     end
 
     def with_tpl(list)
