@@ -11,8 +11,8 @@ import concurrent.futures
 from ctypes import byref, c_void_p
 from enum import Enum
 
-from .._lib import EXTRA, P, PP, CSTRS, E, cstr, cstr_array, errbuf, handle_array, lib, ms, pystr
-from .. import _make_config, _merge_conf, _list_topics, _tpl_from, _tpl_to_list, TopicPartition
+from .._lib import cstr, cstr_array, errbuf, handle_array, lib, ms, pystr
+from .. import _make_config, _merge_conf
 from ..error import KafkaError, KafkaException, raise_for
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "MemberAssignment",
     "ConsumerGroupTopicPartitions",
     "ConsumerGroupState",
+    "ConsumerGroupType",
     "Node",
 ]
 
@@ -111,6 +112,12 @@ class AlterConfigOpType(Enum):
     SUBTRACT = 3
 
 
+class ConsumerGroupType(Enum):
+    UNKNOWN = 0
+    CONSUMER = 1
+    CLASSIC = 2
+
+
 class ConsumerGroupState(Enum):
     UNKNOWN = 0
     PREPARING_REBALANCING = 1
@@ -120,13 +127,6 @@ class ConsumerGroupState(Enum):
     EMPTY = 5
 
 
-_STATE_NAMES = {
-    "preparingrebalance": ConsumerGroupState.PREPARING_REBALANCING,
-    "completingrebalance": ConsumerGroupState.COMPLETING_REBALANCING,
-    "stable": ConsumerGroupState.STABLE,
-    "dead": ConsumerGroupState.DEAD,
-    "empty": ConsumerGroupState.EMPTY,
-}
 
 
 def _enum(value, cls, what):
