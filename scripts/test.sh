@@ -35,6 +35,13 @@ if ! cmp -s "$tmp" include/gregor.h; then
     diff -u include/gregor.h "$tmp" | head -40
     die "include/gregor.h is stale: regenerate it with: cbindgen --config cbindgen.toml --output include/gregor.h src/ffi/mod.rs"
 fi
+# Generated from the whole crate it must be the same header: a public constant
+# outside src/ffi carries `/// cbindgen:ignore` so it stays out of the C API.
+cbindgen --quiet --config cbindgen.toml --crate gregor --output "$tmp"
+if ! cmp -s "$tmp" include/gregor.h; then
+    diff -u include/gregor.h "$tmp" | head -40
+    die "cbindgen --crate gregor exports more than src/ffi: mark the new public items outside src/ffi with /// cbindgen:ignore"
+fi
 rm -f "$tmp"
 
 log "Rust tests: codecs, record formats, network faults, broker, interop"

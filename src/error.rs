@@ -13,46 +13,88 @@ use crate::wire::{DecodeError, EncodeError};
 /// Local (client-side) error codes, negative like librdkafka's.
 pub mod local {
     /// A message or response failed to parse or failed its CRC.
+    ///
+    /// cbindgen:ignore
     pub const BAD_MSG: i32 = -199;
     /// Compressed data could not be decompressed.
+    ///
+    /// cbindgen:ignore
     pub const BAD_COMPRESSION: i32 = -198;
     /// The handle is being destroyed.
+    ///
+    /// cbindgen:ignore
     pub const DESTROY: i32 = -197;
     /// Generic failure.
+    ///
+    /// cbindgen:ignore
     pub const FAIL: i32 = -196;
     /// Broker transport failure (connection refused, reset, closed).
+    ///
+    /// cbindgen:ignore
     pub const TRANSPORT: i32 = -195;
     /// A host name could not be resolved.
+    ///
+    /// cbindgen:ignore
     pub const RESOLVE: i32 = -193;
     /// A message was not delivered within `message.timeout.ms`.
+    ///
+    /// cbindgen:ignore
     pub const MSG_TIMED_OUT: i32 = -192;
     /// Reached the end of a partition.
+    ///
+    /// cbindgen:ignore
     pub const PARTITION_EOF: i32 = -191;
     /// The partition does not exist in the cluster.
+    ///
+    /// cbindgen:ignore
     pub const UNKNOWN_PARTITION: i32 = -190;
     /// The topic does not exist in the cluster.
+    ///
+    /// cbindgen:ignore
     pub const UNKNOWN_TOPIC: i32 = -188;
     /// No broker could be reached.
+    ///
+    /// cbindgen:ignore
     pub const ALL_BROKERS_DOWN: i32 = -187;
     /// An argument was invalid (NULL, out of range, malformed).
+    ///
+    /// cbindgen:ignore
     pub const INVALID_ARG: i32 = -186;
     /// An operation timed out.
+    ///
+    /// cbindgen:ignore
     pub const TIMED_OUT: i32 = -185;
     /// The producer queue is full.
+    ///
+    /// cbindgen:ignore
     pub const QUEUE_FULL: i32 = -184;
     /// The operation is not valid in the current state.
+    ///
+    /// cbindgen:ignore
     pub const STATE: i32 = -172;
     /// Not implemented.
+    ///
+    /// cbindgen:ignore
     pub const NOT_IMPLEMENTED: i32 = -170;
     /// No stored offset and `auto.offset.reset` is `error`.
+    ///
+    /// cbindgen:ignore
     pub const NO_OFFSET: i32 = -168;
     /// The broker lacks a feature the operation needs.
+    ///
+    /// cbindgen:ignore
     pub const UNSUPPORTED_FEATURE: i32 = -165;
     /// A configuration property is unknown or has a bad value.
+    ///
+    /// cbindgen:ignore
     pub const INVALID_CONFIG: i32 = -145;
     /// Offset reset by `auto.offset.reset`.
+    ///
+    /// cbindgen:ignore
     pub const AUTO_OFFSET_RESET: i32 = -140;
     /// The table: (code, name, description).
+    ///
+    /// cbindgen:ignore
     pub const TABLE: &[(i32, &str, &str)] = &[
         (BAD_MSG, "_BAD_MSG", "Local: Bad message format"),
         (

@@ -9,14 +9,24 @@ use crate::wire::Bytes;
 /// Offsets with a special meaning, as librdkafka numbers them.
 pub mod offset {
     /// The partition's first offset.
+    ///
+    /// cbindgen:ignore
     pub const BEGINNING: i64 = -2;
     /// The partition's next offset (the high watermark).
+    ///
+    /// cbindgen:ignore
     pub const END: i64 = -1;
     /// The group's committed offset.
+    ///
+    /// cbindgen:ignore
     pub const STORED: i64 = -1000;
     /// No offset.
+    ///
+    /// cbindgen:ignore
     pub const INVALID: i64 = -1001;
     /// `TAIL_BASE - n`: `n` messages before the end.
+    ///
+    /// cbindgen:ignore
     pub const TAIL_BASE: i64 = -2000;
 
     /// The offset `n` messages before the end of the partition.

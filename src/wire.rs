@@ -129,6 +129,8 @@ pub struct Uuid(pub [u8; 16]);
 
 impl Uuid {
     /// The all-zero UUID, Kafka's "no topic ID".
+    ///
+    /// cbindgen:ignore
     pub const ZERO: Uuid = Uuid([0; 16]);
 
     /// Builds a UUID from its two 64-bit halves.

@@ -21,6 +21,8 @@ macro_rules! wire_enum {
             $( $(#[$vm])* pub const $c: $name = $name($v); )*
 
             /// Every known value with its name, in wire order.
+            ///
+            /// cbindgen:ignore
             pub const VALUES: &'static [($name, &'static str)] = &[$(($name($v), stringify!($c)),)*];
 
             /// The Java client's name for the value ("UNKNOWN" for a value gregor does not know).

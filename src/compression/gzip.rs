@@ -24,6 +24,8 @@ pub fn crc32(data: &[u8]) -> u32 {
 }
 
 /// The default level, as zlib's `Z_DEFAULT_COMPRESSION` (which Java and librdkafka use).
+///
+/// cbindgen:ignore
 pub const DEFAULT_LEVEL: i32 = 6;
 
 const MAGIC: [u8; 2] = [0x1f, 0x8b];

@@ -35,6 +35,8 @@ pub enum Codec {
 
 impl Codec {
     /// Every codec, in attribute order.
+    ///
+    /// cbindgen:ignore
     pub const ALL: [Codec; 5] = [
         Codec::None,
         Codec::Gzip,

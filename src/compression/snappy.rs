@@ -13,9 +13,13 @@ use snap::raw::{decompress_len, max_compress_len, Decoder, Encoder};
 use super::{Codec, CompressionError};
 
 /// The first 8 bytes of a Xerial-framed stream.
+///
+/// cbindgen:ignore
 pub const XERIAL_MAGIC: [u8; 8] = [0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0];
 
 /// Uncompressed bytes per Xerial block, snappy-java's default.
+///
+/// cbindgen:ignore
 pub const XERIAL_BLOCK_SIZE: usize = 32 * 1024;
 
 const XERIAL_HEADER_LEN: usize = 16;

@@ -17,6 +17,8 @@ use ::zstd::zstd_safe;
 use super::{Codec, CompressionError};
 
 /// The default level, libzstd's `ZSTD_CLEVEL_DEFAULT` (what Java and librdkafka use).
+///
+/// cbindgen:ignore
 pub const DEFAULT_LEVEL: i32 = 3;
 
 fn corrupt(reason: impl Into<String>) -> CompressionError {

@@ -28,13 +28,21 @@ use crate::error::{local, Error};
 use crate::wire::{Bytes, EncodeError, Reader, Writer};
 
 /// MAGIC 0: no COMPRESSION byte (Kafka 0.6 and before).
+///
+/// cbindgen:ignore
 pub const MAGIC_0: i8 = 0;
 /// MAGIC 1: a COMPRESSION byte follows MAGIC (Kafka 0.7).
+///
+/// cbindgen:ignore
 pub const MAGIC_1: i8 = 1;
 /// COMPRESSION's codec bits.
+///
+/// cbindgen:ignore
 pub const COMPRESSION_MASK: i8 = 0x03;
 /// How deep compressed messages may nest inside each other before the data
 /// is refused (Kafka 0.7 never nests them; its reader would recurse).
+///
+/// cbindgen:ignore
 pub const MAX_NESTING: usize = 4;
 
 const CRC32: Crc<u32> = Crc::<u32>::new(&CRC_32_ISO_HDLC);

@@ -42,21 +42,35 @@ use crate::wire::{Bytes, DecodeError, EncodeError, Reader, Writer};
 /// (`UNKNOWN_SERVER_ERROR`, `OFFSET_OUT_OF_RANGE`, `CORRUPT_MESSAGE`,
 /// `UNKNOWN_TOPIC_OR_PARTITION`, `INVALID_FETCH_SIZE`), so they cross the C
 /// boundary unchanged as gregor error codes.
+///
+/// cbindgen:ignore
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ErrorCode07(pub i16);
 
 impl ErrorCode07 {
     /// Unknown Error (−1): the broker failed in an unexpected way.
+    ///
+    /// cbindgen:ignore
     pub const UNKNOWN: ErrorCode07 = ErrorCode07(-1);
     /// NoError (0).
+    ///
+    /// cbindgen:ignore
     pub const NO_ERROR: ErrorCode07 = ErrorCode07(0);
     /// OffsetOutOfRange (1): the offset is no longer (or not yet) on the broker.
+    ///
+    /// cbindgen:ignore
     pub const OFFSET_OUT_OF_RANGE: ErrorCode07 = ErrorCode07(1);
     /// InvalidMessage (2): a message failed its checksum.
+    ///
+    /// cbindgen:ignore
     pub const INVALID_MESSAGE: ErrorCode07 = ErrorCode07(2);
     /// WrongPartition (3): the partition is not between 0 and num_partitions − 1.
+    ///
+    /// cbindgen:ignore
     pub const WRONG_PARTITION: ErrorCode07 = ErrorCode07(3);
     /// InvalidFetchSize (4): the fetch size is smaller than the message to fetch.
+    ///
+    /// cbindgen:ignore
     pub const INVALID_FETCH_SIZE: ErrorCode07 = ErrorCode07(4);
 
     /// Seed 000's name for the code ("WrongPartition"), or "Unknown code" for
@@ -155,8 +169,12 @@ impl RequestType {
 }
 
 /// OFFSETS `TIME` meaning "the latest offset" (the high water mark).
+///
+/// cbindgen:ignore
 pub const LATEST_TIME: i64 = -1;
 /// OFFSETS `TIME` meaning "the earliest offset".
+///
+/// cbindgen:ignore
 pub const EARLIEST_TIME: i64 = -2;
 
 /// One topic-partition's messages to produce: the body of PRODUCE, and one

@@ -27,6 +27,8 @@ pub use crate::zk::brokers::{
 };
 
 /// Where topics are registered, per broker.
+///
+/// cbindgen:ignore
 pub const BROKER_TOPICS_PATH: &str = "/brokers/topics";
 
 /// A partition on a broker: where a producer can send.

@@ -43,12 +43,15 @@ macro_rules! error_table {
     ($($name:ident = $code:literal, $retriable:literal, $desc:literal;)*) => {
         impl KafkaCode {
             $(
+                /// cbindgen:ignore
                 #[doc = $desc]
                 pub const $name: KafkaCode = KafkaCode($code);
             )*
         }
 
         /// Every Kafka error code, sorted by code.
+        ///
+        /// cbindgen:ignore
         pub const ERROR_TABLE: &[ErrorInfo] = &[
             $(ErrorInfo { code: $code, name: stringify!($name), retriable: $retriable, description: $desc },)*
         ];

@@ -216,6 +216,8 @@ pub fn decode_response<R: Request>(
 }
 
 /// Every API key Kafka defines, with its name.
+///
+/// cbindgen:ignore
 pub const API_NAMES: &[(i16, &str)] = &[
     (0, "Produce"),
     (1, "Fetch"),

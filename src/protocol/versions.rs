@@ -24,6 +24,8 @@ pub struct ApiRange {
 
 impl ApiRange {
     /// A range for `api_key`.
+    ///
+    /// cbindgen:ignore
     pub const fn new(api_key: i16, min: i16, max: i16) -> Self {
         ApiRange { api_key, min, max }
     }

@@ -32,10 +32,16 @@ use super::{
 };
 
 /// The magic byte of record batches.
+///
+/// cbindgen:ignore
 pub const MAGIC: i8 = 2;
 /// Bytes before the first record.
+///
+/// cbindgen:ignore
 pub const HEADER_LEN: usize = 61;
 /// The smallest `batchLength`: the header after the length field.
+///
+/// cbindgen:ignore
 pub const MIN_BATCH_LEN: usize = HEADER_LEN - super::LOG_OVERHEAD;
 /// Where the CRC-32C'd bytes start (the attributes).
 const CRC_FROM: usize = 21;
@@ -44,14 +50,24 @@ const CRC_FROM: usize = 21;
 const MIN_RECORD_LEN: usize = 7;
 
 /// Attribute bits 0–2: the compression codec.
+///
+/// cbindgen:ignore
 pub const ATTR_CODEC_MASK: i16 = 0x07;
 /// Attribute bit 3: timestamps are LogAppendTime.
+///
+/// cbindgen:ignore
 pub const ATTR_LOG_APPEND_TIME: i16 = 0x08;
 /// Attribute bit 4: written by a transactional producer.
+///
+/// cbindgen:ignore
 pub const ATTR_TRANSACTIONAL: i16 = 0x10;
 /// Attribute bit 5: a control batch.
+///
+/// cbindgen:ignore
 pub const ATTR_CONTROL: i16 = 0x20;
 /// Attribute bit 6: `baseTimestamp` holds the delete horizon.
+///
+/// cbindgen:ignore
 pub const ATTR_DELETE_HORIZON: i16 = 0x40;
 
 /// What a control record marks.

@@ -29,10 +29,16 @@ use super::{
 };
 
 /// The smallest magic 0 message after its size field: CRC, magic, attributes, key and value lengths.
+///
+/// cbindgen:ignore
 pub const MIN_MESSAGE_LEN_V0: usize = 4 + 1 + 1 + 4 + 4;
 /// The smallest magic 1 message after its size field (adds the timestamp).
+///
+/// cbindgen:ignore
 pub const MIN_MESSAGE_LEN_V1: usize = MIN_MESSAGE_LEN_V0 + 8;
 /// Attribute bit 3 (magic 1): the timestamp is LogAppendTime.
+///
+/// cbindgen:ignore
 pub const ATTR_LOG_APPEND_TIME: i8 = 0x08;
 
 /// One message as stored.

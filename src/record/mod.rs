@@ -28,14 +28,24 @@ pub use batch::{BatchRecords, ControlRecord, ControlRecordType, RecordBatchBuild
 pub use message_set::MessageSetBuilder;
 
 /// The timestamp a record carries when it has none (magic 0, or a producer that set none).
+///
+/// cbindgen:ignore
 pub const NO_TIMESTAMP: i64 = -1;
 /// The producer id of a batch written without one (no idempotence, or magic 0/1).
+///
+/// cbindgen:ignore
 pub const NO_PRODUCER_ID: i64 = -1;
 /// The producer epoch of a batch written without one.
+///
+/// cbindgen:ignore
 pub const NO_PRODUCER_EPOCH: i16 = -1;
 /// The base sequence of a batch written without one.
+///
+/// cbindgen:ignore
 pub const NO_SEQUENCE: i32 = -1;
 /// The partition leader epoch of a batch that carries none.
+///
+/// cbindgen:ignore
 pub const NO_PARTITION_LEADER_EPOCH: i32 = -1;
 
 /// What a record's timestamp means.
@@ -261,6 +271,8 @@ pub struct DecodeOptions {
 
 impl DecodeOptions {
     /// The default decompression limit: 64 MiB.
+    ///
+    /// cbindgen:ignore
     pub const DEFAULT_DECOMPRESS_LIMIT: usize = 64 << 20;
 }
 

@@ -24,6 +24,8 @@ use super::session;
 use crate::error::{local, Error};
 
 /// Where brokers register.
+///
+/// cbindgen:ignore
 pub const BROKER_IDS_PATH: &str = "/brokers/ids";
 
 /// One listener of a broker.

@@ -67,7 +67,11 @@ mod tests {
 
     #[test]
     fn only_subscribers_get_a_topic_and_everyone_is_named() {
-        let ms = [member("b", &["t"]), member("a", &["u"]), member("c", &["t"])];
+        let ms = [
+            member("b", &["t"]),
+            member("a", &["u"]),
+            member("c", &["t"]),
+        ];
         let parts = BTreeMap::from([("t".to_string(), 1), ("u".to_string(), 2)]);
         let a = Range.assign(&ms, &parts);
         assert_eq!(a["b"]["t"], vec![0]);
