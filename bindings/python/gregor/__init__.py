@@ -918,3 +918,9 @@ class Consumer:
             lib.gregor_consumer_close(p)
             self._h.free()
         self._raise_cb_error()
+
+
+# confluent-kafka exports these model classes at the top level too.
+from .admin import ConsumerGroupState, ConsumerGroupTopicPartitions, ConsumerGroupType, Node  # noqa: E402
+
+__all__ += ["ConsumerGroupState", "ConsumerGroupTopicPartitions", "ConsumerGroupType", "Node"]

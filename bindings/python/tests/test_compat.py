@@ -233,6 +233,58 @@ class Compat(unittest.TestCase):
         entries = self.admin.describe_configs([res])[res].result(TIMEOUT)
         self.assertEqual(entries["retention.ms"].value, "4242")
 
+    def test_admin_consumer_groups(self):
+        topic = self.create_topic(2)
+        self.produce(topic, [b"x", b"y", b"z", b"w"], 2)
+        group = unique("ag")
+        CGTP = kafka.ConsumerGroupTopicPartitions
+        # offsets set through the admin API, for a group with no members
+        fs = self.admin.alter_consumer_group_offsets(
+            [CGTP(group, [TopicPartition(topic, 0, 1), TopicPartition(topic, 1, 2)])])
+        altered = fs[group].result(TIMEOUT)
+        self.assertEqual(sorted((tp.partition, tp.offset) for tp in altered.topic_partitions), [(0, 1), (1, 2)])
+        fs = self.admin.list_consumer_group_offsets([CGTP(group, [TopicPartition(topic, 0),
+                                                                  TopicPartition(topic, 1)])])
+        listed = fs[group].result(TIMEOUT)
+        self.assertEqual(listed.group_id, group)
+        self.assertEqual(sorted((tp.topic, tp.partition, tp.offset) for tp in listed.topic_partitions),
+                         [(topic, 0, 1), (topic, 1, 2)])
+
+        # a member joins: the group is listed and described with it
+        c = Consumer({"bootstrap.servers": BROKER, "group.id": group, "enable.auto.commit": False})
+        try:
+            c.subscribe([topic])
+            got = []
+            self.assertTrue(wait_for(lambda: self._collect(c, got, 1), step=0))
+            self.assertIn(got[0].offset(), (1, 2), "resumed at the offsets set by the admin API")
+
+            def listed_stable():
+                res = self.admin.list_consumer_groups(request_timeout=10).result(TIMEOUT)
+                return any(g.group_id == group for g in res.valid)
+
+            self.assertTrue(wait_for(listed_stable))
+            desc = self.admin.describe_consumer_groups([group])[group].result(TIMEOUT)
+            self.assertEqual(desc.group_id, group)
+            # (members are not asserted: the test broker's DescribeGroups answer
+            # is incomplete there, TEST-SERVICES.md)
+            self.assertEqual(desc.state, kafka.ConsumerGroupState.STABLE)
+            self.assertGreaterEqual(desc.coordinator.id, 0)
+            with self.assertRaises(KafkaException) as cm:
+                self.admin.delete_consumer_groups([group])[group].result(TIMEOUT)
+            self.assertEqual(cm.exception.args[0].code(), KafkaError.NON_EMPTY_GROUP)
+        finally:
+            c.close()
+
+        def deleted():
+            try:
+                return self.admin.delete_consumer_groups([group])[group].result(TIMEOUT) is None
+            except KafkaException as e:
+                if e.args[0].code() == KafkaError.NON_EMPTY_GROUP:
+                    return False  # the member's leave is still being processed
+                raise
+
+        self.assertTrue(wait_for(deleted))
+
     def test_kafka_error_codes(self):
         self.assertEqual(KafkaError._PARTITION_EOF, -191)
         self.assertEqual(KafkaError.UNKNOWN_TOPIC_OR_PART, 3)
