@@ -236,6 +236,126 @@ class ConsumerEdges(unittest.TestCase):
             a.delete_topics([topic])[topic].result(TIMEOUT)
 
 
+class GroupEdges(unittest.TestCase):
+    """Group membership through the bindings (needs the group C API)."""
+
+    def setUp(self):
+        self.topic = unique("grp")
+        a = AdminClient({"bootstrap.servers": BROKER})
+        a.create_topics([NewTopic(self.topic, 1, 1)])[self.topic].result(TIMEOUT)
+        p = Producer({"bootstrap.servers": BROKER})
+        for i in range(3):
+            p.produce(self.topic, f"m{i}".encode(), partition=0)
+        p.flush(TIMEOUT)
+        self.admin = a
+
+    def tearDown(self):
+        self.admin.delete_topics([self.topic])[self.topic].result(TIMEOUT)
+
+    def consumer(self, **extra):
+        conf = {"bootstrap.servers": BROKER, "group.id": unique("g"), "auto.offset.reset": "earliest",
+                "enable.auto.commit": False}
+        conf.update(extra)
+        return Consumer(conf)
+
+    def poll_n(self, c, n):
+        got = []
+        deadline = time.time() + TIMEOUT
+        while len(got) < n and time.time() < deadline:
+            m = c.poll(0.5)
+            if m is not None and m.error() is None:
+                got.append(m)
+        return got
+
+    def test_async_commit_reports_to_on_commit_with_metadata(self):
+        commits = []
+        c = self.consumer(on_commit=lambda err, parts: commits.append((err, parts)))
+        try:
+            c.subscribe([self.topic])
+            got = self.poll_n(c, 3)
+            self.assertEqual(len(got), 3)
+            self.assertTrue(c.memberid())
+            tp = TopicPartition(self.topic, 0, 3, metadata="checkpoint-7")
+            self.assertIsNone(c.commit(offsets=[tp], asynchronous=True))
+            deadline = time.time() + TIMEOUT
+            while not commits and time.time() < deadline:
+                c.poll(0.2)
+            err, parts = commits[0]
+            self.assertIsNone(err)
+            self.assertEqual([(p.topic, p.partition, p.offset) for p in parts], [(self.topic, 0, 3)])
+            # (the test broker does not keep commit metadata, for librdkafka
+            # either; the metadata's trip through the C list is tested below)
+            self.assertEqual(c.committed([TopicPartition(self.topic, 0)], timeout=TIMEOUT)[0].offset, 3)
+        finally:
+            c.close()
+
+    def test_on_assign_exception_propagates_from_poll(self):
+        c = self.consumer()
+        try:
+            def bad(consumer, parts):
+                raise KeyError("from on_assign")
+
+            c.subscribe([self.topic], on_assign=bad)
+            with self.assertRaises(KeyError):
+                deadline = time.time() + TIMEOUT
+                while time.time() < deadline:
+                    c.poll(0.5)
+        finally:
+            c.close()
+
+    def test_on_assign_may_assign_other_offsets(self):
+        c = self.consumer()
+        try:
+            def start_at_2(consumer, parts):
+                for p in parts:
+                    p.offset = 2
+                consumer.assign(parts)
+
+            c.subscribe([self.topic], on_assign=start_at_2)
+            got = self.poll_n(c, 1)
+            self.assertEqual([(m.offset(), m.value()) for m in got], [(2, b"m2")])
+        finally:
+            c.close()
+
+    def test_store_offsets_then_commit(self):
+        c = self.consumer(**{"enable.auto.offset.store": False})
+        try:
+            c.subscribe([self.topic])
+            got = self.poll_n(c, 3)
+            c.store_offsets(message=got[0])
+            c.commit(asynchronous=False)
+            self.assertEqual(c.committed([TopicPartition(self.topic, 0)], timeout=TIMEOUT)[0].offset, 1)
+        finally:
+            c.close()
+
+    def test_partition_list_carries_metadata_and_epoch(self):
+        from gregor import _tpl_from, _tpl_to_list
+
+        h = _tpl_from([TopicPartition("a", 1, 5, metadata="m1", leader_epoch=3), TopicPartition("b", 0, 7)])
+        try:
+            back = _tpl_to_list(h)
+        finally:
+            lib.gregor_tpl_free(h)
+        self.assertEqual([(t.topic, t.partition, t.offset, t.metadata, t.leader_epoch) for t in back],
+                         [("a", 1, 5, "m1", 3), ("b", 0, 7, None, None)])
+
+    def test_subscribe_bad_input(self):
+        c = self.consumer()
+        try:
+            with self.assertRaises(TypeError):
+                c.subscribe(self.topic)
+            with self.assertRaises(TypeError):
+                c.subscribe([self.topic], on_assign=42)
+            with self.assertRaises(KafkaException):
+                c.subscribe([])
+        finally:
+            c.close()
+        with self.assertRaises(RuntimeError):
+            c.subscribe([self.topic])
+        with self.assertRaises(RuntimeError):
+            c.commit()
+
+
 class AdminEdges(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
