@@ -325,6 +325,14 @@ def alter_consumer_group_offsets(self, alter_consumer_group_offsets_request, **k
             raise _exc(rc, pystr(eb.value))
         try:
             parts = _offsets_results(out)
+            # the results carry each partition's outcome; the offsets are the ones asked for
+            asked = {(tp.topic, tp.partition): tp for tp in req.topic_partitions}
+            for tp in parts:
+                a = asked.get((tp.topic, tp.partition))
+                if a is not None and tp.offset < 0:
+                    tp.offset = a.offset
+                    tp.metadata = tp.metadata if tp.metadata is not None else a.metadata
+                    tp.leader_epoch = tp.leader_epoch if tp.leader_epoch is not None else a.leader_epoch
             failed = next((tp.error for tp in parts if tp.error is not None), None)
             if failed is not None:
                 raise KafkaException(failed)
