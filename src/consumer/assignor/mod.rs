@@ -7,14 +7,18 @@
 //! JoinGroup (`range`, `roundrobin`, `cooperative-sticky`), so a mixed
 //! group agrees on one.
 
+mod cooperative_sticky;
 mod range;
+mod roundrobin;
 
 use std::collections::BTreeMap;
 
 use crate::protocol::consumer_protocol::ConsumerProtocolSubscription;
 use crate::wire::Bytes;
 
+pub use cooperative_sticky::CooperativeSticky;
 pub use range::Range;
+pub use roundrobin::RoundRobin;
 
 /// How a group using an assignor rebalances.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +68,8 @@ pub trait Assignor: Send + Sync {
 pub fn by_name(name: &str) -> Option<Box<dyn Assignor>> {
     match name {
         "range" => Some(Box::new(Range)),
+        "roundrobin" => Some(Box::new(RoundRobin)),
+        "cooperative-sticky" => Some(Box::new(CooperativeSticky)),
         _ => None,
     }
 }
