@@ -97,6 +97,9 @@ def _make_config(conf, role):
             if not isinstance(k, str):
                 raise TypeError(f"config keys must be str, not {type(k).__name__}")
             if callable(v):
+                # on_delivery (producer) and on_commit (consumer) are taken out
+                # before this; gregor reports errors as messages or exceptions,
+                # not through error_cb/stats_cb/logger callbacks.
                 raise KafkaException(
                     KafkaError(KafkaError._INVALID_ARG, f"{role}: callback property {k!r} is not supported")
                 )
@@ -433,7 +436,6 @@ class Producer:
         conf = _merge_conf(conf, kwargs)
         self._default_cb = conf.pop("on_delivery", None) or conf.pop("delivery.report.callback", None)
         self._only_error = str(conf.pop("delivery.report.only.error", False)).lower() in ("true", "1")
-        conf.pop("error_cb", None) if conf.get("error_cb") is None else None
         ch = _make_config(conf, "producer")
         try:
             eb = errbuf()
@@ -568,9 +570,6 @@ class Producer:
     def list_topics(self, topic=None, timeout=-1):
         """ClusterMetadata for all topics or one."""
         return _list_topics(lib.gregor_producer_metadata, self._ptr(), topic, timeout)
-
-    def purge(self, in_queue=True, in_flight=True, blocking=True):
-        raise KafkaException(KafkaError(KafkaError._NOT_IMPLEMENTED, "purge: gregor has no purge call"))
 
     def init_transactions(self, timeout=None):
         eb = errbuf()
