@@ -413,7 +413,67 @@ class AdminEdges(unittest.TestCase):
         self.assertIn(int(port), [n.port for n in d.nodes])
 
 
+HEADER = os.path.join(os.path.dirname(__file__), "..", "..", "..", "include", "gregor.h")
+
+
 class Loading(unittest.TestCase):
+    @unittest.skipUnless(os.path.exists(HEADER), "needs the source tree's include/gregor.h")
+    def test_declared_signatures_match_the_header(self):
+        """Every function the bindings declare has the header's arity and kinds
+        (pointer vs integer vs struct by value) in every position."""
+        import ctypes
+        import re
+
+        from gregor._lib import EXTRA, SIGNATURES
+
+        with open(HEADER) as f:
+            text = f.read()
+        protos = {}
+        for m in re.finditer(r"^([A-Za-z_][\w \*]*?\**)\s*\b(gregor_\w+)\((.*?)\);", text, re.M | re.S):
+            ret, name, args = m.group(1).strip(), m.group(2), " ".join(m.group(3).split())
+            params = [] if args in ("", "void") else [a.strip() for a in args.split(",")]
+            protos[name] = (ret, params)
+
+        def kind_c(decl):
+            if "*" in decl:
+                return "ptr"
+            if re.search(r"\b(gregor_slice|gregor_delivery_report)\b", decl):
+                return "struct"
+            if re.search(r"\bgregor_\w+_cb\b", decl):
+                return "ptr"
+            return "void" if decl.split()[0] == "void" and len(decl.split()) == 1 else "int"
+
+        def kind_py(t):
+            if t is None:
+                return "void"
+            if isinstance(t, type) and issubclass(t, ctypes.Structure):
+                return "struct"
+            if t in (ctypes.c_void_p, ctypes.c_char_p) or (isinstance(t, type) and issubclass(
+                    t, (ctypes._Pointer, ctypes._CFuncPtr))):
+                return "ptr"
+            return "int"
+
+        checked = 0
+        for name, (ret, args) in {**SIGNATURES, **EXTRA}.items():
+            if name not in protos:
+                continue  # a function of a later library version (bound lazily)
+            cret, cparams = protos[name]
+            self.assertEqual(len(args), len(cparams), f"{name}: argument count")
+            for i, (a, c) in enumerate(zip(args, cparams)):
+                self.assertEqual(kind_py(a), kind_c(c), f"{name}: argument {i} ({c})")
+                if kind_c(c) == "int":
+                    ctype = c.split()[-2] if len(c.split()) > 1 else c
+                    size = {"int": 4, "int32_t": 4, "int64_t": 8, "size_t": 8, "double": 8}.get(ctype)
+                    if size:
+                        self.assertEqual(ctypes.sizeof(a), size, f"{name}: argument {i} ({c}) width")
+            self.assertEqual(kind_py(ret), kind_c(cret), f"{name}: return type {cret}")
+            if kind_c(cret) == "int":
+                size = {"int": 4, "int32_t": 4, "int64_t": 8, "size_t": 8}.get(cret.split()[-1])
+                if size:
+                    self.assertEqual(ctypes.sizeof(ret), size, f"{name}: return width")
+            checked += 1
+        self.assertGreater(checked, 150)
+
     def test_missing_symbol_fails_only_at_call_time(self):
         from gregor._lib import EXTRA
 
