@@ -579,6 +579,21 @@ typedef struct gregor_consumer gregor_consumer;
 typedef struct gregor_delete_acls_results gregor_delete_acls_results;
 
 /**
+ * Described groups. Immutable.
+ */
+typedef struct gregor_group_descriptions gregor_group_descriptions;
+
+/**
+ * The groups every broker lists, and the brokers that failed. Immutable.
+ */
+typedef struct gregor_group_listings gregor_group_listings;
+
+/**
+ * Per-group results of deleting groups. Immutable.
+ */
+typedef struct gregor_group_results gregor_group_results;
+
+/**
  * Message headers for producing: an ordered list of (name, value or null).
  */
 typedef struct gregor_headers gregor_headers;
@@ -1569,6 +1584,11 @@ size_t gregor_partition_results_producer_count(const gregor_partition_results *r
 int gregor_partition_results_producer(const gregor_partition_results *r, size_t i, size_t j, int64_t *producer_id, int32_t *producer_epoch, int32_t *last_sequence, int64_t *last_timestamp, int32_t *coordinator_epoch, int64_t *current_transaction_start_offset);
 
 /**
+ * Result `i`'s committed metadata (listed group offsets; NULL if none).
+ */
+const char *gregor_partition_results_metadata(const gregor_partition_results *r, size_t i);
+
+/**
  * Frees partition results. NULL is a no-op.
  */
 void gregor_partition_results_free(gregor_partition_results *r);
@@ -1887,6 +1907,341 @@ int32_t gregor_transactions_partition(const gregor_transactions *t, size_t i, si
  * Frees transactions. NULL is a no-op.
  */
 void gregor_transactions_free(gregor_transactions *t);
+
+/**
+ * Lists the groups every broker coordinates (ListGroups to each broker),
+ * keeping those in one of `state_count` states (ListGroups v4+; e.g.
+ * "Stable", "Empty") and of one of `type_count` types (v5+; "classic",
+ * "consumer"); no filter: all. A broker that cannot be asked, answers an
+ * error, or is too old for a filter given is listed among the errors
+ * (`gregor_group_listings_error_*`), not a failure of the call. On success
+ * `*out` receives the listings (caller owns; free with
+ * `gregor_group_listings_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_list_groups(const gregor_admin *admin, const char *const *states, size_t state_count, const char *const *types, size_t type_count, const gregor_admin_options *options, gregor_group_listings **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of groups listed (0 for NULL).
+ */
+size_t gregor_group_listings_count(const gregor_group_listings *l);
+
+/**
+ * Group `i`'s ID.
+ */
+const char *gregor_group_listings_group_id(const gregor_group_listings *l, size_t i);
+
+/**
+ * Group `i`'s protocol type ("consumer", …; "" for a simple group).
+ */
+const char *gregor_group_listings_protocol_type(const gregor_group_listings *l, size_t i);
+
+/**
+ * Group `i`'s state ("Stable", …; NULL from brokers before ListGroups v4).
+ */
+const char *gregor_group_listings_state(const gregor_group_listings *l, size_t i);
+
+/**
+ * Group `i`'s type ("classic", "consumer"; NULL before ListGroups v5).
+ */
+const char *gregor_group_listings_type(const gregor_group_listings *l, size_t i);
+
+/**
+ * Group `i`'s coordinator (the broker that listed it).
+ */
+int32_t gregor_group_listings_coordinator_id(const gregor_group_listings *l, size_t i);
+
+/**
+ * 1 if group `i` only stores offsets (no protocol type), 0 if not, -1 out of range.
+ */
+int gregor_group_listings_is_simple(const gregor_group_listings *l, size_t i);
+
+/**
+ * Number of brokers that failed (0 for NULL).
+ */
+size_t gregor_group_listings_error_count(const gregor_group_listings *l);
+
+/**
+ * Failed broker `j`'s id.
+ */
+int32_t gregor_group_listings_error_broker(const gregor_group_listings *l, size_t j);
+
+/**
+ * Failed broker `j`'s error code.
+ */
+int gregor_group_listings_error_err(const gregor_group_listings *l, size_t j);
+
+/**
+ * Failed broker `j`'s error text.
+ */
+const char *gregor_group_listings_error_errstr(const gregor_group_listings *l, size_t j);
+
+/**
+ * Frees group listings. NULL is a no-op.
+ */
+void gregor_group_listings_free(gregor_group_listings *l);
+
+/**
+ * Describes `count` groups at their coordinators (DescribeGroups, one
+ * request per coordinator). For groups of protocol type "consumer" each
+ * member's metadata and assignment are decoded (read them with the
+ * `_member_subscription_*` and `_member_assignment_*` accessors; a member
+ * whose bytes do not decode has its own `_err`, the rest of the group is
+ * still described). Non-zero `include_authorized_operations` asks for the
+ * client's operations on each group (v3+). On success `*out` receives one
+ * description per distinct group, in order (caller owns; free with
+ * `gregor_group_descriptions_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_describe_groups(const gregor_admin *admin, const char *const *groups, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_group_descriptions **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of groups (0 for NULL).
+ */
+size_t gregor_group_descriptions_count(const gregor_group_descriptions *d);
+
+/**
+ * Group `i`'s ID.
+ */
+const char *gregor_group_descriptions_group_id(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s error code (e.g. `GREGOR_ERR_GROUP_AUTHORIZATION_FAILED`).
+ */
+int gregor_group_descriptions_err(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s error text ("" on success).
+ */
+const char *gregor_group_descriptions_errstr(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s state ("Stable", "Empty", "Dead", …).
+ */
+const char *gregor_group_descriptions_state(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s protocol type ("consumer", …).
+ */
+const char *gregor_group_descriptions_protocol_type(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s chosen protocol (for consumers the assignor; "" unless Stable).
+ */
+const char *gregor_group_descriptions_protocol(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s coordinator: writes its broker id, host (borrowed) and port
+ * to the non-NULL out-parameters. Returns 0, or `GREGOR_ERR__INVALID_ARG`
+ * out of range.
+ */
+int gregor_group_descriptions_coordinator(const gregor_group_descriptions *d, size_t i, int32_t *id, const char **host, int32_t *port);
+
+/**
+ * Copies up to `max` of group `i`'s authorized operations
+ * (`GREGOR_ACL_OPERATION_*`) into `out`; returns how many there are, or
+ * -1 if they were not asked for or not known.
+ */
+int gregor_group_descriptions_authorized_operations(const gregor_group_descriptions *d, size_t i, int *out, size_t max);
+
+/**
+ * Number of members of group `i`.
+ */
+size_t gregor_group_descriptions_member_count(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`, member `m`: its member ID.
+ */
+const char *gregor_group_descriptions_member_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its static group instance ID (NULL if none).
+ */
+const char *gregor_group_descriptions_member_group_instance_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its client ID.
+ */
+const char *gregor_group_descriptions_member_client_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its host.
+ */
+const char *gregor_group_descriptions_member_client_host(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its metadata bytes as sent (borrowed; `len` 0 if none).
+ */
+gregor_slice gregor_group_descriptions_member_metadata(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its assignment bytes as sent (borrowed).
+ */
+gregor_slice gregor_group_descriptions_member_assignment_bytes(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: 0 unless its metadata failed to decode as a
+ * consumer protocol subscription (then `GREGOR_ERR__BAD_MSG`, with the
+ * reason in `_member_subscription_errstr`).
+ */
+int gregor_group_descriptions_member_subscription_err(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: why its subscription did not decode ("" if it did).
+ */
+const char *gregor_group_descriptions_member_subscription_errstr(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: the consumer protocol version of its decoded
+ * subscription, or -1 if there is none (not the "consumer" protocol
+ * type, no metadata sent, or it failed to decode).
+ */
+int gregor_group_descriptions_member_subscription_version(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Number of topics member `m` of group `i` subscribes to (0 if no subscription).
+ */
+size_t gregor_group_descriptions_member_subscription_topic_count(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Subscribed topic `k` of member `m` of group `i`.
+ */
+const char *gregor_group_descriptions_member_subscription_topic(const gregor_group_descriptions *d, size_t i, size_t m, size_t k);
+
+/**
+ * Number of partitions member `m` of group `i` owned when it joined
+ * (subscription v1+).
+ */
+size_t gregor_group_descriptions_member_owned_count(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Owned partition `k` of member `m` of group `i`: writes its topic
+ * (borrowed) and partition. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_group_descriptions_member_owned(const gregor_group_descriptions *d, size_t i, size_t m, size_t k, const char **topic, int32_t *partition);
+
+/**
+ * Member `m` of group `i`: the generation of its owned partitions
+ * (subscription v2+; -1 if none).
+ */
+int32_t gregor_group_descriptions_member_generation_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Member `m` of group `i`: its rack (subscription v3+; NULL if none).
+ */
+const char *gregor_group_descriptions_member_rack_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Member `m` of group `i`: its subscription's user data (borrowed; `ptr`
+ * NULL if none).
+ */
+gregor_slice gregor_group_descriptions_member_subscription_user_data(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: 0 unless its assignment failed to decode (then
+ * `GREGOR_ERR__BAD_MSG`, reason in `_member_assignment_errstr`).
+ */
+int gregor_group_descriptions_member_assignment_err(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: why its assignment did not decode ("" if it did).
+ */
+const char *gregor_group_descriptions_member_assignment_errstr(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: the consumer protocol version of its decoded
+ * assignment, or -1 if there is none.
+ */
+int gregor_group_descriptions_member_assignment_version(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Number of partitions assigned to member `m` of group `i` (0 if no assignment).
+ */
+size_t gregor_group_descriptions_member_assignment_count(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Assigned partition `k` of member `m` of group `i`: writes its topic
+ * (borrowed) and partition. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_group_descriptions_member_assignment_partition(const gregor_group_descriptions *d, size_t i, size_t m, size_t k, const char **topic, int32_t *partition);
+
+/**
+ * Member `m` of group `i`: its assignment's user data (borrowed; `ptr`
+ * NULL if none).
+ */
+gregor_slice gregor_group_descriptions_member_assignment_user_data(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Frees group descriptions. NULL is a no-op.
+ */
+void gregor_group_descriptions_free(gregor_group_descriptions *d);
+
+/**
+ * Deletes `count` groups at their coordinators (DeleteGroups; a group
+ * with members answers `GREGOR_ERR_NON_EMPTY_GROUP`). On success `*out`
+ * receives one result per distinct group, in order (caller owns; free with
+ * `gregor_group_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_delete_groups(const gregor_admin *admin, const char *const *groups, size_t count, const gregor_admin_options *options, gregor_group_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of results (0 for NULL).
+ */
+size_t gregor_group_results_count(const gregor_group_results *r);
+
+/**
+ * Result `i`'s group ID.
+ */
+const char *gregor_group_results_group_id(const gregor_group_results *r, size_t i);
+
+/**
+ * Result `i`'s error code (0 on success).
+ */
+int gregor_group_results_err(const gregor_group_results *r, size_t i);
+
+/**
+ * Result `i`'s error text ("" on success).
+ */
+const char *gregor_group_results_errstr(const gregor_group_results *r, size_t i);
+
+/**
+ * Frees group results. NULL is a no-op.
+ */
+void gregor_group_results_free(gregor_group_results *r);
+
+/**
+ * Reads `group`'s committed offsets (OffsetFetch at its coordinator): of
+ * the partitions of `partitions` (offsets ignored; one result each, in
+ * order, offset -1 where none is committed), or of every partition the
+ * group has offsets for when `partitions` is NULL. Non-zero
+ * `require_stable` waits out pending transactional offsets (v7+). Each
+ * result has offset, leader epoch and metadata
+ * (`gregor_partition_results_metadata`). A group-level error (e.g.
+ * `GREGOR_ERR_GROUP_AUTHORIZATION_FAILED`) is the return code. On success
+ * `*out` receives the results (caller owns; free with
+ * `gregor_partition_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_list_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *partitions, int require_stable, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Sets `group`'s committed offsets (an admin OffsetCommit: generation -1,
+ * no member, so the group must have no active members): each entry of
+ * `offsets` is committed with its offset and leader epoch (if set), and
+ * `metadata[i]` for entry `i` when `metadata` is not NULL (NULL entries:
+ * none). On success `*out` receives one result per distinct partition, in
+ * order (caller owns; free with `gregor_partition_results_free`). Blocks.
+ * Thread-safe.
+ */
+int gregor_admin_alter_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *offsets, const char *const *metadata, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Deletes `group`'s committed offsets of the partitions of `partitions`
+ * (offsets ignored; OffsetDelete, KIP-496). A group-level error (e.g.
+ * `GREGOR_ERR_GROUP_ID_NOT_FOUND`, or `GREGOR_ERR__UNSUPPORTED_FEATURE`
+ * from a broker without OffsetDelete) is the return code; per partition
+ * e.g. `GREGOR_ERR_GROUP_SUBSCRIBED_TO_TOPIC`. On success `*out` receives
+ * one result per distinct partition (caller owns; free with
+ * `gregor_partition_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_delete_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *partitions, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
 
 /**
  * Removes every partition from the assignment. Returns 0. Thread-safe.

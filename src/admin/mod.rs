@@ -18,9 +18,12 @@
 //! - to a partition's leader: ListOffsets, DeleteRecords, DescribeProducers
 //!   (leader errors refresh metadata and retry those partitions);
 //! - to the transaction coordinator (FindCoordinator): DescribeTransactions;
+//! - to each group's coordinator, the groups of one coordinator together:
+//!   DescribeGroups, DeleteGroups, OffsetFetch, OffsetCommit, OffsetDelete
+//!   (coordinator errors look the coordinator up again and retry);
 //! - to a named broker: DescribeConfigs / (Incremental)AlterConfigs of a
 //!   BROKER or BROKER_LOGGER resource, DescribeLogDirs;
-//! - to every broker: ListTransactions;
+//! - to every broker: ListTransactions, ListGroups;
 //! - to any broker: everything else.
 //!
 //! Timeouts follow librdkafka's AdminOptions: the request timeout (the
@@ -36,6 +39,7 @@ pub mod acls;
 pub mod cli;
 pub mod cluster;
 pub mod configs;
+pub mod groups;
 mod json;
 pub mod quotas;
 pub mod records;
@@ -50,6 +54,10 @@ pub use cluster::{
 };
 pub use configs::{
     AlterConfigOp, ConfigEntry, ConfigResource, ConfigResourceResult, ConfigSet, ConfigSynonym,
+};
+pub use groups::{
+    GroupDescription, GroupListing, GroupListings, MemberAssignment, MemberDescription,
+    MemberSubscription, OffsetAndMetadata,
 };
 pub use quotas::{QuotaAlteration, QuotaEntity, QuotaEntry, QuotaFilterComponent, QuotaMatch};
 pub use records::{ListOffsetsInfo, OffsetSpec};
