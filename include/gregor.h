@@ -786,6 +786,18 @@ typedef struct {
  */
 typedef void (*gregor_dr_cb)(const gregor_delivery_report *dr, void *cb_opaque);
 
+/**
+ * A producer's statistics callback. `json` is NUL-terminated, `json_len`
+ * bytes long (without the NUL), and borrowed: valid only during the call.
+ * `producer` is the handle the callback was set on.
+ */
+typedef void (*gregor_producer_stats_cb)(const gregor_producer *producer, const char *json, size_t json_len, void *cb_opaque);
+
+/**
+ * A consumer's statistics callback: as `gregor_producer_stats_cb`.
+ */
+typedef void (*gregor_consumer_stats_cb)(const gregor_consumer *consumer, const char *json, size_t json_len, void *cb_opaque);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -2995,6 +3007,22 @@ int gregor_producer_commit_transaction(const gregor_producer *producer, int time
  * Drops queued messages and aborts the open transaction. Blocks up to `timeout_ms`.
  */
 int gregor_producer_abort_transaction(const gregor_producer *producer, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * Sets (or with NULL `cb`, clears) the producer's statistics callback.
+ * Every `statistics.interval.ms` (0, the default: never) it gets a JSON
+ * snapshot inside `gregor_producer_poll` / `gregor_producer_flush`, on the
+ * calling thread, with `cb_opaque`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_producer_set_stats_cb(const gregor_producer *producer, gregor_producer_stats_cb cb, void *cb_opaque);
+
+/**
+ * Sets (or with NULL `cb`, clears) the consumer's statistics callback.
+ * Every `statistics.interval.ms` (0, the default: never) it gets a JSON
+ * snapshot inside `gregor_consumer_poll`, on the calling thread, with
+ * `cb_opaque`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_consumer_set_stats_cb(const gregor_consumer *consumer, gregor_consumer_stats_cb cb, void *cb_opaque);
 
 /**
  * Opens a ZooKeeper session. `zk_connect` is `host:port[,host:port…][/chroot]`;

@@ -62,6 +62,9 @@ static PROPS: &[Prop] = props! {
     "bootstrap.servers" | "metadata.broker.list": Kind::Str, "", Any,
         "Initial list of brokers as host:port[,host:port...].";
     "client.id": Kind::Str, "gregor", Any, "Client identifier sent to brokers.";
+    // Statistics (issue 10): emitted by a timer, delivered by poll/flush.
+    "statistics.interval.ms": int(0, 86_400_000), "0", Any,
+        "How often the statistics callback gets the client's statistics as JSON (0: never).";
     "socket.timeout.ms": int(10, 300_000), "60000", Any,
         "Timeout for network requests (metadata, fetch, offsets, ...).";
     "socket.connection.setup.timeout.ms": int(1000, i32::MAX as i64), "30000", Any,

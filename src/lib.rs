@@ -21,5 +21,6 @@ pub mod net;
 pub mod producer;
 pub mod protocol;
 pub mod record;
+pub mod stats;
 pub mod wire;
 pub mod zk;

@@ -635,6 +635,21 @@ impl Cluster {
             .ok_or_else(|| Error::local(local::ALL_BROKERS_DOWN, "no broker known"))
     }
 
+    /// Every connection opened so far with its broker id (-1 for the
+    /// bootstrap ones), for statistics.
+    pub fn connections(&self) -> Vec<(i32, BrokerConn)> {
+        let mut v: Vec<(i32, BrokerConn)> = lock(&self.inner.conns)
+            .iter()
+            .map(|((id, _), c)| (*id, c.clone()))
+            .collect();
+        v.extend(
+            lock(&self.inner.bootstrap_conns)
+                .iter()
+                .map(|c| (-1, c.clone())),
+        );
+        v
+    }
+
     /// Closes every connection (and stops watching ZooKeeper).
     pub fn close(&self) {
         lock(&self.inner.zk_watch).take();

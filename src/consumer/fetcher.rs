@@ -392,6 +392,8 @@ impl Fetcher {
                 batch: Default::default(),
                 bytes,
                 returned: -1,
+                msgs: 0,
+                msg_bytes: 0,
             });
             p.fetch_pos = scan.next;
             if scan.epoch >= 0 {

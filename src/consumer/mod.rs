@@ -45,6 +45,7 @@ mod control;
 mod fetcher;
 pub(crate) mod session;
 mod state;
+mod stats;
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -113,6 +114,8 @@ pub struct Consumer {
     shared: Arc<Shared>,
     threads: Threads,
     closed: AtomicBool,
+    /// `statistics.interval.ms` and the statistics callback (see stats.rs).
+    stats: crate::stats::Emitter,
 }
 
 fn valid_offset(o: i64) -> bool {
@@ -188,6 +191,7 @@ impl Consumer {
             shared,
             threads,
             closed: AtomicBool::new(false),
+            stats: crate::stats::Emitter::new(cfg, "consumer"),
         })
     }
 
@@ -615,6 +619,7 @@ impl Consumer {
     /// back as messages with `error` set, as librdkafka does.
     pub fn poll(&self, timeout: Duration) -> Result<Option<Message>> {
         let s = &self.shared.settings;
+        self.emit_stats();
         let mut st = self.shared.lock();
         let mut deadline = None;
         loop {
@@ -638,11 +643,17 @@ impl Consumer {
                     if now >= dl {
                         return Ok(None);
                     }
+                    if self.stats.is_due() {
+                        drop(st);
+                        self.emit_stats();
+                        st = self.shared.lock();
+                        continue;
+                    }
                     st.waiting += 1;
                     st = self
                         .shared
                         .data
-                        .wait_timeout(st, dl - now)
+                        .wait_timeout(st, self.stats.wake_by(dl).saturating_duration_since(now))
                         .map_or_else(|e| e.into_inner().0, |r| r.0);
                     st.waiting -= 1;
                 }

@@ -108,6 +108,10 @@ pub(crate) struct Chunk {
     pub bytes: usize,
     /// The offset after the last record handed out, or -1.
     pub returned: i64,
+    /// Statistics: messages handed out from this chunk and their bytes
+    /// (key + value), folded into the partition's counts when it is done.
+    pub msgs: u64,
+    pub msg_bytes: u64,
 }
 
 /// One assigned partition.
@@ -145,6 +149,10 @@ pub(crate) struct Part {
     pub queue: VecDeque<Item>,
     /// Listed in `State::ready`.
     pub in_ready: bool,
+    /// Statistics: messages handed to the application, and their bytes
+    /// (not counting the chunk being read).
+    pub rxmsgs: u64,
+    pub rxmsg_bytes: u64,
 }
 
 impl Part {
@@ -170,6 +178,8 @@ impl Part {
             max_bytes,
             queue: VecDeque::new(),
             in_ready: false,
+            rxmsgs: 0,
+            rxmsg_bytes: 0,
         }
     }
 
@@ -239,6 +249,9 @@ pub(crate) struct State {
     /// Consumer threads still running.
     pub running: usize,
     pub closed: bool,
+    /// Statistics: messages handed to the application, and their bytes.
+    pub rxmsgs: u64,
+    pub rxmsg_bytes: u64,
 }
 
 /// Marks a consumer thread's end (held by the thread, dropped as it ends).
@@ -276,6 +289,8 @@ impl Shared {
                 waiting: 0,
                 running: 0,
                 closed: false,
+                rxmsgs: 0,
+                rxmsg_bytes: 0,
             }),
             data: Condvar::new(),
             work: Condvar::new(),
@@ -323,6 +338,10 @@ impl State {
         if self.current.as_ref().is_some_and(|(k, _)| k == key) {
             if let Some((_, c)) = self.current.take() {
                 self.buffered -= c.bytes;
+                if let Some(p) = self.parts.get_mut(key) {
+                    p.rxmsgs += c.msgs;
+                    p.rxmsg_bytes += c.msg_bytes;
+                }
             }
         }
         if let Some(p) = self.parts.get_mut(key) {
@@ -338,8 +357,10 @@ impl State {
     /// Puts the cursor's chunk back at the front of its partition's queue
     /// (on pause), keeping what is decoded.
     pub fn park_current(&mut self) {
-        if let Some((key, c)) = self.current.take() {
+        if let Some((key, mut c)) = self.current.take() {
             if let Some(p) = self.parts.get_mut(&key) {
+                p.rxmsgs += std::mem::take(&mut c.msgs);
+                p.rxmsg_bytes += std::mem::take(&mut c.msg_bytes);
                 p.queue.push_front(Item::Records(c));
             } else {
                 self.buffered -= c.bytes;
@@ -380,6 +401,13 @@ impl State {
                         }
                     };
                     c.returned = r.offset + 1;
+                    let size = (r.key.as_ref().map_or(0, |k| k.len())
+                        + r.value.as_ref().map_or(0, |v| v.len()))
+                        as u64;
+                    c.msgs += 1;
+                    c.msg_bytes += size;
+                    self.rxmsgs += 1;
+                    self.rxmsg_bytes += size;
                     return Next::Message(Message {
                         topic: key.0.clone(),
                         partition: key.1,
@@ -423,6 +451,8 @@ impl State {
                     *freed = true;
                 }
                 if let Some(p) = self.parts.get_mut(&key) {
+                    p.rxmsgs += c.msgs;
+                    p.rxmsg_bytes += c.msg_bytes;
                     if p.version == c.version {
                         p.app_pos = p.app_pos.max(c.end);
                     }

@@ -23,6 +23,7 @@ mod guard;
 pub mod handles;
 pub mod legacy07;
 pub mod producer;
+pub mod stats;
 pub mod zk;
 
 pub use admin::*;
@@ -31,4 +32,5 @@ pub use consumer::*;
 pub use handles::*;
 pub use legacy07::*;
 pub use producer::*;
+pub use stats::*;
 pub use zk::*;

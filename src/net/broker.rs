@@ -14,7 +14,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::net::{Shutdown, TcpStream};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -151,8 +151,11 @@ struct State {
     alive: bool,
     /// True while some thread is connecting.
     connecting: bool,
-    /// Requests waiting for their response, by correlation id.
-    pending: HashMap<i32, Waiter>,
+    /// Requests waiting for their response, by correlation id, with the
+    /// time they were sent (for the round-trip statistics).
+    pending: HashMap<i32, (Waiter, Instant)>,
+    /// Round-trip times since the last statistics snapshot.
+    rtt: RttWindow,
     /// Requests whose waiter gave up: their responses are read and dropped.
     abandoned: HashSet<i32>,
     /// What the broker supports (valid while `alive`).
@@ -178,6 +181,167 @@ struct Inner {
     /// exit or unload the library right after `_free`).
     readers: Mutex<Vec<JoinHandle<()>>>,
     next_corr: AtomicI32,
+    /// Statistics counters: relaxed atomics, bumped where the work happens.
+    counters: Counters,
+}
+
+/// Cumulative counters of one connection (all its sessions).
+#[derive(Default)]
+struct Counters {
+    tx: AtomicU64,
+    tx_bytes: AtomicU64,
+    tx_errs: AtomicU64,
+    rx: AtomicU64,
+    rx_bytes: AtomicU64,
+    rx_errs: AtomicU64,
+    connects: AtomicU64,
+    disconnects: AtomicU64,
+    /// Requests waiting for an in-flight slot or the writer.
+    waiting_to_send: AtomicU64,
+}
+
+/// Round-trip times (µs) seen since the last snapshot: exact count, min,
+/// max and sum, and the last [`RTT_SAMPLES`] values for the percentiles.
+#[derive(Default)]
+struct RttWindow {
+    cnt: u64,
+    min: u64,
+    max: u64,
+    sum: u64,
+    samples: Vec<u32>,
+}
+
+/// Samples kept per statistics window for the percentiles.
+const RTT_SAMPLES: usize = 1024;
+
+impl RttWindow {
+    fn add(&mut self, us: u64) {
+        if self.cnt == 0 || us < self.min {
+            self.min = us;
+        }
+        self.max = self.max.max(us);
+        self.sum = self.sum.saturating_add(us);
+        let v = us.min(u64::from(u32::MAX)) as u32;
+        if self.samples.len() < RTT_SAMPLES {
+            self.samples.push(v);
+        } else {
+            self.samples[(self.cnt % RTT_SAMPLES as u64) as usize] = v;
+        }
+        self.cnt += 1;
+    }
+}
+
+/// Round-trip times over one statistics window, in microseconds (all 0
+/// when `cnt` is 0), as librdkafka's `rtt` object.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RttStats {
+    /// Smallest.
+    pub min: u64,
+    /// Largest.
+    pub max: u64,
+    /// Mean.
+    pub avg: u64,
+    /// Median (of the last 1024 samples).
+    pub p50: u64,
+    /// 95th percentile (of the last 1024 samples).
+    pub p95: u64,
+    /// 99th percentile (of the last 1024 samples).
+    pub p99: u64,
+    /// Responses in the window.
+    pub cnt: u64,
+}
+
+/// A snapshot of one connection's statistics.
+#[derive(Debug, Clone, Default)]
+pub struct ConnStats {
+    /// `"INIT"` (never connected), `"CONNECT"`, `"UP"` or `"DOWN"`.
+    pub state: &'static str,
+    /// Requests waiting to be written (for an in-flight slot or the socket).
+    pub outbuf_cnt: u64,
+    /// Requests written and waiting for their response.
+    pub waitresp_cnt: u64,
+    /// Requests sent, and their bytes.
+    pub tx: u64,
+    /// Bytes sent (frames with their size prefix).
+    pub tx_bytes: u64,
+    /// Failed writes.
+    pub tx_errs: u64,
+    /// Responses received.
+    pub rx: u64,
+    /// Bytes received (frames with their size prefix).
+    pub rx_bytes: u64,
+    /// Receive failures: broken reads and malformed or unexpected responses.
+    pub rx_errs: u64,
+    /// Sessions set up.
+    pub connects: u64,
+    /// Sessions ended.
+    pub disconnects: u64,
+    /// Round-trip times since the previous snapshot.
+    pub rtt: RttStats,
+    /// The window's samples and sum, for [`ConnStats::merge`].
+    rtt_samples: Vec<u32>,
+    rtt_sum: u64,
+}
+
+impl ConnStats {
+    /// Adds another connection's figures (of the same broker): counters
+    /// summed, round-trip windows combined, the liveliest state kept.
+    pub fn merge(&mut self, o: &ConnStats) {
+        let rank = |s: &str| match s {
+            "UP" => 3,
+            "CONNECT" => 2,
+            "DOWN" => 1,
+            _ => 0,
+        };
+        if rank(o.state) > rank(self.state) {
+            self.state = o.state;
+        }
+        self.outbuf_cnt += o.outbuf_cnt;
+        self.waitresp_cnt += o.waitresp_cnt;
+        self.tx += o.tx;
+        self.tx_bytes += o.tx_bytes;
+        self.tx_errs += o.tx_errs;
+        self.rx += o.rx;
+        self.rx_bytes += o.rx_bytes;
+        self.rx_errs += o.rx_errs;
+        self.connects += o.connects;
+        self.disconnects += o.disconnects;
+        let (a, b) = (self.rtt, o.rtt);
+        let min = match (a.cnt, b.cnt) {
+            (0, _) => b.min,
+            (_, 0) => a.min,
+            _ => a.min.min(b.min),
+        };
+        self.rtt_samples.extend_from_slice(&o.rtt_samples);
+        self.rtt_sum += o.rtt_sum;
+        self.rtt = RttStats::of(
+            min,
+            a.max.max(b.max),
+            self.rtt_sum,
+            a.cnt + b.cnt,
+            &mut self.rtt_samples,
+        );
+    }
+}
+
+impl RttStats {
+    fn of(min: u64, max: u64, sum: u64, cnt: u64, samples: &mut [u32]) -> RttStats {
+        samples.sort_unstable();
+        let pct = |q: usize| {
+            samples
+                .get((samples.len() * q / 100).min(samples.len().saturating_sub(1)))
+                .map_or(0, |&v| u64::from(v))
+        };
+        RttStats {
+            min,
+            max,
+            avg: sum.checked_div(cnt).unwrap_or(0),
+            p50: pct(50),
+            p95: pct(95),
+            p99: pct(99),
+            cnt,
+        }
+    }
 }
 
 impl Drop for Inner {
@@ -220,6 +384,7 @@ impl BrokerConn {
                     alive: false,
                     connecting: false,
                     pending: HashMap::new(),
+                    rtt: RttWindow::default(),
                     abandoned: HashSet::new(),
                     apis: Arc::new(BrokerApis::default()),
                     failures: 0,
@@ -230,6 +395,7 @@ impl BrokerConn {
                 writer: Mutex::new(None),
                 readers: Mutex::new(Vec::new()),
                 next_corr: AtomicI32::new(1),
+                counters: Counters::default(),
             }),
         }
     }
@@ -253,6 +419,43 @@ impl BrokerConn {
     pub fn in_flight(&self) -> usize {
         let st = lock(&self.inner.state);
         st.pending.len() + st.abandoned.len()
+    }
+
+    /// The connection's counters, and its round-trip times since the
+    /// previous call (which starts a new window).
+    pub fn take_stats(&self) -> ConnStats {
+        let c = &self.inner.counters;
+        let (state, waitresp, rtt) = {
+            let mut st = lock(&self.inner.state);
+            let state = if st.alive {
+                "UP"
+            } else if st.connecting {
+                "CONNECT"
+            } else if st.generation == 0 && st.last_error.is_none() {
+                "INIT"
+            } else {
+                "DOWN"
+            };
+            let w = std::mem::take(&mut st.rtt);
+            (state, (st.pending.len() + st.abandoned.len()) as u64, w)
+        };
+        let mut samples = rtt.samples;
+        ConnStats {
+            state,
+            outbuf_cnt: c.waiting_to_send.load(Ordering::Relaxed),
+            waitresp_cnt: waitresp,
+            tx: c.tx.load(Ordering::Relaxed),
+            tx_bytes: c.tx_bytes.load(Ordering::Relaxed),
+            tx_errs: c.tx_errs.load(Ordering::Relaxed),
+            rx: c.rx.load(Ordering::Relaxed),
+            rx_bytes: c.rx_bytes.load(Ordering::Relaxed),
+            rx_errs: c.rx_errs.load(Ordering::Relaxed),
+            connects: c.connects.load(Ordering::Relaxed),
+            disconnects: c.disconnects.load(Ordering::Relaxed),
+            rtt: RttStats::of(rtt.min, rtt.max, rtt.sum, rtt.cnt, &mut samples),
+            rtt_samples: samples,
+            rtt_sum: rtt.sum,
+        }
     }
 
     /// The broker's API versions, connecting first if needed.
@@ -398,6 +601,7 @@ impl BrokerConn {
         match decode_response::<R>(&mut rd, version) {
             Ok((h, body)) if h.correlation_id == corr => Ok(body),
             Ok((h, _)) => {
+                self.inner.counters.rx_errs.fetch_add(1, Ordering::Relaxed);
                 let e = Error::local(
                     local::BAD_MSG,
                     format!(
@@ -409,6 +613,7 @@ impl BrokerConn {
                 Err(e)
             }
             Err(error) => {
+                self.inner.counters.rx_errs.fetch_add(1, Ordering::Relaxed);
                 let e = Error::Decode {
                     broker: Some(self.inner.name.clone()),
                     error,
@@ -438,6 +643,14 @@ impl BrokerConn {
 
     /// Registers a waiter once there is a session and an in-flight slot.
     fn register(&self, corr: i32, waiter: Waiter, deadline: Instant) -> Result<u64> {
+        let waiting = &self.inner.counters.waiting_to_send;
+        waiting.fetch_add(1, Ordering::Relaxed);
+        let r = self.register_waiting(corr, waiter, deadline);
+        waiting.fetch_sub(1, Ordering::Relaxed);
+        r
+    }
+
+    fn register_waiting(&self, corr: i32, waiter: Waiter, deadline: Instant) -> Result<u64> {
         let (generation, _) = self.ensure(deadline)?;
         let mut st = lock(&self.inner.state);
         loop {
@@ -445,7 +658,7 @@ impl BrokerConn {
                 return Err(self.dead_error(&st));
             }
             if st.pending.len() + st.abandoned.len() < self.inner.cfg.max_in_flight {
-                st.pending.insert(corr, waiter);
+                st.pending.insert(corr, (waiter, Instant::now()));
                 return Ok(generation);
             }
             let now = Instant::now();
@@ -473,8 +686,16 @@ impl BrokerConn {
             ))),
         };
         drop(w);
-        if let Err(e) = &result {
-            self.fail(generation, e.clone());
+        let c = &self.inner.counters;
+        match &result {
+            Ok(()) => {
+                c.tx.fetch_add(1, Ordering::Relaxed);
+                c.tx_bytes.fetch_add(frame.len() as u64, Ordering::Relaxed);
+            }
+            Err(e) => {
+                c.tx_errs.fetch_add(1, Ordering::Relaxed);
+                self.fail(generation, e.clone());
+            }
         }
         result
     }
@@ -494,6 +715,10 @@ impl BrokerConn {
                 return;
             }
             st.alive = false;
+            self.inner
+                .counters
+                .disconnects
+                .fetch_add(1, Ordering::Relaxed);
             st.failures += 1;
             let exp = st.failures.min(16) - 1;
             let backoff = self
@@ -506,7 +731,7 @@ impl BrokerConn {
             st.last_error = Some(err.clone());
             st.abandoned.clear();
             self.inner.changed.notify_all();
-            st.pending.drain().map(|(_, s)| s).collect()
+            st.pending.drain().map(|(_, (w, _))| w).collect()
         };
         if let Some((g, s)) = lock(&self.inner.writer).take_if(|(g, _)| *g == generation) {
             debug_assert_eq!(g, generation);
@@ -613,6 +838,7 @@ impl BrokerConn {
             self.start_reader(generation, stream)?;
             st.generation = generation;
             st.alive = true;
+            self.inner.counters.connects.fetch_add(1, Ordering::Relaxed);
             st.failures = 0;
             st.retry_at = None;
             st.last_error = None;
@@ -794,13 +1020,20 @@ fn reader_loop(
         let conn = BrokerConn { inner };
         match result {
             Ok(frame) => {
+                let c = &conn.inner.counters;
+                c.rx.fetch_add(1, Ordering::Relaxed);
+                c.rx_bytes
+                    .fetch_add(frame.len() as u64 + 4, Ordering::Relaxed);
                 let corr = Reader::new(&frame).i32().unwrap_or(-1);
                 let slot = {
                     let mut st = lock(&conn.inner.state);
                     if st.generation != generation {
                         return;
                     }
-                    let s = st.pending.remove(&corr);
+                    let s = st.pending.remove(&corr).map(|(w, sent)| {
+                        st.rtt.add(sent.elapsed().as_micros() as u64);
+                        w
+                    });
                     let abandoned = s.is_none() && st.abandoned.remove(&corr);
                     conn.inner.changed.notify_all();
                     (s, abandoned)
@@ -811,6 +1044,7 @@ fn reader_loop(
                     (Some(w), _) => w.complete(Ok(frame)),
                     (None, true) => {}
                     (None, false) => {
+                        c.rx_errs.fetch_add(1, Ordering::Relaxed);
                         conn.fail(
                             generation,
                             Error::local(
@@ -823,6 +1057,12 @@ fn reader_loop(
                 }
             }
             Err(e) => {
+                // A read ended by our own close is not an error.
+                let st = lock(&conn.inner.state);
+                if st.alive && st.generation == generation {
+                    conn.inner.counters.rx_errs.fetch_add(1, Ordering::Relaxed);
+                }
+                drop(st);
                 conn.fail(generation, e);
                 return;
             }
@@ -898,5 +1138,59 @@ impl<R: Request> Drop for PendingResponse<R> {
         if st.generation == self.generation && st.pending.remove(&self.corr).is_some() {
             st.abandoned.insert(self.corr);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(us: &[u64]) -> ConnStats {
+        let mut w = RttWindow::default();
+        for &u in us {
+            w.add(u);
+        }
+        let mut samples = w.samples;
+        ConnStats {
+            state: "UP",
+            tx: us.len() as u64,
+            rtt: RttStats::of(w.min, w.max, w.sum, w.cnt, &mut samples),
+            rtt_samples: samples,
+            rtt_sum: w.sum,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rtt_window_percentiles_and_merge() {
+        let a = window(&(1..=100).collect::<Vec<_>>());
+        assert_eq!(
+            a.rtt,
+            RttStats {
+                min: 1,
+                max: 100,
+                avg: 50,
+                p50: 51,
+                p95: 96,
+                p99: 100,
+                cnt: 100
+            }
+        );
+        assert_eq!(window(&[]).rtt, RttStats::default());
+        // Merged with another connection of the same broker (and an idle one).
+        let mut m = window(&[500, 700]);
+        m.state = "DOWN";
+        m.merge(&a);
+        m.merge(&window(&[]));
+        assert_eq!(m.state, "UP");
+        assert_eq!(m.tx, 102);
+        assert_eq!((m.rtt.min, m.rtt.max, m.rtt.cnt), (1, 700, 102));
+        assert_eq!(m.rtt.avg, (5050 + 1200) / 102);
+        assert_eq!(m.rtt.p99, 500);
+        // More samples than kept: exact count, min, max and mean all the same.
+        let many: Vec<u64> = (0..5000).map(|i| 10 + i % 7).collect();
+        let w = window(&many);
+        assert_eq!((w.rtt.cnt, w.rtt.min, w.rtt.max), (5000, 10, 16));
+        assert!(w.rtt_samples.len() == RTT_SAMPLES && (10..=16).contains(&w.rtt.p50));
     }
 }

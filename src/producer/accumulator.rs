@@ -166,6 +166,9 @@ pub(crate) struct PartQ {
     pub in_flight: usize,
     /// Idempotence: the next sequence to hand out.
     pub next_seq: i32,
+    /// Statistics: messages delivered (acknowledged), and their bytes.
+    pub txmsgs: u64,
+    pub txmsg_bytes: u64,
 }
 
 /// A message whose topic has no metadata yet: kept as owned bytes.
@@ -279,6 +282,9 @@ pub(crate) struct Acc {
     /// Produce requests in flight: (connection, token, deadline).
     pub requests: Vec<(crate::net::BrokerConn, u64, Instant)>,
     pub next_request_token: u64,
+    /// Statistics: messages delivered (acknowledged), and their bytes.
+    pub txmsgs: u64,
+    pub txmsg_bytes: u64,
     linger: Duration,
     batch_size: usize,
     batch_num_messages: usize,
@@ -307,6 +313,8 @@ impl Acc {
             pid_retry_at: None,
             requests: Vec::new(),
             next_request_token: 0,
+            txmsgs: 0,
+            txmsg_bytes: 0,
             linger: s.linger,
             batch_size: s.batch_size,
             batch_num_messages: s.batch_num_messages,
@@ -572,6 +580,15 @@ impl Acc {
     pub fn complete(&mut self, b: Batch, result: std::result::Result<(i64, i64), Error>) {
         self.queued_msgs -= b.msgs.len();
         self.queued_bytes -= b.total_size;
+        if result.is_ok() {
+            let (n, bytes) = (b.msgs.len() as u64, b.total_size as u64);
+            self.txmsgs += n;
+            self.txmsg_bytes += bytes;
+            if let Some(p) = self.part_mut(&b.tp) {
+                p.txmsgs += n;
+                p.txmsg_bytes += bytes;
+            }
+        }
         if b.has_sync {
             for (i, m) in b.msgs.iter().enumerate() {
                 if let Some(s) = &m.sync {

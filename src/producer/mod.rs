@@ -30,6 +30,7 @@ use crate::compression::Codec;
 use crate::config::{Config, Role};
 use crate::error::{local, Error, Result};
 use crate::message::{Delivery, ProducerRecord};
+use crate::stats::{Emitter, PartStats, StatsCallback, TopicStats, Totals};
 pub use partitioner::Partitioner;
 
 use accumulator::{Acc, SyncSlot};
@@ -170,6 +171,8 @@ pub struct Producer {
     shared: Arc<Shared>,
     /// The sender thread, and what it sends when it ends.
     sender: Mutex<Option<(JoinHandle<()>, std::sync::mpsc::Receiver<()>)>>,
+    /// `statistics.interval.ms` and the statistics callback.
+    stats: Emitter,
 }
 
 impl Producer {
@@ -205,6 +208,7 @@ impl Producer {
         Ok(Producer {
             shared,
             sender: Mutex::new(Some((handle, ended_rx))),
+            stats: Emitter::new(cfg, "producer"),
         })
     }
 
@@ -223,6 +227,70 @@ impl Producer {
     /// are dropped after counting.
     pub fn set_delivery_callback(&self, cb: Option<DeliveryCallback>) {
         *self.shared.dr_cb.lock().unwrap_or_else(|e| e.into_inner()) = cb;
+    }
+
+    /// Sets the callback that receives the producer's statistics as JSON
+    /// (librdkafka's STATISTICS.md; see the README's "Statistics") every
+    /// `statistics.interval.ms`, inside [`Producer::poll`] and
+    /// [`Producer::flush`] on the calling thread. `None` removes it. Nothing
+    /// is gathered while `statistics.interval.ms` is 0 or no callback is set.
+    pub fn set_stats_callback(&self, cb: Option<StatsCallback>) {
+        self.stats.set_callback(cb);
+    }
+
+    /// Delivers a statistics snapshot if one is due.
+    fn emit_stats(&self) -> bool {
+        self.stats
+            .emit_if_due(&self.shared.cluster, || self.stats_snapshot())
+    }
+
+    /// The producer's figures: queue depths and delivered counts from the
+    /// accumulator, leaders from the metadata cache.
+    fn stats_snapshot(&self) -> (Totals, TopicStats) {
+        let s = &self.shared.settings;
+        let acc = self.shared.acc();
+        let totals = Totals {
+            replyq: acc.done_msgs as u64,
+            msg_cnt: acc.queued_msgs as u64,
+            msg_size: acc.queued_bytes as u64,
+            msg_max: s.max_messages as u64,
+            msg_size_max: s.max_bytes as u64,
+            txmsgs: acc.txmsgs,
+            txmsg_bytes: acc.txmsg_bytes,
+            ..Totals::default()
+        };
+        let mut topics = TopicStats::new();
+        for (name, tq) in acc.topics.iter() {
+            let mut parts = Vec::with_capacity(tq.parts.len() + 1);
+            if !tq.unassigned.is_empty() {
+                // librdkafka's "UA" partition: messages waiting for metadata.
+                let mut ua = PartStats::new(-1, -1);
+                ua.msgq_cnt = tq.unassigned.len() as u64;
+                parts.push(ua);
+            }
+            for (i, pq) in tq.parts.iter().enumerate() {
+                let mut ps = PartStats::new(i as i32, -1);
+                for b in pq.open.iter().chain(pq.ready.iter()) {
+                    ps.msgq_cnt += b.msgs.len() as u64;
+                    ps.msgq_bytes += b.total_size as u64;
+                }
+                ps.txmsgs = pq.txmsgs;
+                ps.txbytes = pq.txmsg_bytes;
+                parts.push(ps);
+            }
+            topics.insert(name.to_string(), parts);
+        }
+        drop(acc);
+        for (name, parts) in topics.iter_mut() {
+            for p in parts.iter_mut().filter(|p| p.partition >= 0) {
+                p.leader = self
+                    .shared
+                    .cluster
+                    .cached_leader(name, p.partition)
+                    .unwrap_or(-1);
+            }
+        }
+        (totals, topics)
     }
 
     /// Queues a message; returns at once. Its outcome comes as a delivery
@@ -331,16 +399,24 @@ impl Producer {
     /// the first. Returns how many were served.
     pub fn poll(&self, timeout: Duration) -> usize {
         let deadline = Instant::now() + timeout;
+        self.emit_stats();
         let mut acc = self.shared.acc();
         while acc.done.is_empty() {
             let now = Instant::now();
             if now >= deadline {
                 return 0;
             }
+            if self.stats.is_due() {
+                drop(acc);
+                self.emit_stats();
+                acc = self.shared.acc();
+                continue;
+            }
+            let wake = self.stats.wake_by(deadline);
             acc = self
                 .shared
                 .changed
-                .wait_timeout(acc, deadline - now)
+                .wait_timeout(acc, wake.saturating_duration_since(now))
                 .map_or_else(|e| e.into_inner().0, |r| r.0);
         }
         let done = acc.take_done();
@@ -391,10 +467,17 @@ impl Producer {
                     acc.outstanding()
                 )));
             }
+            if self.stats.is_due() {
+                drop(acc);
+                self.emit_stats();
+                acc = self.shared.acc();
+                continue;
+            }
+            let wake = self.stats.wake_by(deadline);
             acc = self
                 .shared
                 .changed
-                .wait_timeout(acc, deadline - now)
+                .wait_timeout(acc, wake.saturating_duration_since(now))
                 .map_or_else(|e| e.into_inner().0, |r| r.0);
         };
         acc.flushing -= 1;

@@ -16,11 +16,13 @@
 //!   equal generations the first member in assignor order keeps it. Unlike
 //!   Java's equal-subscription path, an older-generation member keeps the
 //!   claims nobody newer contests — nobody else can be consuming them.
-//! - **Cooperative**: a partition is never handed to a member while another
-//!   member still claims it (the check Java's `ConsumerCoordinator`
-//!   `validateCooperativeAssignment` makes). It stays unassigned this round;
-//!   its owner sees it missing from its assignment, revokes it and rejoins,
-//!   and the next rebalance assigns it.
+//! - **Cooperative**: while other members still claim a partition, it goes
+//!   only to the member whose claim stands; to anyone else (a newcomer, or
+//!   a claimer with a stale generation) it stays unassigned this round: its
+//!   claimers see it missing from their assignments, revoke it and rejoin,
+//!   and the next rebalance assigns it. This is at least as strict as
+//!   Java's `ConsumerCoordinator.validateCooperativeAssignment` (no
+//!   partition added to one member while revoked from another).
 //!
 //! Cost: O(P log P + P·M) per pass for P partitions and M members; the
 //! equal-subscription path (the common case) is a single O(P log P) pass.
@@ -324,13 +326,13 @@ impl<'a> Group<'a> {
             .unwrap_or(usize::MAX)
     }
 
-    /// KIP-429: a partition another member still claims is not handed to a
-    /// new member in this round.
+    /// KIP-429: a partition another member still claims goes only to its
+    /// standing owner in this round; to anyone else it goes one round later,
+    /// once the claimers have revoked it.
     fn withhold_transfers(&self, owner: &mut [Option<usize>]) {
         for (p, o) in owner.iter_mut().enumerate() {
             if let Some(m) = *o {
-                let c = &self.claimers[p];
-                if !c.is_empty() && !c.contains(&m) {
+                if self.owned[p] != Some(m) && self.claimers[p].iter().any(|&c| c != m) {
                     *o = None;
                 }
             }
@@ -405,8 +407,9 @@ mod tests {
     }
 
     /// At most once, only to subscribers, every member named; and the
-    /// KIP-429 rule: nothing a member did not own goes to it while another
-    /// member still claims it. Returns the assigned partitions.
+    /// KIP-429 rule: a partition another member still claims goes only to
+    /// the claimer that wins it (highest generation, then member order).
+    /// Returns the assigned partitions.
     fn check_valid(
         members: &[Member],
         parts: &BTreeMap<String, i32>,
@@ -422,15 +425,20 @@ mod tests {
                 );
                 assert!(tp.1 >= 0 && tp.1 < parts[&tp.0], "{tp:?} does not exist");
                 assert!(seen.insert(tp.clone()), "{tp:?} assigned twice");
-                if !owned_of(m).contains(&tp) {
-                    for o in members {
-                        assert!(
-                            !owned_of(o).contains(&tp),
-                            "{tp:?} handed from {} to {} in one round",
-                            o.member_id,
-                            m.member_id
-                        );
+                let gen = |x: &Member| x.subscription.generation_id;
+                for o in members.iter().filter(|o| o.member_id != m.member_id) {
+                    if !owned_of(o).contains(&tp) {
+                        continue;
                     }
+                    let wins = owned_of(m).contains(&tp)
+                        && (!o.subscription.topics.contains(&tp.0)
+                            || gen(m) > gen(o)
+                            || gen(m) == gen(o) && m.member_id < o.member_id);
+                    assert!(
+                        wins,
+                        "{tp:?} handed from {} to {} in one round",
+                        o.member_id, m.member_id
+                    );
                 }
             }
         }
@@ -520,6 +528,25 @@ mod tests {
         assert_eq!(a["c3"]["t"], vec![3, 4]);
         let a2 = CooperativeSticky.assign(&next_round(&ms, &a, 4), &p);
         assert_eq!(a2["c1"]["t"], vec![1, 5]);
+    }
+
+    #[test]
+    fn stale_generation_claims_lose() {
+        // Java AbstractStickyAssignorTest
+        // .testOwnedPartitionsAreInvalidatedForConsumerWithStaleGeneration,
+        // cooperative: c2's stale claim on t-0..2 loses to c1's; c1 gives up
+        // t-2, which c2 gets only after c1 revoked it.
+        let p = parts(&[("t", 3)]);
+        let ms = [
+            owning("c1", &["t"], &[("t", 0), ("t", 1), ("t", 2)], 2),
+            owning("c2", &["t"], &[("t", 0), ("t", 1), ("t", 2)], 1),
+        ];
+        let a = CooperativeSticky.assign(&ms, &p);
+        assert_eq!(a["c1"]["t"], vec![0, 1]);
+        assert!(a["c2"].is_empty());
+        let a = CooperativeSticky.assign(&next_round(&ms, &a, 3), &p);
+        assert_eq!(a["c1"]["t"], vec![0, 1]);
+        assert_eq!(a["c2"]["t"], vec![2]);
     }
 
     #[test]

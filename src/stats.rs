@@ -1,0 +1,332 @@
+//! Client statistics: librdkafka's `statistics.interval.ms` and statistics
+//! callback, delivering JSON shaped like librdkafka's STATISTICS.md (the
+//! same names and meanings for the fields gregor has).
+//!
+//! The counters live where the work happens and cost no extra lock: the
+//! connections count requests, bytes, errors and round trips in relaxed
+//! atomics (the round-trip window sits under the connection's existing
+//! state lock); the producer's accumulator counts delivered messages under
+//! its own lock; the consumer's state counts the messages it hands out.
+//! Every `statistics.interval.ms` the next `poll` (or the producer's
+//! `flush`) on the application's thread gathers them into JSON and calls the
+//! callback — as librdkafka serves its stats event from its queue. If the
+//! application polls late, one snapshot is delivered, not a backlog.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Map, Value};
+
+use crate::cluster::Cluster;
+use crate::config::Config;
+use crate::net::broker::ConnStats;
+
+/// A statistics callback: gets one JSON document per interval, on the
+/// thread that calls `poll` (or the producer's `flush`).
+pub type StatsCallback = Box<dyn FnMut(&str) + Send>;
+
+/// The value librdkafka shows for an offset that is not known
+/// (`RD_KAFKA_OFFSET_INVALID`).
+pub const OFFSET_INVALID: i64 = -1001;
+
+/// Client-wide figures gathered by the producer or consumer.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Totals {
+    pub replyq: u64,
+    pub msg_cnt: u64,
+    pub msg_size: u64,
+    pub msg_max: u64,
+    pub msg_size_max: u64,
+    pub txmsgs: u64,
+    pub txmsg_bytes: u64,
+    pub rxmsgs: u64,
+    pub rxmsg_bytes: u64,
+}
+
+/// One partition's figures.
+#[derive(Debug, Clone)]
+pub(crate) struct PartStats {
+    pub partition: i32,
+    pub leader: i32,
+    pub msgq_cnt: u64,
+    pub msgq_bytes: u64,
+    pub txmsgs: u64,
+    pub txbytes: u64,
+    pub rxmsgs: u64,
+    pub rxbytes: u64,
+    pub fetchq_cnt: u64,
+    pub fetchq_size: u64,
+    pub next_offset: i64,
+    pub app_offset: i64,
+    pub committed_offset: i64,
+    pub lo_offset: i64,
+    pub hi_offset: i64,
+    pub ls_offset: i64,
+    pub consumer_lag: i64,
+}
+
+impl PartStats {
+    /// A partition with nothing counted and no offsets known.
+    pub fn new(partition: i32, leader: i32) -> PartStats {
+        PartStats {
+            partition,
+            leader,
+            msgq_cnt: 0,
+            msgq_bytes: 0,
+            txmsgs: 0,
+            txbytes: 0,
+            rxmsgs: 0,
+            rxbytes: 0,
+            fetchq_cnt: 0,
+            fetchq_size: 0,
+            next_offset: OFFSET_INVALID,
+            app_offset: OFFSET_INVALID,
+            committed_offset: OFFSET_INVALID,
+            lo_offset: OFFSET_INVALID,
+            hi_offset: OFFSET_INVALID,
+            ls_offset: OFFSET_INVALID,
+            consumer_lag: -1,
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "partition": self.partition,
+            "leader": self.leader,
+            "msgq_cnt": self.msgq_cnt,
+            "msgq_bytes": self.msgq_bytes,
+            "fetchq_cnt": self.fetchq_cnt,
+            "fetchq_size": self.fetchq_size,
+            "next_offset": self.next_offset,
+            "app_offset": self.app_offset,
+            "committed_offset": self.committed_offset,
+            "lo_offset": self.lo_offset,
+            "hi_offset": self.hi_offset,
+            "ls_offset": self.ls_offset,
+            "consumer_lag": self.consumer_lag,
+            "txmsgs": self.txmsgs,
+            "txbytes": self.txbytes,
+            "rxmsgs": self.rxmsgs,
+            "rxbytes": self.rxbytes,
+        })
+    }
+}
+
+/// Topic → its partitions' figures.
+pub(crate) type TopicStats = BTreeMap<String, Vec<PartStats>>;
+
+/// Microseconds of a monotonic clock shared by the process (`ts`).
+fn monotonic_us() -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    EPOCH.get_or_init(Instant::now).elapsed().as_micros() as u64
+}
+
+/// The timer and callback of one client.
+pub(crate) struct Emitter {
+    /// `statistics.interval.ms`; `None` when 0 (off).
+    interval: Option<Duration>,
+    created: Instant,
+    /// When the next snapshot is due, in µs of [`monotonic_us`]; `u64::MAX`
+    /// while off or without a callback, so the check on every poll is one
+    /// atomic load.
+    due_us: AtomicU64,
+    /// The callback; taken out while it runs, so it may set a new one.
+    cb: Mutex<Option<StatsCallback>>,
+    /// Bumped by every [`Emitter::set_callback`].
+    cb_version: AtomicU64,
+    name: String,
+    client_id: String,
+    kind: &'static str,
+}
+
+impl Emitter {
+    /// The emitter of a `kind` ("producer"/"consumer") client.
+    pub fn new(cfg: &Config, kind: &'static str) -> Emitter {
+        static CLIENTS: AtomicU64 = AtomicU64::new(0);
+        let n = CLIENTS.fetch_add(1, Ordering::Relaxed) + 1;
+        let ms = cfg.int("statistics.interval.ms");
+        Emitter {
+            interval: (ms > 0).then(|| Duration::from_millis(ms as u64)),
+            created: Instant::now(),
+            due_us: AtomicU64::new(u64::MAX),
+            cb: Mutex::new(None),
+            cb_version: AtomicU64::new(0),
+            name: format!("gregor#{kind}-{n}"),
+            client_id: cfg.str("client.id").to_string(),
+            kind,
+        }
+    }
+
+    /// Sets (or with `None` removes) the callback; the first snapshot comes
+    /// one interval later.
+    pub fn set_callback(&self, cb: Option<StatsCallback>) {
+        let mut g = self.cb.lock().unwrap_or_else(|e| e.into_inner());
+        let due = match (&cb, self.interval) {
+            (Some(_), Some(i)) => monotonic_us() + i.as_micros() as u64,
+            _ => u64::MAX,
+        };
+        *g = cb;
+        self.cb_version.fetch_add(1, Ordering::Relaxed);
+        self.due_us.store(due, Ordering::Relaxed);
+    }
+
+    /// When the next snapshot is due, if ever.
+    pub fn due(&self) -> Option<Instant> {
+        let due = self.due_us.load(Ordering::Relaxed);
+        if due == u64::MAX {
+            return None;
+        }
+        let now = monotonic_us();
+        Some(Instant::now() + Duration::from_micros(due.saturating_sub(now)))
+    }
+
+    /// When a caller waiting until `deadline` should wake to emit: the due
+    /// time if earlier (at least a millisecond ahead, so a snapshot another
+    /// thread is busy emitting cannot make the waiter spin).
+    pub fn wake_by(&self, deadline: Instant) -> Instant {
+        match self.due() {
+            Some(d) => d
+                .max(Instant::now() + Duration::from_millis(1))
+                .min(deadline),
+            None => deadline,
+        }
+    }
+
+    /// True when a snapshot is due now.
+    pub fn is_due(&self) -> bool {
+        // Off costs one atomic load, no clock read.
+        let due = self.due_us.load(Ordering::Relaxed);
+        due != u64::MAX && monotonic_us() >= due
+    }
+
+    /// If a snapshot is due, gathers it (`gather` gives the client's own
+    /// figures), renders it and calls the callback on this thread. Returns
+    /// whether it did.
+    pub fn emit_if_due(
+        &self,
+        cluster: &Cluster,
+        gather: impl FnOnce() -> (Totals, TopicStats),
+    ) -> bool {
+        if !self.is_due() {
+            return false;
+        }
+        // Another thread emitting now has it covered.
+        let Ok(mut g) = self.cb.try_lock() else {
+            return false;
+        };
+        let now = monotonic_us();
+        let due = self.due_us.load(Ordering::Relaxed);
+        let Some(interval) = self.interval else {
+            return false;
+        };
+        if now < due {
+            return false;
+        }
+        let Some(mut cb) = g.take() else {
+            return false;
+        };
+        let version = self.cb_version.load(Ordering::Relaxed);
+        // Keep the cadence; after a long gap, restart it from now. Stored
+        // before the lock is let go, so no other poller sees it still due.
+        let step = interval.as_micros() as u64;
+        let next = if due + step > now {
+            due + step
+        } else {
+            now + step
+        };
+        self.due_us.store(next, Ordering::Relaxed);
+        drop(g);
+        let (totals, topics) = gather();
+        let json = self.render(cluster, &totals, &topics);
+        cb(&json);
+        // Back in place unless the callback was replaced meanwhile.
+        let mut g = self.cb.lock().unwrap_or_else(|e| e.into_inner());
+        if self.cb_version.load(Ordering::Relaxed) == version {
+            *g = Some(cb);
+        }
+        true
+    }
+
+    fn render(&self, cluster: &Cluster, t: &Totals, topics: &TopicStats) -> String {
+        let mut by_name: BTreeMap<String, (i32, String, ConnStats)> = BTreeMap::new();
+        for (id, c) in cluster.connections() {
+            let s = c.take_stats();
+            match by_name.get_mut(c.name()) {
+                Some((_, _, acc)) => acc.merge(&s),
+                None => {
+                    by_name.insert(c.name().to_string(), (id, c.addr().to_string(), s));
+                }
+            }
+        }
+        let (mut tx, mut tx_bytes, mut rx, mut rx_bytes) = (0u64, 0u64, 0u64, 0u64);
+        let mut brokers = Map::new();
+        for (name, (id, addr, s)) in by_name {
+            tx += s.tx;
+            tx_bytes += s.tx_bytes;
+            rx += s.rx;
+            rx_bytes += s.rx_bytes;
+            let r = s.rtt;
+            brokers.insert(
+                name.clone(),
+                json!({
+                    "name": name,
+                    "nodeid": id,
+                    "nodename": addr,
+                    "source": if id < 0 { "configured" } else { "learned" },
+                    "state": s.state,
+                    "outbuf_cnt": s.outbuf_cnt,
+                    "waitresp_cnt": s.waitresp_cnt,
+                    "tx": s.tx,
+                    "txbytes": s.tx_bytes,
+                    "txerrs": s.tx_errs,
+                    "rx": s.rx,
+                    "rxbytes": s.rx_bytes,
+                    "rxerrs": s.rx_errs,
+                    "connects": s.connects,
+                    "disconnects": s.disconnects,
+                    "rtt": {
+                        "min": r.min, "max": r.max, "avg": r.avg,
+                        "p50": r.p50, "p95": r.p95, "p99": r.p99, "cnt": r.cnt,
+                    },
+                }),
+            );
+        }
+        let mut tj = Map::new();
+        for (topic, parts) in topics {
+            let mut pj = Map::new();
+            for p in parts {
+                pj.insert(p.partition.to_string(), p.to_json());
+            }
+            tj.insert(topic.clone(), json!({ "topic": topic, "partitions": pj }));
+        }
+        let time = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        json!({
+            "name": self.name,
+            "client_id": self.client_id,
+            "type": self.kind,
+            "ts": monotonic_us(),
+            "time": time,
+            "age": self.created.elapsed().as_micros() as u64,
+            "replyq": t.replyq,
+            "msg_cnt": t.msg_cnt,
+            "msg_size": t.msg_size,
+            "msg_max": t.msg_max,
+            "msg_size_max": t.msg_size_max,
+            "tx": tx,
+            "tx_bytes": tx_bytes,
+            "rx": rx,
+            "rx_bytes": rx_bytes,
+            "txmsgs": t.txmsgs,
+            "txmsg_bytes": t.txmsg_bytes,
+            "rxmsgs": t.rxmsgs,
+            "rxmsg_bytes": t.rxmsg_bytes,
+            "brokers": brokers,
+            "topics": tj,
+        })
+        .to_string()
+    }
+}
