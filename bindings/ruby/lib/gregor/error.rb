@@ -1,0 +1,62 @@
+# frozen_string_literal: true
+
+module Gregor
+  # Base of gregor's errors.
+  class BaseError < StandardError; end
+
+  # An error code from libgregor (0 ok, > 0 the broker's Kafka code, < 0
+  # local), shaped like rdkafka-ruby's RdkafkaError: `rdkafka_response` is
+  # the number, `code` its name as a symbol (`:partition_eof`,
+  # `:unknown_topic_or_partition`), both from the library.
+  class RdkafkaError < BaseError
+    attr_reader :rdkafka_response, :message_prefix, :broker_message
+
+    def initialize(response, broker_message = nil, message_prefix = nil)
+      raise TypeError, "Response has to be an integer" unless response.is_a?(Integer)
+
+      @rdkafka_response = response
+      @broker_message = broker_message
+      @message_prefix = message_prefix
+      super(to_s)
+    end
+
+    # The code's name, lower case, without librdkafka's leading underscore.
+    def code
+      name = Gregor.error_name(@rdkafka_response)
+      (name.start_with?("_") ? name[1..] : name).downcase.to_sym
+    end
+
+    def to_s
+      prefix = @message_prefix ? "#{@message_prefix} - " : ""
+      text = @broker_message || Gregor::Native.gregor_err_str(@rdkafka_response)
+      "#{prefix}#{text} (#{code})"
+    end
+
+    def is_partition_eof?
+      @rdkafka_response == Gregor::ERRORS.fetch(:_PARTITION_EOF)
+    end
+
+    def ==(other)
+      other.is_a?(self.class) && to_s == other.to_s
+    end
+  end
+
+  # Raised by calls on a closed client.
+  class ClosedClientError < BaseError
+    def initialize(method)
+      super("Illegal call to #{method} on a closed client")
+    end
+  end
+
+  # {name symbol => code}, read from libgregor when this file loads
+  # (gregor_err_name over the code range), never copied by hand.
+  ERRORS = (-200..400).each_with_object({}) do |c, h|
+    n = Native.gregor_err_name(c)
+    h[n.to_sym] = c if n && n != "UNKNOWN"
+  end.freeze
+  ERROR_NAMES = ERRORS.invert.freeze
+
+  def self.error_name(code)
+    ERROR_NAMES.fetch(code) { Native.gregor_err_name(code) || "UNKNOWN" }.to_s
+  end
+end

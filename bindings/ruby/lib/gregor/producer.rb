@@ -1,0 +1,160 @@
+# frozen_string_literal: true
+
+module Gregor
+  # A producer (rdkafka-ruby's shape): `produce` queues a message and returns
+  # a DeliveryHandle; `handle.wait` serves delivery reports (gregor_producer_poll,
+  # which releases the VM lock) until this one has come.
+  class Producer
+    # What a delivered (or failed) message got.
+    DeliveryReport = Struct.new(:partition, :offset, :topic_name, :error, :label) do
+      alias_method :topic, :topic_name
+    end
+
+    # The outcome of one produce, available once its report is served.
+    class DeliveryHandle
+      attr_reader :label
+
+      def initialize(producer, label)
+        @producer = producer
+        @label = label
+        @report = nil
+      end
+
+      def pending?
+        @report.nil?
+      end
+
+      # Waits up to `max_wait_timeout` seconds (nil: forever) for the report.
+      # Raises RdkafkaError if delivery failed (unless raise_response_error
+      # is false) and WaitTimeoutError if it did not come in time.
+      def wait(max_wait_timeout: 60, raise_response_error: true)
+        deadline = max_wait_timeout && Process.clock_gettime(Process::CLOCK_MONOTONIC) + max_wait_timeout
+        while pending?
+          left = deadline && deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
+          if left && left <= 0
+            raise WaitTimeoutError, "Waiting for delivery timed out after #{max_wait_timeout} seconds"
+          end
+
+          ms = left ? [[(left * 1000).ceil, 100].min, 1].max : 100
+          @producer.poll(ms)
+        end
+        raise @report.error if raise_response_error && @report.error
+
+        @report
+      end
+
+      def _complete(report)
+        @report = report
+      end
+    end
+
+    # Raised by DeliveryHandle#wait when the report did not come in time.
+    class WaitTimeoutError < RuntimeError; end
+
+    attr_accessor :delivery_callback
+
+    def initialize(native_config)
+      buf = Native.errbuf
+      @native = Native.gregor_producer_new(native_config, buf, Native::ERRSTR_SIZE)
+      Native.gregor_config_free(native_config)
+      raise Config::ConfigError, buf.read_string if @native.null?
+
+      @pending = {}
+      @next_id = 1
+      @lock = Mutex.new
+      @dr_cb = method(:on_delivery).to_proc # kept referenced while the C side holds it
+      Native.gregor_producer_set_dr_cb(@native, @dr_cb, nil)
+    end
+
+    # Queues a message. `payload`/`key` nil mean null; `partition` nil lets
+    # the partitioner choose; `timestamp` is a Time or ms since the epoch;
+    # `headers` a Hash. Returns a DeliveryHandle.
+    def produce(topic:, payload: nil, key: nil, partition: nil, timestamp: nil, headers: nil, label: nil)
+      ensure_open(:produce)
+      handle = DeliveryHandle.new(self, label)
+      id = @lock.synchronize do
+        i = @next_id
+        @next_id += 1
+        @pending[i] = handle
+        i
+      end
+      ts = case timestamp
+           when nil then 0
+           when Time then (timestamp.to_r * 1000).to_i
+           else Integer(timestamp)
+           end
+      hdrs = nil
+      keep = []
+      if headers && !headers.empty?
+        hdrs = Native.gregor_headers_new
+        headers.each do |name, value|
+          p, n = Native.bytes(value)
+          keep << p
+          Native.gregor_headers_add(hdrs, name.to_s, p, n)
+        end
+      end
+      kp, kn = Native.bytes(key)
+      vp, vn = Native.bytes(payload)
+      buf = Native.errbuf
+      rc = Native.gregor_producer_send(@native, topic.to_s, partition || -1, kp, kn, vp, vn, hdrs, ts,
+                                       FFI::Pointer.new(id), 0, buf, Native::ERRSTR_SIZE)
+      unless rc.zero?
+        @lock.synchronize { @pending.delete(id) }
+        Native.check!(rc, buf)
+      end
+      handle
+    ensure
+      Native.gregor_headers_free(hdrs) if hdrs
+    end
+
+    # Serves delivery reports for up to `timeout_ms`; returns how many.
+    def poll(timeout_ms = 0)
+      ensure_open(:poll)
+      Native.gregor_producer_poll(@native, timeout_ms)
+    end
+
+    # Waits up to `timeout_ms` until every message has its report. Returns
+    # true if none is left outstanding.
+    def flush(timeout_ms = 5000)
+      ensure_open(:flush)
+      Native.gregor_producer_flush(@native, timeout_ms).zero?
+    end
+
+    # Messages not yet reported.
+    def queue_size
+      closed? ? 0 : Native.gregor_producer_len(@native)
+    end
+
+    def closed?
+      @native.nil?
+    end
+
+    # Flushes for up to `timeout_ms`, then frees the producer.
+    def close(timeout_ms = 5000)
+      return if closed?
+
+      Native.gregor_producer_close(@native, timeout_ms)
+      Native.gregor_producer_free(@native)
+      @native = nil
+    end
+
+    private
+
+    def ensure_open(method)
+      raise ClosedClientError, method if closed?
+    end
+
+    def on_delivery(dr, _opaque)
+      id = dr[:msg_opaque].address
+      handle = @lock.synchronize { @pending.delete(id) }
+      return unless handle
+
+      error = dr[:err].zero? ? nil : RdkafkaError.new(dr[:err], dr[:errstr])
+      report = DeliveryReport.new(dr[:partition], dr[:offset], dr[:topic], error, handle.label)
+      handle._complete(report)
+      @delivery_callback&.call(report)
+    rescue StandardError => e
+      warn "gregor: delivery callback raised #{e.class}: #{e.message}"
+    end
+  end
+end

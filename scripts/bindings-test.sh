@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The bindings and C packaging checks, against the broker at
+# $GREGOR_TEST_BROKER (start it first: scripts/services.sh start broker):
+#
+#   - bindings/python/tests/test_compat.py with confluent-kafka, then with
+#     gregor installed by pip (into a temporary directory) over
+#     target/debug/libgregor.so — the same script, only KAFKA_IMPL differs;
+#   - bindings/python/tests/test_gregor.py (gregor-only edge cases);
+#   - the Ruby minitest suite (bindings/ruby/test);
+#   - scripts/pkgconfig-test.sh (make install + the C example via pkg-config).
+#
+#   scripts/bindings-test.sh [python|ruby|c]...   (default: all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+export GREGOR_TEST_BROKER=${GREGOR_TEST_BROKER:-127.0.0.1:$BROKER_PORT}
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(python ruby c)
+
+cargo build --quiet --lib
+export GREGOR_LIBRARY="$PWD/target/debug/libgregor.so"
+
+run_python() {
+    log "python: test_compat.py with confluent-kafka"
+    KAFKA_IMPL=confluent_kafka python3 bindings/python/tests/test_compat.py
+    local site
+    site=$(mktemp -d)
+    # pip-installable: install the package as a user would, then test that copy
+    python3 -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation --target "$site" bindings/python
+    rm -rf bindings/python/build bindings/python/*.egg-info
+    log "python: test_compat.py with gregor"
+    KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_compat.py
+    log "python: gregor-only tests"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_gregor.py
+    rm -rf "$site"
+}
+
+run_ruby() {
+    log "ruby: minitest suite"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_gregor.rb
+}
+
+run_c() {
+    log "C: make install + pkg-config example"
+    scripts/pkgconfig-test.sh
+}
+
+for p in "${parts[@]}"; do
+    "run_$p"
+done
