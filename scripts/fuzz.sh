@@ -20,7 +20,10 @@ cd "$(dirname "$0")/.."
 export RUSTC_BOOTSTRAP=1 CARGO_INCREMENTAL=0
 SECONDS_EACH=${FUZZ_SECONDS:-12}
 # Release build (as shipped: no overflow checks) with AddressSanitizer.
-BUILD=(-O)
+# The build lives outside the checkout, so a fresh clone (CI) reuses it:
+# the ASan release build of the fuzz targets takes many minutes.
+FUZZ_TARGET_DIR=${GREGOR_FUZZ_TARGET:-$GREGOR_DEPS/fuzz-target}
+BUILD=(-O --target-dir "$FUZZ_TARGET_DIR")
 LIBFUZZER=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 -max_len=65536 -print_final_stats=1)
 
 command -v cargo-fuzz >/dev/null || die "cargo-fuzz missing: scripts/setup.sh fuzz"
