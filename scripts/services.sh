@@ -65,7 +65,7 @@ sasl_db() {
         return
     fi
     rm -f "$db" "$db"-*
-    run_nisshi "$name-setup" "$port" --storage-engine "sqlite://$db"
+    run_nisshi "$name-setup" "$port" --storage-engine "sqlite:///$db"
     nisshi user create gregor256 gregor-pw-256 --mechanism scram256 \
         --broker "tcp://127.0.0.1:$port" >>"$GREGOR_RUN/$name-setup.log" 2>&1
     nisshi user create gregor512 gregor-pw-512 --mechanism scram512 \
@@ -95,7 +95,7 @@ start_security() {
         log "sasl broker: starting nisshi (SASL/SCRAM, sqlite) on 127.0.0.1:$SASL_PORT"
         local db
         db=$(sasl_db sasl "$SASL_PORT")
-        run_nisshi sasl "$SASL_PORT" --storage-engine "sqlite://$db" --authentication
+        run_nisshi sasl "$SASL_PORT" --storage-engine "sqlite:///$db" --authentication
     fi
     if port_open "$SASL_SSL_PORT"; then
         log "sasl_ssl broker: already listening on 127.0.0.1:$SASL_SSL_PORT"
@@ -103,7 +103,7 @@ start_security() {
         log "sasl_ssl broker: starting nisshi (SASL/SCRAM over TLS, sqlite) on 127.0.0.1:$SASL_SSL_PORT"
         local db
         db=$(sasl_db sasl_ssl "$SASL_SSL_PORT")
-        run_nisshi sasl_ssl "$SASL_SSL_PORT" --storage-engine "sqlite://$db" --authentication "${tls[@]}"
+        run_nisshi sasl_ssl "$SASL_SSL_PORT" --storage-engine "sqlite:///$db" --authentication "${tls[@]}"
     fi
 }
 
