@@ -775,7 +775,11 @@ struct MemberLog {
     /// Offsets not above the previous one of their partition within one assignment.
     offset_repeats: u64,
     errors: u64,
+    first_error: Option<String>,
     read: u64,
+    /// Automatic commits that failed (their offsets may be read again).
+    commits_failed: u64,
+    first_commit_error: Option<String>,
 }
 
 fn group_member(px: &Proxy, group: &str, topic: &str) -> (Consumer, Arc<Mutex<MemberLog>>) {
@@ -814,6 +818,14 @@ fn group_member(px: &Proxy, group: &str, topic: &str) -> (Consumer, Arc<Mutex<Me
             l.last.remove(&t.partition);
         }
     });
+    let l3 = log.clone();
+    c.set_commit_callback(move |_, r, _| {
+        if let Err(e) = r {
+            let mut l = l3.lock().unwrap();
+            l.commits_failed += 1;
+            l.first_commit_error.get_or_insert_with(|| e.to_string());
+        }
+    });
     c.subscribe(&[topic]).unwrap();
     (c, log)
 }
@@ -828,8 +840,9 @@ fn poll_member(c: &Consumer, log: &Mutex<MemberLog>, seen: &mut [u32], d: Durati
             continue;
         };
         let mut l = log.lock().unwrap();
-        if m.error.is_some() {
+        if let Some(e) = &m.error {
             l.errors += 1;
+            l.first_error.get_or_insert_with(|| e.to_string());
             continue;
         }
         l.read += 1;
@@ -951,8 +964,17 @@ fn consumer_group_through_faults_loses_nothing() {
         .iter()
         .map(|l| {
             format!(
-                "read {} assigned {} revoked {} lost {} errors {} offset repeats {}",
-                l.read, l.assigned, l.revoked, l.lost, l.errors, l.offset_repeats
+                "read {} assigned {} revoked {} lost {} offset repeats {}; \
+                 {} error events (first {:?}); {} auto commits failed (first {:?})",
+                l.read,
+                l.assigned,
+                l.revoked,
+                l.lost,
+                l.offset_repeats,
+                l.errors,
+                l.first_error,
+                l.commits_failed,
+                l.first_commit_error
             )
         })
         .collect();
