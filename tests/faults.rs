@@ -903,11 +903,35 @@ fn consumer_group_through_faults_loses_nothing() {
     let mut closed: Vec<Arc<Mutex<MemberLog>>> = Vec::new();
     let mut switched_at = None;
     while unseen > 0 {
-        assert!(
-            start.elapsed() < limit,
-            "{unseen} of {n} sequences unseen after {limit:?}, faults {:?}",
-            px.faults.counts()
-        );
+        if start.elapsed() >= limit {
+            let state: Vec<String> = members
+                .iter()
+                .map(|(c, l)| {
+                    let l = l.lock().unwrap();
+                    format!(
+                        "member {}: assignment {:?}, read {} assigned {} revoked {} lost {} \
+                         errors {} (first {:?}), commits failed {} (first {:?})",
+                        c.member_id(),
+                        c.assignment()
+                            .iter()
+                            .map(|t| t.partition)
+                            .collect::<Vec<_>>(),
+                        l.read,
+                        l.assigned,
+                        l.revoked,
+                        l.lost,
+                        l.errors,
+                        l.first_error,
+                        l.commits_failed,
+                        l.first_commit_error
+                    )
+                })
+                .collect();
+            panic!(
+                "{unseen} of {n} sequences unseen after {limit:?}, faults {:?}: {state:#?}",
+                px.faults.counts()
+            );
+        }
         // paced (about 10,000 messages/s), so the faults and the member
         // switch meet the consumption rather than follow it
         for (c, l) in &members {
