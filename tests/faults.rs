@@ -131,12 +131,15 @@ struct Tally {
 
 /// Reads the whole topic (`0..n` expected) with an assign-based consumer,
 /// until every partition's high watermark is reached or `limit` passes.
+/// With `pace` > 0 it rests 10 ms after every `pace` messages, so faults on
+/// a schedule meet the reading (a fast broker would outrun them).
 fn read_back(
     cfg: &Config,
     watermarks_cfg: &Config,
     topic: &str,
     n: u64,
     limit: Duration,
+    pace: u64,
 ) -> (Tally, Duration) {
     let check = Consumer::new(watermarks_cfg).unwrap();
     let highs: Vec<i64> = (0..PARTITIONS)
@@ -174,6 +177,9 @@ fn read_back(
         }
         next[p] = next[p].max(m.offset + 1);
         t.read += 1;
+        if pace > 0 && t.read % pace == 0 {
+            thread::sleep(Duration::from_millis(10));
+        }
         let v = m.value.as_deref().unwrap();
         let seq = u64::from_be_bytes(v[..8].try_into().unwrap());
         assert!(seq < n, "sequence {seq} out of range");
@@ -249,7 +255,7 @@ fn produce_through_faults(n: u64) {
     );
     // Read back directly from the broker, not through the proxy.
     let direct = common::config(&[]);
-    let (t, read_took) = read_back(&direct, &direct, &topic, n, Duration::from_secs(300));
+    let (t, read_took) = read_back(&direct, &direct, &topic, n, Duration::from_secs(300), 0);
     eprintln!("read back directly in {read_took:.1?}: {t:?}");
     assert_eq!(t.read, n, "{t:?}");
     assert_eq!(
@@ -305,6 +311,8 @@ fn assigned_consumer_through_faults_loses_nothing_and_repeats_nothing() {
         &topic,
         n,
         Duration::from_secs(300),
+        // about 20,000 messages/s: some 10 s of reading
+        200,
     );
     let faults = chaos.stop();
     eprintln!(
@@ -521,7 +529,7 @@ fn idempotent_producer_across_broker_restarts_loses_nothing_duplicates_nothing()
     assert_eq!(sent.ok, n);
     let mut direct = common::config(&[]);
     direct.set("bootstrap.servers", &upstream).unwrap();
-    let (t, read_took) = read_back(&direct, &direct, &topic, n, Duration::from_secs(300));
+    let (t, read_took) = read_back(&direct, &direct, &topic, n, Duration::from_secs(300), 0);
     eprintln!("read back directly in {read_took:.1?}: {t:?}");
     assert_eq!(t.read, n, "{t:?}");
     assert_eq!(
