@@ -5,8 +5,10 @@
 //!
 //! What must hold: an idempotent producer (acks=all) loses nothing,
 //! duplicates nothing and keeps each partition's order; an assign-based
-//! consumer loses nothing and returns nothing twice; every close/free
-//! returns within its timeout. The counts and timings are printed
+//! consumer loses nothing and returns nothing twice; a consumer group (a
+//! member leaving and one joining midway) loses nothing, duplicates only
+//! what was not yet committed, and commits the high watermarks; every
+//! close/free returns within its timeout. The counts and timings are printed
 //! (`cargo test --test faults -- --nocapture`) so they can be quoted.
 //!
 //! The schedule's seed is `GREGOR_FAULT_SEED` (default 1); a failure can be
