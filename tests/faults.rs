@@ -801,6 +801,9 @@ fn group_member(px: &Proxy, group: &str, topic: &str) -> (Consumer, Arc<Mutex<Me
             ("enable.auto.commit", "true"),
             ("auto.commit.interval.ms", "500"),
             ("session.timeout.ms", "10000"),
+            // also the rebalance timeout: how long the coordinator waits for
+            // a member whose JoinGroup or LeaveGroup the faults swallowed
+            ("max.poll.interval.ms", "20000"),
             ("heartbeat.interval.ms", "500"),
             ("fetch.wait.max.ms", "100"),
             // small fetches, so many requests meet the faults
