@@ -5,8 +5,10 @@
 //!
 //! What must hold: an idempotent producer (acks=all) loses nothing,
 //! duplicates nothing and keeps each partition's order; an assign-based
-//! consumer loses nothing and returns nothing twice; every close/free
-//! returns within its timeout. The counts and timings are printed
+//! consumer loses nothing and returns nothing twice; a consumer group (a
+//! member leaving and one joining midway) loses nothing, duplicates only
+//! what was not yet committed, and commits the high watermarks; every
+//! close/free returns within its timeout. The counts and timings are printed
 //! (`cargo test --test faults -- --nocapture`) so they can be quoted.
 //!
 //! The schedule's seed is `GREGOR_FAULT_SEED` (default 1); a failure can be
@@ -25,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use common::proxy::{self, FaultCounts, Proxy};
 use gregor::config::Config;
-use gregor::consumer::{Consumer, TopicPartitionOffset};
+use gregor::consumer::{Consumer, RebalanceEvent, TopicPartitionOffset};
 use gregor::error::local;
 use gregor::message::{offset, ProducerRecord};
 use gregor::producer::Producer;
@@ -131,12 +133,15 @@ struct Tally {
 
 /// Reads the whole topic (`0..n` expected) with an assign-based consumer,
 /// until every partition's high watermark is reached or `limit` passes.
+/// With `pace` > 0 it rests 10 ms after every `pace` messages, so faults on
+/// a schedule meet the reading (a fast broker would outrun them).
 fn read_back(
     cfg: &Config,
     watermarks_cfg: &Config,
     topic: &str,
     n: u64,
     limit: Duration,
+    pace: u64,
 ) -> (Tally, Duration) {
     let check = Consumer::new(watermarks_cfg).unwrap();
     let highs: Vec<i64> = (0..PARTITIONS)
@@ -174,6 +179,9 @@ fn read_back(
         }
         next[p] = next[p].max(m.offset + 1);
         t.read += 1;
+        if pace > 0 && t.read % pace == 0 {
+            thread::sleep(Duration::from_millis(10));
+        }
         let v = m.value.as_deref().unwrap();
         let seq = u64::from_be_bytes(v[..8].try_into().unwrap());
         assert!(seq < n, "sequence {seq} out of range");
@@ -249,7 +257,7 @@ fn produce_through_faults(n: u64) {
     );
     // Read back directly from the broker, not through the proxy.
     let direct = common::config(&[]);
-    let (t, read_took) = read_back(&direct, &direct, &topic, n, Duration::from_secs(300));
+    let (t, read_took) = read_back(&direct, &direct, &topic, n, Duration::from_secs(300), 0);
     eprintln!("read back directly in {read_took:.1?}: {t:?}");
     assert_eq!(t.read, n, "{t:?}");
     assert_eq!(
@@ -307,6 +315,8 @@ fn assigned_consumer_through_faults_loses_nothing_and_repeats_nothing() {
         &topic,
         n,
         Duration::from_secs(300),
+        // about 20,000 messages/s: some 10 s of reading
+        200,
     );
     let faults = chaos.stop();
     eprintln!(
@@ -526,7 +536,7 @@ fn idempotent_producer_across_broker_restarts_loses_nothing_duplicates_nothing()
     assert_eq!(sent.ok, n);
     let mut direct = common::config(&[]);
     direct.set("bootstrap.servers", &upstream).unwrap();
-    let (t, read_took) = read_back(&direct, &direct, &topic, n, Duration::from_secs(300));
+    let (t, read_took) = read_back(&direct, &direct, &topic, n, Duration::from_secs(300), 0);
     eprintln!("read back directly in {read_took:.1?}: {t:?}");
     assert_eq!(t.read, n, "{t:?}");
     assert_eq!(
@@ -767,4 +777,268 @@ fn c_abi_frees_return_in_time(px: &Proxy, topic: &str) {
     within("gregor_admin_free", Duration::from_millis(2000), || {
         gregor_admin_free(a)
     });
+}
+
+/// One group member's view: the rebalances it went through and, per
+/// partition, the last offset it returned within its current assignment.
+#[derive(Default)]
+struct MemberLog {
+    assigned: u64,
+    revoked: u64,
+    lost: u64,
+    last: HashMap<i32, i64>,
+    /// Offsets not above the previous one of their partition within one assignment.
+    offset_repeats: u64,
+    errors: u64,
+    first_error: Option<String>,
+    read: u64,
+    /// Automatic commits that failed (their offsets may be read again).
+    commits_failed: u64,
+    first_commit_error: Option<String>,
+}
+
+fn group_member(px: &Proxy, group: &str, topic: &str) -> (Consumer, Arc<Mutex<MemberLog>>) {
+    let cfg = through(
+        px,
+        &[
+            ("group.id", group),
+            ("auto.offset.reset", "earliest"),
+            ("enable.auto.commit", "true"),
+            ("auto.commit.interval.ms", "500"),
+            ("session.timeout.ms", "10000"),
+            // also the rebalance timeout: how long the coordinator waits for
+            // a member whose JoinGroup or LeaveGroup the faults swallowed
+            ("max.poll.interval.ms", "20000"),
+            ("heartbeat.interval.ms", "500"),
+            ("fetch.wait.max.ms", "100"),
+            // small fetches, so many requests meet the faults
+            ("fetch.max.bytes", "65536"),
+            ("max.partition.fetch.bytes", "16384"),
+            ("socket.timeout.ms", "3000"),
+            ("topic.metadata.refresh.interval.ms", "2000"),
+            // a short prefetch queue, so the faults meet the consumption
+            ("queued.max.messages.kbytes", "256"),
+        ],
+    );
+    let c = Consumer::new(&cfg).unwrap();
+    let log = Arc::new(Mutex::new(MemberLog::default()));
+    let l2 = log.clone();
+    c.set_rebalance_callback(move |_, ev| {
+        let mut l = l2.lock().unwrap();
+        match &ev {
+            RebalanceEvent::Assigned(_) => l.assigned += 1,
+            RebalanceEvent::Revoked(_) => l.revoked += 1,
+            RebalanceEvent::Lost(_) => l.lost += 1,
+        }
+        // a new assignment starts from the committed offsets: earlier
+        // offsets may come again, from here on they must increase
+        for t in ev.partitions() {
+            l.last.remove(&t.partition);
+        }
+    });
+    let l3 = log.clone();
+    c.set_commit_callback(move |_, r, _| {
+        if let Err(e) = r {
+            let mut l = l3.lock().unwrap();
+            l.commits_failed += 1;
+            l.first_commit_error.get_or_insert_with(|| e.to_string());
+        }
+    });
+    c.subscribe(&[topic]).unwrap();
+    (c, log)
+}
+
+/// Polls `c` for up to `d` or `max` messages, marking sequences seen
+/// (`seen[seq]` counts).
+fn poll_member(c: &Consumer, log: &Mutex<MemberLog>, seen: &mut [u32], d: Duration, max: u64) {
+    let until = Instant::now() + d;
+    let mut got = 0;
+    while Instant::now() < until && got < max {
+        let Some(m) = c.poll(Duration::from_millis(50)).unwrap() else {
+            continue;
+        };
+        let mut l = log.lock().unwrap();
+        if let Some(e) = &m.error {
+            l.errors += 1;
+            l.first_error.get_or_insert_with(|| e.to_string());
+            continue;
+        }
+        l.read += 1;
+        got += 1;
+        if l.last.get(&m.partition).is_some_and(|&o| m.offset <= o) {
+            l.offset_repeats += 1;
+        }
+        l.last.insert(m.partition, m.offset);
+        let v = m.value.as_deref().unwrap();
+        let seq = u64::from_be_bytes(v[..8].try_into().unwrap());
+        assert!((seq as usize) < seen.len(), "sequence {seq} out of range");
+        seen[seq as usize] += 1;
+    }
+}
+
+/// Two members of one group consume a topic through the faults (fetch and
+/// coordinator connections alike); midway one closes and a third joins, a
+/// rebalance under faults. Nothing is lost, duplicates come only from
+/// offsets not yet committed at a rebalance or fault (bounded loosely), each
+/// member's offsets increase within an assignment, and in the end the
+/// group's committed offsets, read directly from the broker, are the high
+/// watermarks.
+#[test]
+fn consumer_group_through_faults_loses_nothing() {
+    let n = 100_000u64;
+    let topic = common::unique_topic("faults-group");
+    let group = common::unique_topic("faults-group-g");
+    common::create_topic(&topic, PARTITIONS);
+    let direct = common::config(&[("linger.ms", "5")]);
+    let (sent, took) = produce(&direct, &topic, n, |_| {});
+    assert_eq!((sent.ok, sent.failed), (n, 0));
+    eprintln!("produced {n} directly in {took:.1?}");
+    let check = Consumer::new(&common::config(&[("group.id", group.as_str())])).unwrap();
+    let highs: Vec<i64> = (0..PARTITIONS)
+        .map(|p| {
+            check
+                .watermarks(&topic, p, Duration::from_secs(30))
+                .unwrap()
+                .1
+        })
+        .collect();
+    assert_eq!(highs.iter().sum::<i64>(), n as i64);
+
+    let px = proxy::start_faulty(&common::broker());
+    let chaos = px.faults.chaos(
+        seed() + 2,
+        Duration::from_millis(300),
+        Duration::from_millis(3000),
+    );
+    let start = Instant::now();
+    let limit = Duration::from_secs(90);
+    let mut seen = vec![0u32; n as usize];
+    let mut unseen = n as usize;
+    let count_unseen = |seen: &[u32]| seen.iter().filter(|s| **s == 0).count();
+    let (a, la) = group_member(&px, &group, &topic);
+    let (b, lb) = group_member(&px, &group, &topic);
+    let mut members = vec![(a, la), (b, lb)];
+    let mut closed: Vec<Arc<Mutex<MemberLog>>> = Vec::new();
+    let mut switched_at = None;
+    while unseen > 0 {
+        if start.elapsed() >= limit {
+            let state: Vec<String> = members
+                .iter()
+                .map(|(c, l)| {
+                    let l = l.lock().unwrap();
+                    format!(
+                        "member {}: assignment {:?}, read {} assigned {} revoked {} lost {} \
+                         errors {} (first {:?}), commits failed {} (first {:?})",
+                        c.member_id(),
+                        c.assignment()
+                            .iter()
+                            .map(|t| t.partition)
+                            .collect::<Vec<_>>(),
+                        l.read,
+                        l.assigned,
+                        l.revoked,
+                        l.lost,
+                        l.errors,
+                        l.first_error,
+                        l.commits_failed,
+                        l.first_commit_error
+                    )
+                })
+                .collect();
+            panic!(
+                "{unseen} of {n} sequences unseen after {limit:?}, faults {:?}: {state:#?}",
+                px.faults.counts()
+            );
+        }
+        // paced (about 10,000 messages/s), so the faults and the member
+        // switch meet the consumption rather than follow it
+        for (c, l) in &members {
+            poll_member(c, l, &mut seen, Duration::from_millis(100), 100);
+        }
+        thread::sleep(Duration::from_millis(10));
+        unseen = count_unseen(&seen);
+        if switched_at.is_none() && unseen <= n as usize / 2 {
+            // midway: the first member leaves, a third joins
+            let (c, l) = members.remove(0);
+            let t = Instant::now();
+            c.close();
+            eprintln!(
+                "member 1 closed at {} seen in {:.1?}",
+                n as usize - unseen,
+                t.elapsed()
+            );
+            closed.push(l);
+            members.push(group_member(&px, &group, &topic));
+            switched_at = Some(n as usize - unseen);
+        }
+    }
+    let consumed_in = start.elapsed();
+    // Everything seen: the auto commit catches up, still under faults.
+    let asked: Vec<TopicPartitionOffset> = (0..PARTITIONS)
+        .map(|p| TopicPartitionOffset::new(&topic, p, offset::INVALID))
+        .collect();
+    let committed_now = || -> Vec<i64> {
+        check
+            .committed(&asked, Duration::from_secs(10))
+            .map(|v| v.iter().map(|t| t.offset).collect())
+            .unwrap_or_default()
+    };
+    let until = Instant::now() + Duration::from_secs(30);
+    while committed_now() != highs && Instant::now() < until {
+        for (c, l) in &members {
+            poll_member(c, l, &mut seen, Duration::from_millis(250), u64::MAX);
+        }
+    }
+    let faults = chaos.stop();
+    let committed_faulted = committed_now();
+    for (c, l) in members {
+        c.close();
+        closed.push(l);
+    }
+    let committed = committed_now();
+    let took = start.elapsed();
+
+    let total_read: u64 = seen.iter().map(|s| *s as u64).sum();
+    let duplicates = total_read - (n - count_unseen(&seen) as u64);
+    let logs: Vec<_> = closed.iter().map(|l| l.lock().unwrap()).collect();
+    let rebalances: u64 = logs.iter().map(|l| l.assigned).sum();
+    let per_member: Vec<String> = logs
+        .iter()
+        .map(|l| {
+            format!(
+                "read {} assigned {} revoked {} lost {} offset repeats {}; \
+                 {} error events (first {:?}); {} auto commits failed (first {:?})",
+                l.read,
+                l.assigned,
+                l.revoked,
+                l.lost,
+                l.offset_repeats,
+                l.errors,
+                l.first_error,
+                l.commits_failed,
+                l.first_commit_error
+            )
+        })
+        .collect();
+    eprintln!(
+        "group: {n} messages, {total_read} returned, {duplicates} duplicates, \
+         all seen in {consumed_in:.1?} ({took:.1?} with the final commits); \
+         member switch at {switched_at:?}; {rebalances} assignments; \
+         through {faults:?}, {} connections; members: {per_member:#?}",
+        px.connections.load(Ordering::SeqCst)
+    );
+    eprintln!(
+        "high watermarks {highs:?}, committed under faults {committed_faulted:?}, after close {committed:?}"
+    );
+    assert_eq!(count_unseen(&seen), 0, "lost messages");
+    assert!(
+        faults.drops + faults.truncations > 3,
+        "faults fired: {faults:?}"
+    );
+    assert!(rebalances >= 3, "assignments: {per_member:?}");
+    assert!(duplicates <= n / 10, "{duplicates} duplicates of {n}");
+    for l in &logs {
+        assert_eq!(l.offset_repeats, 0, "{per_member:?}");
+    }
+    assert_eq!(committed, highs, "committed offsets vs high watermarks");
 }
