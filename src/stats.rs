@@ -28,10 +28,8 @@ use crate::net::broker::ConnStats;
 pub type StatsCallback = Box<dyn FnMut(&str) + Send>;
 
 /// The value librdkafka shows for an offset that is not known
-/// (`RD_KAFKA_OFFSET_INVALID`).
-///
-/// cbindgen:ignore
-pub const OFFSET_INVALID: i64 = -1001;
+/// (`RD_KAFKA_OFFSET_INVALID`): gregor's own [`crate::message::offset::INVALID`].
+pub use crate::message::offset::INVALID as OFFSET_INVALID;
 
 /// Client-wide figures gathered by the producer or consumer.
 #[derive(Debug, Default, Clone)]
