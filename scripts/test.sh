@@ -6,13 +6,49 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-scripts/setup.sh apt python cbindgen broker librdkafka zookeeper fuzz
+# Phase timings: `phase NAME` ends the running phase and starts NAME; the
+# table of every phase and the total is printed when the run ends, passed
+# or failed (a failed run names the phase it failed in).
+PHASES=()
+PHASE_SECS=()
+PHASE_NAME=""
+PHASE_START=$SECONDS
+phase() {
+    if [ -n "$PHASE_NAME" ]; then
+        PHASES+=("$PHASE_NAME")
+        PHASE_SECS+=($((SECONDS - PHASE_START)))
+    fi
+    PHASE_NAME=$1
+    PHASE_START=$SECONDS
+    [ -z "$1" ] || log "== $1"
+}
+phase_table() {
+    local rc=$1 failed=$PHASE_NAME i
+    phase ""
+    printf '\n%-28s %9s\n' "phase" "time"
+    for i in "${!PHASES[@]}"; do
+        printf '%-28s %6dm%02ds\n' "${PHASES[$i]}" $((PHASE_SECS[i] / 60)) $((PHASE_SECS[i] % 60))
+    done
+    printf '%-28s %6dm%02ds\n' "total" $((SECONDS / 60)) $((SECONDS % 60))
+    if [ "$rc" -ne 0 ]; then
+        printf 'FAILED (exit %d) in phase: %s\n' "$rc" "$failed"
+    fi
+}
 
 started=()
 cleanup() {
+    local rc=$?
+    phase "stop services"
     for s in "${started[@]}"; do scripts/services.sh stop "$s" || true; done
+    phase_table "$rc" >&2
+    exit "$rc"
 }
 trap cleanup EXIT
+
+phase "setup (scripts/setup.sh)"
+scripts/setup.sh apt python cbindgen broker librdkafka zookeeper fuzz
+
+phase "start services"
 for s in broker zookeeper; do
     if [ "$s" = broker ]; then port=$BROKER_PORT; else port=$ZK_PORT; fi
     if ! port_open "$port"; then
@@ -33,6 +69,7 @@ export GREGOR_TEST_BROKER_SASL="127.0.0.1:$SASL_PORT"
 export GREGOR_TEST_BROKER_SASL_SSL="127.0.0.1:$SASL_SSL_PORT"
 export GREGOR_TEST_CERTS="$CERTS_DIR"
 
+phase "static checks"
 log "static checks: fmt, clippy, docs"
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
@@ -54,21 +91,24 @@ if ! cmp -s "$tmp" include/gregor.h; then
 fi
 rm -f "$tmp"
 
+phase "Rust build (tests)"
+cargo test --no-run --quiet
+phase "Rust tests"
 log "Rust tests: codecs, record formats, network faults, broker, interop"
 cargo test
 
 if [ -x scripts/c-tests.sh ]; then
-    log "C tests under AddressSanitizer and UBSan"
+    phase "C tests (ASan, UBSan)"
     scripts/c-tests.sh
     # test_admin and test_metadata (the slowest under valgrind, ~100 s of
     # the ~5 min all seven take on a loaded 2-core machine) run under ASan only.
-    log "C tests under valgrind (memcheck, full leak check)"
+    phase "C tests (valgrind)"
     scripts/c-tests.sh --valgrind test_config test_misuse test_roundtrip test_threads test_unreachable
 fi
 
-log "bindings: Python (same script with confluent-kafka and gregor), Ruby, C via pkg-config"
+phase "bindings (Python, Ruby, pkg-config)"
 scripts/bindings-test.sh
 
-log "fuzzing: every target for ${FUZZ_SECONDS:-12} s"
+phase "fuzz (${FUZZ_SECONDS:-12} s a target)"
 scripts/fuzz.sh
 log "all tests passed"
