@@ -16,7 +16,8 @@ dir=${1:-$GREGOR_RUN/certs}
 mkdir -p "$dir"
 cd "$dir"
 [ -f expired.pem ] && [ -f client.pem ] && [ -f broker.pem ] && exit 0
-command -v openssl >/dev/null || { apt-get update -qq && apt-get install -y -qq openssl >/dev/null; }
+command -v openssl >/dev/null || { apt-get update -qq; apt-get install -y -qq openssl >/dev/null; } || true
+command -v openssl >/dev/null || die "certs: openssl is not installed (apt-get install openssl)"
 log "certs: generating the test CA and certificates in $dir"
 ec=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
 openssl req -x509 "${ec[@]}" -keyout ca.key -out ca.pem -days 3650 -subj "/CN=gregor test CA" \
