@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod admin;
+pub mod api_keys;
 pub mod cluster;
 pub mod compression;
 pub mod config;
