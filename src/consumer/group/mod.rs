@@ -39,7 +39,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::assignor::{self, Assignor, RebalanceProtocol};
-use super::control;
+use super::coordinator;
+use super::events::GroupEvent;
+pub use super::events::RebalanceEvent;
 use super::session::Tp;
 use super::state::Shared;
 use super::TopicPartitionOffset;
@@ -66,54 +68,6 @@ use crate::wire::Bytes;
 /// The ConsumerProtocol version this member writes its subscription in
 /// (v3: owned partitions, generation, rack — as Java 3.x and librdkafka 2.x).
 const SUBSCRIPTION_VERSION: i16 = 3;
-
-/// A rebalance, handed to the rebalance callback inside `poll`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RebalanceEvent {
-    /// Partitions given to this member (with the eager protocol: the whole
-    /// new assignment; cooperative: the partitions added).
-    Assigned(Vec<TopicPartitionOffset>),
-    /// Partitions taken away in an orderly rebalance (offsets were
-    /// committed first with `enable.auto.commit`).
-    Revoked(Vec<TopicPartitionOffset>),
-    /// Partitions lost without a rebalance (session expired, fenced, poll
-    /// interval exceeded): others may already consume them; nothing is
-    /// committed for them.
-    Lost(Vec<TopicPartitionOffset>),
-}
-
-impl RebalanceEvent {
-    /// The partitions of the event (offset `offset::INVALID`).
-    pub fn partitions(&self) -> &[TopicPartitionOffset] {
-        match self {
-            RebalanceEvent::Assigned(p) | RebalanceEvent::Revoked(p) | RebalanceEvent::Lost(p) => p,
-        }
-    }
-
-    /// The C API's number: 1 assigned, 2 revoked, 3 lost.
-    pub fn code(&self) -> i32 {
-        match self {
-            RebalanceEvent::Assigned(_) => 1,
-            RebalanceEvent::Revoked(_) => 2,
-            RebalanceEvent::Lost(_) => 3,
-        }
-    }
-}
-
-/// What the coordinator thread hands to `poll`.
-pub(crate) enum GroupEvent {
-    /// A rebalance to serve; `id` is acknowledged in `Group::handled`.
-    Rebalance {
-        id: u64,
-        event: RebalanceEvent,
-        cooperative: bool,
-    },
-    /// The result of an async or automatic commit.
-    Commit {
-        result: Result<()>,
-        offsets: Vec<TopicPartitionOffset>,
-    },
-}
 
 /// The group properties, read once.
 pub(crate) struct GroupSettings {
@@ -572,7 +526,7 @@ fn coordinator(group: &Group, cluster: &Cluster, deadline: Instant) -> Result<Br
     if let Some(c) = group.lock().coord.clone() {
         return Ok(c);
     }
-    let c = control::coordinator(cluster, &group.settings.group_id, deadline)?;
+    let c = coordinator::coordinator(cluster, &group.settings.group_id, deadline)?;
     group.lock().coord = Some(c.clone());
     Ok(c)
 }
