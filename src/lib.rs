@@ -22,6 +22,7 @@ pub mod net;
 pub mod producer;
 pub mod protocol;
 pub mod record;
+pub mod registry;
 pub mod stats;
 pub mod wire;
 pub mod zk;

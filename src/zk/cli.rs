@@ -30,10 +30,10 @@ use std::io::Write;
 use std::time::Duration;
 
 use super::groups::{migrate, Direction};
-use super::inspect::ZkClient;
 use crate::cluster::Cluster;
 use crate::config::Config;
 use crate::error::Error;
+use crate::registry::inspect::ZkClient;
 
 const USAGE: &str = "usage: gregor zk -z HOST:PORT[/chroot] [-t SESSION_MS] \
 (brokers | topics | topic TOPIC | controller | admin | groups | group GROUP | \
@@ -340,13 +340,19 @@ fn command(
         },
         ["put", path, data @ ..] if data.len() <= 1 && path.starts_with('/') => {
             let data = data.first().copied().unwrap_or("");
-            super::session::upsert(&zk.zk, zk.timeout, path, data.as_bytes())?;
+            crate::registry::session::upsert(&zk.zk, zk.timeout, path, data.as_bytes())?;
         }
         ["delete", path] if path.starts_with('/') && *path != "/" => {
             use zookeeper::ZooKeeperExt;
-            match super::session::retry(&zk.zk, zk.timeout, |z| z.delete_recursive(path)) {
+            match crate::registry::session::retry(&zk.zk, zk.timeout, |z| z.delete_recursive(path))
+            {
                 Ok(()) | Err(zookeeper::ZkError::NoNode) => {}
-                Err(e) => return Err(super::session::error(&format!("delete {path}"), e)),
+                Err(e) => {
+                    return Err(crate::registry::session::error(
+                        &format!("delete {path}"),
+                        e,
+                    ))
+                }
             }
         }
         _ => return Ok(false),

@@ -14,9 +14,6 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use super::inspect::ZkClient;
-use super::json::{self, bad, bad_node};
-use super::session;
 use crate::cluster::Cluster;
 use crate::error::{local, Error};
 use crate::protocol::offset_commit::{
@@ -24,6 +21,9 @@ use crate::protocol::offset_commit::{
 };
 use crate::protocol::offset_fetch::{OffsetFetchRequest, OffsetFetchRequestGroup};
 use crate::protocol::KafkaCode;
+use crate::registry::inspect::ZkClient;
+use crate::registry::json::{self, bad, bad_node};
+use crate::registry::session;
 
 /// A member's registration, `/consumers/<g>/ids/<id>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
