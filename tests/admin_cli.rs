@@ -1,4 +1,4 @@
-//! `gregor admin …` ([`gregor::admin::cli::run`]) called directly: usage
+//! `gregor admin …` (the `gregor` binary, run as a child process): usage
 //! errors, text and `-J` output, exit codes — against the real broker for
 //! what it implements, against the scripted cluster (kafka-python bodies)
 //! for the rest.
@@ -10,15 +10,13 @@ mod common;
 use admin_fixtures::*;
 use admin_mock::{any, on, Mock};
 use common::unique_topic;
-use gregor::admin::cli::run;
 use gregor::protocol::Message;
 use serde_json::Value;
 
 /// Runs `gregor admin args…`: (exit code, stdout, stderr).
 fn admin(args: &[&str]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|s| (*s).to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let rc = run(&args, &mut out, &mut err);
+    let args: Vec<&str> = ["admin"].iter().chain(args).copied().collect();
+    let (rc, out, err) = common::run_gregor(&args);
     (
         rc,
         String::from_utf8(out).unwrap(),

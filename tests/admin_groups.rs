@@ -752,9 +752,8 @@ fn live_errors_for_unknown_and_busy_groups() {
 
 /// Runs `gregor admin args…`: (exit code, stdout, stderr).
 fn cli(args: &[&str]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|s| (*s).to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let rc = gregor::admin::cli::run(&args, &mut out, &mut err);
+    let args: Vec<&str> = ["admin"].iter().chain(args).copied().collect();
+    let (rc, out, err) = common::run_gregor(&args);
     (
         rc,
         String::from_utf8(out).unwrap(),

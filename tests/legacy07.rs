@@ -10,6 +10,7 @@
 //!   and the CLI. ZooKeeper is the real one on 127.0.0.1:2181
 //!   (`$GREGOR_TEST_ZOOKEEPER`); each test works under its own chroot.
 
+mod common;
 #[path = "legacy07/server.rs"]
 mod server;
 
@@ -1332,9 +1333,8 @@ mod c_api {
 // ----- the CLI -----
 
 fn cli(args: &[&str]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let rc = gregor::legacy07::cli::run(&args, &mut out, &mut err);
+    let args: Vec<&str> = ["legacy07"].iter().chain(args).copied().collect();
+    let (rc, out, err) = common::run_gregor(&args);
     (
         rc,
         String::from_utf8_lossy(&out).into_owned(),

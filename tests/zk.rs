@@ -233,9 +233,8 @@ fn broker_changes_reach_the_cluster_view() {
 }
 
 fn zk_cli(args: &[&str]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let rc = gregor::zk::cli::run(&args, &mut out, &mut err);
+    let args: Vec<&str> = ["zk"].iter().chain(args).copied().collect();
+    let (rc, out, err) = common::run_gregor(&args);
     (
         rc,
         String::from_utf8(out).unwrap(),

@@ -14,12 +14,10 @@
 //! - [`client`]: a blocking client for one broker.
 //! - [`zk`]: discovery from the ZooKeeper registry; [`producer`]: a
 //!   producer on top of it that follows seed 000's rule for new topics.
-//! - [`cli`]: the `gregor legacy07` command.
 //!
 //! No 0.7 broker runs anywhere this was built; how it was verified instead
 //! is in README.md ("Kafka 0.7").
 
-pub mod cli;
 pub mod client;
 mod conn;
 pub mod message;

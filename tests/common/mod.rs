@@ -18,6 +18,17 @@ pub fn broker() -> String {
     std::env::var("GREGOR_TEST_BROKER").unwrap_or_else(|_| "127.0.0.1:9092".to_string())
 }
 
+/// Runs the `gregor` binary with `args` and no stdin: (exit code, stdout,
+/// stderr). The command-line code lives in the binary, not the library.
+pub fn run_gregor(args: &[&str]) -> (i32, Vec<u8>, Vec<u8>) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gregor"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run the gregor binary");
+    (out.status.code().unwrap_or(-1), out.stdout, out.stderr)
+}
+
 /// A configuration pointing at the test broker, plus `extra`.
 pub fn config(extra: &[(&str, &str)]) -> Config {
     let b = broker();
