@@ -36,11 +36,9 @@
 //! there is one result for the topic.
 
 pub mod acls;
-pub mod cli;
 pub mod cluster;
 pub mod configs;
 pub mod groups;
-mod json;
 pub mod quotas;
 pub mod records;
 pub mod scram;

@@ -6,6 +6,7 @@
 //! fatal errors, `Error: ...` plus the usage for bad usage) and exit codes
 //! (0, or 1 on any error) follow kcat 1.7.1.
 
+pub mod admin;
 pub mod args;
 pub mod consume;
 pub mod format;
@@ -127,7 +128,7 @@ pub fn main(argv: Vec<std::ffi::OsString>) -> i32 {
             return legacy07::run(&rest, &mut out, &mut err);
         }
         if sub == "admin" {
-            return gregor::admin::cli::run(&rest, &mut out, &mut err);
+            return admin::run(&rest, &mut out, &mut err);
         }
         if sub == "zk" {
             return zk::run(&rest, &mut out, &mut err);
