@@ -38,6 +38,9 @@ cargo fmt --check
 cargo clippy --all-targets -- -D warnings
 RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet
 
+log "layers: every module path in src/ follows the layer table of docs/ARCHITECTURE.md"
+python3 scripts/layers.py
+
 log "C header is what cbindgen generates from src/ffi"
 tmp=$(mktemp)
 cbindgen --quiet --config cbindgen.toml --output "$tmp" src/ffi/mod.rs

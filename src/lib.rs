@@ -1,6 +1,6 @@
 //! gregor: a synchronous Kafka client library with a Rust core and a stable C ABI.
 //!
-//! Layers, bottom up (see ARCHITECTURE.md): [`wire`] primitives, [`protocol`]
+//! Layers, bottom up (docs/ARCHITECTURE.md): [`wire`] primitives, [`protocol`]
 //! codecs for every API, [`record`] message formats, [`compression`] codecs.
 //! Nothing in these layers touches a socket.
 

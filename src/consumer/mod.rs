@@ -4,7 +4,7 @@
 //! group member: [`Consumer::subscribe`], commits, rebalance and commit
 //! callbacks served in poll (see [`group`]).
 //!
-//! Threads (ARCHITECTURE.md): a control thread finds leaders, resolves
+//! Threads (docs/ARCHITECTURE.md): a control thread finds leaders, resolves
 //! logical start offsets and validates positions after leader changes
 //! (`control.rs`); one fetch thread per leader broker keeps a Fetch in
 //! flight on that broker's fetch connection, within an incremental fetch

@@ -3,7 +3,7 @@
 //! leader's assignment, offset commits, and the rebalance events `poll`
 //! serves.
 //!
-//! One coordinator thread per consumer with a `group.id` (ARCHITECTURE.md),
+//! One coordinator thread per consumer with a `group.id` (docs/ARCHITECTURE.md),
 //! on the coordinator's group-purpose connection: it finds the coordinator
 //! (FindCoordinator), joins (JoinGroup, rejoining with the member id a
 //! MEMBER_ID_REQUIRED answer gives, KIP-394), runs the assignor as leader
