@@ -1,4 +1,4 @@
-//! The admin client against the real broker (nisshi, see TEST-SERVICES.md):
+//! The admin client against the real broker (nisshi, see docs/TEST-SERVICES.md):
 //! every operation the broker implements, asserting on what the broker
 //! reports afterwards; for what it lacks, the typed error a user gets. The
 //! success paths of what it lacks are in tests/admin_bytes.rs.
@@ -68,7 +68,7 @@ fn create_many_topics_in_one_request_with_a_result_per_topic() {
             .config("retention.ms", "123456")
             .config("cleanup.policy", "compact"),
         NewTopic::with_assignment(&t2, [(0, vec![node]), (1, vec![node])]),
-        // seed 004: the same topic twice, only the last instruction counts
+        // KIP-4: the same topic twice, only the last instruction counts
         NewTopic::new(&t3, 1, 1),
         NewTopic::new(&t3, 4, 1),
     ];

@@ -1,5 +1,5 @@
-//! Group inspection and group offsets from the admin side (seed 001,
-//! KAFKA-2687): `AdminClient::{list_groups, describe_groups, delete_groups,
+//! Group inspection and group offsets from the admin side (KAFKA-2687):
+//! `AdminClient::{list_groups, describe_groups, delete_groups,
 //! list_group_offsets, alter_group_offsets, delete_group_offsets}`.
 //!
 //! - Against scripted brokers (tests/admin_mock) answering with bodies
@@ -543,7 +543,7 @@ fn a_live_mixed_group_of_librdkafka_and_kafka_python_is_listed_and_described() {
         common::broker()
     );
     // nisshi fills the member ID and nothing else of a member (client ID,
-    // host, metadata and assignment come back empty; TEST-SERVICES.md), so
+    // host, metadata and assignment come back empty; docs/TEST-SERVICES.md), so
     // there is nothing to decode: the scripted tests above decode them
     for m in &d.members {
         assert!(!m.member_id.is_empty());

@@ -1,7 +1,7 @@
 //! The Kafka 0.7 legacy module (src/legacy07), verified without a 0.7
 //! broker (none can run here):
 //! - byte-exact tests whose expected bytes are built field by field from
-//!   seed 000's layouts, with this file's own CRC-32;
+//!   the driver guide's layouts, with this file's own CRC-32;
 //! - a FETCH response built by an independent encoder (Python's gzip and
 //!   zlib, kafka-python's Xerial snappy), decoded message for message;
 //! - every truncated prefix of every request and response;
@@ -555,7 +555,7 @@ fn produce_then_fetch_with_byte_offsets() {
         .0;
     let r = c.fetch("dogs", 1, 0, 1 << 20).unwrap();
     assert_eq!(b.log_bytes("dogs", 1), want);
-    // And the request on the wire was seed 000's PRODUCE.
+    // And the request on the wire was the driver guide's PRODUCE.
     let produce = B::default()
         .i16(0)
         .topic("dogs")
@@ -928,7 +928,7 @@ fn registry_discovers_brokers_and_topics() {
     assert_eq!((brokers[1].id, brokers[1].port), (2, b2.port));
     assert_eq!(brokers[0].host, "127.0.0.1");
 
-    // A topic no broker has: partition 0 on every broker (seed 000's rule).
+    // A topic no broker has: partition 0 on every broker (the driver guide's rule).
     let bp = |broker_id, partition| BrokerPartition {
         broker_id,
         partition,

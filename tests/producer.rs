@@ -477,7 +477,7 @@ fn raw_log(addr: &str, topic: &str) -> Vec<(&'static str, String, i64)> {
 
 #[test]
 fn transactions_refused_by_the_broker_are_a_fatal_typed_error() {
-    // nisshi answers TRANSACTIONAL_ID_AUTHORIZATION_FAILED (TEST-SERVICES.md)
+    // nisshi answers TRANSACTIONAL_ID_AUTHORIZATION_FAILED (docs/TEST-SERVICES.md)
     let p = Producer::new(&common::config(&[("transactional.id", "gregor-refused")])).unwrap();
     let e = p.init_transactions(T).unwrap_err();
     assert_eq!(

@@ -1,8 +1,8 @@
 //! ZooKeeper-era clusters, against the real ZooKeeper (`scripts/services.sh
 //! start zookeeper`, 127.0.0.1:2181 or `$GREGOR_TEST_ZOOKEEPER`) and the real
 //! broker. The broker does not register itself in ZooKeeper, so each test
-//! writes what a ZooKeeper-mode Kafka writes — in the exact formats of seed
-//! 003's examples and seed 000's 0.7 forms — under its own chroot, pointing
+//! writes what a ZooKeeper-mode Kafka writes — in the exact formats Kafka
+//! writes (`kafka.zk.ZkData`) and the 0.7 forms — under its own chroot, pointing
 //! at the broker (node id 111).
 
 mod common;
@@ -90,7 +90,7 @@ fn broker_host_port() -> (String, u16) {
 fn registrations() -> Vec<(&'static str, String)> {
     let (h, p) = broker_host_port();
     vec![
-        // seed 000: Kafka 0.7, "creator:host:port"
+        // Kafka 0.7, "creator:host:port"
         ("0.7", format!("{h}-1330000000000:{h}:{p}")),
         (
             "v1",
@@ -116,7 +116,7 @@ fn registrations() -> Vec<(&'static str, String)> {
             ),
         ),
         (
-            // seed 003's example, as printed there, with the test broker's address
+            // a version 5 registration as Kafka writes it, with the test broker's address
             "v5",
             format!(
                 "{{\n\t\"listener_security_protocol_map\": {{\n\t\t\"PLAINTEXT\": \"PLAINTEXT\"\n\t}},\n\t\"endpoints\": [\"PLAINTEXT://{h}:{p}\"],\n\t\"jmx_port\": -1,\n\t\"features\": {{}},\n\t\"host\": \"{h}\",\n\t\"timestamp\": \"1649662012051\",\n\t\"port\": {p},\n\t\"version\": 5\n}}"
@@ -242,7 +242,7 @@ fn zk_cli(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// Seed 003's examples, byte for byte where it prints them.
+/// A ZooKeeper-mode cluster's znodes, byte for byte as Kafka writes them.
 fn write_seed_003_cluster(root: &Chroot) {
     root.put("/brokers/ids/111", &registrations()[5].1);
     root.put(

@@ -1,6 +1,6 @@
 //! The ZooKeeper-balanced consumer (Kafka 0.8's high-level consumer)
 //! against the real ZooKeeper and the real broker. Each test writes what a
-//! ZooKeeper-mode Kafka writes (seed 003's broker registration and topic
+//! ZooKeeper-mode Kafka writes (Kafka's broker registration and topic
 //! assignment formats, pointing at the test broker as node 111) under its
 //! own chroot, so helpers running side by side never meet.
 
@@ -48,7 +48,7 @@ impl Chroot {
         let c = Chroot { root, zk };
         let b = common::broker();
         let (h, p) = b.rsplit_once(':').unwrap();
-        // seed 003's example (version 5), with the test broker's address
+        // a version 5 registration as Kafka writes it, with the test broker's address
         c.put(
             "/brokers/ids/111",
             &format!(
@@ -204,7 +204,7 @@ fn three_members_share_six_partitions_and_one_leaves() {
     assert_eq!(v["pattern"], "static");
     assert_eq!(v["subscription"][&topic], 1);
     assert!(v["timestamp"].as_str().unwrap().parse::<i64>().is_ok());
-    // Intermediate nodes name their creator (seed 000).
+    // Intermediate nodes name their creator.
     let creator = root.get(&format!("/consumers/{group}")).unwrap();
     assert!(ids.contains(&creator), "{creator}");
 
@@ -618,7 +618,7 @@ fn rebalances_on_partitions_members_and_stuck_owners() {
     );
     wait_for("four partitions", T, || a.owned() == owned(4));
 
-    // A member registered by a Kafka 0.8 consumer (seed 003's format) joins:
+    // A member registered by a Kafka 0.8 consumer (a version 1 registration) joins:
     // range over [aaa-0, zzz-0] gives it partitions 2 and 3, which A lets go.
     let other = format!("{group}_zzz");
     let eph = |path: &str, data: &str| {

@@ -1,4 +1,5 @@
-//! Broker discovery from Kafka 0.7's ZooKeeper registry (seed 000):
+//! Broker discovery from Kafka 0.7's ZooKeeper registry (Kafka 0.7's design document,
+//! "Zookeeper Directories"):
 //!
 //! ```text
 //! /brokers/ids/<broker_id>              "creator:host:port"   (ephemeral)
@@ -266,7 +267,7 @@ impl Registry {
 
     /// Where a producer may send `topic`: the registered partitions, plus
     /// partition 0 of every live broker that does not list the topic yet
-    /// (seed 000's rule for new topics). Sorted by broker, then partition.
+    /// (the driver guide's rule for new topics). Sorted by broker, then partition.
     ///
     /// # Errors
     /// As [`Registry::registered_partitions`].

@@ -1,5 +1,6 @@
 //! The ZooKeeper-balanced consumer: Kafka 0.8's high-level consumer
-//! (`ZookeeperConsumerConnector`, seed 000's "consumer rebalancing") on
+//! (`ZookeeperConsumerConnector`; the "Consumer rebalancing algorithm" of
+//! Kafka's 0.7/0.8 design document) on
 //! top of gregor's fetcher ([`Consumer`]).
 //!
 //! ```text
@@ -523,7 +524,7 @@ impl Inner {
     }
 
     /// Creates the missing nodes of `path`, each with this member's id as
-    /// its data (seed 000: intermediate nodes name their creator).
+    /// its data (intermediate nodes name their creator).
     fn ensure_path(&self, zk: &ZooKeeper, path: &str) -> Result<()> {
         let ends = path
             .match_indices('/')

@@ -1,5 +1,6 @@
 //! Legacy consumer groups: the ones Kafka's ZooKeeper-based high-level
-//! consumer kept in ZooKeeper (seed 003):
+//! consumer kept in ZooKeeper (Kafka's ZooKeeper layout: `kafka.zk.ZkData`,
+//! and the Kafka wiki's "Kafka data structures in Zookeeper"):
 //!
 //! ```text
 //! /consumers/<g>/ids/<consumer_id>          {"version":1,"subscription":{"t":1},"pattern":"white_list","timestamp":"…"}  (ephemeral)
