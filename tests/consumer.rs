@@ -62,6 +62,9 @@ fn consumer(extra: &[(&str, &str)]) -> Consumer {
 
 #[test]
 fn assign_incremental_assign_and_unassign() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("assign");
     common::create_topic(&topic, 3);
     let p = producer(&[]);
@@ -118,6 +121,9 @@ fn assign_incremental_assign_and_unassign() {
 
 #[test]
 fn seek_position_pause_and_resume() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("seek");
     common::create_topic(&topic, 2);
     let p = producer(&[]);
@@ -182,6 +188,9 @@ fn seek_position_pause_and_resume() {
 
 #[test]
 fn watermarks_cached_watermarks_and_offsets_for_times() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("times");
     common::create_topic(&topic, 1);
     let p = producer(&[]);
@@ -260,6 +269,9 @@ fn delete_records(topic: &str, before: i64) {
 
 #[test]
 fn auto_offset_reset_after_delete_records() {
+    if !common::broker_up() {
+        return;
+    }
     // The broker answers OFFSET_OUT_OF_RANGE below the log start only (past
     // the end it answers empty), so the log start is moved with DeleteRecords.
     let topic = common::unique_topic("reset");
@@ -300,6 +312,9 @@ fn auto_offset_reset_after_delete_records() {
 
 #[test]
 fn fetch_settings_reach_the_broker_by_topic_id_and_prefetch_is_bounded() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("fetchcfg");
     common::create_topic(&topic, 1);
     let p = producer(&[]);
@@ -371,6 +386,9 @@ fn fetch_settings_reach_the_broker_by_topic_id_and_prefetch_is_bounded() {
 
 #[test]
 fn every_codec_in_one_response_and_message_fields() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("codecs");
     // LogAppendTime is a topic setting: a second topic has it
     common::create_topic(&topic, 1);
@@ -444,6 +462,9 @@ fn every_codec_in_one_response_and_message_fields() {
 
 #[test]
 fn uncompressed_values_borrow_the_fetched_buffer() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("zerocopy");
     common::create_topic(&topic, 1);
     let p = producer(&[]);
@@ -475,6 +496,9 @@ c.close()
 
 #[test]
 fn committed_offsets_and_stored_start_offsets_without_joining_the_group() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("committed");
     common::create_topic(&topic, 2);
     let p = producer(&[]);
@@ -530,6 +554,9 @@ fn committed_offsets_and_stored_start_offsets_without_joining_the_group() {
 
 #[test]
 fn a_connection_cut_mid_fetch_is_reported_once_and_loses_nothing() {
+    if !common::broker_up() {
+        return;
+    }
     use common::proxy::{self, Verdict};
     let topic = common::unique_topic("cutfetch");
     common::create_topic(&topic, 1);
@@ -567,6 +594,9 @@ fn a_connection_cut_mid_fetch_is_reported_once_and_loses_nothing() {
 
 #[test]
 fn an_unknown_topic_is_reported_once_and_found_when_created() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("later");
     let c = consumer(&[
         ("fetch.error.backoff.ms", "100"),
@@ -725,6 +755,9 @@ mod c_api {
 
     #[test]
     fn poll_seek_pause_positions_and_errors_through_the_c_abi() {
+        if !common::broker_up() {
+            return;
+        }
         let topic = common::unique_topic("capi");
         common::create_topic(&topic, 2);
         let p = producer(&[]);
@@ -933,6 +966,9 @@ mod c_api {
 
 #[test]
 fn a_topic_deleted_and_created_again_on_the_broker_is_followed_by_its_new_id() {
+    if !common::broker_up() {
+        return;
+    }
     use gregor::cluster::{Cluster, Purpose};
     use gregor::protocol::delete_topics::{DeleteTopicState, DeleteTopicsRequest};
     let topic = common::unique_topic("recreate");
@@ -1005,6 +1041,9 @@ fn kcat() -> String {
 
 #[test]
 fn gregor_dash_c_reads_what_kcat_writes_as_kcat_reads_it() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("cli");
     common::create_topic(&topic, 1);
     let b = common::broker();

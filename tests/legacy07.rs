@@ -918,6 +918,9 @@ fn registry_parses_seed_000s_example() {
 
 #[test]
 fn registry_discovers_brokers_and_topics() {
+    if !common::zookeeper_up() {
+        return;
+    }
     let zk = zk_chroot();
     let b1 = Broker07::start_registered(4, &zk, 1);
     let b2 = Broker07::start_registered(2, &zk, 2);
@@ -973,6 +976,9 @@ fn registry_discovers_brokers_and_topics() {
 
 #[test]
 fn registry_errors() {
+    if !common::zookeeper_up() {
+        return;
+    }
     // An empty registry.
     let zk = zk_chroot();
     let e = Registry::connect(&zk, Duration::from_secs(5)).unwrap_err();
@@ -1002,6 +1008,9 @@ fn registry_errors() {
 
 #[test]
 fn producer_sends_new_topics_to_partition_0_then_spreads() {
+    if !common::zookeeper_up() {
+        return;
+    }
     let zk = zk_chroot();
     let b1 = Broker07::start_registered(3, &zk, 1);
     let b2 = Broker07::start_registered(2, &zk, 2);
@@ -1267,6 +1276,9 @@ mod c_api {
 
     #[test]
     fn registry_and_producer_through_c() {
+        if !common::zookeeper_up() {
+            return;
+        }
         let zk = zk_chroot();
         let b1 = Broker07::start_registered(2, &zk, 5);
         let zkc = CString::new(zk.clone()).unwrap();
@@ -1425,6 +1437,9 @@ fn cli_produce_fetch_offsets() {
 
 #[test]
 fn cli_with_zookeeper() {
+    if !common::zookeeper_up() {
+        return;
+    }
     let zk = zk_chroot();
     let b = Broker07::start_registered(3, &zk, 4);
     let (rc, out, err) = cli(&["brokers", "-Z", &zk, "-t", "fresh"]);

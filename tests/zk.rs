@@ -148,6 +148,12 @@ fn produce_consume(cfg: &Config, topic: &str, payload: &str) {
 
 #[test]
 fn bootstrap_from_every_registration_format() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let topic = common::unique_topic("zk-boot");
     common::create_topic(&topic, 1);
     for (name, reg) in registrations() {
@@ -162,6 +168,12 @@ fn bootstrap_from_every_registration_format() {
 
 #[test]
 fn no_endpoint_for_the_protocol_names_the_znode() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let root = Chroot::new("noplain");
     let (h, _) = broker_host_port();
     root.put(
@@ -199,6 +211,12 @@ fn wait_for(what: &str, mut ok: impl FnMut() -> bool) {
 
 #[test]
 fn broker_changes_reach_the_cluster_view() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let root = Chroot::new("watch");
     let (h, p) = broker_host_port();
     // Registered first at a port nothing listens on: produce cannot work...
@@ -299,6 +317,12 @@ fn write_seed_003_cluster(root: &Chroot) {
 
 #[test]
 fn inspection_of_seed_003s_znodes() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let root = Chroot::new("inspect");
     write_seed_003_cluster(&root);
     let zk = gregor::zk::ZkClient::connect(&root.connect(), T).unwrap();
@@ -375,6 +399,9 @@ fn inspection_of_seed_003s_znodes() {
 
 #[test]
 fn malformed_znodes_name_path_and_field() {
+    if !common::zookeeper_up() {
+        return;
+    }
     let root = Chroot::new("malformed");
     let zk = gregor::zk::ZkClient::connect(&root.connect(), T).unwrap();
     root.put(
@@ -443,6 +470,12 @@ fn malformed_znodes_name_path_and_field() {
 
 #[test]
 fn offsets_migrate_zookeeper_to_kafka_and_back() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let root = Chroot::new("migrate");
     root.put("/brokers/ids/111", &registrations()[1].1);
     let topic = common::unique_topic("zk-migrate");
@@ -499,6 +532,12 @@ fn offsets_migrate_zookeeper_to_kafka_and_back() {
 
 #[test]
 fn c_api_reads_and_writes_znodes() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     use gregor::ffi::*;
     use std::ffi::CString;
     let root = Chroot::new("ffi");

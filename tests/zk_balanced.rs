@@ -180,6 +180,12 @@ fn distinct(seen: &Seen) -> BTreeSet<String> {
 
 #[test]
 fn three_members_share_six_partitions_and_one_leaves() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let topic = common::unique_topic("zkbal");
     common::create_topic(&topic, 6);
     let root = Chroot::new("zkbal", &topic, 6);
@@ -379,6 +385,12 @@ impl ZkProxy {
 
 #[test]
 fn session_expiry_reregisters_and_consumption_continues() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let topic = common::unique_topic("zkexp");
     common::create_topic(&topic, 4);
     let root = Chroot::new("zkexp", &topic, 4);
@@ -492,6 +504,12 @@ fn gregor(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn cli_consume_and_znode_commands() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let topic = common::unique_topic("zkcli");
     common::create_topic(&topic, 3);
     let root = Chroot::new("zkcli", &topic, 3);
@@ -587,6 +605,12 @@ fn cli_consume_and_znode_commands() {
 
 #[test]
 fn rebalances_on_partitions_members_and_stuck_owners() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let topic = common::unique_topic("zkreb");
     common::create_topic(&topic, 4);
     // ZooKeeper lists two of the topic's four partitions at first.
