@@ -74,10 +74,6 @@ impl B {
     }
 }
 
-fn zookeeper() -> String {
-    std::env::var("GREGOR_TEST_ZOOKEEPER").unwrap_or_else(|_| "127.0.0.1:2181".to_string())
-}
-
 fn unique(prefix: &str) -> String {
     static N: AtomicU32 = AtomicU32::new(0);
     let nanos = std::time::SystemTime::now()
@@ -94,9 +90,9 @@ fn unique(prefix: &str) -> String {
 /// A fresh chroot in the test ZooKeeper: "127.0.0.1:2181/gregor-legacy07-…".
 fn zk_chroot() -> String {
     let root = format!("/{}", unique("gregor-legacy07"));
-    let zk = server::zk_session(&zookeeper());
+    let zk = server::zk_session(&common::zookeeper());
     server::ensure_path(&zk, &root);
-    format!("{}{root}", zookeeper())
+    format!("{}{root}", common::zookeeper())
 }
 
 fn client(b: &Broker07) -> Client {

@@ -22,7 +22,7 @@ use zookeeper::{Acl, CreateMode, ZooKeeper, ZooKeeperExt};
 const T: Duration = Duration::from_secs(10);
 
 fn zk_addr() -> String {
-    std::env::var("GREGOR_TEST_ZOOKEEPER").unwrap_or_else(|_| "127.0.0.1:2181".to_string())
+    common::zookeeper()
 }
 
 /// A fresh chroot with broker 111 (the test broker) and `topic` registered
