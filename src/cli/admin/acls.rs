@@ -3,12 +3,8 @@
 use super::*;
 
 /// `gregor admin describe-acls`.
-pub(super) fn describe_acls(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn describe_acls(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let f = acl_filter(p)?;
     let acls = admin.describe_acls(&f, o)?;
     for b in &acls {
@@ -19,12 +15,8 @@ pub(super) fn describe_acls(
 }
 
 /// `gregor admin create-acls`.
-pub(super) fn create_acls(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn create_acls(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let f = acl_filter(p)?;
     let need =
         |v: Option<String>, opt: &str| v.ok_or_else(|| usage(format!("create-acls needs {opt}")));
@@ -60,12 +52,8 @@ pub(super) fn create_acls(
 }
 
 /// `gregor admin delete-acls`.
-pub(super) fn delete_acls(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn delete_acls(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let f = acl_filter(p)?;
     let r = admin.delete_acls(std::slice::from_ref(&f), o)?;
     let mut js = Vec::new();

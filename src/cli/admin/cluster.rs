@@ -3,12 +3,8 @@
 use super::*;
 
 /// `gregor admin describe-cluster`.
-pub(super) fn describe_cluster(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn describe_cluster(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let d = admin.describe_cluster(p.flag("--include-authorized-operations"), o)?;
     rep.lines.push(format!(
         "cluster {} controller {}",
@@ -59,12 +55,8 @@ pub(super) fn describe_cluster(
 }
 
 /// `gregor admin describe-log-dirs`.
-pub(super) fn describe_log_dirs(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn describe_log_dirs(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let brokers: Vec<i32> = p
         .all("--broker")
         .into_iter()
@@ -119,12 +111,8 @@ pub(super) fn describe_log_dirs(
 }
 
 /// `gregor admin elect-leaders`.
-pub(super) fn elect_leaders(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn elect_leaders(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let et = match p.one("--election") {
         None => ElectionType::PREFERRED,
         Some(v) => parse_enum("--election", v, ElectionType::parse)?,
@@ -140,12 +128,8 @@ pub(super) fn elect_leaders(
 }
 
 /// `gregor admin alter-partition-reassignments`.
-pub(super) fn alter_partition_reassignments(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn alter_partition_reassignments(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let mut items: Vec<(TopicPartition, Option<Vec<i32>>)> = Vec::new();
     for (opt, v) in &p.items {
         if opt == "--cancel" {
@@ -170,12 +154,8 @@ pub(super) fn alter_partition_reassignments(
 }
 
 /// `gregor admin list-partition-reassignments`.
-pub(super) fn list_partition_reassignments(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn list_partition_reassignments(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let parts: Vec<TopicPartition> = p
         .all("-t")
         .into_iter()

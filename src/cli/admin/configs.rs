@@ -3,12 +3,8 @@
 use super::*;
 
 /// `gregor admin describe-configs`.
-pub(super) fn describe_configs(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn describe_configs(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let mut resources: Vec<ConfigResource> = p
         .all("--entity")
         .into_iter()
@@ -80,12 +76,8 @@ pub(super) fn describe_configs(
 }
 
 /// `gregor admin alter-configs` / `gregor admin incremental-alter-configs`.
-pub(super) fn alter_configs(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn alter_configs(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let incremental = p.cmd == "incremental-alter-configs";
     let mut legacy: Vec<(ConfigResource, ConfigSet)> = Vec::new();
     let mut incr: Vec<(ConfigResource, Vec<AlterConfigOp>)> = Vec::new();

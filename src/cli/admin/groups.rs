@@ -3,8 +3,8 @@
 use super::*;
 
 /// `gregor admin groups …`.
-pub(super) fn groups(admin: &AdminClient, p: &Parsed, rep: &mut Report) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn groups(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let args: Vec<&str> = p.positional.iter().map(String::as_str).collect();
     let group_arg = || {
         args.first()

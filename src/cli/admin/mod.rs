@@ -439,7 +439,20 @@ fn id_list(v: &[i32]) -> String {
 }
 
 /// One command: its arguments in, what it printed into the report.
-type Command = fn(&AdminClient, &Parsed, &mut Report) -> Result<(), Failure>;
+type Command = fn(Cmd<'_>) -> Done;
+
+/// What a command works with: the client, the parsed command line and its
+/// admin options, and the report it fills in.
+struct Cmd<'a> {
+    admin: &'a AdminClient,
+    p: &'a Parsed,
+    o: &'a AdminOptions,
+    rep: &'a mut Report,
+}
+
+/// A command's outcome: `Ok` when it ran (entities may still have failed,
+/// as the report says), else why the whole call failed.
+type Done = Result<(), Failure>;
 
 fn execute(p: &Parsed) -> Result<Report, Failure> {
     let admin = AdminClient::new(&p.cfg).map_err(|e| usage(e.to_string()))?;
@@ -472,7 +485,12 @@ fn execute(p: &Parsed) -> Result<Report, Failure> {
         g if g.starts_with("groups ") => groups::groups,
         other => return Err(usage(format!("unknown command \"{other}\""))),
     };
-    command(&admin, p, &mut rep)?;
+    command(Cmd {
+        admin: &admin,
+        p,
+        o: &p.opts,
+        rep: &mut rep,
+    })?;
     admin.close();
     Ok(rep)
 }

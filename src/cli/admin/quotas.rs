@@ -3,12 +3,8 @@
 use super::*;
 
 /// `gregor admin describe-client-quotas`.
-pub(super) fn describe_client_quotas(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn describe_client_quotas(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let mut comps = Vec::new();
     for (opt, v) in &p.items {
         let c = match opt.as_str() {
@@ -55,12 +51,8 @@ pub(super) fn describe_client_quotas(
 }
 
 /// `gregor admin alter-client-quotas`.
-pub(super) fn alter_client_quotas(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn alter_client_quotas(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let mut alts: Vec<QuotaAlteration> = Vec::new();
     for (opt, v) in &p.items {
         match opt.as_str() {
@@ -107,12 +99,8 @@ pub(super) fn alter_client_quotas(
 }
 
 /// `gregor admin describe-user-scram-credentials`.
-pub(super) fn describe_user_scram_credentials(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn describe_user_scram_credentials(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let users = p.all("-u");
     let r = admin.describe_user_scram_credentials((!users.is_empty()).then_some(&users[..]), o)?;
     let mut js = Vec::new();
@@ -151,12 +139,8 @@ pub(super) fn describe_user_scram_credentials(
 }
 
 /// `gregor admin alter-user-scram-credentials`.
-pub(super) fn alter_user_scram_credentials(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn alter_user_scram_credentials(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let mech = |opt: &str, m: &str| {
         parse_enum(opt, m, |s| {
             ScramMechanism::parse(s).filter(|m| m.is_known() && *m != ScramMechanism::UNKNOWN)

@@ -3,12 +3,8 @@
 use super::*;
 
 /// `gregor admin create-topics`.
-pub(super) fn create_topics(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn create_topics(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let mut topics: Vec<NewTopic> = Vec::new();
     for (opt, v) in &p.items {
         if opt == "-t" {
@@ -76,12 +72,8 @@ pub(super) fn create_topics(
 }
 
 /// `gregor admin delete-topics`.
-pub(super) fn delete_topics(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn delete_topics(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let names = p.all("-t");
     let ids: Vec<Uuid> = p
         .all("--topic-id")
@@ -121,12 +113,8 @@ pub(super) fn delete_topics(
 }
 
 /// `gregor admin create-partitions`.
-pub(super) fn create_partitions(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn create_partitions(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let mut reqs: Vec<NewPartitions> = Vec::new();
     for (opt, v) in &p.items {
         if opt == "-t" {
@@ -156,12 +144,8 @@ pub(super) fn create_partitions(
 }
 
 /// `gregor admin describe-topics`.
-pub(super) fn describe_topics(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn describe_topics(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let names = p.all("-t");
     let ids: Vec<Uuid> = p
         .all("--topic-id")
@@ -220,12 +204,8 @@ pub(super) fn describe_topics(
 }
 
 /// `gregor admin delete-records`.
-pub(super) fn delete_records(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn delete_records(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let mut items = Vec::new();
     for v in p.all("-t") {
         let (t, off) = v
@@ -247,12 +227,8 @@ pub(super) fn delete_records(
 }
 
 /// `gregor admin list-offsets`.
-pub(super) fn list_offsets(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn list_offsets(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let default = match p.one("--spec") {
         None => OffsetSpec::Latest,
         Some(v) => parse_enum("--spec", v, OffsetSpec::parse)?,

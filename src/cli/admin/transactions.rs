@@ -3,12 +3,8 @@
 use super::*;
 
 /// `gregor admin describe-producers`.
-pub(super) fn describe_producers(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn describe_producers(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let parts: Vec<TopicPartition> = p
         .all("-t")
         .into_iter()
@@ -65,12 +61,8 @@ pub(super) fn describe_producers(
 }
 
 /// `gregor admin list-transactions`.
-pub(super) fn list_transactions(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn list_transactions(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let states = p.all("--state");
     let pids: Vec<i64> = p
         .all("--producer-id")
@@ -130,12 +122,8 @@ pub(super) fn list_transactions(
 }
 
 /// `gregor admin describe-transactions`.
-pub(super) fn describe_transactions(
-    admin: &AdminClient,
-    p: &Parsed,
-    rep: &mut Report,
-) -> Result<(), Failure> {
-    let o = &p.opts;
+pub(super) fn describe_transactions(c: Cmd<'_>) -> Done {
+    let Cmd { admin, p, o, rep } = c;
     let mut idl = p.all("-i");
     idl.extend(p.all("--transactional-id"));
     if idl.is_empty() {
