@@ -514,7 +514,7 @@ fn responses_decode_and_truncations_are_errors() {
 }
 
 #[test]
-fn error_codes_are_seed_000s() {
+fn error_codes_are_the_driver_guides() {
     let table = [
         (ErrorCode07::UNKNOWN, -1, "Unknown"),
         (ErrorCode07::NO_ERROR, 0, "NoError"),
@@ -880,7 +880,7 @@ fn local_limits_are_errors_before_sending() {
 // ----- ZooKeeper registry -----
 
 #[test]
-fn registry_parses_seed_000s_example() {
+fn registry_parses_the_0_7_registration_format() {
     let b = gregor::legacy07::zk::parse_broker_registration(
         2,
         "10.0.0.12-1324306324402:10.0.0.12:9092",

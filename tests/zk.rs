@@ -261,7 +261,7 @@ fn zk_cli(args: &[&str]) -> (i32, String, String) {
 }
 
 /// A ZooKeeper-mode cluster's znodes, byte for byte as Kafka writes them.
-fn write_seed_003_cluster(root: &Chroot) {
+fn write_zk_mode_cluster(root: &Chroot) {
     root.put("/brokers/ids/111", &registrations()[5].1);
     root.put(
         "/brokers/topics/saint-test-topic",
@@ -316,7 +316,7 @@ fn write_seed_003_cluster(root: &Chroot) {
 }
 
 #[test]
-fn inspection_of_seed_003s_znodes() {
+fn inspection_of_a_zk_mode_clusters_znodes() {
     if !common::broker_up() {
         return;
     }
@@ -324,7 +324,7 @@ fn inspection_of_seed_003s_znodes() {
         return;
     }
     let root = Chroot::new("inspect");
-    write_seed_003_cluster(&root);
+    write_zk_mode_cluster(&root);
     let zk = gregor::zk::ZkClient::connect(&root.connect(), T).unwrap();
     let a = zk.topic("saint-test-topic").unwrap().unwrap();
     assert_eq!(a.partitions[&1], vec![111, 2]);
@@ -541,7 +541,7 @@ fn c_api_reads_and_writes_znodes() {
     use gregor::ffi::*;
     use std::ffi::CString;
     let root = Chroot::new("ffi");
-    write_seed_003_cluster(&root);
+    write_zk_mode_cluster(&root);
     let c = CString::new(root.connect()).unwrap();
     let mut err = [0 as std::ffi::c_char; 256];
     let zk = gregor_zk_new(c.as_ptr(), 6000, err.as_mut_ptr(), err.len());

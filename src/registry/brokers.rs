@@ -319,7 +319,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn version_5_from_seed_003() {
+    fn version_5_as_kafka_writes_it() {
         let b = parse_registration(
             0,
             br#"{"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},
