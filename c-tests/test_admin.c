@@ -1,6 +1,6 @@
 /*
  * The admin client through the C API, against the test broker: cluster
- * description, several topics created in one call (seed 004: the last
+ * description, several topics created in one call (KIP-4: the last
  * instruction for a topic wins, one result per topic), a second create
  * answered TOPIC_ALREADY_EXISTS per topic, describe (partitions, replicas,
  * topic ID), an incremental config change read back, offsets by spec (and

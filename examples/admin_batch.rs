@@ -1,4 +1,4 @@
-//! Seed 004's point about batching, measured: creating, describing and
+//! KIP-4's point about batching, measured: creating, describing and
 //! deleting N topics in one admin request each versus one request per
 //! topic, against `$GREGOR_TEST_BROKER` (default 127.0.0.1:9092).
 //!

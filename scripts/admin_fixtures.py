@@ -20,7 +20,7 @@ from kafka.protocol.metadata import MetadataResponse  # noqa: F401
 NC = "This is not the correct controller for this cluster."
 
 FIXTURES = [
-    # ----- CreatePartitions (seed 004's AlterTopic increase) -----
+    # ----- CreatePartitions (KIP-4's AlterTopic increase) -----
     ("CREATE_PARTITIONS_V3_FIRST", 37, 3, f"""
 R = CreatePartitionsResponse; T = R.CreatePartitionsTopicResult
 msg = R[3](throttle_time_ms=0, results=[
@@ -41,7 +41,7 @@ msg = R[3](topics=[T(name="a", count=6, assignments=[A(broker_ids=[1, 2]), A(bro
     ("CREATE_PARTITIONS_V1_UNSUPPORTED_VERSION", 37, 1, """
 R = CreatePartitionsResponse; T = R.CreatePartitionsTopicResult
 msg = R[1](throttle_time_ms=0, results=[T(name="a", error_code=35, error_message="CreatePartitions is disabled")])"""),
-    # ----- CreateTopics: every per-topic error of seed 004 -----
+    # ----- CreateTopics: every per-topic error of KIP-4 -----
     ("CREATE_TOPICS_V7_ERRORS", 19, 7, """
 R = CreateTopicsResponse; T = R.CreatableTopicResult; C = T.CreatableTopicConfigs
 import uuid

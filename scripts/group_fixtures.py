@@ -7,7 +7,7 @@ kafka-python's ConsumerProtocolSubscription / ConsumerProtocolAssignment
 (kafka.protocol.consumer.metadata), version-prefixed exactly as a Java or
 librdkafka member writes them into JoinGroup / SyncGroup; the test broker
 (nisshi) returns those fields empty, so this is where their decoding is shown
-(seed 001, TEST-SERVICES.md).
+(KAFKA-2687).
 
 Each fixture is (NAME, API key, version, snippet); the snippet builds `msg`,
 and the Rust constant holds `msg.encode()` as hex, with the snippet in its

@@ -68,12 +68,18 @@ export GREGOR_TEST_BROKER_TLS="127.0.0.1:$TLS_PORT"
 export GREGOR_TEST_BROKER_SASL="127.0.0.1:$SASL_PORT"
 export GREGOR_TEST_BROKER_SASL_SSL="127.0.0.1:$SASL_SSL_PORT"
 export GREGOR_TEST_CERTS="$CERTS_DIR"
+# Every service was started above: a test that finds one missing fails here
+# instead of skipping (tests/common/mod.rs, service_up).
+export CI=true
 
 phase "static checks"
 log "static checks: fmt, clippy, docs"
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
 RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet
+
+log "layers: every module path in src/ follows the layer table of docs/ARCHITECTURE.md"
+python3 scripts/layers.py
 
 log "C header is what cbindgen generates from src/ffi"
 tmp=$(mktemp)

@@ -1,13 +1,18 @@
 //! gregor: a synchronous Kafka client library with a Rust core and a stable C ABI.
 //!
-//! Layers, bottom up (see ARCHITECTURE.md): [`wire`] primitives, [`protocol`]
+//! Layers, bottom up (docs/ARCHITECTURE.md): [`wire`] primitives, [`protocol`]
 //! codecs for every API, [`record`] message formats, [`compression`] codecs.
 //! Nothing in these layers touches a socket.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+// `gregor::` paths name this crate too, so src/cli/zk.rs compiles both in
+// the `gregor` binary and as the library's `gregor_zk_command` shim.
+extern crate self as gregor;
+
 pub mod admin;
+pub mod api_keys;
 pub mod cluster;
 pub mod compression;
 pub mod config;
@@ -21,6 +26,7 @@ pub mod net;
 pub mod producer;
 pub mod protocol;
 pub mod record;
+pub mod registry;
 pub mod stats;
 pub mod wire;
 pub mod zk;

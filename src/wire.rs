@@ -42,7 +42,7 @@ impl fmt::Display for DecodeError {
             (Some(k), Some(v)) => write!(
                 f,
                 "protocol parse failure for {} v{} at {}/{}: {}",
-                crate::protocol::api_name(k),
+                crate::api_keys::api_name(k),
                 v,
                 self.offset,
                 self.len,
@@ -113,7 +113,7 @@ impl fmt::Display for EncodeError {
             EncodeError::UnsupportedVersion { api_key, version } => write!(
                 f,
                 "{} has no version {version}",
-                crate::protocol::api_name(*api_key)
+                crate::api_keys::api_name(*api_key)
             ),
             EncodeError::TooLong { what, len } => write!(f, "{what} too long to encode ({len})"),
             EncodeError::Invalid(s) => f.write_str(s),

@@ -1,4 +1,4 @@
-//! The admin client against the real broker (nisshi, see TEST-SERVICES.md):
+//! The admin client against the real broker (nisshi, see docs/TEST-SERVICES.md):
 //! every operation the broker implements, asserting on what the broker
 //! reports afterwards; for what it lacks, the typed error a user gets. The
 //! success paths of what it lacks are in tests/admin_bytes.rs.
@@ -56,6 +56,9 @@ fn topic_configs(a: &AdminClient, t: &str) -> BTreeMap<String, (Option<String>, 
 
 #[test]
 fn create_many_topics_in_one_request_with_a_result_per_topic() {
+    if !common::broker_up() {
+        return;
+    }
     let a = admin();
     let node = node_id(&a);
     let (t1, t2, t3) = (
@@ -68,7 +71,7 @@ fn create_many_topics_in_one_request_with_a_result_per_topic() {
             .config("retention.ms", "123456")
             .config("cleanup.policy", "compact"),
         NewTopic::with_assignment(&t2, [(0, vec![node]), (1, vec![node])]),
-        // seed 004: the same topic twice, only the last instruction counts
+        // KIP-4: the same topic twice, only the last instruction counts
         NewTopic::new(&t3, 1, 1),
         NewTopic::new(&t3, 4, 1),
     ];
@@ -114,6 +117,9 @@ fn create_many_topics_in_one_request_with_a_result_per_topic() {
 
 #[test]
 fn per_topic_errors_are_named_as_the_protocol_names_them() {
+    if !common::broker_up() {
+        return;
+    }
     let a = admin();
     let t = unique_topic("adm-dup");
     a.create_topics(&[NewTopic::new(&t, 1, 1)], &opts())
@@ -156,6 +162,9 @@ fn per_topic_errors_are_named_as_the_protocol_names_them() {
 
 #[test]
 fn validate_only_creates_nothing() {
+    if !common::broker_up() {
+        return;
+    }
     let a = admin();
     let t = unique_topic("adm-vo");
     let o = AdminOptions {
@@ -170,6 +179,9 @@ fn validate_only_creates_nothing() {
 
 #[test]
 fn broker_defaults_for_partitions_and_replication() {
+    if !common::broker_up() {
+        return;
+    }
     let a = admin();
     let t = unique_topic("adm-def");
     let r = a
@@ -184,6 +196,9 @@ fn broker_defaults_for_partitions_and_replication() {
 
 #[test]
 fn delete_by_name_and_by_topic_id() {
+    if !common::broker_up() {
+        return;
+    }
     let a = admin();
     let (t1, t2) = (unique_topic("adm-del1"), unique_topic("adm-del2"));
     let created = a
@@ -221,6 +236,9 @@ fn delete_by_name_and_by_topic_id() {
 
 #[test]
 fn describe_topics_by_name_and_id() {
+    if !common::broker_up() {
+        return;
+    }
     let a = admin();
     let node = node_id(&a);
     let t = unique_topic("adm-desc");
@@ -267,6 +285,9 @@ fn describe_topics_by_name_and_id() {
 
 #[test]
 fn describe_and_incrementally_alter_topic_configs() {
+    if !common::broker_up() {
+        return;
+    }
     let a = admin();
     let t = unique_topic("adm-cfg");
     a.create_topics(
@@ -379,6 +400,9 @@ fn describe_and_incrementally_alter_topic_configs() {
 
 #[test]
 fn broker_broker_logger_and_group_configs() {
+    if !common::broker_up() {
+        return;
+    }
     let a = admin();
     let node = node_id(&a);
     let resources = [
@@ -424,6 +448,9 @@ fn broker_broker_logger_and_group_configs() {
 
 #[test]
 fn describe_cluster_reports_id_controller_and_brokers() {
+    if !common::broker_up() {
+        return;
+    }
     let a = admin();
     let d = a.describe_cluster(false, &opts()).unwrap();
     assert!(d.cluster_id.as_deref().is_some_and(|c| !c.is_empty()));
@@ -443,6 +470,9 @@ fn describe_cluster_reports_id_controller_and_brokers() {
 
 #[test]
 fn delete_records_then_list_offsets() {
+    if !common::broker_up() {
+        return;
+    }
     let a = admin();
     let t = unique_topic("adm-rec");
     a.create_topics(&[NewTopic::new(&t, 2, 1)], &opts())
@@ -536,6 +566,9 @@ fn delete_records_then_list_offsets() {
 
 #[test]
 fn acls_describe_and_the_broker_refusal_of_create_and_delete() {
+    if !common::broker_up() {
+        return;
+    }
     let a = admin();
     // no authorizer: DescribeAcls answers SECURITY_DISABLED for the request
     let e = a
@@ -562,6 +595,9 @@ fn acls_describe_and_the_broker_refusal_of_create_and_delete() {
 
 #[test]
 fn list_partition_reassignments_has_none_in_progress() {
+    if !common::broker_up() {
+        return;
+    }
     let a = admin();
     let t = unique_topic("adm-lpr");
     a.create_topics(&[NewTopic::new(&t, 2, 1)], &opts())
@@ -580,6 +616,9 @@ fn list_partition_reassignments_has_none_in_progress() {
 
 #[test]
 fn scram_credentials_on_a_broker_without_a_user_store() {
+    if !common::broker_up() {
+        return;
+    }
     let a = admin();
     // the memory storage engine has no users: describing lists none, and a
     // named user gets RESOURCE_NOT_FOUND (as the Java client reports it)
@@ -617,6 +656,9 @@ fn scram_credentials_on_a_broker_without_a_user_store() {
 /// typed `_UNSUPPORTED_FEATURE` naming the API, before anything is sent.
 #[test]
 fn operations_the_broker_lacks_are_typed_unsupported_errors() {
+    if !common::broker_up() {
+        return;
+    }
     let a = admin();
     let node = node_id(&a);
     let t = unique_topic("adm-uns");

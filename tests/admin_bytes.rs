@@ -1,5 +1,5 @@
 //! The admin operations the test broker lacks or answers only in part
-//! (TEST-SERVICES.md), through the whole client path — version negotiation,
+//! (docs/TEST-SERVICES.md), through the whole client path — version negotiation,
 //! routing to the controller / a named broker / the leaders / the
 //! coordinator, NOT_CONTROLLER and leader-moved retries, per-entity typed
 //! errors — against scripted in-test brokers (tests/admin_mock) that answer

@@ -1,5 +1,5 @@
-//! Group inspection and group offsets from the admin side (seed 001,
-//! KAFKA-2687): `AdminClient::{list_groups, describe_groups, delete_groups,
+//! Group inspection and group offsets from the admin side (KAFKA-2687):
+//! `AdminClient::{list_groups, describe_groups, delete_groups,
 //! list_group_offsets, alter_group_offsets, delete_group_offsets}`.
 //!
 //! - Against scripted brokers (tests/admin_mock) answering with bodies
@@ -511,6 +511,9 @@ fn live() -> AdminClient {
 
 #[test]
 fn a_live_mixed_group_of_librdkafka_and_kafka_python_is_listed_and_described() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("grp-mixed");
     common::create_topic(&topic, 2);
     let group = common::unique_topic("grp-mixed-g");
@@ -543,7 +546,7 @@ fn a_live_mixed_group_of_librdkafka_and_kafka_python_is_listed_and_described() {
         common::broker()
     );
     // nisshi fills the member ID and nothing else of a member (client ID,
-    // host, metadata and assignment come back empty; TEST-SERVICES.md), so
+    // host, metadata and assignment come back empty; docs/TEST-SERVICES.md), so
     // there is nothing to decode: the scripted tests above decode them
     for m in &d.members {
         assert!(!m.member_id.is_empty());
@@ -601,6 +604,9 @@ fn python(script: &str, args: &[&str]) -> String {
 
 #[test]
 fn live_group_offsets_round_trip_and_groups_are_deleted() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("grp-offsets");
     common::create_topic(&topic, 3);
     let group = common::unique_topic("grp-offsets-g");
@@ -699,6 +705,9 @@ fn live_group_offsets_round_trip_and_groups_are_deleted() {
 
 #[test]
 fn live_errors_for_unknown_and_busy_groups() {
+    if !common::broker_up() {
+        return;
+    }
     let a = live();
     let unknown = common::unique_topic("grp-nobody");
     // Kafka answers GROUP_ID_NOT_FOUND; nisshi deletes nothing and says so
@@ -752,9 +761,8 @@ fn live_errors_for_unknown_and_busy_groups() {
 
 /// Runs `gregor admin args…`: (exit code, stdout, stderr).
 fn cli(args: &[&str]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|s| (*s).to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let rc = gregor::admin::cli::run(&args, &mut out, &mut err);
+    let args: Vec<&str> = ["admin"].iter().chain(args).copied().collect();
+    let (rc, out, err) = common::run_gregor(&args);
     (
         rc,
         String::from_utf8(out).unwrap(),
@@ -868,6 +876,9 @@ fn cli_groups_usage_errors_exit_2() {
 
 #[test]
 fn cli_groups_against_the_broker() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("grp-cli");
     common::create_topic(&topic, 2);
     let group = common::unique_topic("grp-cli-g");

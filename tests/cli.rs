@@ -149,6 +149,9 @@ fn leak(s: String) -> &'static str {
 
 #[test]
 fn gregor_writes_kcat_reads_byte_for_byte() {
+    if !common::broker_up() {
+        return;
+    }
     let t = leak(topic("cli-g2k", 1));
     gregor(&with(&["-P", "-t", t, "-K", ":"], HEADERS), RECORDS).ok();
     let k = kcat(&["-C", "-t", t, "-e", "-q", "-f", FMT], b"").ok();
@@ -157,6 +160,9 @@ fn gregor_writes_kcat_reads_byte_for_byte() {
 
 #[test]
 fn kcat_writes_gregor_reads_byte_for_byte() {
+    if !common::broker_up() {
+        return;
+    }
     let t = leak(topic("cli-k2g", 1));
     kcat(&with(&["-P", "-t", t, "-K", ":"], HEADERS), RECORDS).ok();
     let g = gregor(&["-C", "-t", t, "-e", "-q", "-f", FMT], b"").ok();
@@ -198,6 +204,9 @@ fn five_messages(t: &'static str) -> Vec<(i64, i64)> {
 
 #[test]
 fn start_offsets_match_kcat() {
+    if !common::broker_up() {
+        return;
+    }
     let t = leak(topic("cli-offsets", 1));
     let msgs = five_messages(t);
     assert_eq!(
@@ -235,6 +244,9 @@ fn sorted_lines(r: &Run) -> Vec<String> {
 
 #[test]
 fn balanced_consumer_group_mode_matches_kcat() {
+    if !common::broker_up() {
+        return;
+    }
     let t = leak(topic("cli-group", 3));
     for p in 0..3 {
         let input = format!("p{p}a\np{p}b\n");
@@ -307,6 +319,9 @@ fn balanced_consumer_group_mode_matches_kcat() {
 
 #[test]
 fn count_and_exit_at_end() {
+    if !common::broker_up() {
+        return;
+    }
     let t = leak(topic("cli-count", 3));
     // -e on empty partitions: nothing, exit 0, one end notice per partition.
     let r = gregor(&["-C", "-t", t, "-e"], b"").ok();
@@ -336,6 +351,9 @@ fn count_and_exit_at_end() {
 
 #[test]
 fn format_tokens_match_kcat() {
+    if !common::broker_up() {
+        return;
+    }
     let t = leak(topic("cli-fmt", 2));
     kcat(
         &[
@@ -374,6 +392,9 @@ fn format_tokens_match_kcat() {
 
 #[test]
 fn compression_codecs() {
+    if !common::broker_up() {
+        return;
+    }
     let kcat_zstd = kcat_has("zstd");
     for codec in ["none", "gzip", "snappy", "lz4", "zstd"] {
         let t = leak(topic(&format!("cli-z-{codec}"), 1));
@@ -395,6 +416,9 @@ fn compression_codecs() {
 
 #[test]
 fn partitions() {
+    if !common::broker_up() {
+        return;
+    }
     let t = leak(topic("cli-part", 3));
     gregor(&["-P", "-t", t, "-p", "1"], b"one\n").ok();
     kcat(&["-P", "-t", t, "-p", "2"], b"two\n").ok();
@@ -429,6 +453,9 @@ fn partitions() {
 
 #[test]
 fn files_as_messages_and_line_mode() {
+    if !common::broker_up() {
+        return;
+    }
     let dir = std::env::temp_dir().join(common::unique_topic("gregor-cli"));
     std::fs::create_dir_all(&dir).unwrap();
     let f1 = dir.join("one.txt");
@@ -472,6 +499,9 @@ fn files_as_messages_and_line_mode() {
 
 #[test]
 fn metadata_listing_matches_kcat() {
+    if !common::broker_up() {
+        return;
+    }
     let t = leak(topic("cli-meta", 3));
     let g = gregor(&["-L", "-t", t], b"").ok();
     let out = g.out();
@@ -556,6 +586,9 @@ fn metadata_listing_matches_kcat() {
 
 #[test]
 fn json_envelope_and_query_mode() {
+    if !common::broker_up() {
+        return;
+    }
     let t = leak(topic("cli-json", 2));
     kcat(
         &["-P", "-t", t, "-p", "0", "-K", ":", "-H", "h=\"q\""],
@@ -587,6 +620,9 @@ fn json_envelope_and_query_mode() {
 
 #[test]
 fn bad_usage_fails_with_a_reason() {
+    if !common::broker_up() {
+        return;
+    }
     let t = leak(topic("cli-usage", 1));
     let fails = |args: &[&str], stdin: &[u8], says: &str| {
         let r = gregor(args, stdin);

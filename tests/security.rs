@@ -53,6 +53,13 @@ fn sasl_ssl_broker() -> String {
     env_or("GREGOR_TEST_BROKER_SASL_SSL", "127.0.0.1:9095")
 }
 
+/// Whether the TLS and SASL test brokers answer (see `common::service_up`).
+fn security_up() -> bool {
+    [tls_broker(), sasl_broker(), sasl_ssl_broker()]
+        .iter()
+        .all(|a| common::service_up("the TLS and SASL test brokers", a))
+}
+
 fn cert(name: &str) -> String {
     let dir = env_or("GREGOR_TEST_CERTS", "/tmp/gregor-services/certs");
     let p = format!("{dir}/{name}");
@@ -132,11 +139,17 @@ fn produce_consume(c: &Config, label: &str) {
 
 #[test]
 fn tls_produce_and_consume_verifying_the_ca() {
+    if !security_up() {
+        return;
+    }
     produce_consume(&ssl_cfg(&tls_broker(), &[]), "tls");
 }
 
 #[test]
 fn tls_wrong_host_is_named() {
+    if !security_up() {
+        return;
+    }
     // The certificate names IP 127.0.0.1 only; "localhost" is not in it.
     let port = tls_broker().rsplit_once(':').unwrap().1.to_string();
     let addr = format!("localhost:{port}");
@@ -152,6 +165,9 @@ fn tls_wrong_host_is_named() {
 
 #[test]
 fn tls_unknown_ca_is_named() {
+    if !security_up() {
+        return;
+    }
     let addr = tls_broker();
     let other = cert("other-ca.pem");
     let e = meta(&addr, &ssl_cfg(&addr, &[("ssl.ca.location", &other)])).unwrap_err();
@@ -169,6 +185,9 @@ fn tls_unknown_ca_is_named() {
 
 #[test]
 fn tls_config_through_pem_strings_and_unverified() {
+    if !security_up() {
+        return;
+    }
     let addr = tls_broker();
     let pem = std::fs::read_to_string(cert("ca.pem")).unwrap();
     let c = cfg(&[
@@ -188,6 +207,9 @@ fn tls_config_through_pem_strings_and_unverified() {
 
 #[test]
 fn plaintext_client_on_a_tls_listener_fails_cleanly() {
+    if !security_up() {
+        return;
+    }
     let addr = tls_broker();
     let c = cfg(&[("bootstrap.servers", &addr), ("socket.timeout.ms", "3000")]);
     let mut net = NetConfig::from_config(&c).unwrap();
@@ -220,6 +242,9 @@ fn scram_cfg(bootstrap: &str, protocol: &str, mech: &str, user: &str, pw: &str) 
 
 #[test]
 fn scram_sha256_and_sha512_produce_and_consume() {
+    if !security_up() {
+        return;
+    }
     let b = sasl_broker();
     produce_consume(
         &scram_cfg(
@@ -245,6 +270,9 @@ fn scram_sha256_and_sha512_produce_and_consume() {
 
 #[test]
 fn scram_wrong_password_is_refused_with_the_kafka_code() {
+    if !security_up() {
+        return;
+    }
     let b = sasl_broker();
     for (mech, user) in [
         ("SCRAM-SHA-256", "gregor256"),
@@ -267,6 +295,9 @@ fn scram_wrong_password_is_refused_with_the_kafka_code() {
 
 #[test]
 fn scram_over_tls() {
+    if !security_up() {
+        return;
+    }
     let b = sasl_ssl_broker();
     produce_consume(
         &scram_cfg(
@@ -288,6 +319,9 @@ fn scram_over_tls() {
 
 #[test]
 fn plain_is_refused_by_a_broker_without_it() {
+    if !security_up() {
+        return;
+    }
     // nisshi enables SCRAM only: the handshake says so, with the code.
     let b = sasl_broker();
     let c = scram_cfg(&b, "sasl_plaintext", "PLAIN", "gregor256", "gregor-pw-256");
@@ -632,6 +666,9 @@ fn v0_broker_closing_the_connection_is_an_authentication_error() {
 
 #[test]
 fn mechanism_not_enabled_names_what_the_broker_offers() {
+    if !security_up() {
+        return;
+    }
     let (addr, _) = mock(move |_, mut s| {
         while let Some(r) = read_req(&mut s) {
             match r.api_key {
@@ -706,6 +743,9 @@ fn tls_mock(config: Arc<rustls::ServerConfig>) -> (String, Arc<AtomicUsize>) {
 
 #[test]
 fn expired_certificate_is_named() {
+    if !security_up() {
+        return;
+    }
     let (addr, served) = tls_mock(server_config(
         &cert("expired.pem"),
         &cert("expired.key"),
@@ -719,6 +759,9 @@ fn expired_certificate_is_named() {
 
 #[test]
 fn client_certificate_is_presented() {
+    if !security_up() {
+        return;
+    }
     let config = server_config(
         &cert("broker.pem"),
         &cert("broker.key"),
@@ -745,6 +788,9 @@ fn client_certificate_is_presented() {
 
 #[test]
 fn large_requests_and_responses_cross_tls_while_pipelined() {
+    if !security_up() {
+        return;
+    }
     // Many pipelined requests whose frames span several TLS records, from
     // several threads at once, over one connection.
     let addr = tls_broker();

@@ -61,6 +61,9 @@ fn produce(topic: &str, n: usize, extra: &[(&str, &str)]) -> (Producer, Seen) {
 
 #[test]
 fn producer_stats_count_what_was_sent() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("stats-p");
     common::create_topic(&topic, 2);
     let n = 200;
@@ -171,6 +174,9 @@ fn producer_stats_count_what_was_sent() {
 
 #[test]
 fn stats_are_off_by_default_and_without_a_callback() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("stats-off");
     common::create_topic(&topic, 2);
     let p = Producer::new(&common::config(&[])).unwrap();
@@ -220,6 +226,9 @@ fn stats_are_off_by_default_and_without_a_callback() {
 
 #[test]
 fn consumer_stats_show_lag_reaching_zero() {
+    if !common::broker_up() {
+        return;
+    }
     let topic = common::unique_topic("stats-c");
     common::create_topic(&topic, 2);
     let n = 100;

@@ -1,8 +1,8 @@
 //! ZooKeeper-era clusters, against the real ZooKeeper (`scripts/services.sh
 //! start zookeeper`, 127.0.0.1:2181 or `$GREGOR_TEST_ZOOKEEPER`) and the real
 //! broker. The broker does not register itself in ZooKeeper, so each test
-//! writes what a ZooKeeper-mode Kafka writes — in the exact formats of seed
-//! 003's examples and seed 000's 0.7 forms — under its own chroot, pointing
+//! writes what a ZooKeeper-mode Kafka writes — in the exact formats Kafka
+//! writes (`kafka.zk.ZkData`) and the 0.7 forms — under its own chroot, pointing
 //! at the broker (node id 111).
 
 mod common;
@@ -19,7 +19,7 @@ use zookeeper::{Acl, CreateMode, ZooKeeper};
 const T: Duration = Duration::from_secs(10);
 
 fn zk_addr() -> String {
-    std::env::var("GREGOR_TEST_ZOOKEEPER").unwrap_or_else(|_| "127.0.0.1:2181".to_string())
+    common::zookeeper()
 }
 
 /// A fresh chroot in the test ZooKeeper, with a session on it for writing
@@ -90,7 +90,7 @@ fn broker_host_port() -> (String, u16) {
 fn registrations() -> Vec<(&'static str, String)> {
     let (h, p) = broker_host_port();
     vec![
-        // seed 000: Kafka 0.7, "creator:host:port"
+        // Kafka 0.7, "creator:host:port"
         ("0.7", format!("{h}-1330000000000:{h}:{p}")),
         (
             "v1",
@@ -116,7 +116,7 @@ fn registrations() -> Vec<(&'static str, String)> {
             ),
         ),
         (
-            // seed 003's example, as printed there, with the test broker's address
+            // a version 5 registration as Kafka writes it, with the test broker's address
             "v5",
             format!(
                 "{{\n\t\"listener_security_protocol_map\": {{\n\t\t\"PLAINTEXT\": \"PLAINTEXT\"\n\t}},\n\t\"endpoints\": [\"PLAINTEXT://{h}:{p}\"],\n\t\"jmx_port\": -1,\n\t\"features\": {{}},\n\t\"host\": \"{h}\",\n\t\"timestamp\": \"1649662012051\",\n\t\"port\": {p},\n\t\"version\": 5\n}}"
@@ -148,6 +148,12 @@ fn produce_consume(cfg: &Config, topic: &str, payload: &str) {
 
 #[test]
 fn bootstrap_from_every_registration_format() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let topic = common::unique_topic("zk-boot");
     common::create_topic(&topic, 1);
     for (name, reg) in registrations() {
@@ -162,6 +168,12 @@ fn bootstrap_from_every_registration_format() {
 
 #[test]
 fn no_endpoint_for_the_protocol_names_the_znode() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let root = Chroot::new("noplain");
     let (h, _) = broker_host_port();
     root.put(
@@ -199,6 +211,12 @@ fn wait_for(what: &str, mut ok: impl FnMut() -> bool) {
 
 #[test]
 fn broker_changes_reach_the_cluster_view() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let root = Chroot::new("watch");
     let (h, p) = broker_host_port();
     // Registered first at a port nothing listens on: produce cannot work...
@@ -233,9 +251,8 @@ fn broker_changes_reach_the_cluster_view() {
 }
 
 fn zk_cli(args: &[&str]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let rc = gregor::zk::cli::run(&args, &mut out, &mut err);
+    let args: Vec<&str> = ["zk"].iter().chain(args).copied().collect();
+    let (rc, out, err) = common::run_gregor(&args);
     (
         rc,
         String::from_utf8(out).unwrap(),
@@ -243,8 +260,8 @@ fn zk_cli(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// Seed 003's examples, byte for byte where it prints them.
-fn write_seed_003_cluster(root: &Chroot) {
+/// A ZooKeeper-mode cluster's znodes, byte for byte as Kafka writes them.
+fn write_zk_mode_cluster(root: &Chroot) {
     root.put("/brokers/ids/111", &registrations()[5].1);
     root.put(
         "/brokers/topics/saint-test-topic",
@@ -299,9 +316,15 @@ fn write_seed_003_cluster(root: &Chroot) {
 }
 
 #[test]
-fn inspection_of_seed_003s_znodes() {
+fn inspection_of_a_zk_mode_clusters_znodes() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let root = Chroot::new("inspect");
-    write_seed_003_cluster(&root);
+    write_zk_mode_cluster(&root);
     let zk = gregor::zk::ZkClient::connect(&root.connect(), T).unwrap();
     let a = zk.topic("saint-test-topic").unwrap().unwrap();
     assert_eq!(a.partitions[&1], vec![111, 2]);
@@ -376,6 +399,9 @@ fn inspection_of_seed_003s_znodes() {
 
 #[test]
 fn malformed_znodes_name_path_and_field() {
+    if !common::zookeeper_up() {
+        return;
+    }
     let root = Chroot::new("malformed");
     let zk = gregor::zk::ZkClient::connect(&root.connect(), T).unwrap();
     root.put(
@@ -444,6 +470,12 @@ fn malformed_znodes_name_path_and_field() {
 
 #[test]
 fn offsets_migrate_zookeeper_to_kafka_and_back() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let root = Chroot::new("migrate");
     root.put("/brokers/ids/111", &registrations()[1].1);
     let topic = common::unique_topic("zk-migrate");
@@ -500,10 +532,16 @@ fn offsets_migrate_zookeeper_to_kafka_and_back() {
 
 #[test]
 fn c_api_reads_and_writes_znodes() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     use gregor::ffi::*;
     use std::ffi::CString;
     let root = Chroot::new("ffi");
-    write_seed_003_cluster(&root);
+    write_zk_mode_cluster(&root);
     let c = CString::new(root.connect()).unwrap();
     let mut err = [0 as std::ffi::c_char; 256];
     let zk = gregor_zk_new(c.as_ptr(), 6000, err.as_mut_ptr(), err.len());

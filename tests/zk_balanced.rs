@@ -1,6 +1,6 @@
 //! The ZooKeeper-balanced consumer (Kafka 0.8's high-level consumer)
 //! against the real ZooKeeper and the real broker. Each test writes what a
-//! ZooKeeper-mode Kafka writes (seed 003's broker registration and topic
+//! ZooKeeper-mode Kafka writes (Kafka's broker registration and topic
 //! assignment formats, pointing at the test broker as node 111) under its
 //! own chroot, so helpers running side by side never meet.
 
@@ -22,7 +22,7 @@ use zookeeper::{Acl, CreateMode, ZooKeeper, ZooKeeperExt};
 const T: Duration = Duration::from_secs(10);
 
 fn zk_addr() -> String {
-    std::env::var("GREGOR_TEST_ZOOKEEPER").unwrap_or_else(|_| "127.0.0.1:2181".to_string())
+    common::zookeeper()
 }
 
 /// A fresh chroot with broker 111 (the test broker) and `topic` registered
@@ -48,7 +48,7 @@ impl Chroot {
         let c = Chroot { root, zk };
         let b = common::broker();
         let (h, p) = b.rsplit_once(':').unwrap();
-        // seed 003's example (version 5), with the test broker's address
+        // a version 5 registration as Kafka writes it, with the test broker's address
         c.put(
             "/brokers/ids/111",
             &format!(
@@ -180,6 +180,12 @@ fn distinct(seen: &Seen) -> BTreeSet<String> {
 
 #[test]
 fn three_members_share_six_partitions_and_one_leaves() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let topic = common::unique_topic("zkbal");
     common::create_topic(&topic, 6);
     let root = Chroot::new("zkbal", &topic, 6);
@@ -204,7 +210,7 @@ fn three_members_share_six_partitions_and_one_leaves() {
     assert_eq!(v["pattern"], "static");
     assert_eq!(v["subscription"][&topic], 1);
     assert!(v["timestamp"].as_str().unwrap().parse::<i64>().is_ok());
-    // Intermediate nodes name their creator (seed 000).
+    // Intermediate nodes name their creator.
     let creator = root.get(&format!("/consumers/{group}")).unwrap();
     assert!(ids.contains(&creator), "{creator}");
 
@@ -379,6 +385,12 @@ impl ZkProxy {
 
 #[test]
 fn session_expiry_reregisters_and_consumption_continues() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let topic = common::unique_topic("zkexp");
     common::create_topic(&topic, 4);
     let root = Chroot::new("zkexp", &topic, 4);
@@ -492,6 +504,12 @@ fn gregor(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn cli_consume_and_znode_commands() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let topic = common::unique_topic("zkcli");
     common::create_topic(&topic, 3);
     let root = Chroot::new("zkcli", &topic, 3);
@@ -587,6 +605,12 @@ fn cli_consume_and_znode_commands() {
 
 #[test]
 fn rebalances_on_partitions_members_and_stuck_owners() {
+    if !common::broker_up() {
+        return;
+    }
+    if !common::zookeeper_up() {
+        return;
+    }
     let topic = common::unique_topic("zkreb");
     common::create_topic(&topic, 4);
     // ZooKeeper lists two of the topic's four partitions at first.
@@ -618,7 +642,7 @@ fn rebalances_on_partitions_members_and_stuck_owners() {
     );
     wait_for("four partitions", T, || a.owned() == owned(4));
 
-    // A member registered by a Kafka 0.8 consumer (seed 003's format) joins:
+    // A member registered by a Kafka 0.8 consumer (a version 1 registration) joins:
     // range over [aaa-0, zzz-0] gives it partitions 2 and 3, which A lets go.
     let other = format!("{group}_zzz");
     let eph = |path: &str, data: &str| {

@@ -1,4 +1,4 @@
-//! ACLs: describe, create and delete (KIP-4's ListAcls/AlterAcls, seed 004,
+//! ACLs: describe, create and delete (KIP-4's ListAcls/AlterAcls,
 //! as Kafka shipped them: DescribeAcls, CreateAcls, DeleteAcls), with
 //! resource pattern types (KIP-290, v1+). Sent to any broker.
 //!

@@ -2,7 +2,7 @@
 //! brokers), its brokers' log directories (DescribeLogDirs, KIP-113),
 //! leader elections (ElectLeaders, KIP-183/KIP-460: preferred or unclean)
 //! and partition reassignments (Alter/ListPartitionReassignments, KIP-455;
-//! seed 004's "reassign partition" branch of AlterTopic).
+//! KIP-4's "reassign partition" branch of AlterTopic).
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,6 @@
 //! Configs of topics, brokers, broker loggers and groups: describe (with
 //! synonyms, KIP-226, and documentation, KIP-569), the legacy whole-set
-//! AlterConfigs (KIP-4, seed 004) and IncrementalAlterConfigs (KIP-339:
+//! AlterConfigs (KIP-4) and IncrementalAlterConfigs (KIP-339:
 //! SET, DELETE, APPEND, SUBTRACT).
 //!
 //! A BROKER or BROKER_LOGGER resource named by a broker id goes to that

@@ -1,4 +1,4 @@
-//! Consumer groups from the admin side (KAFKA-2687, seed 001): list the
+//! Consumer groups from the admin side (KAFKA-2687): list the
 //! groups every broker coordinates (ListGroups, with KIP-518's state filter
 //! and KIP-848's type filter), describe them at their coordinators
 //! (DescribeGroups: state, protocol, members, and for the "consumer"
@@ -208,7 +208,7 @@ fn by_topic(parts: &[TopicPartition]) -> Vec<(String, Vec<i32>)> {
     out
 }
 
-/// Decodes a member's consumer protocol metadata and assignment (seed 001:
+/// Decodes a member's consumer protocol metadata and assignment (KAFKA-2687:
 /// "when the protocolType is consumer, the tool can use ConsumerProtocol to
 /// parse the member metadata as topic subscriptions and partition
 /// assignments"). Empty bytes are "not sent"; bad bytes are an error for

@@ -1,4 +1,4 @@
-//! The admin client: KIP-4's admin protocol (seed 004) and the APIs that
+//! The admin client: KIP-4's admin protocol and the APIs that
 //! followed it — topics, configs, ACLs, partitions, quotas, SCRAM
 //! credentials, producers and transactions — over the wire, with no
 //! ZooKeeper access and no Java tools.
@@ -31,16 +31,14 @@
 //! is told to wait, for the APIs that carry one) both default to
 //! `socket.timeout.ms`.
 //!
-//! Where seed 004 and later Kafka differ, seed 004 wins for duplicates: if a
+//! Where KIP-4 as first written and later Kafka differ, KIP-4 wins for duplicates: if a
 //! batch names the same topic twice, only the last instruction is sent and
 //! there is one result for the topic.
 
 pub mod acls;
-pub mod cli;
 pub mod cluster;
 pub mod configs;
 pub mod groups;
-mod json;
 pub mod quotas;
 pub mod records;
 pub mod scram;
@@ -598,7 +596,8 @@ pub(crate) fn collapse<T>(results: Vec<Result<T>>) -> Result<Vec<Result<T>>> {
 }
 
 /// Keeps the last occurrence of each key, in the order of first occurrence
-/// (seed 004: "only the last from the list will be executed").
+/// (KIP-4's CreateTopics request semantics as first written: "only the last
+/// from the list will be executed").
 pub(crate) fn last_wins<T: Clone, K: Ord + Clone>(items: &[T], key: impl Fn(&T) -> K) -> Vec<T> {
     let mut order: Vec<K> = Vec::new();
     let mut by: BTreeMap<K, T> = BTreeMap::new();

@@ -1,7 +1,7 @@
-//! Topics: create (KIP-4's CreateTopics, seed 004: a partition count and
+//! Topics: create (KIP-4's CreateTopics: a partition count and
 //! replication factor, or an explicit replica assignment, plus configs and
 //! validate-only), delete (by name, or by topic ID from DeleteTopics v6,
-//! KIP-516), add partitions (seed 004's "AlterTopic" partition increase, as
+//! KIP-516), add partitions (KIP-4's "AlterTopic" partition increase, as
 //! CreatePartitions, KIP-195) and describe (Metadata, with topic IDs and
 //! authorized operations).
 
@@ -29,7 +29,7 @@ pub struct NewTopic {
     pub replication_factor: i16,
     /// An explicit assignment: partition index → replica broker ids (the
     /// first is the preferred leader). When given it takes precedence over
-    /// the partition count and replication factor, as seed 004 says.
+    /// the partition count and replication factor, as KIP-4 says.
     pub replica_assignment: BTreeMap<i32, Vec<i32>>,
     /// Topic configs to set, in order.
     pub configs: Vec<(String, String)>,
@@ -231,7 +231,7 @@ fn describe_of(t: md::MetadataResponseTopic, name: String) -> TopicDescription {
 impl AdminClient {
     /// Creates topics in one CreateTopics request to the controller; one
     /// result per topic, in order (a topic named twice: the last instruction
-    /// is sent, seed 004). Honours `opts.validate_only` and
+    /// is sent, as KIP-4 first specified). Honours `opts.validate_only` and
     /// `opts.operation_timeout`.
     ///
     /// # Errors

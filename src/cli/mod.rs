@@ -6,11 +6,14 @@
 //! fatal errors, `Error: ...` plus the usage for bad usage) and exit codes
 //! (0, or 1 on any error) follow kcat 1.7.1.
 
+pub mod admin;
 pub mod args;
 pub mod consume;
 pub mod format;
+pub mod legacy07;
 pub mod metadata;
 pub mod produce;
+pub mod zk;
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -122,13 +125,13 @@ pub fn main(argv: Vec<std::ffi::OsString>) -> i32 {
         let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
         let (mut out, mut err) = (stdout.lock(), stderr.lock());
         if sub == "legacy07" {
-            return gregor::legacy07::cli::run(&rest, &mut out, &mut err);
+            return legacy07::run(&rest, &mut out, &mut err);
         }
         if sub == "admin" {
-            return gregor::admin::cli::run(&rest, &mut out, &mut err);
+            return admin::run(&rest, &mut out, &mut err);
         }
         if sub == "zk" {
-            return gregor::zk::cli::run(&rest, &mut out, &mut err);
+            return zk::run(&rest, &mut out, &mut err);
         }
     }
     let prog = argv

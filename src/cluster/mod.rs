@@ -177,7 +177,7 @@ struct Inner {
     bootstrap: RwLock<Vec<String>>,
     cache: RwLock<Cache>,
     /// The `/brokers/ids` watch when bootstrapped from ZooKeeper.
-    zk_watch: Mutex<Option<crate::zk::BrokerWatch>>,
+    zk_watch: Mutex<Option<crate::registry::BrokerWatch>>,
     conns: Mutex<HashMap<(i32, Purpose), BrokerConn>>,
     bootstrap_conns: Mutex<Vec<BrokerConn>>,
     max_age: Duration,
@@ -244,7 +244,7 @@ impl Cluster {
             let weak = Arc::downgrade(&cluster.inner);
             let protocol = cfg.str("security.protocol").to_string();
             let proto2 = protocol.clone();
-            let (watch, first) = crate::zk::watch_brokers(
+            let (watch, first) = crate::registry::watch_brokers(
                 &zk_connect,
                 cfg.ms("zookeeper.session.timeout.ms"),
                 move |list| match weak.upgrade() {
@@ -679,7 +679,7 @@ impl Cluster {
 ///
 /// # Errors
 /// A registration without such an endpoint (naming its znode), or none at all.
-fn zk_brokers_info(list: &[crate::zk::ZkBroker], protocol: &str) -> Result<Vec<BrokerInfo>> {
+fn zk_brokers_info(list: &[crate::registry::ZkBroker], protocol: &str) -> Result<Vec<BrokerInfo>> {
     let out = list
         .iter()
         .map(|b| {
@@ -696,7 +696,7 @@ fn zk_brokers_info(list: &[crate::zk::ZkBroker], protocol: &str) -> Result<Vec<B
 }
 
 /// As [`zk_brokers_info`], skipping brokers without an endpoint for `protocol`.
-fn zk_brokers_lenient(list: &[crate::zk::ZkBroker], protocol: &str) -> Vec<BrokerInfo> {
+fn zk_brokers_lenient(list: &[crate::registry::ZkBroker], protocol: &str) -> Vec<BrokerInfo> {
     list.iter()
         .filter_map(|b| zk_brokers_info(std::slice::from_ref(b), protocol).ok())
         .flatten()

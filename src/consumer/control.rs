@@ -13,14 +13,13 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::coordinator::{coordinator, retrying};
 use super::fetcher::Fetcher;
 use super::session::Tp;
 use super::state::{Item, Phase, Running, Shared, State};
 use crate::cluster::{Cluster, Purpose};
 use crate::error::{local, Error, Result};
 use crate::message::{offset, Message};
-use crate::net::BrokerConn;
-use crate::protocol::find_coordinator::{FindCoordinatorRequest, FindCoordinatorResponse};
 use crate::protocol::list_offsets::{ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic};
 use crate::protocol::offset_fetch::{
     OffsetFetchRequest, OffsetFetchRequestGroup, OffsetFetchRequestTopic, OffsetFetchRequestTopics,
@@ -660,73 +659,6 @@ pub(crate) fn list_offsets(
         }
     }
     out
-}
-
-/// The group coordinator's connection for `group`, retrying while the
-/// coordinator is not available, until `deadline`.
-///
-/// # Errors
-/// The coordinator lookup's error at the deadline, or a permanent one.
-pub(crate) fn coordinator(cluster: &Cluster, group: &str, deadline: Instant) -> Result<BrokerConn> {
-    retrying(deadline, || {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let conn = cluster.any_conn(Purpose::Group, left)?;
-        let version = conn.version_for::<FindCoordinatorRequest>(deadline)?;
-        let req = if version >= 4 {
-            FindCoordinatorRequest {
-                key_type: 0,
-                coordinator_keys: vec![group.to_string()],
-                ..Default::default()
-            }
-        } else {
-            FindCoordinatorRequest {
-                key: group.to_string(),
-                key_type: 0,
-                ..Default::default()
-            }
-        };
-        let resp: FindCoordinatorResponse = conn
-            .send_at(&req, version, deadline)?
-            .wait_until(deadline)?;
-        let (code, node, msg) = if version >= 4 {
-            let c = resp
-                .coordinators
-                .first()
-                .ok_or_else(|| Error::local(local::BAD_MSG, "FindCoordinator answer is empty"))?;
-            (c.error_code, c.node_id, c.error_message.clone())
-        } else {
-            (resp.error_code, resp.node_id, resp.error_message.clone())
-        };
-        if code != 0 {
-            return Err(Error::kafka(
-                KafkaCode(code),
-                format!(
-                    "find coordinator of group {group:?}{}",
-                    msg.filter(|m| !m.is_empty())
-                        .map_or(String::new(), |m| format!(": {m}"))
-                ),
-            ));
-        }
-        if !cluster.snapshot().brokers.contains_key(&node) {
-            cluster.fetch_metadata(Some(&[]), false, left)?;
-        }
-        cluster.conn(node, Purpose::Group)
-    })
-}
-
-/// Runs `f` until it succeeds, fails for good, or `deadline` is near;
-/// waits 50 ms doubling to 1 s between retriable failures.
-fn retrying<T>(deadline: Instant, mut f: impl FnMut() -> Result<T>) -> Result<T> {
-    let mut backoff = Duration::from_millis(50);
-    loop {
-        match f() {
-            Err(e) if e.is_retriable() && Instant::now() + backoff < deadline => {
-                std::thread::sleep(backoff);
-                backoff = (backoff * 2).min(Duration::from_secs(1));
-            }
-            r => return r,
-        }
-    }
 }
 
 /// (partition, error code, committed offset, leader epoch, metadata) of one topic.

@@ -4,7 +4,7 @@
 //! group member: [`Consumer::subscribe`], commits, rebalance and commit
 //! callbacks served in poll (see [`group`]).
 //!
-//! Threads (ARCHITECTURE.md): a control thread finds leaders, resolves
+//! Threads (docs/ARCHITECTURE.md): a control thread finds leaders, resolves
 //! logical start offsets and validates positions after leader changes
 //! (`control.rs`); one fetch thread per leader broker keeps a Fetch in
 //! flight on that broker's fetch connection, within an incremental fetch
@@ -44,6 +44,8 @@
 
 pub mod assignor;
 mod control;
+mod coordinator;
+mod events;
 mod fetcher;
 pub mod group;
 pub(crate) mod session;
@@ -62,8 +64,9 @@ use crate::error::{local, Error, Result};
 use crate::message::{offset, Message};
 use crate::record::DecodeOptions;
 use control::{Control, Threads};
-pub use group::RebalanceEvent;
-use group::{Coordinator, Group, GroupEvent, GroupSettings};
+use events::GroupEvent;
+pub use events::RebalanceEvent;
+use group::{Coordinator, Group, GroupSettings};
 use session::Tp;
 use state::{Next, Part, Reset, Running, Settings, Shared};
 

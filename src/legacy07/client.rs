@@ -366,7 +366,8 @@ impl Client {
     /// [`EARLIEST_TIME`] −2), in descending order, as the broker lists them.
     ///
     /// The broker knows segment start offsets and the high water mark, not
-    /// message times, so this is coarse: see seed 000.
+    /// message times, so this is coarse: see OFFSETS in the Kafka wiki's
+    /// "Writing a Driver for Kafka".
     ///
     /// # Errors
     /// A negative `max_number`, the broker's error code, a response with

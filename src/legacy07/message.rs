@@ -1,4 +1,5 @@
-//! Kafka 0.7 messages and message sets (seed 000, and Kafka 0.7's
+//! Kafka 0.7 messages and message sets (the Kafka wiki's "Writing a Driver
+//! for Kafka", and Kafka 0.7's
 //! `kafka.message.Message` / `ByteBufferMessageSet`).
 //!
 //! ```text

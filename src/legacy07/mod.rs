@@ -1,6 +1,6 @@
 //! The Kafka 0.7 wire protocol, for programs that still face 0.7-era
-//! brokers: a separate client with its own request types, as seed 000
-//! ("A Guide To The Kafka Protocol" for 0.7, by Dave Lin of Datadog) and
+//! brokers: a separate client with its own request types, as the Kafka
+//! wiki's "Writing a Driver for Kafka" (the 0.7 protocol, by Dave Lin of Datadog) and
 //! Kafka 0.7's sources document it.
 //!
 //! Nothing here shares code with the modern protocol: 0.7 has no API
@@ -13,13 +13,11 @@
 //!   gzip and snappy wrappers, byte offsets.
 //! - [`client`]: a blocking client for one broker.
 //! - [`zk`]: discovery from the ZooKeeper registry; [`producer`]: a
-//!   producer on top of it that follows seed 000's rule for new topics.
-//! - [`cli`]: the `gregor legacy07` command.
+//!   producer on top of it that follows the driver guide's rule for new topics.
 //!
 //! No 0.7 broker runs anywhere this was built; how it was verified instead
 //! is in README.md ("Kafka 0.7").
 
-pub mod cli;
 pub mod client;
 mod conn;
 pub mod message;

@@ -1,5 +1,6 @@
 //! A producer that finds Kafka 0.7 brokers through the ZooKeeper registry,
-//! as Kafka 0.7's ZooKeeper-based producer does (seed 000, "Producer").
+//! as Kafka 0.7's ZooKeeper-based producer does (Kafka 0.7's design
+//! document, on the producer's ZooKeeper-based load balancing).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,5 +1,6 @@
-//! The Kafka 0.7 requests and responses, byte for byte as seed 000 lays them
-//! out (and as Kafka 0.7's `kafka.api` and `kafka.server` write them).
+//! The Kafka 0.7 requests and responses, byte for byte as the Kafka wiki's
+//! "Writing a Driver for Kafka" lays them out (and as Kafka 0.7's
+//! `kafka.api` and `kafka.server` write them).
 //!
 //! ```text
 //! request header        REQUEST_LENGTH int32   bytes after this field
@@ -27,7 +28,7 @@
 //! ```
 //!
 //! PRODUCE and MULTIPRODUCE have no response. The MULTIFETCH response is not
-//! drawn in seed 000; its layout is that of Kafka 0.7's
+//! drawn in the driver guide; its layout is that of Kafka 0.7's
 //! `MultiMessageSetSend` (a 6-byte header, then each `MessageSetSend`).
 
 use std::fmt;
@@ -36,7 +37,7 @@ use crate::error::Error;
 use crate::protocol::KafkaCode;
 use crate::wire::{Bytes, DecodeError, EncodeError, Reader, Writer};
 
-/// A Kafka 0.7 response error code (seed 000's table).
+/// A Kafka 0.7 response error code (the driver guide's table).
 ///
 /// The five codes coincide in number and meaning with today's Kafka codes
 /// (`UNKNOWN_SERVER_ERROR`, `OFFSET_OUT_OF_RANGE`, `CORRUPT_MESSAGE`,
@@ -73,7 +74,7 @@ impl ErrorCode07 {
     /// cbindgen:ignore
     pub const INVALID_FETCH_SIZE: ErrorCode07 = ErrorCode07(4);
 
-    /// Seed 000's name for the code ("WrongPartition"), or "Unknown code" for
+    /// The driver guide's name for the code ("WrongPartition"), or "Unknown code" for
     /// a value outside its table.
     pub fn name(self) -> &'static str {
         match self.0 {
@@ -87,7 +88,7 @@ impl ErrorCode07 {
         }
     }
 
-    /// Seed 000's description of the code.
+    /// The driver guide's description of the code.
     pub fn description(self) -> &'static str {
         match self.0 {
             -1 => "Unknown Error",
@@ -156,7 +157,7 @@ impl RequestType {
         })
     }
 
-    /// Seed 000's name ("MULTIFETCH").
+    /// The driver guide's name ("MULTIFETCH").
     pub fn name(self) -> &'static str {
         match self {
             RequestType::Produce => "PRODUCE",

@@ -1,4 +1,5 @@
-//! Broker discovery from Kafka 0.7's ZooKeeper registry (seed 000):
+//! Broker discovery from Kafka 0.7's ZooKeeper registry (Kafka 0.7's design document,
+//! "Zookeeper Directories"):
 //!
 //! ```text
 //! /brokers/ids/<broker_id>              "creator:host:port"   (ephemeral)
@@ -22,7 +23,7 @@ use std::time::Duration;
 use zookeeper::{ZkError, ZooKeeper};
 
 use crate::error::{local, Error};
-pub use crate::zk::brokers::{
+pub use crate::registry::brokers::{
     parse_registration_07 as parse_broker_registration, Broker07 as BrokerInfo, BROKER_IDS_PATH,
 };
 
@@ -47,7 +48,7 @@ fn open_session(
     stale: &Arc<AtomicBool>,
 ) -> Result<ZooKeeper, Error> {
     let flag = stale.clone();
-    crate::zk::session::open(zk_connect, timeout, move |_| {
+    crate::registry::session::open(zk_connect, timeout, move |_| {
         flag.store(true, Ordering::SeqCst)
     })
     .map_err(|e| Error::invalid_arg(format!("zookeeper {zk_connect:?}: {e}")))
@@ -106,7 +107,7 @@ impl Registry {
     /// the client answers ConnectionLoss for requests queued across a
     /// reconnect. Gives up after the registry's timeout.
     fn retry<T>(&self, op: impl FnMut(&ZooKeeper) -> Result<T, ZkError>) -> Result<T, ZkError> {
-        crate::zk::session::retry(&self.zk, self.timeout, op)
+        crate::registry::session::retry(&self.zk, self.timeout, op)
     }
 
     /// The connect string this registry reads.
@@ -266,7 +267,7 @@ impl Registry {
 
     /// Where a producer may send `topic`: the registered partitions, plus
     /// partition 0 of every live broker that does not list the topic yet
-    /// (seed 000's rule for new topics). Sorted by broker, then partition.
+    /// (the driver guide's rule for new topics). Sorted by broker, then partition.
     ///
     /// # Errors
     /// As [`Registry::registered_partitions`].

@@ -21,7 +21,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::conn::{self, io_error, ReadHalf, WriteHalf};
+use super::conn::{self, ReadHalf, WriteHalf};
+use super::errors::io_error;
 use super::sasl::Mechanism;
 use super::tls::TlsSettings;
 use crate::config::Config;

@@ -6,6 +6,7 @@ use std::io::{self, ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
+use super::errors::io_error;
 use super::tls::{TlsReader, TlsWriter};
 use crate::error::{local, Error, Result};
 
@@ -116,28 +117,6 @@ pub fn connect(addr: &str, timeout: Duration, nodelay: bool) -> Result<TcpStream
     }
     let e = last.map_or_else(|| "no address".to_string(), |e| e.to_string());
     Err(Error::transport(format!("{addr}: connect failed: {e}")))
-}
-
-/// A transport error naming the broker and what was being done (`_SSL`
-/// naming what failed when TLS did).
-pub fn io_error(broker: &str, doing: &str, e: &std::io::Error) -> Error {
-    if let Some(tls) = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
-        return Error::local(
-            local::SSL,
-            format!(
-                "{broker}: SSL {doing} failed: {}",
-                super::tls::describe(tls)
-            ),
-        );
-    }
-    let what = match e.kind() {
-        ErrorKind::UnexpectedEof => "connection closed by broker".to_string(),
-        ErrorKind::WouldBlock | ErrorKind::TimedOut => {
-            return Error::timed_out(format!("{broker}: {doing}: timed out"));
-        }
-        _ => e.to_string(),
-    };
-    Error::transport(format!("{broker}: {doing}: {what}"))
 }
 
 /// Reads one size-prefixed frame and returns its content (without the size).

@@ -5,6 +5,7 @@
 
 pub mod broker;
 pub mod conn;
+pub mod errors;
 pub mod sasl;
 pub mod tls;
 

@@ -27,6 +27,7 @@ use rustls::{
     CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore,
 };
 
+use super::errors::{describe, io_error};
 use crate::config::Config;
 use crate::error::{local, Error, Result};
 
@@ -345,36 +346,6 @@ impl ServerCertVerifier for AcceptAny {
     }
 }
 
-/// What a rustls error means to a user, naming what failed.
-pub(crate) fn describe(e: &rustls::Error) -> String {
-    match e {
-        rustls::Error::InvalidCertificate(ce) => {
-            let what = match ce {
-                CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
-                    "broker certificate has expired"
-                }
-                CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
-                    "broker certificate is not valid yet"
-                }
-                CertificateError::UnknownIssuer => {
-                    "broker certificate is signed by an unknown CA (not in ssl.ca.location)"
-                }
-                CertificateError::NotValidForName
-                | CertificateError::NotValidForNameContext { .. } => {
-                    "broker certificate does not match the host name \
-                     (ssl.endpoint.identification.algorithm=https)"
-                }
-                CertificateError::BadSignature => "broker certificate has a bad signature",
-                CertificateError::Revoked => "broker certificate is revoked",
-                _ => "broker certificate rejected",
-            };
-            format!("certificate verify failed: {what}: {ce}")
-        }
-        rustls::Error::AlertReceived(a) => format!("broker sent TLS alert {a:?}"),
-        e => e.to_string(),
-    }
-}
-
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -419,19 +390,19 @@ pub fn handshake(
             )));
         }
         sock.set_read_timeout(Some(left))
-            .map_err(|e| super::conn::io_error(broker, "handshake", &e))?;
+            .map_err(|e| io_error(broker, "handshake", &e))?;
         match conn.complete_io(&mut sock) {
             Ok((0, 0)) if conn.is_handshaking() => {
                 let eof = io::Error::from(ErrorKind::UnexpectedEof);
-                return Err(super::conn::io_error(broker, "handshake", &eof));
+                return Err(io_error(broker, "handshake", &eof));
             }
             Ok(_) => {}
-            Err(e) => return Err(super::conn::io_error(broker, "handshake", &e)),
+            Err(e) => return Err(io_error(broker, "handshake", &e)),
         }
     }
     let clone = |s: &TcpStream| {
         s.try_clone()
-            .map_err(|e| super::conn::io_error(broker, "clone socket", &e))
+            .map_err(|e| io_error(broker, "clone socket", &e))
     };
     let shared = Arc::new(Shared {
         conn: Mutex::new(conn),

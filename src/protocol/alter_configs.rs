@@ -1,5 +1,5 @@
 //! AlterConfigs (API key 33): replace resources' whole config sets (superseded
-//! by IncrementalAlterConfigs). Versions 0–2, flexible from 2; KIP-4, seed 004.
+//! by IncrementalAlterConfigs). Versions 0–2, flexible from 2; KIP-4.
 
 use super::codec::{kafka_message, kafka_struct};
 use super::Request;

@@ -1,5 +1,5 @@
 //! CreateTopics (API key 19): create topics with a partition count and
-//! replication factor or a manual assignment (KIP-4, seed 004). Versions 0–7,
+//! replication factor or a manual assignment (KIP-4). Versions 0–7,
 //! flexible from 5; v5+ responses echo the created topic's configs.
 
 use super::codec::{kafka_message, kafka_struct};

@@ -1,5 +1,5 @@
 //! DeleteAcls (API key 31): remove the ACLs matching filters, with resource
-//! pattern types from v1 (KIP-290). Versions 0–3, flexible from 2; KIP-4, seed 004.
+//! pattern types from v1 (KIP-290). Versions 0–3, flexible from 2; KIP-4.
 
 use super::codec::{kafka_message, kafka_struct};
 use super::Request;

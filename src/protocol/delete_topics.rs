@@ -1,5 +1,5 @@
 //! DeleteTopics (API key 20): delete topics by name, or from v6 by topic ID
-//! (KIP-516). Versions 0–6, flexible from 4; KIP-4, seed 004.
+//! (KIP-516). Versions 0–6, flexible from 4; KIP-4.
 
 use super::codec::{kafka_message, kafka_struct};
 use super::Request;

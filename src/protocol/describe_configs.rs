@@ -1,6 +1,6 @@
 //! DescribeConfigs (API key 32): read topic, broker and other resources'
 //! configs, with synonyms (v1+, KIP-226) and documentation (v3+, KIP-569).
-//! Versions 0–4, flexible from 4; KIP-4, seed 004.
+//! Versions 0–4, flexible from 4; KIP-4.
 
 use super::codec::{kafka_message, kafka_struct};
 use super::Request;

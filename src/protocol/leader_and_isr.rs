@@ -1,5 +1,5 @@
 //! LeaderAndIsr (API key 4, controller → broker): partition leadership and ISR.
-//! Versions 0–7, flexible from 4; topic IDs from v5 (KIP-516, seed 002).
+//! Versions 0–7, flexible from 4; topic IDs from v5 (KIP-516).
 
 use super::codec::{kafka_message, kafka_struct};
 use super::Request;

@@ -1,5 +1,5 @@
-//! Metadata (API key 3): brokers, topics (with topic IDs from v10, KIP-516 and
-//! seed 002), partitions, leaders and replicas. Versions 0–12, flexible from 9.
+//! Metadata (API key 3): brokers, topics (with topic IDs from v10,
+//! KIP-516), partitions, leaders and replicas. Versions 0–12, flexible from 9.
 
 use super::codec::{kafka_message, kafka_struct};
 use super::Request;

@@ -67,6 +67,7 @@ pub mod sync_group;
 pub mod txn_offset_commit;
 pub mod update_metadata;
 
+pub use crate::api_keys::{api_name, API_NAMES};
 pub use error_code::{ErrorAction, KafkaCode};
 pub use header::{RequestHeader, ResponseHeader};
 
@@ -213,105 +214,4 @@ pub fn decode_response<R: Request>(
         .map_err(|e| e.in_api(R::API_KEY, version))?;
     let body = R::Response::decode(r, version)?;
     Ok((header, body))
-}
-
-/// Every API key Kafka defines, with its name.
-///
-/// cbindgen:ignore
-pub const API_NAMES: &[(i16, &str)] = &[
-    (0, "Produce"),
-    (1, "Fetch"),
-    (2, "ListOffsets"),
-    (3, "Metadata"),
-    (4, "LeaderAndIsr"),
-    (5, "StopReplica"),
-    (6, "UpdateMetadata"),
-    (7, "ControlledShutdown"),
-    (8, "OffsetCommit"),
-    (9, "OffsetFetch"),
-    (10, "FindCoordinator"),
-    (11, "JoinGroup"),
-    (12, "Heartbeat"),
-    (13, "LeaveGroup"),
-    (14, "SyncGroup"),
-    (15, "DescribeGroups"),
-    (16, "ListGroups"),
-    (17, "SaslHandshake"),
-    (18, "ApiVersions"),
-    (19, "CreateTopics"),
-    (20, "DeleteTopics"),
-    (21, "DeleteRecords"),
-    (22, "InitProducerId"),
-    (23, "OffsetForLeaderEpoch"),
-    (24, "AddPartitionsToTxn"),
-    (25, "AddOffsetsToTxn"),
-    (26, "EndTxn"),
-    (27, "WriteTxnMarkers"),
-    (28, "TxnOffsetCommit"),
-    (29, "DescribeAcls"),
-    (30, "CreateAcls"),
-    (31, "DeleteAcls"),
-    (32, "DescribeConfigs"),
-    (33, "AlterConfigs"),
-    (34, "AlterReplicaLogDirs"),
-    (35, "DescribeLogDirs"),
-    (36, "SaslAuthenticate"),
-    (37, "CreatePartitions"),
-    (38, "CreateDelegationToken"),
-    (39, "RenewDelegationToken"),
-    (40, "ExpireDelegationToken"),
-    (41, "DescribeDelegationToken"),
-    (42, "DeleteGroups"),
-    (43, "ElectLeaders"),
-    (44, "IncrementalAlterConfigs"),
-    (45, "AlterPartitionReassignments"),
-    (46, "ListPartitionReassignments"),
-    (47, "OffsetDelete"),
-    (48, "DescribeClientQuotas"),
-    (49, "AlterClientQuotas"),
-    (50, "DescribeUserScramCredentials"),
-    (51, "AlterUserScramCredentials"),
-    (52, "Vote"),
-    (53, "BeginQuorumEpoch"),
-    (54, "EndQuorumEpoch"),
-    (55, "DescribeQuorum"),
-    (56, "AlterPartition"),
-    (57, "UpdateFeatures"),
-    (58, "Envelope"),
-    (59, "FetchSnapshot"),
-    (60, "DescribeCluster"),
-    (61, "DescribeProducers"),
-    (63, "BrokerHeartbeat"),
-    (64, "UnregisterBroker"),
-    (65, "DescribeTransactions"),
-    (66, "ListTransactions"),
-    (67, "AllocateProducerIds"),
-    (68, "ConsumerGroupHeartbeat"),
-    (69, "ConsumerGroupDescribe"),
-    (70, "ControllerRegistration"),
-    (71, "GetTelemetrySubscriptions"),
-    (72, "PushTelemetry"),
-    (73, "AssignReplicasToDirs"),
-    (74, "ListClientMetricsResources"),
-    (75, "DescribeTopicPartitions"),
-    (76, "ShareGroupHeartbeat"),
-    (77, "ShareGroupDescribe"),
-    (78, "ShareFetch"),
-    (79, "ShareAcknowledge"),
-    (80, "AddRaftVoter"),
-    (81, "RemoveRaftVoter"),
-    (82, "UpdateRaftVoter"),
-    (83, "InitializeShareGroupState"),
-    (84, "ReadShareGroupState"),
-    (85, "WriteShareGroupState"),
-    (86, "DeleteShareGroupState"),
-    (87, "ReadShareGroupStateSummary"),
-];
-
-/// The name of an API key, or "Unknown".
-pub fn api_name(key: i16) -> &'static str {
-    API_NAMES
-        .iter()
-        .find(|(k, _)| *k == key)
-        .map_or("Unknown", |(_, n)| n)
 }

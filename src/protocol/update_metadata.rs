@@ -1,5 +1,5 @@
 //! UpdateMetadata (API key 6, controller → broker): the cluster metadata a
-//! broker caches. Versions 0–8, flexible from 6; topic IDs from v7 (KIP-516, seed 002).
+//! broker caches. Versions 0–8, flexible from 6; topic IDs from v7 (KIP-516).
 
 use super::codec::{kafka_message, kafka_struct};
 use super::Request;

@@ -461,7 +461,7 @@ mod tests {
         let mut keys: Vec<i16> = ours.iter().map(|r| r.api_key).collect();
         keys.dedup();
         assert_eq!(keys.len(), ours.len(), "an API key appears twice");
-        // the test broker's Produce and Fetch ranges (TEST-SERVICES.md)
+        // the test broker's Produce and Fetch ranges (docs/TEST-SERVICES.md)
         let broker = BrokerApis::from_ranges([ApiRange::new(0, 3, 11), ApiRange::new(1, 0, 17)]);
         let produce = ours.iter().find(|r| r.api_key == 0).unwrap();
         assert_eq!(broker.pick(0, produce.min, produce.max), Some(11));

@@ -1,5 +1,6 @@
 //! The ZooKeeper-balanced consumer: Kafka 0.8's high-level consumer
-//! (`ZookeeperConsumerConnector`, seed 000's "consumer rebalancing") on
+//! (`ZookeeperConsumerConnector`; the "Consumer rebalancing algorithm" of
+//! Kafka's 0.7/0.8 design document) on
 //! top of gregor's fetcher ([`Consumer`]).
 //!
 //! ```text
@@ -57,12 +58,12 @@ use std::time::{Duration, Instant};
 use zookeeper::{Acl, CreateMode, ZkError, ZkState, ZooKeeper};
 
 use super::groups::{member_json, parse_member, GroupMember};
-use super::inspect::parse_topic;
-use super::session;
 use crate::config::{Config, Role};
 use crate::consumer::{Consumer, TopicPartitionOffset};
 use crate::error::{local, Error, Result};
 use crate::message::{offset, Message};
+use crate::registry::inspect::parse_topic;
+use crate::registry::session;
 
 /// Properties the balanced consumer reads itself and keeps from its fetcher.
 const OWN_PROPS: &[&str] = &[
@@ -523,7 +524,7 @@ impl Inner {
     }
 
     /// Creates the missing nodes of `path`, each with this member's id as
-    /// its data (seed 000: intermediate nodes name their creator).
+    /// its data (intermediate nodes name their creator).
     fn ensure_path(&self, zk: &ZooKeeper, path: &str) -> Result<()> {
         let ends = path
             .match_indices('/')
@@ -783,7 +784,7 @@ impl Inner {
     /// Reads the group and the topics, and watches them.
     fn view(&self, zk: &ZooKeeper) -> Result<View> {
         let t = self.timeout;
-        let brokers = session::children(zk, t, super::brokers::BROKER_IDS_PATH, true)?;
+        let brokers = session::children(zk, t, crate::registry::brokers::BROKER_IDS_PATH, true)?;
         let dir = format!("/consumers/{}/ids", self.group);
         let mut members = Vec::new();
         for id in session::children(zk, t, &dir, true)? {
@@ -1037,7 +1038,7 @@ impl Inner {
                     Ok(o) if o >= 0 => Ok(o),
                     // Kafka writes only offsets; anything else starts from the reset policy.
                     _ => {
-                        self.report(super::json::bad_node(
+                        self.report(crate::registry::json::bad_node(
                             &path,
                             format!("{s:?} is not an offset; using auto.offset.reset"),
                         ));

@@ -1,5 +1,6 @@
 //! Legacy consumer groups: the ones Kafka's ZooKeeper-based high-level
-//! consumer kept in ZooKeeper (seed 003):
+//! consumer kept in ZooKeeper (Kafka's ZooKeeper layout: `kafka.zk.ZkData`,
+//! and the Kafka wiki's "Kafka data structures in Zookeeper"):
 //!
 //! ```text
 //! /consumers/<g>/ids/<consumer_id>          {"version":1,"subscription":{"t":1},"pattern":"white_list","timestamp":"…"}  (ephemeral)
@@ -14,9 +15,6 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use super::inspect::ZkClient;
-use super::json::{self, bad, bad_node};
-use super::session;
 use crate::cluster::Cluster;
 use crate::error::{local, Error};
 use crate::protocol::offset_commit::{
@@ -24,6 +22,9 @@ use crate::protocol::offset_commit::{
 };
 use crate::protocol::offset_fetch::{OffsetFetchRequest, OffsetFetchRequestGroup};
 use crate::protocol::KafkaCode;
+use crate::registry::inspect::ZkClient;
+use crate::registry::json::{self, bad, bad_node};
+use crate::registry::session;
 
 /// A member's registration, `/consumers/<g>/ids/<id>`.
 #[derive(Debug, Clone, PartialEq, Eq)]

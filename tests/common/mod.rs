@@ -1,12 +1,21 @@
-//! Shared by the integration tests: the broker under test and small helpers.
+//! Shared by the integration tests: the services under test and small helpers.
 //! The broker is the one `scripts/services.sh start` runs (127.0.0.1:9092),
-//! or `$GREGOR_TEST_BROKER`. These tests fail, not skip, when it is down.
+//! or `$GREGOR_TEST_BROKER`; ZooKeeper 127.0.0.1:2181 or
+//! `$GREGOR_TEST_ZOOKEEPER`. A test that needs one begins with
+//! `if !common::broker_up() { return; }` (or `zookeeper_up`): without the
+//! service it is skipped, with one line on stderr per test binary, so
+//! `cargo test` on a fresh clone runs the codec and scripted-broker tests;
+//! under `CI=true` a missing service fails the test instead.
 #![allow(dead_code)]
 
 pub mod proxy;
 pub mod tansu;
 
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::net::{TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use gregor::cluster::{Cluster, Purpose};
@@ -16,6 +25,63 @@ use gregor::protocol::create_topics::{CreatableTopic, CreateTopicsRequest};
 /// host:port of the broker under test.
 pub fn broker() -> String {
     std::env::var("GREGOR_TEST_BROKER").unwrap_or_else(|_| "127.0.0.1:9092".to_string())
+}
+
+/// host:port of the ZooKeeper under test.
+pub fn zookeeper() -> String {
+    std::env::var("GREGOR_TEST_ZOOKEEPER").unwrap_or_else(|_| "127.0.0.1:2181".to_string())
+}
+
+/// Whether `what` accepts connections at `addr`. When it does not: under
+/// `CI=true` a panic (a missing service is a failure there), otherwise
+/// `false` after one line on stderr per service and test binary, written
+/// past the test harness's capture so `cargo test` shows it.
+pub fn service_up(what: &str, addr: &str) -> bool {
+    let up = addr.to_socket_addrs().is_ok_and(|mut a| {
+        a.any(|a| TcpStream::connect_timeout(&a, Duration::from_secs(2)).is_ok())
+    });
+    if up {
+        return true;
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "{what} is not answering at {addr} (CI=true: start it with scripts/services.sh start)"
+        );
+    }
+    static SAID: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    if SAID
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(what.to_string())
+    {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: the tests of this file that need {what} ({addr} is not answering; \
+             start it with scripts/services.sh start, or set CI=true to fail instead)"
+        );
+    }
+    false
+}
+
+/// Whether the test broker answers (see [`service_up`]).
+pub fn broker_up() -> bool {
+    service_up("the test broker", &broker())
+}
+
+/// Whether the test ZooKeeper answers (see [`service_up`]).
+pub fn zookeeper_up() -> bool {
+    service_up("the test ZooKeeper", &zookeeper())
+}
+
+/// Runs the `gregor` binary with `args` and no stdin: (exit code, stdout,
+/// stderr). The command-line code lives in the binary, not the library.
+pub fn run_gregor(args: &[&str]) -> (i32, Vec<u8>, Vec<u8>) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gregor"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run the gregor binary");
+    (out.status.code().unwrap_or(-1), out.stdout, out.stderr)
 }
 
 /// A configuration pointing at the test broker, plus `extra`.

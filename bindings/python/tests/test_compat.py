@@ -266,7 +266,7 @@ class Compat(unittest.TestCase):
             desc = self.admin.describe_consumer_groups([group])[group].result(TIMEOUT)
             self.assertEqual(desc.group_id, group)
             # (members are not asserted: the test broker's DescribeGroups answer
-            # is incomplete there, TEST-SERVICES.md)
+            # is incomplete there, docs/TEST-SERVICES.md)
             self.assertEqual(desc.state, kafka.ConsumerGroupState.STABLE)
             self.assertGreaterEqual(desc.coordinator.id, 0)
             with self.assertRaises(KafkaException) as cm:

@@ -17,7 +17,8 @@ use std::fmt;
 use std::io::{ErrorKind, Write};
 use std::time::{Duration, Instant};
 
-use super::conn::{self, io_error, ReadHalf, WriteHalf};
+use super::conn::{self, ReadHalf, WriteHalf};
+use super::errors::io_error;
 use crate::config::Config;
 use crate::error::{local, Error, Result};
 use crate::protocol::sasl_authenticate::SaslAuthenticateRequest;

@@ -14,13 +14,13 @@
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
-use super::client::{Client, Options};
-use super::message::{MAGIC_0, MAGIC_1};
-use super::producer::Producer07;
-use super::protocol::{EARLIEST_TIME, LATEST_TIME};
-use super::zk::Registry;
-use crate::compression::Codec;
-use crate::error::Error;
+use gregor::compression::Codec;
+use gregor::error::Error;
+use gregor::legacy07::client::{Client, Options};
+use gregor::legacy07::message::{MAGIC_0, MAGIC_1};
+use gregor::legacy07::producer::Producer07;
+use gregor::legacy07::protocol::{EARLIEST_TIME, LATEST_TIME};
+use gregor::legacy07::zk::Registry;
 
 const USAGE: &str = "\
 usage: gregor legacy07 COMMAND [OPTIONS]   (Kafka 0.7 brokers)
@@ -212,7 +212,7 @@ impl From<Error> for Failure {
 impl From<std::io::Error> for Failure {
     fn from(e: std::io::Error) -> Self {
         Failure::Error(Error::local(
-            crate::error::local::FAIL,
+            gregor::error::local::FAIL,
             format!("output: {e}"),
         ))
     }

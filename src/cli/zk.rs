@@ -29,11 +29,11 @@
 use std::io::Write;
 use std::time::Duration;
 
-use super::groups::{migrate, Direction};
-use super::inspect::ZkClient;
-use crate::cluster::Cluster;
-use crate::config::Config;
-use crate::error::Error;
+use gregor::cluster::Cluster;
+use gregor::config::Config;
+use gregor::error::Error;
+use gregor::registry::inspect::ZkClient;
+use gregor::zk::groups::{migrate, Direction};
 
 const USAGE: &str = "usage: gregor zk -z HOST:PORT[/chroot] [-t SESSION_MS] \
 (brokers | topics | topic TOPIC | controller | admin | groups | group GROUP | \
@@ -104,7 +104,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 }
 
 fn io(e: std::io::Error) -> Error {
-    Error::local(crate::error::local::FAIL, format!("write: {e}"))
+    Error::local(gregor::error::local::FAIL, format!("write: {e}"))
 }
 
 fn ids(v: &[i32]) -> String {
@@ -153,7 +153,7 @@ fn command(
         ["topic", t] => {
             let Some(a) = zk.topic(t)? else {
                 return Err(Error::local(
-                    crate::error::local::UNKNOWN_TOPIC,
+                    gregor::error::local::UNKNOWN_TOPIC,
                     format!("no topic {t} under /brokers/topics"),
                 ));
             };
@@ -333,22 +333,15 @@ fn command(
             Some(d) => writeln!(out, "{}", String::from_utf8_lossy(&d)).map_err(io)?,
             None => {
                 return Err(Error::local(
-                    crate::error::local::FAIL,
+                    gregor::error::local::FAIL,
                     format!("no node {path}"),
                 ))
             }
         },
         ["put", path, data @ ..] if data.len() <= 1 && path.starts_with('/') => {
-            let data = data.first().copied().unwrap_or("");
-            super::session::upsert(&zk.zk, zk.timeout, path, data.as_bytes())?;
+            zk.put(path, data.first().copied().unwrap_or("").as_bytes())?;
         }
-        ["delete", path] if path.starts_with('/') && *path != "/" => {
-            use zookeeper::ZooKeeperExt;
-            match super::session::retry(&zk.zk, zk.timeout, |z| z.delete_recursive(path)) {
-                Ok(()) | Err(zookeeper::ZkError::NoNode) => {}
-                Err(e) => return Err(super::session::error(&format!("delete {path}"), e)),
-            }
-        }
+        ["delete", path] if path.starts_with('/') && *path != "/" => zk.delete_recursive(path)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -403,7 +396,7 @@ fn consume(
     if topics.is_empty() || !cfg.is_set("group.id") {
         return Ok(false);
     }
-    let c = super::balanced::BalancedConsumer::new(&cfg, &topics)?;
+    let c = gregor::zk::balanced::BalancedConsumer::new(&cfg, &topics)?;
     let mut n = 0u64;
     let result = loop {
         if count.is_some_and(|c| n >= c) {
@@ -415,7 +408,7 @@ fn consume(
             Err(e) => break Err(e),
         };
         if let Some(e) = &m.error {
-            if e.code() != crate::error::local::PARTITION_EOF {
+            if e.code() != gregor::error::local::PARTITION_EOF {
                 let _ = writeln!(err, "% ERROR: {} [{}]: {e}", m.topic, m.partition);
             }
             continue;

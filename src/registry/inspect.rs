@@ -284,6 +284,28 @@ impl ZkClient {
         session::get(&self.zk, self.timeout, path, false)
     }
 
+    /// Writes `data` into the persistent znode `path`, creating it and its
+    /// parents when missing.
+    ///
+    /// # Errors
+    /// ZooKeeper failures.
+    pub fn put(&self, path: &str, data: &[u8]) -> Result<(), Error> {
+        session::upsert(&self.zk, self.timeout, path, data)
+    }
+
+    /// Deletes the znode `path` and everything under it; a missing node is
+    /// no error.
+    ///
+    /// # Errors
+    /// ZooKeeper failures.
+    pub fn delete_recursive(&self, path: &str) -> Result<(), Error> {
+        use zookeeper::ZooKeeperExt;
+        match session::retry(&self.zk, self.timeout, |z| z.delete_recursive(path)) {
+            Ok(()) | Err(zookeeper::ZkError::NoNode) => Ok(()),
+            Err(e) => Err(session::error(&format!("delete {path}"), e)),
+        }
+    }
+
     /// The children of a znode, sorted (empty if absent).
     ///
     /// # Errors

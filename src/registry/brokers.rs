@@ -1,7 +1,7 @@
 //! Broker registrations under `/brokers/ids/<id>`, in every format Kafka
 //! wrote:
 //!
-//! - Kafka 0.7 (seed 000): `creator:host:port`;
+//! - Kafka 0.7 (its design document's "Zookeeper Directories"): `creator:host:port`;
 //! - JSON version 1 (0.8.0–0.8.2): `host`, `port`, `jmx_port`, `timestamp`;
 //! - version 2 (0.9): adds `endpoints` (`"PLAINTEXT://host:port"`);
 //! - version 3 (0.10): adds `rack`;
@@ -132,7 +132,8 @@ impl Broker07 {
 }
 
 /// Parses a Kafka 0.7 `/brokers/ids/<id>` value, "creator:host:port". As
-/// seed 000 says, split on ':' and take the host from the second element;
+/// the Kafka wiki's "Writing a Driver for Kafka" says, split on ':' and take
+/// the host from the second element;
 /// an IPv6 host (more colons) is everything between the first and the last.
 ///
 /// # Errors
@@ -318,7 +319,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn version_5_from_seed_003() {
+    fn version_5_as_kafka_writes_it() {
         let b = parse_registration(
             0,
             br#"{"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},

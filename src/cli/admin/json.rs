@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::error::{code_name, Error};
+use gregor::error::{code_name, Error};
 
 /// A JSON value.
 #[derive(Debug, Clone, PartialEq)]
@@ -169,7 +169,7 @@ pub(crate) fn error(e: &Error) -> J {
 }
 
 /// The error of a result, or null.
-pub(crate) fn error_of<T>(r: &crate::error::Result<T>) -> J {
+pub(crate) fn error_of<T>(r: &gregor::error::Result<T>) -> J {
     r.as_ref().err().map_or(J::Null, error)
 }
 

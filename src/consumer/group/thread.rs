@@ -1,0 +1,790 @@
+//! The coordinator thread of a group member: it finds the coordinator,
+//! joins and syncs (eager or cooperative), heartbeats, commits
+//! automatically and on request, refreshes the subscription's metadata and
+//! leaves, handing rebalances and commit results to `poll` as
+//! [`GroupEvent`]s. The group's state and the requests it shares with the
+//! application's calls are in the parent module.
+
+use super::*;
+
+/// What the coordinator thread does next.
+enum Action {
+    AsyncCommit(Option<Vec<TopicPartitionOffset>>),
+    AutoCommit,
+    Leave,
+    MaxPoll,
+    Join,
+    Heartbeat,
+    Refresh,
+}
+
+/// Why a join round ended without a generation.
+enum JoinFailed {
+    /// Try again at once (new member id, rebalance in progress...).
+    Again,
+    /// Try again after a backoff.
+    Backoff(Error),
+    /// Stop: fatal.
+    Fatal(Error),
+    /// The consumer is closing.
+    Closing,
+}
+
+/// The coordinator thread of one consumer.
+pub(crate) struct Coordinator {
+    group: Arc<Group>,
+    shared: Arc<Shared>,
+    cluster: Cluster,
+    next_hb: Instant,
+    next_commit: Instant,
+    next_refresh: Instant,
+    last_hb_ok: Instant,
+    join_backoff: Duration,
+    join_retry_at: Option<Instant>,
+}
+
+impl Coordinator {
+    pub fn new(group: Arc<Group>, shared: Arc<Shared>, cluster: Cluster) -> Self {
+        let now = Instant::now();
+        let s = &group.settings;
+        Coordinator {
+            next_hb: now,
+            next_commit: now + s.auto_commit_interval,
+            next_refresh: now + s.refresh_interval,
+            last_hb_ok: now,
+            join_backoff: Duration::from_millis(100),
+            join_retry_at: None,
+            group,
+            shared,
+            cluster,
+        }
+    }
+
+    /// Runs until the consumer closes.
+    pub fn run(mut self) {
+        while let Some(a) = self.next_action() {
+            match a {
+                Action::AsyncCommit(offsets) => self.async_commit(offsets),
+                Action::AutoCommit => self.auto_commit(),
+                Action::Leave => self.unsubscribe(),
+                Action::MaxPoll => self.max_poll_exceeded(),
+                Action::Join => self.join(),
+                Action::Heartbeat => self.heartbeat(),
+                Action::Refresh => self.refresh(),
+            }
+        }
+        let mut m = self.group.lock();
+        m.exited = true;
+        drop(m);
+        self.group.cv.notify_all();
+    }
+
+    fn next_action(&mut self) -> Option<Action> {
+        let group = self.group.clone();
+        let s = &group.settings;
+        let mut m = group.lock();
+        loop {
+            if m.closing {
+                return None;
+            }
+            let now = Instant::now();
+            if let Some(c) = m.async_commits.pop_front() {
+                return Some(Action::AsyncCommit(c));
+            }
+            let mut wake = now + Duration::from_secs(1);
+            if s.auto_commit {
+                if now >= self.next_commit {
+                    self.next_commit = now + s.auto_commit_interval;
+                    return Some(Action::AutoCommit);
+                }
+                wake = wake.min(self.next_commit);
+            }
+            if m.leave {
+                m.leave = false;
+                return Some(Action::Leave);
+            }
+            let subscribed = !m.sub.given.is_empty() && m.fatal.is_none();
+            if subscribed && !group.poll_exceeded.load(Ordering::Acquire) {
+                if (m.joined || !m.member_id.is_empty()) && group.poll_overdue() {
+                    return Some(Action::MaxPoll);
+                }
+                wake = wake.min(group.poll_deadline());
+                if m.refresh_now || now >= self.next_refresh {
+                    m.refresh_now = false;
+                    self.next_refresh = now + s.refresh_interval;
+                    return Some(Action::Refresh);
+                }
+                wake = wake.min(self.next_refresh);
+                if m.rejoin || !m.joined {
+                    match self.join_retry_at {
+                        Some(t) if t > now => wake = wake.min(t),
+                        _ => return Some(Action::Join),
+                    }
+                } else if now >= self.next_hb {
+                    return Some(Action::Heartbeat);
+                } else {
+                    wake = wake.min(self.next_hb);
+                }
+            }
+            m = group
+                .cv
+                .wait_timeout(m, wake.saturating_duration_since(now))
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+    }
+
+    fn cooperative(&self) -> bool {
+        self.group.settings.cooperative()
+    }
+
+    /// Queues an event for poll; returns its id.
+    fn post(&self, event: RebalanceEvent) -> u64 {
+        let id = {
+            let mut m = self.group.lock();
+            m.next_event += 1;
+            m.next_event
+        };
+        let mut st = self.shared.lock();
+        st.group_events.push_back(GroupEvent::Rebalance {
+            id,
+            event,
+            cooperative: self.cooperative(),
+        });
+        drop(st);
+        self.shared.data.notify_all();
+        id
+    }
+
+    /// Queues an error for poll.
+    fn report(&self, e: Error) {
+        let mut st = self.shared.lock();
+        st.events
+            .push_back(Message::event(Arc::from(""), -1, -1, e));
+        drop(st);
+        self.shared.data.notify_all();
+    }
+
+    /// Waits until poll served event `id` (or the consumer closes, or the
+    /// application stopped polling for good).
+    fn wait_handled(&self, id: u64) {
+        let mut m = self.group.lock();
+        while m.handled < id && !m.closing && !self.group.poll_overdue() {
+            m = self
+                .group
+                .cv
+                .wait_timeout(m, Duration::from_millis(100))
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+    }
+
+    /// Gives partitions up: commits their stored offsets first (unless
+    /// lost), through the rebalance callback in poll when there is one.
+    fn give_up(&self, parts: BTreeSet<(String, i32)>, lost: bool) {
+        if parts.is_empty() {
+            return;
+        }
+        self.group.lock().owned.retain(|p| !parts.contains(p));
+        if self.group.has_rebalance_cb.load(Ordering::Acquire) {
+            let ev = if lost {
+                RebalanceEvent::Lost(tpos(&parts))
+            } else {
+                RebalanceEvent::Revoked(tpos(&parts))
+            };
+            let id = self.post(ev);
+            if !lost {
+                self.wait_handled(id);
+            }
+        } else {
+            let stored = take_parts(&self.shared, &keys(&parts));
+            if !lost && self.group.settings.auto_commit && !stored.is_empty() {
+                let deadline = Instant::now() + self.group.settings.socket_timeout;
+                let r = commit(&self.group, &self.cluster, &self.shared, &stored, deadline);
+                self.commit_result(r, stored);
+            }
+        }
+    }
+
+    /// Takes partitions on (through the rebalance callback when there is one).
+    fn take_on(&self, parts: &BTreeSet<(String, i32)>, whole: bool) {
+        if self.group.has_rebalance_cb.load(Ordering::Acquire) {
+            self.post(RebalanceEvent::Assigned(tpos(parts)));
+            return;
+        }
+        let tps = tpos(parts);
+        let r = if whole {
+            crate::consumer::assign_parts(&self.shared, &tps, false)
+        } else {
+            crate::consumer::assign_parts(&self.shared, &tps, true)
+        };
+        if let Err(e) = r {
+            self.report(e);
+        }
+    }
+
+    fn commit_result(
+        &self,
+        r: Result<Vec<TopicPartitionOffset>>,
+        asked: Vec<TopicPartitionOffset>,
+    ) {
+        if !self.group.has_commit_cb.load(Ordering::Acquire) {
+            return;
+        }
+        let (result, offsets) = match r {
+            Ok(entries) => (first_error(&entries), entries),
+            Err(e) => (Err(e), asked),
+        };
+        let mut st = self.shared.lock();
+        st.group_events
+            .push_back(GroupEvent::Commit { result, offsets });
+        drop(st);
+        self.shared.data.notify_all();
+    }
+
+    fn auto_commit(&mut self) {
+        let offsets = uncommitted(&self.shared, None);
+        if offsets.is_empty() {
+            return;
+        }
+        let deadline = Instant::now() + self.group.settings.socket_timeout;
+        let r = commit(&self.group, &self.cluster, &self.shared, &offsets, deadline);
+        self.commit_result(r, offsets);
+    }
+
+    fn async_commit(&mut self, offsets: Option<Vec<TopicPartitionOffset>>) {
+        let offsets = offsets.unwrap_or_else(|| uncommitted(&self.shared, None));
+        let deadline = Instant::now() + self.group.settings.socket_timeout;
+        let r = if offsets.is_empty() {
+            Err(Error::local(local::NO_OFFSET, "no offsets to commit"))
+        } else {
+            commit(&self.group, &self.cluster, &self.shared, &offsets, deadline)
+        };
+        if !self.group.has_commit_cb.load(Ordering::Acquire) {
+            return;
+        }
+        let (result, offsets) = match r {
+            Ok(entries) => (first_error(&entries), entries),
+            Err(e) => (Err(e), offsets),
+        };
+        let mut st = self.shared.lock();
+        st.group_events
+            .push_back(GroupEvent::Commit { result, offsets });
+        drop(st);
+        self.shared.data.notify_all();
+    }
+
+    /// Unsubscribe: give everything up and leave.
+    fn unsubscribe(&mut self) {
+        let owned = std::mem::take(&mut self.group.lock().owned);
+        self.give_up(owned, false);
+        self.leave_now();
+    }
+
+    /// LeaveGroup (not for static members) and forget the generation.
+    fn leave_now(&mut self) {
+        let member_id = {
+            let mut m = self.group.lock();
+            m.joined = false;
+            m.generation = -1;
+            std::mem::take(&mut m.member_id)
+        };
+        if !member_id.is_empty() && self.group.settings.instance_id.is_none() {
+            let deadline = Instant::now()
+                + self
+                    .group
+                    .settings
+                    .socket_timeout
+                    .min(Duration::from_secs(10));
+            let _ = leave(&self.group, &self.cluster, &member_id, deadline);
+        }
+    }
+
+    fn max_poll_exceeded(&mut self) {
+        let owned = std::mem::take(&mut self.group.lock().owned);
+        self.leave_now();
+        self.group.poll_exceeded.store(true, Ordering::Release);
+        self.report(Error::local(
+            local::MAX_POLL_EXCEEDED,
+            format!(
+                "Application maximum poll interval ({}ms) exceeded by the application: leaving group {:?}; the next poll rejoins",
+                self.group.settings.max_poll_interval.as_millis(),
+                self.group.settings.group_id
+            ),
+        ));
+        self.give_up(owned, true);
+    }
+
+    /// The session is gone (error or timeout): the partitions are lost.
+    fn lose(&mut self, forget_member: bool) {
+        let owned = {
+            let mut m = self.group.lock();
+            m.joined = false;
+            m.rejoin = true;
+            m.generation = -1;
+            if forget_member {
+                m.member_id.clear();
+            }
+            std::mem::take(&mut m.owned)
+        };
+        self.give_up(owned, true);
+    }
+
+    fn fenced(&mut self, e: Error) {
+        self.lose(false);
+        self.group.lock().fatal = Some(e.clone());
+        self.report(e);
+    }
+
+    fn heartbeat(&mut self) {
+        let group = self.group.clone();
+        let s = &group.settings;
+        let now = Instant::now();
+        self.next_hb = now + s.heartbeat_interval;
+        let deadline = now + s.socket_timeout.min(s.session_timeout);
+        let (member_id, generation) = {
+            let m = self.group.lock();
+            (m.member_id.clone(), m.generation)
+        };
+        let r = coordinator(&self.group, &self.cluster, deadline).and_then(|conn| {
+            let version = conn.version_for::<HeartbeatRequest>(deadline)?;
+            let req = HeartbeatRequest {
+                group_id: s.group_id.clone(),
+                generation_id: generation,
+                member_id,
+                group_instance_id: s.instance_id.clone(),
+                ..Default::default()
+            };
+            conn.send_at(&req, version, deadline)?.wait_until(deadline)
+        });
+        let code = match r {
+            Ok(resp) => KafkaCode(resp.error_code),
+            Err(e) => {
+                self.coordinator_lost(&e);
+                return;
+            }
+        };
+        match code {
+            KafkaCode::NONE => self.last_hb_ok = Instant::now(),
+            KafkaCode::REBALANCE_IN_PROGRESS => {
+                self.last_hb_ok = Instant::now();
+                self.group.lock().rejoin = true;
+            }
+            KafkaCode::ILLEGAL_GENERATION => self.lose(false),
+            KafkaCode::UNKNOWN_MEMBER_ID => self.lose(true),
+            KafkaCode::FENCED_INSTANCE_ID => self.fenced(Error::kafka(
+                code,
+                format!(
+                    "group {:?}: another consumer took group.instance.id {:?}",
+                    s.group_id,
+                    s.instance_id.as_deref().unwrap_or("")
+                ),
+            )),
+            c if coordinator_moved(c) => {
+                self.coordinator_lost(&Error::kafka(c, "heartbeat"));
+            }
+            c => {
+                self.report(Error::kafka(
+                    c,
+                    format!("heartbeat in group {:?}", s.group_id),
+                ));
+            }
+        }
+    }
+
+    /// The coordinator went away: find it again soon; past the session
+    /// timeout the partitions are lost.
+    fn coordinator_lost(&mut self, _e: &Error) {
+        self.group.lock().coord = None;
+        let group = self.group.clone();
+        let s = &group.settings;
+        self.next_hb = Instant::now() + Duration::from_millis(200).min(s.heartbeat_interval);
+        if self.last_hb_ok.elapsed() > s.session_timeout {
+            self.lose(false);
+        }
+    }
+
+    /// Re-reads the subscribed topics (regex matches) and partition counts;
+    /// a change rejoins.
+    fn refresh(&mut self) {
+        let group = self.group.clone();
+        let s = &group.settings;
+        let (has_patterns, mut topics, known) = {
+            let m = self.group.lock();
+            let mut t: BTreeSet<String> = m.sub.names.clone();
+            if m.leader {
+                t.extend(m.counts.keys().cloned());
+            }
+            (!m.sub.patterns.is_empty(), t, m.counts.clone())
+        };
+        let meta = if has_patterns {
+            self.cluster.fetch_metadata(None, false, s.socket_timeout)
+        } else if topics.is_empty() {
+            return;
+        } else {
+            let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+            self.cluster
+                .fetch_metadata(Some(&names), false, s.socket_timeout)
+        };
+        let Ok(meta) = meta else { return };
+        let mut m = self.group.lock();
+        if has_patterns {
+            let matched: BTreeSet<String> = meta
+                .topics
+                .values()
+                .filter(|t| !t.is_internal && t.error.is_ok() && m.sub.matches(&t.name))
+                .map(|t| t.name.clone())
+                .collect();
+            let mut now_topics = m.sub.names.clone();
+            now_topics.extend(matched);
+            if now_topics != m.topics {
+                m.topics = now_topics.clone();
+                m.rejoin = true;
+            }
+            topics.extend(now_topics);
+        }
+        let mut counts = BTreeMap::new();
+        for t in &topics {
+            if let Some(info) = meta.topics.get(t).filter(|i| i.error.is_ok()) {
+                counts.insert(t.clone(), info.partitions.len() as i32);
+            }
+        }
+        let changed = counts
+            .iter()
+            .any(|(t, n)| known.get(t).is_some_and(|k| k != n))
+            || (m.joined
+                && counts
+                    .keys()
+                    .any(|t| m.topics.contains(t) && !known.contains_key(t)));
+        for (t, n) in counts {
+            m.counts.insert(t, n);
+        }
+        if changed {
+            m.rejoin = true;
+        }
+        drop(m);
+        self.group.cv.notify_all();
+    }
+
+    fn join(&mut self) {
+        // eager: everything goes back before joining
+        if !self.cooperative() {
+            let owned = std::mem::take(&mut self.group.lock().owned);
+            self.give_up(owned, false);
+        }
+        match self.join_round() {
+            Ok(()) => {
+                self.join_backoff = Duration::from_millis(100);
+                self.join_retry_at = None;
+                self.group.lock().last_error = None;
+            }
+            Err(JoinFailed::Again) => {}
+            Err(JoinFailed::Closing) => {}
+            Err(JoinFailed::Backoff(e)) => {
+                let mut m = self.group.lock();
+                let code = e.code();
+                let new = m.last_error != Some(code);
+                m.last_error = Some(code);
+                drop(m);
+                // transport trouble is retried quietly, as librdkafka
+                if new && e.code() != local::TRANSPORT && e.code() != local::TIMED_OUT {
+                    self.report(e);
+                }
+                self.join_retry_at = Some(Instant::now() + self.join_backoff);
+                self.join_backoff = (self.join_backoff * 2).min(Duration::from_secs(5));
+            }
+            Err(JoinFailed::Fatal(e)) => self.fenced(e),
+        }
+    }
+
+    /// One JoinGroup + SyncGroup, and what follows from the assignment.
+    fn join_round(&mut self) -> std::result::Result<(), JoinFailed> {
+        let group = self.group.clone();
+        let s = &group.settings;
+        let deadline = Instant::now() + s.max_poll_interval + Duration::from_secs(5);
+        let lookup = Instant::now() + s.socket_timeout;
+        let conn = coordinator(&group, &self.cluster, lookup).map_err(JoinFailed::Backoff)?;
+        let (member_id, topics, owned, generation) = {
+            let mut m = group.lock();
+            if m.closing {
+                return Err(JoinFailed::Closing);
+            }
+            m.rejoin = false;
+            m.in_join = true;
+            (
+                m.member_id.clone(),
+                m.topics.clone(),
+                m.owned.clone(),
+                m.generation,
+            )
+        };
+        let result = self.join_sync(&conn, member_id, topics, owned, generation, deadline);
+        let mut m = group.lock();
+        m.in_join = false;
+        if m.closing {
+            return Err(JoinFailed::Closing);
+        }
+        drop(m);
+        let (assigned, leader_counts) = result?;
+        // a new generation
+        let (revoked, added) = {
+            let mut m = group.lock();
+            m.joined = true;
+            if let Some(c) = leader_counts {
+                m.counts.extend(c);
+            }
+            let revoked: BTreeSet<(String, i32)> = m.owned.difference(&assigned).cloned().collect();
+            let added: BTreeSet<(String, i32)> = assigned.difference(&m.owned).cloned().collect();
+            (revoked, added)
+        };
+        self.last_hb_ok = Instant::now();
+        self.next_hb = Instant::now() + s.heartbeat_interval;
+        if self.cooperative() {
+            if !revoked.is_empty() {
+                self.give_up(revoked, false);
+                // KIP-429: the partitions given up go to their new owner
+                // in the next round
+                group.lock().rejoin = true;
+            }
+            group.lock().owned.extend(added.iter().cloned());
+            if !added.is_empty() {
+                self.take_on(&added, false);
+            }
+        } else {
+            group.lock().owned = assigned.clone();
+            self.take_on(&assigned, true);
+        }
+        group.cv.notify_all();
+        Ok(())
+    }
+
+    /// JoinGroup (again with the member id MEMBER_ID_REQUIRED gives) and
+    /// SyncGroup: the assigned partitions, and the partition counts the
+    /// assignment used when this member led.
+    #[allow(clippy::type_complexity)]
+    fn join_sync(
+        &mut self,
+        conn: &BrokerConn,
+        mut member_id: String,
+        topics: BTreeSet<String>,
+        owned: BTreeSet<(String, i32)>,
+        generation: i32,
+        deadline: Instant,
+    ) -> std::result::Result<(BTreeSet<(String, i32)>, Option<BTreeMap<String, i32>>), JoinFailed>
+    {
+        let group = self.group.clone();
+        let s = &group.settings;
+        let cooperative = self.cooperative();
+        let mut protocols = Vec::new();
+        for a in &s.assignors {
+            let (own, gen) = if cooperative {
+                (&owned, generation)
+            } else {
+                (&BTreeSet::new(), -1)
+            };
+            let meta =
+                subscription_bytes(a.as_ref(), &topics, own, gen).map_err(JoinFailed::Backoff)?;
+            protocols.push(JoinGroupRequestProtocol {
+                name: a.name().to_string(),
+                metadata: Bytes::from(meta),
+                ..Default::default()
+            });
+        }
+        let failed = |e: Error| -> JoinFailed {
+            if e.code() == local::TRANSPORT || e.code() == local::TIMED_OUT {
+                group.lock().coord = None;
+            }
+            JoinFailed::Backoff(e)
+        };
+        let version = conn
+            .version_for::<JoinGroupRequest>(deadline)
+            .map_err(failed)?;
+        if s.instance_id.is_some() && version < 5 {
+            return Err(JoinFailed::Fatal(Error::local(
+                local::UNSUPPORTED_FEATURE,
+                format!(
+                    "{}: group.instance.id needs JoinGroup v5 (the broker has v{version})",
+                    conn.name()
+                ),
+            )));
+        }
+        let join: JoinGroupResponse = loop {
+            let req = JoinGroupRequest {
+                group_id: s.group_id.clone(),
+                session_timeout_ms: s.session_timeout.as_millis() as i32,
+                rebalance_timeout_ms: s.max_poll_interval.as_millis() as i32,
+                member_id: member_id.clone(),
+                group_instance_id: s.instance_id.clone(),
+                protocol_type: "consumer".into(),
+                protocols: protocols.clone(),
+                reason: None,
+                ..Default::default()
+            };
+            let resp = conn
+                .send_at(&req, version, deadline)
+                .and_then(|p| p.wait_until(deadline))
+                .map_err(failed)?;
+            let code = KafkaCode(resp.error_code);
+            match code {
+                KafkaCode::NONE => break resp,
+                KafkaCode::MEMBER_ID_REQUIRED => {
+                    // KIP-394: join again with the id the coordinator gave
+                    member_id = resp.member_id.clone();
+                    group.lock().member_id = member_id.clone();
+                }
+                _ => return Err(self.group_error(code, "join")),
+            }
+            if group.lock().closing {
+                return Err(JoinFailed::Closing);
+            }
+        };
+        let protocol = join.protocol_name.clone().unwrap_or_default();
+        {
+            let mut m = group.lock();
+            m.member_id = join.member_id.clone();
+            m.generation = join.generation_id;
+            m.protocol = Some(protocol.clone());
+            m.leader = join.leader == join.member_id;
+        }
+        let mut leader_counts = None;
+        let assignments = if join.leader == join.member_id {
+            let assignor = s
+                .assignors
+                .iter()
+                .find(|a| a.name() == protocol)
+                .ok_or_else(|| {
+                    JoinFailed::Backoff(Error::kafka(
+                        KafkaCode::INCONSISTENT_GROUP_PROTOCOL,
+                        format!("the group chose assignor {protocol:?}, which this member lacks"),
+                    ))
+                })?;
+            let members: Vec<(String, Option<String>, Bytes)> = join
+                .members
+                .iter()
+                .map(|m| {
+                    (
+                        m.member_id.clone(),
+                        m.group_instance_id.clone(),
+                        m.metadata.clone(),
+                    )
+                })
+                .collect();
+            let wanted = subscribed_topics(&members);
+            let names: Vec<&str> = wanted.iter().map(String::as_str).collect();
+            let counts: BTreeMap<String, i32> = if names.is_empty() {
+                BTreeMap::new()
+            } else {
+                let meta = self
+                    .cluster
+                    .fetch_metadata(Some(&names), false, s.socket_timeout)
+                    .map_err(JoinFailed::Backoff)?;
+                meta.topics
+                    .values()
+                    .filter(|t| t.error.is_ok() && !t.partitions.is_empty())
+                    .map(|t| (t.name.clone(), t.partitions.len() as i32))
+                    .collect()
+            };
+            let out = leader_assignments(assignor.as_ref(), &members, &counts)
+                .map_err(JoinFailed::Backoff)?;
+            leader_counts = Some(counts);
+            out.into_iter()
+                .map(|(member_id, a)| SyncGroupRequestAssignment {
+                    member_id,
+                    assignment: Bytes::from(a),
+                    ..Default::default()
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let version = conn
+            .version_for::<SyncGroupRequest>(deadline)
+            .map_err(failed)?;
+        let req = SyncGroupRequest {
+            group_id: s.group_id.clone(),
+            generation_id: join.generation_id,
+            member_id: join.member_id.clone(),
+            group_instance_id: s.instance_id.clone(),
+            protocol_type: Some("consumer".into()),
+            protocol_name: Some(protocol),
+            assignments,
+            ..Default::default()
+        };
+        let resp = conn
+            .send_at(&req, version, deadline)
+            .and_then(|p| p.wait_until(deadline))
+            .map_err(failed)?;
+        let code = KafkaCode(resp.error_code);
+        if !code.is_ok() {
+            return Err(self.group_error(code, "sync"));
+        }
+        let mut assigned = BTreeSet::new();
+        if !resp.assignment.is_empty() {
+            match decode_assignment(&resp.assignment) {
+                Ok((_, a)) => {
+                    for t in a.assigned_partitions {
+                        for p in t.partitions {
+                            assigned.insert((t.topic.clone(), p));
+                        }
+                    }
+                }
+                Err(e) => {
+                    return Err(JoinFailed::Backoff(Error::Decode {
+                        broker: Some(conn.name().to_string()),
+                        error: e,
+                    }))
+                }
+            }
+        }
+        Ok((assigned, leader_counts))
+    }
+
+    /// What a JoinGroup/SyncGroup error code means for the next round.
+    fn group_error(&mut self, code: KafkaCode, what: &str) -> JoinFailed {
+        let e = Error::kafka(
+            code,
+            format!("{what} group {:?}", self.group.settings.group_id),
+        );
+        match code {
+            KafkaCode::UNKNOWN_MEMBER_ID => {
+                let mut m = self.group.lock();
+                m.member_id.clear();
+                m.generation = -1;
+                m.rejoin = true;
+                drop(m);
+                self.lose_owned_if_cooperative();
+                JoinFailed::Again
+            }
+            KafkaCode::ILLEGAL_GENERATION => {
+                let mut m = self.group.lock();
+                m.generation = -1;
+                m.rejoin = true;
+                drop(m);
+                self.lose_owned_if_cooperative();
+                JoinFailed::Again
+            }
+            KafkaCode::REBALANCE_IN_PROGRESS => {
+                self.group.lock().rejoin = true;
+                JoinFailed::Again
+            }
+            KafkaCode::FENCED_INSTANCE_ID => JoinFailed::Fatal(e),
+            c if coordinator_moved(c) => {
+                let mut m = self.group.lock();
+                m.coord = None;
+                m.rejoin = true;
+                JoinFailed::Backoff(e)
+            }
+            _ => {
+                self.group.lock().rejoin = true;
+                JoinFailed::Backoff(e)
+            }
+        }
+    }
+
+    /// Cooperative members keep partitions through a rejoin; a generation
+    /// that is gone loses them.
+    fn lose_owned_if_cooperative(&mut self) {
+        if self.cooperative() {
+            let owned = std::mem::take(&mut self.group.lock().owned);
+            self.give_up(owned, true);
+        }
+    }
+}
