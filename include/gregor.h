@@ -8,6 +8,30 @@
  *  - out-parameters are written only on success; memory gregor returns is
  *    freed only with gregor's _free functions;
  *  - GREGOR_OFFSET_TAIL_BASE - n: n messages before the end of a partition.
+ *
+ * Handle lifetime (client handles: gregor_producer, gregor_consumer,
+ * gregor_admin, gregor_zk, gregor_zk_consumer, gregor_legacy07_client,
+ * gregor_legacy07_producer):
+ *  - _free may be called while other threads are inside calls on the same
+ *    handle. It takes the handle out of service first: a call that starts
+ *    later returns GREGOR_ERR__DESTROY (-197) without touching it. Calls in
+ *    flight are woken (producer poll/flush/send/send_sync, consumer poll,
+ *    metadata and watermark requests, admin requests; zk and legacy07
+ *    calls are not interrupted and end within their own timeout) and
+ *    return GREGOR_ERR__DESTROY. _free waits for them to leave, then
+ *    releases the handle: nothing is released under a call. Calls that
+ *    return no error code return their empty value instead (0, NULL);
+ *    gregor_consumer_poll returns a message carrying GREGOR_ERR__DESTROY.
+ *  - A second _free of the same pointer is a no-op, and a call on a freed
+ *    pointer gets GREGOR_ERR__DESTROY — as long as no new handle has been
+ *    given the same address since: using a freed pointer is still an
+ *    application bug, made memory-safe only until the address is reused.
+ *  - A _free called from a callback that a call on the same handle runs
+ *    (e.g. freeing the consumer in its rebalance callback) does not wait for
+ *    itself: that call returns GREGOR_ERR__DESTROY and the last call on the
+ *    handle to return releases it.
+ *  - Other objects (configs, headers, lists, messages, results, builders)
+ *    are plain data: free each once, when no thread uses it.
  */
 
 #ifndef GREGOR_H
@@ -857,6 +881,12 @@ gregor_admin *gregor_admin_new(const gregor_config *conf, char *errstr, size_t e
 
 /**
  * Frees an admin client, closing its connections. NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+ * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+ * them to leave before releasing anything. A second free of the same
+ * pointer is a no-op.
  */
 void gregor_admin_free(gregor_admin *admin);
 
@@ -2604,7 +2634,14 @@ int gregor_producer_metadata(const gregor_producer *producer, const char *topic,
 
 /**
  * Frees a producer, closing its connections and waiting for their I/O
- * threads to end. NULL is a no-op.
+ * threads to end; messages not delivered yet get `GREGOR_ERR__DESTROY`
+ * reports (served to the delivery callback on this thread). NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+ * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+ * them to leave before releasing anything. A second free of the same
+ * pointer is a no-op.
  */
 void gregor_producer_free(gregor_producer *producer);
 
@@ -2666,9 +2703,17 @@ int gregor_consumer_metadata(const gregor_consumer *consumer, const char *topic,
 /**
  * Frees a consumer, closing its connections and waiting for their I/O
  * threads to end (a group member not closed yet commits and leaves, as
- * `gregor_consumer_close`, without running callbacks). NULL is a no-op;
- * so is a call from inside one of the consumer's own callbacks (misuse:
- * the handle is in use there).
+ * `gregor_consumer_close`, without running callbacks). NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+ * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+ * them to leave before releasing anything. A second free of the same
+ * pointer is a no-op.
+ * From inside one of the consumer's own callbacks it does not wait (the
+ * handle is in use there): the consumer is closed and released when the
+ * call running the callback returns, which then returns
+ * `GREGOR_ERR__DESTROY` (or a message carrying it).
  */
 void gregor_consumer_free(gregor_consumer *consumer);
 
@@ -2843,6 +2888,12 @@ gregor_legacy07_client *gregor_legacy07_client_new(const char *broker, int codec
 
 /**
  * Frees a client, closing its connection. NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`; calls
+ * in flight are not interrupted (each is bounded by its timeout) and this
+ * waits for them to leave before releasing anything, then they return
+ * `GREGOR_ERR__DESTROY`. A second free of the same pointer is a no-op.
  */
 void gregor_legacy07_client_free(gregor_legacy07_client *client);
 
@@ -3058,6 +3109,12 @@ int gregor_legacy07_producer_send(const gregor_legacy07_producer *producer, cons
 
 /**
  * Frees a producer, closing its connections and ZooKeeper session. NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`; calls
+ * in flight are not interrupted (each is bounded by its timeout) and this
+ * waits for them to leave before releasing anything, then they return
+ * `GREGOR_ERR__DESTROY`. A second free of the same pointer is a no-op.
  */
 void gregor_legacy07_producer_free(gregor_legacy07_producer *p);
 
@@ -3158,6 +3215,12 @@ gregor_zk *gregor_zk_new(const char *zk_connect, int32_t session_timeout_ms, cha
 
 /**
  * Closes the session and frees the handle. NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`; calls
+ * in flight are not interrupted (each is bounded by its timeout) and this
+ * waits for them to leave before releasing anything, then they return
+ * `GREGOR_ERR__DESTROY`. A second free of the same pointer is a no-op.
  */
 void gregor_zk_free(gregor_zk *zk);
 
@@ -3243,6 +3306,12 @@ void gregor_zk_consumer_close(const gregor_zk_consumer *consumer);
 
 /**
  * Closes (as `gregor_zk_consumer_close`) and frees the consumer. NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+ * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+ * them to leave before releasing anything. A second free of the same
+ * pointer is a no-op.
  */
 void gregor_zk_consumer_free(gregor_zk_consumer *consumer);
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::guard::{bytes, c_str, guard, guard_code, handle};
 use super::handles::{gregor_headers, gregor_producer, gregor_tpl};
+use super::lifetime::enter;
 use crate::error::Error;
 use crate::message::ProducerRecord;
 use crate::producer::DeliveryReport;
@@ -75,7 +76,7 @@ pub extern "C" fn gregor_producer_set_dr_cb(
     cb_opaque: *mut c_void,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        let p = handle(producer, "producer")?;
+        let p = enter(producer)?;
         let cb = cb.map(|cb| CCallback {
             cb,
             opaque: cb_opaque as usize,
@@ -110,7 +111,7 @@ pub extern "C" fn gregor_producer_send(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let p = handle(producer, "producer")?;
+        let p = enter(producer)?;
         let topic = c_str(topic, "topic")?;
         if partition < -1 {
             return Err(Error::invalid_arg(format!("invalid partition {partition}")));
@@ -151,7 +152,7 @@ pub extern "C" fn gregor_producer_poll(
     producer: *const gregor_producer,
     timeout_ms: c_int,
 ) -> c_int {
-    guard(0, || match handle(producer, "producer") {
+    guard(0, || match enter(producer) {
         Ok(p) => p
             .inner
             .poll(Duration::from_millis(timeout_ms.max(0) as u64)) as c_int,
@@ -168,7 +169,7 @@ pub extern "C" fn gregor_producer_flush(
     timeout_ms: c_int,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        handle(producer, "producer")?
+        enter(producer)?
             .inner
             .flush(Duration::from_millis(timeout_ms.max(0) as u64))
     })
@@ -177,9 +178,7 @@ pub extern "C" fn gregor_producer_flush(
 /// Messages queued, in flight, or with reports not yet served (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_producer_len(producer: *const gregor_producer) -> usize {
-    guard(0, || {
-        handle(producer, "producer").map_or(0, |p| p.inner.len())
-    })
+    guard(0, || enter(producer).map_or(0, |p| p.inner.len()))
 }
 
 /// Flushes for up to `timeout_ms`, then stops sending; messages still
@@ -189,7 +188,7 @@ pub extern "C" fn gregor_producer_len(producer: *const gregor_producer) -> usize
 #[no_mangle]
 pub extern "C" fn gregor_producer_close(producer: *const gregor_producer, timeout_ms: c_int) {
     guard((), || {
-        if let Ok(p) = handle(producer, "producer") {
+        if let Ok(p) = enter(producer) {
             p.inner
                 .close(Duration::from_millis(timeout_ms.max(0) as u64));
         }
@@ -210,9 +209,7 @@ pub extern "C" fn gregor_producer_init_transactions(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        handle(producer, "producer")?
-            .inner
-            .init_transactions(ms(timeout_ms))
+        enter(producer)?.inner.init_transactions(ms(timeout_ms))
     })
 }
 
@@ -224,7 +221,7 @@ pub extern "C" fn gregor_producer_begin_transaction(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        handle(producer, "producer")?.inner.begin_transaction()
+        enter(producer)?.inner.begin_transaction()
     })
 }
 
@@ -240,7 +237,7 @@ pub extern "C" fn gregor_producer_send_offsets_to_transaction(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let p = handle(producer, "producer")?;
+        let p = enter(producer)?;
         let list = handle(offsets, "offsets")?;
         let group = c_str(group_id, "group_id")?;
         let offs: Vec<(&str, i32, i64)> = list
@@ -262,9 +259,7 @@ pub extern "C" fn gregor_producer_commit_transaction(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        handle(producer, "producer")?
-            .inner
-            .commit_transaction(ms(timeout_ms))
+        enter(producer)?.inner.commit_transaction(ms(timeout_ms))
     })
 }
 
@@ -277,8 +272,6 @@ pub extern "C" fn gregor_producer_abort_transaction(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        handle(producer, "producer")?
-            .inner
-            .abort_transaction(ms(timeout_ms))
+        enter(producer)?.inner.abort_transaction(ms(timeout_ms))
     })
 }
