@@ -891,6 +891,16 @@ gregor_admin *gregor_admin_new(const gregor_config *conf, char *errstr, size_t e
 void gregor_admin_free(gregor_admin *admin);
 
 /**
+ * Closes the admin client's connections for good: requests in flight on
+ * other threads return promptly with an error (`GREGOR_ERR__DESTROY` or
+ * `GREGOR_ERR__TRANSPORT`), later ones fail at once with
+ * `GREGOR_ERR__DESTROY`. The handle stays valid until `gregor_admin_free`
+ * (a binding can close, wait for its own calls to return, then free).
+ * Returns 0, or `GREGOR_ERR__INVALID_ARG` for NULL. Thread-safe.
+ */
+int gregor_admin_close(const gregor_admin *admin);
+
+/**
  * New call options: request and operation timeouts `socket.timeout.ms`,
  * not validate-only. Caller owns them: free with `gregor_admin_options_free`.
  */

@@ -284,6 +284,20 @@ pub extern "C" fn gregor_admin_free(admin: *mut gregor_admin) {
     guard((), || destroy(admin))
 }
 
+/// Closes the admin client's connections for good: requests in flight on
+/// other threads return promptly with an error (`GREGOR_ERR__DESTROY` or
+/// `GREGOR_ERR__TRANSPORT`), later ones fail at once with
+/// `GREGOR_ERR__DESTROY`. The handle stays valid until `gregor_admin_free`
+/// (a binding can close, wait for its own calls to return, then free).
+/// Returns 0, or `GREGOR_ERR__INVALID_ARG` for NULL. Thread-safe.
+#[no_mangle]
+pub extern "C" fn gregor_admin_close(admin: *const gregor_admin) -> c_int {
+    guard_code(ptr::null_mut(), 0, || {
+        enter(admin)?.inner.cluster().shutdown();
+        Ok(())
+    })
+}
+
 /// New call options: request and operation timeouts `socket.timeout.ms`,
 /// not validate-only. Caller owns them: free with `gregor_admin_options_free`.
 #[no_mangle]

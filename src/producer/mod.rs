@@ -500,7 +500,7 @@ impl Producer {
     }
 
     /// Flushes for up to `timeout`, then stops the sender and closes the
-    /// connections. Messages still undelivered get `_DESTROY` reports
+    /// connections for good (later requests fail with `_DESTROY`). Messages still undelivered get `_DESTROY` reports
     /// (served to the callback). Returns within `timeout` plus a few
     /// milliseconds even when the brokers are gone.
     pub fn close(&self, timeout: Duration) {
@@ -541,7 +541,7 @@ impl Producer {
         }
         self.shared.wake.notify_all();
         self.shared.changed.notify_all();
-        self.shared.cluster.close();
+        self.shared.cluster.shutdown();
         if let Some((h, ended)) = self.sender.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let wait = deadline
                 .saturating_duration_since(Instant::now())

@@ -34,11 +34,16 @@ module Gregor
       end
     end
 
+    CLOSE = ->(ptr) { Native.gregor_admin_close(ptr) }
+    FREE = ->(ptr) { Native.gregor_admin_free(ptr) }
+
     def initialize(native_config)
       buf = Native.errbuf
-      @native = Native.gregor_admin_new(native_config, buf, Native::ERRSTR_SIZE)
+      native = Native.gregor_admin_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
-      raise Config::ConfigError, buf.read_string if @native.null?
+      raise Config::ConfigError, buf.read_string if native.null?
+
+      @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedAdminError)
     end
 
     # Creates a topic; `topic_config` is a Hash of topic configs.
@@ -74,27 +79,30 @@ module Gregor
     end
 
     def closed?
-      @native.nil?
+      @native.closed?
     end
 
+    # Frees the admin client. Requests in flight on their threads return
+    # first (with an error); later calls raise ClosedAdminError.
     def close
-      return if closed?
-
-      Native.gregor_admin_free(@native)
-      @native = nil
+      @native.close
     end
 
     private
 
     def ensure_open(method)
-      raise ClosedClientError, method if closed?
+      raise ClosedAdminError, method if closed?
     end
 
     # Returns [report, error or nil].
     def topic_call(fn, arr, report_class, topic_name)
       out = FFI::MemoryPointer.new(:pointer)
       buf = Native.errbuf
-      rc = Native.public_send(fn, @native, arr, 1, nil, out, buf, Native::ERRSTR_SIZE)
+      rc = begin
+        @native.use(fn) { |native| Native.public_send(fn, native, arr, 1, nil, out, buf, Native::ERRSTR_SIZE) }
+      rescue ClosedAdminError => e
+        return [nil, e]
+      end
       return [nil, RdkafkaError.new(rc, buf.read_string)] unless rc.zero?
 
       res = out.read_pointer

@@ -100,11 +100,18 @@ module Gregor
     REBALANCE_REVOKED = 2
     REBALANCE_LOST = 3
 
+    # Leaves the group and wakes polls blocked in C, without freeing.
+    CLOSE = ->(ptr) { Native.gregor_consumer_close(ptr) }
+    # Frees (the C side drops the callbacks first).
+    FREE = ->(ptr) { Native.gregor_consumer_free(ptr) }
+
     def initialize(native_config, rebalance_listener: nil)
       buf = Native.errbuf
-      @native = Native.gregor_consumer_new(native_config, buf, Native::ERRSTR_SIZE)
+      native = Native.gregor_consumer_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
-      raise Config::ConfigError, buf.read_string if @native.null?
+      raise Config::ConfigError, buf.read_string if native.null?
+
+      @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedConsumerError)
 
       @rebalance_listener = rebalance_listener
       @rebalance_cb = method(:on_rebalance).to_proc # kept referenced while the C side holds it
@@ -112,49 +119,54 @@ module Gregor
 
     # Joins the group for `topics`; partitions come with later polls.
     def subscribe(*topics)
-      ensure_open(:subscribe)
-      Native.check!(Native.gregor_consumer_set_rebalance_cb(@native, @rebalance_cb, nil)) if @rebalance_listener
-      arr, _keep = Native.cstr_array(topics.flatten)
-      buf = Native.errbuf
-      Native.check!(Native.gregor_consumer_subscribe(@native, arr, topics.flatten.size, buf, Native::ERRSTR_SIZE),
-                    buf, "Error subscribing to '#{topics.join(', ')}'")
+      native_call(:subscribe) do |native|
+        Native.check!(Native.gregor_consumer_set_rebalance_cb(native, @rebalance_cb, nil)) if @rebalance_listener
+        arr, _keep = Native.cstr_array(topics.flatten)
+        buf = Native.errbuf
+        Native.check!(Native.gregor_consumer_subscribe(native, arr, topics.flatten.size, buf, Native::ERRSTR_SIZE),
+                      buf, "Error subscribing to '#{topics.join(', ')}'")
+      end
     end
 
     def unsubscribe
-      ensure_open(:unsubscribe)
-      Native.check!(Native.gregor_consumer_unsubscribe(@native))
+      native_call(:unsubscribe) do |native|
+        Native.check!(Native.gregor_consumer_unsubscribe(native))
+      end
     end
 
     # Replaces the assignment with `list` (a TopicPartitionList).
     def assign(list)
-      ensure_open(:assign)
-      with_tpl(list) do |tpl|
-        buf = Native.errbuf
-        Native.check!(Native.gregor_consumer_assign(@native, tpl, buf, Native::ERRSTR_SIZE), buf)
+      native_call(:assign) do |native|
+        with_tpl(list) do |tpl|
+          buf = Native.errbuf
+          Native.check!(Native.gregor_consumer_assign(native, tpl, buf, Native::ERRSTR_SIZE), buf)
+        end
       end
     end
 
     def assignment
-      ensure_open(:assignment)
-      out = FFI::MemoryPointer.new(:pointer)
-      Native.check!(Native.gregor_consumer_assignment(@native, out))
-      tpl = out.read_pointer
-      begin
-        TopicPartitionList.from_native(tpl)
-      ensure
-        Native.gregor_tpl_free(tpl)
+      native_call(:assignment) do |native|
+        out = FFI::MemoryPointer.new(:pointer)
+        Native.check!(Native.gregor_consumer_assignment(native, out))
+        tpl = out.read_pointer
+        begin
+          TopicPartitionList.from_native(tpl)
+        ensure
+          Native.gregor_tpl_free(tpl)
+        end
       end
     end
 
     # The next message, nil after `timeout_ms`; raises RdkafkaError for an
     # error event.
     def poll(timeout_ms)
-      ensure_open(:poll)
-      msg = Native.gregor_consumer_poll(@native, timeout_ms)
+      msg = @native.use(:poll) { |native| Native.gregor_consumer_poll(native, timeout_ms) }
       return nil if msg.null?
 
       begin
         err = Native.gregor_message_err(msg)
+        # a poll cut short by close (from another thread) ends like a timeout
+        return nil if closed? && [ERRORS[:_STATE], ERRORS[:_DESTROY]].include?(err)
         raise RdkafkaError.new(err, Native.gregor_message_errstr(msg)) unless err.zero?
 
         Message.new(msg)
@@ -168,7 +180,11 @@ module Gregor
       loop do
         break if closed?
 
-        message = poll(250)
+        message = begin
+          poll(250)
+        rescue ClosedConsumerError
+          break
+        end
         yield(message) if message
       end
     end
@@ -176,82 +192,85 @@ module Gregor
     # Commits `list` (offsets to consume next) or, with nil, the consumed
     # positions. Synchronous unless `async`.
     def commit(list = nil, async = false)
-      ensure_open(:commit)
-      buf = Native.errbuf
-      if list
-        with_tpl(list) do |tpl|
-          Native.check!(Native.gregor_consumer_commit(@native, tpl, async ? 1 : 0, buf, Native::ERRSTR_SIZE), buf)
+      native_call(:commit) do |native|
+        buf = Native.errbuf
+        if list
+          with_tpl(list) do |tpl|
+            Native.check!(Native.gregor_consumer_commit(native, tpl, async ? 1 : 0, buf, Native::ERRSTR_SIZE), buf)
+          end
+        else
+          Native.check!(Native.gregor_consumer_commit(native, nil, async ? 1 : 0, buf, Native::ERRSTR_SIZE), buf)
         end
-      else
-        Native.check!(Native.gregor_consumer_commit(@native, nil, async ? 1 : 0, buf, Native::ERRSTR_SIZE), buf)
+        nil
       end
-      nil
     end
 
     # The group's committed offsets for `list` (default: the assignment).
     def committed(list = nil, timeout_ms = 5000)
-      ensure_open(:committed)
-      list ||= assignment
-      with_tpl(list) do |tpl|
-        buf = Native.errbuf
-        Native.check!(Native.gregor_consumer_committed(@native, tpl, timeout_ms, buf, Native::ERRSTR_SIZE), buf)
-        TopicPartitionList.from_native(tpl)
+      native_call(:committed) do |native|
+        list ||= assignment
+        with_tpl(list) do |tpl|
+          buf = Native.errbuf
+          Native.check!(Native.gregor_consumer_committed(native, tpl, timeout_ms, buf, Native::ERRSTR_SIZE), buf)
+          TopicPartitionList.from_native(tpl)
+        end
       end
     end
 
     # The next offsets to consume for `list` (default: the assignment).
     def position(list = nil)
-      ensure_open(:position)
-      list ||= assignment
-      with_tpl(list) do |tpl|
-        buf = Native.errbuf
-        Native.gregor_consumer_position(@native, tpl, buf, Native::ERRSTR_SIZE)
-        TopicPartitionList.from_native(tpl)
+      native_call(:position) do |native|
+        list ||= assignment
+        with_tpl(list) do |tpl|
+          buf = Native.errbuf
+          Native.gregor_consumer_position(native, tpl, buf, Native::ERRSTR_SIZE)
+          TopicPartitionList.from_native(tpl)
+        end
       end
     end
 
     def seek(message_or_topic, partition = nil, offset = nil)
-      ensure_open(:seek)
-      if message_or_topic.is_a?(Message)
-        topic = message_or_topic.topic
-        partition = message_or_topic.partition
-        offset = message_or_topic.offset
-      else
-        topic = message_or_topic
+      native_call(:seek) do |native|
+        if message_or_topic.is_a?(Message)
+          topic = message_or_topic.topic
+          partition = message_or_topic.partition
+          offset = message_or_topic.offset
+        else
+          topic = message_or_topic
+        end
+        buf = Native.errbuf
+        Native.check!(Native.gregor_consumer_seek(native, topic.to_s, partition, offset, buf, Native::ERRSTR_SIZE), buf)
       end
-      buf = Native.errbuf
-      Native.check!(Native.gregor_consumer_seek(@native, topic.to_s, partition, offset, buf, Native::ERRSTR_SIZE), buf)
     end
 
     # [low, high] watermarks of a partition, asked of its leader.
     def query_watermark_offsets(topic, partition, timeout_ms = 5000)
-      ensure_open(:query_watermark_offsets)
-      low = FFI::MemoryPointer.new(:int64)
-      high = FFI::MemoryPointer.new(:int64)
-      buf = Native.errbuf
-      Native.check!(Native.gregor_consumer_watermarks(@native, topic.to_s, partition, low, high, timeout_ms, buf,
-                                                      Native::ERRSTR_SIZE), buf)
-      [low.read_int64, high.read_int64]
+      native_call(:query_watermark_offsets) do |native|
+        low = FFI::MemoryPointer.new(:int64)
+        high = FFI::MemoryPointer.new(:int64)
+        buf = Native.errbuf
+        Native.check!(Native.gregor_consumer_watermarks(native, topic.to_s, partition, low, high, timeout_ms, buf,
+                                                        Native::ERRSTR_SIZE), buf)
+        [low.read_int64, high.read_int64]
+      end
     end
 
     def closed?
-      @native.nil?
+      @native.closed?
     end
 
-    # Leaves the group, stops fetching and frees the consumer.
+    # Leaves the group, stops fetching and frees the consumer. Polls in
+    # flight on other threads return nil first; later calls raise
+    # ClosedConsumerError.
     def close
-      return if closed?
-
-      native = @native
-      @native = nil
-      Native.gregor_consumer_close(native)
-      Native.gregor_consumer_free(native)
+      @native.close
     end
 
     private
 
-    def ensure_open(method)
-      raise ClosedClientError, method if closed?
+    # Runs `yield native` counted in flight (ClosedConsumerError once closed).
+    def native_call(method, &blk)
+      @native.use(method, &blk)
     end
 
     # Runs inside poll/close; the library applies the change after it returns.

@@ -41,10 +41,32 @@ module Gregor
     end
   end
 
-  # Raised by calls on a closed client.
+  # Raised by calls on a closed client (each client has its own subclass,
+  # as in rdkafka-ruby).
   class ClosedClientError < BaseError
+    def initialize(method, what = "client")
+      super("Illegal call to #{method} on a closed #{what}")
+    end
+  end
+
+  # Raised by calls on a closed producer.
+  class ClosedProducerError < ClosedClientError
     def initialize(method)
-      super("Illegal call to #{method} on a closed client")
+      super(method, "producer")
+    end
+  end
+
+  # Raised by calls on a closed consumer.
+  class ClosedConsumerError < ClosedClientError
+    def initialize(method)
+      super(method, "consumer")
+    end
+  end
+
+  # Raised by calls on a closed admin client.
+  class ClosedAdminError < ClosedClientError
+    def initialize(method)
+      super(method, "admin")
     end
   end
 

@@ -53,24 +53,39 @@ module Gregor
 
     attr_accessor :delivery_callback
 
+    # Wakes calls blocked in C (poll, flush) without freeing.
+    CLOSE = ->(ptr) { Native.gregor_producer_close(ptr, 0) }
+    # Frees; the callback goes first (nothing may call into Ruby from a free
+    # run by the garbage collector).
+    FREE = lambda do |ptr|
+      Native.gregor_producer_set_dr_cb(ptr, nil, nil)
+      Native.gregor_producer_free(ptr)
+    end
+
     def initialize(native_config)
       buf = Native.errbuf
-      @native = Native.gregor_producer_new(native_config, buf, Native::ERRSTR_SIZE)
+      native = Native.gregor_producer_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
-      raise Config::ConfigError, buf.read_string if @native.null?
+      raise Config::ConfigError, buf.read_string if native.null?
 
       @pending = {}
       @next_id = 1
       @lock = Mutex.new
       @dr_cb = method(:on_delivery).to_proc # kept referenced while the C side holds it
-      Native.gregor_producer_set_dr_cb(@native, @dr_cb, nil)
+      Native.gregor_producer_set_dr_cb(native, @dr_cb, nil)
+      @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedProducerError)
     end
 
     # Queues a message. `payload`/`key` nil mean null; `partition` nil lets
     # the partitioner choose; `timestamp` is a Time or ms since the epoch;
     # `headers` a Hash. Returns a DeliveryHandle.
     def produce(topic:, payload: nil, key: nil, partition: nil, timestamp: nil, headers: nil, label: nil)
-      ensure_open(:produce)
+      @native.use(:produce) do |native|
+        produce_on(native, topic, payload, key, partition, timestamp, headers, label)
+      end
+    end
+
+    private def produce_on(native, topic, payload, key, partition, timestamp, headers, label)
       handle = DeliveryHandle.new(self, label)
       id = @lock.synchronize do
         i = @next_id
@@ -96,7 +111,7 @@ module Gregor
       kp, kn = Native.bytes(key)
       vp, vn = Native.bytes(payload)
       buf = Native.errbuf
-      rc = Native.gregor_producer_send(@native, topic.to_s, partition || -1, kp, kn, vp, vn, hdrs, ts,
+      rc = Native.gregor_producer_send(native, topic.to_s, partition || -1, kp, kn, vp, vn, hdrs, ts,
                                        FFI::Pointer.new(id), 0, buf, Native::ERRSTR_SIZE)
       unless rc.zero?
         @lock.synchronize { @pending.delete(id) }
@@ -109,40 +124,36 @@ module Gregor
 
     # Serves delivery reports for up to `timeout_ms`; returns how many.
     def poll(timeout_ms = 0)
-      ensure_open(:poll)
-      Native.gregor_producer_poll(@native, timeout_ms)
+      @native.use(:poll) { |native| Native.gregor_producer_poll(native, timeout_ms) }
     end
 
     # Waits up to `timeout_ms` until every message has its report. Returns
     # true if none is left outstanding.
     def flush(timeout_ms = 5000)
-      ensure_open(:flush)
-      Native.gregor_producer_flush(@native, timeout_ms).zero?
+      @native.use(:flush) { |native| Native.gregor_producer_flush(native, timeout_ms).zero? }
     end
 
     # Messages not yet reported.
     def queue_size
-      closed? ? 0 : Native.gregor_producer_len(@native)
+      return 0 if closed?
+
+      @native.use(:queue_size) { |native| Native.gregor_producer_len(native) }
+    rescue ClosedProducerError
+      0
     end
 
     def closed?
-      @native.nil?
+      @native.closed?
     end
 
-    # Flushes for up to `timeout_ms`, then frees the producer.
+    # Flushes for up to `timeout_ms`, then frees the producer. Threads in
+    # calls on it (a DeliveryHandle#wait, a flush) return first; later
+    # calls raise ClosedProducerError.
     def close(timeout_ms = 5000)
-      return if closed?
-
-      Native.gregor_producer_close(@native, timeout_ms)
-      Native.gregor_producer_free(@native)
-      @native = nil
+      @native.close(->(native) { Native.gregor_producer_close(native, timeout_ms) })
     end
 
     private
-
-    def ensure_open(method)
-      raise ClosedClientError, method if closed?
-    end
 
     def on_delivery(dr, _opaque)
       id = dr[:msg_opaque].address
