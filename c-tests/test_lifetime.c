@@ -13,6 +13,14 @@
  * answers, so the calls really block (until a 30 s timeout the free must
  * cut short); no real broker is needed. Rounds per handle type:
  * $LIFETIME_ROUNDS (default 300; the total is printed).
+ *
+ * Runs under AddressSanitizer (scripts/c-tests.sh). ThreadSanitizer is no
+ * use here without an instrumented Rust side: built with gcc's
+ * -fsanitize=thread against the plain libgregor.a, TSan sees Rust's
+ * malloc/free/memcpy through its interceptors but not Rust's atomics and
+ * locks, and reports races inside gregor that are ordered by them (dozens
+ * per run, all in Rust frames; none in this file). Instrumenting Rust needs
+ * nightly -Zsanitizer=thread with -Zbuild-std.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -30,7 +38,7 @@
 #define SINK_FDS 512
 
 static char silent[64]; /* host:port of the silent broker */
-static volatile int stop_sink;
+static int stop_sink; /* atomic */
 
 /* Accepts connections and keeps them open without a word (closing the
  * oldest when the ring is full, so the backlog never fills). */
@@ -40,7 +48,7 @@ static void *sink(void *arg) {
     int n = 0;
     for (int i = 0; i < SINK_FDS; i++)
         fds[i] = -1;
-    while (!stop_sink) {
+    while (!__atomic_load_n(&stop_sink, __ATOMIC_ACQUIRE)) {
         struct pollfd p = {.fd = lfd, .events = POLLIN};
         if (poll(&p, 1, 100) <= 0)
             continue;
@@ -88,10 +96,10 @@ static gregor_config *silent_config(int producer) {
 typedef struct {
     void *h;
     int64_t freed_at;             /* when the free began (ms) */
-    volatile int freed;           /* set just before the free */
+    int freed;                    /* set just before the free (atomic) */
     int rc[MAX_THREADS];          /* each thread's last result */
     int64_t ended[MAX_THREADS];   /* when each thread's call returned */
-    volatile int in_call[MAX_THREADS]; /* set just before each first call */
+    int in_call[MAX_THREADS];     /* set just before each first call (atomic) */
 } round_t;
 
 typedef struct {
@@ -111,10 +119,10 @@ static void *producer_thread(void *v) {
     int32_t part;
     int64_t off;
     gregor_metadata *md = NULL;
-    a->r->in_call[a->i] = 1;
+    __atomic_store_n(&a->r->in_call[a->i], 1, __ATOMIC_RELEASE);
     switch (a->i) {
     case 0: /* blocks in poll: returns 0 once freed */
-        while (!a->r->freed)
+        while (!__atomic_load_n(&a->r->freed, __ATOMIC_ACQUIRE))
             gregor_producer_poll(p, BLOCK_MS);
         rc = DESTROY;
         break;
@@ -176,7 +184,7 @@ static void *consumer_thread(void *v) {
     int rc = 0;
     int64_t lo, hi;
     gregor_metadata *md = NULL;
-    a->r->in_call[a->i] = 1;
+    __atomic_store_n(&a->r->in_call[a->i], 1, __ATOMIC_RELEASE);
     switch (a->i) {
     case 0: /* blocks in poll: a message carrying _DESTROY */
         rc = poll_rc(c, BLOCK_MS);
@@ -226,7 +234,7 @@ static void *admin_thread(void *v) {
     int rc = 0;
     gregor_admin_options *o = gregor_admin_options_new();
     gregor_admin_options_set_request_timeout(o, BLOCK_MS);
-    a->r->in_call[a->i] = 1;
+    __atomic_store_n(&a->r->in_call[a->i], 1, __ATOMIC_RELEASE);
     switch (a->i) {
     case 0:
     case 1: { /* blocks creating a topic (the Ruby script's race) */
@@ -254,7 +262,7 @@ static void *admin_thread(void *v) {
             rc = gregor_admin_delete_topics(ad, names, 1, o, &res, errstr, sizeof errstr);
             if (rc == 0)
                 gregor_topic_results_free(res);
-        } while (rc != DESTROY && !a->r->freed);
+        } while (rc != DESTROY && !__atomic_load_n(&a->r->freed, __ATOMIC_ACQUIRE));
         if (rc != DESTROY) { /* the last call may have begun after the free */
             const char *names[] = {"race-x"};
             gregor_topic_results *res = NULL;
@@ -315,8 +323,8 @@ static int64_t run_rounds(const kind_t *k, int rounds, unsigned *seed) {
             usleep((useconds_t)wait_us);
         r.freed_at = now_ms();
         for (int i = 0; i < k->threads; i++)
-            in_flight_at_free += r.in_call[i];
-        r.freed = 1;
+            in_flight_at_free += __atomic_load_n(&r.in_call[i], __ATOMIC_ACQUIRE);
+        __atomic_store_n(&r.freed, 1, __ATOMIC_RELEASE);
         k->destroy(r.h);
         int64_t free_ms = now_ms() - r.freed_at;
         for (int i = 0; i < k->threads; i++)
@@ -361,7 +369,7 @@ int main(void) {
     }
     /* a call on a NULL handle is still an invalid argument, not _DESTROY */
     CHECK_INT(gregor_producer_flush(NULL, 0), GREGOR_ERR__INVALID_ARG);
-    stop_sink = 1;
+    __atomic_store_n(&stop_sink, 1, __ATOMIC_RELEASE);
     pthread_join(sink_thread, NULL);
     printf("%d handles freed; %d threads made calls on them, %d of them already inside a "
            "call at the free: all returned _DESTROY promptly\n",
