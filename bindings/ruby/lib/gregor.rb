@@ -8,6 +8,7 @@
 require_relative "gregor/native"
 require_relative "gregor/error"
 require_relative "gregor/native_handle"
+require_relative "gregor/abstract_handle"
 require_relative "gregor/config"
 require_relative "gregor/producer"
 require_relative "gregor/consumer"

@@ -25,15 +25,47 @@ module Gregor
       @config_hash[key.to_s]
     end
 
-    def producer
+    class << self
+      # Process-wide callbacks, as rdkafka-ruby's: `statistics_callback`
+      # gets each statistics snapshot (a Hash parsed from the JSON) of
+      # every client made afterwards, served inside its poll calls;
+      # `error_callback` and `oauthbearer_token_refresh_callback` are kept
+      # for compatibility (the C API has no error or OAUTHBEARER callback:
+      # errors come back from the calls themselves).
+      attr_reader :statistics_callback, :error_callback, :oauthbearer_token_refresh_callback
+
+      def statistics_callback=(callback)
+        raise TypeError, "Callback has to be callable" unless callback.respond_to?(:call) || callback.nil?
+
+        @statistics_callback = callback
+      end
+
+      def error_callback=(callback)
+        raise TypeError, "Callback has to be callable" unless callback.respond_to?(:call) || callback.nil?
+
+        @error_callback = callback
+      end
+
+      def oauthbearer_token_refresh_callback=(callback)
+        raise TypeError, "Callback has to be callable" unless callback.respond_to?(:call) || callback.nil?
+
+        @oauthbearer_token_refresh_callback = callback
+      end
+    end
+
+    # rdkafka-ruby's options (`native_kafka_auto_start:`,
+    # `native_kafka_poll_timeout_ms:`, `run_polling_thread:`) are accepted
+    # and have no effect: gregor starts its threads itself and serves
+    # callbacks inside poll/flush/wait.
+    def producer(**_options)
       Producer.new(native_config)
     end
 
-    def consumer
+    def consumer(**_options)
       Consumer.new(native_config, rebalance_listener: @consumer_rebalance_listener)
     end
 
-    def admin
+    def admin(**_options)
       Admin.new(native_config)
     end
 

@@ -167,7 +167,7 @@ module Gregor
         err = Native.gregor_message_err(msg)
         # a poll cut short by close (from another thread) ends like a timeout
         return nil if closed? && [ERRORS[:_STATE], ERRORS[:_DESTROY]].include?(err)
-        raise RdkafkaError.new(err, Native.gregor_message_errstr(msg)) unless err.zero?
+        raise RdkafkaError.new(err, broker_message: Native.gregor_message_errstr(msg)) unless err.zero?
 
         Message.new(msg)
       ensure

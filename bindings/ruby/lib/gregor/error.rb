@@ -2,21 +2,24 @@
 
 module Gregor
   # Base of gregor's errors.
-  class BaseError < StandardError; end
+  class BaseError < RuntimeError; end
 
   # An error code from libgregor (0 ok, > 0 the broker's Kafka code, < 0
   # local), shaped like rdkafka-ruby's RdkafkaError: `rdkafka_response` is
   # the number, `code` its name as a symbol (`:partition_eof`,
   # `:unknown_topic_or_partition`), both from the library.
   class RdkafkaError < BaseError
-    attr_reader :rdkafka_response, :message_prefix, :broker_message
+    attr_reader :rdkafka_response, :message_prefix, :broker_message, :instance_name
 
-    def initialize(response, broker_message = nil, message_prefix = nil)
+    # rdkafka-ruby's signature: the code, an optional prefix for the
+    # message, and the broker's (or library's) own text.
+    def initialize(response, message_prefix = nil, broker_message: nil, instance_name: nil)
       raise TypeError, "Response has to be an integer" unless response.is_a?(Integer)
 
       @rdkafka_response = response
       @broker_message = broker_message
       @message_prefix = message_prefix
+      @instance_name = instance_name
       super(to_s)
     end
 
@@ -29,7 +32,7 @@ module Gregor
     def to_s
       prefix = @message_prefix ? "#{@message_prefix} - " : ""
       text = @broker_message || Gregor::Native.gregor_err_str(@rdkafka_response)
-      "#{prefix}#{text} (#{code})"
+      "#{prefix}#{text} (#{code})#{@instance_name ? " [#{@instance_name}]" : ''}"
     end
 
     def is_partition_eof?

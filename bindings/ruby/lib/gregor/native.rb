@@ -29,7 +29,7 @@ module Gregor
     rescue FFI::NotFoundError
       MISSING << name
       define_singleton_method(name) do |*_a|
-        raise Gregor::RdkafkaError.new(-170, "#{name} is not in the loaded libgregor; this call needs a newer build")
+        raise Gregor::RdkafkaError.new(-170, broker_message: "#{name} is not in the loaded libgregor; this call needs a newer build")
       end
     end
 
@@ -139,7 +139,7 @@ module Gregor
       return if code.zero?
 
       text = buf&.read_string
-      raise Gregor::RdkafkaError.new(code, text && !text.empty? ? text : nil, message_prefix)
+      raise Gregor::RdkafkaError.new(code, message_prefix, broker_message: text && !text.empty? ? text : nil)
     end
 
     # A buffer holding bytes (or nil for NULL) and its length.

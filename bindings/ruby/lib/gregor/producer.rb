@@ -10,46 +10,64 @@ module Gregor
       alias_method :topic, :topic_name
     end
 
-    # The outcome of one produce, available once its report is served.
-    class DeliveryHandle
-      attr_reader :label
+    # The outcome of one produce (rdkafka-ruby's DeliveryHandle): fields
+    # :pending, :response, :partition, :offset; `wait` serves delivery
+    # reports (gregor_producer_poll on the waiting thread) until this one
+    # has come, and returns its DeliveryReport.
+    class DeliveryHandle < AbstractHandle
+      attr_accessor :label, :topic
 
-      def initialize(producer, label)
+      def initialize(producer = nil, label = nil)
+        super()
         @producer = producer
         @label = label
-        @report = nil
       end
 
-      def pending?
-        @report.nil?
+      def operation_name
+        "delivery"
       end
 
-      # Waits up to `max_wait_timeout` seconds (nil: forever) for the report.
-      # Raises RdkafkaError if delivery failed (unless raise_response_error
-      # is false) and WaitTimeoutError if it did not come in time.
-      def wait(max_wait_timeout: 60, raise_response_error: true)
-        deadline = max_wait_timeout && Process.clock_gettime(Process::CLOCK_MONOTONIC) + max_wait_timeout
-        while pending?
-          left = deadline && deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
-          if left && left <= 0
-            raise WaitTimeoutError, "Waiting for delivery timed out after #{max_wait_timeout} seconds"
-          end
-
-          ms = left ? [[(left * 1000).ceil, 100].min, 1].max : 100
-          @producer.poll(ms)
-        end
-        raise @report.error if raise_response_error && @report.error
-
-        @report
+      def create_result
+        DeliveryReport.new(self[:partition], self[:offset], @topic, error, @label)
       end
 
+      def raise_error
+        raise error
+      end
+
+      def error
+        return nil if self[:response].zero?
+
+        RdkafkaError.new(self[:response], broker_message: broker_message)
+      end
+
+      # The report, once come (gregor's older name for the wait's value).
       def _complete(report)
-        @report = report
+        self[:partition] = report.partition
+        self[:offset] = report.offset
+        self[:response] = report.error ? report.error.rdkafka_response : 0
+        self.broker_message = report.error&.broker_message
+        @topic = report.topic_name
+        unlock
+      end
+
+      private
+
+      # Serves reports instead of sleeping (gregor has no background thread).
+      def wait_step(left)
+        return super unless @producer
+
+        ms = left ? [[(left * 1000).ceil, 100].min, 1].max : 100
+        begin
+          @producer.poll(ms)
+        rescue ClosedProducerError
+          super # closed meanwhile: its reports are served by close
+        end
       end
     end
 
     # Raised by DeliveryHandle#wait when the report did not come in time.
-    class WaitTimeoutError < RuntimeError; end
+    WaitTimeoutError = AbstractHandle::WaitTimeoutError
 
     attr_accessor :delivery_callback
 
@@ -87,6 +105,9 @@ module Gregor
 
     private def produce_on(native, topic, payload, key, partition, timestamp, headers, label)
       handle = DeliveryHandle.new(self, label)
+      handle[:pending] = true
+      handle.topic = topic.to_s
+      AbstractHandle.register(handle)
       id = @lock.synchronize do
         i = @next_id
         @next_id += 1
@@ -115,6 +136,7 @@ module Gregor
                                        FFI::Pointer.new(id), 0, buf, Native::ERRSTR_SIZE)
       unless rc.zero?
         @lock.synchronize { @pending.delete(id) }
+        AbstractHandle.remove(handle)
         Native.check!(rc, buf)
       end
       handle
@@ -160,7 +182,7 @@ module Gregor
       handle = @lock.synchronize { @pending.delete(id) }
       return unless handle
 
-      error = dr[:err].zero? ? nil : RdkafkaError.new(dr[:err], dr[:errstr])
+      error = dr[:err].zero? ? nil : RdkafkaError.new(dr[:err], broker_message: dr[:errstr])
       report = DeliveryReport.new(dr[:partition], dr[:offset], dr[:topic], error, handle.label)
       handle._complete(report)
       @delivery_callback&.call(report)
