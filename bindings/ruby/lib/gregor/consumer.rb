@@ -111,10 +111,19 @@ module Gregor
       Native.gregor_config_free(native_config)
       raise Config::ConfigError, buf.read_string if native.null?
 
+      if Config.statistics_callback
+        @stats_cb = Producer.stats_proc # kept referenced while the C side holds it
+        Native.gregor_consumer_set_stats_cb(native, @stats_cb, nil)
+      end
       @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedConsumerError)
 
       @rebalance_listener = rebalance_listener
       @rebalance_cb = method(:on_rebalance).to_proc # kept referenced while the C side holds it
+    end
+
+    # Cluster metadata (all topics, or `topic_name`).
+    def metadata(topic_name = nil, timeout_ms = 2_000)
+      native_call(:metadata) { |native| Metadata.new(:gregor_consumer_metadata, native, topic_name, timeout_ms) }
     end
 
     # Joins the group for `topics`; partitions come with later polls.

@@ -49,6 +49,7 @@ module Gregor
     callback :dr_cb, [DeliveryReport.by_ref, :pointer], :void
     callback :rebalance_cb, [:pointer, :int32, :pointer, :pointer], :void
     callback :commit_cb, [:pointer, :int32, :pointer, :pointer], :void
+    callback :stats_cb, [:pointer, :pointer, :size_t, :pointer], :void
 
     E = [:pointer, :size_t].freeze # errstr, errstr_size
 
@@ -74,6 +75,25 @@ module Gregor
     bind :gregor_producer_flush, [:pointer, :int], :int, blocking: true
     bind :gregor_producer_len, [:pointer], :size_t
     bind :gregor_producer_close, [:pointer, :int], :void, blocking: true
+    bind :gregor_producer_set_stats_cb, [:pointer, :stats_cb, :pointer], :int
+    bind :gregor_producer_metadata, [:pointer, :string, :int, :pointer] + E, :int, blocking: true
+    bind :gregor_consumer_set_stats_cb, [:pointer, :stats_cb, :pointer], :int
+    bind :gregor_consumer_metadata, [:pointer, :string, :int, :pointer] + E, :int, blocking: true
+
+    bind :gregor_metadata_broker_count, [:pointer], :size_t
+    bind :gregor_metadata_broker_id, [:pointer, :size_t], :int32
+    bind :gregor_metadata_broker_host, [:pointer, :size_t], :string
+    bind :gregor_metadata_broker_port, [:pointer, :size_t], :int32
+    bind :gregor_metadata_topic_count, [:pointer], :size_t
+    bind :gregor_metadata_topic_name, [:pointer, :size_t], :string
+    bind :gregor_metadata_topic_err, [:pointer, :size_t], :int
+    bind :gregor_metadata_partition_count, [:pointer, :size_t], :size_t
+    bind :gregor_metadata_partition_id, [:pointer, :size_t, :size_t], :int32
+    bind :gregor_metadata_partition_leader, [:pointer, :size_t, :size_t], :int32
+    bind :gregor_metadata_partition_err, [:pointer, :size_t, :size_t], :int
+    bind :gregor_metadata_partition_replicas, [:pointer, :size_t, :size_t, :pointer, :size_t], :size_t
+    bind :gregor_metadata_partition_isrs, [:pointer, :size_t, :size_t, :pointer, :size_t], :size_t
+    bind :gregor_metadata_free, [:pointer], :void
 
     bind :gregor_tpl_new, [], :pointer
     bind :gregor_tpl_add, [:pointer, :string, :int32, :int64], :int

@@ -77,7 +77,29 @@ module Gregor
     # run by the garbage collector).
     FREE = lambda do |ptr|
       Native.gregor_producer_set_dr_cb(ptr, nil, nil)
+      Native.gregor_producer_set_stats_cb(ptr, nil, nil)
       Native.gregor_producer_free(ptr)
+    end
+
+    @partitions_count_cache = nil
+    class << self
+      # The process-wide partition count cache (rdkafka-ruby's).
+      def partitions_count_cache
+        @partitions_count_cache ||= PartitionsCountCache.new
+      end
+
+      attr_writer :partitions_count_cache
+    end
+
+    # A statistics callback (Config.statistics_callback) for the C side:
+    # parses the JSON and hands the Hash over, on the polling thread.
+    def self.stats_proc
+      lambda do |_handle, json, len, _opaque|
+        cb = Config.statistics_callback
+        cb&.call(JSON.parse(json.read_bytes(len)))
+      rescue StandardError => e
+        warn "gregor: statistics callback raised #{e.class}: #{e.message}"
+      end
     end
 
     def initialize(native_config)
@@ -91,6 +113,10 @@ module Gregor
       @lock = Mutex.new
       @dr_cb = method(:on_delivery).to_proc # kept referenced while the C side holds it
       Native.gregor_producer_set_dr_cb(native, @dr_cb, nil)
+      if Config.statistics_callback
+        @stats_cb = Producer.stats_proc # kept referenced while the C side holds it
+        Native.gregor_producer_set_stats_cb(native, @stats_cb, nil)
+      end
       @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedProducerError)
     end
 
@@ -142,6 +168,25 @@ module Gregor
       handle
     ensure
       Native.gregor_headers_free(hdrs) if hdrs
+    end
+
+    # Cluster metadata (all topics, or `topic_name`).
+    def metadata(topic_name = nil, timeout_ms = 2_000)
+      @native.use(:metadata) { |native| Metadata.new(:gregor_producer_metadata, native, topic_name, timeout_ms) }
+    end
+
+    # The topic's partition count (cached process-wide for 30 s; -1 if the
+    # topic does not exist).
+    def partition_count(topic)
+      raise ClosedProducerError, :partition_count if closed?
+
+      self.class.partitions_count_cache.get(topic) do
+        metadata(topic).topics.first&.fetch(:partition_count) || -1
+      rescue RdkafkaError => e
+        raise unless e.code == :unknown_topic_or_part
+
+        -1
+      end
     end
 
     # Serves delivery reports for up to `timeout_ms`; returns how many.
