@@ -44,6 +44,27 @@ module Gregor
     end
   end
 
+  # An error with the topic partition list it concerns.
+  class RdkafkaTopicPartitionListError < RdkafkaError
+    attr_reader :topic_partition_list
+
+    def initialize(response, topic_partition_list, message_prefix = nil)
+      super(response, message_prefix)
+      @topic_partition_list = topic_partition_list
+    end
+  end
+
+  # libgregor could not be loaded.
+  class LibraryLoadError < BaseError; end
+
+  # rdkafka-ruby's error for a closed librdkafka instance (gregor raises the
+  # client's Closed*Error instead; kept for code that rescues it).
+  class ClosedInnerError < BaseError
+    def initialize
+      super("Illegal call to a closed inner librdkafka instance")
+    end
+  end
+
   # Raised by calls on a closed client (each client has its own subclass,
   # as in rdkafka-ruby).
   class ClosedClientError < BaseError
