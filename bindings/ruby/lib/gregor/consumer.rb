@@ -4,6 +4,30 @@ module Gregor
   # A consumer (rdkafka-ruby's shape): `subscribe(*topics)` or `assign`,
   # then `poll(ms)` or `each { |message| }`, `commit`, `close`.
   class Consumer
+    # A message's headers (rdkafka-ruby's Consumer::Headers): a frozen Hash
+    # of name => value (a String, or an Array of them for a repeated name;
+    # nil for a null value).
+    module Headers
+      EMPTY = {}.freeze
+
+      def self.from_native(native)
+        n = Native.gregor_message_header_count(native)
+        return EMPTY if n.zero?
+
+        headers = {}
+        n.times do |i|
+          name = Native::Slice.new
+          value = Native::Slice.new
+          next unless Native.gregor_message_header(native, i, name, value).zero?
+
+          key = name.to_s_or_nil.to_s.force_encoding(Encoding::UTF_8)
+          v = value.to_s_or_nil
+          headers[key] = headers.key?(key) ? Array(headers[key]) << v : v
+        end
+        headers.freeze
+      end
+    end
+
     # A consumed message.
     class Message
       attr_reader :topic, :partition, :offset, :key, :payload, :timestamp, :headers
@@ -17,14 +41,7 @@ module Gregor
         tstype = FFI::MemoryPointer.new(:int)
         ms = Native.gregor_message_timestamp(native, tstype)
         @timestamp = tstype.read_int.zero? || ms.negative? ? nil : Time.at(ms / 1000, (ms % 1000) * 1000)
-        @headers = {}
-        Native.gregor_message_header_count(native).times do |i|
-          name = Native::Slice.new
-          value = Native::Slice.new
-          next unless Native.gregor_message_header(native, i, name, value).zero?
-
-          @headers[name.to_s_or_nil.to_s.force_encoding(Encoding::UTF_8)] = value.to_s_or_nil
-        end
+        @headers = Headers.from_native(native)
       end
 
       def to_s
