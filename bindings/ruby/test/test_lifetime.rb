@@ -20,6 +20,12 @@ class GregorLifetimeTest < Minitest::Test
     Gregor::Config.new({ "bootstrap.servers" => BROKER }.merge(extra))
   end
 
+  # Two rounds in three let the other thread get into its C call first
+  # (0-3 ms); the third closes at once, before it does.
+  def settle(i)
+    sleep(rand * 0.003) unless (i % 3).zero?
+  end
+
   def timed(label)
     t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     yield
@@ -55,14 +61,23 @@ class GregorLifetimeTest < Minitest::Test
         name = "race-#{Process.pid}-#{i}"
         names << name
         handles << admin.create_topic(name, 1, 1)
-        admin.close # the request thread is still inside gregor_admin_create_topics
+        settle(i)
+        admin.close # the request thread may be inside gregor_admin_create_topics
       end
     end
-    # every request ended: created, or cut short with an error
+    # every request ended: created, cut short in C by the close, or refused
+    # before it started
+    outcome = Hash.new(0)
     handles.each do |h|
-      h.wait(max_wait_timeout: PROMPT, raise_response_error: false)
+      h.wait(max_wait_timeout_ms: PROMPT * 1000, raise_response_error: false)
       refute h.pending?
+      outcome[if h[:response].zero? then :created
+              elsif h.broker_message.to_s.start_with?("Illegal call") then :closed_before_the_call
+              else :"cut_short_#{Gregor.error_name(h[:response])}"
+              end] += 1
     end
+    puts "admin outcomes: #{outcome.sort.to_h}"
+    assert(outcome.keys.any? { |k| k != :closed_before_the_call }, "no request ever got into C")
   ensure
     delete_topics(names) unless names.empty?
   end
@@ -102,6 +117,7 @@ class GregorLifetimeTest < Minitest::Test
         rescue Gregor::ClosedProducerError, Gregor::RdkafkaError, Gregor::Producer::WaitTimeoutError
           nil
         end
+        settle(i)
         producer.close(i.even? ? 0 : 5000)
         assert waiter.join(PROMPT), "round #{i}: the waiting thread did not return"
         assert_raises(Gregor::ClosedProducerError) { producer.produce(topic: t, payload: "late") }
@@ -123,7 +139,7 @@ class GregorLifetimeTest < Minitest::Test
         rescue Gregor::ClosedConsumerError
           nil
         end
-        Thread.pass
+        settle(i)
         consumer.close
         assert poller.join(PROMPT), "round #{i}: the polling thread did not return"
         assert_raises(Gregor::ClosedConsumerError) { consumer.poll(0) }

@@ -191,8 +191,10 @@ module Gregor
 
       begin
         err = Native.gregor_message_err(msg)
-        # a poll cut short by close (from another thread) ends like a timeout
-        return nil if closed? && [ERRORS[:_STATE], ERRORS[:_DESTROY]].include?(err)
+        # a poll cut short by close (from another thread) ends like a
+        # timeout, also when it caught an error the close itself caused (a
+        # fetch's connection closed under it)
+        return nil if closed? && !err.zero?
         raise RdkafkaError.new(err, broker_message: Native.gregor_message_errstr(msg)) unless err.zero?
 
         Message.new(msg)
