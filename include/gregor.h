@@ -27,9 +27,9 @@
  *    given the same address since: using a freed pointer is still an
  *    application bug, made memory-safe only until the address is reused.
  *  - A _free called from a callback that a call on the same handle runs
- *    (e.g. freeing the consumer in its rebalance callback) does not wait for
- *    itself: that call returns GREGOR_ERR__DESTROY and the last call on the
- *    handle to return releases it.
+ *    (e.g. freeing the consumer in its rebalance callback, the producer in
+ *    its delivery callback) would wait for itself: it is refused, a no-op.
+ *    Free the handle after that call returns.
  *  - Other objects (configs, headers, lists, messages, results, builders)
  *    are plain data: free each once, when no thread uses it.
  */
@@ -2720,10 +2720,8 @@ int gregor_consumer_metadata(const gregor_consumer *consumer, const char *topic,
  * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
  * them to leave before releasing anything. A second free of the same
  * pointer is a no-op.
- * From inside one of the consumer's own callbacks it does not wait (the
- * handle is in use there): the consumer is closed and released when the
- * call running the callback returns, which then returns
- * `GREGOR_ERR__DESTROY` (or a message carrying it).
+ * From inside one of the consumer's own callbacks it is a no-op (misuse:
+ * the handle is in use there, and the free would wait for itself).
  */
 void gregor_consumer_free(gregor_consumer *consumer);
 

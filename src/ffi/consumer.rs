@@ -466,8 +466,8 @@ pub extern "C" fn gregor_consumer_set_rebalance_cb(
             opaque: opaque as usize,
         };
         // Runs inside a call on the handle (poll, close), which keeps it
-        // alive: a `gregor_consumer_free` from the callback is deferred to
-        // that call's end (src/ffi/lifetime.rs).
+        // alive: a `gregor_consumer_free` from the callback is refused
+        // (src/ffi/lifetime.rs).
         h.inner.set_rebalance_callback(move |_, event| {
             let tpl = gregor_tpl::from_entries(event.partitions().to_vec());
             f(target.consumer(), event.code(), &tpl, target.opaque());

@@ -600,10 +600,8 @@ pub extern "C" fn gregor_consumer_metadata(
 /// in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
 /// them to leave before releasing anything. A second free of the same
 /// pointer is a no-op.
-/// From inside one of the consumer's own callbacks it does not wait (the
-/// handle is in use there): the consumer is closed and released when the
-/// call running the callback returns, which then returns
-/// `GREGOR_ERR__DESTROY` (or a message carrying it).
+/// From inside one of the consumer's own callbacks it is a no-op (misuse:
+/// the handle is in use there, and the free would wait for itself).
 #[no_mangle]
 pub extern "C" fn gregor_consumer_free(consumer: *mut gregor_consumer) {
     guard((), || destroy(consumer))

@@ -20,8 +20,8 @@
 //!   count to reach zero, and only then drops it;
 //! - a `_free` from inside a call on the same handle on the same thread (a
 //!   callback run by `poll` freeing its own client) cannot wait for itself:
-//!   it marks the handle and returns, and the last call in flight to leave
-//!   shuts the handle down and drops it.
+//!   it is refused (a no-op, as the consumer's callbacks always documented;
+//!   the handle stays usable and must be freed after the call returns).
 //!
 //! The hot path is an uncontended read lock, a `BTreeSet` lookup, one atomic
 //! increment and decrement, and a push/pop on a thread-local stack.
@@ -37,11 +37,8 @@ use crate::error::{local, Error};
 
 /// Set in [`Life::state`] once `_free` has begun.
 const DESTROYED: usize = 1 << (usize::BITS - 1);
-/// Set with [`DESTROYED`] when `_free` was called from inside a call on the
-/// handle: the last call to leave finishes the free.
-const DEFERRED: usize = 1 << (usize::BITS - 2);
 /// The in-flight count's bits.
-const COUNT: usize = DEFERRED - 1;
+const COUNT: usize = DESTROYED - 1;
 
 /// A handle's lifetime state: the calls in flight and the destroyed flags.
 #[derive(Default)]
@@ -175,20 +172,11 @@ impl<T: Handle> Drop for Entered<T> {
         if prev & COUNT != 1 {
             return;
         }
-        // The last call out of a handle being freed. From here on the handle
-        // may be gone: only `prev` and the global condvar are used.
-        if prev & DEFERRED != 0 {
-            // `_free` ran inside a call and left the rest to us: no call can
-            // enter any more (the address left the registry), none is in
-            // flight, so the handle is ours.
-            // SAFETY: allocated by `register` (Box::into_raw), dropped once.
-            let h = unsafe { Box::from_raw(self.p as *mut T) };
-            h.shutdown();
-            drop(h);
-        } else {
-            let _g = DRAINED.0.lock().unwrap_or_else(|e| e.into_inner());
-            DRAINED.1.notify_all();
-        }
+        // The last call out of a handle being freed: its `_free` waits. From
+        // here on the handle may be gone: only `prev` and the global condvar
+        // are used.
+        let _g = DRAINED.0.lock().unwrap_or_else(|e| e.into_inner());
+        DRAINED.1.notify_all();
     }
 }
 
@@ -214,30 +202,25 @@ pub(crate) fn enter<T: Handle>(p: *const T) -> Result<Entered<T>, Error> {
 /// Frees handle `p` under the contract: no-op for NULL or an address that is
 /// not a live handle of type `T` (a second free); otherwise stops new calls,
 /// shuts the client down so blocked calls return, waits for the calls in
-/// flight, and drops the handle. From inside a call on `p` on this thread,
-/// the last call to leave finishes the free instead.
+/// flight, and drops the handle. Refused (a no-op) from inside a call on
+/// `p` on this thread: it would wait for itself.
 pub(crate) fn destroy<T: Handle>(p: *mut T) {
     if p.is_null() {
         return;
     }
     let addr = p as usize;
+    let reentrant = ENTERED
+        .try_with(|e| e.borrow().contains(&addr))
+        .unwrap_or(false);
+    if reentrant {
+        return;
+    }
     if !T::registry().write().remove(&addr) {
         return;
     }
     // SAFETY: was live; only this free (which took it out of the registry)
     // may drop it.
     let h = unsafe { &*p };
-    let reentrant = ENTERED
-        .try_with(|e| e.borrow().contains(&addr))
-        .unwrap_or(false);
-    if reentrant {
-        // This thread is inside a call on `p` (count >= 1): that call's
-        // guard, or a later one, sees DEFERRED with the count reaching zero.
-        h.life()
-            .state
-            .fetch_or(DESTROYED | DEFERRED, Ordering::AcqRel);
-        return;
-    }
     h.life().state.fetch_or(DESTROYED, Ordering::AcqRel);
     h.shutdown();
     let mut g = DRAINED.0.lock().unwrap_or_else(|e| e.into_inner());
