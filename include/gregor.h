@@ -891,6 +891,11 @@ gregor_admin *gregor_admin_new(const gregor_config *conf, char *errstr, size_t e
 void gregor_admin_free(gregor_admin *admin);
 
 /**
+ * As `gregor_producer_metadata`, through an admin client.
+ */
+int gregor_admin_metadata(const gregor_admin *admin, const char *topic, int timeout_ms, gregor_metadata **metadata, char *errstr, size_t errstr_size);
+
+/**
  * Closes the admin client's connections for good: requests in flight on
  * other threads return promptly with an error (`GREGOR_ERR__DESTROY` or
  * `GREGOR_ERR__TRANSPORT`), later ones fail at once with

@@ -35,7 +35,7 @@ total_e=0 total_f=0
 printf '%-58s %8s %8s %8s\n' file examples failures pending
 for f in "${files[@]}"; do
     log=$out/$(echo "$f" | tr / _).log
-    (cd "$run" && timeout 900 rspec --require spec_helper -I "$adapter" -I "$root/bindings/ruby/lib" --no-color "$f") >"$log" 2>&1
+    (cd "$run" && timeout ${SPEC_TIMEOUT:-300} rspec --require spec_helper -I "$adapter" -I "$root/bindings/ruby/lib" --no-color "$f") >"$log" 2>&1
     line=$(grep -E '^[0-9]+ examples?, ' "$log" | tail -1)
     e=$(echo "$line" | sed -nE 's/^([0-9]+) example.*/\1/p')
     fl=$(echo "$line" | sed -nE 's/.* ([0-9]+) failures?.*/\1/p')

@@ -24,7 +24,7 @@ use std::ptr;
 use std::time::Duration;
 
 use super::guard::{c_str, copy_out, free, guard, guard_code, handle, handle_mut, put};
-use super::handles::{gregor_config, gregor_slice, gregor_tpl};
+use super::handles::{gregor_config, gregor_metadata, gregor_slice, gregor_tpl};
 use super::lifetime::{destroy, enter, handle_registry, register, Handle, Life};
 use crate::admin::*;
 use crate::error::{local, Error, Result};
@@ -282,6 +282,22 @@ pub extern "C" fn gregor_admin_new(
 #[no_mangle]
 pub extern "C" fn gregor_admin_free(admin: *mut gregor_admin) {
     guard((), || destroy(admin))
+}
+
+/// As `gregor_producer_metadata`, through an admin client.
+#[no_mangle]
+pub extern "C" fn gregor_admin_metadata(
+    admin: *const gregor_admin,
+    topic: *const c_char,
+    timeout_ms: c_int,
+    metadata: *mut *mut gregor_metadata,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard_code(errstr, errstr_size, || {
+        let a = enter(admin)?;
+        super::handles::metadata_of(a.inner.cluster(), topic, timeout_ms, metadata)
+    })
 }
 
 /// Closes the admin client's connections for good: requests in flight on

@@ -764,7 +764,7 @@ pub extern "C" fn gregor_message_free(msg: *mut gregor_message) {
 
 // ----- metadata -----
 
-fn metadata_of(
+pub(crate) fn metadata_of(
     cluster: &crate::cluster::Cluster,
     topic: *const c_char,
     timeout_ms: c_int,

@@ -93,6 +93,11 @@ module Gregor
       end
     end
 
+    # Cluster metadata (all topics, or `topic_name`).
+    def metadata(topic_name = nil, timeout_ms = 2_000)
+      @native.use(:metadata) { |native| Metadata.new(:gregor_admin_metadata, native, topic_name, timeout_ms) }
+    end
+
     def closed?
       @native.closed?
     end

@@ -102,6 +102,21 @@ module Gregor
   end.freeze
   ERROR_NAMES = ERRORS.invert.freeze
 
+  # The constants of rdkafka-ruby's Rdkafka::Bindings that applications and
+  # rdkafka-ruby's specs compare with: RD_KAFKA_RESP_ERR_<NAME> for every
+  # code (librdkafka's names, from ERRORS), partition and offset specials.
+  # librdkafka's raw functions are not here: they only exist over librdkafka.
+  module Bindings
+    ERRORS.each do |name, code|
+      const_set(:"RD_KAFKA_RESP_ERR_#{name}", code)
+    end
+    RD_KAFKA_PARTITION_UA = -1
+    RD_KAFKA_OFFSET_BEGINNING = -2
+    RD_KAFKA_OFFSET_END = -1
+    RD_KAFKA_OFFSET_STORED = -1000
+    RD_KAFKA_OFFSET_INVALID = -1001
+  end
+
   def self.error_name(code)
     ERROR_NAMES.fetch(code) { Native.gregor_err_name(code) || "UNKNOWN" }.to_s
   end

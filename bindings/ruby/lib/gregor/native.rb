@@ -137,6 +137,7 @@ module Gregor
     bind :gregor_admin_new, [:pointer] + E, :pointer
     bind :gregor_admin_free, [:pointer], :void, blocking: true
     bind :gregor_admin_close, [:pointer], :int, blocking: true
+    bind :gregor_admin_metadata, [:pointer, :string, :int, :pointer] + E, :int, blocking: true
     bind :gregor_new_topic_new, [:string, :int32, :int32], :pointer
     bind :gregor_new_topic_set_config, [:pointer, :string, :string] + E, :int
     bind :gregor_new_topic_free, [:pointer], :void
