@@ -23,6 +23,13 @@ module Gregor
     class WaitTimeoutError < RuntimeError; end
 
     class << self
+      # rdkafka-ruby's handles are FFI structs declared with `layout
+      # :pending, :bool, :response, :int, …`; gregor's keep their fields in
+      # a Hash, so a layout only names them.
+      def layout(*fields)
+        @layout = fields.each_slice(2).map(&:first)
+      end
+
       def register(handle)
         REGISTRY_MUTEX.synchronize { REGISTRY[handle.object_id] = handle }
       end
