@@ -6,6 +6,7 @@
 #   report = config.producer.produce(topic: "t", payload: "hi").wait
 #   report.partition, report.offset
 require "json"
+require "logger"
 require_relative "gregor/native"
 require_relative "gregor/error"
 require_relative "gregor/native_handle"

@@ -7,6 +7,15 @@ module Gregor
     # Raised for an unknown property or a bad value.
     class ConfigError < RuntimeError; end
 
+    # rdkafka-ruby raises it when librdkafka cannot create a client; gregor
+    # reports a bad configuration as ConfigError (kept for rescuers).
+    class ClientCreationError < RuntimeError; end
+
+    # Raised when setting a nil logger.
+    class NoLoggerError < RuntimeError; end
+
+    @logger = Logger.new($stdout)
+
     # An object with on_partitions_assigned(list) / on_partitions_revoked(list)
     # (TopicPartitionLists), called inside poll/close when the group's
     # assignment changes (rdkafka-ruby's consumer_rebalance_listener).
@@ -26,6 +35,17 @@ module Gregor
     end
 
     class << self
+      # The process-wide logger (rdkafka-ruby's Config.logger); gregor's
+      # binding logs nothing through it yet: the library writes no log
+      # lines through its C API.
+      attr_reader :logger
+
+      def logger=(logger)
+        raise NoLoggerError if logger.nil?
+
+        @logger = logger
+      end
+
       # Process-wide callbacks, as rdkafka-ruby's: `statistics_callback`
       # gets each statistics snapshot (a Hash parsed from the JSON) of
       # every client made afterwards, served inside its poll calls;
