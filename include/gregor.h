@@ -3201,6 +3201,19 @@ int gregor_producer_commit_transaction(const gregor_producer *producer, int time
 int gregor_producer_abort_transaction(const gregor_producer *producer, int timeout_ms, char *errstr, size_t errstr_size);
 
 /**
+ * The partition `partitioner` (a `partitioner` property value:
+ * "consistent_random", "consistent", "murmur2_random", "murmur2",
+ * "fnv1a", "fnv1a_random", "random") gives `key` (`key_len` bytes; NULL
+ * for no key) among `partition_count` partitions: the partitioners the
+ * producer uses, for bindings that pick a partition themselves
+ * (librdkafka's `rd_kafka_msg_partitioner_*`). Returns the partition, -1
+ * when the choice is free (no key with a `*_random` partitioner, or
+ * "random"), or `GREGOR_ERR__INVALID_ARG` for an unknown name or
+ * `partition_count` < 1. Thread-safe.
+ */
+int32_t gregor_partitioner(const char *partitioner, const uint8_t *key, size_t key_len, int32_t partition_count);
+
+/**
  * Sets (or with NULL `cb`, clears) the producer's statistics callback.
  * Every `statistics.interval.ms` (0, the default: never) it gets a JSON
  * snapshot inside `gregor_producer_poll` / `gregor_producer_flush`, on the

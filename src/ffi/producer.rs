@@ -275,3 +275,32 @@ pub extern "C" fn gregor_producer_abort_transaction(
         enter(producer)?.inner.abort_transaction(ms(timeout_ms))
     })
 }
+
+/// The partition `partitioner` (a `partitioner` property value:
+/// "consistent_random", "consistent", "murmur2_random", "murmur2",
+/// "fnv1a", "fnv1a_random", "random") gives `key` (`key_len` bytes; NULL
+/// for no key) among `partition_count` partitions: the partitioners the
+/// producer uses, for bindings that pick a partition themselves
+/// (librdkafka's `rd_kafka_msg_partitioner_*`). Returns the partition, -1
+/// when the choice is free (no key with a `*_random` partitioner, or
+/// "random"), or `GREGOR_ERR__INVALID_ARG` for an unknown name or
+/// `partition_count` < 1. Thread-safe.
+#[no_mangle]
+pub extern "C" fn gregor_partitioner(
+    partitioner: *const c_char,
+    key: *const u8,
+    key_len: usize,
+    partition_count: i32,
+) -> i32 {
+    guard(crate::error::local::FAIL, || {
+        let Ok(name) = c_str(partitioner, "partitioner") else {
+            return crate::error::local::INVALID_ARG;
+        };
+        match crate::producer::partitioner::Partitioner::from_name(name) {
+            Some(p) if partition_count >= 1 => p
+                .partition(bytes(key, key_len), partition_count)
+                .unwrap_or(-1),
+            _ => crate::error::local::INVALID_ARG,
+        }
+    })
+}

@@ -78,7 +78,7 @@ module Gregor
     # and have no effect: gregor starts its threads itself and serves
     # callbacks inside poll/flush/wait.
     def producer(**_options)
-      Producer.new(native_config)
+      Producer.new(native_config, partitioner: self[:partitioner] || "consistent_random")
     end
 
     def consumer(**_options)

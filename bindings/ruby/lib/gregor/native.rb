@@ -75,6 +75,7 @@ module Gregor
     bind :gregor_producer_flush, [:pointer, :int], :int, blocking: true
     bind :gregor_producer_len, [:pointer], :size_t
     bind :gregor_producer_close, [:pointer, :int], :void, blocking: true
+    bind :gregor_partitioner, [:string, :pointer, :size_t, :int32], :int32
     bind :gregor_producer_set_stats_cb, [:pointer, :stats_cb, :pointer], :int
     bind :gregor_producer_metadata, [:pointer, :string, :int, :pointer] + E, :int, blocking: true
     bind :gregor_consumer_set_stats_cb, [:pointer, :stats_cb, :pointer], :int

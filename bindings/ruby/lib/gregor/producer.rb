@@ -102,7 +102,8 @@ module Gregor
       end
     end
 
-    def initialize(native_config)
+    def initialize(native_config, partitioner: "consistent_random")
+      @partitioner = partitioner.to_s
       buf = Native.errbuf
       native = Native.gregor_producer_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
@@ -123,7 +124,20 @@ module Gregor
     # Queues a message. `payload`/`key` nil mean null; `partition` nil lets
     # the partitioner choose; `timestamp` is a Time or ms since the epoch;
     # `headers` a Hash. Returns a DeliveryHandle.
-    def produce(topic:, payload: nil, key: nil, partition: nil, timestamp: nil, headers: nil, label: nil)
+    # `partition_key` (rdkafka-ruby's): the partition is the one
+    # `partitioner` (default: the producer's `partitioner` property) gives
+    # it among the topic's partitions (Producer#partition_count, cached).
+    def produce(topic:, payload: nil, key: nil, partition: nil, partition_key: nil, timestamp: nil, headers: nil,
+                label: nil, topic_config: nil, partitioner: nil)
+      _ = topic_config # rdkafka-ruby's per-topic settings: not supported, ignored
+      if partition.nil? && partition_key
+        count = partition_count(topic.to_s)
+        if count.positive?
+          kp, kn = Native.bytes(partition_key)
+          p = Native.gregor_partitioner(partitioner || @partitioner, kp, kn, count)
+          partition = p if p >= 0
+        end
+      end
       @native.use(:produce) do |native|
         produce_on(native, topic, payload, key, partition, timestamp, headers, label)
       end
@@ -208,6 +222,8 @@ module Gregor
     rescue ClosedProducerError
       0
     end
+
+    alias queue_length queue_size
 
     def closed?
       @native.closed?
