@@ -31,11 +31,13 @@ module Gregor
       end
 
       def register(handle)
-        REGISTRY_MUTEX.synchronize { REGISTRY[handle.object_id] = handle }
+        REGISTRY_MUTEX.synchronize { REGISTRY[handle.to_ptr.address] = handle }
       end
 
-      def remove(handle)
-        REGISTRY_MUTEX.synchronize { REGISTRY.delete(handle.object_id) }
+      # Takes the handle (or its `to_ptr.address`) out; returns it.
+      def remove(handle_or_address)
+        address = handle_or_address.is_a?(AbstractHandle) ? handle_or_address.to_ptr.address : handle_or_address
+        REGISTRY_MUTEX.synchronize { REGISTRY.delete(address) }
       end
     end
 
@@ -60,6 +62,12 @@ module Gregor
 
     def pending?
       self[:pending] ? true : false
+    end
+
+    # A stand-in for rdkafka-ruby's struct pointer: its address identifies
+    # the handle (in REGISTRY); it points at nothing.
+    def to_ptr
+      @to_ptr ||= FFI::Pointer.new(object_id)
     end
 
     # Waits up to `max_wait_timeout_ms` (nil: forever; the deprecated
@@ -96,10 +104,15 @@ module Gregor
     end
 
     def operation_name
-      "operation"
+      raise "Must be implemented by subclass!"
     end
 
     def create_result
+      raise "Must be implemented by subclass!"
+    end
+
+    # The report a call left in `result` (re-raising an exception there).
+    def prepared_result
       raise(result) if result.is_a?(Exception)
 
       result

@@ -33,6 +33,10 @@ module Gregor
         "create topic"
       end
 
+      def create_result
+        prepared_result
+      end
+
       def raise_error
         raise RdkafkaError.new(self[:response], broker_message: broker_message || result&.error_string)
       end
