@@ -49,8 +49,32 @@ module Gregor
       end
     end
 
-    # A partition with its offset (and error, from calls that fill one).
-    Partition = Struct.new(:partition, :offset, :err)
+    # A partition with its offset (nil: none), error code (0: none) and
+    # commit metadata, as rdkafka-ruby's Consumer::Partition.
+    class Partition
+      attr_reader :partition, :offset, :err, :metadata
+
+      def initialize(partition, offset, err = 0, metadata = nil)
+        @partition = partition
+        @offset = offset
+        @err = err || 0
+        @metadata = metadata
+      end
+
+      def to_s
+        s = "<Partition #{partition}"
+        s += " offset=#{offset}" if offset
+        s += " err=#{err}" unless err.zero?
+        s += " metadata=#{metadata}" unless metadata.nil?
+        "#{s}>"
+      end
+
+      alias inspect to_s
+
+      def ==(other)
+        self.class == other.class && partition == other.partition && offset == other.offset
+      end
+    end
 
     # Topics with partitions (and offsets), as rdkafka-ruby's TopicPartitionList.
     class TopicPartitionList
@@ -78,8 +102,13 @@ module Gregor
         @data
       end
 
+      # Entries: each partition, and 1 for a topic without partitions.
       def count
-        @data.values.sum { |ps| ps ? ps.size : 0 }
+        @data.values.sum { |ps| ps ? ps.size : 1 }
+      end
+
+      def to_s
+        "<TopicPartitionList: #{to_h}>"
       end
 
       def empty?
@@ -107,7 +136,7 @@ module Gregor
           topic = Native.gregor_tpl_topic(tpl, i)
           err = Native.gregor_tpl_err(tpl, i)
           (data[topic] ||= []) << Partition.new(Native.gregor_tpl_partition(tpl, i), Native.gregor_tpl_offset(tpl, i),
-                                                err.zero? ? nil : err)
+                                                err)
         end
         new(data)
       end
