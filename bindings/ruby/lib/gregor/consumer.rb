@@ -232,6 +232,32 @@ module Gregor
       end
     end
 
+    # The next message if one is ready now (rdkafka-ruby's non-blocking poll).
+    def poll_nb(timeout_ms = 0)
+      poll(timeout_ms)
+    end
+
+    # Yields the messages ready now; stops when the block returns :stop.
+    def poll_nb_each
+      while (message = poll(0))
+        break if yield(message) == :stop
+      end
+    end
+
+    # Stores the offset after `message` (with commit `metadata`) for the
+    # next commit (with `enable.auto.offset.store` false).
+    def store_offset(message, metadata = nil)
+      list = TopicPartitionList.new
+      list.add_topic_and_partitions_with_offsets(message.topic, [[message.partition, message.offset + 1]])
+      native_call(:store_offset) do |native|
+        with_tpl(list) do |tpl|
+          Native.gregor_tpl_set_metadata(tpl, 0, metadata) if metadata
+          Native.check!(Native.gregor_consumer_store_offsets(native, tpl))
+        end
+      end
+      nil
+    end
+
     # Yields messages until the consumer is closed.
     def each
       loop do

@@ -104,6 +104,7 @@ module Gregor
     bind :gregor_tpl_partition, [:pointer, :size_t], :int32
     bind :gregor_tpl_offset, [:pointer, :size_t], :int64
     bind :gregor_tpl_err, [:pointer, :size_t], :int
+    bind :gregor_tpl_set_metadata, [:pointer, :size_t, :string], :int32
 
     bind :gregor_consumer_new, [:pointer] + E, :pointer
     bind :gregor_consumer_free, [:pointer], :void, blocking: true
@@ -122,6 +123,7 @@ module Gregor
     bind :gregor_consumer_subscribe, [:pointer, :pointer, :size_t] + E, :int32
     bind :gregor_consumer_unsubscribe, [:pointer], :int32, blocking: true
     bind :gregor_consumer_commit, [:pointer, :pointer, :int32] + E, :int32, blocking: true
+    bind :gregor_consumer_store_offsets, [:pointer, :pointer], :int32
 
     bind :gregor_message_topic, [:pointer], :string
     bind :gregor_message_partition, [:pointer], :int32
