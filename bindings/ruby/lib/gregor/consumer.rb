@@ -234,11 +234,15 @@ module Gregor
 
     # The next message if one is ready now (rdkafka-ruby's non-blocking poll).
     def poll_nb(timeout_ms = 0)
+      raise ClosedConsumerError, :poll_nb if closed?
+
       poll(timeout_ms)
     end
 
     # Yields the messages ready now; stops when the block returns :stop.
     def poll_nb_each
+      raise ClosedConsumerError, :poll_nb_each if closed?
+
       while (message = poll(0))
         break if yield(message) == :stop
       end
