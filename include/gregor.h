@@ -8,6 +8,30 @@
  *  - out-parameters are written only on success; memory gregor returns is
  *    freed only with gregor's _free functions;
  *  - GREGOR_OFFSET_TAIL_BASE - n: n messages before the end of a partition.
+ *
+ * Handle lifetime (client handles: gregor_producer, gregor_consumer,
+ * gregor_admin, gregor_zk, gregor_zk_consumer, gregor_legacy07_client,
+ * gregor_legacy07_producer):
+ *  - _free may be called while other threads are inside calls on the same
+ *    handle. It takes the handle out of service first: a call that starts
+ *    later returns GREGOR_ERR__DESTROY (-197) without touching it. Calls in
+ *    flight are woken (producer poll/flush/send/send_sync, consumer poll,
+ *    metadata and watermark requests, admin requests; zk and legacy07
+ *    calls are not interrupted and end within their own timeout) and
+ *    return GREGOR_ERR__DESTROY. _free waits for them to leave, then
+ *    releases the handle: nothing is released under a call. Calls that
+ *    return no error code return their empty value instead (0, NULL);
+ *    gregor_consumer_poll returns a message carrying GREGOR_ERR__DESTROY.
+ *  - A second _free of the same pointer is a no-op, and a call on a freed
+ *    pointer gets GREGOR_ERR__DESTROY — as long as no new handle has been
+ *    given the same address since: using a freed pointer is still an
+ *    application bug, made memory-safe only until the address is reused.
+ *  - A _free called from a callback that a call on the same handle runs
+ *    (e.g. freeing the consumer in its rebalance callback, the producer in
+ *    its delivery callback) would wait for itself: it is refused, a no-op.
+ *    Free the handle after that call returns.
+ *  - Other objects (configs, headers, lists, messages, results, builders)
+ *    are plain data: free each once, when no thread uses it.
  */
 
 #ifndef GREGOR_H
@@ -857,8 +881,29 @@ gregor_admin *gregor_admin_new(const gregor_config *conf, char *errstr, size_t e
 
 /**
  * Frees an admin client, closing its connections. NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+ * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+ * them to leave before releasing anything. A second free of the same
+ * pointer is a no-op.
  */
 void gregor_admin_free(gregor_admin *admin);
+
+/**
+ * As `gregor_producer_metadata`, through an admin client.
+ */
+int gregor_admin_metadata(const gregor_admin *admin, const char *topic, int timeout_ms, gregor_metadata **metadata, char *errstr, size_t errstr_size);
+
+/**
+ * Closes the admin client's connections for good: requests in flight on
+ * other threads return promptly with an error (`GREGOR_ERR__DESTROY` or
+ * `GREGOR_ERR__TRANSPORT`), later ones fail at once with
+ * `GREGOR_ERR__DESTROY`. The handle stays valid until `gregor_admin_free`
+ * (a binding can close, wait for its own calls to return, then free).
+ * Returns 0, or `GREGOR_ERR__INVALID_ARG` for NULL. Thread-safe.
+ */
+int gregor_admin_close(const gregor_admin *admin);
 
 /**
  * New call options: request and operation timeouts `socket.timeout.ms`,
@@ -2604,7 +2649,14 @@ int gregor_producer_metadata(const gregor_producer *producer, const char *topic,
 
 /**
  * Frees a producer, closing its connections and waiting for their I/O
- * threads to end. NULL is a no-op.
+ * threads to end; messages not delivered yet get `GREGOR_ERR__DESTROY`
+ * reports (served to the delivery callback on this thread). NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+ * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+ * them to leave before releasing anything. A second free of the same
+ * pointer is a no-op.
  */
 void gregor_producer_free(gregor_producer *producer);
 
@@ -2666,9 +2718,15 @@ int gregor_consumer_metadata(const gregor_consumer *consumer, const char *topic,
 /**
  * Frees a consumer, closing its connections and waiting for their I/O
  * threads to end (a group member not closed yet commits and leaves, as
- * `gregor_consumer_close`, without running callbacks). NULL is a no-op;
- * so is a call from inside one of the consumer's own callbacks (misuse:
- * the handle is in use there).
+ * `gregor_consumer_close`, without running callbacks). NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+ * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+ * them to leave before releasing anything. A second free of the same
+ * pointer is a no-op.
+ * From inside one of the consumer's own callbacks it is a no-op (misuse:
+ * the handle is in use there, and the free would wait for itself).
  */
 void gregor_consumer_free(gregor_consumer *consumer);
 
@@ -2843,6 +2901,12 @@ gregor_legacy07_client *gregor_legacy07_client_new(const char *broker, int codec
 
 /**
  * Frees a client, closing its connection. NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`; calls
+ * in flight are not interrupted (each is bounded by its timeout) and this
+ * waits for them to leave before releasing anything, then they return
+ * `GREGOR_ERR__DESTROY`. A second free of the same pointer is a no-op.
  */
 void gregor_legacy07_client_free(gregor_legacy07_client *client);
 
@@ -3058,6 +3122,12 @@ int gregor_legacy07_producer_send(const gregor_legacy07_producer *producer, cons
 
 /**
  * Frees a producer, closing its connections and ZooKeeper session. NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`; calls
+ * in flight are not interrupted (each is bounded by its timeout) and this
+ * waits for them to leave before releasing anything, then they return
+ * `GREGOR_ERR__DESTROY`. A second free of the same pointer is a no-op.
  */
 void gregor_legacy07_producer_free(gregor_legacy07_producer *p);
 
@@ -3131,6 +3201,19 @@ int gregor_producer_commit_transaction(const gregor_producer *producer, int time
 int gregor_producer_abort_transaction(const gregor_producer *producer, int timeout_ms, char *errstr, size_t errstr_size);
 
 /**
+ * The partition `partitioner` (a `partitioner` property value:
+ * "consistent_random", "consistent", "murmur2_random", "murmur2",
+ * "fnv1a", "fnv1a_random", "random") gives `key` (`key_len` bytes; NULL
+ * for no key) among `partition_count` partitions: the partitioners the
+ * producer uses, for bindings that pick a partition themselves
+ * (librdkafka's `rd_kafka_msg_partitioner_*`). Returns the partition, -1
+ * when the choice is free (no key with a `*_random` partitioner, or
+ * "random"), or `GREGOR_ERR__INVALID_ARG` for an unknown name or
+ * `partition_count` < 1. Thread-safe.
+ */
+int32_t gregor_partitioner(const char *partitioner, const uint8_t *key, size_t key_len, int32_t partition_count);
+
+/**
  * Sets (or with NULL `cb`, clears) the producer's statistics callback.
  * Every `statistics.interval.ms` (0, the default: never) it gets a JSON
  * snapshot inside `gregor_producer_poll` / `gregor_producer_flush`, on the
@@ -3158,6 +3241,12 @@ gregor_zk *gregor_zk_new(const char *zk_connect, int32_t session_timeout_ms, cha
 
 /**
  * Closes the session and frees the handle. NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`; calls
+ * in flight are not interrupted (each is bounded by its timeout) and this
+ * waits for them to leave before releasing anything, then they return
+ * `GREGOR_ERR__DESTROY`. A second free of the same pointer is a no-op.
  */
 void gregor_zk_free(gregor_zk *zk);
 
@@ -3243,6 +3332,12 @@ void gregor_zk_consumer_close(const gregor_zk_consumer *consumer);
 
 /**
  * Closes (as `gregor_zk_consumer_close`) and frees the consumer. NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+ * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+ * them to leave before releasing anything. A second free of the same
+ * pointer is a no-op.
  */
 void gregor_zk_consumer_free(gregor_zk_consumer *consumer);
 

@@ -181,6 +181,8 @@ struct Inner {
     conns: Mutex<HashMap<(i32, Purpose), BrokerConn>>,
     bootstrap_conns: Mutex<Vec<BrokerConn>>,
     max_age: Duration,
+    /// Set by [`Cluster::shutdown`]: no request may start any more.
+    shut_down: std::sync::atomic::AtomicBool,
 }
 
 /// A client's handle on the cluster; cheap to clone and thread-safe.
@@ -238,6 +240,7 @@ impl Cluster {
                         .min(Duration::from_millis(ms as u64)),
                     _ => cfg.ms("metadata.max.age.ms"),
                 },
+                shut_down: std::sync::atomic::AtomicBool::new(false),
             }),
         };
         if from_zk {
@@ -351,6 +354,7 @@ impl Cluster {
         auto_create: bool,
         timeout: Duration,
     ) -> Result<Metadata> {
+        self.check_open()?;
         let deadline = Instant::now() + timeout;
         let req = MetadataRequest {
             topics: topics.map(|ts| {
@@ -367,7 +371,7 @@ impl Cluster {
         let mut errors = Vec::new();
         for conn in self.metadata_candidates() {
             let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
+            if left.is_zero() || self.check_open().is_err() {
                 break;
             }
             let version = match conn.version_for::<MetadataRequest>(deadline) {
@@ -398,6 +402,7 @@ impl Cluster {
                 Err(e) => errors.push(e),
             }
         }
+        self.check_open()?;
         // Every broker refused our certificate check or credentials: that
         // is the answer, with its code (librdkafka reports _SSL and
         // _AUTHENTICATION the same way), not "all brokers down".
@@ -605,6 +610,7 @@ impl Cluster {
     /// # Errors
     /// If the broker is not in the metadata.
     pub fn conn(&self, id: i32, purpose: Purpose) -> Result<BrokerConn> {
+        self.check_open()?;
         if let Some(c) = lock(&self.inner.conns).get(&(id, purpose)) {
             return Ok(c.clone());
         }
@@ -625,6 +631,7 @@ impl Cluster {
     /// # Errors
     /// If no broker is known and none answers.
     pub fn any_conn(&self, purpose: Purpose, timeout: Duration) -> Result<BrokerConn> {
+        self.check_open()?;
         let ids: Vec<i32> = self.snapshot().brokers.keys().copied().collect();
         let ids = if ids.is_empty() {
             self.fetch_metadata(Some(&[]), false, timeout)?
@@ -662,7 +669,38 @@ impl Cluster {
         v
     }
 
-    /// Closes every connection (and stops watching ZooKeeper).
+    /// Closes every connection for good: requests waiting for a response
+    /// fail, and every later request (including a retry of one of those)
+    /// fails at once with `_DESTROY` instead of reconnecting. For a client
+    /// being destroyed while other threads are still inside calls on it.
+    pub fn shutdown(&self) {
+        self.inner
+            .shut_down
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        lock(&self.inner.zk_watch).take();
+        for c in lock(&self.inner.conns).drain().map(|(_, c)| c) {
+            c.shutdown();
+        }
+        for c in lock(&self.inner.bootstrap_conns).iter() {
+            c.shutdown();
+        }
+    }
+
+    /// `_DESTROY` once [`Cluster::shutdown`] has run.
+    fn check_open(&self) -> Result<()> {
+        if self
+            .inner
+            .shut_down
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            Err(Error::local(local::DESTROY, "client destroyed"))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Closes every connection (and stops watching ZooKeeper). A later
+    /// request opens a new one.
     pub fn close(&self) {
         lock(&self.inner.zk_watch).take();
         for c in lock(&self.inner.conns).drain().map(|(_, c)| c) {

@@ -1103,8 +1103,9 @@ impl Consumer {
         m.joined = false;
     }
 
-    /// Stops fetching, closes the connections and ends the consumer's
-    /// threads. Later polls fail with `_STATE`. Called on drop too.
+    /// Stops fetching, closes the connections for good and ends the
+    /// consumer's threads. Later polls fail with `_STATE`, requests to
+    /// brokers with `_DESTROY`. Called on drop too.
     ///
     /// A group member first commits its stored offsets (with
     /// `enable.auto.commit`), gives its partitions up (the rebalance
@@ -1131,7 +1132,7 @@ impl Consumer {
         // it holds only the shared state, which it frees when it ends.
         let deadline = Instant::now() + Duration::from_millis(500);
         loop {
-            self.cluster.close();
+            self.cluster.shutdown();
             let st = self.shared.lock();
             if st.running == 0 || Instant::now() >= deadline {
                 break;

@@ -24,7 +24,8 @@ use std::ptr;
 use std::time::Duration;
 
 use super::guard::{c_str, copy_out, free, guard, guard_code, handle, handle_mut, put};
-use super::handles::{gregor_config, gregor_slice, gregor_tpl};
+use super::handles::{gregor_config, gregor_metadata, gregor_slice, gregor_tpl};
+use super::lifetime::{destroy, enter, handle_registry, register, Handle, Life};
 use crate::admin::*;
 use crate::error::{local, Error, Result};
 use crate::wire::Uuid;
@@ -227,6 +228,20 @@ fn tps(tpl: &gregor_tpl) -> Vec<TopicPartition> {
 /// An admin client. Thread-safe.
 pub struct gregor_admin {
     inner: AdminClient,
+    life: Life,
+}
+
+impl Handle for gregor_admin {
+    const NAME: &'static str = "admin";
+    handle_registry!();
+    fn life(&self) -> &Life {
+        &self.life
+    }
+    /// Requests waiting for a response fail, and their retries find the
+    /// connections closed for good.
+    fn shutdown(&self) {
+        self.inner.cluster().shutdown();
+    }
 }
 
 /// Options of one admin call. Not thread-safe while being set.
@@ -248,20 +263,54 @@ pub extern "C" fn gregor_admin_new(
     guard_code(errstr, errstr_size, || {
         let conf = handle(conf, "conf")?;
         let a = AdminClient::new(&conf.inner)?;
-        out = Box::into_raw(Box::new(gregor_admin { inner: a }));
+        out = register(Box::new(gregor_admin {
+            inner: a,
+            life: Life::new(),
+        }));
         Ok(())
     });
     out
 }
 
 /// Frees an admin client, closing its connections. NULL is a no-op.
+///
+/// Lifetime: safe while other threads are inside calls on the handle (see
+/// the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+/// in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+/// them to leave before releasing anything. A second free of the same
+/// pointer is a no-op.
 #[no_mangle]
 pub extern "C" fn gregor_admin_free(admin: *mut gregor_admin) {
-    guard((), || {
-        if let Ok(a) = handle(admin, "admin") {
-            a.inner.close();
-        }
-        free(admin)
+    guard((), || destroy(admin))
+}
+
+/// As `gregor_producer_metadata`, through an admin client.
+#[no_mangle]
+pub extern "C" fn gregor_admin_metadata(
+    admin: *const gregor_admin,
+    topic: *const c_char,
+    timeout_ms: c_int,
+    metadata: *mut *mut gregor_metadata,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard_code(errstr, errstr_size, || {
+        let a = enter(admin)?;
+        super::handles::metadata_of(a.inner.cluster(), topic, timeout_ms, metadata)
+    })
+}
+
+/// Closes the admin client's connections for good: requests in flight on
+/// other threads return promptly with an error (`GREGOR_ERR__DESTROY` or
+/// `GREGOR_ERR__TRANSPORT`), later ones fail at once with
+/// `GREGOR_ERR__DESTROY`. The handle stays valid until `gregor_admin_free`
+/// (a binding can close, wait for its own calls to return, then free).
+/// Returns 0, or `GREGOR_ERR__INVALID_ARG` for NULL. Thread-safe.
+#[no_mangle]
+pub extern "C" fn gregor_admin_close(admin: *const gregor_admin) -> c_int {
+    guard_code(ptr::null_mut(), 0, || {
+        enter(admin)?.inner.cluster().shutdown();
+        Ok(())
     })
 }
 
@@ -516,7 +565,7 @@ pub extern "C" fn gregor_admin_create_topics(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let ts: Vec<NewTopic> = handles(topics, count, "topics")?
             .into_iter()
@@ -553,7 +602,7 @@ pub extern "C" fn gregor_admin_delete_topics(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let ns = strs(names, count, "names")?;
         let r = a.inner.delete_topics(&ns, &opts_of(options)?)?;
@@ -575,7 +624,7 @@ pub extern "C" fn gregor_admin_delete_topics_by_id(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let ids: Vec<Uuid> = strs(topic_ids, count, "topic_ids")?
             .into_iter()
@@ -604,7 +653,7 @@ pub extern "C" fn gregor_admin_create_partitions(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let ps: Vec<NewPartitions> = handles(parts, count, "parts")?
             .into_iter()
@@ -769,7 +818,7 @@ pub extern "C" fn gregor_admin_describe_topics(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let ns = strs(names, count, "names")?;
         let r =
@@ -793,7 +842,7 @@ pub extern "C" fn gregor_admin_describe_topics_by_id(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let ids: Vec<Uuid> = strs(topic_ids, count, "topic_ids")?
             .into_iter()
@@ -1160,7 +1209,7 @@ pub extern "C" fn gregor_admin_describe_configs(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let res: Vec<ConfigResource> = handles(resources, count, "resources")?
             .into_iter()
@@ -1194,7 +1243,7 @@ pub extern "C" fn gregor_admin_alter_configs(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let alts: Vec<_> = handles(resources, count, "resources")?
             .into_iter()
@@ -1220,7 +1269,7 @@ pub extern "C" fn gregor_admin_incremental_alter_configs(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let alts: Vec<_> = handles(resources, count, "resources")?
             .into_iter()
@@ -1580,7 +1629,7 @@ pub extern "C" fn gregor_admin_describe_acls(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let f = handle(filter, "filter")?;
         let r = a.inner.describe_acls(&f.inner, &opts_of(options)?)?;
@@ -1608,7 +1657,7 @@ pub extern "C" fn gregor_admin_create_acls(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let bs: Vec<AclBinding> = handles(bindings, count, "bindings")?
             .into_iter()
@@ -1744,7 +1793,7 @@ pub extern "C" fn gregor_admin_delete_acls(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let fs: Vec<AclBindingFilter> = handles(filters, count, "filters")?
             .into_iter()
@@ -1841,7 +1890,7 @@ pub extern "C" fn gregor_admin_describe_cluster(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let d = a
             .inner
@@ -1982,7 +2031,7 @@ pub extern "C" fn gregor_admin_describe_log_dirs(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let ids = slice(brokers, count, "brokers")?;
         let r = a
@@ -2245,7 +2294,7 @@ pub extern "C" fn gregor_admin_elect_leaders(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let et = ElectionType(i8_of(election_type, "election_type")?);
         let ps = if partitions.is_null() {
@@ -2316,7 +2365,7 @@ pub extern "C" fn gregor_admin_alter_partition_reassignments(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let r = handle(reassignments, "reassignments")?;
         let res = a
@@ -2340,7 +2389,7 @@ pub extern "C" fn gregor_admin_delete_records(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let l = handle(before, "before")?;
         let items: Vec<(TopicPartition, i64)> = l
@@ -2370,7 +2419,7 @@ pub extern "C" fn gregor_admin_list_offsets(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let l = handle(specs, "specs")?;
         let items: Vec<(TopicPartition, OffsetSpec)> = l
@@ -2422,7 +2471,7 @@ pub extern "C" fn gregor_admin_describe_producers(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let ps = tps(handle(partitions, "partitions")?);
         let r = a.inner.describe_producers(
@@ -2597,7 +2646,7 @@ pub extern "C" fn gregor_admin_list_partition_reassignments(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let ps = if partitions.is_null() {
             None
@@ -2848,7 +2897,7 @@ pub extern "C" fn gregor_admin_describe_client_quotas(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let f = handle(filter, "filter")?;
         let r = a
@@ -2885,7 +2934,7 @@ pub extern "C" fn gregor_admin_alter_client_quotas(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let alts: Vec<QuotaAlteration> = handles(alterations, count, "alterations")?
             .into_iter()
@@ -3103,7 +3152,7 @@ pub extern "C" fn gregor_admin_describe_user_scram_credentials(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let us = strs(users, count, "users")?;
         let r = a
@@ -3142,7 +3191,7 @@ pub extern "C" fn gregor_admin_alter_user_scram_credentials(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let alts = handle(alterations, "alterations")?;
         let r = a
@@ -3286,7 +3335,7 @@ pub extern "C" fn gregor_admin_list_transactions(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let ss = strs(states, state_count, "states")?;
         let pids = slice(producer_ids, producer_id_count, "producer_ids")?;
@@ -3329,7 +3378,7 @@ pub extern "C" fn gregor_admin_describe_transactions(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let ids = strs(transactional_ids, count, "transactional_ids")?;
         let r = a.inner.describe_transactions(&ids, &opts_of(options)?)?;
@@ -3523,7 +3572,7 @@ pub extern "C" fn gregor_admin_list_groups(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let ss = strs(states, state_count, "states")?;
         let ts = strs(types, type_count, "types")?;
@@ -3774,7 +3823,7 @@ pub extern "C" fn gregor_admin_describe_groups(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let gs = strs(groups, count, "groups")?;
         let r =
@@ -4268,7 +4317,7 @@ pub extern "C" fn gregor_admin_delete_groups(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let gs = strs(groups, count, "groups")?;
         let r = a.inner.delete_groups(&gs, &opts_of(options)?)?;
@@ -4342,7 +4391,7 @@ pub extern "C" fn gregor_admin_list_group_offsets(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let g = c_str(group, "group")?;
         let ps = if partitions.is_null() {
@@ -4387,7 +4436,7 @@ pub extern "C" fn gregor_admin_alter_group_offsets(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let g = c_str(group, "group")?;
         let l = handle(offsets, "offsets")?;
@@ -4438,7 +4487,7 @@ pub extern "C" fn gregor_admin_delete_group_offsets(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = handle(admin, "admin")?;
+        let a = enter(admin)?;
         need_out(out)?;
         let g = c_str(group, "group")?;
         let ps = tps(handle(partitions, "partitions")?);

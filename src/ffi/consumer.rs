@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use super::guard::{c_str, guard, guard_code, handle, handle_mut, put};
 use super::handles::{gregor_consumer, gregor_tpl};
+use super::lifetime::enter;
 use crate::consumer::TopicPartitionOffset;
 use crate::error::{local, Error};
 
@@ -55,9 +56,7 @@ pub extern "C" fn gregor_consumer_unassign(
     errstr: *mut c_char,
     errstr_size: usize,
 ) -> c_int {
-    guard_code(errstr, errstr_size, || {
-        handle(consumer, "consumer")?.inner.unassign()
-    })
+    guard_code(errstr, errstr_size, || enter(consumer)?.inner.unassign())
 }
 
 /// Adds the entries of `tpl` (copied) to the assignment, each starting at
@@ -72,7 +71,7 @@ pub extern "C" fn gregor_consumer_incremental_assign(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         c.inner.incremental_assign(entries(tpl)?)
     })
 }
@@ -88,7 +87,7 @@ pub extern "C" fn gregor_consumer_incremental_unassign(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         c.inner.incremental_unassign(entries(tpl)?)
     })
 }
@@ -102,7 +101,7 @@ pub extern "C" fn gregor_consumer_assignment(
     tpl_out: *mut *mut gregor_tpl,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         if tpl_out.is_null() {
             return Err(super::guard::null_arg("tpl_out"));
         }
@@ -129,7 +128,7 @@ pub extern "C" fn gregor_consumer_seek(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         c.inner.seek(c_str(topic, "topic")?, partition, offset)
     })
 }
@@ -145,7 +144,7 @@ pub extern "C" fn gregor_consumer_seek_partitions(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         c.inner.seek_partitions(entries(tpl)?)
     })
 }
@@ -161,7 +160,7 @@ pub extern "C" fn gregor_consumer_pause(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         c.inner.pause(entries(tpl)?)
     })
 }
@@ -175,7 +174,7 @@ pub extern "C" fn gregor_consumer_resume(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         c.inner.resume(entries(tpl)?)
     })
 }
@@ -193,7 +192,7 @@ pub extern "C" fn gregor_consumer_position(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         let l = handle_mut(tpl, "tpl")?;
         let answers = c.inner.position(&l.inner);
         fill(l, answers);
@@ -215,7 +214,7 @@ pub extern "C" fn gregor_consumer_committed(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         let l = handle_mut(tpl, "tpl")?;
         let answers = c.inner.committed(&l.inner, timeout(timeout_ms))?;
         fill(l, answers);
@@ -236,7 +235,7 @@ pub extern "C" fn gregor_consumer_offsets_for_times(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         let l = handle_mut(tpl, "tpl")?;
         let answers = c.inner.offsets_for_times(&l.inner, timeout(timeout_ms))?;
         fill(l, answers);
@@ -259,7 +258,7 @@ pub extern "C" fn gregor_consumer_get_watermark_offsets(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         let (lo, hi) = c
             .inner
             .cached_watermarks(c_str(topic, "topic")?, partition)?;
@@ -275,7 +274,7 @@ pub extern "C" fn gregor_consumer_get_watermark_offsets(
 #[no_mangle]
 pub extern "C" fn gregor_consumer_close(consumer: *const gregor_consumer) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        handle(consumer, "consumer")?.inner.close();
+        enter(consumer)?.inner.close();
         Ok(())
     })
 }
@@ -431,15 +430,6 @@ impl CallbackTarget {
     fn opaque(&self) -> *mut c_void {
         self.opaque as *mut c_void
     }
-
-    /// Counts a callback in progress on the handle, so a `gregor_consumer_free`
-    /// from inside it is refused.
-    fn enter(&self) -> Option<&gregor_consumer> {
-        let c = handle(self.consumer() as *const gregor_consumer, "consumer").ok()?;
-        c.in_callback
-            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-        Some(c)
-    }
 }
 
 /// Borrows `n` C strings at `p` (NULL is fine when `n` is 0).
@@ -466,7 +456,7 @@ pub extern "C" fn gregor_consumer_set_rebalance_cb(
     opaque: *mut c_void,
 ) -> i32 {
     guard_code(ptr::null_mut(), 0, || {
-        let h = handle(c as *const gregor_consumer, "consumer")?;
+        let h = enter(c as *const gregor_consumer)?;
         let Some(f) = cb else {
             h.inner.clear_rebalance_callback();
             return Ok(());
@@ -475,12 +465,12 @@ pub extern "C" fn gregor_consumer_set_rebalance_cb(
             consumer: c as usize,
             opaque: opaque as usize,
         };
+        // Runs inside a call on the handle (poll, close), which keeps it
+        // alive: a `gregor_consumer_free` from the callback is refused
+        // (src/ffi/lifetime.rs).
         h.inner.set_rebalance_callback(move |_, event| {
-            let Some(h) = target.enter() else { return };
             let tpl = gregor_tpl::from_entries(event.partitions().to_vec());
             f(target.consumer(), event.code(), &tpl, target.opaque());
-            h.in_callback
-                .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
         });
         Ok(())
     })
@@ -495,7 +485,7 @@ pub extern "C" fn gregor_consumer_set_commit_cb(
     opaque: *mut c_void,
 ) -> i32 {
     guard_code(ptr::null_mut(), 0, || {
-        let h = handle(c as *const gregor_consumer, "consumer")?;
+        let h = enter(c as *const gregor_consumer)?;
         let Some(f) = cb else {
             h.inner.clear_commit_callback();
             return Ok(());
@@ -505,12 +495,9 @@ pub extern "C" fn gregor_consumer_set_commit_cb(
             opaque: opaque as usize,
         };
         h.inner.set_commit_callback(move |_, result, offsets| {
-            let Some(h) = target.enter() else { return };
             let tpl = gregor_tpl::from_entries(offsets.to_vec());
             let err = result.err().map_or(0, |e| e.code());
             f(target.consumer(), err, &tpl, target.opaque());
-            h.in_callback
-                .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
         });
         Ok(())
     })
@@ -531,7 +518,7 @@ pub extern "C" fn gregor_consumer_subscribe(
     errstr_size: usize,
 ) -> i32 {
     guard_code(errstr, errstr_size, || {
-        let h = handle(c as *const gregor_consumer, "consumer")?;
+        let h = enter(c as *const gregor_consumer)?;
         let names = c_strs(topics, count, "topics")?;
         h.inner.subscribe(&names)
     })
@@ -543,9 +530,7 @@ pub extern "C" fn gregor_consumer_subscribe(
 #[no_mangle]
 pub extern "C" fn gregor_consumer_unsubscribe(c: *mut gregor_consumer) -> i32 {
     guard_code(ptr::null_mut(), 0, || {
-        handle(c as *const gregor_consumer, "consumer")?
-            .inner
-            .unsubscribe()
+        enter(c as *const gregor_consumer)?.inner.unsubscribe()
     })
 }
 
@@ -558,7 +543,7 @@ pub extern "C" fn gregor_consumer_subscription(
     out: *mut *mut gregor_tpl,
 ) -> i32 {
     guard_code(ptr::null_mut(), 0, || {
-        let h = handle(c as *const gregor_consumer, "consumer")?;
+        let h = enter(c as *const gregor_consumer)?;
         if out.is_null() {
             return Err(super::guard::null_arg("out"));
         }
@@ -591,7 +576,7 @@ pub extern "C" fn gregor_consumer_commit(
     errstr_size: usize,
 ) -> i32 {
     guard_code(errstr, errstr_size, || {
-        let h = handle(c as *const gregor_consumer, "consumer")?;
+        let h = enter(c as *const gregor_consumer)?;
         let list = if offsets.is_null() {
             None
         } else {
@@ -615,7 +600,7 @@ pub extern "C" fn gregor_consumer_store_offsets(
     offsets: *const gregor_tpl,
 ) -> i32 {
     guard_code(ptr::null_mut(), 0, || {
-        let h = handle(c as *const gregor_consumer, "consumer")?;
+        let h = enter(c as *const gregor_consumer)?;
         h.inner.store_offsets(entries(offsets)?)
     })
 }
@@ -630,7 +615,7 @@ pub extern "C" fn gregor_consumer_member_id(
     size: usize,
 ) -> i32 {
     guard_code(ptr::null_mut(), 0, || {
-        let h = handle(c as *const gregor_consumer, "consumer")?;
+        let h = enter(c as *const gregor_consumer)?;
         if buf.is_null() {
             return Err(super::guard::null_arg("buf"));
         }

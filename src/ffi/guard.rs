@@ -17,7 +17,17 @@ pub(crate) fn guard_code(
     errstr_size: usize,
     f: impl FnOnce() -> Result<(), Error>,
 ) -> i32 {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    let (r, overlapped) = super::lifetime::overlap_scope(|| catch_unwind(AssertUnwindSafe(f)));
+    // A call that was still running when its handle's `_free` began ends
+    // with `_DESTROY`, whatever it got (the handle is gone for the caller).
+    let r = match r {
+        Ok(_) if overlapped => Ok(Err(Error::local(
+            local::DESTROY,
+            "handle destroyed during the call",
+        ))),
+        r => r,
+    };
+    match r {
         Ok(Ok(())) => {
             write_errstr(errstr, errstr_size, "");
             0

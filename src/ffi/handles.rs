@@ -9,6 +9,7 @@ use super::guard::{
     bytes, c_str, copy_out, free, get, guard, guard_code, handle, handle_mut, null_arg, put,
     static_cstr, write_errstr,
 };
+use super::lifetime::{destroy, destroyed_error, enter, handle_registry, register, Handle, Life};
 use crate::cluster::Metadata;
 use crate::config::Config;
 use crate::consumer::{Consumer, TopicPartitionOffset};
@@ -57,13 +58,42 @@ pub struct gregor_headers {
 /// A producer. Thread-safe.
 pub struct gregor_producer {
     pub(crate) inner: Producer,
+    life: Life,
+}
+
+impl Handle for gregor_producer {
+    const NAME: &'static str = "producer";
+    handle_registry!();
+    fn life(&self) -> &Life {
+        &self.life
+    }
+    fn shutdown(&self) {
+        self.inner.shut_down();
+    }
 }
 
 /// A consumer. Thread-safe.
 pub struct gregor_consumer {
     pub(crate) inner: Consumer,
-    /// Callbacks running now: the handle must not be freed under them.
-    pub(crate) in_callback: std::sync::atomic::AtomicUsize,
+    life: Life,
+}
+
+impl Handle for gregor_consumer {
+    const NAME: &'static str = "consumer";
+    handle_registry!();
+    fn life(&self) -> &Life {
+        &self.life
+    }
+    /// Callbacks off (nothing may call into the application from the
+    /// freeing thread), then close: a group member commits and leaves;
+    /// polls blocked elsewhere return. Then the connections close for good.
+    fn shutdown(&self) {
+        self.inner.clear_rebalance_callback();
+        self.inner.clear_commit_callback();
+        self.inner.set_stats_callback(None);
+        self.inner.close();
+        self.inner.cluster().shutdown();
+    }
 }
 
 /// A list of topic/partition/offset entries.
@@ -302,7 +332,10 @@ pub extern "C" fn gregor_producer_new(
     guard_code(errstr, errstr_size, || {
         let conf = handle(conf, "conf")?;
         let p = Producer::new(&conf.inner)?;
-        out = Box::into_raw(Box::new(gregor_producer { inner: p }));
+        out = register(Box::new(gregor_producer {
+            inner: p,
+            life: Life::new(),
+        }));
         Ok(())
     });
     out
@@ -333,7 +366,7 @@ pub extern "C" fn gregor_producer_send_sync(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let p = handle(producer, "producer")?;
+        let p = enter(producer)?;
         let topic = c_str(topic, "topic")?;
         if partition < -1 {
             return Err(Error::invalid_arg(format!("invalid partition {partition}")));
@@ -376,21 +409,23 @@ pub extern "C" fn gregor_producer_metadata(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let p = handle(producer, "producer")?;
+        let p = enter(producer)?;
         metadata_of(p.inner.cluster(), topic, timeout_ms, metadata)
     })
 }
 
 /// Frees a producer, closing its connections and waiting for their I/O
-/// threads to end. NULL is a no-op.
+/// threads to end; messages not delivered yet get `GREGOR_ERR__DESTROY`
+/// reports (served to the delivery callback on this thread). NULL is a no-op.
+///
+/// Lifetime: safe while other threads are inside calls on the handle (see
+/// the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+/// in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+/// them to leave before releasing anything. A second free of the same
+/// pointer is a no-op.
 #[no_mangle]
 pub extern "C" fn gregor_producer_free(producer: *mut gregor_producer) {
-    guard((), || {
-        if let Ok(p) = handle(producer, "producer") {
-            p.inner.cluster().close();
-        }
-        free(producer)
-    })
+    guard((), || destroy(producer))
 }
 
 // ----- topic partition lists -----
@@ -451,9 +486,9 @@ pub extern "C" fn gregor_consumer_new(
     let mut out = ptr::null_mut();
     guard_code(errstr, errstr_size, || {
         let conf = handle(conf, "conf")?;
-        out = Box::into_raw(Box::new(gregor_consumer {
+        out = register(Box::new(gregor_consumer {
             inner: Consumer::new(&conf.inner)?,
-            in_callback: std::sync::atomic::AtomicUsize::new(0),
+            life: Life::new(),
         }));
         Ok(())
     });
@@ -470,7 +505,7 @@ pub extern "C" fn gregor_consumer_assign(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         let list = if tpl.is_null() {
             &[][..]
         } else {
@@ -490,11 +525,21 @@ pub extern "C" fn gregor_consumer_poll(
     timeout_ms: c_int,
 ) -> *mut gregor_message {
     guard(ptr::null_mut(), || {
-        let Ok(c) = handle(consumer, "consumer") else {
-            return ptr::null_mut();
+        let c = match enter(consumer) {
+            Ok(c) => c,
+            Err(e) if e.code() == local::DESTROY => {
+                return into_handle(Message::event("".into(), -1, -1, e))
+            }
+            Err(_) => return ptr::null_mut(),
         };
         let timeout = Duration::from_millis(timeout_ms.max(0) as u64);
-        let msg = match c.inner.poll(timeout) {
+        let r = c.inner.poll(timeout);
+        if c.life().is_destroyed() {
+            // freed while polling: whatever came is moot
+            let e = destroyed_error(gregor_consumer::NAME);
+            return into_handle(Message::event("".into(), -1, -1, e));
+        }
+        let msg = match r {
             Ok(Some(m)) => m,
             Ok(None) => return ptr::null_mut(),
             Err(e) => Message::event("".into(), -1, -1, e),
@@ -517,7 +562,7 @@ pub extern "C" fn gregor_consumer_watermarks(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         let topic = c_str(topic, "topic")?;
         let (lo, hi) = c.inner.watermarks(
             topic,
@@ -541,29 +586,25 @@ pub extern "C" fn gregor_consumer_metadata(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         metadata_of(c.inner.cluster(), topic, timeout_ms, metadata)
     })
 }
 
 /// Frees a consumer, closing its connections and waiting for their I/O
 /// threads to end (a group member not closed yet commits and leaves, as
-/// `gregor_consumer_close`, without running callbacks). NULL is a no-op;
-/// so is a call from inside one of the consumer's own callbacks (misuse:
-/// the handle is in use there).
+/// `gregor_consumer_close`, without running callbacks). NULL is a no-op.
+///
+/// Lifetime: safe while other threads are inside calls on the handle (see
+/// the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+/// in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+/// them to leave before releasing anything. A second free of the same
+/// pointer is a no-op.
+/// From inside one of the consumer's own callbacks it is a no-op (misuse:
+/// the handle is in use there, and the free would wait for itself).
 #[no_mangle]
 pub extern "C" fn gregor_consumer_free(consumer: *mut gregor_consumer) {
-    guard((), || {
-        if let Ok(c) = handle(consumer, "consumer") {
-            if c.in_callback.load(std::sync::atomic::Ordering::Acquire) > 0 {
-                return;
-            }
-            c.inner.clear_rebalance_callback();
-            c.inner.clear_commit_callback();
-            c.inner.close();
-        }
-        free(consumer)
-    })
+    guard((), || destroy(consumer))
 }
 
 // ----- messages -----
@@ -723,7 +764,7 @@ pub extern "C" fn gregor_message_free(msg: *mut gregor_message) {
 
 // ----- metadata -----
 
-fn metadata_of(
+pub(crate) fn metadata_of(
     cluster: &crate::cluster::Cluster,
     topic: *const c_char,
     timeout_ms: c_int,

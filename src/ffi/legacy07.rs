@@ -12,6 +12,7 @@ use super::guard::{
     bytes, c_str, copy_out, free, guard, guard_code, handle, handle_mut, null_arg, put,
 };
 use super::handles::gregor_slice;
+use super::lifetime::{destroy, enter, handle_registry, register, Handle, Life};
 use crate::compression::Codec;
 use crate::error::Error;
 use crate::legacy07::protocol::FetchRequest;
@@ -33,6 +34,17 @@ pub const GREGOR_LEGACY07_CODEC_SNAPPY: i32 = 2;
 /// A connection to one Kafka 0.7 broker. Thread-safe (requests take turns).
 pub struct gregor_legacy07_client {
     inner: Client,
+    life: Life,
+}
+
+impl Handle for gregor_legacy07_client {
+    const NAME: &'static str = "legacy07 client";
+    handle_registry!();
+    fn life(&self) -> &Life {
+        &self.life
+    }
+    /// Nothing to wake: each request is bounded by the socket timeout.
+    fn shutdown(&self) {}
 }
 
 /// The messages one FETCH returned. Immutable; thread-safe to read.
@@ -65,6 +77,17 @@ pub struct gregor_legacy07_registry {
 /// registry. Thread-safe.
 pub struct gregor_legacy07_producer {
     inner: Producer07,
+    life: Life,
+}
+
+impl Handle for gregor_legacy07_producer {
+    const NAME: &'static str = "legacy07 producer";
+    handle_registry!();
+    fn life(&self) -> &Life {
+        &self.life
+    }
+    /// Nothing to wake: each request is bounded by the socket timeout.
+    fn shutdown(&self) {}
 }
 
 fn options(codec: c_int, magic: c_int, timeout_ms: c_int) -> Result<Options, Error> {
@@ -146,16 +169,25 @@ pub extern "C" fn gregor_legacy07_client_new(
     guard_code(errstr, errstr_size, || {
         let broker = c_str(broker, "broker")?;
         let c = Client::connect(broker, options(codec, magic, timeout_ms)?)?;
-        out = Box::into_raw(Box::new(gregor_legacy07_client { inner: c }));
+        out = register(Box::new(gregor_legacy07_client {
+            inner: c,
+            life: Life::new(),
+        }));
         Ok(())
     });
     out
 }
 
 /// Frees a client, closing its connection. NULL is a no-op.
+///
+/// Lifetime: safe while other threads are inside calls on the handle (see
+/// the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`; calls
+/// in flight are not interrupted (each is bounded by its timeout) and this
+/// waits for them to leave before releasing anything, then they return
+/// `GREGOR_ERR__DESTROY`. A second free of the same pointer is a no-op.
 #[no_mangle]
 pub extern "C" fn gregor_legacy07_client_free(client: *mut gregor_legacy07_client) {
-    guard((), || free(client))
+    guard((), || destroy(client))
 }
 
 /// PRODUCE: sends `count` payloads (`payloads[i]`, `lens[i]` bytes) as one
@@ -175,7 +207,7 @@ pub extern "C" fn gregor_legacy07_produce(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(client, "client")?;
+        let c = enter(client)?;
         let topic = c_str(topic, "topic")?;
         let ps = payload_list(payloads, lens, count)?;
         c.inner.produce(topic, partition, &ps)
@@ -231,7 +263,7 @@ pub extern "C" fn gregor_legacy07_multi_produce(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(client, "client")?;
+        let c = enter(client)?;
         let l = handle(list, "list")?;
         let refs: Vec<Vec<&[u8]>> = l
             .inner
@@ -270,7 +302,7 @@ pub extern "C" fn gregor_legacy07_fetch(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(client, "client")?;
+        let c = enter(client)?;
         let topic = c_str(topic, "topic")?;
         if fetched.is_null() {
             return Err(null_arg("fetched"));
@@ -430,7 +462,7 @@ pub extern "C" fn gregor_legacy07_multi_fetch(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(client, "client")?;
+        let c = enter(client)?;
         let l = handle(list, "list")?;
         if results.is_null() {
             return Err(null_arg("results"));
@@ -538,7 +570,7 @@ pub extern "C" fn gregor_legacy07_offsets(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = handle(client, "client")?;
+        let c = enter(client)?;
         let topic = c_str(topic, "topic")?;
         if count.is_null() {
             return Err(null_arg("count"));
@@ -709,7 +741,10 @@ pub extern "C" fn gregor_legacy07_producer_new(
         let zk = c_str(zk_connect, "zk_connect")?;
         let opts = options(codec, magic, timeout_ms)?;
         let p = Producer07::new(zk, opts.socket_timeout, opts)?;
-        out = Box::into_raw(Box::new(gregor_legacy07_producer { inner: p }));
+        out = register(Box::new(gregor_legacy07_producer {
+            inner: p,
+            life: Life::new(),
+        }));
         Ok(())
     });
     out
@@ -735,7 +770,7 @@ pub extern "C" fn gregor_legacy07_producer_send(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let p = handle(producer, "producer")?;
+        let p = enter(producer)?;
         let topic = c_str(topic, "topic")?;
         let ps = payload_list(payloads, lens, count)?;
         let bp = p.inner.send(topic, bytes(key, key_len), &ps)?;
@@ -746,7 +781,13 @@ pub extern "C" fn gregor_legacy07_producer_send(
 }
 
 /// Frees a producer, closing its connections and ZooKeeper session. NULL is a no-op.
+///
+/// Lifetime: safe while other threads are inside calls on the handle (see
+/// the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`; calls
+/// in flight are not interrupted (each is bounded by its timeout) and this
+/// waits for them to leave before releasing anything, then they return
+/// `GREGOR_ERR__DESTROY`. A second free of the same pointer is a no-op.
 #[no_mangle]
 pub extern "C" fn gregor_legacy07_producer_free(p: *mut gregor_legacy07_producer) {
-    guard((), || free(p))
+    guard((), || destroy(p))
 }

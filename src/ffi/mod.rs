@@ -22,6 +22,7 @@ pub mod consumer;
 mod guard;
 pub mod handles;
 pub mod legacy07;
+mod lifetime;
 pub mod producer;
 pub mod stats;
 pub mod zk;

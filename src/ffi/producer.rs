@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::guard::{bytes, c_str, guard, guard_code, handle};
 use super::handles::{gregor_headers, gregor_producer, gregor_tpl};
+use super::lifetime::enter;
 use crate::error::Error;
 use crate::message::ProducerRecord;
 use crate::producer::DeliveryReport;
@@ -75,7 +76,7 @@ pub extern "C" fn gregor_producer_set_dr_cb(
     cb_opaque: *mut c_void,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        let p = handle(producer, "producer")?;
+        let p = enter(producer)?;
         let cb = cb.map(|cb| CCallback {
             cb,
             opaque: cb_opaque as usize,
@@ -110,7 +111,7 @@ pub extern "C" fn gregor_producer_send(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let p = handle(producer, "producer")?;
+        let p = enter(producer)?;
         let topic = c_str(topic, "topic")?;
         if partition < -1 {
             return Err(Error::invalid_arg(format!("invalid partition {partition}")));
@@ -151,7 +152,7 @@ pub extern "C" fn gregor_producer_poll(
     producer: *const gregor_producer,
     timeout_ms: c_int,
 ) -> c_int {
-    guard(0, || match handle(producer, "producer") {
+    guard(0, || match enter(producer) {
         Ok(p) => p
             .inner
             .poll(Duration::from_millis(timeout_ms.max(0) as u64)) as c_int,
@@ -168,7 +169,7 @@ pub extern "C" fn gregor_producer_flush(
     timeout_ms: c_int,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        handle(producer, "producer")?
+        enter(producer)?
             .inner
             .flush(Duration::from_millis(timeout_ms.max(0) as u64))
     })
@@ -177,9 +178,7 @@ pub extern "C" fn gregor_producer_flush(
 /// Messages queued, in flight, or with reports not yet served (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_producer_len(producer: *const gregor_producer) -> usize {
-    guard(0, || {
-        handle(producer, "producer").map_or(0, |p| p.inner.len())
-    })
+    guard(0, || enter(producer).map_or(0, |p| p.inner.len()))
 }
 
 /// Flushes for up to `timeout_ms`, then stops sending; messages still
@@ -189,7 +188,7 @@ pub extern "C" fn gregor_producer_len(producer: *const gregor_producer) -> usize
 #[no_mangle]
 pub extern "C" fn gregor_producer_close(producer: *const gregor_producer, timeout_ms: c_int) {
     guard((), || {
-        if let Ok(p) = handle(producer, "producer") {
+        if let Ok(p) = enter(producer) {
             p.inner
                 .close(Duration::from_millis(timeout_ms.max(0) as u64));
         }
@@ -210,9 +209,7 @@ pub extern "C" fn gregor_producer_init_transactions(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        handle(producer, "producer")?
-            .inner
-            .init_transactions(ms(timeout_ms))
+        enter(producer)?.inner.init_transactions(ms(timeout_ms))
     })
 }
 
@@ -224,7 +221,7 @@ pub extern "C" fn gregor_producer_begin_transaction(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        handle(producer, "producer")?.inner.begin_transaction()
+        enter(producer)?.inner.begin_transaction()
     })
 }
 
@@ -240,7 +237,7 @@ pub extern "C" fn gregor_producer_send_offsets_to_transaction(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let p = handle(producer, "producer")?;
+        let p = enter(producer)?;
         let list = handle(offsets, "offsets")?;
         let group = c_str(group_id, "group_id")?;
         let offs: Vec<(&str, i32, i64)> = list
@@ -262,9 +259,7 @@ pub extern "C" fn gregor_producer_commit_transaction(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        handle(producer, "producer")?
-            .inner
-            .commit_transaction(ms(timeout_ms))
+        enter(producer)?.inner.commit_transaction(ms(timeout_ms))
     })
 }
 
@@ -277,8 +272,35 @@ pub extern "C" fn gregor_producer_abort_transaction(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        handle(producer, "producer")?
-            .inner
-            .abort_transaction(ms(timeout_ms))
+        enter(producer)?.inner.abort_transaction(ms(timeout_ms))
+    })
+}
+
+/// The partition `partitioner` (a `partitioner` property value:
+/// "consistent_random", "consistent", "murmur2_random", "murmur2",
+/// "fnv1a", "fnv1a_random", "random") gives `key` (`key_len` bytes; NULL
+/// for no key) among `partition_count` partitions: the partitioners the
+/// producer uses, for bindings that pick a partition themselves
+/// (librdkafka's `rd_kafka_msg_partitioner_*`). Returns the partition, -1
+/// when the choice is free (no key with a `*_random` partitioner, or
+/// "random"), or `GREGOR_ERR__INVALID_ARG` for an unknown name or
+/// `partition_count` < 1. Thread-safe.
+#[no_mangle]
+pub extern "C" fn gregor_partitioner(
+    partitioner: *const c_char,
+    key: *const u8,
+    key_len: usize,
+    partition_count: i32,
+) -> i32 {
+    guard(crate::error::local::FAIL, || {
+        let Ok(name) = c_str(partitioner, "partitioner") else {
+            return crate::error::local::INVALID_ARG;
+        };
+        match crate::producer::partitioner::Partitioner::from_name(name) {
+            Some(p) if partition_count >= 1 => p
+                .partition(bytes(key, key_len), partition_count)
+                .unwrap_or(-1),
+            _ => crate::error::local::INVALID_ARG,
+        }
     })
 }

@@ -5,8 +5,9 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
-use super::guard::{guard_code, handle};
+use super::guard::guard_code;
 use super::handles::{gregor_consumer, gregor_producer};
+use super::lifetime::enter;
 use crate::stats::StatsCallback;
 
 /// A producer's statistics callback. `json` is NUL-terminated, `json_len`
@@ -64,7 +65,7 @@ pub extern "C" fn gregor_producer_set_stats_cb(
     cb_opaque: *mut c_void,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        let p = handle(producer, "producer")?;
+        let p = enter(producer)?;
         p.inner
             .set_stats_callback(cb.map(|cb| wrap(cb, producer, cb_opaque)));
         Ok(())
@@ -82,7 +83,7 @@ pub extern "C" fn gregor_consumer_set_stats_cb(
     cb_opaque: *mut c_void,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        let c = handle(consumer, "consumer")?;
+        let c = enter(consumer)?;
         c.inner
             .set_stats_callback(cb.map(|cb| wrap(cb, consumer, cb_opaque)));
         Ok(())

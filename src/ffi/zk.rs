@@ -10,8 +10,9 @@ use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 use std::time::Duration;
 
-use super::guard::{c_str, free, get, guard, guard_code, handle, put, write_errstr};
+use super::guard::{c_str, get, guard, guard_code, handle, put, write_errstr};
 use super::handles::{gregor_config, gregor_message, into_handle};
+use super::lifetime::{destroy, destroyed_error, enter, handle_registry, register, Handle, Life};
 use crate::error::{local, Error};
 use crate::message::Message;
 use crate::zk::{BalancedConsumer, ZkClient};
@@ -19,6 +20,17 @@ use crate::zk::{BalancedConsumer, ZkClient};
 /// A ZooKeeper session on a Kafka cluster's znodes. Thread-safe.
 pub struct gregor_zk {
     inner: ZkClient,
+    life: Life,
+}
+
+impl Handle for gregor_zk {
+    const NAME: &'static str = "zk";
+    handle_registry!();
+    fn life(&self) -> &Life {
+        &self.life
+    }
+    /// Nothing to wake: each call is bounded by the session timeout.
+    fn shutdown(&self) {}
 }
 
 /// Opens a ZooKeeper session. `zk_connect` is `host:port[,host:port…][/chroot]`;
@@ -41,7 +53,10 @@ pub extern "C" fn gregor_zk_new(
             return Err(Error::invalid_arg("session_timeout_ms must be > 0"));
         }
         let inner = ZkClient::connect(c, Duration::from_millis(session_timeout_ms as u64))?;
-        out = Box::into_raw(Box::new(gregor_zk { inner }));
+        out = register(Box::new(gregor_zk {
+            inner,
+            life: Life::new(),
+        }));
         Ok(())
     });
     if rc == 0 {
@@ -52,9 +67,15 @@ pub extern "C" fn gregor_zk_new(
 }
 
 /// Closes the session and frees the handle. NULL is a no-op.
+///
+/// Lifetime: safe while other threads are inside calls on the handle (see
+/// the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`; calls
+/// in flight are not interrupted (each is bounded by its timeout) and this
+/// waits for them to leave before releasing anything, then they return
+/// `GREGOR_ERR__DESTROY`. A second free of the same pointer is a no-op.
 #[no_mangle]
 pub extern "C" fn gregor_zk_free(zk: *mut gregor_zk) {
-    guard((), || free(zk));
+    guard((), || destroy(zk));
 }
 
 /// Reads a legacy consumer group's offset `/consumers/<group>/offsets/<topic>/<partition>`
@@ -73,7 +94,7 @@ pub extern "C" fn gregor_zk_offset_get(
     errstr_size: usize,
 ) -> i32 {
     guard_code(errstr, errstr_size, || {
-        let zk = handle(zk, "zk")?;
+        let zk = enter(zk)?;
         let (g, t) = (c_str(group, "group")?, c_str(topic, "topic")?);
         let offs = zk.inner.offsets(g, Some(t))?;
         let o = offs.get(&(t.to_string(), partition)).ok_or_else(|| {
@@ -100,7 +121,7 @@ pub extern "C" fn gregor_zk_offset_set(
     errstr_size: usize,
 ) -> i32 {
     guard_code(errstr, errstr_size, || {
-        let zk = handle(zk, "zk")?;
+        let zk = enter(zk)?;
         zk.inner.set_offset(
             c_str(group, "group")?,
             c_str(topic, "topic")?,
@@ -125,7 +146,7 @@ pub extern "C" fn gregor_zk_partition_state(
     errstr_size: usize,
 ) -> i32 {
     guard_code(errstr, errstr_size, || {
-        let zk = handle(zk, "zk")?;
+        let zk = enter(zk)?;
         let t = c_str(topic, "topic")?;
         let s = zk.inner.partition_state(t, partition)?.ok_or_else(|| {
             Error::local(
@@ -189,6 +210,19 @@ pub extern "C" fn gregor_zk_command(
 pub struct gregor_zk_consumer {
     inner: BalancedConsumer,
     id: CString,
+    life: Life,
+}
+
+impl Handle for gregor_zk_consumer {
+    const NAME: &'static str = "zk consumer";
+    handle_registry!();
+    fn life(&self) -> &Life {
+        &self.life
+    }
+    /// Leaves the group: polls blocked elsewhere return.
+    fn shutdown(&self) {
+        self.inner.close();
+    }
 }
 
 /// Joins the group `group.id` of `conf` (copied; `zookeeper.connect` is
@@ -220,7 +254,11 @@ pub extern "C" fn gregor_zk_consumer_new(
         }
         let inner = BalancedConsumer::new(&conf.inner, &names)?;
         let id = CString::new(inner.id()).unwrap_or_default();
-        out = Box::into_raw(Box::new(gregor_zk_consumer { inner, id }));
+        out = register(Box::new(gregor_zk_consumer {
+            inner,
+            id,
+            life: Life::new(),
+        }));
         Ok(())
     });
     out
@@ -238,11 +276,20 @@ pub extern "C" fn gregor_zk_consumer_poll(
     timeout_ms: c_int,
 ) -> *mut gregor_message {
     guard(ptr::null_mut(), || {
-        let Ok(c) = handle(consumer, "consumer") else {
-            return ptr::null_mut();
+        let c = match enter(consumer) {
+            Ok(c) => c,
+            Err(e) if e.code() == local::DESTROY => {
+                return into_handle(Message::event("".into(), -1, -1, e))
+            }
+            Err(_) => return ptr::null_mut(),
         };
         let timeout = Duration::from_millis(timeout_ms.max(0) as u64);
-        let msg = match c.inner.poll(timeout) {
+        let r = c.inner.poll(timeout);
+        if c.life().is_destroyed() {
+            let e = destroyed_error(gregor_zk_consumer::NAME);
+            return into_handle(Message::event("".into(), -1, -1, e));
+        }
+        let msg = match r {
             Ok(Some(m)) => m,
             Ok(None) => return ptr::null_mut(),
             Err(e) => Message::event("".into(), -1, -1, e),
@@ -263,16 +310,14 @@ pub extern "C" fn gregor_zk_consumer_commit(
     errstr: *mut c_char,
     errstr_size: usize,
 ) -> c_int {
-    guard_code(errstr, errstr_size, || {
-        handle(consumer, "consumer")?.inner.commit()
-    })
+    guard_code(errstr, errstr_size, || enter(consumer)?.inner.commit())
 }
 
 /// This member's consumer id (`<group>_<host>-<ms>-<random>`), borrowed,
 /// valid until the consumer is freed; "" for NULL.
 #[no_mangle]
 pub extern "C" fn gregor_zk_consumer_id(consumer: *const gregor_zk_consumer) -> *const c_char {
-    guard(c"".as_ptr(), || match handle(consumer, "consumer") {
+    guard(c"".as_ptr(), || match enter(consumer) {
         Ok(c) => c.id.as_ptr(),
         Err(_) => c"".as_ptr(),
     })
@@ -285,14 +330,20 @@ pub extern "C" fn gregor_zk_consumer_id(consumer: *const gregor_zk_consumer) -> 
 #[no_mangle]
 pub extern "C" fn gregor_zk_consumer_close(consumer: *const gregor_zk_consumer) {
     guard((), || {
-        if let Ok(c) = handle(consumer, "consumer") {
+        if let Ok(c) = enter(consumer) {
             c.inner.close();
         }
     })
 }
 
 /// Closes (as `gregor_zk_consumer_close`) and frees the consumer. NULL is a no-op.
+///
+/// Lifetime: safe while other threads are inside calls on the handle (see
+/// the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+/// in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+/// them to leave before releasing anything. A second free of the same
+/// pointer is a no-op.
 #[no_mangle]
 pub extern "C" fn gregor_zk_consumer_free(consumer: *mut gregor_zk_consumer) {
-    guard((), || free(consumer));
+    guard((), || destroy(consumer));
 }

@@ -197,9 +197,24 @@ struct Inner {
     /// them, so no gregor thread outlives a closed client (a C caller may
     /// exit or unload the library right after `_free`).
     readers: Mutex<Vec<JoinHandle<()>>>,
+    /// The socket of a connect in progress, so [`BrokerConn::close`] can
+    /// cut its handshake short (a broker that accepts and never answers
+    /// would hold the connecting caller until its deadline).
+    dial: Mutex<Dial>,
     next_corr: AtomicI32,
     /// Statistics counters: relaxed atomics, bumped where the work happens.
     counters: Counters,
+}
+
+/// A connect in progress, as far as [`BrokerConn::close`] goes.
+#[derive(Default)]
+struct Dial {
+    /// Bumped by every close: a connect that began before one gives up.
+    closes: u64,
+    /// Set by [`BrokerConn::shutdown`]: no connect any more.
+    shut: bool,
+    /// A clone of the connecting socket (shut down by close).
+    sock: Option<std::net::TcpStream>,
 }
 
 /// Cumulative counters of one connection (all its sessions).
@@ -411,6 +426,7 @@ impl BrokerConn {
                 changed: Condvar::new(),
                 writer: Mutex::new(None),
                 readers: Mutex::new(Vec::new()),
+                dial: Mutex::new(Dial::default()),
                 next_corr: AtomicI32::new(1),
                 counters: Counters::default(),
             }),
@@ -759,9 +775,27 @@ impl BrokerConn {
         }
     }
 
+    /// Closes the connection for good: as [`BrokerConn::close`], and no
+    /// request may connect again (they fail with `_DESTROY`).
+    pub fn shutdown(&self) {
+        lock(&self.inner.dial).shut = true;
+        {
+            let _st = lock(&self.inner.state);
+            self.inner.changed.notify_all();
+        }
+        self.close();
+    }
+
     /// Closes the connection and waits for its I/O thread to end; waiters
     /// fail with `_TRANSPORT`.
     pub fn close(&self) {
+        {
+            let mut d = lock(&self.inner.dial);
+            d.closes += 1;
+            if let Some(s) = d.sock.take() {
+                let _ = s.shutdown(std::net::Shutdown::Both);
+            }
+        }
         let generation = lock(&self.inner.state).generation;
         self.fail(
             generation,
@@ -803,6 +837,12 @@ impl BrokerConn {
         loop {
             if st.alive {
                 return Ok((st.generation, st.apis.clone()));
+            }
+            if lock(&self.inner.dial).shut {
+                return Err(Error::local(
+                    local::DESTROY,
+                    format!("{}: connection shut down by client", self.inner.name),
+                ));
             }
             let now = Instant::now();
             if !st.connecting {
@@ -851,7 +891,19 @@ impl BrokerConn {
         }
         st.connecting = true;
         drop(st);
-        let result = self.connect(deadline);
+        let closes = lock(&self.inner.dial).closes;
+        let mut result = self.connect(deadline, closes);
+        {
+            let mut d = lock(&self.inner.dial);
+            d.sock = None;
+            if d.closes != closes && result.is_ok() {
+                // closed while the handshake ended: the new session is not used
+                result = Err(Error::transport(format!(
+                    "{}: connection closed by client",
+                    self.inner.name
+                )));
+            }
+        }
         let mut st = lock(&self.inner.state);
         st.connecting = false;
         self.inner.changed.notify_all();
@@ -919,9 +971,9 @@ impl BrokerConn {
 
     /// Connects (TLS handshake included), negotiates versions and
     /// authenticates, synchronously on the new socket.
-    fn connect(&self, deadline: Instant) -> Result<(ReadHalf, WriteHalf, BrokerApis)> {
+    fn connect(&self, deadline: Instant, closes: u64) -> Result<(ReadHalf, WriteHalf, BrokerApis)> {
         let cfg = &self.inner.cfg;
-        let (mut rd, mut wr, apis) = self.negotiate(deadline)?;
+        let (mut rd, mut wr, apis) = self.negotiate(deadline, closes)?;
         if let Some(mech) = &cfg.sasl {
             let setup_deadline = Instant::now()
                 + deadline
@@ -942,7 +994,11 @@ impl BrokerConn {
     }
 
     /// Connects (TLS handshake included) and negotiates versions.
-    fn negotiate(&self, deadline: Instant) -> Result<(ReadHalf, WriteHalf, BrokerApis)> {
+    fn negotiate(
+        &self,
+        deadline: Instant,
+        closes: u64,
+    ) -> Result<(ReadHalf, WriteHalf, BrokerApis)> {
         let cfg = &self.inner.cfg;
         let name = &self.inner.name;
         let budget = deadline
@@ -952,6 +1008,16 @@ impl BrokerConn {
             Instant::now() + budget.min(cfg.api_version_timeout + cfg.connect_timeout);
         let stream = conn::connect(&self.inner.addr, budget, cfg.nodelay)
             .map_err(|e| retag(e, name, &self.inner.addr))?;
+        {
+            let mut d = lock(&self.inner.dial);
+            if d.closes != closes || d.shut {
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+                return Err(Error::transport(format!(
+                    "{name}: connection closed by client"
+                )));
+            }
+            d.sock = stream.try_clone().ok();
+        }
         let io_timeout = Some(cfg.request_timeout.max(Duration::from_millis(1)));
         stream
             .set_write_timeout(io_timeout)

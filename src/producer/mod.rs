@@ -403,7 +403,7 @@ impl Producer {
         let mut acc = self.shared.acc();
         while acc.done.is_empty() {
             let now = Instant::now();
-            if now >= deadline {
+            if now >= deadline || acc.closing {
                 return 0;
             }
             if self.stats.is_due() {
@@ -460,6 +460,9 @@ impl Producer {
             if acc.outstanding() == 0 {
                 break Ok(());
             }
+            if acc.closing {
+                break Err(Error::local(local::DESTROY, "producer closed"));
+            }
             let now = Instant::now();
             if now >= deadline {
                 break Err(Error::timed_out(format!(
@@ -497,13 +500,30 @@ impl Producer {
     }
 
     /// Flushes for up to `timeout`, then stops the sender and closes the
-    /// connections. Messages still undelivered get `_DESTROY` reports
+    /// connections for good (later requests fail with `_DESTROY`). Messages still undelivered get `_DESTROY` reports
     /// (served to the callback). Returns within `timeout` plus a few
     /// milliseconds even when the brokers are gone.
     pub fn close(&self, timeout: Duration) {
         let deadline = Instant::now() + timeout;
         let _ = self.flush(timeout);
         self.shutdown_until(deadline);
+    }
+
+    /// Begins a shutdown from another thread than the ones using the
+    /// producer: stops accepting messages, fails the queued ones with
+    /// `_DESTROY` and wakes every thread blocked in [`Producer::poll`],
+    /// [`Producer::flush`], [`Producer::send_blocking`] or
+    /// [`Producer::send_sync`], which return promptly; the connections
+    /// close for good. Dropping the producer finishes the shutdown.
+    pub fn shut_down(&self) {
+        {
+            let mut acc = self.shared.acc();
+            acc.closing = true;
+            acc.fail_all(Error::local(local::DESTROY, "producer destroyed"));
+        }
+        self.shared.wake.notify_all();
+        self.shared.changed.notify_all();
+        self.shared.cluster.shutdown();
     }
 
     fn shutdown(&self) {
@@ -521,7 +541,7 @@ impl Producer {
         }
         self.shared.wake.notify_all();
         self.shared.changed.notify_all();
-        self.shared.cluster.close();
+        self.shared.cluster.shutdown();
         if let Some((h, ended)) = self.sender.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let wait = deadline
                 .saturating_duration_since(Instant::now())

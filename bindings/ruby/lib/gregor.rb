@@ -5,12 +5,17 @@
 #   config = Gregor::Config.new("bootstrap.servers" => "127.0.0.1:9092")
 #   report = config.producer.produce(topic: "t", payload: "hi").wait
 #   report.partition, report.offset
+require "json"
+require "logger"
 require_relative "gregor/native"
 require_relative "gregor/error"
+require_relative "gregor/native_handle"
+require_relative "gregor/abstract_handle"
 require_relative "gregor/config"
 require_relative "gregor/producer"
 require_relative "gregor/consumer"
 require_relative "gregor/admin"
+require_relative "gregor/metadata"
 
 module Gregor
   # The loaded libgregor's version.

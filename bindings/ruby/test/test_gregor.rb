@@ -152,4 +152,48 @@ class GregorTest < Minitest::Test
     e = assert_raises(Gregor::RdkafkaError) { @admin.delete_topic(topic).wait(max_wait_timeout: TIMEOUT) }
     assert_equal :unknown_topic_or_partition, e.code
   end
+
+  # rdkafka-ruby's shapes: handle fields, wait(max_wait_timeout_ms:),
+  # Metadata, partition_count and partition_key, Closed*Error, statistics.
+  def test_rdkafka_ruby_shapes
+    topic = create_topic(3)
+    producer = config.producer
+    handle = producer.produce(topic: topic, payload: "p", partition_key: "user-1")
+    assert_kind_of Gregor::AbstractHandle, handle
+    report = handle.wait(max_wait_timeout_ms: TIMEOUT * 1000)
+    refute handle.pending?
+    assert_equal 0, handle[:response]
+    assert_equal Gregor::Native.gregor_partitioner("consistent_random", FFI::MemoryPointer.from_string("user-1"), 6, 3),
+                 report.partition
+    assert_equal 3, producer.partition_count(topic)
+    assert_equal 3, Gregor::Producer.partitions_count_cache.to_h[topic][1]
+    md = producer.metadata(topic)
+    assert_equal [topic], md.topics.map { |t| t[:topic_name] }
+    assert_equal [0, 1, 2], md.topics.first[:partitions].map { |p| p[:partition_id] }
+    refute_empty md.brokers
+    assert_equal md.brokers, @admin.metadata.brokers
+    producer.close
+    assert_raises(Gregor::ClosedProducerError) { producer.produce(topic: topic, payload: "x") }
+    e = assert_raises(Gregor::AbstractHandle::WaitTimeoutError) do
+      h = Gregor::Admin::CreateTopicHandle.new
+      h[:pending] = true
+      h.wait(max_wait_timeout_ms: 50)
+    end
+    assert_match(/create topic/, e.message)
+    assert_equal 0, Gregor::Bindings::RD_KAFKA_RESP_ERR_NO_ERROR
+    assert_equal(-197, Gregor::Bindings::RD_KAFKA_RESP_ERR__DESTROY)
+  end
+
+  def test_statistics_callback
+    got = Queue.new
+    Gregor::Config.statistics_callback = ->(stats) { got << stats }
+    producer = config("statistics.interval.ms" => 100).producer
+    deadline = Time.now + TIMEOUT
+    producer.poll(100) while got.empty? && Time.now < deadline
+    refute got.empty?
+    assert got.pop.key?("msg_cnt")
+    producer.close
+  ensure
+    Gregor::Config.statistics_callback = nil
+  end
 end

@@ -5,43 +5,67 @@ module Gregor
   # `wait` gives the report. Each request runs its blocking C call (which
   # releases the VM lock) on its own thread.
   class Admin
-    CreateTopicReport = Struct.new(:error_string, :result_name)
-    DeleteTopicReport = Struct.new(:error_string, :result_name)
+    # A report field given as a String, nil, or (as rdkafka-ruby's reports
+    # take them) a C string pointer.
+    def self.report_text(v)
+      return v.read_string if v.is_a?(FFI::Pointer) && !v.null?
+      return nil if v.is_a?(FFI::Pointer)
 
-    # A request in flight.
-    class Handle
-      def initialize(&work)
-        @thread = Thread.new(&work)
-        @thread.report_on_exception = false
-      end
+      v
+    end
 
-      def pending?
-        @thread.alive?
-      end
+    # What a create_topic got: the error text (nil if created) and the topic.
+    class CreateTopicReport
+      attr_reader :error_string, :result_name
 
-      # Waits up to `max_wait_timeout` seconds; raises the request's
-      # RdkafkaError (unless raise_response_error is false) or
-      # WaitTimeoutError.
-      def wait(max_wait_timeout: 60, raise_response_error: true)
-        unless @thread.join(max_wait_timeout)
-          raise Producer::WaitTimeoutError, "Waiting for the admin request timed out after #{max_wait_timeout} seconds"
-        end
-
-        report, error = @thread.value
-        raise error if error && raise_response_error
-
-        report
+      def initialize(error_string, result_name)
+        @error_string = Admin.report_text(error_string)
+        @result_name = Admin.report_text(result_name)
       end
     end
+
+    # What a delete_topic got.
+    class DeleteTopicReport < CreateTopicReport; end
+
+    # A create_topic in flight: `wait(max_wait_timeout_ms:)` gives its report.
+    class CreateTopicHandle < AbstractHandle
+      def operation_name
+        "create topic"
+      end
+
+      def create_result
+        prepared_result
+      end
+
+      def raise_error
+        raise RdkafkaError.new(self[:response], broker_message: broker_message || result&.error_string)
+      end
+    end
+
+    # A delete_topic in flight.
+    class DeleteTopicHandle < CreateTopicHandle
+      def operation_name
+        "delete topic"
+      end
+    end
+
+    # The old name of the admin handles' base (kept for gregor's callers).
+    Handle = AbstractHandle
+
+    CLOSE = ->(ptr) { Native.gregor_admin_close(ptr) }
+    FREE = ->(ptr) { Native.gregor_admin_free(ptr) }
 
     def initialize(native_config)
       buf = Native.errbuf
-      @native = Native.gregor_admin_new(native_config, buf, Native::ERRSTR_SIZE)
+      native = Native.gregor_admin_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
-      raise Config::ConfigError, buf.read_string if @native.null?
+      raise Config::ConfigError, buf.read_string if native.null?
+
+      @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedAdminError)
     end
 
-    # Creates a topic; `topic_config` is a Hash of topic configs.
+    # Creates a topic; `topic_config` is a Hash of topic configs. Returns a
+    # CreateTopicHandle at once; the request runs on its own thread.
     def create_topic(topic_name, partition_count, replication_factor, topic_config = {})
       ensure_open(:create_topic)
       nt = Native.gregor_new_topic_new(topic_name.to_s, partition_count, replication_factor)
@@ -57,8 +81,8 @@ module Gregor
       end
       arr = FFI::MemoryPointer.new(:pointer, 1)
       arr.put_pointer(0, nt)
-      Handle.new do
-        topic_call(:gregor_admin_create_topics, arr, CreateTopicReport, topic_name)
+      start(CreateTopicHandle.new, :create_topic) do |handle|
+        topic_call(handle, :gregor_admin_create_topics, arr, CreateTopicReport, topic_name)
       ensure
         Native.gregor_new_topic_free(nt)
       end
@@ -67,42 +91,74 @@ module Gregor
     def delete_topic(topic_name)
       ensure_open(:delete_topic)
       arr, keep = Native.cstr_array([topic_name.to_s])
-      Handle.new do
+      start(DeleteTopicHandle.new, :delete_topic) do |handle|
         keep # referenced until the call is done
-        topic_call(:gregor_admin_delete_topics, arr, DeleteTopicReport, topic_name)
+        topic_call(handle, :gregor_admin_delete_topics, arr, DeleteTopicReport, topic_name)
       end
     end
 
-    def closed?
-      @native.nil?
+    # Cluster metadata (all topics, or `topic_name`).
+    def metadata(topic_name = nil, timeout_ms = 2_000)
+      @native.use(:metadata) { |native| Metadata.new(:gregor_admin_metadata, native, topic_name, timeout_ms) }
     end
 
-    def close
-      return if closed?
+    def closed?
+      @native.closed?
+    end
 
-      Native.gregor_admin_free(@native)
-      @native = nil
+    # Frees the admin client. Requests in flight on their threads return
+    # first (with an error); later calls raise ClosedAdminError.
+    def close
+      @native.close
     end
 
     private
 
     def ensure_open(method)
-      raise ClosedClientError, method if closed?
+      raise ClosedAdminError, method if closed?
     end
 
-    # Returns [report, error or nil].
-    def topic_call(fn, arr, report_class, topic_name)
+    # Runs `yield handle` on a new thread; the handle is pending until then.
+    def start(handle, _method)
+      handle[:pending] = true
+      AbstractHandle.register(handle)
+      thread = Thread.new do
+        yield handle
+      rescue StandardError => e
+        handle[:response] =
+          case e
+          when RdkafkaError then e.rdkafka_response
+          when ClosedClientError then ERRORS.fetch(:_DESTROY)
+          else ERRORS.fetch(:_FAIL)
+          end
+        handle.broker_message = e.message
+        handle.result = nil
+      ensure
+        handle.unlock
+      end
+      thread.report_on_exception = false
+      handle
+    end
+
+    # Fills `handle` with the call's outcome.
+    def topic_call(handle, fn, arr, report_class, topic_name)
       out = FFI::MemoryPointer.new(:pointer)
       buf = Native.errbuf
-      rc = Native.public_send(fn, @native, arr, 1, nil, out, buf, Native::ERRSTR_SIZE)
-      return [nil, RdkafkaError.new(rc, buf.read_string)] unless rc.zero?
+      rc = @native.use(fn) { |native| Native.public_send(fn, native, arr, 1, nil, out, buf, Native::ERRSTR_SIZE) }
+      unless rc.zero?
+        handle[:response] = rc
+        handle.broker_message = buf.read_string
+        handle.result = report_class.new(handle.broker_message, topic_name.to_s)
+        return
+      end
 
       res = out.read_pointer
       begin
         err = Native.gregor_topic_results_err(res, 0)
         text = Native.gregor_topic_results_errstr(res, 0)
-        report = report_class.new(err.zero? ? nil : text, Native.gregor_topic_results_name(res, 0) || topic_name)
-        [report, err.zero? ? nil : RdkafkaError.new(err, text, "Error in #{fn.to_s.sub('gregor_admin_', '')}")]
+        handle[:response] = err
+        handle.broker_message = err.zero? ? nil : text
+        handle.result = report_class.new(err.zero? ? nil : text, Native.gregor_topic_results_name(res, 0) || topic_name)
       ensure
         Native.gregor_topic_results_free(res)
       end

@@ -7,6 +7,15 @@ module Gregor
     # Raised for an unknown property or a bad value.
     class ConfigError < RuntimeError; end
 
+    # rdkafka-ruby raises it when librdkafka cannot create a client; gregor
+    # reports a bad configuration as ConfigError (kept for rescuers).
+    class ClientCreationError < RuntimeError; end
+
+    # Raised when setting a nil logger.
+    class NoLoggerError < RuntimeError; end
+
+    @logger = Logger.new($stdout)
+
     # An object with on_partitions_assigned(list) / on_partitions_revoked(list)
     # (TopicPartitionLists), called inside poll/close when the group's
     # assignment changes (rdkafka-ruby's consumer_rebalance_listener).
@@ -25,15 +34,58 @@ module Gregor
       @config_hash[key.to_s]
     end
 
-    def producer
-      Producer.new(native_config)
+    class << self
+      # The process-wide logger (rdkafka-ruby's Config.logger); gregor's
+      # binding logs nothing through it yet: the library writes no log
+      # lines through its C API.
+      attr_reader :logger
+
+      def logger=(logger)
+        raise NoLoggerError if logger.nil?
+
+        @logger = logger
+      end
+
+      # Process-wide callbacks, as rdkafka-ruby's: `statistics_callback`
+      # gets each statistics snapshot (a Hash parsed from the JSON) of
+      # every client made afterwards, served inside its poll calls;
+      # `error_callback` and `oauthbearer_token_refresh_callback` are kept
+      # for compatibility (the C API has no error or OAUTHBEARER callback:
+      # errors come back from the calls themselves).
+      attr_reader :statistics_callback, :error_callback, :oauthbearer_token_refresh_callback
+
+      def statistics_callback=(callback)
+        raise TypeError, "Callback has to be callable" unless callback.respond_to?(:call) || callback.nil?
+
+        @statistics_callback = callback
+      end
+
+      def error_callback=(callback)
+        raise TypeError, "Callback has to be callable" unless callback.respond_to?(:call) || callback.nil?
+
+        @error_callback = callback
+      end
+
+      def oauthbearer_token_refresh_callback=(callback)
+        raise TypeError, "Callback has to be callable" unless callback.respond_to?(:call) || callback.nil?
+
+        @oauthbearer_token_refresh_callback = callback
+      end
     end
 
-    def consumer
+    # rdkafka-ruby's options (`native_kafka_auto_start:`,
+    # `native_kafka_poll_timeout_ms:`, `run_polling_thread:`) are accepted
+    # and have no effect: gregor starts its threads itself and serves
+    # callbacks inside poll/flush/wait.
+    def producer(**_options)
+      Producer.new(native_config, partitioner: self[:partitioner] || "consistent_random")
+    end
+
+    def consumer(**_options)
       Consumer.new(native_config, rebalance_listener: @consumer_rebalance_listener)
     end
 
-    def admin
+    def admin(**_options)
       Admin.new(native_config)
     end
 

@@ -4,6 +4,30 @@ module Gregor
   # A consumer (rdkafka-ruby's shape): `subscribe(*topics)` or `assign`,
   # then `poll(ms)` or `each { |message| }`, `commit`, `close`.
   class Consumer
+    # A message's headers (rdkafka-ruby's Consumer::Headers): a frozen Hash
+    # of name => value (a String, or an Array of them for a repeated name;
+    # nil for a null value).
+    module Headers
+      EMPTY = {}.freeze
+
+      def self.from_native(native)
+        n = Native.gregor_message_header_count(native)
+        return EMPTY if n.zero?
+
+        headers = {}
+        n.times do |i|
+          name = Native::Slice.new
+          value = Native::Slice.new
+          next unless Native.gregor_message_header(native, i, name, value).zero?
+
+          key = name.to_s_or_nil.to_s.force_encoding(Encoding::UTF_8)
+          v = value.to_s_or_nil
+          headers[key] = headers.key?(key) ? Array(headers[key]) << v : v
+        end
+        headers.freeze
+      end
+    end
+
     # A consumed message.
     class Message
       attr_reader :topic, :partition, :offset, :key, :payload, :timestamp, :headers
@@ -17,14 +41,7 @@ module Gregor
         tstype = FFI::MemoryPointer.new(:int)
         ms = Native.gregor_message_timestamp(native, tstype)
         @timestamp = tstype.read_int.zero? || ms.negative? ? nil : Time.at(ms / 1000, (ms % 1000) * 1000)
-        @headers = {}
-        Native.gregor_message_header_count(native).times do |i|
-          name = Native::Slice.new
-          value = Native::Slice.new
-          next unless Native.gregor_message_header(native, i, name, value).zero?
-
-          @headers[name.to_s_or_nil.to_s.force_encoding(Encoding::UTF_8)] = value.to_s_or_nil
-        end
+        @headers = Headers.from_native(native)
       end
 
       def to_s
@@ -32,8 +49,32 @@ module Gregor
       end
     end
 
-    # A partition with its offset (and error, from calls that fill one).
-    Partition = Struct.new(:partition, :offset, :err)
+    # A partition with its offset (nil: none), error code (0: none) and
+    # commit metadata, as rdkafka-ruby's Consumer::Partition.
+    class Partition
+      attr_reader :partition, :offset, :err, :metadata
+
+      def initialize(partition, offset, err = 0, metadata = nil)
+        @partition = partition
+        @offset = offset
+        @err = err || 0
+        @metadata = metadata
+      end
+
+      def to_s
+        s = "<Partition #{partition}"
+        s += " offset=#{offset}" if offset
+        s += " err=#{err}" unless err.zero?
+        s += " metadata=#{metadata}" unless metadata.nil?
+        "#{s}>"
+      end
+
+      alias inspect to_s
+
+      def ==(other)
+        self.class == other.class && partition == other.partition && offset == other.offset
+      end
+    end
 
     # Topics with partitions (and offsets), as rdkafka-ruby's TopicPartitionList.
     class TopicPartitionList
@@ -61,8 +102,13 @@ module Gregor
         @data
       end
 
+      # Entries: each partition, and 1 for a topic without partitions.
       def count
-        @data.values.sum { |ps| ps ? ps.size : 0 }
+        @data.values.sum { |ps| ps ? ps.size : 1 }
+      end
+
+      def to_s
+        "<TopicPartitionList: #{to_h}>"
       end
 
       def empty?
@@ -90,7 +136,7 @@ module Gregor
           topic = Native.gregor_tpl_topic(tpl, i)
           err = Native.gregor_tpl_err(tpl, i)
           (data[topic] ||= []) << Partition.new(Native.gregor_tpl_partition(tpl, i), Native.gregor_tpl_offset(tpl, i),
-                                                err.zero? ? nil : err)
+                                                err)
         end
         new(data)
       end
@@ -100,62 +146,85 @@ module Gregor
     REBALANCE_REVOKED = 2
     REBALANCE_LOST = 3
 
+    # Leaves the group and wakes polls blocked in C, without freeing.
+    CLOSE = ->(ptr) { Native.gregor_consumer_close(ptr) }
+    # Frees (the C side drops the callbacks first).
+    FREE = ->(ptr) { Native.gregor_consumer_free(ptr) }
+
     def initialize(native_config, rebalance_listener: nil)
       buf = Native.errbuf
-      @native = Native.gregor_consumer_new(native_config, buf, Native::ERRSTR_SIZE)
+      native = Native.gregor_consumer_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
-      raise Config::ConfigError, buf.read_string if @native.null?
+      raise Config::ConfigError, buf.read_string if native.null?
+
+      if Config.statistics_callback
+        @stats_cb = Producer.stats_proc # kept referenced while the C side holds it
+        Native.gregor_consumer_set_stats_cb(native, @stats_cb, nil)
+      end
+      @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedConsumerError)
 
       @rebalance_listener = rebalance_listener
       @rebalance_cb = method(:on_rebalance).to_proc # kept referenced while the C side holds it
     end
 
+    # Cluster metadata (all topics, or `topic_name`).
+    def metadata(topic_name = nil, timeout_ms = 2_000)
+      native_call(:metadata) { |native| Metadata.new(:gregor_consumer_metadata, native, topic_name, timeout_ms) }
+    end
+
     # Joins the group for `topics`; partitions come with later polls.
     def subscribe(*topics)
-      ensure_open(:subscribe)
-      Native.check!(Native.gregor_consumer_set_rebalance_cb(@native, @rebalance_cb, nil)) if @rebalance_listener
-      arr, _keep = Native.cstr_array(topics.flatten)
-      buf = Native.errbuf
-      Native.check!(Native.gregor_consumer_subscribe(@native, arr, topics.flatten.size, buf, Native::ERRSTR_SIZE),
-                    buf, "Error subscribing to '#{topics.join(', ')}'")
+      native_call(:subscribe) do |native|
+        Native.check!(Native.gregor_consumer_set_rebalance_cb(native, @rebalance_cb, nil)) if @rebalance_listener
+        arr, _keep = Native.cstr_array(topics.flatten)
+        buf = Native.errbuf
+        Native.check!(Native.gregor_consumer_subscribe(native, arr, topics.flatten.size, buf, Native::ERRSTR_SIZE),
+                      buf, "Error subscribing to '#{topics.join(', ')}'")
+      end
     end
 
     def unsubscribe
-      ensure_open(:unsubscribe)
-      Native.check!(Native.gregor_consumer_unsubscribe(@native))
+      native_call(:unsubscribe) do |native|
+        Native.check!(Native.gregor_consumer_unsubscribe(native))
+      end
     end
 
     # Replaces the assignment with `list` (a TopicPartitionList).
     def assign(list)
-      ensure_open(:assign)
-      with_tpl(list) do |tpl|
-        buf = Native.errbuf
-        Native.check!(Native.gregor_consumer_assign(@native, tpl, buf, Native::ERRSTR_SIZE), buf)
+      native_call(:assign) do |native|
+        with_tpl(list) do |tpl|
+          buf = Native.errbuf
+          Native.check!(Native.gregor_consumer_assign(native, tpl, buf, Native::ERRSTR_SIZE), buf)
+        end
       end
     end
 
     def assignment
-      ensure_open(:assignment)
-      out = FFI::MemoryPointer.new(:pointer)
-      Native.check!(Native.gregor_consumer_assignment(@native, out))
-      tpl = out.read_pointer
-      begin
-        TopicPartitionList.from_native(tpl)
-      ensure
-        Native.gregor_tpl_free(tpl)
+      native_call(:assignment) do |native|
+        out = FFI::MemoryPointer.new(:pointer)
+        Native.check!(Native.gregor_consumer_assignment(native, out))
+        tpl = out.read_pointer
+        begin
+          TopicPartitionList.from_native(tpl)
+        ensure
+          Native.gregor_tpl_free(tpl)
+        end
       end
     end
 
     # The next message, nil after `timeout_ms`; raises RdkafkaError for an
     # error event.
     def poll(timeout_ms)
-      ensure_open(:poll)
-      msg = Native.gregor_consumer_poll(@native, timeout_ms)
+      msg = @native.use(:poll) { |native| Native.gregor_consumer_poll(native, timeout_ms) }
       return nil if msg.null?
 
       begin
         err = Native.gregor_message_err(msg)
-        raise RdkafkaError.new(err, Native.gregor_message_errstr(msg)) unless err.zero?
+        # a poll cut short by close (from another thread) ends like a
+        # timeout, also when it caught an error the close itself caused (a
+        # fetch's connection closed under it)
+        return nil if closed? && !err.zero?
+        raise RdkafkaError.new(err, broker_message: Native.gregor_message_errstr(msg)) unless err.zero?
 
         Message.new(msg)
       ensure
@@ -163,12 +232,46 @@ module Gregor
       end
     end
 
+    # The next message if one is ready now (rdkafka-ruby's non-blocking poll).
+    def poll_nb(timeout_ms = 0)
+      raise ClosedConsumerError, :poll_nb if closed?
+
+      poll(timeout_ms)
+    end
+
+    # Yields the messages ready now; stops when the block returns :stop.
+    def poll_nb_each
+      raise ClosedConsumerError, :poll_nb_each if closed?
+
+      while (message = poll(0))
+        break if yield(message) == :stop
+      end
+    end
+
+    # Stores the offset after `message` (with commit `metadata`) for the
+    # next commit (with `enable.auto.offset.store` false).
+    def store_offset(message, metadata = nil)
+      list = TopicPartitionList.new
+      list.add_topic_and_partitions_with_offsets(message.topic, [[message.partition, message.offset + 1]])
+      native_call(:store_offset) do |native|
+        with_tpl(list) do |tpl|
+          Native.gregor_tpl_set_metadata(tpl, 0, metadata) if metadata
+          Native.check!(Native.gregor_consumer_store_offsets(native, tpl))
+        end
+      end
+      nil
+    end
+
     # Yields messages until the consumer is closed.
     def each
       loop do
         break if closed?
 
-        message = poll(250)
+        message = begin
+          poll(250)
+        rescue ClosedConsumerError
+          break
+        end
         yield(message) if message
       end
     end
@@ -176,82 +279,85 @@ module Gregor
     # Commits `list` (offsets to consume next) or, with nil, the consumed
     # positions. Synchronous unless `async`.
     def commit(list = nil, async = false)
-      ensure_open(:commit)
-      buf = Native.errbuf
-      if list
-        with_tpl(list) do |tpl|
-          Native.check!(Native.gregor_consumer_commit(@native, tpl, async ? 1 : 0, buf, Native::ERRSTR_SIZE), buf)
+      native_call(:commit) do |native|
+        buf = Native.errbuf
+        if list
+          with_tpl(list) do |tpl|
+            Native.check!(Native.gregor_consumer_commit(native, tpl, async ? 1 : 0, buf, Native::ERRSTR_SIZE), buf)
+          end
+        else
+          Native.check!(Native.gregor_consumer_commit(native, nil, async ? 1 : 0, buf, Native::ERRSTR_SIZE), buf)
         end
-      else
-        Native.check!(Native.gregor_consumer_commit(@native, nil, async ? 1 : 0, buf, Native::ERRSTR_SIZE), buf)
+        nil
       end
-      nil
     end
 
     # The group's committed offsets for `list` (default: the assignment).
     def committed(list = nil, timeout_ms = 5000)
-      ensure_open(:committed)
-      list ||= assignment
-      with_tpl(list) do |tpl|
-        buf = Native.errbuf
-        Native.check!(Native.gregor_consumer_committed(@native, tpl, timeout_ms, buf, Native::ERRSTR_SIZE), buf)
-        TopicPartitionList.from_native(tpl)
+      native_call(:committed) do |native|
+        list ||= assignment
+        with_tpl(list) do |tpl|
+          buf = Native.errbuf
+          Native.check!(Native.gregor_consumer_committed(native, tpl, timeout_ms, buf, Native::ERRSTR_SIZE), buf)
+          TopicPartitionList.from_native(tpl)
+        end
       end
     end
 
     # The next offsets to consume for `list` (default: the assignment).
     def position(list = nil)
-      ensure_open(:position)
-      list ||= assignment
-      with_tpl(list) do |tpl|
-        buf = Native.errbuf
-        Native.gregor_consumer_position(@native, tpl, buf, Native::ERRSTR_SIZE)
-        TopicPartitionList.from_native(tpl)
+      native_call(:position) do |native|
+        list ||= assignment
+        with_tpl(list) do |tpl|
+          buf = Native.errbuf
+          Native.gregor_consumer_position(native, tpl, buf, Native::ERRSTR_SIZE)
+          TopicPartitionList.from_native(tpl)
+        end
       end
     end
 
     def seek(message_or_topic, partition = nil, offset = nil)
-      ensure_open(:seek)
-      if message_or_topic.is_a?(Message)
-        topic = message_or_topic.topic
-        partition = message_or_topic.partition
-        offset = message_or_topic.offset
-      else
-        topic = message_or_topic
+      native_call(:seek) do |native|
+        if message_or_topic.is_a?(Message)
+          topic = message_or_topic.topic
+          partition = message_or_topic.partition
+          offset = message_or_topic.offset
+        else
+          topic = message_or_topic
+        end
+        buf = Native.errbuf
+        Native.check!(Native.gregor_consumer_seek(native, topic.to_s, partition, offset, buf, Native::ERRSTR_SIZE), buf)
       end
-      buf = Native.errbuf
-      Native.check!(Native.gregor_consumer_seek(@native, topic.to_s, partition, offset, buf, Native::ERRSTR_SIZE), buf)
     end
 
     # [low, high] watermarks of a partition, asked of its leader.
     def query_watermark_offsets(topic, partition, timeout_ms = 5000)
-      ensure_open(:query_watermark_offsets)
-      low = FFI::MemoryPointer.new(:int64)
-      high = FFI::MemoryPointer.new(:int64)
-      buf = Native.errbuf
-      Native.check!(Native.gregor_consumer_watermarks(@native, topic.to_s, partition, low, high, timeout_ms, buf,
-                                                      Native::ERRSTR_SIZE), buf)
-      [low.read_int64, high.read_int64]
+      native_call(:query_watermark_offsets) do |native|
+        low = FFI::MemoryPointer.new(:int64)
+        high = FFI::MemoryPointer.new(:int64)
+        buf = Native.errbuf
+        Native.check!(Native.gregor_consumer_watermarks(native, topic.to_s, partition, low, high, timeout_ms, buf,
+                                                        Native::ERRSTR_SIZE), buf)
+        [low.read_int64, high.read_int64]
+      end
     end
 
     def closed?
-      @native.nil?
+      @native.closed?
     end
 
-    # Leaves the group, stops fetching and frees the consumer.
+    # Leaves the group, stops fetching and frees the consumer. Polls in
+    # flight on other threads return nil first; later calls raise
+    # ClosedConsumerError.
     def close
-      return if closed?
-
-      native = @native
-      @native = nil
-      Native.gregor_consumer_close(native)
-      Native.gregor_consumer_free(native)
+      @native.close
     end
 
     private
 
-    def ensure_open(method)
-      raise ClosedClientError, method if closed?
+    # Runs `yield native` counted in flight (ClosedConsumerError once closed).
+    def native_call(method, &blk)
+      @native.use(method, &blk)
     end
 
     # Runs inside poll/close; the library applies the change after it returns.

@@ -2,21 +2,24 @@
 
 module Gregor
   # Base of gregor's errors.
-  class BaseError < StandardError; end
+  class BaseError < RuntimeError; end
 
   # An error code from libgregor (0 ok, > 0 the broker's Kafka code, < 0
   # local), shaped like rdkafka-ruby's RdkafkaError: `rdkafka_response` is
   # the number, `code` its name as a symbol (`:partition_eof`,
   # `:unknown_topic_or_partition`), both from the library.
   class RdkafkaError < BaseError
-    attr_reader :rdkafka_response, :message_prefix, :broker_message
+    attr_reader :rdkafka_response, :message_prefix, :broker_message, :instance_name
 
-    def initialize(response, broker_message = nil, message_prefix = nil)
+    # rdkafka-ruby's signature: the code, an optional prefix for the
+    # message, and the broker's (or library's) own text.
+    def initialize(response, message_prefix = nil, broker_message: nil, instance_name: nil)
       raise TypeError, "Response has to be an integer" unless response.is_a?(Integer)
 
       @rdkafka_response = response
       @broker_message = broker_message
       @message_prefix = message_prefix
+      @instance_name = instance_name
       super(to_s)
     end
 
@@ -29,7 +32,7 @@ module Gregor
     def to_s
       prefix = @message_prefix ? "#{@message_prefix} - " : ""
       text = @broker_message || Gregor::Native.gregor_err_str(@rdkafka_response)
-      "#{prefix}#{text} (#{code})"
+      "#{prefix}#{text} (#{code})#{@instance_name ? " [#{@instance_name}]" : ''}"
     end
 
     def is_partition_eof?
@@ -41,10 +44,53 @@ module Gregor
     end
   end
 
-  # Raised by calls on a closed client.
+  # An error with the topic partition list it concerns.
+  class RdkafkaTopicPartitionListError < RdkafkaError
+    attr_reader :topic_partition_list
+
+    def initialize(response, topic_partition_list, message_prefix = nil)
+      super(response, message_prefix)
+      @topic_partition_list = topic_partition_list
+    end
+  end
+
+  # libgregor could not be loaded.
+  class LibraryLoadError < BaseError; end
+
+  # rdkafka-ruby's error for a closed librdkafka instance (gregor raises the
+  # client's Closed*Error instead; kept for code that rescues it).
+  class ClosedInnerError < BaseError
+    def initialize
+      super("Illegal call to a closed inner librdkafka instance")
+    end
+  end
+
+  # Raised by calls on a closed client (each client has its own subclass,
+  # as in rdkafka-ruby).
   class ClosedClientError < BaseError
+    def initialize(method, what = "client")
+      super("Illegal call to #{method} on a closed #{what}")
+    end
+  end
+
+  # Raised by calls on a closed producer.
+  class ClosedProducerError < ClosedClientError
     def initialize(method)
-      super("Illegal call to #{method} on a closed client")
+      super(method, "producer")
+    end
+  end
+
+  # Raised by calls on a closed consumer.
+  class ClosedConsumerError < ClosedClientError
+    def initialize(method)
+      super(method, "consumer")
+    end
+  end
+
+  # Raised by calls on a closed admin client.
+  class ClosedAdminError < ClosedClientError
+    def initialize(method)
+      super(method, "admin")
     end
   end
 
@@ -55,6 +101,21 @@ module Gregor
     h[n.to_sym] = c if n && n != "UNKNOWN"
   end.freeze
   ERROR_NAMES = ERRORS.invert.freeze
+
+  # The constants of rdkafka-ruby's Rdkafka::Bindings that applications and
+  # rdkafka-ruby's specs compare with: RD_KAFKA_RESP_ERR_<NAME> for every
+  # code (librdkafka's names, from ERRORS), partition and offset specials.
+  # librdkafka's raw functions are not here: they only exist over librdkafka.
+  module Bindings
+    ERRORS.each do |name, code|
+      const_set(:"RD_KAFKA_RESP_ERR_#{name}", code)
+    end
+    RD_KAFKA_PARTITION_UA = -1
+    RD_KAFKA_OFFSET_BEGINNING = -2
+    RD_KAFKA_OFFSET_END = -1
+    RD_KAFKA_OFFSET_STORED = -1000
+    RD_KAFKA_OFFSET_INVALID = -1001
+  end
 
   def self.error_name(code)
     ERROR_NAMES.fetch(code) { Native.gregor_err_name(code) || "UNKNOWN" }.to_s

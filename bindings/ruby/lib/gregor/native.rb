@@ -29,7 +29,7 @@ module Gregor
     rescue FFI::NotFoundError
       MISSING << name
       define_singleton_method(name) do |*_a|
-        raise Gregor::RdkafkaError.new(-170, "#{name} is not in the loaded libgregor; this call needs a newer build")
+        raise Gregor::RdkafkaError.new(-170, broker_message: "#{name} is not in the loaded libgregor; this call needs a newer build")
       end
     end
 
@@ -49,6 +49,7 @@ module Gregor
     callback :dr_cb, [DeliveryReport.by_ref, :pointer], :void
     callback :rebalance_cb, [:pointer, :int32, :pointer, :pointer], :void
     callback :commit_cb, [:pointer, :int32, :pointer, :pointer], :void
+    callback :stats_cb, [:pointer, :pointer, :size_t, :pointer], :void
 
     E = [:pointer, :size_t].freeze # errstr, errstr_size
 
@@ -74,6 +75,26 @@ module Gregor
     bind :gregor_producer_flush, [:pointer, :int], :int, blocking: true
     bind :gregor_producer_len, [:pointer], :size_t
     bind :gregor_producer_close, [:pointer, :int], :void, blocking: true
+    bind :gregor_partitioner, [:string, :pointer, :size_t, :int32], :int32
+    bind :gregor_producer_set_stats_cb, [:pointer, :stats_cb, :pointer], :int
+    bind :gregor_producer_metadata, [:pointer, :string, :int, :pointer] + E, :int, blocking: true
+    bind :gregor_consumer_set_stats_cb, [:pointer, :stats_cb, :pointer], :int
+    bind :gregor_consumer_metadata, [:pointer, :string, :int, :pointer] + E, :int, blocking: true
+
+    bind :gregor_metadata_broker_count, [:pointer], :size_t
+    bind :gregor_metadata_broker_id, [:pointer, :size_t], :int32
+    bind :gregor_metadata_broker_host, [:pointer, :size_t], :string
+    bind :gregor_metadata_broker_port, [:pointer, :size_t], :int32
+    bind :gregor_metadata_topic_count, [:pointer], :size_t
+    bind :gregor_metadata_topic_name, [:pointer, :size_t], :string
+    bind :gregor_metadata_topic_err, [:pointer, :size_t], :int
+    bind :gregor_metadata_partition_count, [:pointer, :size_t], :size_t
+    bind :gregor_metadata_partition_id, [:pointer, :size_t, :size_t], :int32
+    bind :gregor_metadata_partition_leader, [:pointer, :size_t, :size_t], :int32
+    bind :gregor_metadata_partition_err, [:pointer, :size_t, :size_t], :int
+    bind :gregor_metadata_partition_replicas, [:pointer, :size_t, :size_t, :pointer, :size_t], :size_t
+    bind :gregor_metadata_partition_isrs, [:pointer, :size_t, :size_t, :pointer, :size_t], :size_t
+    bind :gregor_metadata_free, [:pointer], :void
 
     bind :gregor_tpl_new, [], :pointer
     bind :gregor_tpl_add, [:pointer, :string, :int32, :int64], :int
@@ -83,6 +104,7 @@ module Gregor
     bind :gregor_tpl_partition, [:pointer, :size_t], :int32
     bind :gregor_tpl_offset, [:pointer, :size_t], :int64
     bind :gregor_tpl_err, [:pointer, :size_t], :int
+    bind :gregor_tpl_set_metadata, [:pointer, :size_t, :string], :int32
 
     bind :gregor_consumer_new, [:pointer] + E, :pointer
     bind :gregor_consumer_free, [:pointer], :void, blocking: true
@@ -101,6 +123,7 @@ module Gregor
     bind :gregor_consumer_subscribe, [:pointer, :pointer, :size_t] + E, :int32
     bind :gregor_consumer_unsubscribe, [:pointer], :int32, blocking: true
     bind :gregor_consumer_commit, [:pointer, :pointer, :int32] + E, :int32, blocking: true
+    bind :gregor_consumer_store_offsets, [:pointer, :pointer], :int32
 
     bind :gregor_message_topic, [:pointer], :string
     bind :gregor_message_partition, [:pointer], :int32
@@ -116,6 +139,8 @@ module Gregor
 
     bind :gregor_admin_new, [:pointer] + E, :pointer
     bind :gregor_admin_free, [:pointer], :void, blocking: true
+    bind :gregor_admin_close, [:pointer], :int, blocking: true
+    bind :gregor_admin_metadata, [:pointer, :string, :int, :pointer] + E, :int, blocking: true
     bind :gregor_new_topic_new, [:string, :int32, :int32], :pointer
     bind :gregor_new_topic_set_config, [:pointer, :string, :string] + E, :int
     bind :gregor_new_topic_free, [:pointer], :void
@@ -138,7 +163,7 @@ module Gregor
       return if code.zero?
 
       text = buf&.read_string
-      raise Gregor::RdkafkaError.new(code, text && !text.empty? ? text : nil, message_prefix)
+      raise Gregor::RdkafkaError.new(code, message_prefix, broker_message: text && !text.empty? ? text : nil)
     end
 
     # A buffer holding bytes (or nil for NULL) and its length.

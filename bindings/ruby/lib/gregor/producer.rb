@@ -10,68 +10,144 @@ module Gregor
       alias_method :topic, :topic_name
     end
 
-    # The outcome of one produce, available once its report is served.
-    class DeliveryHandle
-      attr_reader :label
+    # The outcome of one produce (rdkafka-ruby's DeliveryHandle): fields
+    # :pending, :response, :partition, :offset; `wait` serves delivery
+    # reports (gregor_producer_poll on the waiting thread) until this one
+    # has come, and returns its DeliveryReport.
+    class DeliveryHandle < AbstractHandle
+      attr_accessor :label, :topic
 
-      def initialize(producer, label)
+      def initialize(producer = nil, label = nil)
+        super()
         @producer = producer
         @label = label
-        @report = nil
       end
 
-      def pending?
-        @report.nil?
+      def operation_name
+        "delivery"
       end
 
-      # Waits up to `max_wait_timeout` seconds (nil: forever) for the report.
-      # Raises RdkafkaError if delivery failed (unless raise_response_error
-      # is false) and WaitTimeoutError if it did not come in time.
-      def wait(max_wait_timeout: 60, raise_response_error: true)
-        deadline = max_wait_timeout && Process.clock_gettime(Process::CLOCK_MONOTONIC) + max_wait_timeout
-        while pending?
-          left = deadline && deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
-          if left && left <= 0
-            raise WaitTimeoutError, "Waiting for delivery timed out after #{max_wait_timeout} seconds"
-          end
-
-          ms = left ? [[(left * 1000).ceil, 100].min, 1].max : 100
-          @producer.poll(ms)
-        end
-        raise @report.error if raise_response_error && @report.error
-
-        @report
+      def create_result
+        DeliveryReport.new(self[:partition], self[:offset], @topic, error, @label)
       end
 
+      def raise_error
+        raise error
+      end
+
+      def error
+        return nil if self[:response].zero?
+
+        RdkafkaError.new(self[:response], broker_message: broker_message)
+      end
+
+      # The report, once come (gregor's older name for the wait's value).
       def _complete(report)
-        @report = report
+        self[:partition] = report.partition
+        self[:offset] = report.offset
+        self[:response] = report.error ? report.error.rdkafka_response : 0
+        self.broker_message = report.error&.broker_message
+        @topic = report.topic_name
+        unlock
+      end
+
+      private
+
+      # Serves reports instead of sleeping (gregor has no background thread).
+      def wait_step(left)
+        return super unless @producer
+
+        ms = left ? [[(left * 1000).ceil, 100].min, 1].max : 100
+        begin
+          @producer.poll(ms)
+        rescue ClosedProducerError
+          super # closed meanwhile: its reports are served by close
+        end
       end
     end
 
     # Raised by DeliveryHandle#wait when the report did not come in time.
-    class WaitTimeoutError < RuntimeError; end
+    WaitTimeoutError = AbstractHandle::WaitTimeoutError
 
     attr_accessor :delivery_callback
 
-    def initialize(native_config)
+    # Wakes calls blocked in C (poll, flush) without freeing.
+    CLOSE = ->(ptr) { Native.gregor_producer_close(ptr, 0) }
+    # Frees; the callback goes first (nothing may call into Ruby from a free
+    # run by the garbage collector).
+    FREE = lambda do |ptr|
+      Native.gregor_producer_set_dr_cb(ptr, nil, nil)
+      Native.gregor_producer_set_stats_cb(ptr, nil, nil)
+      Native.gregor_producer_free(ptr)
+    end
+
+    @partitions_count_cache = nil
+    class << self
+      # The process-wide partition count cache (rdkafka-ruby's).
+      def partitions_count_cache
+        @partitions_count_cache ||= PartitionsCountCache.new
+      end
+
+      attr_writer :partitions_count_cache
+    end
+
+    # A statistics callback (Config.statistics_callback) for the C side:
+    # parses the JSON and hands the Hash over, on the polling thread.
+    def self.stats_proc
+      lambda do |_handle, json, len, _opaque|
+        cb = Config.statistics_callback
+        cb&.call(JSON.parse(json.read_bytes(len)))
+      rescue StandardError => e
+        warn "gregor: statistics callback raised #{e.class}: #{e.message}"
+      end
+    end
+
+    def initialize(native_config, partitioner: "consistent_random")
+      @partitioner = partitioner.to_s
       buf = Native.errbuf
-      @native = Native.gregor_producer_new(native_config, buf, Native::ERRSTR_SIZE)
+      native = Native.gregor_producer_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
-      raise Config::ConfigError, buf.read_string if @native.null?
+      raise Config::ConfigError, buf.read_string if native.null?
 
       @pending = {}
       @next_id = 1
       @lock = Mutex.new
       @dr_cb = method(:on_delivery).to_proc # kept referenced while the C side holds it
-      Native.gregor_producer_set_dr_cb(@native, @dr_cb, nil)
+      Native.gregor_producer_set_dr_cb(native, @dr_cb, nil)
+      if Config.statistics_callback
+        @stats_cb = Producer.stats_proc # kept referenced while the C side holds it
+        Native.gregor_producer_set_stats_cb(native, @stats_cb, nil)
+      end
+      @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedProducerError)
     end
 
     # Queues a message. `payload`/`key` nil mean null; `partition` nil lets
     # the partitioner choose; `timestamp` is a Time or ms since the epoch;
     # `headers` a Hash. Returns a DeliveryHandle.
-    def produce(topic:, payload: nil, key: nil, partition: nil, timestamp: nil, headers: nil, label: nil)
-      ensure_open(:produce)
+    # `partition_key` (rdkafka-ruby's): the partition is the one
+    # `partitioner` (default: the producer's `partitioner` property) gives
+    # it among the topic's partitions (Producer#partition_count, cached).
+    def produce(topic:, payload: nil, key: nil, partition: nil, partition_key: nil, timestamp: nil, headers: nil,
+                label: nil, topic_config: nil, partitioner: nil)
+      _ = topic_config # rdkafka-ruby's per-topic settings: not supported, ignored
+      if partition.nil? && partition_key
+        count = partition_count(topic.to_s)
+        if count.positive?
+          kp, kn = Native.bytes(partition_key)
+          p = Native.gregor_partitioner(partitioner || @partitioner, kp, kn, count)
+          partition = p if p >= 0
+        end
+      end
+      @native.use(:produce) do |native|
+        produce_on(native, topic, payload, key, partition, timestamp, headers, label)
+      end
+    end
+
+    private def produce_on(native, topic, payload, key, partition, timestamp, headers, label)
       handle = DeliveryHandle.new(self, label)
+      handle[:pending] = true
+      handle.topic = topic.to_s
+      AbstractHandle.register(handle)
       id = @lock.synchronize do
         i = @next_id
         @next_id += 1
@@ -96,10 +172,11 @@ module Gregor
       kp, kn = Native.bytes(key)
       vp, vn = Native.bytes(payload)
       buf = Native.errbuf
-      rc = Native.gregor_producer_send(@native, topic.to_s, partition || -1, kp, kn, vp, vn, hdrs, ts,
+      rc = Native.gregor_producer_send(native, topic.to_s, partition || -1, kp, kn, vp, vn, hdrs, ts,
                                        FFI::Pointer.new(id), 0, buf, Native::ERRSTR_SIZE)
       unless rc.zero?
         @lock.synchronize { @pending.delete(id) }
+        AbstractHandle.remove(handle)
         Native.check!(rc, buf)
       end
       handle
@@ -107,49 +184,66 @@ module Gregor
       Native.gregor_headers_free(hdrs) if hdrs
     end
 
+    # Cluster metadata (all topics, or `topic_name`).
+    def metadata(topic_name = nil, timeout_ms = 2_000)
+      @native.use(:metadata) { |native| Metadata.new(:gregor_producer_metadata, native, topic_name, timeout_ms) }
+    end
+
+    # The topic's partition count (cached process-wide for 30 s; -1 if the
+    # topic does not exist).
+    def partition_count(topic)
+      raise ClosedProducerError, :partition_count if closed?
+
+      self.class.partitions_count_cache.get(topic) do
+        metadata(topic).topics.first&.fetch(:partition_count) || -1
+      rescue RdkafkaError => e
+        raise unless e.code == :unknown_topic_or_part
+
+        -1
+      end
+    end
+
     # Serves delivery reports for up to `timeout_ms`; returns how many.
     def poll(timeout_ms = 0)
-      ensure_open(:poll)
-      Native.gregor_producer_poll(@native, timeout_ms)
+      @native.use(:poll) { |native| Native.gregor_producer_poll(native, timeout_ms) }
     end
 
     # Waits up to `timeout_ms` until every message has its report. Returns
     # true if none is left outstanding.
     def flush(timeout_ms = 5000)
-      ensure_open(:flush)
-      Native.gregor_producer_flush(@native, timeout_ms).zero?
+      @native.use(:flush) { |native| Native.gregor_producer_flush(native, timeout_ms).zero? }
     end
 
     # Messages not yet reported.
     def queue_size
-      closed? ? 0 : Native.gregor_producer_len(@native)
+      return 0 if closed?
+
+      @native.use(:queue_size) { |native| Native.gregor_producer_len(native) }
+    rescue ClosedProducerError
+      0
     end
+
+    alias queue_length queue_size
 
     def closed?
-      @native.nil?
+      @native.closed?
     end
 
-    # Flushes for up to `timeout_ms`, then frees the producer.
+    # Flushes for up to `timeout_ms`, then frees the producer. Threads in
+    # calls on it (a DeliveryHandle#wait, a flush) return first; later
+    # calls raise ClosedProducerError.
     def close(timeout_ms = 5000)
-      return if closed?
-
-      Native.gregor_producer_close(@native, timeout_ms)
-      Native.gregor_producer_free(@native)
-      @native = nil
+      @native.close(->(native) { Native.gregor_producer_close(native, timeout_ms) })
     end
 
     private
-
-    def ensure_open(method)
-      raise ClosedClientError, method if closed?
-    end
 
     def on_delivery(dr, _opaque)
       id = dr[:msg_opaque].address
       handle = @lock.synchronize { @pending.delete(id) }
       return unless handle
 
-      error = dr[:err].zero? ? nil : RdkafkaError.new(dr[:err], dr[:errstr])
+      error = dr[:err].zero? ? nil : RdkafkaError.new(dr[:err], broker_message: dr[:errstr])
       report = DeliveryReport.new(dr[:partition], dr[:offset], dr[:topic], error, handle.label)
       handle._complete(report)
       @delivery_callback&.call(report)
