@@ -25,11 +25,11 @@ phase() {
 phase_table() {
     local rc=$1 failed=$PHASE_NAME i
     phase ""
-    printf '\n%-28s %9s\n' "phase" "time"
+    printf '\n%-38s %9s\n' "phase" "time"
     for i in "${!PHASES[@]}"; do
-        printf '%-28s %6dm%02ds\n' "${PHASES[$i]}" $((PHASE_SECS[i] / 60)) $((PHASE_SECS[i] % 60))
+        printf '%-38s %6dm%02ds\n' "${PHASES[$i]}" $((PHASE_SECS[i] / 60)) $((PHASE_SECS[i] % 60))
     done
-    printf '%-28s %6dm%02ds\n' "total" $((SECONDS / 60)) $((SECONDS % 60))
+    printf '%-38s %6dm%02ds\n' "total" $((SECONDS / 60)) $((SECONDS % 60))
     if [ "$rc" -ne 0 ]; then
         printf 'FAILED (exit %d) in phase: %s\n' "$rc" "$failed"
     fi
