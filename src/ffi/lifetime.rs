@@ -32,7 +32,6 @@ use std::ops::Deref;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, RwLock};
 
-use super::guard::null_arg;
 use crate::error::{local, Error};
 
 /// Set in [`Life::state`] once `_free` has begun.
@@ -184,7 +183,7 @@ impl<T: Handle> Drop for Entered<T> {
 /// `GREGOR_ERR__DESTROY` for an address that is not a live handle of type `T`.
 pub(crate) fn enter<T: Handle>(p: *const T) -> Result<Entered<T>, Error> {
     if p.is_null() {
-        return Err(null_arg(T::NAME));
+        return Err(Error::invalid_arg(format!("{} is NULL", T::NAME)));
     }
     {
         let live = T::registry().read();
