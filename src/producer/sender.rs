@@ -98,10 +98,13 @@ pub(crate) fn run(sh: &Arc<Shared>) {
             let wait = next
                 .saturating_duration_since(Instant::now())
                 .max(Duration::from_millis(1));
+            // appends compare a new batch's linger deadline with this
+            acc.sender_wakes_at = Some(Instant::now() + wait);
             acc = sh
                 .wake
                 .wait_timeout(acc, wait)
                 .map_or_else(|e| e.into_inner().0, |r| r.0);
+            acc.sender_wakes_at = None;
             continue;
         }
         drop(acc);
