@@ -1,0 +1,278 @@
+//! Failover against a 3-broker cluster (librdkafka's mock cluster, see
+//! tests/mock_cluster/): leaders move and a broker goes down and comes back
+//! while an idempotent producer (acks=all) sends keyed messages; every
+//! message must then be read back exactly once, each key's messages in the
+//! order they were sent. Prints what it measured.
+//!
+//!     cargo test --test failover -- --nocapture
+
+mod mock_cluster;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use gregor::config::Config;
+use gregor::consumer::{Consumer, TopicPartitionOffset as Tpo};
+use gregor::message::{offset, ProducerRecord};
+use gregor::producer::Producer;
+use mock_cluster::MockCluster;
+
+const PRODUCE: i16 = 0;
+const FETCH: i16 = 1;
+const METADATA: i16 = 3;
+
+fn config(bootstrap: &str, extra: &[(&str, &str)]) -> Config {
+    let mut c = Config::from_pairs([("bootstrap.servers", bootstrap)]).unwrap();
+    for (k, v) in extra {
+        c.set(k, v).unwrap();
+    }
+    c
+}
+
+/// Waits until `f` holds, up to `d`.
+fn wait_for(d: Duration, what: &str, f: impl Fn() -> bool) {
+    let until = Instant::now() + d;
+    while !f() {
+        assert!(Instant::now() < until, "timed out waiting for {what}");
+        thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Reads `n` messages from every partition of `topic`, from the beginning.
+fn read_back(
+    bootstrap: &str,
+    topic: &str,
+    partitions: i32,
+    n: usize,
+) -> Vec<(i32, i64, String, u64)> {
+    let c = Consumer::new(&config(bootstrap, &[("enable.auto.commit", "false")])).unwrap();
+    let tps: Vec<Tpo> = (0..partitions)
+        .map(|p| Tpo::new(topic, p, offset::BEGINNING))
+        .collect();
+    c.assign(&tps).unwrap();
+    let mut out = Vec::new();
+    let until = Instant::now() + Duration::from_secs(60);
+    while out.len() < n && Instant::now() < until {
+        let Some(m) = c.poll(Duration::from_millis(200)).unwrap() else {
+            continue;
+        };
+        if let Some(e) = &m.error {
+            eprintln!("consumer event: {e}");
+            continue;
+        }
+        let key = String::from_utf8(m.key.as_deref().unwrap().to_vec()).unwrap();
+        let value: u64 = std::str::from_utf8(m.value.as_deref().unwrap())
+            .unwrap()
+            .parse()
+            .unwrap();
+        out.push((m.partition, m.offset, key, value));
+    }
+    // anything beyond n would be a duplicate: look a little longer
+    let until = Instant::now() + Duration::from_millis(500);
+    while Instant::now() < until {
+        if let Some(m) = c.poll(Duration::from_millis(100)).unwrap() {
+            if m.error.is_none() {
+                let key = String::from_utf8(m.key.as_deref().unwrap().to_vec()).unwrap();
+                let value = std::str::from_utf8(m.value.as_deref().unwrap())
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                out.push((m.partition, m.offset, key, value));
+            }
+        }
+    }
+    c.close();
+    out
+}
+
+#[test]
+fn idempotent_producer_through_leader_moves_and_a_broker_restart_loses_nothing() {
+    const N: usize = 3000;
+    const PARTITIONS: i32 = 3;
+    const KEYS: usize = 24;
+    let cluster = Arc::new(MockCluster::start(3));
+    let topic = "failover";
+    cluster.topic(topic, PARTITIONS, 3);
+    // partition p led by broker p+1
+    let leaders = Arc::new(Mutex::new(vec![1, 2, 3]));
+    for p in 0..PARTITIONS {
+        cluster.leader(topic, p, p + 1);
+    }
+    cluster.track_start();
+
+    let producer = Producer::new(&config(
+        &cluster.bootstrap,
+        &[
+            ("enable.idempotence", "true"),
+            ("acks", "all"),
+            ("linger.ms", "5"),
+            ("retry.backoff.ms", "20"),
+            ("message.timeout.ms", "60000"),
+        ],
+    ))
+    .unwrap();
+    let delivered = Arc::new(AtomicUsize::new(0));
+    let failed = Arc::new(Mutex::new(Vec::new()));
+    let sent_at = Arc::new(Mutex::new(vec![None::<Instant>; N]));
+    let worst = Arc::new(Mutex::new(Duration::ZERO));
+    {
+        let (delivered, failed, sent_at, worst) = (
+            delivered.clone(),
+            failed.clone(),
+            sent_at.clone(),
+            worst.clone(),
+        );
+        producer.set_delivery_callback(Some(Box::new(move |dr| {
+            if let Some(e) = &dr.error {
+                failed.lock().unwrap().push(format!("{}: {e}", dr.opaque));
+            } else if let Some(at) = sent_at.lock().unwrap()[dr.opaque] {
+                let mut w = worst.lock().unwrap();
+                *w = (*w).max(at.elapsed());
+            }
+            delivered.fetch_add(1, Ordering::SeqCst);
+        })));
+    }
+    let producer = Arc::new(producer);
+    let t0 = Instant::now();
+    let sender = {
+        let producer = producer.clone();
+        let sent_at = sent_at.clone();
+        thread::spawn(move || {
+            for i in 0..N {
+                let key = format!("k{}", i % KEYS);
+                let value = i.to_string();
+                sent_at.lock().unwrap()[i] = Some(Instant::now());
+                producer
+                    .send_blocking(
+                        &ProducerRecord {
+                            topic: "failover",
+                            partition: None,
+                            key: Some(key.as_bytes()),
+                            value: Some(value.as_bytes()),
+                            headers: &[],
+                            timestamp: None,
+                        },
+                        i,
+                        Duration::from_secs(30),
+                    )
+                    .unwrap();
+                producer.poll(Duration::ZERO);
+                thread::sleep(Duration::from_millis(1));
+            }
+            producer.flush(Duration::from_secs(60)).unwrap();
+        })
+    };
+
+    let rotate = |why: &str| {
+        let mut l = leaders.lock().unwrap();
+        for p in 0..PARTITIONS as usize {
+            l[p] = l[p] % 3 + 1;
+            cluster.leader(topic, p as i32, l[p]);
+        }
+        eprintln!(
+            "{:>6} ms: {why}: leaders now {l:?}",
+            t0.elapsed().as_millis()
+        );
+    };
+    let d = || delivered.load(Ordering::SeqCst);
+    wait_for(Duration::from_secs(60), "500 deliveries", || d() >= 500);
+    rotate("leader move 1");
+    wait_for(Duration::from_secs(60), "1200 deliveries", || d() >= 1200);
+    // broker 2 goes down; its partitions get a new leader (as a controller
+    // would elect), then it comes back
+    cluster.down(2);
+    {
+        let mut l = leaders.lock().unwrap();
+        for p in 0..PARTITIONS as usize {
+            if l[p] == 2 {
+                l[p] = 3;
+                cluster.leader(topic, p as i32, 3);
+            }
+        }
+        eprintln!(
+            "{:>6} ms: broker 2 down, leaders now {l:?}",
+            t0.elapsed().as_millis()
+        );
+    }
+    thread::sleep(Duration::from_millis(500));
+    cluster.up(2);
+    eprintln!("{:>6} ms: broker 2 up", t0.elapsed().as_millis());
+    wait_for(Duration::from_secs(60), "2000 deliveries", || d() >= 2000);
+    rotate("leader move 2");
+    sender.join().expect("producer thread");
+    let produce_time = t0.elapsed();
+    assert_eq!(d(), N, "every message reported");
+    assert!(
+        failed.lock().unwrap().is_empty(),
+        "{:?}",
+        failed.lock().unwrap()
+    );
+
+    let requests = cluster.tracked();
+    let t1 = Instant::now();
+    let got = read_back(&cluster.bootstrap, topic, PARTITIONS, N);
+    let read_time = t1.elapsed();
+    let all_requests = cluster.tracked();
+
+    // exactly once
+    let mut seen: HashMap<u64, usize> = HashMap::new();
+    for (_, _, _, v) in &got {
+        *seen.entry(*v).or_default() += 1;
+    }
+    let lost: Vec<u64> = (0..N as u64).filter(|v| !seen.contains_key(v)).collect();
+    let dups: Vec<u64> = seen
+        .iter()
+        .filter(|(_, &c)| c > 1)
+        .map(|(v, _)| *v)
+        .collect();
+    // each key in one partition, in the order sent
+    let mut per_key: BTreeMap<String, (i32, Vec<u64>)> = BTreeMap::new();
+    for (p, _, k, v) in &got {
+        let e = per_key.entry(k.clone()).or_insert((*p, Vec::new()));
+        assert_eq!(e.0, *p, "key {k} in partitions {} and {p}", e.0);
+        e.1.push(*v);
+    }
+    let reordered: Vec<&String> = per_key
+        .iter()
+        .filter(|(_, (_, vs))| vs.windows(2).any(|w| w[0] >= w[1]))
+        .map(|(k, _)| k)
+        .collect();
+
+    let count = |api: i16, requests: &[mock_cluster::Tracked]| {
+        (1..=3)
+            .map(|b| {
+                requests
+                    .iter()
+                    .filter(|r| r.api_key == api && r.broker == b)
+                    .count()
+            })
+            .collect::<Vec<_>>()
+    };
+    println!(
+        "failover: {N} messages, {KEYS} keys, {PARTITIONS} partitions on 3 brokers; \
+         2 leader moves + broker 2 down 500 ms"
+    );
+    println!(
+        "  produced in {:.2} s, slowest delivery {:.0} ms; Produce requests per broker {:?}, \
+         Metadata {:?}",
+        produce_time.as_secs_f64(),
+        worst.lock().unwrap().as_secs_f64() * 1e3,
+        count(PRODUCE, &requests),
+        count(METADATA, &requests)
+    );
+    println!(
+        "  read back {} in {:.2} s (Fetch per broker {:?}): lost {}, duplicated {}, keys reordered {}",
+        got.len(),
+        read_time.as_secs_f64(),
+        count(FETCH, &all_requests),
+        lost.len(),
+        dups.len(),
+        reordered.len()
+    );
+    assert!(lost.is_empty(), "lost {lost:?}");
+    assert!(dups.is_empty(), "duplicated {dups:?}");
+    assert!(reordered.is_empty(), "reordered keys {reordered:?}");
+}
