@@ -5,6 +5,7 @@
 //!
 //!     cargo bench --bench latency          # broker: $GREGOR_TEST_BROKER or 127.0.0.1:9092
 //!     GREGOR_BENCH_MESSAGES=1000 GREGOR_BENCH_ROUNDS=3 cargo bench --bench latency
+//!     GREGOR_TEST_BROKER=... GREGOR_BENCH_TOPIC=t cargo bench --bench latency   # an existing topic
 //!
 //! Both clients run the same loop: send, then wait for delivery reports
 //! (gregor: `Producer::poll`; librdkafka: `rd_kafka_poll`) until the next
@@ -194,8 +195,13 @@ fn main() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_nanos();
-    let topic = format!("gregor-bench-latency-{nanos}");
-    create_topic(&topic);
+    // GREGOR_BENCH_TOPIC: an existing one-partition topic (for a broker
+    // without CreateTopics, such as tests/mock_cluster's)
+    let topic = std::env::var("GREGOR_BENCH_TOPIC").unwrap_or_else(|_| {
+        let t = format!("gregor-bench-latency-{nanos}");
+        create_topic(&t);
+        t
+    });
     println!(
         "produce latency: one 100-byte message every {INTERVAL_MS} ms to {topic} [0], acks=all, \
          {count} messages × {rounds} round(s) per row, broker {}",

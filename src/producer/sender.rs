@@ -95,9 +95,11 @@ pub(crate) fn run(sh: &Arc<Shared>) {
             soonest(Some(*d));
         }
         if work.is_empty() {
+            // A floor well under a millisecond: a wake-up a hair before a
+            // linger deadline must not sleep a whole extra millisecond.
             let wait = next
                 .saturating_duration_since(Instant::now())
-                .max(Duration::from_millis(1));
+                .max(Duration::from_micros(50));
             // appends compare a new batch's linger deadline with this
             acc.sender_wakes_at = Some(Instant::now() + wait);
             acc = sh
