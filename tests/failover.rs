@@ -276,3 +276,64 @@ fn idempotent_producer_through_leader_moves_and_a_broker_restart_loses_nothing()
     assert!(dups.is_empty(), "duplicated {dups:?}");
     assert!(reordered.is_empty(), "reordered keys {reordered:?}");
 }
+
+/// Produces `n` messages "m0".."m{n-1}" to partition 0 of `topic`.
+fn produce_n(bootstrap: &str, topic: &str, n: usize) {
+    let p = Producer::new(&config(bootstrap, &[])).unwrap();
+    for i in 0..n {
+        let v = format!("m{i}");
+        p.send(
+            &ProducerRecord {
+                topic,
+                partition: Some(0),
+                key: None,
+                value: Some(v.as_bytes()),
+                headers: &[],
+                timestamp: None,
+            },
+            i,
+        )
+        .unwrap();
+    }
+    p.flush(Duration::from_secs(30)).unwrap();
+}
+
+/// F4: `gregor -C` recovers from fetch errors a leader move causes
+/// (NOT_LEADER_OR_FOLLOWER) without printing them, as kcat does (librdkafka
+/// handles them inside its fetcher); both print every message.
+#[test]
+fn cli_consume_recovers_from_not_leader_without_printing_an_error_like_kcat() {
+    const NOT_LEADER_OR_FOLLOWER: i16 = 6;
+    let cluster = MockCluster::start(3);
+    cluster.topic("f4", 1, 3);
+    cluster.leader("f4", 0, 1);
+    produce_n(&cluster.bootstrap, "f4", 20);
+    let expected: String = (0..20).map(|i| format!("m{i}\n")).collect();
+    let kcat = format!(
+        "{}/.local/share/gregor-deps/librdkafka/bin/kcat",
+        std::env::var("HOME").unwrap()
+    );
+    let kcat = std::env::var("GREGOR_KCAT").unwrap_or(kcat);
+    for prog in [env!("CARGO_BIN_EXE_gregor"), kcat.as_str()] {
+        // the leader answers the next Fetch requests NOT_LEADER_OR_FOLLOWER
+        cluster.broker_err(1, FETCH, NOT_LEADER_OR_FOLLOWER, 3, 0);
+        let out = std::process::Command::new(prog)
+            .args([
+                "-C",
+                "-b",
+                &cluster.bootstrap,
+                "-t",
+                "f4",
+                "-o",
+                "beginning",
+                "-e",
+            ])
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {prog}: {e}"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        println!("{prog}: exit {:?}, stderr {stderr:?}", out.status.code());
+        assert!(out.status.success(), "{prog}: {stderr}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{prog}");
+        assert!(!stderr.contains("ERROR"), "{prog}: {stderr}");
+    }
+}
