@@ -337,3 +337,75 @@ fn cli_consume_recovers_from_not_leader_without_printing_an_error_like_kcat() {
         assert!(!stderr.contains("ERROR"), "{prog}: {stderr}");
     }
 }
+
+/// F3 and KIP-392: the leader names broker 2 as the preferred read replica
+/// (the mock names it whatever the rack; a real broker picks one in the
+/// consumer's `client.rack`). The consumer reads everything from broker 2;
+/// before, it asked the leader again at once, in a loop, and read nothing.
+/// At the end of the partition it does not loop either.
+#[test]
+fn consumer_fetches_from_the_preferred_read_replica_without_a_busy_loop() {
+    const N: usize = 50;
+    let cluster = MockCluster::start(3);
+    for b in 1..=3 {
+        cluster.rack(b, &format!("rack{b}"));
+    }
+    cluster.topic("ffr", 1, 3);
+    cluster.leader("ffr", 0, 1);
+    produce_n(&cluster.bootstrap, "ffr", N);
+    cluster.follower("ffr", 0, 2);
+    cluster.track_start();
+
+    let c = Consumer::new(&config(
+        &cluster.bootstrap,
+        &[("client.rack", "rack2"), ("enable.auto.commit", "false")],
+    ))
+    .unwrap();
+    c.assign(&[Tpo::new("ffr", 0, offset::BEGINNING)]).unwrap();
+    let mut got = Vec::new();
+    let until = Instant::now() + Duration::from_secs(30);
+    while got.len() < N && Instant::now() < until {
+        if let Some(m) = c.poll(Duration::from_millis(100)).unwrap() {
+            assert!(m.error.is_none(), "{:?}", m.error);
+            got.push(String::from_utf8(m.value.as_deref().unwrap().to_vec()).unwrap());
+        }
+    }
+    let read = cluster.tracked();
+    // a second at the end of the partition
+    let idle_from = read.len();
+    let until = Instant::now() + Duration::from_secs(1);
+    while Instant::now() < until {
+        assert!(c.poll(Duration::from_millis(100)).unwrap().is_none());
+    }
+    let all = cluster.tracked();
+    c.close();
+    let fetches = |rs: &[mock_cluster::Tracked], b: i32| {
+        rs.iter()
+            .filter(|r| r.api_key == FETCH && r.broker == b)
+            .count()
+    };
+    let idle = &all[idle_from..];
+    println!(
+        "fetch from follower: read {} of {N}; Fetch requests while reading: leader {}, follower {}, \
+         other {}; in 1 s idle at the end: leader {}, follower {}",
+        got.len(),
+        fetches(&read, 1),
+        fetches(&read, 2),
+        fetches(&read, 3),
+        fetches(idle, 1),
+        fetches(idle, 2),
+    );
+    let expected: Vec<String> = (0..N).map(|i| format!("m{i}")).collect();
+    assert_eq!(got, expected);
+    assert!(fetches(&read, 2) >= 1, "read from the follower");
+    assert!(
+        fetches(&read, 1) <= 5,
+        "the leader was asked again and again"
+    );
+    assert_eq!(fetches(&read, 3), 0);
+    // fetch.wait.max.ms is 500: a handful of fetches in a second, not thousands
+    assert!(
+        fetches(idle, 1) + fetches(idle, 2) <= 10,
+        "busy loop at the end"
+    );
+}

@@ -14,7 +14,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::session::{FetchSession, PartitionRequest, Plan, Tp};
 use super::state::{prepare, Chunk, Item, Phase, Prepared, Shared, State};
@@ -62,8 +62,9 @@ impl Fetcher {
     pub fn run(mut self) {
         while let Some((wanted, asked)) = self.wait_for_work() {
             let topics: Vec<Arc<str>> = wanted.iter().map(|(tp, _)| tp.0.clone()).collect();
+            let started = Instant::now();
             match self.fetch(wanted) {
-                Ok((plan, version, resp)) => self.absorb(plan, version, resp, &asked),
+                Ok((plan, version, resp)) => self.absorb(plan, version, resp, &asked, started),
                 Err(e) => self.failed(e, &asked, &topics),
             }
         }
@@ -105,7 +106,7 @@ impl Fetcher {
                                 topic_id: p.topic_id,
                             },
                         );
-                    } else if p.leader == self.broker && p.phase == Phase::Active && !p.paused {
+                    } else if p.source() == self.broker && p.phase == Phase::Active && !p.paused {
                         if let Some(t) = p.retry_at {
                             wake = Some(wake.map_or(t, |w| w.min(t)));
                         }
@@ -178,8 +179,13 @@ impl Fetcher {
         let retry = Instant::now() + shared.settings.error_backoff;
         for (tp, a) in asked {
             if let Some(p) = st.parts.get_mut(tp) {
-                if p.version == a.version && p.leader == self.broker {
-                    p.leader = -1;
+                if p.version == a.version && p.source() == self.broker {
+                    if p.replica >= 0 {
+                        // an unreachable read replica: back to the leader
+                        p.replica = -1;
+                    } else {
+                        p.leader = -1;
+                    }
                     p.retry_at = Some(retry);
                 }
             }
@@ -203,6 +209,7 @@ impl Fetcher {
         version: i16,
         resp: FetchResponse,
         asked: &HashMap<Tp, Asked>,
+        started: Instant,
     ) {
         let shared = self.shared.clone();
         let s = &shared.settings;
@@ -275,6 +282,30 @@ impl Fetcher {
             return;
         }
         self.failing = false;
+        // An answer without records, errors or a read replica that came
+        // back before fetch.wait.max.ms (fetch.min.bytes was not met, so the
+        // broker should have waited): wait out the rest before fetching these
+        // partitions again (at most fetch.error.backoff.ms), rather than
+        // asking again at once, in a loop, for as long as it answers so.
+        let max_wait = Duration::from_millis(s.max_wait_ms.max(0) as u64);
+        let all_empty = fetched.iter().all(|(_, _, pd, ready)| {
+            pd.error_code == 0
+                && pd.preferred_read_replica < 0
+                && ready.as_ref().is_some_and(|r| r.empty)
+        });
+        if all_empty && started.elapsed() < max_wait {
+            let until = started + max_wait.min(s.error_backoff);
+            for (tp, a) in asked {
+                if let Some(p) = st.parts.get_mut(tp) {
+                    if p.version == a.version
+                        && p.fetch_pos == a.fetch_pos
+                        && p.retry_at.is_none_or(|t| t <= until)
+                    {
+                        p.retry_at = Some(until);
+                    }
+                }
+            }
+        }
         let mut queued = false;
         let mut reroute = false;
         for (key, a, pd, ready) in fetched {
@@ -349,7 +380,7 @@ impl Fetcher {
         };
         if p.version != asked.version
             || p.fetch_pos != asked.fetch_pos
-            || p.leader != self.broker
+            || p.source() != self.broker
             || p.phase != Phase::Active
         {
             return Absorbed::Nothing; // seeked, moved or paused meanwhile
@@ -357,6 +388,12 @@ impl Fetcher {
         let code = KafkaCode(pd.error_code);
         if !code.is_ok() {
             return self.partition_error(st, key, code);
+        }
+        if version >= 11
+            && pd.preferred_read_replica >= 0
+            && pd.preferred_read_replica != self.broker
+        {
+            return self.delegate(st, key, pd.preferred_read_replica);
         }
         p.hi = pd.high_watermark;
         p.lso = pd.last_stable_offset;
@@ -458,10 +495,44 @@ impl Fetcher {
         }
     }
 
+    /// KIP-392: the leader named another replica to fetch `key` from (one
+    /// in the consumer's `client.rack`); its answer holds no records. A
+    /// leader that names one again within a minute of the last time (the
+    /// replica failed, or metadata is stale) is slowed down by
+    /// `fetch.error.backoff.ms`, as librdkafka does.
+    fn delegate(&self, st: &mut State, key: &Tp, replica: i32) -> Absorbed {
+        let s = &self.shared.settings;
+        let now = Instant::now();
+        let p = st.parts.get_mut(key).expect("caller checked");
+        if p.replica_at
+            .is_some_and(|t| now.duration_since(t) < Duration::from_secs(60))
+        {
+            p.retry_at = Some(now + s.error_backoff);
+        }
+        p.replica_at = Some(now);
+        p.replica = if replica == p.leader { -1 } else { replica };
+        if !st.fetchers.contains(&replica) && !st.want_fetchers.contains(&replica) {
+            st.want_fetchers.push(replica);
+        }
+        Absorbed::Reroute
+    }
+
     fn partition_error(&self, st: &mut State, key: &Tp, code: KafkaCode) -> Absorbed {
         let s = &self.shared.settings;
         let p = st.parts.get_mut(key).expect("caller checked");
         let at = p.fetch_pos;
+        if p.replica == self.broker
+            && !matches!(
+                code,
+                KafkaCode::FENCED_LEADER_EPOCH | KafkaCode::UNKNOWN_LEADER_EPOCH
+            )
+        {
+            // KIP-392: an error from a read replica (no longer a replica,
+            // out of sync, or without the offset yet) sends the partition
+            // back to the leader, which may name a replica again.
+            p.replica = -1;
+            return Absorbed::Reroute;
+        }
         if code == KafkaCode::OFFSET_OUT_OF_RANGE {
             match s.reset.logical() {
                 Some(l) => {
@@ -589,6 +660,7 @@ fn build_request(plan: &Plan, version: i16, s: &super::state::Settings) -> Fetch
         session_epoch: plan.epoch,
         topics,
         forgotten_topics_data: forgotten,
+        rack_id: s.rack.clone(),
         ..Default::default()
     }
 }
