@@ -88,67 +88,60 @@ fn read_back(
     out
 }
 
-#[test]
-fn idempotent_producer_through_leader_moves_and_a_broker_restart_loses_nothing() {
-    const N: usize = 3000;
-    const PARTITIONS: i32 = 3;
-    const KEYS: usize = 24;
-    let cluster = Arc::new(MockCluster::start(3));
-    let topic = "failover";
-    cluster.topic(topic, PARTITIONS, 3);
-    // partition p led by broker p+1
-    let leaders = Arc::new(Mutex::new(vec![1, 2, 3]));
-    for p in 0..PARTITIONS {
-        cluster.leader(topic, p, p + 1);
-    }
-    cluster.track_start();
+/// An idempotent producer (acks=all) sending `n` keyed messages (values
+/// "0".."n-1", keys "k{i % keys}") from its own thread, one about every
+/// millisecond, counting delivery reports.
+struct Producing {
+    delivered: Arc<AtomicUsize>,
+    failed: Arc<Mutex<Vec<String>>>,
+    worst: Arc<Mutex<Duration>>,
+    t0: Instant,
+    thread: thread::JoinHandle<()>,
+}
 
-    let producer = Producer::new(&config(
-        &cluster.bootstrap,
-        &[
-            ("enable.idempotence", "true"),
-            ("acks", "all"),
-            ("linger.ms", "5"),
-            ("retry.backoff.ms", "20"),
-            ("message.timeout.ms", "60000"),
-        ],
-    ))
-    .unwrap();
-    let delivered = Arc::new(AtomicUsize::new(0));
-    let failed = Arc::new(Mutex::new(Vec::new()));
-    let sent_at = Arc::new(Mutex::new(vec![None::<Instant>; N]));
-    let worst = Arc::new(Mutex::new(Duration::ZERO));
-    {
-        let (delivered, failed, sent_at, worst) = (
-            delivered.clone(),
-            failed.clone(),
-            sent_at.clone(),
-            worst.clone(),
-        );
-        producer.set_delivery_callback(Some(Box::new(move |dr| {
-            if let Some(e) = &dr.error {
-                failed.lock().unwrap().push(format!("{}: {e}", dr.opaque));
-            } else if let Some(at) = sent_at.lock().unwrap()[dr.opaque] {
-                let mut w = worst.lock().unwrap();
-                *w = (*w).max(at.elapsed());
-            }
-            delivered.fetch_add(1, Ordering::SeqCst);
-        })));
-    }
-    let producer = Arc::new(producer);
-    let t0 = Instant::now();
-    let sender = {
-        let producer = producer.clone();
-        let sent_at = sent_at.clone();
-        thread::spawn(move || {
-            for i in 0..N {
-                let key = format!("k{}", i % KEYS);
+impl Producing {
+    fn start(bootstrap: &str, topic: &'static str, n: usize, keys: usize) -> Producing {
+        let producer = Producer::new(&config(
+            bootstrap,
+            &[
+                ("enable.idempotence", "true"),
+                ("acks", "all"),
+                ("linger.ms", "5"),
+                ("retry.backoff.ms", "20"),
+                ("message.timeout.ms", "60000"),
+            ],
+        ))
+        .unwrap();
+        let delivered = Arc::new(AtomicUsize::new(0));
+        let failed = Arc::new(Mutex::new(Vec::new()));
+        let sent_at = Arc::new(Mutex::new(vec![None::<Instant>; n]));
+        let worst = Arc::new(Mutex::new(Duration::ZERO));
+        {
+            let (delivered, failed, sent_at, worst) = (
+                delivered.clone(),
+                failed.clone(),
+                sent_at.clone(),
+                worst.clone(),
+            );
+            producer.set_delivery_callback(Some(Box::new(move |dr| {
+                if let Some(e) = &dr.error {
+                    failed.lock().unwrap().push(format!("{}: {e}", dr.opaque));
+                } else if let Some(at) = sent_at.lock().unwrap()[dr.opaque] {
+                    let mut w = worst.lock().unwrap();
+                    *w = (*w).max(at.elapsed());
+                }
+                delivered.fetch_add(1, Ordering::SeqCst);
+            })));
+        }
+        let thread = thread::spawn(move || {
+            for i in 0..n {
+                let key = format!("k{}", i % keys);
                 let value = i.to_string();
                 sent_at.lock().unwrap()[i] = Some(Instant::now());
                 producer
                     .send_blocking(
                         &ProducerRecord {
-                            topic: "failover",
+                            topic,
                             partition: None,
                             key: Some(key.as_bytes()),
                             value: Some(value.as_bytes()),
@@ -163,66 +156,51 @@ fn idempotent_producer_through_leader_moves_and_a_broker_restart_loses_nothing()
                 thread::sleep(Duration::from_millis(1));
             }
             producer.flush(Duration::from_secs(60)).unwrap();
-        })
-    };
-
-    let rotate = |why: &str| {
-        let mut l = leaders.lock().unwrap();
-        for p in 0..PARTITIONS as usize {
-            l[p] = l[p] % 3 + 1;
-            cluster.leader(topic, p as i32, l[p]);
+        });
+        Producing {
+            delivered,
+            failed,
+            worst,
+            t0: Instant::now(),
+            thread,
         }
-        eprintln!(
-            "{:>6} ms: {why}: leaders now {l:?}",
-            t0.elapsed().as_millis()
-        );
-    };
-    let d = || delivered.load(Ordering::SeqCst);
-    wait_for(Duration::from_secs(60), "500 deliveries", || d() >= 500);
-    rotate("leader move 1");
-    wait_for(Duration::from_secs(60), "1200 deliveries", || d() >= 1200);
-    // broker 2 goes down; its partitions get a new leader (as a controller
-    // would elect), then it comes back
-    cluster.down(2);
-    {
-        let mut l = leaders.lock().unwrap();
-        for p in 0..PARTITIONS as usize {
-            if l[p] == 2 {
-                l[p] = 3;
-                cluster.leader(topic, p as i32, 3);
-            }
-        }
-        eprintln!(
-            "{:>6} ms: broker 2 down, leaders now {l:?}",
-            t0.elapsed().as_millis()
-        );
     }
-    thread::sleep(Duration::from_millis(500));
-    cluster.up(2);
-    eprintln!("{:>6} ms: broker 2 up", t0.elapsed().as_millis());
-    wait_for(Duration::from_secs(60), "2000 deliveries", || d() >= 2000);
-    rotate("leader move 2");
-    sender.join().expect("producer thread");
-    let produce_time = t0.elapsed();
-    assert_eq!(d(), N, "every message reported");
-    assert!(
-        failed.lock().unwrap().is_empty(),
-        "{:?}",
-        failed.lock().unwrap()
-    );
 
-    let requests = cluster.tracked();
-    let t1 = Instant::now();
-    let got = read_back(&cluster.bootstrap, topic, PARTITIONS, N);
-    let read_time = t1.elapsed();
-    let all_requests = cluster.tracked();
+    fn delivered(&self) -> usize {
+        self.delivered.load(Ordering::SeqCst)
+    }
 
-    // exactly once
+    /// Waits until `k` messages were reported.
+    fn wait_for(&self, k: usize) {
+        wait_for(Duration::from_secs(60), &format!("{k} deliveries"), || {
+            self.delivered() >= k
+        });
+    }
+
+    fn ms(&self) -> u128 {
+        self.t0.elapsed().as_millis()
+    }
+
+    /// Waits for the end; every message must be delivered. Returns the time
+    /// it took and the slowest delivery.
+    fn finish(self, n: usize) -> (Duration, Duration) {
+        self.thread.join().expect("producer thread");
+        let took = self.t0.elapsed();
+        assert_eq!(self.delivered.load(Ordering::SeqCst), n, "every message reported");
+        let failed = self.failed.lock().unwrap();
+        assert!(failed.is_empty(), "{failed:?}");
+        let worst = *self.worst.lock().unwrap();
+        (took, worst)
+    }
+}
+
+/// What reading back showed: (lost, duplicated, keys reordered).
+fn check(got: &[(i32, i64, String, u64)], n: usize) -> (Vec<u64>, Vec<u64>, Vec<String>) {
     let mut seen: HashMap<u64, usize> = HashMap::new();
-    for (_, _, _, v) in &got {
+    for (_, _, _, v) in got {
         *seen.entry(*v).or_default() += 1;
     }
-    let lost: Vec<u64> = (0..N as u64).filter(|v| !seen.contains_key(v)).collect();
+    let lost: Vec<u64> = (0..n as u64).filter(|v| !seen.contains_key(v)).collect();
     let dups: Vec<u64> = seen
         .iter()
         .filter(|(_, &c)| c > 1)
@@ -230,44 +208,60 @@ fn idempotent_producer_through_leader_moves_and_a_broker_restart_loses_nothing()
         .collect();
     // each key in one partition, in the order sent
     let mut per_key: BTreeMap<String, (i32, Vec<u64>)> = BTreeMap::new();
-    for (p, _, k, v) in &got {
+    for (p, _, k, v) in got {
         let e = per_key.entry(k.clone()).or_insert((*p, Vec::new()));
         assert_eq!(e.0, *p, "key {k} in partitions {} and {p}", e.0);
         e.1.push(*v);
     }
-    let reordered: Vec<&String> = per_key
+    let reordered: Vec<String> = per_key
         .iter()
         .filter(|(_, (_, vs))| vs.windows(2).any(|w| w[0] >= w[1]))
-        .map(|(k, _)| k)
+        .map(|(k, _)| k.clone())
         .collect();
+    (lost, dups, reordered)
+}
 
-    let count = |api: i16, requests: &[mock_cluster::Tracked]| {
-        (1..=3)
-            .map(|b| {
-                requests
-                    .iter()
-                    .filter(|r| r.api_key == api && r.broker == b)
-                    .count()
-            })
-            .collect::<Vec<_>>()
-    };
+/// Requests of `api` per broker 1..=3.
+fn per_broker(requests: &[mock_cluster::Tracked], api: i16) -> Vec<usize> {
+    (1..=3)
+        .map(|b| {
+            requests
+                .iter()
+                .filter(|r| r.api_key == api && r.broker == b)
+                .count()
+        })
+        .collect()
+}
+
+/// Reads `n` messages back, prints the figures and asserts exactly once, in
+/// order per key.
+fn read_back_and_check(
+    cluster: &MockCluster,
+    name: &str,
+    topic: &str,
+    partitions: i32,
+    n: usize,
+    (took, worst): (Duration, Duration),
+) {
+    let requests = cluster.tracked();
+    let t1 = Instant::now();
+    let got = read_back(&cluster.bootstrap, topic, partitions, n);
+    let read_time = t1.elapsed();
+    let all_requests = cluster.tracked();
+    let (lost, dups, reordered) = check(&got, n);
     println!(
-        "failover: {N} messages, {KEYS} keys, {PARTITIONS} partitions on 3 brokers; \
-         2 leader moves + broker 2 down 500 ms"
-    );
-    println!(
-        "  produced in {:.2} s, slowest delivery {:.0} ms; Produce requests per broker {:?}, \
+        "{name}: produced {n} in {:.2} s, slowest delivery {:.0} ms; Produce requests per broker {:?}, \
          Metadata {:?}",
-        produce_time.as_secs_f64(),
-        worst.lock().unwrap().as_secs_f64() * 1e3,
-        count(PRODUCE, &requests),
-        count(METADATA, &requests)
+        took.as_secs_f64(),
+        worst.as_secs_f64() * 1e3,
+        per_broker(&requests, PRODUCE),
+        per_broker(&requests, METADATA)
     );
     println!(
-        "  read back {} in {:.2} s (Fetch per broker {:?}): lost {}, duplicated {}, keys reordered {}",
+        "{name}: read back {} in {:.2} s (Fetch per broker {:?}): lost {}, duplicated {}, keys reordered {}",
         got.len(),
         read_time.as_secs_f64(),
-        count(FETCH, &all_requests),
+        per_broker(&all_requests[requests.len().min(all_requests.len())..], FETCH),
         lost.len(),
         dups.len(),
         reordered.len()
@@ -275,6 +269,86 @@ fn idempotent_producer_through_leader_moves_and_a_broker_restart_loses_nothing()
     assert!(lost.is_empty(), "lost {lost:?}");
     assert!(dups.is_empty(), "duplicated {dups:?}");
     assert!(reordered.is_empty(), "reordered keys {reordered:?}");
+}
+
+#[test]
+fn idempotent_producer_through_leader_moves_and_a_broker_restart_loses_nothing() {
+    const N: usize = 3000;
+    const PARTITIONS: i32 = 3;
+    let cluster = MockCluster::start(3);
+    let topic = "failover";
+    cluster.topic(topic, PARTITIONS, 3);
+    // partition p led by broker p+1
+    let mut leaders = vec![1, 2, 3];
+    for p in 0..PARTITIONS {
+        cluster.leader(topic, p, p + 1);
+    }
+    cluster.track_start();
+    let run = Producing::start(&cluster.bootstrap, topic, N, 24);
+    let mut rotate = |why: &str, ms: u128| {
+        for (p, l) in leaders.iter_mut().enumerate() {
+            *l = *l % 3 + 1;
+            cluster.leader(topic, p as i32, *l);
+        }
+        eprintln!("{ms:>6} ms: {why}: leaders now {leaders:?}");
+    };
+    run.wait_for(500);
+    rotate("leader move 1", run.ms());
+    run.wait_for(1200);
+    // broker 2 goes down; its partition gets a new leader (as a controller
+    // would elect one), then it comes back
+    cluster.down(2);
+    // after move 1 broker 2 leads partition 0
+    cluster.leader(topic, 0, 3);
+    eprintln!("{:>6} ms: broker 2 down, partition 0 to broker 3", run.ms());
+    thread::sleep(Duration::from_millis(500));
+    cluster.up(2);
+    eprintln!("{:>6} ms: broker 2 up", run.ms());
+    run.wait_for(2000);
+    rotate("leader move 2", run.ms());
+    let figures = run.finish(N);
+    println!(
+        "failover: {N} messages, 24 keys, {PARTITIONS} partitions on 3 brokers; \
+         2 leader moves + broker 2 down 500 ms"
+    );
+    read_back_and_check(&cluster, "failover", topic, PARTITIONS, N, figures);
+}
+
+/// Produce answers with retriable errors (NOT_ENOUGH_REPLICAS from one
+/// broker, NOT_LEADER_OR_FOLLOWER from any) and a slow broker: every message
+/// is still written exactly once, in order per key.
+#[test]
+fn idempotent_producer_through_produce_errors_and_a_slow_broker_loses_nothing() {
+    const N: usize = 2000;
+    const PARTITIONS: i32 = 3;
+    const NOT_LEADER_OR_FOLLOWER: i16 = 6;
+    const NOT_ENOUGH_REPLICAS: i16 = 19;
+    let cluster = MockCluster::start(3);
+    let topic = "errors";
+    cluster.topic(topic, PARTITIONS, 3);
+    for p in 0..PARTITIONS {
+        cluster.leader(topic, p, p + 1);
+    }
+    cluster.track_start();
+    let run = Producing::start(&cluster.bootstrap, topic, N, 24);
+    run.wait_for(300);
+    cluster.broker_err(1, PRODUCE, NOT_ENOUGH_REPLICAS, 5, 0);
+    eprintln!("{:>6} ms: broker 1: 5 × NOT_ENOUGH_REPLICAS", run.ms());
+    run.wait_for(800);
+    cluster.err(PRODUCE, NOT_LEADER_OR_FOLLOWER, 5);
+    eprintln!("{:>6} ms: any broker: 5 × NOT_LEADER_OR_FOLLOWER", run.ms());
+    run.wait_for(1300);
+    cluster.rtt(2, 200);
+    eprintln!("{:>6} ms: broker 2 answers 200 ms late", run.ms());
+    run.wait_for(1600);
+    cluster.rtt(2, 0);
+    eprintln!("{:>6} ms: broker 2 on time again", run.ms());
+    let figures = run.finish(N);
+    println!(
+        "produce errors: {N} messages, 24 keys, {PARTITIONS} partitions on 3 brokers; \
+         5 × NOT_ENOUGH_REPLICAS, 5 × NOT_LEADER_OR_FOLLOWER, broker 2 200 ms slow"
+    );
+    read_back_and_check(&cluster, "produce errors", topic, PARTITIONS, N, figures);
 }
 
 /// Produces `n` messages "m0".."m{n-1}" to partition 0 of `topic`.

@@ -35,16 +35,21 @@ pub struct MockCluster {
     io: Mutex<Io>,
 }
 
-/// The driver binary, built on demand by scripts/mock-cluster.sh.
+/// The driver binary, built on demand by scripts/mock-cluster.sh (once
+/// per test binary).
 pub fn driver() -> String {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let out = Command::new(format!("{root}/scripts/mock-cluster.sh"))
-        .arg("path")
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("scripts/mock-cluster.sh runs");
-    assert!(out.status.success(), "scripts/mock-cluster.sh path failed");
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let out = Command::new(format!("{root}/scripts/mock-cluster.sh"))
+            .arg("path")
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("scripts/mock-cluster.sh runs");
+        assert!(out.status.success(), "scripts/mock-cluster.sh path failed");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    })
+    .clone()
 }
 
 impl MockCluster {
