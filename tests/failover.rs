@@ -186,7 +186,11 @@ impl Producing {
     fn finish(self, n: usize) -> (Duration, Duration) {
         self.thread.join().expect("producer thread");
         let took = self.t0.elapsed();
-        assert_eq!(self.delivered.load(Ordering::SeqCst), n, "every message reported");
+        assert_eq!(
+            self.delivered.load(Ordering::SeqCst),
+            n,
+            "every message reported"
+        );
         let failed = self.failed.lock().unwrap();
         assert!(failed.is_empty(), "{failed:?}");
         let worst = *self.worst.lock().unwrap();
@@ -349,6 +353,54 @@ fn idempotent_producer_through_produce_errors_and_a_slow_broker_loses_nothing() 
          5 × NOT_ENOUGH_REPLICAS, 5 × NOT_LEADER_OR_FOLLOWER, broker 2 200 ms slow"
     );
     read_back_and_check(&cluster, "produce errors", topic, PARTITIONS, N, figures);
+}
+
+/// F1 against the mock itself: its UNSUPPORTED_VERSION answer to a v4
+/// ApiVersions request is not a v0 body; gregor asks again at v0 and gets on
+/// with the cluster, on every broker it connects to.
+#[test]
+fn connects_to_the_mock_cluster_by_asking_api_versions_again_at_v0() {
+    let cluster = MockCluster::start(3);
+    cluster.topic("f1", 3, 1);
+    for p in 0..3 {
+        cluster.leader("f1", p, p + 1);
+    }
+    cluster.track_start();
+    let p = Producer::new(&config(&cluster.bootstrap, &[])).unwrap();
+    for i in 0..3 {
+        p.send(
+            &ProducerRecord {
+                topic: "f1",
+                partition: Some(i),
+                key: None,
+                value: Some(b"v"),
+                headers: &[],
+                timestamp: None,
+            },
+            0,
+        )
+        .unwrap();
+    }
+    p.flush(Duration::from_secs(30)).unwrap();
+    let versions = cluster.versions();
+    let api_versions: Vec<(i32, i16)> = versions
+        .iter()
+        .filter(|(_, name, _)| name == "ApiVersion")
+        .map(|(b, _, v)| (*b, *v))
+        .collect();
+    println!("ApiVersions requests (broker, version): {api_versions:?}");
+    for b in 1..=3 {
+        let on_b: Vec<i16> = api_versions
+            .iter()
+            .filter(|(x, _)| *x == b)
+            .map(|(_, v)| *v)
+            .collect();
+        assert!(
+            on_b.len() >= 2 && on_b[0] > 3 && on_b[1] == 0,
+            "broker {b}: {on_b:?}"
+        );
+    }
+    assert!(versions.iter().any(|(_, name, _)| name == "Produce"));
 }
 
 /// Produces `n` messages "m0".."m{n-1}" to partition 0 of `topic`.

@@ -28,6 +28,12 @@
  *   track start|stop|clear|dump         request tracking; dump answers one
  *                                       "request BROKER APIKEY TIME_US" line
  *                                       per request since start or clear
+ *   track versions                      one "version BROKER NAME VERSION" line
+ *                                       per request since start or clear, in
+ *                                       order (NAME as librdkafka names the
+ *                                       API: Produce, ApiVersion, ...); read
+ *                                       from the mock's debug log, which the
+ *                                       driver always enables for this
  *   quit
  *
  * At start the versions the mock advertises but does not parse (the
@@ -37,6 +43,7 @@
  */
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +51,41 @@
 #define MAXARGS 8
 
 static rd_kafka_mock_cluster_t *mc;
+
+/* Request versions, from the mock's "Received XRequestVn" debug lines. */
+static pthread_mutex_t vlock = PTHREAD_MUTEX_INITIALIZER;
+static char **vlines;
+static size_t vcnt, vcap;
+static int vtrack, show_debug;
+
+static void vclear(void) {
+    for (size_t i = 0; i < vcnt; i++) free(vlines[i]);
+    vcnt = 0;
+}
+
+static void log_cb(const rd_kafka_t *rk, int level, const char *fac, const char *buf) {
+    const char *b = strstr(buf, "Broker ");
+    const char *r = b ? strstr(b, ": Received ") : NULL;
+    const char *v = r ? strstr(r, "RequestV") : NULL;
+    (void)rk;
+    if (v) {
+        int broker = atoi(b + 7), version = atoi(v + 8);
+        const char *name = r + 11;
+        char line[128];
+        snprintf(line, sizeof line, "version %d %.*s %d", broker, (int)(v - name), name, version);
+        pthread_mutex_lock(&vlock);
+        if (vtrack) {
+            if (vcnt == vcap) {
+                vcap = vcap ? vcap * 2 : 1024;
+                vlines = realloc(vlines, vcap * sizeof *vlines);
+            }
+            vlines[vcnt++] = strdup(line);
+        }
+        pthread_mutex_unlock(&vlock);
+        if (!show_debug) return;
+    }
+    if (show_debug || level <= 4) fprintf(stderr, "%%%d|%s| %s\n", level, fac, buf);
+}
 
 static int answer(rd_kafka_resp_err_t err) {
     if (err)
@@ -140,14 +182,27 @@ static int command(int argc, char **argv) {
         return answer(RD_KAFKA_RESP_ERR_NO_ERROR);
     }
     if (!strcmp(c, "track")) {
-        if (argc != 2) return usage("track start|stop|clear|dump");
-        if (!strcmp(argv[1], "start"))
+        if (argc != 2) return usage("track start|stop|clear|dump|versions");
+        if (!strcmp(argv[1], "start")) {
+            pthread_mutex_lock(&vlock);
+            vtrack = 1;
+            pthread_mutex_unlock(&vlock);
             rd_kafka_mock_start_request_tracking(mc);
-        else if (!strcmp(argv[1], "stop"))
+        } else if (!strcmp(argv[1], "stop")) {
+            pthread_mutex_lock(&vlock);
+            vtrack = 0;
+            pthread_mutex_unlock(&vlock);
             rd_kafka_mock_stop_request_tracking(mc);
-        else if (!strcmp(argv[1], "clear"))
+        } else if (!strcmp(argv[1], "clear")) {
+            pthread_mutex_lock(&vlock);
+            vclear();
+            pthread_mutex_unlock(&vlock);
             rd_kafka_mock_clear_requests(mc);
-        else if (!strcmp(argv[1], "dump")) {
+        } else if (!strcmp(argv[1], "versions")) {
+            pthread_mutex_lock(&vlock);
+            for (size_t i = 0; i < vcnt; i++) printf("%s\n", vlines[i]);
+            pthread_mutex_unlock(&vlock);
+        } else if (!strcmp(argv[1], "dump")) {
             size_t n = 0;
             rd_kafka_mock_request_t **reqs = rd_kafka_mock_get_requests(mc, &n);
             for (size_t i = 0; i < n; i++)
@@ -156,7 +211,7 @@ static int command(int argc, char **argv) {
                        (long long)rd_kafka_mock_request_timestamp(reqs[i]));
             rd_kafka_mock_request_destroy_array(reqs, n);
         } else
-            return usage("track start|stop|clear|dump");
+            return usage("track start|stop|clear|dump|versions");
         return answer(RD_KAFKA_RESP_ERR_NO_ERROR);
     }
     printf("error: unknown command %s\n", c);
@@ -168,10 +223,14 @@ int main(int argc, char **argv) {
     int brokers = argc > 1 ? atoi(argv[1]) : 3;
     setvbuf(stdout, NULL, _IOLBF, 0);
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    /* GREGOR_MOCK_DEBUG=mock (or all, ...) logs the mock's work on stderr */
+    /* The mock's debug log names each request's version (track versions);
+     * it reaches stderr only with GREGOR_MOCK_DEBUG=mock (or all, ...). */
     const char *debug = getenv("GREGOR_MOCK_DEBUG");
-    if (debug ? rd_kafka_conf_set(conf, "debug", debug, err, sizeof err)
-              : rd_kafka_conf_set(conf, "log_level", "4", err, sizeof err)) {
+    char dbg[256];
+    show_debug = debug && *debug;
+    snprintf(dbg, sizeof dbg, "mock%s%s", show_debug ? "," : "", show_debug ? debug : "");
+    rd_kafka_conf_set_log_cb(conf, log_cb);
+    if (rd_kafka_conf_set(conf, "debug", dbg, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }

@@ -153,6 +153,25 @@ impl MockCluster {
     pub fn track_clear(&self) {
         self.ok("track clear");
     }
+    /// (broker, API name as librdkafka spells it, version) of each request
+    /// received since tracking started or was cleared, in order.
+    pub fn versions(&self) -> Vec<(i32, String, i16)> {
+        let (lines, _) = self
+            .command("track versions")
+            .unwrap_or_else(|e| panic!("mock cluster: {e}"));
+        lines
+            .iter()
+            .filter_map(|l| {
+                let mut f = l.strip_prefix("version ")?.split(' ');
+                Some((
+                    f.next()?.parse().ok()?,
+                    f.next()?.to_string(),
+                    f.next()?.parse().ok()?,
+                ))
+            })
+            .collect()
+    }
+
     /// Requests received since tracking started or was cleared.
     pub fn tracked(&self) -> Vec<Tracked> {
         let (lines, _) = self
