@@ -403,6 +403,72 @@ fn connects_to_the_mock_cluster_by_asking_api_versions_again_at_v0() {
     assert!(versions.iter().any(|(_, name, _)| name == "Produce"));
 }
 
+/// KIP-951: after a leader move, the old leader's NOT_LEADER_OR_FOLLOWER
+/// answer to Produce names the new leader (and its endpoint); the producer
+/// sends there at once, without asking for metadata, and nothing is lost or
+/// reordered.
+#[test]
+fn producer_follows_the_new_leader_named_in_a_not_leader_answer_without_metadata() {
+    let cluster = MockCluster::start(3);
+    cluster.topic("kip951", 1, 3);
+    cluster.leader("kip951", 0, 1);
+    let p = Producer::new(&config(
+        &cluster.bootstrap,
+        &[("enable.idempotence", "true"), ("linger.ms", "0")],
+    ))
+    .unwrap();
+    let send = |i: usize| {
+        let v = format!("m{i}");
+        p.send(
+            &ProducerRecord {
+                topic: "kip951",
+                partition: Some(0),
+                key: None,
+                value: Some(v.as_bytes()),
+                headers: &[],
+                timestamp: None,
+            },
+            i,
+        )
+        .unwrap();
+    };
+    for i in 0..10 {
+        send(i);
+    }
+    p.flush(Duration::from_secs(30)).unwrap();
+    cluster.track_start();
+    cluster.leader("kip951", 0, 2);
+    for i in 10..20 {
+        send(i);
+    }
+    p.flush(Duration::from_secs(30)).unwrap();
+    let versions = cluster.versions();
+    let produce: Vec<i32> = versions
+        .iter()
+        .filter(|(_, n, _)| n == "Produce")
+        .map(|(b, _, _)| *b)
+        .collect();
+    let metadata = versions.iter().filter(|(_, n, _)| n == "Metadata").count();
+    println!("KIP-951: Produce requests by broker after the move {produce:?}, Metadata requests {metadata}");
+    // pipelined requests may all reach the old leader; then only the new one
+    assert_eq!(produce.first(), Some(&1), "{versions:?}");
+    assert_eq!(produce.last(), Some(&2), "{versions:?}");
+    assert!(produce.windows(2).all(|w| w[0] <= w[1]), "{versions:?}");
+    assert_eq!(metadata, 0, "no metadata round trip: {versions:?}");
+    let c = Consumer::new(&config(&cluster.bootstrap, &[])).unwrap();
+    c.assign(&[Tpo::new("kip951", 0, offset::BEGINNING)])
+        .unwrap();
+    let mut got = Vec::new();
+    let until = Instant::now() + Duration::from_secs(20);
+    while got.len() < 20 && Instant::now() < until {
+        if let Some(m) = c.poll(Duration::from_millis(100)).unwrap() {
+            got.push(String::from_utf8(m.value.as_deref().unwrap().to_vec()).unwrap());
+        }
+    }
+    let expected: Vec<String> = (0..20).map(|i| format!("m{i}")).collect();
+    assert_eq!(got, expected);
+}
+
 /// Produces `n` messages "m0".."m{n-1}" to partition 0 of `topic`.
 fn produce_n(bootstrap: &str, topic: &str, n: usize) {
     let p = Producer::new(&config(bootstrap, &[])).unwrap();

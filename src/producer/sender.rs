@@ -474,7 +474,7 @@ fn on_response(
     let mut acc = sh.acc();
     let name = conn.name().to_string();
     acc.requests.retain(|(_, t, _)| *t != token);
-    for b in batches {
+    for mut b in batches {
         if let Some(pq) = acc.part_mut(&b.tp) {
             pq.in_flight -= 1;
         }
@@ -529,6 +529,34 @@ fn on_response(
                 acc.fatal = Some(e.clone());
                 acc.complete(b, Err(e.clone()));
                 acc.fail_all(e);
+            }
+            // KIP-951: the answer names the new leader; retry there at
+            // once, without a metadata refresh
+            KafkaCode::NOT_LEADER_OR_FOLLOWER | KafkaCode::FENCED_LEADER_EPOCH
+                if sh.cluster.update_leader(
+                    &b.tp.0,
+                    b.tp.1,
+                    p.current_leader.leader_id,
+                    p.current_leader.leader_epoch,
+                    resp.node_endpoints
+                        .iter()
+                        .find(|n| n.node_id == p.current_leader.leader_id)
+                        .map(|n| crate::cluster::BrokerInfo {
+                            id: n.node_id,
+                            host: n.host.clone(),
+                            port: n.port,
+                            rack: n.rack.clone(),
+                        }),
+                ) =>
+            {
+                if b.attempts >= sh.settings.retries
+                    || b.msgs.iter().any(|m| m.deadline <= Instant::now())
+                {
+                    retry_or_fail(sh, &mut acc, b, e);
+                } else {
+                    b.attempts += 1;
+                    acc.requeue(b, Instant::now());
+                }
             }
             _ => retry_or_fail(sh, &mut acc, b, e),
         }
