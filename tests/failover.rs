@@ -469,6 +469,69 @@ fn producer_follows_the_new_leader_named_in_a_not_leader_answer_without_metadata
     assert_eq!(got, expected);
 }
 
+/// KIP-951 for the consumer: after a leader move, the old leader's
+/// NOT_LEADER_OR_FOLLOWER answer to Fetch names the new leader and its
+/// endpoint; the consumer fetches there without asking for metadata.
+#[test]
+fn consumer_follows_the_new_leader_named_in_a_not_leader_answer_without_metadata() {
+    let cluster = MockCluster::start(3);
+    cluster.topic("kip951c", 1, 3);
+    cluster.leader("kip951c", 0, 1);
+    produce_n(&cluster.bootstrap, "kip951c", 10);
+    let c = Consumer::new(&config(&cluster.bootstrap, &[("fetch.wait.max.ms", "100")])).unwrap();
+    c.assign(&[Tpo::new("kip951c", 0, offset::BEGINNING)])
+        .unwrap();
+    let mut got = Vec::new();
+    let mut poll_until = |n: usize| {
+        let until = Instant::now() + Duration::from_secs(20);
+        while got.len() < n && Instant::now() < until {
+            if let Some(m) = c.poll(Duration::from_millis(100)).unwrap() {
+                assert!(m.error.is_none(), "{:?}", m.error);
+                got.push(String::from_utf8(m.value.as_deref().unwrap().to_vec()).unwrap());
+            }
+        }
+    };
+    poll_until(10);
+    // a producer that knows the topic already (and follows the move by KIP-951 too)
+    let p = Producer::new(&config(&cluster.bootstrap, &[])).unwrap();
+    p.cluster()
+        .topic("kip951c", false, Duration::from_secs(10))
+        .unwrap();
+    cluster.track_start();
+    cluster.leader("kip951c", 0, 2);
+    for i in 10..20 {
+        let v = format!("m{i}");
+        p.send(
+            &ProducerRecord {
+                topic: "kip951c",
+                partition: Some(0),
+                key: None,
+                value: Some(v.as_bytes()),
+                headers: &[],
+                timestamp: None,
+            },
+            i,
+        )
+        .unwrap();
+    }
+    p.flush(Duration::from_secs(30)).unwrap();
+    poll_until(20);
+    let versions = cluster.versions();
+    // every Fetch after the move went to 1 until an answer named 2, then to 2
+    let fetches: Vec<i32> = versions
+        .iter()
+        .filter(|(_, n, _)| n == "Fetch")
+        .map(|(b, _, _)| *b)
+        .collect();
+    let metadata = versions.iter().filter(|(_, n, _)| n == "Metadata").count();
+    println!("KIP-951 consumer: Fetch by broker after the move {fetches:?}, Metadata requests {metadata}");
+    let expected: Vec<String> = (0..20).map(|i| format!("m{i}")).collect();
+    assert_eq!(got, expected);
+    assert!(fetches.windows(2).all(|w| w[0] <= w[1]), "{fetches:?}");
+    assert_eq!(fetches.last(), Some(&2), "{fetches:?}");
+    assert_eq!(metadata, 0, "no metadata round trip: {versions:?}");
+}
+
 /// Produces `n` messages "m0".."m{n-1}" to partition 0 of `topic`.
 fn produce_n(bootstrap: &str, topic: &str, n: usize) {
     let p = Producer::new(&config(bootstrap, &[])).unwrap();

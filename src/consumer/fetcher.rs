@@ -22,7 +22,8 @@ use crate::cluster::{Cluster, Purpose};
 use crate::error::{local, Error, Result};
 use crate::message::Message;
 use crate::protocol::fetch::{
-    FetchPartition, FetchRequest, FetchResponse, FetchTopic, ForgottenTopic, PartitionData,
+    FetchPartition, FetchRequest, FetchResponse, FetchTopic, ForgottenTopic, NodeEndpoint,
+    PartitionData,
 };
 use crate::protocol::{ErrorAction, KafkaCode};
 use crate::wire::Uuid;
@@ -207,10 +208,11 @@ impl Fetcher {
         &mut self,
         plan: Plan,
         version: i16,
-        resp: FetchResponse,
+        mut resp: FetchResponse,
         asked: &HashMap<Tp, Asked>,
         started: Instant,
     ) {
+        let endpoints = std::mem::take(&mut resp.node_endpoints);
         let shared = self.shared.clone();
         let s = &shared.settings;
         let ids: HashMap<Uuid, Arc<str>> = if version >= 13 {
@@ -309,7 +311,8 @@ impl Fetcher {
         let mut queued = false;
         let mut reroute = false;
         for (key, a, pd, ready) in fetched {
-            match self.absorb_partition(&mut st, &key, a, version, pd, ready) {
+            let leader = self.new_leader(&key, &pd, &endpoints);
+            match self.absorb_partition(&mut st, &key, a, version, pd, ready, leader) {
                 Absorbed::Queued => queued = true,
                 Absorbed::Reroute => reroute = true,
                 Absorbed::Nothing => {}
@@ -365,6 +368,7 @@ impl Fetcher {
         })
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn absorb_partition(
         &self,
         st: &mut State,
@@ -373,6 +377,7 @@ impl Fetcher {
         version: i16,
         pd: PartitionData,
         ready: Option<Ready>,
+        new_leader: Option<(i32, i32)>,
     ) -> Absorbed {
         let s = &self.shared.settings;
         let Some(p) = st.parts.get_mut(key) else {
@@ -386,6 +391,25 @@ impl Fetcher {
             return Absorbed::Nothing; // seeked, moved or paused meanwhile
         }
         let code = KafkaCode(pd.error_code);
+        if let Some((leader, epoch)) = new_leader.filter(|_| p.replica < 0) {
+            // KIP-951: the answer names the new leader; fetch there without
+            // a metadata round trip (validating the position first if the
+            // epoch moved on, KIP-320)
+            if epoch > p.leader_epoch
+                && p.leader_epoch >= 0
+                && p.fetch_epoch >= 0
+                && p.phase == Phase::Active
+            {
+                p.phase = Phase::Validate;
+            }
+            p.leader = leader;
+            p.leader_epoch = epoch;
+            p.retry_at = None;
+            if !st.fetchers.contains(&leader) && !st.want_fetchers.contains(&leader) {
+                st.want_fetchers.push(leader);
+            }
+            return Absorbed::Reroute;
+        }
         if !code.is_ok() {
             return self.partition_error(st, key, code);
         }
@@ -493,6 +517,38 @@ impl Fetcher {
         } else {
             Absorbed::Nothing
         }
+    }
+
+    /// KIP-951: the (leader, epoch) a NOT_LEADER_OR_FOLLOWER or
+    /// FENCED_LEADER_EPOCH answer names, once taken into the cluster's
+    /// metadata (with its endpoint, from the answer's `node_endpoints`).
+    fn new_leader(
+        &self,
+        key: &Tp,
+        pd: &PartitionData,
+        endpoints: &[NodeEndpoint],
+    ) -> Option<(i32, i32)> {
+        let code = KafkaCode(pd.error_code);
+        if code != KafkaCode::NOT_LEADER_OR_FOLLOWER && code != KafkaCode::FENCED_LEADER_EPOCH {
+            return None;
+        }
+        let (leader, epoch) = (pd.current_leader.leader_id, pd.current_leader.leader_epoch);
+        if leader < 0 || leader == self.broker {
+            return None;
+        }
+        let endpoint =
+            endpoints
+                .iter()
+                .find(|n| n.node_id == leader)
+                .map(|n| crate::cluster::BrokerInfo {
+                    id: n.node_id,
+                    host: n.host.clone(),
+                    port: n.port,
+                    rack: n.rack.clone(),
+                });
+        self.cluster
+            .update_leader(&key.0, key.1, leader, epoch, endpoint)
+            .then_some((leader, epoch))
     }
 
     /// KIP-392: the leader named another replica to fetch `key` from (one
