@@ -532,6 +532,98 @@ fn consumer_follows_the_new_leader_named_in_a_not_leader_answer_without_metadata
     assert_eq!(metadata, 0, "no metadata round trip: {versions:?}");
 }
 
+/// A consumer group whose coordinator moves to another broker while it
+/// consumes: the member finds the new coordinator, keeps its assignment and
+/// commits there; every message is read once.
+#[test]
+fn consumer_group_follows_its_coordinator_to_another_broker() {
+    let cluster = MockCluster::start(3);
+    cluster.rebalance_delay(0);
+    cluster.topic("grp", 2, 3);
+    cluster.coordinator("group", "g1", 1);
+    for p in 0..2 {
+        let prod = Producer::new(&config(&cluster.bootstrap, &[])).unwrap();
+        for i in 0..10 {
+            let v = format!("p{p}m{i}");
+            prod.send(
+                &ProducerRecord {
+                    topic: "grp",
+                    partition: Some(p),
+                    key: None,
+                    value: Some(v.as_bytes()),
+                    headers: &[],
+                    timestamp: None,
+                },
+                0,
+            )
+            .unwrap();
+        }
+        prod.flush(Duration::from_secs(30)).unwrap();
+    }
+    let c = Consumer::new(&config(
+        &cluster.bootstrap,
+        &[
+            ("group.id", "g1"),
+            ("auto.offset.reset", "earliest"),
+            ("enable.auto.commit", "false"),
+        ],
+    ))
+    .unwrap();
+    c.subscribe(&["grp"]).unwrap();
+    let mut got = Vec::new();
+    let poll_until = |got: &mut Vec<String>, n: usize| {
+        let until = Instant::now() + Duration::from_secs(30);
+        while got.len() < n && Instant::now() < until {
+            if let Some(m) = c.poll(Duration::from_millis(100)).unwrap() {
+                if let Some(e) = &m.error {
+                    eprintln!("event: {e}");
+                    continue;
+                }
+                got.push(String::from_utf8(m.value.as_deref().unwrap().to_vec()).unwrap());
+            }
+        }
+    };
+    poll_until(&mut got, 20);
+    c.commit(None, Duration::from_secs(10)).unwrap();
+    cluster.track_start();
+    cluster.coordinator("group", "g1", 2);
+    // more messages; read and committed through the new coordinator
+    let prod = Producer::new(&config(&cluster.bootstrap, &[])).unwrap();
+    for i in 10..20 {
+        let v = format!("p0m{i}");
+        prod.send(
+            &ProducerRecord {
+                topic: "grp",
+                partition: Some(0),
+                key: None,
+                value: Some(v.as_bytes()),
+                headers: &[],
+                timestamp: None,
+            },
+            0,
+        )
+        .unwrap();
+    }
+    prod.flush(Duration::from_secs(30)).unwrap();
+    poll_until(&mut got, 30);
+    let committed = c.commit(None, Duration::from_secs(10));
+    let versions = cluster.versions();
+    c.close();
+    let commits: Vec<i32> = versions
+        .iter()
+        .filter(|(_, n, _)| n == "OffsetCommit")
+        .map(|(b, _, _)| *b)
+        .collect();
+    println!("coordinator move: read {}; OffsetCommit by broker after the move {commits:?}; commit {committed:?}", got.len());
+    got.sort();
+    let mut expected: Vec<String> = (0..20).map(|i| format!("p0m{i}")).collect();
+    expected.extend((0..10).map(|i| format!("p1m{i}")));
+    expected.sort();
+    assert_eq!(got, expected);
+    committed.unwrap();
+    assert_eq!(commits.last(), Some(&2), "{versions:?}");
+}
+
 /// Produces `n` messages "m0".."m{n-1}" to partition 0 of `topic`.
 fn produce_n(bootstrap: &str, topic: &str, n: usize) {
     let p = Producer::new(&config(bootstrap, &[])).unwrap();

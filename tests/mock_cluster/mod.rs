@@ -147,6 +147,10 @@ impl MockCluster {
     pub fn api_version(&self, api_key: i16, min: i16, max: i16) {
         self.ok(&format!("apiversion {api_key} {min} {max}"));
     }
+    /// group.initial.rebalance.delay.ms of the cluster's groups (3 s by default).
+    pub fn rebalance_delay(&self, ms: u32) {
+        self.ok(&format!("rebalance_delay {ms}"));
+    }
     pub fn track_start(&self) {
         self.ok("track start");
     }
