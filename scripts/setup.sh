@@ -41,7 +41,7 @@ apt_installed() {
 
 step_apt() {
     # ruby, ruby-ffi, ruby-minitest: the Ruby bindings and their tests (no rubygems network needed)
-    local want=(gcc make pkg-config libssl-dev zlib1g-dev zookeeper python3-pip valgrind lz4 zstd gzip openssl
+    local want=(gcc make patch pkg-config libssl-dev zlib1g-dev zookeeper python3-pip valgrind lz4 zstd gzip openssl
         ruby ruby-ffi ruby-minitest)
     local missing=()
     for p in "${want[@]}"; do

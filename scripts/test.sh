@@ -103,6 +103,11 @@ phase "Rust tests"
 log "Rust tests: codecs, record formats, network faults, broker, interop"
 cargo test
 
+phase "failover suite (mock cluster, figures)"
+# Already run once by `cargo test`; again here so its figures (messages,
+# lost, duplicated, requests per broker) are in CI's output.
+cargo test --quiet --test failover -- --nocapture --test-threads=1
+
 if [ -x scripts/c-tests.sh ]; then
     phase "C tests (ASan, UBSan)"
     scripts/c-tests.sh

@@ -184,6 +184,8 @@ static PROPS: &[Prop] = props! {
         "Return an end-of-partition event when a consumer reaches the end.";
     "fetch.error.backoff.ms": int(0, 300_000), "500", Consumer,
         "Wait before fetching a partition again after a fetch error.";
+    "client.rack": Kind::Str, "", Any,
+        "The client's rack; consumers send it with fetches so a leader can name a replica in the same rack to fetch from (KIP-392).";
     // consumer groups (src/consumer/group): membership, rebalancing, offset commits
     "group.instance.id": Kind::Str, "", Consumer,
         "Static group membership id (KIP-345): a restart within session.timeout.ms keeps the assignment.";

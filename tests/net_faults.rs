@@ -295,3 +295,45 @@ fn concurrent_first_use_then_close_leaves_no_socket_open() {
         "sockets left open after close"
     );
 }
+
+/// F1: a broker (librdkafka's mock cluster) that supports ApiVersions only up
+/// to v3 answers gregor's v4 request with UNSUPPORTED_VERSION in a body that is
+/// not a v0 body: a one-byte (compact) array count holding only ApiVersions'
+/// own range, then a throttle time. KIP-511 says to retry at v0 then.
+#[test]
+fn unparseable_unsupported_version_answer_retries_api_versions_at_v0() {
+    let versions = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = versions.clone();
+    let addr = mock(move |_, mut s| {
+        while let Some(r) = read_req(&mut s) {
+            if r.api_key == 18 {
+                seen.lock().unwrap().push(r.version);
+                if r.version > 3 {
+                    // The exact bytes: correlation id, error 35, count 1 as
+                    // one byte, {18, 0, 3}, throttle 0; no header tags.
+                    let mut b = Vec::new();
+                    b.extend_from_slice(&17i32.to_be_bytes());
+                    b.extend_from_slice(&r.corr.to_be_bytes());
+                    b.extend_from_slice(&35i16.to_be_bytes());
+                    b.push(1);
+                    for v in [18i16, 0, 3] {
+                        b.extend_from_slice(&v.to_be_bytes());
+                    }
+                    b.extend_from_slice(&0i32.to_be_bytes());
+                    s.write_all(&b).unwrap();
+                } else {
+                    api_versions(&mut s, &r);
+                }
+            } else {
+                metadata(&mut s, &r);
+            }
+        }
+    });
+    let c = BrokerConn::new("mock/7", addr, cfg());
+    let resp = meta_call(&c, Duration::from_secs(5)).expect("connects after retrying at v0");
+    assert_eq!(resp.brokers[0].host, "ok");
+    let v = versions.lock().unwrap().clone();
+    assert_eq!(v.len(), 2, "{v:?}");
+    assert!(v[0] > 3, "{v:?}");
+    assert_eq!(v[1], 0, "{v:?}");
+}

@@ -29,6 +29,18 @@ fn fatal(e: impl std::fmt::Display) -> CliError {
     CliError::Fatal(e.to_string())
 }
 
+/// A retriable error the broker answered a fetch with (a leader moved:
+/// NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, ...). The consumer recovers
+/// by itself, refreshing metadata and fetching again; librdkafka does the
+/// same inside its fetcher and never hands these to kcat, which prints
+/// nothing. Shown only at `-vv`, and not as an error.
+fn recovered_by_consumer(e: &gregor::error::Error) -> bool {
+    matches!(e, gregor::error::Error::Kafka { .. }) && e.is_retriable()
+}
+
+/// The verbosity at which [`recovered_by_consumer`] errors are shown.
+const RECOVERED_VERBOSITY: i32 = 3;
+
 fn consumer(o: &Options) -> Result<Consumer, CliError> {
     let mut cfg = build_config(o, Some(Role::Consumer))?;
     cfg.set("enable.partition.eof", "true").map_err(fatal)?;
@@ -147,6 +159,13 @@ pub fn run(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
                     break Err(fatal(format!("{e}: terminating")));
                 }
                 eprintln!("% ERROR: {e}");
+                continue;
+            }
+            if recovered_by_consumer(e) {
+                info(
+                    RECOVERED_VERBOSITY,
+                    format_args!("Topic {} [{}]: retrying: {e}", m.topic, m.partition),
+                );
                 continue;
             }
             if e.is_retriable() {
@@ -427,6 +446,13 @@ pub fn run_group(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
                     break Err(fatal(format!("{e}: terminating")));
                 }
                 eprintln!("% ERROR: {e}");
+                continue;
+            }
+            if recovered_by_consumer(e) {
+                info(
+                    RECOVERED_VERBOSITY,
+                    format_args!("Topic {} [{}]: retrying: {e}", m.topic, m.partition),
+                );
                 continue;
             }
             // group and partition errors are reported, and consuming goes

@@ -463,6 +463,48 @@ impl Cluster {
         });
     }
 
+    /// KIP-951: a NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH answer names
+    /// the partition's new leader and epoch (and the leader's endpoint, if
+    /// the client may not know it). Takes it into the cached metadata when
+    /// the epoch is newer than the cached one, so the next request goes
+    /// there without a metadata round trip. Returns whether the cache now
+    /// names that leader at that epoch (already did, for a second answer).
+    pub fn update_leader(
+        &self,
+        topic: &str,
+        partition: i32,
+        leader: i32,
+        epoch: i32,
+        endpoint: Option<BrokerInfo>,
+    ) -> bool {
+        if leader < 0 || epoch < 0 {
+            return false;
+        }
+        let mut cache = self.inner.cache.write().unwrap_or_else(|e| e.into_inner());
+        let c = &mut *cache;
+        if let Some(b) = endpoint.filter(|b| b.id == leader && b.port > 0) {
+            c.meta.brokers.entry(leader).or_insert(b);
+        }
+        if !c.meta.brokers.contains_key(&leader) {
+            return false;
+        }
+        let Some(p) = c
+            .meta
+            .topics
+            .get_mut(topic)
+            .and_then(|t| t.partitions.iter_mut().find(|p| p.id == partition))
+        else {
+            return false;
+        };
+        // an older epoch, or the same one with another leader, is stale
+        if epoch < p.leader_epoch || (epoch == p.leader_epoch && p.leader != leader) {
+            return false;
+        }
+        p.leader = leader;
+        p.leader_epoch = epoch;
+        true
+    }
+
     /// Marks a topic's metadata stale, so the next lookup refreshes it.
     pub fn invalidate(&self, topic: &str) {
         let mut cache = self.inner.cache.write().unwrap_or_else(|e| e.into_inner());

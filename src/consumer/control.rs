@@ -88,6 +88,10 @@ impl Control {
             if st.closed {
                 return None;
             }
+            // fetch threads for the read replicas leaders named (KIP-392)
+            for id in std::mem::take(&mut st.want_fetchers) {
+                self.ensure_fetcher(&mut st, id);
+            }
             let now = Instant::now();
             let mut work = Work::default();
             let mut wake = self.next_refresh;
@@ -204,6 +208,7 @@ impl Control {
                                 }
                                 p.leader = meta.leader;
                                 p.leader_epoch = meta.leader_epoch;
+                                p.replica = -1;
                                 p.retry_at = None;
                                 changed = true;
                                 let leader = meta.leader;
@@ -506,6 +511,16 @@ impl Control {
                 if p.leader < 0 || meta.leader < 0 {
                     continue;
                 }
+                // KIP-392: a replica is fetched from for a metadata refresh
+                // interval; then the leader is asked again (it may name
+                // another one, or none).
+                if p.replica >= 0
+                    && p.replica_at
+                        .is_none_or(|t| t.elapsed() >= shared.settings.refresh_interval)
+                {
+                    p.replica = -1;
+                    moved.push(p.leader);
+                }
                 if meta.leader != p.leader || meta.leader_epoch > p.leader_epoch {
                     if meta.leader_epoch > p.leader_epoch
                         && p.leader_epoch >= 0
@@ -516,6 +531,7 @@ impl Control {
                     }
                     p.leader = meta.leader;
                     p.leader_epoch = meta.leader_epoch;
+                    p.replica = -1;
                     moved.push(meta.leader);
                 }
             }

@@ -14,7 +14,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::session::{FetchSession, PartitionRequest, Plan, Tp};
 use super::state::{prepare, Chunk, Item, Phase, Prepared, Shared, State};
@@ -22,7 +22,8 @@ use crate::cluster::{Cluster, Purpose};
 use crate::error::{local, Error, Result};
 use crate::message::Message;
 use crate::protocol::fetch::{
-    FetchPartition, FetchRequest, FetchResponse, FetchTopic, ForgottenTopic, PartitionData,
+    FetchPartition, FetchRequest, FetchResponse, FetchTopic, ForgottenTopic, NodeEndpoint,
+    PartitionData,
 };
 use crate::protocol::{ErrorAction, KafkaCode};
 use crate::wire::Uuid;
@@ -62,8 +63,9 @@ impl Fetcher {
     pub fn run(mut self) {
         while let Some((wanted, asked)) = self.wait_for_work() {
             let topics: Vec<Arc<str>> = wanted.iter().map(|(tp, _)| tp.0.clone()).collect();
+            let started = Instant::now();
             match self.fetch(wanted) {
-                Ok((plan, version, resp)) => self.absorb(plan, version, resp, &asked),
+                Ok((plan, version, resp)) => self.absorb(plan, version, resp, &asked, started),
                 Err(e) => self.failed(e, &asked, &topics),
             }
         }
@@ -105,7 +107,7 @@ impl Fetcher {
                                 topic_id: p.topic_id,
                             },
                         );
-                    } else if p.leader == self.broker && p.phase == Phase::Active && !p.paused {
+                    } else if p.source() == self.broker && p.phase == Phase::Active && !p.paused {
                         if let Some(t) = p.retry_at {
                             wake = Some(wake.map_or(t, |w| w.min(t)));
                         }
@@ -178,8 +180,13 @@ impl Fetcher {
         let retry = Instant::now() + shared.settings.error_backoff;
         for (tp, a) in asked {
             if let Some(p) = st.parts.get_mut(tp) {
-                if p.version == a.version && p.leader == self.broker {
-                    p.leader = -1;
+                if p.version == a.version && p.source() == self.broker {
+                    if p.replica >= 0 {
+                        // an unreachable read replica: back to the leader
+                        p.replica = -1;
+                    } else {
+                        p.leader = -1;
+                    }
                     p.retry_at = Some(retry);
                 }
             }
@@ -201,9 +208,11 @@ impl Fetcher {
         &mut self,
         plan: Plan,
         version: i16,
-        resp: FetchResponse,
+        mut resp: FetchResponse,
         asked: &HashMap<Tp, Asked>,
+        started: Instant,
     ) {
+        let endpoints = std::mem::take(&mut resp.node_endpoints);
         let shared = self.shared.clone();
         let s = &shared.settings;
         let ids: HashMap<Uuid, Arc<str>> = if version >= 13 {
@@ -275,10 +284,35 @@ impl Fetcher {
             return;
         }
         self.failing = false;
+        // An answer without records, errors or a read replica that came
+        // back before fetch.wait.max.ms (fetch.min.bytes was not met, so the
+        // broker should have waited): wait out the rest before fetching these
+        // partitions again (at most fetch.error.backoff.ms), rather than
+        // asking again at once, in a loop, for as long as it answers so.
+        let max_wait = Duration::from_millis(s.max_wait_ms.max(0) as u64);
+        let all_empty = fetched.iter().all(|(_, _, pd, ready)| {
+            pd.error_code == 0
+                && pd.preferred_read_replica < 0
+                && ready.as_ref().is_some_and(|r| r.empty)
+        });
+        if all_empty && started.elapsed() < max_wait {
+            let until = started + max_wait.min(s.error_backoff);
+            for (tp, a) in asked {
+                if let Some(p) = st.parts.get_mut(tp) {
+                    if p.version == a.version
+                        && p.fetch_pos == a.fetch_pos
+                        && p.retry_at.is_none_or(|t| t <= until)
+                    {
+                        p.retry_at = Some(until);
+                    }
+                }
+            }
+        }
         let mut queued = false;
         let mut reroute = false;
         for (key, a, pd, ready) in fetched {
-            match self.absorb_partition(&mut st, &key, a, version, pd, ready) {
+            let leader = self.new_leader(&key, &pd, &endpoints);
+            match self.absorb_partition(&mut st, &key, a, version, pd, ready, leader) {
                 Absorbed::Queued => queued = true,
                 Absorbed::Reroute => reroute = true,
                 Absorbed::Nothing => {}
@@ -334,6 +368,7 @@ impl Fetcher {
         })
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn absorb_partition(
         &self,
         st: &mut State,
@@ -342,6 +377,7 @@ impl Fetcher {
         version: i16,
         pd: PartitionData,
         ready: Option<Ready>,
+        new_leader: Option<(i32, i32)>,
     ) -> Absorbed {
         let s = &self.shared.settings;
         let Some(p) = st.parts.get_mut(key) else {
@@ -349,14 +385,39 @@ impl Fetcher {
         };
         if p.version != asked.version
             || p.fetch_pos != asked.fetch_pos
-            || p.leader != self.broker
+            || p.source() != self.broker
             || p.phase != Phase::Active
         {
             return Absorbed::Nothing; // seeked, moved or paused meanwhile
         }
         let code = KafkaCode(pd.error_code);
+        if let Some((leader, epoch)) = new_leader.filter(|_| p.replica < 0) {
+            // KIP-951: the answer names the new leader; fetch there without
+            // a metadata round trip (validating the position first if the
+            // epoch moved on, KIP-320)
+            if epoch > p.leader_epoch
+                && p.leader_epoch >= 0
+                && p.fetch_epoch >= 0
+                && p.phase == Phase::Active
+            {
+                p.phase = Phase::Validate;
+            }
+            p.leader = leader;
+            p.leader_epoch = epoch;
+            p.retry_at = None;
+            if !st.fetchers.contains(&leader) && !st.want_fetchers.contains(&leader) {
+                st.want_fetchers.push(leader);
+            }
+            return Absorbed::Reroute;
+        }
         if !code.is_ok() {
             return self.partition_error(st, key, code);
+        }
+        if version >= 11
+            && pd.preferred_read_replica >= 0
+            && pd.preferred_read_replica != self.broker
+        {
+            return self.delegate(st, key, pd.preferred_read_replica);
         }
         p.hi = pd.high_watermark;
         p.lso = pd.last_stable_offset;
@@ -458,10 +519,76 @@ impl Fetcher {
         }
     }
 
+    /// KIP-951: the (leader, epoch) a NOT_LEADER_OR_FOLLOWER or
+    /// FENCED_LEADER_EPOCH answer names, once taken into the cluster's
+    /// metadata (with its endpoint, from the answer's `node_endpoints`).
+    fn new_leader(
+        &self,
+        key: &Tp,
+        pd: &PartitionData,
+        endpoints: &[NodeEndpoint],
+    ) -> Option<(i32, i32)> {
+        let code = KafkaCode(pd.error_code);
+        if code != KafkaCode::NOT_LEADER_OR_FOLLOWER && code != KafkaCode::FENCED_LEADER_EPOCH {
+            return None;
+        }
+        let (leader, epoch) = (pd.current_leader.leader_id, pd.current_leader.leader_epoch);
+        if leader < 0 || leader == self.broker {
+            return None;
+        }
+        let endpoint =
+            endpoints
+                .iter()
+                .find(|n| n.node_id == leader)
+                .map(|n| crate::cluster::BrokerInfo {
+                    id: n.node_id,
+                    host: n.host.clone(),
+                    port: n.port,
+                    rack: n.rack.clone(),
+                });
+        self.cluster
+            .update_leader(&key.0, key.1, leader, epoch, endpoint)
+            .then_some((leader, epoch))
+    }
+
+    /// KIP-392: the leader named another replica to fetch `key` from (one
+    /// in the consumer's `client.rack`); its answer holds no records. A
+    /// leader that names one again within a minute of the last time (the
+    /// replica failed, or metadata is stale) is slowed down by
+    /// `fetch.error.backoff.ms`, as librdkafka does.
+    fn delegate(&self, st: &mut State, key: &Tp, replica: i32) -> Absorbed {
+        let s = &self.shared.settings;
+        let now = Instant::now();
+        let p = st.parts.get_mut(key).expect("caller checked");
+        if p.replica_at
+            .is_some_and(|t| now.duration_since(t) < Duration::from_secs(60))
+        {
+            p.retry_at = Some(now + s.error_backoff);
+        }
+        p.replica_at = Some(now);
+        p.replica = if replica == p.leader { -1 } else { replica };
+        if !st.fetchers.contains(&replica) && !st.want_fetchers.contains(&replica) {
+            st.want_fetchers.push(replica);
+        }
+        Absorbed::Reroute
+    }
+
     fn partition_error(&self, st: &mut State, key: &Tp, code: KafkaCode) -> Absorbed {
         let s = &self.shared.settings;
         let p = st.parts.get_mut(key).expect("caller checked");
         let at = p.fetch_pos;
+        if p.replica == self.broker
+            && !matches!(
+                code,
+                KafkaCode::FENCED_LEADER_EPOCH | KafkaCode::UNKNOWN_LEADER_EPOCH
+            )
+        {
+            // KIP-392: an error from a read replica (no longer a replica,
+            // out of sync, or without the offset yet) sends the partition
+            // back to the leader, which may name a replica again.
+            p.replica = -1;
+            return Absorbed::Reroute;
+        }
         if code == KafkaCode::OFFSET_OUT_OF_RANGE {
             match s.reset.logical() {
                 Some(l) => {
@@ -589,6 +716,7 @@ fn build_request(plan: &Plan, version: i16, s: &super::state::Settings) -> Fetch
         session_epoch: plan.epoch,
         topics,
         forgotten_topics_data: forgotten,
+        rack_id: s.rack.clone(),
         ..Default::default()
     }
 }

@@ -52,6 +52,8 @@ pub(crate) struct Settings {
     /// `queued.max.messages.kbytes` in bytes.
     pub max_buffered: usize,
     pub error_backoff: Duration,
+    /// `client.rack`, sent with fetches (KIP-392).
+    pub rack: String,
     pub group_id: Option<String>,
     /// How often leaders of assigned partitions are checked.
     pub refresh_interval: Duration,
@@ -132,6 +134,11 @@ pub(crate) struct Part {
     pub app_pos: i64,
     /// Leader broker id, -1 to be looked up.
     pub leader: i32,
+    /// The replica the leader named to fetch from instead (KIP-392), -1 for
+    /// the leader itself; only meaningful while `leader` is known.
+    pub replica: i32,
+    /// When the leader last named a replica.
+    pub replica_at: Option<Instant>,
     /// The leader epoch from metadata, -1 if unknown.
     pub leader_epoch: i32,
     /// The topic ID from metadata (zero if the broker has none).
@@ -177,6 +184,8 @@ impl Part {
             fetch_epoch: -1,
             app_pos: offset::INVALID,
             leader: -1,
+            replica: -1,
+            replica_at: None,
             leader_epoch: -1,
             topic_id: Uuid::ZERO,
             paused: false,
@@ -220,9 +229,19 @@ impl Part {
         }
     }
 
+    /// The broker to fetch from: the preferred read replica the leader
+    /// named (KIP-392), else the leader; -1 while the leader is unknown.
+    pub fn source(&self) -> i32 {
+        if self.leader >= 0 && self.replica >= 0 {
+            self.replica
+        } else {
+            self.leader
+        }
+    }
+
     /// Whether the fetch thread of broker `id` may fetch this partition now.
     pub fn fetchable(&self, id: i32, now: Instant) -> bool {
-        self.leader == id
+        self.source() == id
             && self.phase == Phase::Active
             && !self.paused
             && self.retry_at.is_none_or(|t| t <= now)
@@ -259,6 +278,9 @@ pub(crate) struct State {
     pub next_version: u64,
     /// Brokers that have a fetch thread.
     pub fetchers: Vec<i32>,
+    /// Brokers a fetch thread asks the control thread to start a fetch
+    /// thread for (a preferred read replica, KIP-392).
+    pub want_fetchers: Vec<i32>,
     /// Pollers waiting for data.
     pub waiting: usize,
     /// Consumer threads still running.
@@ -306,6 +328,7 @@ impl Shared {
                 buffered: 0,
                 next_version: 1,
                 fetchers: Vec::new(),
+                want_fetchers: Vec::new(),
                 waiting: 0,
                 running: 0,
                 closed: false,

@@ -11,7 +11,8 @@
 //! On connect, after the TLS handshake when `security.protocol` says so
 //! (src/net/tls.rs, which also says how a TLS session is shared between the
 //! I/O thread and writers), the API versions are negotiated (ApiVersions,
-//! retried at the broker's own version on UNSUPPORTED_VERSION, KIP-511) or
+//! retried at the broker's own version on UNSUPPORTED_VERSION, or at v0 when
+//! that answer does not parse, KIP-511) or
 //! taken from `broker.version.fallback` when `api.version.request` is false;
 //! then SASL authenticates the connection when configured (src/net/sasl/).
 
@@ -1067,12 +1068,23 @@ impl BrokerConn {
                 version
             };
             let (header, resp): (_, ApiVersionsResponse) =
-                decode_response::<ApiVersionsRequest>(&mut r, body_version).map_err(|error| {
-                    Error::Decode {
-                        broker: Some(name.clone()),
-                        error,
+                match decode_response::<ApiVersionsRequest>(&mut r, body_version) {
+                    Ok(decoded) => decoded,
+                    // KIP-511: a client that cannot parse the UNSUPPORTED_VERSION
+                    // answer retries at v0, which every broker understands (some
+                    // brokers answer a flexible request with a body that is neither
+                    // a v0 body nor the requested version's).
+                    Err(_) if peek == KafkaCode::UNSUPPORTED_VERSION.0 && version > 0 => {
+                        version = 0;
+                        continue;
                     }
-                })?;
+                    Err(error) => {
+                        return Err(Error::Decode {
+                            broker: Some(name.clone()),
+                            error,
+                        })
+                    }
+                };
             if header.correlation_id != corr {
                 return Err(Error::local(
                     local::BAD_MSG,

@@ -285,6 +285,10 @@ pub(crate) struct Acc {
     /// Statistics: messages delivered (acknowledged), and their bytes.
     pub txmsgs: u64,
     pub txmsg_bytes: u64,
+    /// While the sender thread sleeps: when it will wake by itself. A batch
+    /// opened now whose `linger.ms` ends earlier must wake it, or the batch
+    /// would wait out the sender's whole sleep.
+    pub sender_wakes_at: Option<Instant>,
     linger: Duration,
     batch_size: usize,
     batch_num_messages: usize,
@@ -315,6 +319,7 @@ impl Acc {
             next_request_token: 0,
             txmsgs: 0,
             txmsg_bytes: 0,
+            sender_wakes_at: None,
             linger: s.linger,
             batch_size: s.batch_size,
             batch_num_messages: s.batch_num_messages,
@@ -413,6 +418,7 @@ impl Acc {
             self.topics.insert(name.clone(), TopicQ::new(name));
         }
         let wake_now = self.hurry() || self.linger.is_zero();
+        let wake_new = self.new_batch_wakes(now);
         let limits = (self.batch_size, self.batch_num_messages);
         // one map lookup per message: the topic's queue, borrowed alongside the counters
         let Acc {
@@ -450,7 +456,7 @@ impl Acc {
             tq,
             next_seq_no,
             limits,
-            wake_now,
+            (wake_now, wake_new),
             p,
             rec.key,
             rec.value,
@@ -487,12 +493,13 @@ impl Acc {
             };
             let limits = (self.batch_size, self.batch_num_messages);
             let wake_now = self.hurry() || self.linger.is_zero();
+            let wake_new = self.new_batch_wakes(Instant::now());
             let tq = self.topics.get_mut(topic).expect("present");
             let placed = append_to(
                 tq,
                 &mut self.next_seq_no,
                 limits,
-                wake_now,
+                (wake_now, wake_new),
                 p,
                 u.key.as_deref(),
                 u.value.as_deref(),
@@ -504,6 +511,12 @@ impl Acc {
                 self.fail_one(topic, p, e, meta);
             }
         }
+    }
+
+    /// Whether a batch opened at `now` must wake the sleeping sender: its
+    /// linger ends before the sender's own wake-up.
+    fn new_batch_wakes(&self, now: Instant) -> bool {
+        self.sender_wakes_at.is_some_and(|t| now + self.linger < t)
     }
 
     /// Closes open batches that are due (linger, flush, full); returns the next linger deadline.
@@ -702,7 +715,7 @@ fn append_to(
     tq: &mut TopicQ,
     next_seq_no: &mut u64,
     (batch_size, batch_num): (usize, usize),
-    wake_now: bool,
+    (wake_now, wake_new): (bool, bool),
     partition: i32,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
@@ -725,6 +738,7 @@ fn append_to(
     }
     let name = &tq.name;
     let pq = &mut tq.parts[partition as usize];
+    wake |= wake_new && pq.open.is_none();
     let open = pq.open.get_or_insert_with(|| {
         *next_seq_no += 1;
         Batch {
@@ -818,4 +832,68 @@ pub(crate) fn restamp(bytes: &Bytes, pid: i64, epoch: i16, seq: i32) -> Bytes {
         BigEndian::write_u32(&mut v[17..21], crc);
     }
     Bytes::from(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn shared(linger_ms: &str) -> Shared {
+        let cfg = Config::from_pairs([
+            ("bootstrap.servers", "127.0.0.1:1"),
+            ("linger.ms", linger_ms),
+        ])
+        .unwrap();
+        let settings = Settings::from_config(&cfg).unwrap();
+        Shared {
+            cluster: crate::cluster::Cluster::new(&cfg).unwrap(),
+            acc: Mutex::new(Acc::new(&settings)),
+            settings,
+            wake: Condvar::new(),
+            changed: Condvar::new(),
+            dr_cb: Mutex::new(None),
+            txn: Mutex::new(Default::default()),
+        }
+    }
+
+    fn rec(topic: &str) -> ProducerRecord<'_> {
+        ProducerRecord {
+            topic,
+            partition: Some(0),
+            key: None,
+            value: Some(b"v"),
+            headers: &[],
+            timestamp: None,
+        }
+    }
+
+    /// F2: a batch opened while the sender sleeps past its linger deadline
+    /// wakes the sender; a message joining an open batch, or a batch whose
+    /// linger ends after the sender wakes anyway, does not.
+    #[test]
+    fn a_new_batch_wakes_the_sender_only_when_it_sleeps_past_the_batchs_linger() {
+        let sh = shared("5");
+        let mut acc = sh.acc();
+        let name: Arc<str> = Arc::from("t");
+        let mut tq = TopicQ::new(name.clone());
+        tq.set_partitions(1);
+        acc.topics.insert(name, tq);
+
+        // the sender is awake (working): it looks at the new batch itself
+        acc.sender_wakes_at = None;
+        assert!(!acc.append(&sh, &rec("t"), 0, None).unwrap());
+        acc.topics.get_mut("t").unwrap().parts[0].open = None;
+
+        // it sleeps for a second: the new batch's 5 ms linger must wake it
+        acc.sender_wakes_at = Some(Instant::now() + Duration::from_secs(1));
+        assert!(acc.append(&sh, &rec("t"), 1, None).unwrap());
+        // the batch is open now; the sender already knows its deadline
+        assert!(!acc.append(&sh, &rec("t"), 2, None).unwrap());
+        acc.topics.get_mut("t").unwrap().parts[0].open = None;
+
+        // it wakes before the linger ends anyway
+        acc.sender_wakes_at = Some(Instant::now());
+        assert!(!acc.append(&sh, &rec("t"), 3, None).unwrap());
+    }
 }

@@ -95,13 +95,18 @@ pub(crate) fn run(sh: &Arc<Shared>) {
             soonest(Some(*d));
         }
         if work.is_empty() {
+            // A floor well under a millisecond: a wake-up a hair before a
+            // linger deadline must not sleep a whole extra millisecond.
             let wait = next
                 .saturating_duration_since(Instant::now())
-                .max(Duration::from_millis(1));
+                .max(Duration::from_micros(50));
+            // appends compare a new batch's linger deadline with this
+            acc.sender_wakes_at = Some(Instant::now() + wait);
             acc = sh
                 .wake
                 .wait_timeout(acc, wait)
                 .map_or_else(|e| e.into_inner().0, |r| r.0);
+            acc.sender_wakes_at = None;
             continue;
         }
         drop(acc);
@@ -469,7 +474,7 @@ fn on_response(
     let mut acc = sh.acc();
     let name = conn.name().to_string();
     acc.requests.retain(|(_, t, _)| *t != token);
-    for b in batches {
+    for mut b in batches {
         if let Some(pq) = acc.part_mut(&b.tp) {
             pq.in_flight -= 1;
         }
@@ -524,6 +529,34 @@ fn on_response(
                 acc.fatal = Some(e.clone());
                 acc.complete(b, Err(e.clone()));
                 acc.fail_all(e);
+            }
+            // KIP-951: the answer names the new leader; retry there at
+            // once, without a metadata refresh
+            KafkaCode::NOT_LEADER_OR_FOLLOWER | KafkaCode::FENCED_LEADER_EPOCH
+                if sh.cluster.update_leader(
+                    &b.tp.0,
+                    b.tp.1,
+                    p.current_leader.leader_id,
+                    p.current_leader.leader_epoch,
+                    resp.node_endpoints
+                        .iter()
+                        .find(|n| n.node_id == p.current_leader.leader_id)
+                        .map(|n| crate::cluster::BrokerInfo {
+                            id: n.node_id,
+                            host: n.host.clone(),
+                            port: n.port,
+                            rack: n.rack.clone(),
+                        }),
+                ) =>
+            {
+                if b.attempts >= sh.settings.retries
+                    || b.msgs.iter().any(|m| m.deadline <= Instant::now())
+                {
+                    retry_or_fail(sh, &mut acc, b, e);
+                } else {
+                    b.attempts += 1;
+                    acc.requeue(b, Instant::now());
+                }
             }
             _ => retry_or_fail(sh, &mut acc, b, e),
         }
