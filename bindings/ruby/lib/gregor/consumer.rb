@@ -248,6 +248,28 @@ module Gregor
       end
     end
 
+    # Up to `max_items` messages: waits up to `timeout_ms` for the first,
+    # then takes what is ready. Error events come back in the Array as
+    # RdkafkaError objects (not raised), as rdkafka-ruby's poll_batch.
+    def poll_batch(timeout_ms, max_items: 100)
+      raise ClosedConsumerError, :poll_batch if closed?
+
+      results = []
+      wait = timeout_ms
+      while results.size < max_items
+        item = begin
+          poll(wait)
+        rescue RdkafkaError => e
+          e
+        end
+        break if item.nil?
+
+        results << item
+        wait = 0
+      end
+      results
+    end
+
     # Stores the offset after `message` (with commit `metadata`) for the
     # next commit (with `enable.auto.offset.store` false).
     def store_offset(message, metadata = nil)
@@ -327,6 +349,86 @@ module Gregor
         end
         buf = Native.errbuf
         Native.check!(Native.gregor_consumer_seek(native, topic.to_s, partition, offset, buf, Native::ERRSTR_SIZE), buf)
+      end
+    end
+
+    # Stops fetching the partitions of `list` (a TopicPartitionList); raises
+    # RdkafkaTopicPartitionListError (nothing paused) for one not assigned.
+    def pause(list)
+      native_call(:pause) do |native|
+        with_tpl(list) do |tpl|
+          buf = Native.errbuf
+          rc = Native.gregor_consumer_pause(native, tpl, buf, Native::ERRSTR_SIZE)
+          unless rc.zero?
+            raise RdkafkaTopicPartitionListError.new(rc, TopicPartitionList.from_native(tpl),
+                                                     "Error pausing '#{list.to_h}'")
+          end
+        end
+      end
+      nil
+    end
+
+    # Resumes the paused partitions of `list`.
+    def resume(list)
+      native_call(:resume) do |native|
+        with_tpl(list) do |tpl|
+          buf = Native.errbuf
+          Native.check!(Native.gregor_consumer_resume(native, tpl, buf, Native::ERRSTR_SIZE), buf,
+                        "Error resume '#{list.to_h}'")
+        end
+      end
+      nil
+    end
+
+    # The member id the group coordinator gave this consumer (nil before
+    # joining).
+    def member_id
+      native_call(:member_id) do |native|
+        buf = FFI::MemoryPointer.new(:char, 1024)
+        Native.check!(Native.gregor_consumer_member_id(native, buf, 1024))
+        id = buf.read_string
+        id.empty? ? nil : id
+      end
+    end
+
+    # For each entry of `list` whose offset is a timestamp (ms, or a Time),
+    # the first offset at or after it (-1: none).
+    def offsets_for_times(list, timeout_ms = 1000)
+      raise TypeError, "list has to be a TopicPartitionList" unless list.is_a?(TopicPartitionList)
+
+      native_call(:offsets_for_times) do |native|
+        tpl = Native.gregor_tpl_new
+        begin
+          list.to_h.each do |topic, parts|
+            (parts || []).each do |p|
+              ts = p.offset.is_a?(Time) ? (p.offset.to_f * 1000).to_i : p.offset
+              Native.gregor_tpl_add(tpl, topic, p.partition, ts.nil? ? -1 : ts)
+            end
+          end
+          buf = Native.errbuf
+          Native.check!(Native.gregor_consumer_offsets_for_times(native, tpl, timeout_ms, buf, Native::ERRSTR_SIZE), buf)
+          TopicPartitionList.from_native(tpl)
+        ensure
+          Native.gregor_tpl_free(tpl)
+        end
+      end
+    end
+
+    # {topic => {partition => lag}}: each partition's high watermark minus
+    # its offset in `topic_partition_list` (usually `committed`); partitions
+    # without an offset are left out.
+    def lag(topic_partition_list, watermark_timeout_ms = 1000)
+      raise ClosedConsumerError, :lag if closed?
+
+      topic_partition_list.to_h.to_h do |topic, partitions|
+        lags = {}
+        (partitions || []).each do |p|
+          next if p.offset.nil?
+
+          _low, high = query_watermark_offsets(topic, p.partition, watermark_timeout_ms)
+          lags[p.partition] = high - p.offset
+        end
+        [topic, lags]
       end
     end
 
