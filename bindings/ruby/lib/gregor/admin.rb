@@ -49,6 +49,50 @@ module Gregor
       end
     end
 
+    # What a create_partitions got.
+    class CreatePartitionsReport < CreateTopicReport; end
+
+    # A create_partitions in flight.
+    class CreatePartitionsHandle < CreateTopicHandle
+      def operation_name
+        "create partitions"
+      end
+    end
+
+    # What a delete_group got: the error text (nil if deleted) and the group.
+    class DeleteGroupsReport < CreateTopicReport; end
+
+    # A delete_group in flight.
+    class DeleteGroupsHandle < CreateTopicHandle
+      def operation_name
+        "delete groups"
+      end
+    end
+
+    # What a list_offsets got: `offsets`, an Array of {topic:, partition:,
+    # offset:, timestamp:, leader_epoch:} (leader_epoch nil if unknown).
+    class ListOffsetsReport
+      attr_reader :offsets
+
+      def initialize(offsets: [])
+        @offsets = offsets
+      end
+    end
+
+    # A list_offsets in flight.
+    class ListOffsetsHandle < AbstractHandle
+      def operation_name
+        "list offsets"
+      end
+
+      def create_result
+        prepared_result
+      end
+    end
+
+    # Offset specs of list_offsets (gregor.h GREGOR_OFFSET_SPEC_*).
+    OFFSET_SPECS = { earliest: -2, latest: -1, max_timestamp: -3 }.freeze
+
     # The old name of the admin handles' base (kept for gregor's callers).
     Handle = AbstractHandle
 
@@ -97,6 +141,58 @@ module Gregor
       end
     end
 
+    # Raises the topic's partition count to `partition_count`. Returns a
+    # CreatePartitionsHandle at once.
+    def create_partitions(topic_name, partition_count)
+      ensure_open(:create_partitions)
+      np = Native.gregor_new_partitions_new(topic_name.to_s, partition_count)
+      raise Config::ConfigError, "invalid partitions for #{topic_name.inspect}" if np.null?
+
+      arr = FFI::MemoryPointer.new(:pointer, 1)
+      arr.put_pointer(0, np)
+      start(CreatePartitionsHandle.new, :create_partitions) do |handle|
+        topic_call(handle, :gregor_admin_create_partitions, arr, CreatePartitionsReport, topic_name)
+      ensure
+        Native.gregor_new_partitions_free(np)
+      end
+    end
+
+    # Deletes a consumer group (one without members). Returns a
+    # DeleteGroupsHandle at once.
+    def delete_group(group_id)
+      ensure_open(:delete_group)
+      arr, keep = Native.cstr_array([group_id.to_s])
+      start(DeleteGroupsHandle.new, :delete_group) do |handle|
+        keep # referenced until the call is done
+        topic_call(handle, :gregor_admin_delete_groups, arr, DeleteGroupsReport, group_id, results: :group_results,
+                                                                                          name: :group_id)
+      end
+    end
+
+    # Looks up offsets: `topic_partition_offsets` is {topic => [{partition:,
+    # offset:}]} with offset :earliest, :latest, :max_timestamp or a
+    # timestamp (ms); `isolation_level` 1 (read committed) makes :latest the
+    # last stable offset. Returns a ListOffsetsHandle at once.
+    def list_offsets(topic_partition_offsets, isolation_level: nil)
+      ensure_open(:list_offsets)
+      parsed = topic_partition_offsets.flat_map do |topic, partitions|
+        partitions.map do |spec|
+          offset = spec.fetch(:offset)
+          native = offset.is_a?(Integer) ? offset : OFFSET_SPECS[offset]
+          raise ArgumentError, "Unknown offset specification: #{offset.inspect}" unless native
+
+          [topic.to_s, spec.fetch(:partition), native]
+        end
+      end
+      tpl = Native.gregor_tpl_new
+      parsed.each { |topic, partition, offset| Native.gregor_tpl_add(tpl, topic, partition, offset) }
+      start(ListOffsetsHandle.new, :list_offsets) do |handle|
+        partition_call(handle, :list_offsets, tpl, isolation_level.to_i == 1 ? 1 : 0)
+      ensure
+        Native.gregor_tpl_free(tpl)
+      end
+    end
+
     # Cluster metadata (all topics, or `topic_name`).
     def metadata(topic_name = nil, timeout_ms = 2_000)
       @native.use(:metadata) { |native| Metadata.new(:gregor_admin_metadata, native, topic_name, timeout_ms) }
@@ -141,7 +237,44 @@ module Gregor
     end
 
     # Fills `handle` with the call's outcome.
-    def topic_call(handle, fn, arr, report_class, topic_name)
+    # Runs gregor_admin_list_offsets and fills `handle` with a
+    # ListOffsetsReport (or the first partition's error).
+    def partition_call(handle, method, tpl, read_committed)
+      out = FFI::MemoryPointer.new(:pointer)
+      buf = Native.errbuf
+      rc = @native.use(method) do |native|
+        Native.gregor_admin_list_offsets(native, tpl, read_committed, nil, out, buf, Native::ERRSTR_SIZE)
+      end
+      unless rc.zero?
+        handle[:response] = rc
+        handle.broker_message = buf.read_string
+        return
+      end
+
+      res = out.read_pointer
+      begin
+        offsets = Array.new(Native.gregor_partition_results_count(res)) do |i|
+          topic = Native.gregor_partition_results_topic(res, i)
+          partition = Native.gregor_partition_results_partition(res, i)
+          err = Native.gregor_partition_results_err(res, i)
+          unless err.zero?
+            handle.result = RdkafkaError.new(err, "Error querying offsets for partition #{partition} of '#{topic}'",
+                                             broker_message: Native.gregor_partition_results_errstr(res, i))
+            return
+          end
+          epoch = Native.gregor_partition_results_leader_epoch(res, i)
+          { topic: topic, partition: partition, offset: Native.gregor_partition_results_offset(res, i),
+            timestamp: Native.gregor_partition_results_timestamp(res, i), leader_epoch: epoch == -1 ? nil : epoch }
+        end
+        handle.result = ListOffsetsReport.new(offsets: offsets)
+      ensure
+        Native.gregor_partition_results_free(res)
+      end
+    end
+
+    # `results`/`name`: the gregor_<results>_{err,errstr,<name>,free}
+    # accessors of the call's result set.
+    def topic_call(handle, fn, arr, report_class, topic_name, results: :topic_results, name: :name)
       out = FFI::MemoryPointer.new(:pointer)
       buf = Native.errbuf
       rc = @native.use(fn) { |native| Native.public_send(fn, native, arr, 1, nil, out, buf, Native::ERRSTR_SIZE) }
@@ -154,13 +287,14 @@ module Gregor
 
       res = out.read_pointer
       begin
-        err = Native.gregor_topic_results_err(res, 0)
-        text = Native.gregor_topic_results_errstr(res, 0)
+        err = Native.public_send(:"gregor_#{results}_err", res, 0)
+        text = Native.public_send(:"gregor_#{results}_errstr", res, 0)
         handle[:response] = err
         handle.broker_message = err.zero? ? nil : text
-        handle.result = report_class.new(err.zero? ? nil : text, Native.gregor_topic_results_name(res, 0) || topic_name)
+        handle.result = report_class.new(err.zero? ? nil : text,
+                                         Native.public_send(:"gregor_#{results}_#{name}", res, 0) || topic_name.to_s)
       ensure
-        Native.gregor_topic_results_free(res)
+        Native.public_send(:"gregor_#{results}_free", res)
       end
     end
   end
