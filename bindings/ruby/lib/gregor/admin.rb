@@ -93,6 +93,67 @@ module Gregor
     # Offset specs of list_offsets (gregor.h GREGOR_OFFSET_SPEC_*).
     OFFSET_SPECS = { earliest: -2, latest: -1, max_timestamp: -3 }.freeze
 
+    # One config of a described resource (rdkafka-ruby's ConfigBindingResult).
+    class ConfigBindingResult
+      attr_reader :name, :value, :read_only, :default, :sensitive, :synonym, :synonyms
+
+      def initialize(name:, value:, read_only: 0, default: 0, sensitive: 0, synonym: 0, synonyms: [])
+        @name = name
+        @value = value
+        @read_only = read_only
+        @default = default
+        @sensitive = sensitive
+        @synonym = synonym
+        @synonyms = synonyms
+      end
+    end
+
+    # A described (or altered) resource: name, type (rdkafka-ruby's resource
+    # type numbers) and its configs.
+    class ConfigResourceBindingResult
+      attr_reader :name, :type, :configs
+
+      def initialize(name, type)
+        @name = name
+        @type = type
+        @configs = []
+      end
+
+      def configs_count
+        @configs.size
+      end
+    end
+
+    # What a describe_configs got: `resources`.
+    class DescribeConfigsReport
+      attr_reader :resources
+
+      def initialize(resources: [])
+        @resources = resources
+      end
+    end
+
+    # What an incremental_alter_configs got.
+    class IncrementalAlterConfigsReport < DescribeConfigsReport; end
+
+    # A describe_configs in flight.
+    class DescribeConfigsHandle < ListOffsetsHandle
+      def operation_name
+        "describe configs"
+      end
+    end
+
+    # An incremental_alter_configs in flight.
+    class IncrementalAlterConfigsHandle < ListOffsetsHandle
+      def operation_name
+        "incremental alter configs"
+      end
+    end
+
+    # rdkafka-ruby's resource type numbers (librdkafka's) => gregor.h's
+    # GREGOR_CONFIG_RESOURCE_* (topic 2 and broker 4 agree; group differs).
+    CONFIG_RESOURCE_TYPES = { 2 => 2, 4 => 4, 3 => 32, 8 => 8 }.freeze
+
     # The old name of the admin handles' base (kept for gregor's callers).
     Handle = AbstractHandle
 
@@ -193,6 +254,56 @@ module Gregor
       end
     end
 
+    # Describes the configs of `resources`: [{resource_type:, resource_name:}]
+    # (rdkafka-ruby's resource types: 2 topic, 4 broker, 3 group). Returns a
+    # DescribeConfigsHandle at once.
+    def describe_configs(resources)
+      ensure_open(:describe_configs)
+      parsed = resources.map { |r| [r.fetch(:resource_type), r.fetch(:resource_name)] }
+      arr, natives = config_resources(parsed)
+      start(DescribeConfigsHandle.new, :describe_configs) do |handle|
+        config_call(handle, DescribeConfigsReport, natives) do |native, out, buf|
+          Native.gregor_admin_describe_configs(native, arr, natives.size, nil, 0, 1, 0, nil, out, buf,
+                                               Native::ERRSTR_SIZE)
+        end
+      ensure
+        natives.each { |n| Native.gregor_config_resource_free(n) }
+      end
+    end
+
+    # Applies config changes: [{resource_type:, resource_name:, configs:
+    # [{name:, op_type:, value:}]}] with op_type 0 set, 1 delete, 2 append,
+    # 3 subtract. Returns an IncrementalAlterConfigsHandle at once; raises
+    # RdkafkaError (invalid_arg) for a change the library refuses.
+    def incremental_alter_configs(resources_with_configs)
+      ensure_open(:incremental_alter_configs)
+      parsed = resources_with_configs.map do |r|
+        [r.fetch(:resource_type), r.fetch(:resource_name),
+         r.fetch(:configs).map { |c| [c.fetch(:name), c.fetch(:op_type), c.fetch(:value)] }]
+      end
+      arr, natives = config_resources(parsed)
+      begin
+        parsed.each_with_index do |(_t, _n, configs), i|
+          configs.each do |name, op, value|
+            buf = Native.errbuf
+            rc = Native.gregor_config_resource_add_incremental_config(natives[i], name.to_s, op,
+                                                                      value&.to_s, buf, Native::ERRSTR_SIZE)
+            Native.check!(rc, buf)
+          end
+        end
+      rescue StandardError
+        natives.each { |n| Native.gregor_config_resource_free(n) }
+        raise
+      end
+      start(IncrementalAlterConfigsHandle.new, :incremental_alter_configs) do |handle|
+        config_call(handle, IncrementalAlterConfigsReport, natives) do |native, out, buf|
+          Native.gregor_admin_incremental_alter_configs(native, arr, natives.size, nil, out, buf, Native::ERRSTR_SIZE)
+        end
+      ensure
+        natives.each { |n| Native.gregor_config_resource_free(n) }
+      end
+    end
+
     # Cluster metadata (all topics, or `topic_name`).
     def metadata(topic_name = nil, timeout_ms = 2_000)
       @native.use(:metadata) { |native| Metadata.new(:gregor_admin_metadata, native, topic_name, timeout_ms) }
@@ -237,6 +348,69 @@ module Gregor
     end
 
     # Fills `handle` with the call's outcome.
+    # [array of gregor_config_resource pointers, the pointers]; raises
+    # RdkafkaError (invalid_arg) for an unknown type (nothing left allocated).
+    def config_resources(parsed)
+      natives = []
+      parsed.each do |type, name, *|
+        n = CONFIG_RESOURCE_TYPES[type] && Native.gregor_config_resource_new(CONFIG_RESOURCE_TYPES[type], name.to_s)
+        if n.nil? || n.null?
+          natives.each { |x| Native.gregor_config_resource_free(x) }
+          raise RdkafkaError.new(ERRORS.fetch(:_INVALID_ARG), "Invalid config resource #{type.inspect} #{name.inspect}")
+        end
+        natives << n
+      end
+      arr = FFI::MemoryPointer.new(:pointer, [natives.size, 1].max)
+      arr.put_array_of_pointer(0, natives) unless natives.empty?
+      [arr, natives]
+    end
+
+    # Runs `yield native, out, errbuf` (a config call) and fills `handle`
+    # with a `report_class` of its resources (or the first resource error).
+    def config_call(handle, report_class, _keep)
+      out = FFI::MemoryPointer.new(:pointer)
+      buf = Native.errbuf
+      rc = @native.use(handle.operation_name) { |native| yield native, out, buf }
+      unless rc.zero?
+        handle[:response] = rc
+        handle.broker_message = buf.read_string
+        return
+      end
+
+      res = out.read_pointer
+      begin
+        types = CONFIG_RESOURCE_TYPES.invert
+        resources = Array.new(Native.gregor_config_results_count(res)) do |i|
+          err = Native.gregor_config_results_err(res, i)
+          unless err.zero?
+            text = Native.gregor_config_results_errstr(res, i)
+            handle.result = RdkafkaError.new(err, text, broker_message: text)
+            return
+          end
+          r = ConfigResourceBindingResult.new(Native.gregor_config_results_name(res, i),
+                                              types.fetch(Native.gregor_config_results_type(res, i), nil))
+          Native.gregor_config_results_entry_count(res, i).times do |j|
+            synonyms = Array.new(Native.gregor_config_results_synonym_count(res, i, j)) do |k|
+              ConfigBindingResult.new(name: Native.gregor_config_results_synonym_name(res, i, j, k),
+                                      value: Native.gregor_config_results_synonym_value(res, i, j, k), synonym: 1)
+            end
+            r.configs << ConfigBindingResult.new(
+              name: Native.gregor_config_results_entry_name(res, i, j),
+              value: Native.gregor_config_results_entry_value(res, i, j),
+              read_only: Native.gregor_config_results_entry_is_read_only(res, i, j),
+              default: Native.gregor_config_results_entry_is_default(res, i, j),
+              sensitive: Native.gregor_config_results_entry_is_sensitive(res, i, j),
+              synonyms: synonyms
+            )
+          end
+          r
+        end
+        handle.result = report_class.new(resources: resources)
+      ensure
+        Native.gregor_config_results_free(res)
+      end
+    end
+
     # Runs gregor_admin_list_offsets and fills `handle` with a
     # ListOffsetsReport (or the first partition's error).
     def partition_call(handle, method, tpl, read_committed)

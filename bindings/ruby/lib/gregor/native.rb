@@ -172,6 +172,29 @@ module Gregor
     bind :gregor_partition_results_timestamp, [:pointer, :size_t], :int64
     bind :gregor_partition_results_leader_epoch, [:pointer, :size_t], :int32
     bind :gregor_partition_results_free, [:pointer], :void
+    bind :gregor_config_resource_new, [:int, :string], :pointer
+    bind :gregor_config_resource_add_incremental_config, [:pointer, :string, :int, :string] + E, :int
+    bind :gregor_config_resource_free, [:pointer], :void
+    bind :gregor_admin_describe_configs,
+         [:pointer, :pointer, :size_t, :pointer, :size_t, :int, :int, :pointer, :pointer] + E, :int, blocking: true
+    bind :gregor_admin_incremental_alter_configs, [:pointer, :pointer, :size_t, :pointer, :pointer] + E, :int,
+         blocking: true
+    bind :gregor_config_results_count, [:pointer], :size_t
+    bind :gregor_config_results_type, [:pointer, :size_t], :int
+    bind :gregor_config_results_name, [:pointer, :size_t], :string
+    bind :gregor_config_results_err, [:pointer, :size_t], :int
+    bind :gregor_config_results_errstr, [:pointer, :size_t], :string
+    bind :gregor_config_results_entry_count, [:pointer, :size_t], :size_t
+    bind :gregor_config_results_entry_name, [:pointer, :size_t, :size_t], :string
+    bind :gregor_config_results_entry_value, [:pointer, :size_t, :size_t], :string
+    bind :gregor_config_results_entry_source, [:pointer, :size_t, :size_t], :int
+    bind :gregor_config_results_entry_is_default, [:pointer, :size_t, :size_t], :int
+    bind :gregor_config_results_entry_is_read_only, [:pointer, :size_t, :size_t], :int
+    bind :gregor_config_results_entry_is_sensitive, [:pointer, :size_t, :size_t], :int
+    bind :gregor_config_results_synonym_count, [:pointer, :size_t, :size_t], :size_t
+    bind :gregor_config_results_synonym_name, [:pointer, :size_t, :size_t, :size_t], :string
+    bind :gregor_config_results_synonym_value, [:pointer, :size_t, :size_t, :size_t], :string
+    bind :gregor_config_results_free, [:pointer], :void
 
     ERRSTR_SIZE = 512
 
