@@ -148,4 +148,30 @@ class GregorMoreApiTest < GregorTest
     consumer.close
     assert_raises(Gregor::ClosedConsumerError) { consumer.poll_batch(10) }
   end
+
+  # close waits for the new blocking calls in flight (NativeHandle#use)
+  def test_close_under_new_calls_in_flight
+    topic = create_topic(1)
+    admin = config.admin
+    handles = 5.times.flat_map do
+      [admin.list_offsets({ topic => [{ partition: 0, offset: :latest }] }),
+       admin.describe_configs([{ resource_type: 2, resource_name: topic }])]
+    end
+    admin.close
+    handles.each do |h|
+      h.wait(max_wait_timeout_ms: TIMEOUT * 1000)
+    rescue Gregor::RdkafkaError => e
+      assert_includes %i[_destroy destroy], e.code
+    end
+    consumer = config("group.id" => unique("g")).consumer
+    threads = 4.times.map do
+      Thread.new do
+        consumer.offsets_for_times(tpl(topic, 0 => 0))
+      rescue Gregor::ClosedConsumerError, Gregor::RdkafkaError
+        nil
+      end
+    end
+    consumer.close
+    threads.each { |t| assert t.join(TIMEOUT) }
+  end
 end
