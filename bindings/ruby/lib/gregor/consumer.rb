@@ -416,14 +416,14 @@ module Gregor
 
     # {topic => {partition => lag}}: each partition's high watermark minus
     # its offset in `topic_partition_list` (usually `committed`); partitions
-    # without an offset are left out.
+    # without an offset (nil or invalid) are left out.
     def lag(topic_partition_list, watermark_timeout_ms = 1000)
       raise ClosedConsumerError, :lag if closed?
 
       topic_partition_list.to_h.to_h do |topic, partitions|
         lags = {}
         (partitions || []).each do |p|
-          next if p.offset.nil?
+          next if p.offset.nil? || p.offset == -1001 # none committed (GREGOR_OFFSET_INVALID)
 
           _low, high = query_watermark_offsets(topic, p.partition, watermark_timeout_ms)
           lags[p.partition] = high - p.offset
