@@ -401,7 +401,7 @@ module Gregor
         begin
           list.to_h.each do |topic, parts|
             (parts || []).each do |p|
-              ts = p.offset.is_a?(Time) ? (p.offset.to_f * 1000).to_i : p.offset
+              ts = p.offset.is_a?(Time) ? (p.offset.to_r * 1000).to_i : p.offset # exact ms
               Native.gregor_tpl_add(tpl, topic, p.partition, ts.nil? ? -1 : ts)
             end
           end
