@@ -145,8 +145,10 @@ class GregorMoreApiTest < GregorTest
     deadline = Time.now + TIMEOUT
     batch.concat(consumer.poll_batch(500, max_items: 2)) while batch.size < 3 && Time.now < deadline
     assert_equal %w[m0 m1 m2], batch.map(&:payload)
+    assert_equal [], consumer.poll_batch_nb(max_items: 10)
     consumer.close
     assert_raises(Gregor::ClosedConsumerError) { consumer.poll_batch(10) }
+    assert_raises(Gregor::ClosedConsumerError) { consumer.poll_batch_nb }
   end
 
   # close waits for the new blocking calls in flight (NativeHandle#use)

@@ -254,20 +254,14 @@ module Gregor
     def poll_batch(timeout_ms, max_items: 100)
       raise ClosedConsumerError, :poll_batch if closed?
 
-      results = []
-      wait = timeout_ms
-      while results.size < max_items
-        item = begin
-          poll(wait)
-        rescue RdkafkaError => e
-          e
-        end
-        break if item.nil?
+      batch(timeout_ms, max_items)
+    end
 
-        results << item
-        wait = 0
-      end
-      results
+    # poll_batch for what is ready within `timeout_ms` (default 0: now).
+    def poll_batch_nb(timeout_ms = 0, max_items: 100)
+      raise ClosedConsumerError, :poll_batch_nb if closed?
+
+      batch(timeout_ms, max_items)
     end
 
     # Stores the offset after `message` (with commit `metadata`) for the
@@ -472,6 +466,25 @@ module Gregor
       end
     rescue StandardError => e
       warn "gregor: rebalance listener raised #{e.class}: #{e.message}"
+    end
+
+    # Up to `max_items` polls: the first waits up to `timeout_ms`, the rest
+    # take what is ready; error events are kept in the Array.
+    def batch(timeout_ms, max_items)
+      results = []
+      wait = timeout_ms
+      while results.size < max_items
+        item = begin
+          poll(wait)
+        rescue RdkafkaError => e
+          e
+        end
+        break if item.nil?
+
+        results << item
+        wait = 0
+      end
+      results
     end
 
     def with_tpl(list)
