@@ -107,7 +107,9 @@ class GregorMoreApiTest < GregorTest
     group = unique("g")
     consumer = config("group.id" => group, "auto.offset.reset" => "earliest", "enable.auto.commit" => false).consumer
     assert_nil consumer.member_id
+    assert consumer.subscription.empty?
     consumer.subscribe(topic)
+    assert_equal({ topic => nil }, consumer.subscription.to_h)
     first = poll_until(consumer, 1)
     assert_equal 1, first.size
     refute_nil consumer.member_id

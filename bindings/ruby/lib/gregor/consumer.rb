@@ -189,6 +189,23 @@ module Gregor
       end
     end
 
+    # The subscribed topics, as a TopicPartitionList of topics without
+    # partitions (rdkafka-ruby's shape; empty when not subscribed).
+    def subscription
+      native_call(:subscription) do |native|
+        out = FFI::MemoryPointer.new(:pointer)
+        Native.check!(Native.gregor_consumer_subscription(native, out), nil, "Error getting subscription")
+        tpl = out.read_pointer
+        begin
+          list = TopicPartitionList.new
+          Native.gregor_tpl_count(tpl).times { |i| list.add_topic(Native.gregor_tpl_topic(tpl, i)) }
+          list
+        ensure
+          Native.gregor_tpl_free(tpl)
+        end
+      end
+    end
+
     # Replaces the assignment with `list` (a TopicPartitionList).
     def assign(list)
       native_call(:assign) do |native|

@@ -122,6 +122,7 @@ module Gregor
     bind :gregor_consumer_set_rebalance_cb, [:pointer, :rebalance_cb, :pointer], :int32
     bind :gregor_consumer_subscribe, [:pointer, :pointer, :size_t] + E, :int32
     bind :gregor_consumer_unsubscribe, [:pointer], :int32, blocking: true
+    bind :gregor_consumer_subscription, [:pointer, :pointer], :int32
     bind :gregor_consumer_commit, [:pointer, :pointer, :int32] + E, :int32, blocking: true
     bind :gregor_consumer_store_offsets, [:pointer, :pointer], :int32
     bind :gregor_consumer_member_id, [:pointer, :pointer, :size_t], :int32
