@@ -189,6 +189,23 @@ module Gregor
       end
     end
 
+    # The subscribed topics, as a TopicPartitionList of topics without
+    # partitions (rdkafka-ruby's shape; empty when not subscribed).
+    def subscription
+      native_call(:subscription) do |native|
+        out = FFI::MemoryPointer.new(:pointer)
+        Native.check!(Native.gregor_consumer_subscription(native, out), nil, "Error getting subscription")
+        tpl = out.read_pointer
+        begin
+          list = TopicPartitionList.new
+          Native.gregor_tpl_count(tpl).times { |i| list.add_topic(Native.gregor_tpl_topic(tpl, i)) }
+          list
+        ensure
+          Native.gregor_tpl_free(tpl)
+        end
+      end
+    end
+
     # Replaces the assignment with `list` (a TopicPartitionList).
     def assign(list)
       native_call(:assign) do |native|
@@ -246,6 +263,22 @@ module Gregor
       while (message = poll(0))
         break if yield(message) == :stop
       end
+    end
+
+    # Up to `max_items` messages: waits up to `timeout_ms` for the first,
+    # then takes what is ready. Error events come back in the Array as
+    # RdkafkaError objects (not raised), as rdkafka-ruby's poll_batch.
+    def poll_batch(timeout_ms, max_items: 100)
+      raise ClosedConsumerError, :poll_batch if closed?
+
+      batch(timeout_ms, max_items)
+    end
+
+    # poll_batch for what is ready within `timeout_ms` (default 0: now).
+    def poll_batch_nb(timeout_ms = 0, max_items: 100)
+      raise ClosedConsumerError, :poll_batch_nb if closed?
+
+      batch(timeout_ms, max_items)
     end
 
     # Stores the offset after `message` (with commit `metadata`) for the
@@ -330,6 +363,86 @@ module Gregor
       end
     end
 
+    # Stops fetching the partitions of `list` (a TopicPartitionList); raises
+    # RdkafkaTopicPartitionListError (nothing paused) for one not assigned.
+    def pause(list)
+      native_call(:pause) do |native|
+        with_tpl(list) do |tpl|
+          buf = Native.errbuf
+          rc = Native.gregor_consumer_pause(native, tpl, buf, Native::ERRSTR_SIZE)
+          unless rc.zero?
+            raise RdkafkaTopicPartitionListError.new(rc, TopicPartitionList.from_native(tpl),
+                                                     "Error pausing '#{list.to_h}'")
+          end
+        end
+      end
+      nil
+    end
+
+    # Resumes the paused partitions of `list`.
+    def resume(list)
+      native_call(:resume) do |native|
+        with_tpl(list) do |tpl|
+          buf = Native.errbuf
+          Native.check!(Native.gregor_consumer_resume(native, tpl, buf, Native::ERRSTR_SIZE), buf,
+                        "Error resume '#{list.to_h}'")
+        end
+      end
+      nil
+    end
+
+    # The member id the group coordinator gave this consumer (nil before
+    # joining).
+    def member_id
+      native_call(:member_id) do |native|
+        buf = FFI::MemoryPointer.new(:char, 1024)
+        Native.check!(Native.gregor_consumer_member_id(native, buf, 1024))
+        id = buf.read_string
+        id.empty? ? nil : id
+      end
+    end
+
+    # For each entry of `list` whose offset is a timestamp (ms, or a Time),
+    # the first offset at or after it (-1: none).
+    def offsets_for_times(list, timeout_ms = 1000)
+      raise TypeError, "list has to be a TopicPartitionList" unless list.is_a?(TopicPartitionList)
+
+      native_call(:offsets_for_times) do |native|
+        tpl = Native.gregor_tpl_new
+        begin
+          list.to_h.each do |topic, parts|
+            (parts || []).each do |p|
+              ts = p.offset.is_a?(Time) ? (p.offset.to_r * 1000).to_i : p.offset # exact ms
+              Native.gregor_tpl_add(tpl, topic, p.partition, ts.nil? ? -1 : ts)
+            end
+          end
+          buf = Native.errbuf
+          Native.check!(Native.gregor_consumer_offsets_for_times(native, tpl, timeout_ms, buf, Native::ERRSTR_SIZE), buf)
+          TopicPartitionList.from_native(tpl)
+        ensure
+          Native.gregor_tpl_free(tpl)
+        end
+      end
+    end
+
+    # {topic => {partition => lag}}: each partition's high watermark minus
+    # its offset in `topic_partition_list` (usually `committed`); partitions
+    # without an offset (nil or invalid) are left out.
+    def lag(topic_partition_list, watermark_timeout_ms = 1000)
+      raise ClosedConsumerError, :lag if closed?
+
+      topic_partition_list.to_h.to_h do |topic, partitions|
+        lags = {}
+        (partitions || []).each do |p|
+          next if p.offset.nil? || p.offset == -1001 # none committed (GREGOR_OFFSET_INVALID)
+
+          _low, high = query_watermark_offsets(topic, p.partition, watermark_timeout_ms)
+          lags[p.partition] = high - p.offset
+        end
+        [topic, lags]
+      end
+    end
+
     # [low, high] watermarks of a partition, asked of its leader.
     def query_watermark_offsets(topic, partition, timeout_ms = 5000)
       native_call(:query_watermark_offsets) do |native|
@@ -370,6 +483,25 @@ module Gregor
       end
     rescue StandardError => e
       warn "gregor: rebalance listener raised #{e.class}: #{e.message}"
+    end
+
+    # Up to `max_items` polls: the first waits up to `timeout_ms`, the rest
+    # take what is ready; error events are kept in the Array.
+    def batch(timeout_ms, max_items)
+      results = []
+      wait = timeout_ms
+      while results.size < max_items
+        item = begin
+          poll(wait)
+        rescue RdkafkaError => e
+          e
+        end
+        break if item.nil?
+
+        results << item
+        wait = 0
+      end
+      results
     end
 
     def with_tpl(list)

@@ -115,6 +115,9 @@ module Gregor
     RD_KAFKA_OFFSET_END = -1
     RD_KAFKA_OFFSET_STORED = -1000
     RD_KAFKA_OFFSET_INVALID = -1001
+    # list_offsets' isolation_level:
+    RD_KAFKA_ISOLATION_LEVEL_READ_UNCOMMITTED = 0
+    RD_KAFKA_ISOLATION_LEVEL_READ_COMMITTED = 1
   end
 
   def self.error_name(code)

@@ -122,8 +122,11 @@ module Gregor
     bind :gregor_consumer_set_rebalance_cb, [:pointer, :rebalance_cb, :pointer], :int32
     bind :gregor_consumer_subscribe, [:pointer, :pointer, :size_t] + E, :int32
     bind :gregor_consumer_unsubscribe, [:pointer], :int32, blocking: true
+    bind :gregor_consumer_subscription, [:pointer, :pointer], :int32
     bind :gregor_consumer_commit, [:pointer, :pointer, :int32] + E, :int32, blocking: true
     bind :gregor_consumer_store_offsets, [:pointer, :pointer], :int32
+    bind :gregor_consumer_member_id, [:pointer, :pointer, :size_t], :int32
+    bind :gregor_consumer_offsets_for_times, [:pointer, :pointer, :int] + E, :int, blocking: true
 
     bind :gregor_message_topic, [:pointer], :string
     bind :gregor_message_partition, [:pointer], :int32
@@ -151,6 +154,48 @@ module Gregor
     bind :gregor_topic_results_err, [:pointer, :size_t], :int
     bind :gregor_topic_results_errstr, [:pointer, :size_t], :string
     bind :gregor_topic_results_free, [:pointer], :void
+    bind :gregor_new_partitions_new, [:string, :int32], :pointer
+    bind :gregor_new_partitions_free, [:pointer], :void
+    bind :gregor_admin_create_partitions, [:pointer, :pointer, :size_t, :pointer, :pointer] + E, :int, blocking: true
+    bind :gregor_admin_delete_groups, [:pointer, :pointer, :size_t, :pointer, :pointer] + E, :int, blocking: true
+    bind :gregor_group_results_count, [:pointer], :size_t
+    bind :gregor_group_results_group_id, [:pointer, :size_t], :string
+    bind :gregor_group_results_err, [:pointer, :size_t], :int
+    bind :gregor_group_results_errstr, [:pointer, :size_t], :string
+    bind :gregor_group_results_free, [:pointer], :void
+    bind :gregor_admin_list_offsets, [:pointer, :pointer, :int, :pointer, :pointer] + E, :int, blocking: true
+    bind :gregor_partition_results_count, [:pointer], :size_t
+    bind :gregor_partition_results_topic, [:pointer, :size_t], :string
+    bind :gregor_partition_results_partition, [:pointer, :size_t], :int32
+    bind :gregor_partition_results_err, [:pointer, :size_t], :int
+    bind :gregor_partition_results_errstr, [:pointer, :size_t], :string
+    bind :gregor_partition_results_offset, [:pointer, :size_t], :int64
+    bind :gregor_partition_results_timestamp, [:pointer, :size_t], :int64
+    bind :gregor_partition_results_leader_epoch, [:pointer, :size_t], :int32
+    bind :gregor_partition_results_free, [:pointer], :void
+    bind :gregor_config_resource_new, [:int, :string], :pointer
+    bind :gregor_config_resource_add_incremental_config, [:pointer, :string, :int, :string] + E, :int
+    bind :gregor_config_resource_free, [:pointer], :void
+    bind :gregor_admin_describe_configs,
+         [:pointer, :pointer, :size_t, :pointer, :size_t, :int, :int, :pointer, :pointer] + E, :int, blocking: true
+    bind :gregor_admin_incremental_alter_configs, [:pointer, :pointer, :size_t, :pointer, :pointer] + E, :int,
+         blocking: true
+    bind :gregor_config_results_count, [:pointer], :size_t
+    bind :gregor_config_results_type, [:pointer, :size_t], :int
+    bind :gregor_config_results_name, [:pointer, :size_t], :string
+    bind :gregor_config_results_err, [:pointer, :size_t], :int
+    bind :gregor_config_results_errstr, [:pointer, :size_t], :string
+    bind :gregor_config_results_entry_count, [:pointer, :size_t], :size_t
+    bind :gregor_config_results_entry_name, [:pointer, :size_t, :size_t], :string
+    bind :gregor_config_results_entry_value, [:pointer, :size_t, :size_t], :string
+    bind :gregor_config_results_entry_source, [:pointer, :size_t, :size_t], :int
+    bind :gregor_config_results_entry_is_default, [:pointer, :size_t, :size_t], :int
+    bind :gregor_config_results_entry_is_read_only, [:pointer, :size_t, :size_t], :int
+    bind :gregor_config_results_entry_is_sensitive, [:pointer, :size_t, :size_t], :int
+    bind :gregor_config_results_synonym_count, [:pointer, :size_t, :size_t], :size_t
+    bind :gregor_config_results_synonym_name, [:pointer, :size_t, :size_t, :size_t], :string
+    bind :gregor_config_results_synonym_value, [:pointer, :size_t, :size_t, :size_t], :string
+    bind :gregor_config_results_free, [:pointer], :void
 
     ERRSTR_SIZE = 512
 
