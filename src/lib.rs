@@ -7,6 +7,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "admin")]
 pub mod admin;
 pub mod cluster;
 pub mod compression;
@@ -15,6 +16,7 @@ pub mod consumer;
 pub mod error;
 #[allow(unsafe_code)]
 pub mod ffi;
+#[cfg(feature = "legacy07")]
 pub mod legacy07;
 pub mod message;
 pub mod net;
@@ -23,7 +25,9 @@ pub mod protocol;
 pub mod record;
 pub mod stats;
 pub mod wire;
+#[cfg(feature = "zookeeper")]
 pub mod zk;
 
-#[cfg(test)]
+// Writes every fuzz target's seeds, the Kafka 0.7 ones included.
+#[cfg(all(test, feature = "legacy07"))]
 mod fuzz_seeds;

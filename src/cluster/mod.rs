@@ -177,6 +177,7 @@ struct Inner {
     bootstrap: RwLock<Vec<String>>,
     cache: RwLock<Cache>,
     /// The `/brokers/ids` watch when bootstrapped from ZooKeeper.
+    #[cfg(feature = "zookeeper")]
     zk_watch: Mutex<Option<crate::zk::BrokerWatch>>,
     conns: Mutex<HashMap<(i32, Purpose), BrokerConn>>,
     bootstrap_conns: Mutex<Vec<BrokerConn>>,
@@ -227,6 +228,7 @@ impl Cluster {
                     topic_age: HashMap::new(),
                     brokers_age: None,
                 }),
+                #[cfg(feature = "zookeeper")]
                 zk_watch: Mutex::new(None),
                 conns: Mutex::new(HashMap::new()),
                 bootstrap_conns: Mutex::new(bootstrap_conns),
@@ -240,6 +242,15 @@ impl Cluster {
                 },
             }),
         };
+        #[cfg(not(feature = "zookeeper"))]
+        if from_zk {
+            return Err(crate::config::not_built(
+                "zookeeper.connect",
+                &zk_connect,
+                "zookeeper",
+            ));
+        }
+        #[cfg(feature = "zookeeper")]
         if from_zk {
             let weak = Arc::downgrade(&cluster.inner);
             let protocol = cfg.str("security.protocol").to_string();
@@ -269,6 +280,7 @@ impl Cluster {
     /// Replaces the broker list with what ZooKeeper says: the bootstrap
     /// list, the brokers of the cached metadata (connections to brokers that
     /// moved or left are dropped) and marks every topic stale.
+    #[cfg(feature = "zookeeper")]
     fn set_zk_brokers(&self, brokers: Vec<BrokerInfo>) {
         let addrs: Vec<String> = brokers.iter().map(BrokerInfo::addr).collect();
         {
@@ -664,6 +676,7 @@ impl Cluster {
 
     /// Closes every connection (and stops watching ZooKeeper).
     pub fn close(&self) {
+        #[cfg(feature = "zookeeper")]
         lock(&self.inner.zk_watch).take();
         for c in lock(&self.inner.conns).drain().map(|(_, c)| c) {
             c.close();
@@ -679,6 +692,7 @@ impl Cluster {
 ///
 /// # Errors
 /// A registration without such an endpoint (naming its znode), or none at all.
+#[cfg(feature = "zookeeper")]
 fn zk_brokers_info(list: &[crate::zk::ZkBroker], protocol: &str) -> Result<Vec<BrokerInfo>> {
     let out = list
         .iter()
@@ -696,6 +710,7 @@ fn zk_brokers_info(list: &[crate::zk::ZkBroker], protocol: &str) -> Result<Vec<B
 }
 
 /// As [`zk_brokers_info`], skipping brokers without an endpoint for `protocol`.
+#[cfg(feature = "zookeeper")]
 fn zk_brokers_lenient(list: &[crate::zk::ZkBroker], protocol: &str) -> Vec<BrokerInfo> {
     list.iter()
         .filter_map(|b| zk_brokers_info(std::slice::from_ref(b), protocol).ok())

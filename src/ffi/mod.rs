@@ -16,14 +16,17 @@
 
 #![allow(non_camel_case_types)]
 
+#[cfg_attr(not(feature = "admin"), path = "off/admin.rs")]
 pub mod admin;
 pub mod codes;
 pub mod consumer;
 mod guard;
 pub mod handles;
+#[cfg_attr(not(feature = "legacy07"), path = "off/legacy07.rs")]
 pub mod legacy07;
 pub mod producer;
 pub mod stats;
+#[cfg_attr(not(feature = "zookeeper"), path = "off/zk.rs")]
 pub mod zk;
 
 pub use admin::*;

@@ -121,6 +121,7 @@ pub fn connect(addr: &str, timeout: Duration, nodelay: bool) -> Result<TcpStream
 /// A transport error naming the broker and what was being done (`_SSL`
 /// naming what failed when TLS did).
 pub fn io_error(broker: &str, doing: &str, e: &std::io::Error) -> Error {
+    #[cfg(feature = "tls")]
     if let Some(tls) = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
         return Error::local(
             local::SSL,
