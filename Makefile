@@ -1,6 +1,7 @@
 # Builds and installs gregor's C library the way C users expect:
 #
-#   make                      cargo build --profile release (libgregor.a, libgregor.so, the gregor CLI)
+#   make                      cargo build --profile dist (libgregor.a, libgregor.so, the gregor CLI)
+#                             dist: release + LTO, one codegen unit (Cargo.toml)
 #   make install              into PREFIX (default /usr/local); DESTDIR honoured; stripped
 #   make install-dbg          the debug info stripped from them (a "-dbg package"), see below
 #   make uninstall            removes both
@@ -39,7 +40,7 @@ LIBDIR     ?= $(PREFIX)/lib
 BINDIR     ?= $(PREFIX)/bin
 INCLUDEDIR ?= $(PREFIX)/include
 DESTDIR    ?=
-PROFILE    ?= release
+PROFILE    ?= dist
 CARGO      ?= cargo
 CARGO_FEATURES ?=
 INSTALL    ?= install

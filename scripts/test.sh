@@ -57,6 +57,11 @@ rm -f "$tmp"
 log "Rust tests: codecs, record formats, network faults, broker, interop"
 cargo test
 
+# Each optional Cargo feature left out (README "Cargo features"): clippy and
+# the unit tests of every variant; about 1-2 minutes each on 2 cores.
+log "Cargo feature variants"
+timeout 2400 scripts/features-test.sh || die "a Cargo feature variant failed (or took over 40 minutes)"
+
 if [ -x scripts/c-tests.sh ]; then
     log "C tests under AddressSanitizer and UBSan"
     scripts/c-tests.sh
