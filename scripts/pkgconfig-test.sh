@@ -3,8 +3,9 @@
 # (the debug build: installed stripped, with the debug info split off into
 # .debug/ and pointed at by .gnu_debuglink, both checked), then
 # examples/c/produce_consume.c built with nothing but pkg-config — once
-# against libgregor.so (soname libgregor.so.0 checked), once fully static with `pkg-config --static` — and both run against the
-# broker at $GREGOR_TEST_BROKER (produce, consume back, compare).
+# against libgregor.so (soname libgregor.so.0 checked), once fully static
+# with `pkg-config --static` — and both run against the broker at
+# $GREGOR_TEST_BROKER (produce, consume back, compare).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
