@@ -21,19 +21,19 @@
 # Stripping: cargo's output keeps its debug info (line tables: the profiles
 # set debug = 1, for profilers and backtraces); what `make install` copies
 # does not. libgregor.so and the CLI lose their symbol tables and debug info
-# (strip --strip-unneeded; the dynamic symbols stay) and carry instead a
-# .gnu_debuglink to $(name).debug next to the GNU build ID they already have;
-# libgregor.a loses its debug sections only (strip --strip-debug: the symbols
-# stay, a static link needs them). `make install-dbg` installs the split
-# debug info where gdb, addr2line (with the -e of the stripped file's .debug)
-# and eu-stack look for a debuglink, whatever the PREFIX:
+# (strip --strip-unneeded; the dynamic symbols stay) and gain a
+# .gnu_debuglink naming their debug file (they already carry a GNU build
+# ID). libgregor.a keeps its symbols (a static link needs them) and loses its
+# debug sections and the LLVM bitcode an LTO build embeds (.llvmbc, read by
+# rustc's LTO only). `make install-dbg` installs the split debug info where
+# gdb and eu-stack look for a debuglink, whatever the PREFIX:
 #   $(LIBDIR)/.debug/libgregor.so.$(VERSION).debug   (sections zlib-compressed)
 #   $(BINDIR)/.debug/gregor.debug
-#   $(LIBDIR)/.debug/libgregor.a                     unstripped: link with
-#        -L$(LIBDIR)/.debug for a static program whose backtraces have gregor's lines
+#   $(LIBDIR)/.debug/libgregor.a     unstripped: link with -L$(LIBDIR)/.debug
+#                                    for a static program with gregor's lines
 # A crash report from a stripped install is symbolized with those files, e.g.
 #   gdb -batch -ex 'info symbol 0x...' $(LIBDIR)/libgregor.so.0
-# (scripts/size-report.sh checks that a stripped .so resolves through them).
+#   addr2line -f -e $(LIBDIR)/.debug/libgregor.so.$(VERSION).debug 0x...
 
 PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
@@ -81,7 +81,8 @@ stage: build
 	$(OBJCOPY) --only-keep-debug --compress-debug-sections=zlib $(OUT)/gregor $(STAGE)/gregor.debug
 	$(STRIP) --strip-unneeded -o $(STAGE)/gregor $(OUT)/gregor
 	cd $(STAGE) && $(OBJCOPY) --add-gnu-debuglink=gregor.debug gregor
-	$(STRIP) --strip-debug -o $(STAGE)/libgregor.a $(OUT)/libgregor.a
+	$(STRIP) --strip-debug --remove-section=.llvmbc --remove-section=.llvmcmd \
+	    -o $(STAGE)/libgregor.a $(OUT)/libgregor.a
 
 install: stage $(OUT)/gregor.pc
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR)

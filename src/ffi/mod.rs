@@ -20,6 +20,7 @@
 pub mod admin;
 pub mod codes;
 pub mod consumer;
+pub mod features;
 mod guard;
 pub mod handles;
 #[cfg_attr(not(feature = "legacy07"), path = "off/legacy07.rs")]
@@ -32,6 +33,7 @@ pub mod zk;
 pub use admin::*;
 pub use codes::*;
 pub use consumer::*;
+pub use features::*;
 pub use handles::*;
 pub use legacy07::*;
 pub use producer::*;
