@@ -35,9 +35,9 @@ if [ $# -gt 0 ]; then variants=("$@"); else variants=(all "tls,sasl"); fi
 
 # size FILE: its size in bytes
 size() { stat -L -c %s "$1"; }
-# human BYTES: "9.1 MB", "640 KB"
+# human BYTES: "9.1 MB", "640 KB" (decimal units, as ls -l --si)
 human() {
-    awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%.1f MB", b / 1048576; else printf "%.0f KB", b / 1024 }'
+    awk -v b="$1" 'BEGIN { if (b >= 1e6) printf "%.1f MB", b / 1e6; else printf "%.0f KB", b / 1e3 }'
 }
 # needed FILE: its DT_NEEDED libraries, comma-separated, without .so versions
 needed() {
@@ -54,7 +54,7 @@ rss() {
             echo "failed"
             return
         }
-        echo "$(awk -v k="$out" 'BEGIN { printf "%.1f MB", k / 1024 }')"
+        echo "$(awk -v k="$out" 'BEGIN { printf "%.1f MB", k * 1024 / 1e6 }')"
     else
         echo "n/a"
     fi
