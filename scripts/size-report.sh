@@ -128,7 +128,7 @@ echo "$r $(needed "$rdk/lib/librdkafka.so") |"
 
 ssl=0
 for l in libssl.so.3 libcrypto.so.3 libz.so.1; do
-    f=$(ldconfig -p | awk -v l="$l" '$1 == l && /x86-64|64bit/ { print $NF; exit }')
+    f=$( (ldconfig -p 2>/dev/null || /sbin/ldconfig -p) | awk -v l="$l" '$1 == l && /x86-64|64bit/ { print $NF; exit }') || f=""
     [ -n "$f" ] && ssl=$((ssl + $(size "$f")))
 done
 r="| + libssl, libcrypto, libz (system) |"
