@@ -29,7 +29,7 @@
 # gdb and eu-stack look for a debuglink, whatever the PREFIX:
 #   $(LIBDIR)/.debug/libgregor.so.$(VERSION).debug   (sections zlib-compressed)
 #   $(BINDIR)/.debug/gregor.debug
-#   $(LIBDIR)/.debug/libgregor.a     unstripped: link with -L$(LIBDIR)/.debug
+#   $(LIBDIR)/.debug/libgregor.a     with debug info: link with -L$(LIBDIR)/.debug
 #                                    for a static program with gregor's lines
 # A crash report from a stripped install is symbolized with those files, e.g.
 #   gdb -batch -ex 'info symbol 0x...' $(LIBDIR)/libgregor.so.0
@@ -62,14 +62,16 @@ SO := libgregor.so.$(VERSION)
 .PHONY: all build stage install install-dbg uninstall FORCE
 all: build
 
-# With PROFILE=dist, libgregor.a is built a second time, alone: next to the
-# rlib the CLI needs it is every crate's objects side by side; alone, LTO
-# makes it one object of what the C API reaches (installed 24 -> 15 MB,
-# README "Footprint"), at the cost of compiling the dependencies once more.
+# With PROFILE=dist, libgregor.a and libgregor.so are built a second time
+# without the rlib the CLI needs: beside an rlib, rustc applies no LTO to
+# them and the static library is every crate's objects side by side; alone,
+# LTO makes each one object of what the C API reaches (installed .a 24 ->
+# 15 MB, .so 8.0 -> 7.7 MB; README "Footprint"), at the cost of compiling
+# the dependencies once more.
 build:
 	$(CARGO) build $(CARGO_FLAGS) $(CARGO_FEATURES) --lib --bin gregor
 ifeq ($(PROFILE),dist)
-	$(CARGO) rustc $(CARGO_FLAGS) $(CARGO_FEATURES) --lib --crate-type staticlib
+	$(CARGO) rustc $(CARGO_FLAGS) $(CARGO_FEATURES) --lib --crate-type staticlib,cdylib
 endif
 
 # Regenerated on every install: it records PREFIX, which may change between runs.
@@ -90,6 +92,8 @@ stage: build
 	cd $(STAGE) && $(OBJCOPY) --add-gnu-debuglink=gregor.debug gregor
 	$(STRIP) --strip-debug --remove-section=.llvmbc --remove-section=.llvmcmd \
 	    -o $(STAGE)/libgregor.a $(OUT)/libgregor.a
+	$(OBJCOPY) --remove-section=.llvmbc --remove-section=.llvmcmd \
+	    $(OUT)/libgregor.a $(STAGE)/libgregor-dbg.a
 
 install: stage $(OUT)/gregor.pc
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR)
@@ -105,7 +109,7 @@ install-dbg: stage
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/.debug $(DESTDIR)$(BINDIR)/.debug
 	$(INSTALL) -m 644 $(STAGE)/$(SO).debug $(DESTDIR)$(LIBDIR)/.debug/$(SO).debug
 	$(INSTALL) -m 644 $(STAGE)/gregor.debug $(DESTDIR)$(BINDIR)/.debug/gregor.debug
-	$(INSTALL) -m 644 $(OUT)/libgregor.a $(DESTDIR)$(LIBDIR)/.debug/libgregor.a
+	$(INSTALL) -m 644 $(STAGE)/libgregor-dbg.a $(DESTDIR)$(LIBDIR)/.debug/libgregor.a
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libgregor.a $(DESTDIR)$(LIBDIR)/libgregor.so \
