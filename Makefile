@@ -1,39 +1,78 @@
 # Builds and installs gregor's C library the way C users expect:
 #
-#   make                      cargo build --release (libgregor.a, libgregor.so)
-#   make install              into PREFIX (default /usr/local); DESTDIR honoured
-#   make uninstall
+#   make                      cargo build --profile dist (libgregor.a, libgregor.so, the gregor CLI)
+#                             dist: release + LTO, one codegen unit (Cargo.toml)
+#   make install              into PREFIX (default /usr/local); DESTDIR honoured; stripped
+#   make install-dbg          the debug info stripped from them (a "-dbg package"), see below
+#   make uninstall            removes both
 #   make PROFILE=debug ...    use target/debug instead (what scripts/test.sh does)
+#   make CARGO_FEATURES='--no-default-features --features tls,sasl' ...
+#                             a library without ZooKeeper, Kafka 0.7 and admin
+#                             (README "Cargo features"; the header stays the same)
 #
 # Installs $(LIBDIR)/libgregor.a, libgregor.so.$(VERSION) with the symlinks
 # libgregor.so.0 (the soname, set in build.rs) and libgregor.so,
-# $(INCLUDEDIR)/gregor.h and $(LIBDIR)/pkgconfig/gregor.pc, so that
+# $(BINDIR)/gregor, $(INCLUDEDIR)/gregor.h and $(LIBDIR)/pkgconfig/gregor.pc,
+# so that
 #   cc app.c $(pkg-config --cflags --libs gregor)
 #   cc -static app.c $(pkg-config --static --cflags --libs gregor)
 # both work.
+#
+# Stripping: cargo's output keeps its debug info (line tables: the profiles
+# set debug = 1, for profilers and backtraces); what `make install` copies
+# does not. libgregor.so and the CLI lose their symbol tables and debug info
+# (strip --strip-unneeded; the dynamic symbols stay) and gain a
+# .gnu_debuglink naming their debug file (they already carry a GNU build
+# ID). libgregor.a keeps its symbols (a static link needs them) and loses its
+# debug sections and the LLVM bitcode an LTO build embeds (.llvmbc, read by
+# rustc's LTO only). `make install-dbg` installs the split debug info where
+# gdb and eu-stack look for a debuglink, whatever the PREFIX:
+#   $(LIBDIR)/.debug/libgregor.so.$(VERSION).debug   (sections zlib-compressed)
+#   $(BINDIR)/.debug/gregor.debug
+#   $(LIBDIR)/.debug/libgregor.a     with debug info: link with -L$(LIBDIR)/.debug
+#                                    for a static program with gregor's lines
+# A crash report from a stripped install is symbolized with those files, e.g.
+#   gdb -batch -ex 'info symbol 0x...' $(LIBDIR)/libgregor.so.0
+#   addr2line -f -e $(LIBDIR)/.debug/libgregor.so.$(VERSION).debug 0x...
 
 PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
+BINDIR     ?= $(PREFIX)/bin
 INCLUDEDIR ?= $(PREFIX)/include
 DESTDIR    ?=
-PROFILE    ?= release
+PROFILE    ?= dist
 CARGO      ?= cargo
+CARGO_FEATURES ?=
 INSTALL    ?= install
+STRIP      ?= strip
+OBJCOPY    ?= objcopy
 
 VERSION := $(shell sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -1)
 SOMAJOR := 0
-ifeq ($(PROFILE),release)
-CARGO_FLAGS := --release
-else
+ifeq ($(PROFILE),debug)
 CARGO_FLAGS :=
+else
+CARGO_FLAGS := --profile $(PROFILE)
 endif
 OUT := target/$(PROFILE)
+# The stripped copies and their split debug info; cargo's files stay as built.
+STAGE := $(OUT)/install-stage
+SO := libgregor.so.$(VERSION)
 
-.PHONY: all build install uninstall FORCE
+.PHONY: all build stage install install-dbg uninstall FORCE
 all: build
 
+# With PROFILE=dist, libgregor.a and libgregor.so are built a second time
+# without the rlib the CLI needs: beside an rlib, rustc applies no LTO to
+# them and the static library is every crate's objects side by side; alone,
+# LTO makes each one object of what the C API reaches (installed .a 24 ->
+# 15 MB, .so 8.0 -> 7.7 MB; README "Footprint"), at the cost of compiling
+# the dependencies once more.
 build:
-	$(CARGO) build $(CARGO_FLAGS) --lib
+	$(CARGO) build $(CARGO_FLAGS) $(CARGO_FEATURES) --lib --bin gregor
+ifeq ($(PROFILE),dist)
+	$(CARGO) rustc $(CARGO_FLAGS) $(CARGO_FEATURES) --lib --crate-type staticlib,cdylib
+endif
 
 # Regenerated on every install: it records PREFIX, which may change between runs.
 $(OUT)/gregor.pc: FORCE
@@ -41,18 +80,44 @@ $(OUT)/gregor.pc: FORCE
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' pkgconfig/gregor.pc.in > $@
 
-install: build $(OUT)/gregor.pc
-	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
-	$(INSTALL) -m 644 $(OUT)/libgregor.a $(DESTDIR)$(LIBDIR)/libgregor.a
-	$(INSTALL) -m 755 $(OUT)/libgregor.so $(DESTDIR)$(LIBDIR)/libgregor.so.$(VERSION)
-	ln -sf libgregor.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libgregor.so.$(SOMAJOR)
+# --only-keep-debug first, then strip, then point the stripped file at its
+# debug file (the debuglink holds the name and a CRC of the .debug file).
+stage: build
+	rm -rf $(STAGE) && mkdir -p $(STAGE)
+	$(OBJCOPY) --only-keep-debug --compress-debug-sections=zlib $(OUT)/libgregor.so $(STAGE)/$(SO).debug
+	$(STRIP) --strip-unneeded -o $(STAGE)/$(SO) $(OUT)/libgregor.so
+	cd $(STAGE) && $(OBJCOPY) --add-gnu-debuglink=$(SO).debug $(SO)
+	$(OBJCOPY) --only-keep-debug --compress-debug-sections=zlib $(OUT)/gregor $(STAGE)/gregor.debug
+	$(STRIP) --strip-unneeded -o $(STAGE)/gregor $(OUT)/gregor
+	cd $(STAGE) && $(OBJCOPY) --add-gnu-debuglink=gregor.debug gregor
+	$(STRIP) --strip-debug --remove-section=.llvmbc --remove-section=.llvmcmd \
+	    -o $(STAGE)/libgregor.a $(OUT)/libgregor.a
+	$(OBJCOPY) --remove-section=.llvmbc --remove-section=.llvmcmd \
+	    $(OUT)/libgregor.a $(STAGE)/libgregor-dbg.a
+
+install: stage $(OUT)/gregor.pc
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 644 $(STAGE)/libgregor.a $(DESTDIR)$(LIBDIR)/libgregor.a
+	$(INSTALL) -m 755 $(STAGE)/$(SO) $(DESTDIR)$(LIBDIR)/$(SO)
+	ln -sf $(SO) $(DESTDIR)$(LIBDIR)/libgregor.so.$(SOMAJOR)
 	ln -sf libgregor.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libgregor.so
+	$(INSTALL) -m 755 $(STAGE)/gregor $(DESTDIR)$(BINDIR)/gregor
 	$(INSTALL) -m 644 include/gregor.h $(DESTDIR)$(INCLUDEDIR)/gregor.h
 	$(INSTALL) -m 644 $(OUT)/gregor.pc $(DESTDIR)$(LIBDIR)/pkgconfig/gregor.pc
 
+install-dbg: stage
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/.debug $(DESTDIR)$(BINDIR)/.debug
+	$(INSTALL) -m 644 $(STAGE)/$(SO).debug $(DESTDIR)$(LIBDIR)/.debug/$(SO).debug
+	$(INSTALL) -m 644 $(STAGE)/gregor.debug $(DESTDIR)$(BINDIR)/.debug/gregor.debug
+	$(INSTALL) -m 644 $(STAGE)/libgregor-dbg.a $(DESTDIR)$(LIBDIR)/.debug/libgregor.a
+
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libgregor.a $(DESTDIR)$(LIBDIR)/libgregor.so \
-	      $(DESTDIR)$(LIBDIR)/libgregor.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libgregor.so.$(VERSION) \
-	      $(DESTDIR)$(INCLUDEDIR)/gregor.h $(DESTDIR)$(LIBDIR)/pkgconfig/gregor.pc
+	      $(DESTDIR)$(LIBDIR)/libgregor.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/$(SO) \
+	      $(DESTDIR)$(BINDIR)/gregor \
+	      $(DESTDIR)$(INCLUDEDIR)/gregor.h $(DESTDIR)$(LIBDIR)/pkgconfig/gregor.pc \
+	      $(DESTDIR)$(LIBDIR)/.debug/$(SO).debug $(DESTDIR)$(LIBDIR)/.debug/libgregor.a \
+	      $(DESTDIR)$(BINDIR)/.debug/gregor.debug
+	-rmdir $(DESTDIR)$(LIBDIR)/.debug $(DESTDIR)$(BINDIR)/.debug 2>/dev/null
 
 FORCE:

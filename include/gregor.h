@@ -32,6 +32,29 @@
  *    Free the handle after that call returns.
  *  - Other objects (configs, headers, lists, messages, results, builders)
  *    are plain data: free each once, when no thread uses it.
+ *
+ * Cargo features (README "Cargo features"; gregor_builtin_features() lists
+ * those built in). This header is the same for every build: in a libgregor
+ * built without a feature, that feature's functions are still there and
+ * fail with GREGOR_ERR__NOT_IMPLEMENTED and an errstr naming the feature
+ * (without an error code to return: NULL, 0 or -1), and its configuration
+ * properties fail to set with GREGOR_ERR__NOT_IMPLEMENTED.
+ *  - admin: gregor_admin_*, gregor_admin_options_*, and the entities and
+ *    results they take and return: gregor_new_topic_*, gregor_new_partitions_*,
+ *    gregor_topic_results_*, gregor_topic_descriptions_*, gregor_config_resource_*,
+ *    gregor_config_results_*, gregor_acl_binding_*, gregor_acl_filter_*,
+ *    gregor_acl_bindings_*, gregor_delete_acls_results_*, gregor_cluster_description_*,
+ *    gregor_log_dirs_*, gregor_partition_results_*, gregor_new_reassignments_*,
+ *    gregor_partition_reassignments_*, gregor_quota_filter_*,
+ *    gregor_quota_alteration_*, gregor_quota_entries_*, gregor_scram_alterations_*,
+ *    gregor_scram_users_*, gregor_transactions_*, gregor_group_listings_*,
+ *    gregor_group_descriptions_*, gregor_group_results_*;
+ *  - zookeeper: gregor_zk_*; properties zookeeper.*, consumer.id, rebalance.*;
+ *  - legacy07 (needs zookeeper): gregor_legacy07_*;
+ *  - tls: properties ssl.*, enable.ssl.certificate.verification,
+ *    security.protocol=ssl and sasl_ssl;
+ *  - sasl: properties sasl.*, enable.sasl.*, security.protocol=sasl_plaintext
+ *    and sasl_ssl (and gregor_admin_alter_user_scram_credentials upserts).
  */
 
 #ifndef GREGOR_H
@@ -2558,6 +2581,15 @@ int32_t gregor_tpl_set_metadata(gregor_tpl *tpl, size_t idx, const char *metadat
  * changed or freed; NULL if it has none (or out of range).
  */
 const char *gregor_tpl_metadata(const gregor_tpl *tpl, size_t idx);
+
+/**
+ * The optional Cargo features this library was built with,
+ * comma-separated: "zookeeper,legacy07,admin,tls,sasl" when built with
+ * all of them (the default), "" with none. The functions and
+ * configuration properties of a feature left out fail with
+ * `GREGOR_ERR__NOT_IMPLEMENTED`. A static string: do not free it.
+ */
+const char *gregor_builtin_features(void);
 
 /**
  * gregor's version, e.g. "0.1.0". Static; never free it. Thread-safe.

@@ -234,13 +234,19 @@ impl Config {
     /// Sets a property.
     ///
     /// # Errors
-    /// [`Error::Config`] naming the property if it is unknown or the value is bad.
+    /// [`Error::Config`] naming the property if it is unknown or the value
+    /// is bad; `_NOT_IMPLEMENTED` if it needs a Cargo feature this build
+    /// lacks (`zookeeper.*`, `ssl.*`, `sasl.*`, `security.protocol` other
+    /// than `plaintext`).
     pub fn set(&mut self, key: &str, value: &str) -> Result<&mut Self> {
         let prop = find(key).ok_or_else(|| Error::Config {
             key: key.to_string(),
             reason: "no such configuration property".into(),
         })?;
         let value = normalize(prop, key, value.trim())?;
+        if let Some(feature) = missing_feature(prop.name, &value) {
+            return Err(not_built(key, &value, feature));
+        }
         self.values.insert(prop.name, value);
         Ok(self)
     }
@@ -336,6 +342,44 @@ impl Config {
     }
 }
 
+/// The Cargo feature that property `name` (for `security.protocol`, its
+/// `value`) needs, if this build was made without it: the property would
+/// be silently useless otherwise.
+fn missing_feature(name: &str, value: &str) -> Option<&'static str> {
+    let zookeeper = name.starts_with("zookeeper.")
+        || matches!(
+            name,
+            "consumer.id" | "rebalance.max.retries" | "rebalance.backoff.ms"
+        );
+    let tls = name.starts_with("ssl.")
+        || name == "enable.ssl.certificate.verification"
+        || (name == "security.protocol" && value.ends_with("ssl"));
+    let sasl = name.starts_with("sasl.")
+        || name.starts_with("enable.sasl.")
+        || (name == "security.protocol" && value.starts_with("sasl"));
+    if zookeeper && !cfg!(feature = "zookeeper") {
+        Some("zookeeper")
+    } else if tls && !cfg!(feature = "tls") {
+        Some("tls")
+    } else if sasl && !cfg!(feature = "sasl") {
+        Some("sasl")
+    } else {
+        None
+    }
+}
+
+/// `_NOT_IMPLEMENTED`: `key` (set to `value`) needs Cargo feature
+/// `feature`, which this build of gregor was made without.
+pub(crate) fn not_built(key: &str, value: &str, feature: &str) -> Error {
+    Error::local(
+        crate::error::local::NOT_IMPLEMENTED,
+        format!(
+            "configuration property \"{key}\"=\"{value}\" needs the `{feature}` feature, \
+             which this gregor was built without"
+        ),
+    )
+}
+
 fn bad(key: &str, reason: String) -> Error {
     Error::Config {
         key: key.to_string(),
@@ -377,6 +421,52 @@ fn normalize(prop: &Prop, key: &str, value: &str) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn properties_of_left_out_features_are_refused() {
+        for (key, value, feature, built) in [
+            (
+                "zookeeper.connect",
+                "127.0.0.1:2181",
+                "zookeeper",
+                cfg!(feature = "zookeeper"),
+            ),
+            (
+                "rebalance.backoff.ms",
+                "100",
+                "zookeeper",
+                cfg!(feature = "zookeeper"),
+            ),
+            (
+                "ssl.ca.location",
+                "/tmp/ca.pem",
+                "tls",
+                cfg!(feature = "tls"),
+            ),
+            ("security.protocol", "SSL", "tls", cfg!(feature = "tls")),
+            ("sasl.username", "alice", "sasl", cfg!(feature = "sasl")),
+            (
+                "security.protocol",
+                "sasl_plaintext",
+                "sasl",
+                cfg!(feature = "sasl"),
+            ),
+        ] {
+            let r = Config::new().set(key, value).map(|_| ());
+            if built {
+                assert!(r.is_ok(), "{key}={value}: {r:?}");
+            } else {
+                let e = r.unwrap_err();
+                assert_eq!(e.code(), crate::error::local::NOT_IMPLEMENTED, "{e}");
+                let msg = e.to_string();
+                assert!(
+                    msg.contains(key) && msg.contains(&format!("`{feature}`")),
+                    "{msg}"
+                );
+            }
+        }
+        assert!(Config::new().set("security.protocol", "plaintext").is_ok());
+    }
 
     #[test]
     fn unknown_property_is_an_error_naming_it() {

@@ -11,6 +11,7 @@
 // the `gregor` binary and as the library's `gregor_zk_command` shim.
 extern crate self as gregor;
 
+#[cfg(feature = "admin")]
 pub mod admin;
 pub mod api_keys;
 pub mod cluster;
@@ -20,16 +21,20 @@ pub mod consumer;
 pub mod error;
 #[allow(unsafe_code)]
 pub mod ffi;
+#[cfg(feature = "legacy07")]
 pub mod legacy07;
 pub mod message;
 pub mod net;
 pub mod producer;
 pub mod protocol;
 pub mod record;
+#[cfg(feature = "zookeeper")]
 pub mod registry;
 pub mod stats;
 pub mod wire;
+#[cfg(feature = "zookeeper")]
 pub mod zk;
 
-#[cfg(test)]
+// Writes every fuzz target's seeds, the Kafka 0.7 ones included.
+#[cfg(all(test, feature = "legacy07"))]
 mod fuzz_seeds;

@@ -124,12 +124,30 @@ pub fn main(argv: Vec<std::ffi::OsString>) -> i32 {
             .collect();
         let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
         let (mut out, mut err) = (stdout.lock(), stderr.lock());
+        let left_out = match sub {
+            "legacy07" if !cfg!(feature = "legacy07") => Some("legacy07"),
+            "admin" if !cfg!(feature = "admin") => Some("admin"),
+            "zk" if !cfg!(feature = "zookeeper") => Some("zookeeper"),
+            _ => None,
+        };
+        if let Some(feature) = left_out {
+            drop(rest);
+            let _ = out.flush();
+            let _ = writeln!(
+                err,
+                "gregor {sub}: not available: this gregor was built without the `{feature}` feature"
+            );
+            return 2;
+        }
+        #[cfg(feature = "legacy07")]
         if sub == "legacy07" {
             return legacy07::run(&rest, &mut out, &mut err);
         }
+        #[cfg(feature = "admin")]
         if sub == "admin" {
             return admin::run(&rest, &mut out, &mut err);
         }
+        #[cfg(feature = "zookeeper")]
         if sub == "zk" {
             return zk::run(&rest, &mut out, &mut err);
         }

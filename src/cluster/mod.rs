@@ -177,6 +177,7 @@ struct Inner {
     bootstrap: RwLock<Vec<String>>,
     cache: RwLock<Cache>,
     /// The `/brokers/ids` watch when bootstrapped from ZooKeeper.
+    #[cfg(feature = "zookeeper")]
     zk_watch: Mutex<Option<crate::registry::BrokerWatch>>,
     conns: Mutex<HashMap<(i32, Purpose), BrokerConn>>,
     bootstrap_conns: Mutex<Vec<BrokerConn>>,
@@ -229,6 +230,7 @@ impl Cluster {
                     topic_age: HashMap::new(),
                     brokers_age: None,
                 }),
+                #[cfg(feature = "zookeeper")]
                 zk_watch: Mutex::new(None),
                 conns: Mutex::new(HashMap::new()),
                 bootstrap_conns: Mutex::new(bootstrap_conns),
@@ -243,6 +245,15 @@ impl Cluster {
                 shut_down: std::sync::atomic::AtomicBool::new(false),
             }),
         };
+        #[cfg(not(feature = "zookeeper"))]
+        if from_zk {
+            return Err(crate::config::not_built(
+                "zookeeper.connect",
+                &zk_connect,
+                "zookeeper",
+            ));
+        }
+        #[cfg(feature = "zookeeper")]
         if from_zk {
             let weak = Arc::downgrade(&cluster.inner);
             let protocol = cfg.str("security.protocol").to_string();
@@ -272,6 +283,7 @@ impl Cluster {
     /// Replaces the broker list with what ZooKeeper says: the bootstrap
     /// list, the brokers of the cached metadata (connections to brokers that
     /// moved or left are dropped) and marks every topic stale.
+    #[cfg(feature = "zookeeper")]
     fn set_zk_brokers(&self, brokers: Vec<BrokerInfo>) {
         let addrs: Vec<String> = brokers.iter().map(BrokerInfo::addr).collect();
         {
@@ -719,6 +731,7 @@ impl Cluster {
         self.inner
             .shut_down
             .store(true, std::sync::atomic::Ordering::SeqCst);
+        #[cfg(feature = "zookeeper")]
         lock(&self.inner.zk_watch).take();
         for c in lock(&self.inner.conns).drain().map(|(_, c)| c) {
             c.shutdown();
@@ -744,6 +757,7 @@ impl Cluster {
     /// Closes every connection (and stops watching ZooKeeper). A later
     /// request opens a new one.
     pub fn close(&self) {
+        #[cfg(feature = "zookeeper")]
         lock(&self.inner.zk_watch).take();
         for c in lock(&self.inner.conns).drain().map(|(_, c)| c) {
             c.close();
@@ -759,6 +773,7 @@ impl Cluster {
 ///
 /// # Errors
 /// A registration without such an endpoint (naming its znode), or none at all.
+#[cfg(feature = "zookeeper")]
 fn zk_brokers_info(list: &[crate::registry::ZkBroker], protocol: &str) -> Result<Vec<BrokerInfo>> {
     let out = list
         .iter()
@@ -776,6 +791,7 @@ fn zk_brokers_info(list: &[crate::registry::ZkBroker], protocol: &str) -> Result
 }
 
 /// As [`zk_brokers_info`], skipping brokers without an endpoint for `protocol`.
+#[cfg(feature = "zookeeper")]
 fn zk_brokers_lenient(list: &[crate::registry::ZkBroker], protocol: &str) -> Vec<BrokerInfo> {
     list.iter()
         .filter_map(|b| zk_brokers_info(std::slice::from_ref(b), protocol).ok())

@@ -16,20 +16,25 @@
 
 #![allow(non_camel_case_types)]
 
+#[cfg_attr(not(feature = "admin"), path = "off/admin.rs")]
 pub mod admin;
 pub mod codes;
 pub mod consumer;
+pub mod features;
 mod guard;
 pub mod handles;
+#[cfg_attr(not(feature = "legacy07"), path = "off/legacy07.rs")]
 pub mod legacy07;
 mod lifetime;
 pub mod producer;
 pub mod stats;
+#[cfg_attr(not(feature = "zookeeper"), path = "off/zk.rs")]
 pub mod zk;
 
 pub use admin::*;
 pub use codes::*;
 pub use consumer::*;
+pub use features::*;
 pub use handles::*;
 pub use legacy07::*;
 pub use producer::*;

@@ -4,13 +4,17 @@
 
 use std::io::ErrorKind;
 
+#[cfg(feature = "tls")]
 use rustls::CertificateError;
 
-use crate::error::{local, Error};
+#[cfg(feature = "tls")]
+use crate::error::local;
+use crate::error::Error;
 
 /// A transport error naming the broker and what was being done (`_SSL`
 /// naming what failed when TLS did).
 pub fn io_error(broker: &str, doing: &str, e: &std::io::Error) -> Error {
+    #[cfg(feature = "tls")]
     if let Some(tls) = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
         return Error::local(
             local::SSL,
@@ -28,6 +32,7 @@ pub fn io_error(broker: &str, doing: &str, e: &std::io::Error) -> Error {
 }
 
 /// What a rustls error means to a user, naming what failed.
+#[cfg(feature = "tls")]
 pub(crate) fn describe(e: &rustls::Error) -> String {
     match e {
         rustls::Error::InvalidCertificate(ce) => {

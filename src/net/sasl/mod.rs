@@ -422,7 +422,7 @@ mod tests {
         let e = Mechanism::from_config(&c).unwrap_err();
         assert!(e.to_string().contains("sasl.mechanisms"), "{e}");
         let c = Config::from_pairs([
-            ("security.protocol", "sasl_ssl"),
+            ("security.protocol", "sasl_plaintext"),
             ("sasl.mechanism", "scram-sha-512"),
         ])
         .unwrap();

@@ -1,0 +1,53 @@
+//! `src/net/sasl/` for a build without the `sasl` feature: the same
+//! interface, with a mechanism that cannot be made, and `security.protocol`
+//! `sasl_plaintext`/`sasl_ssl` refused with `_NOT_IMPLEMENTED` naming the
+//! feature (the configuration refuses it first, when it is set).
+
+use std::fmt;
+use std::time::Instant;
+
+use super::conn::{ReadHalf, WriteHalf};
+use crate::config::{not_built, Config};
+use crate::error::Result;
+use crate::protocol::versions::BrokerApis;
+
+/// A SASL mechanism: none can exist without the `sasl` feature.
+#[derive(Clone)]
+pub enum Mechanism {}
+
+impl fmt::Debug for Mechanism {
+    fn fmt(&self, _f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {}
+    }
+}
+
+impl Mechanism {
+    /// `None` for `plaintext` and `ssl`.
+    ///
+    /// # Errors
+    /// `_NOT_IMPLEMENTED` for `sasl_plaintext` and `sasl_ssl`.
+    pub fn from_config(c: &Config) -> Result<Option<Mechanism>> {
+        match c.str("security.protocol") {
+            p @ ("sasl_plaintext" | "sasl_ssl") => Err(not_built("security.protocol", p, "sasl")),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// Never called: there is no [`Mechanism`].
+///
+/// # Errors
+/// None.
+#[allow(clippy::too_many_arguments)]
+pub fn authenticate(
+    _rd: &mut ReadHalf,
+    _wr: &mut WriteHalf,
+    _apis: &BrokerApis,
+    mechanism: &Mechanism,
+    _deadline: Instant,
+    _broker: &str,
+    _client_id: &str,
+    _max_response: usize,
+) -> Result<()> {
+    match *mechanism {}
+}
