@@ -110,7 +110,7 @@ cargo test --quiet --test failover -- --nocapture --test-threads=1
 
 # Each optional Cargo feature left out (README "Cargo features"): clippy and
 # the unit tests of every variant; about 1-2 minutes each on 2 cores.
-log "Cargo feature variants"
+phase "Cargo feature variants"
 timeout 2400 scripts/features-test.sh || die "a Cargo feature variant failed (or took over 40 minutes)"
 
 if [ -x scripts/c-tests.sh ]; then
