@@ -23,7 +23,7 @@ phase() {
     [ -z "$1" ] || log "== $1"
 }
 phase_table() {
-    local rc=$1 failed=$PHASE_NAME i
+    local rc=$1 failed=${2:-$PHASE_NAME} i
     phase ""
     printf '\n%-38s %9s\n' "phase" "time"
     for i in "${!PHASES[@]}"; do
@@ -37,10 +37,10 @@ phase_table() {
 
 started=()
 cleanup() {
-    local rc=$?
+    local rc=$? failed_in=$PHASE_NAME
     phase "stop services"
     for s in "${started[@]}"; do scripts/services.sh stop "$s" || true; done
-    phase_table "$rc" >&2
+    phase_table "$rc" "$failed_in" >&2
     exit "$rc"
 }
 trap cleanup EXIT

@@ -6,13 +6,16 @@
 //! fatal errors, `Error: ...` plus the usage for bad usage) and exit codes
 //! (0, or 1 on any error) follow kcat 1.7.1.
 
+#[cfg(feature = "admin")]
 pub mod admin;
 pub mod args;
 pub mod consume;
 pub mod format;
+#[cfg(feature = "legacy07")]
 pub mod legacy07;
 pub mod metadata;
 pub mod produce;
+#[cfg(feature = "zookeeper")]
 pub mod zk;
 
 use std::io::{IsTerminal, Write};
