@@ -417,30 +417,11 @@ fn producer_follows_the_new_leader_named_in_a_not_leader_answer_without_metadata
         &[("enable.idempotence", "true"), ("linger.ms", "0")],
     ))
     .unwrap();
-    let send = |i: usize| {
-        let v = format!("m{i}");
-        p.send(
-            &ProducerRecord {
-                topic: "kip951",
-                partition: Some(0),
-                key: None,
-                value: Some(v.as_bytes()),
-                headers: &[],
-                timestamp: None,
-            },
-            i,
-        )
-        .unwrap();
-    };
-    for i in 0..10 {
-        send(i);
-    }
+    send_range(&p, "kip951", 0, "m", 0..10);
     p.flush(Duration::from_secs(30)).unwrap();
     cluster.track_start();
     cluster.leader("kip951", 0, 2);
-    for i in 10..20 {
-        send(i);
-    }
+    send_range(&p, "kip951", 0, "m", 10..20);
     p.flush(Duration::from_secs(30)).unwrap();
     let versions = cluster.versions();
     let produce: Vec<i32> = versions
@@ -499,21 +480,7 @@ fn consumer_follows_the_new_leader_named_in_a_not_leader_answer_without_metadata
         .unwrap();
     cluster.track_start();
     cluster.leader("kip951c", 0, 2);
-    for i in 10..20 {
-        let v = format!("m{i}");
-        p.send(
-            &ProducerRecord {
-                topic: "kip951c",
-                partition: Some(0),
-                key: None,
-                value: Some(v.as_bytes()),
-                headers: &[],
-                timestamp: None,
-            },
-            i,
-        )
-        .unwrap();
-    }
+    send_range(&p, "kip951c", 0, "m", 10..20);
     p.flush(Duration::from_secs(30)).unwrap();
     poll_until(20);
     let versions = cluster.versions();
@@ -543,21 +510,7 @@ fn consumer_group_follows_its_coordinator_to_another_broker() {
     cluster.coordinator("group", "g1", 1);
     for p in 0..2 {
         let prod = Producer::new(&config(&cluster.bootstrap, &[])).unwrap();
-        for i in 0..10 {
-            let v = format!("p{p}m{i}");
-            prod.send(
-                &ProducerRecord {
-                    topic: "grp",
-                    partition: Some(p),
-                    key: None,
-                    value: Some(v.as_bytes()),
-                    headers: &[],
-                    timestamp: None,
-                },
-                0,
-            )
-            .unwrap();
-        }
+        send_range(&prod, "grp", p, &format!("p{p}m"), 0..10);
         prod.flush(Duration::from_secs(30)).unwrap();
     }
     let c = Consumer::new(&config(
@@ -589,21 +542,7 @@ fn consumer_group_follows_its_coordinator_to_another_broker() {
     cluster.coordinator("group", "g1", 2);
     // more messages; read and committed through the new coordinator
     let prod = Producer::new(&config(&cluster.bootstrap, &[])).unwrap();
-    for i in 10..20 {
-        let v = format!("p0m{i}");
-        prod.send(
-            &ProducerRecord {
-                topic: "grp",
-                partition: Some(0),
-                key: None,
-                value: Some(v.as_bytes()),
-                headers: &[],
-                timestamp: None,
-            },
-            0,
-        )
-        .unwrap();
-    }
+    send_range(&prod, "grp", 0, "p0m", 10..20);
     prod.flush(Duration::from_secs(30)).unwrap();
     poll_until(&mut got, 30);
     let committed = c.commit(None, Duration::from_secs(10));
@@ -627,12 +566,25 @@ fn consumer_group_follows_its_coordinator_to_another_broker() {
 /// Produces `n` messages "m0".."m{n-1}" to partition 0 of `topic`.
 fn produce_n(bootstrap: &str, topic: &str, n: usize) {
     let p = Producer::new(&config(bootstrap, &[])).unwrap();
-    for i in 0..n {
-        let v = format!("m{i}");
+    send_range(&p, topic, 0, "m", 0..n);
+    p.flush(Duration::from_secs(30)).unwrap();
+}
+
+/// Queues "{prefix}{i}" for each `i` of `range` (opaque `i`, no key) to
+/// `partition` of `topic`; the caller flushes.
+fn send_range(
+    p: &Producer,
+    topic: &str,
+    partition: i32,
+    prefix: &str,
+    range: std::ops::Range<usize>,
+) {
+    for i in range {
+        let v = format!("{prefix}{i}");
         p.send(
             &ProducerRecord {
                 topic,
-                partition: Some(0),
+                partition: Some(partition),
                 key: None,
                 value: Some(v.as_bytes()),
                 headers: &[],
@@ -642,7 +594,6 @@ fn produce_n(bootstrap: &str, topic: &str, n: usize) {
         )
         .unwrap();
     }
-    p.flush(Duration::from_secs(30)).unwrap();
 }
 
 /// F4: `gregor -C` recovers from fetch errors a leader move causes
