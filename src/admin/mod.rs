@@ -72,7 +72,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use crate::cluster::{Cluster, Purpose};
-use crate::config::{Config, Role};
+use crate::config::{ClientKind, Config};
 use crate::error::{local, Error, Result};
 use crate::net::{BrokerConn, PendingResponse};
 use crate::protocol::find_coordinator::FindCoordinatorRequest;
@@ -273,11 +273,12 @@ impl AdminClient {
     /// An admin client for `cfg`'s cluster. Nothing is connected yet.
     ///
     /// # Errors
-    /// A bad configuration, or a producer- or consumer-only property.
+    /// A bad configuration (producer and consumer properties are warnings).
     pub fn new(cfg: &Config) -> Result<AdminClient> {
-        cfg.check_role(Role::Any)?;
+        let cluster = Cluster::new(cfg)?;
+        crate::config::log_warnings(cfg, ClientKind::Admin);
         Ok(AdminClient {
-            cluster: Cluster::new(cfg)?,
+            cluster,
             default_timeout: cfg.ms("socket.timeout.ms"),
         })
     }

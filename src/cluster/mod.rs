@@ -204,13 +204,18 @@ impl Cluster {
     /// view (bootstrap list and broker addresses) without a restart. Nothing
     /// is connected to a broker yet; ZooKeeper is read at once.
     ///
+    /// With neither property set the cluster has no brokers: requests fail
+    /// with `_TRANSPORT` (as librdkafka's client without brokers).
+    ///
     /// # Errors
-    /// If neither property is set, `bootstrap.servers` is malformed, or
-    /// ZooKeeper cannot be read or lists no broker with such an endpoint.
+    /// If `bootstrap.servers` is malformed, or ZooKeeper cannot be read or
+    /// lists no broker with such an endpoint.
     pub fn new(cfg: &Config) -> Result<Cluster> {
         let zk_connect = cfg.str("zookeeper.connect").trim().to_string();
         let from_zk = cfg.str("bootstrap.servers").trim().is_empty() && !zk_connect.is_empty();
-        let bootstrap = if from_zk {
+        // No bootstrap.servers (nor ZooKeeper) is a client with no brokers,
+        // as librdkafka's: it is created, and its requests fail later.
+        let bootstrap = if from_zk || cfg.str("bootstrap.servers").trim().is_empty() {
             Vec::new()
         } else {
             parse_bootstrap(cfg.str("bootstrap.servers"))?
@@ -381,7 +386,19 @@ impl Cluster {
             ..Default::default()
         };
         let mut errors = Vec::new();
-        for conn in self.metadata_candidates() {
+        let candidates = self.metadata_candidates();
+        if candidates.is_empty() {
+            // A client without brokers (no bootstrap.servers): as
+            // librdkafka's, which waits for a usable broker until the
+            // timeout and then fails with _TRANSPORT; waiting at most a
+            // second here keeps callers that retry from spinning.
+            std::thread::sleep(timeout.min(Duration::from_secs(1)));
+            self.check_open()?;
+            return Err(Error::transport(
+                "no broker to ask: bootstrap.servers is empty and no broker is known",
+            ));
+        }
+        for conn in candidates {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() || self.check_open().is_err() {
                 break;

@@ -59,7 +59,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::cluster::Cluster;
-use crate::config::{Config, Role};
+use crate::config::{ClientKind, Config};
 use crate::error::{local, Error, Result};
 use crate::message::{offset, Message};
 use crate::record::DecodeOptions;
@@ -209,10 +209,9 @@ impl Consumer {
     /// A consumer for `cfg`. Connects lazily; starts its control thread.
     ///
     /// # Errors
-    /// On a bad configuration (a producer property, no `bootstrap.servers`,
+    /// On a bad configuration (a malformed `bootstrap.servers`,
     /// a group-commit property not supported yet).
     pub fn new(cfg: &Config) -> Result<Consumer> {
-        cfg.check_role(Role::Consumer)?;
         let group_settings = GroupSettings::from_config(cfg)?;
         let cluster = Cluster::new(cfg)?;
         let group = cfg.str("group.id");
@@ -275,6 +274,7 @@ impl Consumer {
                 })?;
             group_thread = Some(h);
         }
+        crate::config::log_warnings(cfg, ClientKind::Consumer);
         Ok(Consumer {
             cluster,
             shared,

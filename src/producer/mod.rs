@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use crate::cluster::Cluster;
 use crate::compression::Codec;
-use crate::config::{Config, Role};
+use crate::config::{ClientKind, Config};
 use crate::error::{local, Error, Result};
 use crate::message::{Delivery, ProducerRecord};
 use crate::stats::{Emitter, PartStats, StatsCallback, TopicStats, Totals};
@@ -179,10 +179,9 @@ impl Producer {
     /// A producer for `cfg`. Starts the sender thread; connects lazily.
     ///
     /// # Errors
-    /// On a bad configuration (a consumer property, no `bootstrap.servers`,
+    /// On a bad configuration (a malformed `bootstrap.servers`,
     /// idempotence with more than 5 in flight or acks other than all).
     pub fn new(cfg: &Config) -> Result<Producer> {
-        cfg.check_role(Role::Producer)?;
         let settings = Settings::from_config(cfg)?;
         let cluster = Cluster::new(cfg)?;
         let shared = Arc::new(Shared {
@@ -205,6 +204,7 @@ impl Producer {
             .map_err(|e| {
                 Error::local(local::FAIL, format!("cannot start the sender thread: {e}"))
             })?;
+        crate::config::log_warnings(cfg, ClientKind::Producer);
         Ok(Producer {
             shared,
             sender: Mutex::new(Some((handle, ended_rx))),
