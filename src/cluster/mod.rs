@@ -221,6 +221,12 @@ impl Cluster {
             parse_bootstrap(cfg.str("bootstrap.servers"))?
         };
         let net = NetConfig::from_config(cfg)?;
+        let bootstrap =
+            if cfg.str("client.dns.lookup") == "resolve_canonical_bootstrap_servers_only" {
+                canonical_bootstrap(bootstrap, net.socket.family)
+            } else {
+                bootstrap
+            };
         let bootstrap_conns = bootstrap
             .iter()
             .map(|a| BrokerConn::new(format!("{a}/bootstrap"), a.clone(), net.clone()))
@@ -814,6 +820,25 @@ fn zk_brokers_lenient(list: &[crate::registry::ZkBroker], protocol: &str) -> Vec
         .filter_map(|b| zk_brokers_info(std::slice::from_ref(b), protocol).ok())
         .flatten()
         .collect()
+}
+
+/// `client.dns.lookup=resolve_canonical_bootstrap_servers_only`: each
+/// bootstrap server becomes the canonical names of the addresses it resolves
+/// to (librdkafka, as the Java client, for Kerberos and TLS names behind
+/// aliases). One that does not resolve is kept as given, so connecting to it
+/// reports the error.
+fn canonical_bootstrap(list: Vec<String>, family: crate::net::conn::AddressFamily) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in list {
+        let names =
+            crate::net::conn::canonical_names(&entry, family).unwrap_or_else(|_| vec![entry]);
+        for n in names {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+    }
+    out
 }
 
 /// Splits `bootstrap.servers` ("host:port,host:port", an optional

@@ -58,6 +58,9 @@ pub type DeliveryCallback = Box<dyn FnMut(&DeliveryReport) + Send>;
 /// Settings read once from the configuration.
 #[derive(Debug, Clone)]
 pub(crate) struct Settings {
+    /// `allow.auto.create.topics`: true unless set otherwise (librdkafka's
+    /// producer default, unlike its consumer's).
+    pub auto_create: bool,
     pub acks: i16,
     pub codec: Codec,
     pub level: Option<i32>,
@@ -110,6 +113,8 @@ impl Settings {
             ms => Duration::from_millis(ms as u64),
         };
         Ok(Settings {
+            auto_create: !cfg.is_set("allow.auto.create.topics")
+                || cfg.bool("allow.auto.create.topics"),
             acks: if idempotence {
                 -1
             } else {

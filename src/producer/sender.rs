@@ -190,9 +190,11 @@ fn refresh_metadata(sh: &Shared, topics: &[Arc<str>]) {
         sh.cluster.invalidate(t);
     }
     let names: Vec<&str> = topics.iter().map(|t| &**t).collect();
-    let result = sh
-        .cluster
-        .fetch_metadata(Some(&names), true, sh.settings.socket_timeout);
+    let result = sh.cluster.fetch_metadata(
+        Some(&names),
+        sh.settings.auto_create,
+        sh.settings.socket_timeout,
+    );
     let mut acc = sh.acc();
     if let Ok(md) = result {
         for t in topics {
