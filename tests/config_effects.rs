@@ -1,0 +1,197 @@
+//! The cheap librdkafka properties gregor implements, each shown having its
+//! effect against the real broker (`$GREGOR_TEST_BROKER`, default
+//! 127.0.0.1:9092): socket options read back with getsockopt,
+//! `broker.address.family`, `connections.max.idle.ms` (an idle connection
+//! closed, the next request reconnecting), `client.dns.lookup`,
+//! `allow.auto.create.topics` (a consumer subscribing to a missing topic does
+//! not create it unless allowed), and a client without `bootstrap.servers`.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use gregor::cluster::{Cluster, Purpose};
+use gregor::config::Config;
+use gregor::error::local;
+use gregor::net::{BrokerConn, NetConfig};
+use gregor::protocol::metadata::MetadataRequest;
+
+fn conn_for(extra: &[(&str, &str)]) -> BrokerConn {
+    let c = common::config(extra);
+    BrokerConn::new(
+        "test",
+        common::broker(),
+        NetConfig::from_config(&c).unwrap(),
+    )
+}
+
+fn meta(c: &BrokerConn) -> gregor::error::Result<()> {
+    let mut req = MetadataRequest::default();
+    req.topics = Some(Vec::new());
+    c.call(&req, Some(Duration::from_secs(10))).map(|_| ())
+}
+
+#[test]
+fn socket_options_are_set_on_broker_sockets() {
+    if !common::broker_up() {
+        return;
+    }
+    let plain = conn_for(&[]);
+    meta(&plain).unwrap();
+    let (keepalive, _, _) = plain.socket_options().expect("connected");
+    assert!(!keepalive, "keep-alive is off by default");
+
+    let c = conn_for(&[
+        ("socket.keepalive.enable", "true"),
+        ("socket.send.buffer.bytes", "65536"),
+        ("socket.receive.buffer.bytes", "98304"),
+    ]);
+    meta(&c).unwrap();
+    let (keepalive, snd, rcv) = c.socket_options().expect("connected");
+    assert!(keepalive, "SO_KEEPALIVE");
+    // Linux reports twice the size asked for (its bookkeeping overhead, socket(7))
+    assert!(snd == 65536 || snd == 2 * 65536, "SO_SNDBUF {snd}");
+    assert!(rcv == 98304 || rcv == 2 * 98304, "SO_RCVBUF {rcv}");
+}
+
+#[test]
+fn broker_address_family_filters_addresses() {
+    if !common::broker_up() {
+        return;
+    }
+    let b = common::broker();
+    if !b.starts_with("127.") {
+        return; // the check below needs an IPv4 literal
+    }
+    meta(&conn_for(&[("broker.address.family", "v4")])).unwrap();
+    let e = meta(&conn_for(&[("broker.address.family", "v6")])).unwrap_err();
+    assert_eq!(e.code(), local::RESOLVE, "{e}");
+    assert!(e.to_string().contains("IPv6"), "{e}");
+}
+
+#[test]
+fn idle_connections_are_closed_after_connections_max_idle_ms() {
+    if !common::broker_up() {
+        return;
+    }
+    let c = conn_for(&[("connections.max.idle.ms", "300")]);
+    meta(&c).unwrap();
+    assert!(c.is_connected());
+    // still busy: requests within the idle time keep it open
+    for _ in 0..4 {
+        std::thread::sleep(Duration::from_millis(100));
+        meta(&c).unwrap();
+    }
+    assert_eq!(c.take_stats().disconnects, 0);
+    let until = Instant::now() + Duration::from_secs(5);
+    while c.is_connected() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!c.is_connected(), "idle connection still open");
+    let s = c.take_stats();
+    assert_eq!((s.connects, s.disconnects), (1, 1));
+    // the next request reconnects
+    meta(&c).unwrap();
+    assert_eq!(c.take_stats().connects, 2);
+
+    // 0 (the default): never closed
+    let c = conn_for(&[]);
+    meta(&c).unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    assert!(c.is_connected());
+    assert_eq!(c.take_stats().disconnects, 0);
+}
+
+#[test]
+fn client_dns_lookup_canonical_bootstrap_names() {
+    if !common::broker_up() {
+        return;
+    }
+    let b = common::broker();
+    let Some(port) = b.strip_prefix("127.0.0.1:") else {
+        return;
+    };
+    let c = Config::from_pairs([
+        ("bootstrap.servers", b.as_str()),
+        (
+            "client.dns.lookup",
+            "resolve_canonical_bootstrap_servers_only",
+        ),
+    ])
+    .unwrap();
+    let cluster = Cluster::new(&c).unwrap();
+    // 127.0.0.1's name, as getnameinfo(3) gives it (/etc/hosts: localhost)
+    let names = cluster.bootstrap();
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(!names[0].starts_with("127.0.0.1"), "{names:?}");
+    assert!(names[0].ends_with(&format!(":{port}")), "{names:?}");
+    cluster
+        .any_conn(Purpose::Metadata, Duration::from_secs(10))
+        .expect("connects through the canonical name");
+    // the default keeps the name as given
+    let c = common::config(&[]);
+    assert_eq!(Cluster::new(&c).unwrap().bootstrap(), vec![b.clone()]);
+}
+
+fn topic_exists(name: &str) -> bool {
+    let cluster = Cluster::new(&common::config(&[])).unwrap();
+    let md = cluster
+        .fetch_metadata(Some(&[name]), false, Duration::from_secs(10))
+        .unwrap();
+    md.topics.get(name).is_some_and(|t| t.error.is_ok())
+}
+
+fn subscribe_for_a_while(topic: &str, extra: &[(&str, &str)]) {
+    let group = common::unique_topic("config-group");
+    let mut pairs = vec![("group.id", group.as_str())];
+    pairs.extend_from_slice(extra);
+    let c = gregor::consumer::Consumer::new(&common::config(&pairs)).unwrap();
+    c.subscribe(&[topic]).unwrap();
+    let until = Instant::now() + Duration::from_secs(6);
+    while Instant::now() < until {
+        let _ = c.poll(Duration::from_millis(200));
+        if topic_exists(topic) {
+            break;
+        }
+    }
+    c.close();
+}
+
+#[test]
+fn allow_auto_create_topics_on_a_consumer() {
+    if !common::broker_up() {
+        return;
+    }
+    let missing = common::unique_topic("config-nocreate");
+    subscribe_for_a_while(&missing, &[]);
+    assert!(
+        !topic_exists(&missing),
+        "the consumer's default (false) created {missing}"
+    );
+    let created = common::unique_topic("config-create");
+    subscribe_for_a_while(&created, &[("allow.auto.create.topics", "true")]);
+    assert!(
+        topic_exists(&created),
+        "allow.auto.create.topics=true did not create {created}"
+    );
+}
+
+#[test]
+fn a_client_without_bootstrap_servers_is_created_and_fails_later() {
+    let c = Config::new();
+    let p = gregor::producer::Producer::new(&c).expect("producer without brokers");
+    let k = gregor::consumer::Consumer::new(&c).expect("consumer without brokers");
+    let a = gregor::admin::AdminClient::new(&c).expect("admin without brokers");
+    let t0 = Instant::now();
+    let e = a
+        .cluster()
+        .fetch_metadata(None, false, Duration::from_millis(300))
+        .unwrap_err();
+    assert_eq!(e.code(), local::TRANSPORT, "{e}");
+    assert!(
+        t0.elapsed() >= Duration::from_millis(250),
+        "waits for a broker first"
+    );
+    assert!(t0.elapsed() < Duration::from_secs(2));
+    drop((p, k, a));
+}
