@@ -195,3 +195,146 @@ fn a_client_without_bootstrap_servers_is_created_and_fails_later() {
     assert!(t0.elapsed() < Duration::from_secs(2));
     drop((p, k, a));
 }
+
+/// Produces `n` keyless messages in rounds of `per_round`, sleeping `pause`
+/// between rounds; the partitions their reports name, round by round.
+fn keyless_rounds(
+    extra: &[(&str, &str)],
+    topic: &str,
+    rounds: usize,
+    per_round: usize,
+    pause: Duration,
+) -> Vec<std::collections::BTreeSet<i32>> {
+    use gregor::message::ProducerRecord;
+    use gregor::producer::{DeliveryReport, Producer};
+    use std::sync::{Arc, Mutex};
+    let p = Producer::new(&common::config(extra)).unwrap();
+    let got: Arc<Mutex<Vec<(usize, i32)>>> = Arc::default();
+    let g = got.clone();
+    p.set_delivery_callback(Some(Box::new(move |r: &DeliveryReport| {
+        assert!(r.error.is_none(), "{:?}", r.error);
+        g.lock().unwrap().push((r.opaque, r.partition));
+    })));
+    for round in 0..rounds {
+        for _ in 0..per_round {
+            let rec = ProducerRecord {
+                topic,
+                value: Some(b"v"),
+                ..Default::default()
+            };
+            p.send(&rec, round).unwrap();
+        }
+        std::thread::sleep(pause);
+    }
+    p.flush(Duration::from_secs(30)).unwrap();
+    let mut out = vec![std::collections::BTreeSet::new(); rounds];
+    for (round, part) in got.lock().unwrap().iter() {
+        out[*round].insert(*part);
+    }
+    out
+}
+
+#[test]
+fn sticky_partitioning_linger_ms_decides_how_long_keyless_messages_stick() {
+    if !common::broker_up() {
+        return;
+    }
+    let topic = common::unique_topic("config-sticky");
+    common::create_topic(&topic, 6);
+    // 0: a random partition per message
+    let r = keyless_rounds(
+        &[("sticky.partitioning.linger.ms", "0"), ("linger.ms", "50")],
+        &topic,
+        1,
+        200,
+        Duration::ZERO,
+    );
+    assert!(r[0].len() > 1, "sticky.partitioning.linger.ms=0: {r:?}");
+    // 150 ms: each round of messages (sent within a few ms) sticks to one
+    // partition, and later rounds move on (5 rounds all on one of 6: 1/6^4)
+    let r = keyless_rounds(
+        &[("sticky.partitioning.linger.ms", "150"), ("linger.ms", "1")],
+        &topic,
+        5,
+        50,
+        Duration::from_millis(250),
+    );
+    assert!(r.iter().all(|s| s.len() == 1), "{r:?}");
+    let all: std::collections::BTreeSet<i32> = r.iter().flatten().copied().collect();
+    assert!(all.len() > 1, "the sticky partition never changed: {r:?}");
+}
+
+/// The `next_offset` (next offset to fetch) of partition 0 in the stats,
+/// after the consumer got one message and then had time to prefetch.
+fn prefetched(topic: &str, extra: &[(&str, &str)]) -> i64 {
+    use gregor::consumer::{Consumer, TopicPartitionOffset};
+    use std::sync::{Arc, Mutex};
+    let mut pairs = vec![("statistics.interval.ms", "100")];
+    pairs.extend_from_slice(extra);
+    let c = Consumer::new(&common::config(&pairs)).unwrap();
+    let last: Arc<Mutex<Option<String>>> = Arc::default();
+    let l = last.clone();
+    c.set_stats_callback(Some(Box::new(move |s: &str| {
+        *l.lock().unwrap() = Some(s.to_string());
+    })));
+    c.assign(&[TopicPartitionOffset::new(topic, 0, 0)]).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut first = None;
+    while first.is_none() && Instant::now() < deadline {
+        first = c.poll(Duration::from_millis(100)).unwrap();
+    }
+    assert!(first.is_some_and(|m| m.error.is_none()));
+    std::thread::sleep(Duration::from_secs(2));
+    // poll serves the latest statistics (and hands out one more message at most)
+    *last.lock().unwrap() = None;
+    let until = Instant::now() + Duration::from_secs(5);
+    while last.lock().unwrap().is_none() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(150));
+        let _ = c.poll(Duration::ZERO);
+    }
+    let s = last.lock().unwrap().clone().expect("statistics");
+    let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+    c.close();
+    v["topics"][topic]["partitions"]["0"]["next_offset"]
+        .as_i64()
+        .unwrap()
+}
+
+#[test]
+fn queued_min_messages_bounds_prefetching() {
+    if !common::broker_up() {
+        return;
+    }
+    use gregor::message::ProducerRecord;
+    use gregor::producer::Producer;
+    let topic = common::unique_topic("config-queued");
+    common::create_topic(&topic, 1);
+    // 40 batches of 50 messages
+    let p = Producer::new(&common::config(&[("linger.ms", "0")])).unwrap();
+    for _ in 0..40 {
+        for _ in 0..50 {
+            let rec = ProducerRecord {
+                topic: &topic,
+                partition: Some(0),
+                value: Some(&[b'x'; 100]),
+                ..Default::default()
+            };
+            p.send(&rec, 0).unwrap();
+        }
+        p.flush(Duration::from_secs(30)).unwrap();
+    }
+    // small fetches (about one batch each), so the prefetch grows step by step
+    let small = [
+        ("max.partition.fetch.bytes", "1000"),
+        ("fetch.max.bytes", "1000"),
+    ];
+    let all = prefetched(&topic, &small);
+    assert_eq!(all, 2000, "the default (100000) prefetches everything");
+    let mut bounded = small.to_vec();
+    bounded.push(("queued.min.messages", "100"));
+    let some = prefetched(&topic, &bounded);
+    assert!(
+        some <= 300,
+        "queued.min.messages=100 prefetched up to {some}"
+    );
+}

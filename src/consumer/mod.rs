@@ -235,6 +235,7 @@ impl Consumer {
             },
             socket_timeout: cfg.ms("socket.timeout.ms"),
             max_buffered: (cfg.int("queued.max.messages.kbytes") as usize) * 1024,
+            queued_min: cfg.int("queued.min.messages"),
             error_backoff: cfg.ms("fetch.error.backoff.ms"),
             rack: cfg.get("client.rack").unwrap_or_default().to_string(),
             group_id: (!group.is_empty()).then(|| group.to_string()),

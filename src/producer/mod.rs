@@ -70,6 +70,8 @@ pub(crate) struct Settings {
     pub retry_backoff: Duration,
     pub retry_backoff_max: Duration,
     pub linger: Duration,
+    /// `sticky.partitioning.linger.ms`; unset: twice `linger.ms` (librdkafka).
+    pub sticky_linger: Duration,
     pub batch_size: usize,
     pub batch_num_messages: usize,
     pub max_messages: usize,
@@ -131,6 +133,11 @@ impl Settings {
             retry_backoff: cfg.ms("retry.backoff.ms"),
             retry_backoff_max: cfg.ms("retry.backoff.max.ms"),
             linger: cfg.ms("linger.ms"),
+            sticky_linger: if cfg.is_set("sticky.partitioning.linger.ms") {
+                cfg.ms("sticky.partitioning.linger.ms")
+            } else {
+                (cfg.ms("linger.ms") * 2).min(Duration::from_millis(900_000))
+            },
             batch_size: cfg.int("batch.size") as usize,
             batch_num_messages: cfg.int("batch.num.messages") as usize,
             max_messages: cfg.int("queue.buffering.max.messages") as usize,
