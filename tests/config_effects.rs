@@ -338,3 +338,152 @@ fn queued_min_messages_bounds_prefetching() {
         "queued.min.messages=100 prefetched up to {some}"
     );
 }
+
+mod scripted {
+    //! A scripted broker: ApiVersions, Metadata naming itself, and
+    //! FindCoordinator answering COORDINATOR_NOT_AVAILABLE `refusals` times.
+    use std::io::{Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+
+    use gregor::protocol::api_versions::{ApiVersion, ApiVersionsResponse};
+    use gregor::protocol::find_coordinator::FindCoordinatorResponse;
+    use gregor::protocol::metadata::{MetadataResponse, MetadataResponseBroker};
+    use gregor::protocol::{Message, ResponseHeader};
+    use gregor::wire::Writer;
+
+    fn frame(corr: i32, body: &[u8]) -> Vec<u8> {
+        let mut w = Writer::new();
+        let at = w.reserve_i32();
+        ResponseHeader {
+            correlation_id: corr,
+            ..Default::default()
+        }
+        .encode(&mut w, 0)
+        .unwrap();
+        w.put(body);
+        let n = w.len() as i32 - 4;
+        w.patch_i32(at, n);
+        w.into_vec()
+    }
+
+    fn serve(mut s: TcpStream, port: u16, refusals: usize, seen: Arc<Mutex<Vec<Instant>>>) {
+        loop {
+            let mut size = [0u8; 4];
+            if s.read_exact(&mut size).is_err() {
+                return;
+            }
+            let mut buf = vec![0u8; i32::from_be_bytes(size) as usize];
+            if s.read_exact(&mut buf).is_err() {
+                return;
+            }
+            let key = i16::from_be_bytes([buf[0], buf[1]]);
+            let version = i16::from_be_bytes([buf[2], buf[3]]);
+            let corr = i32::from_be_bytes([buf[4], buf[5], buf[6], buf[7]]);
+            let body = match key {
+                18 => {
+                    let mut r = ApiVersionsResponse::default();
+                    // non-flexible versions only: response header v0 throughout
+                    r.api_keys = [(18, 0, 2), (3, 0, 8), (10, 0, 2)]
+                        .iter()
+                        .map(|&(k, lo, hi)| {
+                            let mut v = ApiVersion::default();
+                            v.api_key = k;
+                            v.min_version = lo;
+                            v.max_version = hi;
+                            v
+                        })
+                        .collect();
+                    r.to_bytes(version).unwrap()
+                }
+                3 => {
+                    let mut b = MetadataResponseBroker::default();
+                    b.node_id = 1;
+                    b.host = "127.0.0.1".into();
+                    b.port = i32::from(port);
+                    let mut r = MetadataResponse::default();
+                    r.brokers = vec![b];
+                    r.controller_id = 1;
+                    r.to_bytes(version).unwrap()
+                }
+                10 => {
+                    let n = {
+                        let mut seen = seen.lock().unwrap();
+                        seen.push(Instant::now());
+                        seen.len()
+                    };
+                    let mut r = FindCoordinatorResponse::default();
+                    if n <= refusals {
+                        r.error_code = 15; // COORDINATOR_NOT_AVAILABLE
+                        r.node_id = -1;
+                    } else {
+                        r.node_id = 1;
+                        r.host = "127.0.0.1".into();
+                        r.port = i32::from(port);
+                    }
+                    r.to_bytes(version).unwrap()
+                }
+                _ => return,
+            };
+            if s.write_all(&frame(corr, &body)).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// The broker's address and the times FindCoordinator requests arrived.
+    pub fn broker(refusals: usize) -> (String, Arc<Mutex<Vec<Instant>>>) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let seen: Arc<Mutex<Vec<Instant>>> = Arc::default();
+        let s2 = seen.clone();
+        std::thread::spawn(move || {
+            for s in l.incoming().flatten() {
+                let seen = s2.clone();
+                std::thread::spawn(move || serve(s, port, refusals, seen));
+            }
+        });
+        (format!("127.0.0.1:{port}"), seen)
+    }
+}
+
+/// The gaps between FindCoordinator attempts of a coordinator lookup that
+/// is refused four times, with `extra` settings.
+fn coordinator_retry_gaps(extra: &[(&str, &str)]) -> Vec<Duration> {
+    let (addr, seen) = scripted::broker(4);
+    let mut c = Config::from_pairs([("bootstrap.servers", addr.as_str())]).unwrap();
+    for (k, v) in extra {
+        c.set(k, v).unwrap();
+    }
+    let cluster = Cluster::new(&c).unwrap();
+    cluster
+        .coordinator("config-g", 0, Duration::from_secs(20))
+        .expect("found after four refusals");
+    let t = seen.lock().unwrap().clone();
+    assert_eq!(t.len(), 5);
+    t.windows(2).map(|w| w[1] - w[0]).collect()
+}
+
+#[test]
+fn retry_backoff_ms_paces_coordinator_retries_for_every_client() {
+    // retry.backoff.ms doubling up to retry.backoff.max.ms
+    let gaps =
+        coordinator_retry_gaps(&[("retry.backoff.ms", "150"), ("retry.backoff.max.ms", "400")]);
+    for (gap, want) in gaps.iter().zip([150u64, 300, 400, 400]) {
+        let want = Duration::from_millis(want);
+        assert!(
+            *gap >= want && *gap < want + Duration::from_millis(150),
+            "gaps {gaps:?}, wanted about {want:?}"
+        );
+    }
+    // the defaults: 100 ms doubling (up to 1000 ms)
+    let gaps = coordinator_retry_gaps(&[]);
+    for (gap, want) in gaps.iter().zip([100u64, 200, 400, 800]) {
+        let want = Duration::from_millis(want);
+        assert!(
+            *gap >= want && *gap < want + Duration::from_millis(150),
+            "gaps {gaps:?}, wanted about {want:?}"
+        );
+    }
+}

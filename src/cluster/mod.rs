@@ -182,6 +182,8 @@ struct Inner {
     conns: Mutex<HashMap<(i32, Purpose), BrokerConn>>,
     bootstrap_conns: Mutex<Vec<BrokerConn>>,
     max_age: Duration,
+    /// `retry.backoff.ms` and `retry.backoff.max.ms`.
+    retry_backoff: (Duration, Duration),
     /// Set by [`Cluster::shutdown`]: no request may start any more.
     shut_down: std::sync::atomic::AtomicBool,
 }
@@ -253,6 +255,7 @@ impl Cluster {
                         .min(Duration::from_millis(ms as u64)),
                     _ => cfg.ms("metadata.max.age.ms"),
                 },
+                retry_backoff: (cfg.ms("retry.backoff.ms"), cfg.ms("retry.backoff.max.ms")),
                 shut_down: std::sync::atomic::AtomicBool::new(false),
             }),
         };
@@ -337,6 +340,18 @@ impl Cluster {
             }
             keep
         });
+    }
+
+    /// The wait before retry number `attempt` (0 for the first) of a failed
+    /// request: `retry.backoff.ms` doubling per attempt up to
+    /// `retry.backoff.max.ms` (KIP-580, librdkafka's exponential backoff),
+    /// for every client: coordinator lookups, group commits and offset
+    /// fetches, admin calls.
+    pub fn retry_backoff(&self, attempt: u32) -> Duration {
+        let (first, max) = self.inner.retry_backoff;
+        first
+            .saturating_mul(1 << attempt.min(20))
+            .min(max.max(first))
     }
 
     /// The configuration the cluster was made with.
@@ -631,13 +646,15 @@ impl Cluster {
 
     /// The coordinator of a group (`key_type` 0) or transactional id (1),
     /// found with FindCoordinator, as its group-purpose connection. Retries
-    /// COORDINATOR_NOT_AVAILABLE / COORDINATOR_LOAD_IN_PROGRESS until `timeout`.
+    /// COORDINATOR_NOT_AVAILABLE / COORDINATOR_LOAD_IN_PROGRESS until `timeout`,
+    /// waiting [`Cluster::retry_backoff`] between attempts.
     ///
     /// # Errors
     /// The coordinator error, or network errors.
     pub fn coordinator(&self, key: &str, key_type: i8, timeout: Duration) -> Result<BrokerConn> {
         use crate::protocol::find_coordinator::FindCoordinatorRequest;
         let deadline = Instant::now() + timeout;
+        let mut attempt = 0;
         loop {
             let conn = self.any_conn(Purpose::Metadata, timeout)?;
             let version = conn.version_for::<FindCoordinatorRequest>(deadline)?;
@@ -675,10 +692,12 @@ impl Cluster {
                 }
                 return self.conn(id, Purpose::Group);
             }
-            if !code.is_retriable() || Instant::now() + Duration::from_millis(100) >= deadline {
+            let backoff = self.retry_backoff(attempt);
+            attempt += 1;
+            if !code.is_retriable() || Instant::now() + backoff >= deadline {
                 return Err(Error::kafka(code, format!("find coordinator for {key}")));
             }
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(backoff);
         }
     }
 

@@ -724,7 +724,7 @@ pub(crate) fn offset_fetch_full(
     tps: &[Tp],
     deadline: Instant,
 ) -> Result<HashMap<Tp, Result<Committed>>> {
-    retrying(deadline, || {
+    retrying(cluster, deadline, || {
         let conn = coordinator(cluster, group, deadline)?;
         let version = conn.version_for::<OffsetFetchRequest>(deadline)?;
         let mut by_topic: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
