@@ -368,7 +368,10 @@ mod scripted {
         w.into_vec()
     }
 
-    fn serve(mut s: TcpStream, port: u16, refusals: usize, seen: Arc<Mutex<Vec<Instant>>>) {
+    /// When each request arrived: (API key, time).
+    pub type Seen = Arc<Mutex<Vec<(i16, Instant)>>>;
+
+    fn serve(mut s: TcpStream, port: u16, refusals: usize, seen: Seen) {
         loop {
             let mut size = [0u8; 4];
             if s.read_exact(&mut size).is_err() {
@@ -381,6 +384,11 @@ mod scripted {
             let key = i16::from_be_bytes([buf[0], buf[1]]);
             let version = i16::from_be_bytes([buf[2], buf[3]]);
             let corr = i32::from_be_bytes([buf[4], buf[5], buf[6], buf[7]]);
+            let n = {
+                let mut seen = seen.lock().unwrap();
+                seen.push((key, Instant::now()));
+                seen.iter().filter(|(k, _)| *k == key).count()
+            };
             let body = match key {
                 18 => {
                     let mut r = ApiVersionsResponse::default();
@@ -408,11 +416,6 @@ mod scripted {
                     r.to_bytes(version).unwrap()
                 }
                 10 => {
-                    let n = {
-                        let mut seen = seen.lock().unwrap();
-                        seen.push(Instant::now());
-                        seen.len()
-                    };
                     let mut r = FindCoordinatorResponse::default();
                     if n <= refusals {
                         r.error_code = 15; // COORDINATOR_NOT_AVAILABLE
@@ -432,11 +435,11 @@ mod scripted {
         }
     }
 
-    /// The broker's address and the times FindCoordinator requests arrived.
-    pub fn broker(refusals: usize) -> (String, Arc<Mutex<Vec<Instant>>>) {
+    /// The broker's address and the requests it got.
+    pub fn broker(refusals: usize) -> (String, Seen) {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = l.local_addr().unwrap().port();
-        let seen: Arc<Mutex<Vec<Instant>>> = Arc::default();
+        let seen: Seen = Arc::default();
         let s2 = seen.clone();
         std::thread::spawn(move || {
             for s in l.incoming().flatten() {
@@ -460,8 +463,18 @@ fn coordinator_retry_gaps(extra: &[(&str, &str)]) -> Vec<Duration> {
     cluster
         .coordinator("config-g", 0, Duration::from_secs(20))
         .expect("found after four refusals");
-    let t = seen.lock().unwrap().clone();
-    assert_eq!(t.len(), 5);
+    gaps(&seen, 10)
+}
+
+/// The gaps between the requests of API `key` the scripted broker got.
+fn gaps(seen: &scripted::Seen, key: i16) -> Vec<Duration> {
+    let t: Vec<Instant> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| *k == key)
+        .map(|(_, t)| *t)
+        .collect();
     t.windows(2).map(|w| w[1] - w[0]).collect()
 }
 
@@ -484,6 +497,57 @@ fn retry_backoff_ms_paces_coordinator_retries_for_every_client() {
         assert!(
             *gap >= want && *gap < want + Duration::from_millis(150),
             "gaps {gaps:?}, wanted about {want:?}"
+        );
+    }
+}
+
+/// The gaps between the producer's metadata requests for a topic the
+/// scripted broker does not know (so its leaders stay unknown).
+fn leaderless_refresh_gaps(extra: &[(&str, &str)]) -> Vec<Duration> {
+    use gregor::message::ProducerRecord;
+    let (addr, seen) = scripted::broker(0);
+    let mut c = Config::from_pairs([("bootstrap.servers", addr.as_str())]).unwrap();
+    for (k, v) in extra {
+        c.set(k, v).unwrap();
+    }
+    let p = gregor::producer::Producer::new(&c).unwrap();
+    let rec = ProducerRecord {
+        topic: "config-leaderless",
+        value: Some(b"v"),
+        ..Default::default()
+    };
+    p.send(&rec, 0).unwrap();
+    std::thread::sleep(Duration::from_millis(1800));
+    drop(p);
+    gaps(&seen, 3)
+}
+
+#[test]
+fn topic_metadata_refresh_fast_interval_ms_paces_leader_lookups() {
+    let g = leaderless_refresh_gaps(&[
+        ("topic.metadata.refresh.fast.interval.ms", "100"),
+        ("retry.backoff.max.ms", "400"),
+    ]);
+    assert!(g.len() >= 5, "{g:?}");
+    for (gap, want) in g.iter().zip([100u64, 200, 400, 400, 400]) {
+        let want = Duration::from_millis(want);
+        assert!(
+            // the time is taken when the sender decides, the request leaves a little later
+            *gap + Duration::from_millis(50) >= want && *gap < want + Duration::from_millis(150),
+            "gaps {g:?}, wanted about {want:?}"
+        );
+    }
+    // a slower start
+    let g = leaderless_refresh_gaps(&[
+        ("topic.metadata.refresh.fast.interval.ms", "300"),
+        ("retry.backoff.max.ms", "600"),
+    ]);
+    for (gap, want) in g.iter().zip([300u64, 600, 600]) {
+        let want = Duration::from_millis(want);
+        assert!(
+            // the time is taken when the sender decides, the request leaves a little later
+            *gap + Duration::from_millis(50) >= want && *gap < want + Duration::from_millis(150),
+            "gaps {g:?}, wanted about {want:?}"
         );
     }
 }

@@ -193,6 +193,9 @@ pub(crate) struct TopicQ {
     pub unassigned: VecDeque<Unassigned>,
     /// Last metadata request for it.
     pub asked: Option<Instant>,
+    /// Metadata requests since its leaders were last all known: the next
+    /// waits `topic.metadata.refresh.fast.interval.ms` doubled this often.
+    pub fast: u32,
     /// Queues by partition index.
     pub parts: Vec<PartQ>,
 }
@@ -205,6 +208,7 @@ impl TopicQ {
             sticky: None,
             unassigned: VecDeque::new(),
             asked: None,
+            fast: 0,
             parts: Vec::new(),
         }
     }

@@ -70,6 +70,9 @@ pub(crate) struct Settings {
     pub retry_backoff: Duration,
     pub retry_backoff_max: Duration,
     pub linger: Duration,
+    /// `topic.metadata.refresh.fast.interval.ms`; unset: `retry.backoff.ms`
+    /// (librdkafka).
+    pub fast_refresh: Duration,
     /// `sticky.partitioning.linger.ms`; unset: twice `linger.ms` (librdkafka).
     pub sticky_linger: Duration,
     pub batch_size: usize,
@@ -86,6 +89,16 @@ pub(crate) struct Settings {
 }
 
 impl Settings {
+    /// The wait before asking again for the metadata of a topic without
+    /// known leaders, after `asked` requests: fast at first, doubling up to
+    /// `retry.backoff.max.ms` (librdkafka's
+    /// `topic.metadata.refresh.fast.interval.ms`).
+    pub fn fast_refresh_after(&self, asked: u32) -> Duration {
+        self.fast_refresh
+            .saturating_mul(1 << asked.min(20))
+            .min(self.retry_backoff_max.max(self.fast_refresh))
+    }
+
     fn from_config(cfg: &Config) -> Result<Settings> {
         let codec: Codec = cfg
             .str("compression.type")
@@ -133,6 +146,11 @@ impl Settings {
             retry_backoff: cfg.ms("retry.backoff.ms"),
             retry_backoff_max: cfg.ms("retry.backoff.max.ms"),
             linger: cfg.ms("linger.ms"),
+            fast_refresh: if cfg.is_set("topic.metadata.refresh.fast.interval.ms") {
+                cfg.ms("topic.metadata.refresh.fast.interval.ms")
+            } else {
+                cfg.ms("retry.backoff.ms")
+            },
             sticky_linger: if cfg.is_set("sticky.partitioning.linger.ms") {
                 cfg.ms("sticky.partitioning.linger.ms")
             } else {
