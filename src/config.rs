@@ -375,7 +375,7 @@ static PROPS: &[Prop] = props! {
         "Address resolution callback (set with rd_kafka_conf_set_resolve_cb()).";
     "opaque": Kind::Api, "", Any, Yes,
         "Application opaque (set with rd_kafka_conf_set_opaque())";
-    "default_topic_conf": Kind::Api, "", Any, Yes,
+    "default_topic_conf": Kind::Api, "", Any, No,
         "Default topic configuration for automatically subscribed topics";
     "internal.termination.signal": int(0, 128), "0", Any, No,
         "Signal that librdkafka will use to quickly terminate on rd_kafka_destroy().";
@@ -427,7 +427,7 @@ static PROPS: &[Prop] = props! {
         "Path to Kerberos keytab file.";
     "sasl.kerberos.min.time.before.relogin": int(0, 86400000), "60000", Any, No,
         "Minimum time in milliseconds between key refresh attempts.";
-    "oauthbearer_token_refresh_cb": Kind::Api, "", Any, Yes,
+    "oauthbearer_token_refresh_cb": Kind::Api, "", Any, No,
         "SASL/OAUTHBEARER token refresh callback (set with rd_kafka_conf_set_oauthbearer_token_refresh_cb(), triggered by rd_kafka_poll(), et.al.";
     "sasl.oauthbearer.method": Kind::Enum(&[&["default"], &["oidc"]]), "default", Any, No,
         "Set to \"default\" or \"oidc\" to control which login method to be used.";
