@@ -772,10 +772,21 @@ impl BrokerConn {
     /// Ends session `generation` (if still current): closes the socket and
     /// fails every waiter with `err`.
     fn fail(&self, generation: u64, err: Error) {
+        self.end_session(generation, err, false);
+    }
+
+    /// As [`BrokerConn::fail`]; with `only_if_idle`, only if no request is
+    /// in flight (checked under the same lock that registers requests, so
+    /// an idle close never fails a request that just started). Returns
+    /// whether the session was ended.
+    fn end_session(&self, generation: u64, err: Error, only_if_idle: bool) -> bool {
         let waiters: Vec<Waiter> = {
             let mut st = lock(&self.inner.state);
             if st.generation != generation || !st.alive {
-                return;
+                return false;
+            }
+            if only_if_idle && !(st.pending.is_empty() && st.abandoned.is_empty()) {
+                return false;
             }
             st.alive = false;
             self.inner
@@ -803,6 +814,7 @@ impl BrokerConn {
         for w in waiters {
             w.complete(Err(err.clone()));
         }
+        true
     }
 
     /// Closes the connection for good: as [`BrokerConn::close`], and no
@@ -1270,14 +1282,15 @@ fn wait_while_idle(weak: &Weak<Inner>, generation: u64, rd: &ReadHalf, name: &st
         let idle = lock(&inner.last_active).elapsed();
         if idle >= max_idle {
             let conn = BrokerConn { inner };
-            conn.fail(
-                generation,
-                Error::transport(format!(
-                    "{name}: connection max idle time exceeded ({} ms since last activity)",
-                    idle.as_millis()
-                )),
-            );
-            return false;
+            let err = Error::transport(format!(
+                "{name}: connection max idle time exceeded ({} ms since last activity)",
+                idle.as_millis()
+            ));
+            if conn.end_session(generation, err, true) {
+                return false;
+            }
+            // a request started meanwhile: read its response
+            continue;
         }
         drop(inner);
         let wait = (max_idle - idle).max(Duration::from_millis(1));
