@@ -43,6 +43,12 @@ enum Kind {
         min: i64,
         max: i64,
     },
+    /// A number of milliseconds that may have a fraction (librdkafka's
+    /// `linger.ms` is a float).
+    Float {
+        min: i64,
+        max: i64,
+    },
     Bool,
     Str,
     /// Allowed values; each entry lists a canonical value then its aliases.
@@ -235,8 +241,8 @@ static PROPS: &[Prop] = props! {
         "How long the broker waits for acks before answering a produce request.";
     "message.timeout.ms" | "delivery.timeout.ms": int(0, 2_147_483_647), "300000", Producer,
         "Time a message may take to be delivered, retries included (0 = forever).";
-    "linger.ms" | "queue.buffering.max.ms": int(0, 900_000), "5", Producer,
-        "Time to wait for more messages before sending a batch.";
+    "linger.ms" | "queue.buffering.max.ms": Kind::Float { min: 0, max: 900_000 }, "5", Producer,
+        "Time to wait for more messages before sending a batch (fractions of a millisecond allowed, as librdkafka).";
     "batch.size": int(1, 2_147_483_647), "1000000", Producer, "Largest batch in bytes.";
     "batch.num.messages": int(1, 1_000_000), "10000", Producer, "Most messages in one batch.";
     "compression.type" | "compression.codec":
@@ -715,13 +721,20 @@ impl Config {
         let v = self
             .get(key)
             .unwrap_or_else(|| panic!("unknown property {key}"));
-        v.parse()
-            .unwrap_or_else(|_| panic!("property {key} is not an integer"))
+        v.parse().unwrap_or_else(|_| match v.parse::<f64>() {
+            // a float property (linger.ms): its whole milliseconds
+            Ok(f) => f as i64,
+            Err(_) => panic!("property {key} is not an integer"),
+        })
     }
 
-    /// A duration property in milliseconds (negative reads as zero).
+    /// A duration property in milliseconds (negative reads as zero; a
+    /// float property keeps its fraction).
     pub fn ms(&self, key: &str) -> Duration {
-        Duration::from_millis(self.int(key).max(0) as u64)
+        match self.get(key).map(|v| v.parse::<f64>()) {
+            Some(Ok(f)) if f.fract() != 0.0 => Duration::from_secs_f64(f.max(0.0) / 1000.0),
+            _ => Duration::from_millis(self.int(key).max(0) as u64),
+        }
     }
 
     /// A boolean property.
@@ -740,6 +753,7 @@ impl Config {
             let (kind, range, values): (&'static str, _, &'static [&'static [&'static str]]) =
                 match p.kind {
                     Kind::Int { min, max } => ("integer", Some((min, max)), &[]),
+                    Kind::Float { min, max } => ("float", Some((min, max)), &[]),
                     Kind::Bool => ("boolean", None, &[]),
                     Kind::Str => ("string", None, &[]),
                     Kind::Enum(v) => ("enum", None, v),
@@ -842,6 +856,17 @@ fn normalize(prop: &Prop, key: &str, value: &str) -> Result<String> {
                 .parse()
                 .map_err(|_| bad(key, format!("\"{value}\" is not an integer")))?;
             if n < min || n > max {
+                return Err(bad(key, format!("{n} is out of range {min}..{max}")));
+            }
+            Ok(n.to_string())
+        }
+        Kind::Float { min, max } => {
+            let n: f64 = value
+                .parse()
+                .ok()
+                .filter(|n: &f64| n.is_finite())
+                .ok_or_else(|| bad(key, format!("\"{value}\" is not a number")))?;
+            if n < min as f64 || n > max as f64 {
                 return Err(bad(key, format!("{n} is out of range {min}..{max}")));
             }
             Ok(n.to_string())
@@ -958,6 +983,8 @@ mod tests {
         let mut c = Config::new();
         assert_eq!(c.int("linger.ms"), 5);
         assert_eq!(c.get("acks"), Some("-1"));
+        c.set("linger.ms", "0.5").unwrap();
+        assert_eq!(c.ms("linger.ms"), Duration::from_micros(500));
         c.set("queue.buffering.max.ms", "20").unwrap();
         c.set("acks", "all").unwrap();
         c.set("metadata.broker.list", "h:1").unwrap();

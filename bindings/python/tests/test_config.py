@@ -32,7 +32,7 @@ def unique(prefix):
 SHARED = {
     "bootstrap.servers": BROKER,
     "client.id": "config-py",
-    "linger.ms": 5,
+    "linger.ms": 0.5,  # a float, as librdkafka allows
     "acks": "all",
     "compression.type": "lz4",
     "enable.idempotence": True,
