@@ -8,11 +8,10 @@ use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 use std::time::Duration;
 
-use super::guard::{
-    bytes, c_str, copy_out, free, guard, guard_code, handle, handle_mut, null_arg, put,
-};
-use super::handles::gregor_slice;
+use super::guard::{guard, guard_code};
 use super::lifetime::{destroy, enter, handle_registry, register, Handle, Life};
+use super::raw::gregor_slice;
+use super::raw::*;
 use crate::compression::Codec;
 use crate::error::Error;
 use crate::legacy07::protocol::FetchRequest;

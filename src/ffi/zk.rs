@@ -10,9 +10,11 @@ use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 use std::time::Duration;
 
-use super::guard::{c_str, get, guard, guard_code, handle, put, write_errstr};
-use super::handles::{gregor_config, gregor_message, into_handle};
+use super::config::gregor_config;
+use super::guard::{guard, guard_code};
 use super::lifetime::{destroy, destroyed_error, enter, handle_registry, register, Handle, Life};
+use super::message::{gregor_message, into_handle};
+use super::raw::*;
 use crate::error::{local, Error};
 use crate::message::Message;
 use crate::zk::{BalancedConsumer, ZkClient};
@@ -247,11 +249,7 @@ pub extern "C" fn gregor_zk_consumer_new(
         if topics.is_null() || topic_count == 0 {
             return Err(Error::invalid_arg("topics: at least one topic is needed"));
         }
-        let mut names = Vec::with_capacity(topic_count.min(4096));
-        for i in 0..topic_count {
-            // The caller passes `topic_count` readable pointers at `topics`.
-            names.push(c_str(get(topics.wrapping_add(i), "topics")?, "topics[i]")?);
-        }
+        let names = c_strs(topics, topic_count, "topics")?;
         let inner = BalancedConsumer::new(&conf.inner, &names)?;
         let id = CString::new(inner.id()).unwrap_or_default();
         out = register(Box::new(gregor_zk_consumer {
@@ -283,7 +281,7 @@ pub extern "C" fn gregor_zk_consumer_poll(
             }
             Err(_) => return ptr::null_mut(),
         };
-        let timeout = Duration::from_millis(timeout_ms.max(0) as u64);
+        let timeout = timeout(timeout_ms);
         let r = c.inner.poll(timeout);
         if c.life().is_destroyed() {
             let e = destroyed_error(gregor_zk_consumer::NAME);
