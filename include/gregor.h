@@ -810,10 +810,25 @@ typedef struct gregor_transactions gregor_transactions;
 typedef struct gregor_zk gregor_zk;
 
 /**
+ * The brokers registered under `/brokers/ids`. Immutable.
+ */
+typedef struct gregor_zk_brokers gregor_zk_brokers;
+
+/**
  * A member of a ZooKeeper-coordinated (Kafka 0.8 high-level consumer)
  * group. Thread-safe.
  */
 typedef struct gregor_zk_consumer gregor_zk_consumer;
+
+/**
+ * A list of names (topics, groups, members). Immutable.
+ */
+typedef struct gregor_zk_names gregor_zk_names;
+
+/**
+ * A topic as ZooKeeper holds it. Immutable.
+ */
+typedef struct gregor_zk_topic gregor_zk_topic;
 
 /**
  * A borrowed view of bytes owned by gregor: `ptr` is NULL for a null
@@ -3316,18 +3331,6 @@ int32_t gregor_zk_offset_set(const gregor_zk *zk, const char *group, const char 
 int32_t gregor_zk_partition_state(const gregor_zk *zk, const char *topic, int32_t partition, int32_t *leader, int32_t *leader_epoch, int32_t *controller_epoch, char *errstr, size_t errstr_size);
 
 /**
- * Runs one `gregor zk` command (the words after `-z …`, separated by
- * spaces, e.g. `"topic orders"`, `"admin"`, `"group g1"`,
- * `"migrate g1 --to-kafka --dry-run"`) on the ZooKeeper at `zk_connect` and
- * writes its text output, NUL-terminated and truncated to `out_size`, to
- * the caller-owned `out`; `*out_len` (may be NULL) gets the full length.
- * Blocks for the command's ZooKeeper (and, for `migrate`, broker) calls.
- *
- * Returns 0, `GREGOR_ERR__INVALID_ARG` for a bad command, or the failure's code.
- */
-int32_t gregor_zk_command(const char *zk_connect, const char *command, char *out, size_t out_size, size_t *out_len, char *errstr, size_t errstr_size);
-
-/**
  * Joins the group `group.id` of `conf` (copied; `zookeeper.connect` is
  * required and also finds the brokers) as a ZooKeeper-balanced consumer of
  * the `topic_count` topics in `topics` (borrowed for the call). Blocks
@@ -3383,6 +3386,228 @@ void gregor_zk_consumer_close(const gregor_zk_consumer *consumer);
  * pointer is a no-op.
  */
 void gregor_zk_consumer_free(gregor_zk_consumer *consumer);
+
+/**
+ * The topics under `/brokers/topics`, in name order. On success `*out`
+ * receives them (caller owns; free with `gregor_zk_names_free`).
+ */
+int gregor_zk_list_topics(const gregor_zk *zk, gregor_zk_names **out, char *errstr, size_t errstr_size);
+
+/**
+ * The legacy consumer groups under `/consumers`, in name order. As
+ * `gregor_zk_list_topics` for the rest.
+ */
+int gregor_zk_list_groups(const gregor_zk *zk, gregor_zk_names **out, char *errstr, size_t errstr_size);
+
+/**
+ * The consumer ids registered under `/consumers/<group>/ids`, in order.
+ * As `gregor_zk_list_topics` for the rest.
+ */
+int gregor_zk_list_group_members(const gregor_zk *zk, const char *group, gregor_zk_names **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of names (0 for NULL).
+ */
+size_t gregor_zk_names_count(const gregor_zk_names *n);
+
+/**
+ * Name `i` (NULL out of range).
+ */
+const char *gregor_zk_names_get(const gregor_zk_names *n, size_t i);
+
+/**
+ * Frees a list of names. NULL is a no-op.
+ */
+void gregor_zk_names_free(gregor_zk_names *n);
+
+/**
+ * The registered brokers, by id. On success `*out` receives them (caller
+ * owns; free with `gregor_zk_brokers_free`). A malformed registration is
+ * an error (`GREGOR_ERR__BAD_MSG`) naming its znode.
+ */
+int gregor_zk_list_brokers(const gregor_zk *zk, gregor_zk_brokers **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of brokers (0 for NULL).
+ */
+size_t gregor_zk_brokers_count(const gregor_zk_brokers *b);
+
+/**
+ * Broker `i`'s id.
+ */
+int32_t gregor_zk_brokers_id(const gregor_zk_brokers *b, size_t i);
+
+/**
+ * Broker `i`'s registration format version.
+ */
+int32_t gregor_zk_brokers_version(const gregor_zk_brokers *b, size_t i);
+
+/**
+ * Broker `i`'s rack (NULL if none).
+ */
+const char *gregor_zk_brokers_rack(const gregor_zk_brokers *b, size_t i);
+
+/**
+ * Number of endpoints of broker `i`.
+ */
+size_t gregor_zk_brokers_endpoint_count(const gregor_zk_brokers *b, size_t i);
+
+/**
+ * Broker `i`, endpoint `j`: its listener name (e.g. "PLAINTEXT").
+ */
+const char *gregor_zk_brokers_endpoint_listener(const gregor_zk_brokers *b, size_t i, size_t j);
+
+/**
+ * Broker `i`, endpoint `j`: its security protocol (e.g. "SASL_SSL").
+ */
+const char *gregor_zk_brokers_endpoint_security_protocol(const gregor_zk_brokers *b, size_t i, size_t j);
+
+/**
+ * Broker `i`, endpoint `j`: its host.
+ */
+const char *gregor_zk_brokers_endpoint_host(const gregor_zk_brokers *b, size_t i, size_t j);
+
+/**
+ * Broker `i`, endpoint `j`: its port.
+ */
+int32_t gregor_zk_brokers_endpoint_port(const gregor_zk_brokers *b, size_t i, size_t j);
+
+/**
+ * Frees a broker list. NULL is a no-op.
+ */
+void gregor_zk_brokers_free(gregor_zk_brokers *b);
+
+/**
+ * Describes `topic` from `/brokers/topics/<topic>` (replicas, reassignment
+ * in progress), each partition's `…/partitions/<p>/state` and the config
+ * overrides in `/config/topics/<topic>`. Returns
+ * `GREGOR_ERR__UNKNOWN_TOPIC` if the topic is not registered. On success
+ * `*out` receives it (caller owns; free with `gregor_zk_topic_free`).
+ */
+int gregor_zk_describe_topic(const gregor_zk *zk, const char *topic, gregor_zk_topic **out, char *errstr, size_t errstr_size);
+
+/**
+ * The topic's ID in Kafka's text form (NULL if ZooKeeper holds none).
+ */
+const char *gregor_zk_topic_id(const gregor_zk_topic *t);
+
+/**
+ * The assignment znode's format version.
+ */
+int32_t gregor_zk_topic_version(const gregor_zk_topic *t);
+
+/**
+ * Number of partitions (0 for NULL).
+ */
+size_t gregor_zk_topic_partition_count(const gregor_zk_topic *t);
+
+/**
+ * Partition `p` (in index order): its index.
+ */
+int32_t gregor_zk_topic_partition_id(const gregor_zk_topic *t, size_t p);
+
+/**
+ * Partition `p`: copies up to `max` replica ids into `out`, returns how
+ * many replicas there are.
+ */
+size_t gregor_zk_topic_partition_replicas(const gregor_zk_topic *t, size_t p, int32_t *out, size_t max);
+
+/**
+ * As `gregor_zk_topic_partition_replicas`, for the replicas a
+ * reassignment in progress adds (KIP-455).
+ */
+size_t gregor_zk_topic_partition_adding(const gregor_zk_topic *t, size_t p, int32_t *out, size_t max);
+
+/**
+ * As `gregor_zk_topic_partition_replicas`, for the replicas a
+ * reassignment in progress removes (KIP-455).
+ */
+size_t gregor_zk_topic_partition_removing(const gregor_zk_topic *t, size_t p, int32_t *out, size_t max);
+
+/**
+ * Partition `p`: 1 if its state znode exists, 0 if not (a partition the
+ * controller has not started), -1 out of range.
+ */
+int gregor_zk_topic_partition_has_state(const gregor_zk_topic *t, size_t p);
+
+/**
+ * Partition `p`: its leader's broker id (-1 if none, or no state).
+ */
+int32_t gregor_zk_topic_partition_leader(const gregor_zk_topic *t, size_t p);
+
+/**
+ * Partition `p`: its leader epoch (-1 without state).
+ */
+int32_t gregor_zk_topic_partition_leader_epoch(const gregor_zk_topic *t, size_t p);
+
+/**
+ * Partition `p`: the controller epoch that wrote its state (-1 without state).
+ */
+int32_t gregor_zk_topic_partition_controller_epoch(const gregor_zk_topic *t, size_t p);
+
+/**
+ * As `gregor_zk_topic_partition_replicas`, for the in-sync replicas (0
+ * without state).
+ */
+size_t gregor_zk_topic_partition_isr(const gregor_zk_topic *t, size_t p, int32_t *out, size_t max);
+
+/**
+ * Number of config overrides.
+ */
+size_t gregor_zk_topic_config_count(const gregor_zk_topic *t);
+
+/**
+ * Config override `j`'s name (in name order).
+ */
+const char *gregor_zk_topic_config_name(const gregor_zk_topic *t, size_t j);
+
+/**
+ * Config override `j`'s value.
+ */
+const char *gregor_zk_topic_config_value(const gregor_zk_topic *t, size_t j);
+
+/**
+ * Frees a topic description. NULL is a no-op.
+ */
+void gregor_zk_topic_free(gregor_zk_topic *t);
+
+/**
+ * The controller's broker id from `/controller` and the controller epoch
+ * from `/controller_epoch` (each -1 if ZooKeeper holds none), written to
+ * the non-NULL out-parameters.
+ */
+int gregor_zk_controller(const gregor_zk *zk, int32_t *broker_id, int32_t *controller_epoch, char *errstr, size_t errstr_size);
+
+/**
+ * A legacy consumer group's offsets under
+ * `/consumers/<group>/offsets/<topic>/<partition>`: of every topic, or of
+ * `topic` only (NULL: all). On success `*out` receives a new
+ * `gregor_tpl` (topic, partition, offset; in topic and partition order;
+ * caller owns, free with `gregor_tpl_free`). A group with none stored gives
+ * an empty list.
+ */
+int gregor_zk_list_group_offsets(const gregor_zk *zk, const char *group, const char *topic, gregor_tpl **out, char *errstr, size_t errstr_size);
+
+/**
+ * Copies znode `path`'s data into the caller-owned `buf` (up to `size`
+ * bytes; NULL with `size` 0 to ask the length) and writes its full length
+ * to `*len` (may be NULL). Returns 0, or `GREGOR_ERR__FAIL` with
+ * "no node <path>" in `errstr` if there is no such znode.
+ */
+int gregor_zk_get(const gregor_zk *zk, const char *path, uint8_t *buf, size_t size, size_t *len, char *errstr, size_t errstr_size);
+
+/**
+ * Writes `len` bytes at `data` (NULL with `len` 0: empty) to the
+ * persistent znode `path` (an absolute path), creating it and its parents
+ * as needed.
+ */
+int gregor_zk_put(const gregor_zk *zk, const char *path, const uint8_t *data, size_t len, char *errstr, size_t errstr_size);
+
+/**
+ * Deletes the znode `path` and everything under it (not "/"). Deleting a
+ * znode that does not exist succeeds.
+ */
+int gregor_zk_delete(const gregor_zk *zk, const char *path, char *errstr, size_t errstr_size);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -19,6 +19,10 @@ use crate::error::{local, Error};
 use crate::message::Message;
 use crate::zk::{BalancedConsumer, ZkClient};
 
+mod inspect;
+
+pub use inspect::*;
+
 /// A ZooKeeper session on a Kafka cluster's znodes. Thread-safe.
 pub struct gregor_zk {
     inner: ZkClient,
@@ -160,48 +164,6 @@ pub extern "C" fn gregor_zk_partition_state(
         put(leader_epoch, s.leader_epoch);
         put(controller_epoch, s.controller_epoch);
         Ok(())
-    })
-}
-
-/// Runs one `gregor zk` command (the words after `-z …`, separated by
-/// spaces, e.g. `"topic orders"`, `"admin"`, `"group g1"`,
-/// `"migrate g1 --to-kafka --dry-run"`) on the ZooKeeper at `zk_connect` and
-/// writes its text output, NUL-terminated and truncated to `out_size`, to
-/// the caller-owned `out`; `*out_len` (may be NULL) gets the full length.
-/// Blocks for the command's ZooKeeper (and, for `migrate`, broker) calls.
-///
-/// Returns 0, `GREGOR_ERR__INVALID_ARG` for a bad command, or the failure's code.
-#[no_mangle]
-pub extern "C" fn gregor_zk_command(
-    zk_connect: *const c_char,
-    command: *const c_char,
-    out: *mut c_char,
-    out_size: usize,
-    out_len: *mut usize,
-    errstr: *mut c_char,
-    errstr_size: usize,
-) -> i32 {
-    guard_code(errstr, errstr_size, || {
-        let c = c_str(zk_connect, "zk_connect")?;
-        let mut args = vec!["-z".to_string(), c.to_string()];
-        args.extend(
-            c_str(command, "command")?
-                .split_whitespace()
-                .map(String::from),
-        );
-        let (mut o, mut e) = (Vec::new(), Vec::new());
-        let rc = crate::zk::cli::run(&args, &mut o, &mut e);
-        let msg = String::from_utf8_lossy(&e).trim().to_string();
-        match rc {
-            0 => {
-                let text = String::from_utf8_lossy(&o);
-                write_errstr(out, out_size, &text);
-                put(out_len, text.len());
-                Ok(())
-            }
-            2 => Err(Error::invalid_arg(msg)),
-            _ => Err(Error::local(local::FAIL, msg)),
-        }
     })
 }
 
