@@ -108,7 +108,11 @@ pub extern "C" fn gregor_producer_send_sync(
             headers: &hs,
             timestamp: (timestamp_ms != 0).then_some(timestamp_ms),
         };
-        let d = p.inner.send_sync(&rec, Some(timeout(timeout_ms)))?;
+        // Negative: until the report, which `message.timeout.ms` bounds (the
+        // producer enforces it here too: a message to an unreachable broker
+        // may wait for metadata longer than that before it expires).
+        let t = (timeout_ms >= 0).then(|| timeout(timeout_ms));
+        let d = p.inner.send_sync(&rec, t)?;
         put(partition_out, d.partition);
         put(offset_out, d.offset);
         Ok(())
