@@ -47,3 +47,49 @@ pub(crate) fn guard_code(
         }
     }
 }
+
+/// Reads one field of the object behind `r` with `f`: `default` for a NULL
+/// pointer, an index out of range (`f` returns `None`) or a panic. Every
+/// accessor of a result object is one call of this or of `item` / `count`.
+pub(crate) fn field<R, T: Copy>(r: *const R, default: T, f: impl FnOnce(&R) -> Option<T>) -> T {
+    guard(default, || {
+        super::raw::handle(r, "result")
+            .ok()
+            .and_then(f)
+            .unwrap_or(default)
+    })
+}
+
+/// A result object made of indexed items (topics, partitions, groups, …).
+pub(crate) trait Items {
+    type Item;
+    fn items(&self) -> &[Self::Item];
+}
+
+/// `impl Items` for result types that keep their items in a field `items`.
+macro_rules! impl_items {
+    ($($t:ty: $item:ty),* $(,)?) => {$(
+        impl $crate::ffi::guard::Items for $t {
+            type Item = $item;
+            fn items(&self) -> &[$item] {
+                &self.items
+            }
+        }
+    )*};
+}
+pub(crate) use impl_items;
+
+/// Reads `f` of item `i` of `r` (`default` for NULL or out of range).
+pub(crate) fn item<R: Items, T: Copy>(
+    r: *const R,
+    i: usize,
+    default: T,
+    f: impl FnOnce(&R::Item) -> T,
+) -> T {
+    field(r, default, |r| r.items().get(i).map(f))
+}
+
+/// The number of items of `r` (0 for NULL).
+pub(crate) fn count<R: Items>(r: *const R) -> usize {
+    field(r, 0, |r| Some(r.items().len()))
+}

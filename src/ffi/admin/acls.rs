@@ -2,6 +2,15 @@
 
 use super::*;
 
+impl_items!(
+    gregor_acl_bindings: CAcl,
+    gregor_delete_acls_results: DelItem,
+);
+impl_errs!(
+    gregor_acl_bindings: |x| &x.err,
+    gregor_delete_acls_results: |x| &x.err,
+);
+
 // ----- ACLs -----
 
 /// One ACL binding (to create).
@@ -94,7 +103,7 @@ pub extern "C" fn gregor_acl_filter_free(f: *mut gregor_acl_filter) {
     guard((), || free(f))
 }
 
-struct CAcl {
+pub(crate) struct CAcl {
     resource_type: c_int,
     resource_name: CString,
     pattern_type: c_int,
@@ -186,7 +195,7 @@ pub extern "C" fn gregor_admin_create_acls(
 /// Number of bindings (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_acl_bindings_count(b: *const gregor_acl_bindings) -> usize {
-    get(b, 0, |b| Some(b.items.len()))
+    count(b)
 }
 
 /// Binding `i`'s resource type (`GREGOR_RESOURCE_*`).
@@ -195,7 +204,7 @@ pub extern "C" fn gregor_acl_bindings_resource_type(
     b: *const gregor_acl_bindings,
     i: usize,
 ) -> c_int {
-    get(b, -1, |b| b.items.get(i).map(|x| x.resource_type))
+    item(b, i, -1, |x| x.resource_type)
 }
 
 /// Binding `i`'s resource name.
@@ -204,9 +213,7 @@ pub extern "C" fn gregor_acl_bindings_resource_name(
     b: *const gregor_acl_bindings,
     i: usize,
 ) -> *const c_char {
-    get(b, ptr::null(), |b| {
-        b.items.get(i).map(|x| x.resource_name.as_ptr())
-    })
+    item(b, i, ptr::null(), |x| x.resource_name.as_ptr())
 }
 
 /// Binding `i`'s pattern type (`GREGOR_PATTERN_*`).
@@ -215,7 +222,7 @@ pub extern "C" fn gregor_acl_bindings_pattern_type(
     b: *const gregor_acl_bindings,
     i: usize,
 ) -> c_int {
-    get(b, -1, |b| b.items.get(i).map(|x| x.pattern_type))
+    item(b, i, -1, |x| x.pattern_type)
 }
 
 /// Binding `i`'s principal.
@@ -224,9 +231,7 @@ pub extern "C" fn gregor_acl_bindings_principal(
     b: *const gregor_acl_bindings,
     i: usize,
 ) -> *const c_char {
-    get(b, ptr::null(), |b| {
-        b.items.get(i).map(|x| x.principal.as_ptr())
-    })
+    item(b, i, ptr::null(), |x| x.principal.as_ptr())
 }
 
 /// Binding `i`'s host.
@@ -235,13 +240,13 @@ pub extern "C" fn gregor_acl_bindings_host(
     b: *const gregor_acl_bindings,
     i: usize,
 ) -> *const c_char {
-    get(b, ptr::null(), |b| b.items.get(i).map(|x| x.host.as_ptr()))
+    item(b, i, ptr::null(), |x| x.host.as_ptr())
 }
 
 /// Binding `i`'s operation (`GREGOR_ACL_OPERATION_*`).
 #[no_mangle]
 pub extern "C" fn gregor_acl_bindings_operation(b: *const gregor_acl_bindings, i: usize) -> c_int {
-    get(b, -1, |b| b.items.get(i).map(|x| x.operation))
+    item(b, i, -1, |x| x.operation)
 }
 
 /// Binding `i`'s permission (`GREGOR_ACL_PERMISSION_*`).
@@ -250,15 +255,13 @@ pub extern "C" fn gregor_acl_bindings_permission_type(
     b: *const gregor_acl_bindings,
     i: usize,
 ) -> c_int {
-    get(b, -1, |b| b.items.get(i).map(|x| x.permission_type))
+    item(b, i, -1, |x| x.permission_type)
 }
 
 /// Binding `i`'s error code (0: described, created or deleted).
 #[no_mangle]
 pub extern "C" fn gregor_acl_bindings_err(b: *const gregor_acl_bindings, i: usize) -> c_int {
-    get(b, local::INVALID_ARG, |b| {
-        b.items.get(i).map(|x| x.err.code)
-    })
+    item_err(b, i)
 }
 
 /// Binding `i`'s error text ("" on success).
@@ -267,9 +270,7 @@ pub extern "C" fn gregor_acl_bindings_errstr(
     b: *const gregor_acl_bindings,
     i: usize,
 ) -> *const c_char {
-    get(b, ptr::null(), |b| {
-        b.items.get(i).map(|x| x.err.text.as_ptr())
-    })
+    item_errstr(b, i)
 }
 
 /// Frees bindings. NULL is a no-op.
@@ -278,7 +279,7 @@ pub extern "C" fn gregor_acl_bindings_free(b: *mut gregor_acl_bindings) {
     guard((), || free(b))
 }
 
-struct DelItem {
+pub(crate) struct DelItem {
     err: CErr,
     matches: gregor_acl_bindings,
 }
@@ -332,7 +333,7 @@ pub extern "C" fn gregor_admin_delete_acls(
 /// Number of filters (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_delete_acls_results_count(r: *const gregor_delete_acls_results) -> usize {
-    get(r, 0, |r| Some(r.items.len()))
+    count(r)
 }
 
 /// Filter `i`'s error code.
@@ -341,9 +342,7 @@ pub extern "C" fn gregor_delete_acls_results_err(
     r: *const gregor_delete_acls_results,
     i: usize,
 ) -> c_int {
-    get(r, local::INVALID_ARG, |r| {
-        r.items.get(i).map(|x| x.err.code)
-    })
+    item_err(r, i)
 }
 
 /// Filter `i`'s error text ("" on success).
@@ -352,9 +351,7 @@ pub extern "C" fn gregor_delete_acls_results_errstr(
     r: *const gregor_delete_acls_results,
     i: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| {
-        r.items.get(i).map(|x| x.err.text.as_ptr())
-    })
+    item_errstr(r, i)
 }
 
 /// The ACLs filter `i` matched, each with the outcome of its deletion.
@@ -364,9 +361,7 @@ pub extern "C" fn gregor_delete_acls_results_matches(
     r: *const gregor_delete_acls_results,
     i: usize,
 ) -> *const gregor_acl_bindings {
-    get(r, ptr::null(), |r| {
-        r.items.get(i).map(|x| ptr::from_ref(&x.matches))
-    })
+    item(r, i, ptr::null(), |x| ptr::from_ref(&x.matches))
 }
 
 /// Frees delete results (and the bindings they lend). NULL is a no-op.

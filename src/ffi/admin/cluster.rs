@@ -2,6 +2,13 @@
 
 use super::*;
 
+impl_items!(
+    gregor_log_dirs: CBrokerDirs,
+);
+impl_errs!(
+    gregor_log_dirs: |x| &x.err,
+);
+
 // ----- cluster -----
 
 /// A described cluster. Immutable.
@@ -53,7 +60,7 @@ pub extern "C" fn gregor_admin_describe_cluster(
 pub extern "C" fn gregor_cluster_description_cluster_id(
     d: *const gregor_cluster_description,
 ) -> *const c_char {
-    get(d, ptr::null(), |d| Some(cptr(&d.cluster_id)))
+    field(d, ptr::null(), |d| Some(cptr(&d.cluster_id)))
 }
 
 /// The controller's broker id (-1 if not known).
@@ -61,7 +68,7 @@ pub extern "C" fn gregor_cluster_description_cluster_id(
 pub extern "C" fn gregor_cluster_description_controller_id(
     d: *const gregor_cluster_description,
 ) -> i32 {
-    get(d, -1, |d| Some(d.controller_id))
+    field(d, -1, |d| Some(d.controller_id))
 }
 
 /// Number of brokers.
@@ -69,7 +76,7 @@ pub extern "C" fn gregor_cluster_description_controller_id(
 pub extern "C" fn gregor_cluster_description_broker_count(
     d: *const gregor_cluster_description,
 ) -> usize {
-    get(d, 0, |d| Some(d.brokers.len()))
+    field(d, 0, |d| Some(d.brokers.len()))
 }
 
 /// Broker `i`'s id (brokers are in id order).
@@ -78,7 +85,7 @@ pub extern "C" fn gregor_cluster_description_broker_id(
     d: *const gregor_cluster_description,
     i: usize,
 ) -> i32 {
-    get(d, -1, |d| d.brokers.get(i).map(|b| b.0))
+    field(d, -1, |d| d.brokers.get(i).map(|b| b.0))
 }
 
 /// Broker `i`'s host.
@@ -87,7 +94,7 @@ pub extern "C" fn gregor_cluster_description_broker_host(
     d: *const gregor_cluster_description,
     i: usize,
 ) -> *const c_char {
-    get(d, ptr::null(), |d| d.brokers.get(i).map(|b| b.1.as_ptr()))
+    field(d, ptr::null(), |d| d.brokers.get(i).map(|b| b.1.as_ptr()))
 }
 
 /// Broker `i`'s port.
@@ -96,7 +103,7 @@ pub extern "C" fn gregor_cluster_description_broker_port(
     d: *const gregor_cluster_description,
     i: usize,
 ) -> i32 {
-    get(d, -1, |d| d.brokers.get(i).map(|b| b.2))
+    field(d, -1, |d| d.brokers.get(i).map(|b| b.2))
 }
 
 /// Broker `i`'s rack (NULL if none).
@@ -105,7 +112,7 @@ pub extern "C" fn gregor_cluster_description_broker_rack(
     d: *const gregor_cluster_description,
     i: usize,
 ) -> *const c_char {
-    get(d, ptr::null(), |d| d.brokers.get(i).map(|b| cptr(&b.3)))
+    field(d, ptr::null(), |d| d.brokers.get(i).map(|b| cptr(&b.3)))
 }
 
 /// Copies up to `max` authorized operations (`GREGOR_ACL_OPERATION_*`)
@@ -116,7 +123,7 @@ pub extern "C" fn gregor_cluster_description_authorized_operations(
     out: *mut c_int,
     max: usize,
 ) -> c_int {
-    get(d, -1, |d| Some(copy_ops(&d.ops, out, max)))
+    field(d, -1, |d| Some(copy_ops(&d.ops, out, max)))
 }
 
 /// Frees a cluster description. NULL is a no-op.
@@ -141,7 +148,7 @@ struct CDir {
     replicas: Vec<CReplica>,
 }
 
-struct CBrokerDirs {
+pub(crate) struct CBrokerDirs {
     broker_id: i32,
     err: CErr,
     dirs: Vec<CDir>,
@@ -213,21 +220,19 @@ pub extern "C" fn gregor_admin_describe_log_dirs(
 /// Number of brokers (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_log_dirs_broker_count(l: *const gregor_log_dirs) -> usize {
-    get(l, 0, |l| Some(l.items.len()))
+    count(l)
 }
 
 /// Broker `b`'s id.
 #[no_mangle]
 pub extern "C" fn gregor_log_dirs_broker_id(l: *const gregor_log_dirs, b: usize) -> i32 {
-    get(l, -1, |l| l.items.get(b).map(|x| x.broker_id))
+    item(l, b, -1, |x| x.broker_id)
 }
 
 /// Broker `b`'s error code (asking it).
 #[no_mangle]
 pub extern "C" fn gregor_log_dirs_broker_err(l: *const gregor_log_dirs, b: usize) -> c_int {
-    get(l, local::INVALID_ARG, |l| {
-        l.items.get(b).map(|x| x.err.code)
-    })
+    item_err(l, b)
 }
 
 /// Broker `b`'s error text ("" on success).
@@ -236,15 +241,13 @@ pub extern "C" fn gregor_log_dirs_broker_errstr(
     l: *const gregor_log_dirs,
     b: usize,
 ) -> *const c_char {
-    get(l, ptr::null(), |l| {
-        l.items.get(b).map(|x| x.err.text.as_ptr())
-    })
+    item_errstr(l, b)
 }
 
 /// Number of log directories of broker `b`.
 #[no_mangle]
 pub extern "C" fn gregor_log_dirs_dir_count(l: *const gregor_log_dirs, b: usize) -> usize {
-    get(l, 0, |l| l.items.get(b).map(|x| x.dirs.len()))
+    item(l, b, 0, |x| x.dirs.len())
 }
 
 fn dir_at(l: &gregor_log_dirs, b: usize, d: usize) -> Option<&CDir> {
@@ -258,13 +261,13 @@ pub extern "C" fn gregor_log_dirs_dir_path(
     b: usize,
     d: usize,
 ) -> *const c_char {
-    get(l, ptr::null(), |l| dir_at(l, b, d).map(|x| x.path.as_ptr()))
+    field(l, ptr::null(), |l| dir_at(l, b, d).map(|x| x.path.as_ptr()))
 }
 
 /// Broker `b`, directory `d`: its error code (e.g. `GREGOR_ERR_KAFKA_STORAGE_ERROR`).
 #[no_mangle]
 pub extern "C" fn gregor_log_dirs_dir_err(l: *const gregor_log_dirs, b: usize, d: usize) -> c_int {
-    get(l, local::INVALID_ARG, |l| {
+    field(l, local::INVALID_ARG, |l| {
         dir_at(l, b, d).map(|x| x.err.code)
     })
 }
@@ -276,7 +279,7 @@ pub extern "C" fn gregor_log_dirs_dir_total_bytes(
     b: usize,
     d: usize,
 ) -> i64 {
-    get(l, -1, |l| dir_at(l, b, d).map(|x| x.total_bytes))
+    field(l, -1, |l| dir_at(l, b, d).map(|x| x.total_bytes))
 }
 
 /// Broker `b`, directory `d`: the volume's usable bytes (-1 if not known).
@@ -286,7 +289,7 @@ pub extern "C" fn gregor_log_dirs_dir_usable_bytes(
     b: usize,
     d: usize,
 ) -> i64 {
-    get(l, -1, |l| dir_at(l, b, d).map(|x| x.usable_bytes))
+    field(l, -1, |l| dir_at(l, b, d).map(|x| x.usable_bytes))
 }
 
 /// Broker `b`, directory `d`: number of replicas in it.
@@ -296,7 +299,7 @@ pub extern "C" fn gregor_log_dirs_replica_count(
     b: usize,
     d: usize,
 ) -> usize {
-    get(l, 0, |l| dir_at(l, b, d).map(|x| x.replicas.len()))
+    field(l, 0, |l| dir_at(l, b, d).map(|x| x.replicas.len()))
 }
 
 fn replica_at(l: &gregor_log_dirs, b: usize, d: usize, r: usize) -> Option<&CReplica> {
@@ -311,7 +314,7 @@ pub extern "C" fn gregor_log_dirs_replica_topic(
     d: usize,
     r: usize,
 ) -> *const c_char {
-    get(l, ptr::null(), |l| {
+    field(l, ptr::null(), |l| {
         replica_at(l, b, d, r).map(|x| x.topic.as_ptr())
     })
 }
@@ -324,7 +327,7 @@ pub extern "C" fn gregor_log_dirs_replica_partition(
     d: usize,
     r: usize,
 ) -> i32 {
-    get(l, -1, |l| replica_at(l, b, d, r).map(|x| x.partition))
+    field(l, -1, |l| replica_at(l, b, d, r).map(|x| x.partition))
 }
 
 /// Replica `r`: the size of its segments in bytes.
@@ -335,7 +338,7 @@ pub extern "C" fn gregor_log_dirs_replica_size(
     d: usize,
     r: usize,
 ) -> i64 {
-    get(l, -1, |l| replica_at(l, b, d, r).map(|x| x.size))
+    field(l, -1, |l| replica_at(l, b, d, r).map(|x| x.size))
 }
 
 /// Replica `r`: its offset lag.
@@ -346,7 +349,7 @@ pub extern "C" fn gregor_log_dirs_replica_offset_lag(
     d: usize,
     r: usize,
 ) -> i64 {
-    get(l, -1, |l| replica_at(l, b, d, r).map(|x| x.offset_lag))
+    field(l, -1, |l| replica_at(l, b, d, r).map(|x| x.offset_lag))
 }
 
 /// Replica `r`: 1 if it is a future replica being moved here.
@@ -357,7 +360,7 @@ pub extern "C" fn gregor_log_dirs_replica_is_future(
     d: usize,
     r: usize,
 ) -> c_int {
-    get(l, -1, |l| {
+    field(l, -1, |l| {
         replica_at(l, b, d, r).map(|x| c_int::from(x.is_future))
     })
 }

@@ -2,6 +2,13 @@
 
 use super::*;
 
+impl_items!(
+    gregor_config_results: ResItem,
+);
+impl_errs!(
+    gregor_config_results: |x| &x.err,
+);
+
 // ----- configs -----
 
 /// A config resource, with the changes to make to it (for the alter calls).
@@ -112,7 +119,7 @@ struct CEntry {
     synonyms: Vec<CSynonym>,
 }
 
-struct ResItem {
+pub(crate) struct ResItem {
     resource_type: c_int,
     name: CString,
     err: CErr,
@@ -261,13 +268,13 @@ pub extern "C" fn gregor_admin_incremental_alter_configs(
 /// Number of resources (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_config_results_count(r: *const gregor_config_results) -> usize {
-    get(r, 0, |r| Some(r.items.len()))
+    count(r)
 }
 
 /// Resource `i`'s type (`GREGOR_CONFIG_RESOURCE_*`).
 #[no_mangle]
 pub extern "C" fn gregor_config_results_type(r: *const gregor_config_results, i: usize) -> c_int {
-    get(r, -1, |r| r.items.get(i).map(|x| x.resource_type))
+    item(r, i, -1, |x| x.resource_type)
 }
 
 /// Resource `i`'s name.
@@ -276,15 +283,13 @@ pub extern "C" fn gregor_config_results_name(
     r: *const gregor_config_results,
     i: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| r.items.get(i).map(|x| x.name.as_ptr()))
+    item(r, i, ptr::null(), |x| x.name.as_ptr())
 }
 
 /// Resource `i`'s error code.
 #[no_mangle]
 pub extern "C" fn gregor_config_results_err(r: *const gregor_config_results, i: usize) -> c_int {
-    get(r, local::INVALID_ARG, |r| {
-        r.items.get(i).map(|x| x.err.code)
-    })
+    item_err(r, i)
 }
 
 /// Resource `i`'s error text ("" on success).
@@ -293,9 +298,7 @@ pub extern "C" fn gregor_config_results_errstr(
     r: *const gregor_config_results,
     i: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| {
-        r.items.get(i).map(|x| x.err.text.as_ptr())
-    })
+    item_errstr(r, i)
 }
 
 /// Number of configs of resource `i`.
@@ -304,7 +307,7 @@ pub extern "C" fn gregor_config_results_entry_count(
     r: *const gregor_config_results,
     i: usize,
 ) -> usize {
-    get(r, 0, |r| r.items.get(i).map(|x| x.entries.len()))
+    item(r, i, 0, |x| x.entries.len())
 }
 
 fn entry_at(r: &gregor_config_results, i: usize, j: usize) -> Option<&CEntry> {
@@ -318,7 +321,7 @@ pub extern "C" fn gregor_config_results_entry_name(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| {
+    field(r, ptr::null(), |r| {
         entry_at(r, i, j).map(|e| e.name.as_ptr())
     })
 }
@@ -330,7 +333,7 @@ pub extern "C" fn gregor_config_results_entry_value(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| {
+    field(r, ptr::null(), |r| {
         entry_at(r, i, j).map(|e| cptr(&e.value))
     })
 }
@@ -342,7 +345,7 @@ pub extern "C" fn gregor_config_results_entry_source(
     i: usize,
     j: usize,
 ) -> c_int {
-    get(r, -1, |r| entry_at(r, i, j).map(|e| e.source))
+    field(r, -1, |r| entry_at(r, i, j).map(|e| e.source))
 }
 
 /// Resource `i`, config `j`: 1 if the value is the default, 0 if not.
@@ -352,7 +355,7 @@ pub extern "C" fn gregor_config_results_entry_is_default(
     i: usize,
     j: usize,
 ) -> c_int {
-    get(r, -1, |r| {
+    field(r, -1, |r| {
         entry_at(r, i, j).map(|e| c_int::from(e.is_default))
     })
 }
@@ -364,7 +367,7 @@ pub extern "C" fn gregor_config_results_entry_is_read_only(
     i: usize,
     j: usize,
 ) -> c_int {
-    get(r, -1, |r| {
+    field(r, -1, |r| {
         entry_at(r, i, j).map(|e| c_int::from(e.is_read_only))
     })
 }
@@ -376,7 +379,7 @@ pub extern "C" fn gregor_config_results_entry_is_sensitive(
     i: usize,
     j: usize,
 ) -> c_int {
-    get(r, -1, |r| {
+    field(r, -1, |r| {
         entry_at(r, i, j).map(|e| c_int::from(e.is_sensitive))
     })
 }
@@ -390,7 +393,7 @@ pub extern "C" fn gregor_config_results_entry_type(
     i: usize,
     j: usize,
 ) -> c_int {
-    get(r, -1, |r| entry_at(r, i, j).map(|e| e.config_type))
+    field(r, -1, |r| entry_at(r, i, j).map(|e| e.config_type))
 }
 
 /// Resource `i`, config `j`: its documentation (NULL if not asked or none).
@@ -400,7 +403,7 @@ pub extern "C" fn gregor_config_results_entry_documentation(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| {
+    field(r, ptr::null(), |r| {
         entry_at(r, i, j).map(|e| cptr(&e.documentation))
     })
 }
@@ -412,7 +415,7 @@ pub extern "C" fn gregor_config_results_synonym_count(
     i: usize,
     j: usize,
 ) -> usize {
-    get(r, 0, |r| entry_at(r, i, j).map(|e| e.synonyms.len()))
+    field(r, 0, |r| entry_at(r, i, j).map(|e| e.synonyms.len()))
 }
 
 /// Resource `i`, config `j`, synonym `k`: its name.
@@ -423,7 +426,7 @@ pub extern "C" fn gregor_config_results_synonym_name(
     j: usize,
     k: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| {
+    field(r, ptr::null(), |r| {
         entry_at(r, i, j)?.synonyms.get(k).map(|s| s.name.as_ptr())
     })
 }
@@ -436,7 +439,7 @@ pub extern "C" fn gregor_config_results_synonym_value(
     j: usize,
     k: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| {
+    field(r, ptr::null(), |r| {
         entry_at(r, i, j)?.synonyms.get(k).map(|s| cptr(&s.value))
     })
 }
@@ -449,7 +452,7 @@ pub extern "C" fn gregor_config_results_synonym_source(
     j: usize,
     k: usize,
 ) -> c_int {
-    get(r, -1, |r| {
+    field(r, -1, |r| {
         entry_at(r, i, j)?.synonyms.get(k).map(|s| s.source)
     })
 }

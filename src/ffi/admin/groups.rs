@@ -2,6 +2,15 @@
 
 use super::*;
 
+impl_items!(
+    gregor_group_descriptions: CGroup,
+    gregor_group_results: (CString, CErr),
+);
+impl_errs!(
+    gregor_group_descriptions: |x| &x.err,
+    gregor_group_results: |x| &x.1,
+);
+
 // ----- consumer groups -----
 
 struct CListing {
@@ -74,7 +83,7 @@ pub extern "C" fn gregor_admin_list_groups(
 /// Number of groups listed (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_group_listings_count(l: *const gregor_group_listings) -> usize {
-    get(l, 0, |l| Some(l.groups.len()))
+    field(l, 0, |l| Some(l.groups.len()))
 }
 
 /// Group `i`'s ID.
@@ -83,7 +92,7 @@ pub extern "C" fn gregor_group_listings_group_id(
     l: *const gregor_group_listings,
     i: usize,
 ) -> *const c_char {
-    get(l, ptr::null(), |l| {
+    field(l, ptr::null(), |l| {
         l.groups.get(i).map(|g| g.group_id.as_ptr())
     })
 }
@@ -94,7 +103,7 @@ pub extern "C" fn gregor_group_listings_protocol_type(
     l: *const gregor_group_listings,
     i: usize,
 ) -> *const c_char {
-    get(l, ptr::null(), |l| {
+    field(l, ptr::null(), |l| {
         l.groups.get(i).map(|g| g.protocol_type.as_ptr())
     })
 }
@@ -105,7 +114,7 @@ pub extern "C" fn gregor_group_listings_state(
     l: *const gregor_group_listings,
     i: usize,
 ) -> *const c_char {
-    get(l, ptr::null(), |l| l.groups.get(i).map(|g| cptr(&g.state)))
+    field(l, ptr::null(), |l| l.groups.get(i).map(|g| cptr(&g.state)))
 }
 
 /// Group `i`'s type ("classic", "consumer"; NULL before ListGroups v5).
@@ -114,7 +123,7 @@ pub extern "C" fn gregor_group_listings_type(
     l: *const gregor_group_listings,
     i: usize,
 ) -> *const c_char {
-    get(l, ptr::null(), |l| {
+    field(l, ptr::null(), |l| {
         l.groups.get(i).map(|g| cptr(&g.group_type))
     })
 }
@@ -125,7 +134,7 @@ pub extern "C" fn gregor_group_listings_coordinator_id(
     l: *const gregor_group_listings,
     i: usize,
 ) -> i32 {
-    get(l, -1, |l| l.groups.get(i).map(|g| g.coordinator_id))
+    field(l, -1, |l| l.groups.get(i).map(|g| g.coordinator_id))
 }
 
 /// 1 if group `i` only stores offsets (no protocol type), 0 if not, -1 out of range.
@@ -134,13 +143,13 @@ pub extern "C" fn gregor_group_listings_is_simple(
     l: *const gregor_group_listings,
     i: usize,
 ) -> c_int {
-    get(l, -1, |l| l.groups.get(i).map(|g| c_int::from(g.simple)))
+    field(l, -1, |l| l.groups.get(i).map(|g| c_int::from(g.simple)))
 }
 
 /// Number of brokers that failed (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_group_listings_error_count(l: *const gregor_group_listings) -> usize {
-    get(l, 0, |l| Some(l.errors.len()))
+    field(l, 0, |l| Some(l.errors.len()))
 }
 
 /// Failed broker `j`'s id.
@@ -149,7 +158,7 @@ pub extern "C" fn gregor_group_listings_error_broker(
     l: *const gregor_group_listings,
     j: usize,
 ) -> i32 {
-    get(l, -1, |l| l.errors.get(j).map(|e| e.0))
+    field(l, -1, |l| l.errors.get(j).map(|e| e.0))
 }
 
 /// Failed broker `j`'s error code.
@@ -158,7 +167,7 @@ pub extern "C" fn gregor_group_listings_error_err(
     l: *const gregor_group_listings,
     j: usize,
 ) -> c_int {
-    get(l, local::INVALID_ARG, |l| l.errors.get(j).map(|e| e.1.code))
+    field(l, local::INVALID_ARG, |l| l.errors.get(j).map(|e| e.1.code))
 }
 
 /// Failed broker `j`'s error text.
@@ -167,7 +176,7 @@ pub extern "C" fn gregor_group_listings_error_errstr(
     l: *const gregor_group_listings,
     j: usize,
 ) -> *const c_char {
-    get(l, ptr::null(), |l| {
+    field(l, ptr::null(), |l| {
         l.errors.get(j).map(|e| e.1.text.as_ptr())
     })
 }
@@ -206,7 +215,7 @@ struct CMember {
     asg_err: CErr,
 }
 
-struct CGroup {
+pub(crate) struct CGroup {
     group_id: CString,
     err: CErr,
     state: CString,
@@ -355,7 +364,7 @@ fn slice_of(b: Option<&[u8]>) -> gregor_slice {
 /// Number of groups (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_group_descriptions_count(d: *const gregor_group_descriptions) -> usize {
-    get(d, 0, |d| Some(d.items.len()))
+    count(d)
 }
 
 /// Group `i`'s ID.
@@ -802,7 +811,7 @@ pub extern "C" fn gregor_admin_delete_groups(
 /// Number of results (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_group_results_count(r: *const gregor_group_results) -> usize {
-    get(r, 0, |r| Some(r.items.len()))
+    count(r)
 }
 
 /// Result `i`'s group ID.
@@ -811,13 +820,13 @@ pub extern "C" fn gregor_group_results_group_id(
     r: *const gregor_group_results,
     i: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| r.items.get(i).map(|x| x.0.as_ptr()))
+    item(r, i, ptr::null(), |x| x.0.as_ptr())
 }
 
 /// Result `i`'s error code (0 on success).
 #[no_mangle]
 pub extern "C" fn gregor_group_results_err(r: *const gregor_group_results, i: usize) -> c_int {
-    get(r, local::INVALID_ARG, |r| r.items.get(i).map(|x| x.1.code))
+    item(r, i, local::INVALID_ARG, |x| x.1.code)
 }
 
 /// Result `i`'s error text ("" on success).
@@ -826,9 +835,7 @@ pub extern "C" fn gregor_group_results_errstr(
     r: *const gregor_group_results,
     i: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| {
-        r.items.get(i).map(|x| x.1.text.as_ptr())
-    })
+    item(r, i, ptr::null(), |x| x.1.text.as_ptr())
 }
 
 /// Frees group results. NULL is a no-op.

@@ -23,7 +23,7 @@ use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 
 use super::config::gregor_config;
-use super::guard::{guard, guard_code};
+use super::guard::{count, field, guard, guard_code, impl_items, item, Items};
 use super::lifetime::{destroy, enter, handle_registry, register, Handle, Life};
 use super::metadata::gregor_metadata;
 use super::raw::*;
@@ -124,7 +124,7 @@ pub const GREGOR_OFFSET_SPEC_MAX_TIMESTAMP: i64 = -3;
 // ----- helpers -----
 
 /// An entity's error: code and text.
-struct CErr {
+pub(crate) struct CErr {
     code: c_int,
     text: CString,
 }
@@ -146,19 +146,39 @@ fn cerr<T>(r: &Result<T>) -> CErr {
     cerr_of(r.as_ref().err())
 }
 
+/// A result object whose items each carry an error.
+trait Errs: Items {
+    fn err(item: &Self::Item) -> &CErr;
+}
+
+/// `impl Errs` where the item's error is the field (or expression) given.
+macro_rules! impl_errs {
+    ($($t:ty: |$x:ident| $e:expr),* $(,)?) => {$(
+        impl Errs for $t {
+            fn err($x: &<$t as Items>::Item) -> &CErr {
+                $e
+            }
+        }
+    )*};
+}
+use impl_errs;
+
+/// Item `i`'s error code (`GREGOR_ERR__INVALID_ARG` for NULL or out of range).
+fn item_err<R: Errs>(r: *const R, i: usize) -> c_int {
+    item(r, i, local::INVALID_ARG, |x| R::err(x).code)
+}
+
+/// Item `i`'s error text ("" on success; NULL for NULL or out of range).
+fn item_errstr<R: Errs>(r: *const R, i: usize) -> *const c_char {
+    item(r, i, ptr::null(), |x| R::err(x).text.as_ptr())
+}
+
 fn opts_of(o: *const gregor_admin_options) -> Result<AdminOptions> {
     if o.is_null() {
         Ok(AdminOptions::default())
     } else {
         Ok(handle(o, "options")?.inner.clone())
     }
-}
-
-/// Reads field `f` of result `r`, or `default` (NULL handle, out of range, panic).
-fn get<R, T: Copy>(r: *const R, default: T, f: impl FnOnce(&R) -> Option<T>) -> T {
-    guard(default, || {
-        handle(r, "result").ok().and_then(f).unwrap_or(default)
-    })
 }
 
 fn ops_ints(ops: &Option<Vec<AclOperation>>) -> Option<Vec<c_int>> {

@@ -2,9 +2,17 @@
 
 use super::*;
 
+impl_items!(
+    gregor_partition_results: PartItem,
+    gregor_partition_reassignments: CReassign,
+);
+impl_errs!(
+    gregor_partition_results: |x| &x.err,
+);
+
 // ----- partitions: elections, reassignments, records, offsets, producers -----
 
-pub(super) struct PartItem {
+pub(crate) struct PartItem {
     pub(super) topic: CString,
     pub(super) partition: i32,
     pub(super) err: CErr,
@@ -257,7 +265,7 @@ pub extern "C" fn gregor_admin_describe_producers(
 /// Number of partitions (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_partition_results_count(r: *const gregor_partition_results) -> usize {
-    get(r, 0, |r| Some(r.items.len()))
+    count(r)
 }
 
 /// Result `i`'s topic.
@@ -266,7 +274,7 @@ pub extern "C" fn gregor_partition_results_topic(
     r: *const gregor_partition_results,
     i: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| r.items.get(i).map(|x| x.topic.as_ptr()))
+    item(r, i, ptr::null(), |x| x.topic.as_ptr())
 }
 
 /// Result `i`'s partition.
@@ -275,7 +283,7 @@ pub extern "C" fn gregor_partition_results_partition(
     r: *const gregor_partition_results,
     i: usize,
 ) -> i32 {
-    get(r, -1, |r| r.items.get(i).map(|x| x.partition))
+    item(r, i, -1, |x| x.partition)
 }
 
 /// Result `i`'s error code (e.g. `GREGOR_ERR_ELECTION_NOT_NEEDED`).
@@ -284,9 +292,7 @@ pub extern "C" fn gregor_partition_results_err(
     r: *const gregor_partition_results,
     i: usize,
 ) -> c_int {
-    get(r, local::INVALID_ARG, |r| {
-        r.items.get(i).map(|x| x.err.code)
-    })
+    item_err(r, i)
 }
 
 /// Result `i`'s error text ("" on success).
@@ -295,9 +301,7 @@ pub extern "C" fn gregor_partition_results_errstr(
     r: *const gregor_partition_results,
     i: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| {
-        r.items.get(i).map(|x| x.err.text.as_ptr())
-    })
+    item_errstr(r, i)
 }
 
 /// Result `i`'s offset: the listed offset, or the low watermark after
@@ -307,7 +311,7 @@ pub extern "C" fn gregor_partition_results_offset(
     r: *const gregor_partition_results,
     i: usize,
 ) -> i64 {
-    get(r, -1, |r| r.items.get(i).map(|x| x.offset))
+    item(r, i, -1, |x| x.offset)
 }
 
 /// Result `i`'s timestamp (listed offsets; -1 if not known).
@@ -316,7 +320,7 @@ pub extern "C" fn gregor_partition_results_timestamp(
     r: *const gregor_partition_results,
     i: usize,
 ) -> i64 {
-    get(r, -1, |r| r.items.get(i).map(|x| x.timestamp))
+    item(r, i, -1, |x| x.timestamp)
 }
 
 /// Result `i`'s leader epoch (listed offsets; -1 if not known).
@@ -325,7 +329,7 @@ pub extern "C" fn gregor_partition_results_leader_epoch(
     r: *const gregor_partition_results,
     i: usize,
 ) -> i32 {
-    get(r, -1, |r| r.items.get(i).map(|x| x.leader_epoch))
+    item(r, i, -1, |x| x.leader_epoch)
 }
 
 /// Result `i`'s number of active producers (describe producers).
@@ -334,7 +338,7 @@ pub extern "C" fn gregor_partition_results_producer_count(
     r: *const gregor_partition_results,
     i: usize,
 ) -> usize {
-    get(r, 0, |r| r.items.get(i).map(|x| x.producers.len()))
+    item(r, i, 0, |x| x.producers.len())
 }
 
 /// Result `i`, producer `j`: writes its producer ID, epoch, last sequence
@@ -379,9 +383,7 @@ pub extern "C" fn gregor_partition_results_metadata(
     r: *const gregor_partition_results,
     i: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| {
-        r.items.get(i).map(|x| cptr(&x.metadata))
-    })
+    item(r, i, ptr::null(), |x| cptr(&x.metadata))
 }
 
 /// Frees partition results. NULL is a no-op.
@@ -390,7 +392,7 @@ pub extern "C" fn gregor_partition_results_free(r: *mut gregor_partition_results
     guard((), || free(r))
 }
 
-struct CReassign {
+pub(crate) struct CReassign {
     topic: CString,
     partition: i32,
     replicas: Vec<i32>,
@@ -450,7 +452,7 @@ pub extern "C" fn gregor_admin_list_partition_reassignments(
 pub extern "C" fn gregor_partition_reassignments_count(
     r: *const gregor_partition_reassignments,
 ) -> usize {
-    get(r, 0, |r| Some(r.items.len()))
+    count(r)
 }
 
 /// Reassignment `i`'s topic.
@@ -459,7 +461,7 @@ pub extern "C" fn gregor_partition_reassignments_topic(
     r: *const gregor_partition_reassignments,
     i: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| r.items.get(i).map(|x| x.topic.as_ptr()))
+    item(r, i, ptr::null(), |x| x.topic.as_ptr())
 }
 
 /// Reassignment `i`'s partition.
@@ -468,7 +470,7 @@ pub extern "C" fn gregor_partition_reassignments_partition(
     r: *const gregor_partition_reassignments,
     i: usize,
 ) -> i32 {
-    get(r, -1, |r| r.items.get(i).map(|x| x.partition))
+    item(r, i, -1, |x| x.partition)
 }
 
 /// Reassignment `i`: copies up to `max` current replicas into `out`,
@@ -480,9 +482,7 @@ pub extern "C" fn gregor_partition_reassignments_replicas(
     out: *mut i32,
     max: usize,
 ) -> usize {
-    get(r, 0, |r| {
-        r.items.get(i).map(|x| copy_ids(&x.replicas, out, max))
-    })
+    item(r, i, 0, |x| copy_ids(&x.replicas, out, max))
 }
 
 /// As `gregor_partition_reassignments_replicas`, for the replicas being added.
@@ -493,9 +493,7 @@ pub extern "C" fn gregor_partition_reassignments_adding(
     out: *mut i32,
     max: usize,
 ) -> usize {
-    get(r, 0, |r| {
-        r.items.get(i).map(|x| copy_ids(&x.adding, out, max))
-    })
+    item(r, i, 0, |x| copy_ids(&x.adding, out, max))
 }
 
 /// As `gregor_partition_reassignments_replicas`, for the replicas being removed.
@@ -506,9 +504,7 @@ pub extern "C" fn gregor_partition_reassignments_removing(
     out: *mut i32,
     max: usize,
 ) -> usize {
-    get(r, 0, |r| {
-        r.items.get(i).map(|x| copy_ids(&x.removing, out, max))
-    })
+    item(r, i, 0, |x| copy_ids(&x.removing, out, max))
 }
 
 /// Frees reassignments. NULL is a no-op.

@@ -2,6 +2,13 @@
 
 use super::*;
 
+impl_items!(
+    gregor_quota_entries: CQuota,
+);
+impl_errs!(
+    gregor_quota_entries: |x| &x.err,
+);
+
 // ----- client quotas -----
 
 /// A client-quota filter.
@@ -121,7 +128,7 @@ pub extern "C" fn gregor_quota_alteration_free(a: *mut gregor_quota_alteration) 
     guard((), || free(a))
 }
 
-struct CQuota {
+pub(crate) struct CQuota {
     parts: Vec<(CString, Option<CString>)>,
     values: Vec<(CString, f64)>,
     err: CErr,
@@ -219,7 +226,7 @@ pub extern "C" fn gregor_admin_alter_client_quotas(
 /// Number of entities (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_quota_entries_count(q: *const gregor_quota_entries) -> usize {
-    get(q, 0, |q| Some(q.items.len()))
+    count(q)
 }
 
 /// Entity `i`'s number of parts (sorted by entity type).
@@ -228,7 +235,7 @@ pub extern "C" fn gregor_quota_entries_entity_part_count(
     q: *const gregor_quota_entries,
     i: usize,
 ) -> usize {
-    get(q, 0, |q| q.items.get(i).map(|x| x.parts.len()))
+    item(q, i, 0, |x| x.parts.len())
 }
 
 /// Entity `i`, part `k`: its entity type.
@@ -238,7 +245,7 @@ pub extern "C" fn gregor_quota_entries_entity_part_type(
     i: usize,
     k: usize,
 ) -> *const c_char {
-    get(q, ptr::null(), |q| {
+    field(q, ptr::null(), |q| {
         q.items.get(i)?.parts.get(k).map(|p| p.0.as_ptr())
     })
 }
@@ -250,7 +257,7 @@ pub extern "C" fn gregor_quota_entries_entity_part_name(
     i: usize,
     k: usize,
 ) -> *const c_char {
-    get(q, ptr::null(), |q| {
+    field(q, ptr::null(), |q| {
         q.items.get(i)?.parts.get(k).map(|p| cptr(&p.1))
     })
 }
@@ -261,7 +268,7 @@ pub extern "C" fn gregor_quota_entries_value_count(
     q: *const gregor_quota_entries,
     i: usize,
 ) -> usize {
-    get(q, 0, |q| q.items.get(i).map(|x| x.values.len()))
+    item(q, i, 0, |x| x.values.len())
 }
 
 /// Entity `i`, value `k`: its key (values are in key order).
@@ -271,7 +278,7 @@ pub extern "C" fn gregor_quota_entries_value_key(
     i: usize,
     k: usize,
 ) -> *const c_char {
-    get(q, ptr::null(), |q| {
+    field(q, ptr::null(), |q| {
         q.items.get(i)?.values.get(k).map(|v| v.0.as_ptr())
     })
 }
@@ -283,15 +290,13 @@ pub extern "C" fn gregor_quota_entries_value(
     i: usize,
     k: usize,
 ) -> f64 {
-    get(q, f64::NAN, |q| q.items.get(i)?.values.get(k).map(|v| v.1))
+    field(q, f64::NAN, |q| q.items.get(i)?.values.get(k).map(|v| v.1))
 }
 
 /// Entity `i`'s error code (alter).
 #[no_mangle]
 pub extern "C" fn gregor_quota_entries_err(q: *const gregor_quota_entries, i: usize) -> c_int {
-    get(q, local::INVALID_ARG, |q| {
-        q.items.get(i).map(|x| x.err.code)
-    })
+    item_err(q, i)
 }
 
 /// Entity `i`'s error text ("" on success).
@@ -300,9 +305,7 @@ pub extern "C" fn gregor_quota_entries_errstr(
     q: *const gregor_quota_entries,
     i: usize,
 ) -> *const c_char {
-    get(q, ptr::null(), |q| {
-        q.items.get(i).map(|x| x.err.text.as_ptr())
-    })
+    item_errstr(q, i)
 }
 
 /// Frees quota entries. NULL is a no-op.

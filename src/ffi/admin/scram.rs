@@ -2,6 +2,13 @@
 
 use super::*;
 
+impl_items!(
+    gregor_scram_users: CUser,
+);
+impl_errs!(
+    gregor_scram_users: |x| &x.err,
+);
+
 // ----- SCRAM credentials -----
 
 /// SCRAM credential changes.
@@ -73,7 +80,7 @@ pub extern "C" fn gregor_scram_alterations_free(a: *mut gregor_scram_alterations
     guard((), || free(a))
 }
 
-struct CUser {
+pub(crate) struct CUser {
     user: CString,
     err: CErr,
     creds: Vec<(c_int, i32)>,
@@ -163,21 +170,19 @@ pub extern "C" fn gregor_admin_alter_user_scram_credentials(
 /// Number of users (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_scram_users_count(u: *const gregor_scram_users) -> usize {
-    get(u, 0, |u| Some(u.items.len()))
+    count(u)
 }
 
 /// User `i`'s name.
 #[no_mangle]
 pub extern "C" fn gregor_scram_users_name(u: *const gregor_scram_users, i: usize) -> *const c_char {
-    get(u, ptr::null(), |u| u.items.get(i).map(|x| x.user.as_ptr()))
+    item(u, i, ptr::null(), |x| x.user.as_ptr())
 }
 
 /// User `i`'s error code (e.g. `GREGOR_ERR_RESOURCE_NOT_FOUND`).
 #[no_mangle]
 pub extern "C" fn gregor_scram_users_err(u: *const gregor_scram_users, i: usize) -> c_int {
-    get(u, local::INVALID_ARG, |u| {
-        u.items.get(i).map(|x| x.err.code)
-    })
+    item_err(u, i)
 }
 
 /// User `i`'s error text ("" on success).
@@ -186,9 +191,7 @@ pub extern "C" fn gregor_scram_users_errstr(
     u: *const gregor_scram_users,
     i: usize,
 ) -> *const c_char {
-    get(u, ptr::null(), |u| {
-        u.items.get(i).map(|x| x.err.text.as_ptr())
-    })
+    item_errstr(u, i)
 }
 
 /// User `i`'s number of credentials.
@@ -197,7 +200,7 @@ pub extern "C" fn gregor_scram_users_credential_count(
     u: *const gregor_scram_users,
     i: usize,
 ) -> usize {
-    get(u, 0, |u| u.items.get(i).map(|x| x.creds.len()))
+    item(u, i, 0, |x| x.creds.len())
 }
 
 /// User `i`, credential `k`: its mechanism (`GREGOR_SCRAM_SHA_*`).
@@ -207,7 +210,7 @@ pub extern "C" fn gregor_scram_users_credential_mechanism(
     i: usize,
     k: usize,
 ) -> c_int {
-    get(u, -1, |u| u.items.get(i)?.creds.get(k).map(|c| c.0))
+    field(u, -1, |u| u.items.get(i)?.creds.get(k).map(|c| c.0))
 }
 
 /// User `i`, credential `k`: its iteration count.
@@ -217,7 +220,7 @@ pub extern "C" fn gregor_scram_users_credential_iterations(
     i: usize,
     k: usize,
 ) -> i32 {
-    get(u, -1, |u| u.items.get(i)?.creds.get(k).map(|c| c.1))
+    field(u, -1, |u| u.items.get(i)?.creds.get(k).map(|c| c.1))
 }
 
 /// Frees SCRAM users. NULL is a no-op.

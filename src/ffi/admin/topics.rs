@@ -2,6 +2,15 @@
 
 use super::*;
 
+impl_items!(
+    gregor_topic_results: TopicItem,
+    gregor_topic_descriptions: DescItem,
+);
+impl_errs!(
+    gregor_topic_results: |x| &x.err,
+    gregor_topic_descriptions: |x| &x.err,
+);
+
 // ----- topics -----
 
 /// A topic to create.
@@ -141,7 +150,7 @@ pub extern "C" fn gregor_new_partitions_free(parts: *mut gregor_new_partitions) 
     guard((), || free(parts))
 }
 
-struct TopicItem {
+pub(crate) struct TopicItem {
     name: Option<CString>,
     topic_id: Option<CString>,
     err: CErr,
@@ -297,7 +306,7 @@ pub extern "C" fn gregor_admin_create_partitions(
 /// Number of results (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_topic_results_count(r: *const gregor_topic_results) -> usize {
-    get(r, 0, |r| Some(r.items.len()))
+    count(r)
 }
 
 /// Result `i`'s topic name (NULL when deleting by an ID the broker did not name).
@@ -306,7 +315,7 @@ pub extern "C" fn gregor_topic_results_name(
     r: *const gregor_topic_results,
     i: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| r.items.get(i).map(|x| cptr(&x.name)))
+    item(r, i, ptr::null(), |x| cptr(&x.name))
 }
 
 /// Result `i`'s topic ID in Kafka's text form (NULL if not known).
@@ -315,17 +324,13 @@ pub extern "C" fn gregor_topic_results_topic_id(
     r: *const gregor_topic_results,
     i: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| {
-        r.items.get(i).map(|x| cptr(&x.topic_id))
-    })
+    item(r, i, ptr::null(), |x| cptr(&x.topic_id))
 }
 
 /// Result `i`'s error code (0 on success).
 #[no_mangle]
 pub extern "C" fn gregor_topic_results_err(r: *const gregor_topic_results, i: usize) -> c_int {
-    get(r, local::INVALID_ARG, |r| {
-        r.items.get(i).map(|x| x.err.code)
-    })
+    item_err(r, i)
 }
 
 /// Result `i`'s error text ("" on success).
@@ -334,9 +339,7 @@ pub extern "C" fn gregor_topic_results_errstr(
     r: *const gregor_topic_results,
     i: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| {
-        r.items.get(i).map(|x| x.err.text.as_ptr())
-    })
+    item_errstr(r, i)
 }
 
 /// Created topic `i`'s partition count (-1 if not reported: CreateTopics < v5, or not a create).
@@ -345,7 +348,7 @@ pub extern "C" fn gregor_topic_results_num_partitions(
     r: *const gregor_topic_results,
     i: usize,
 ) -> i32 {
-    get(r, -1, |r| r.items.get(i).map(|x| x.num_partitions))
+    item(r, i, -1, |x| x.num_partitions)
 }
 
 /// Created topic `i`'s replication factor (-1 if not reported).
@@ -354,7 +357,7 @@ pub extern "C" fn gregor_topic_results_replication_factor(
     r: *const gregor_topic_results,
     i: usize,
 ) -> i32 {
-    get(r, -1, |r| r.items.get(i).map(|x| x.replication_factor))
+    item(r, i, -1, |x| x.replication_factor)
 }
 
 /// Number of configs the broker echoed for created topic `i` (CreateTopics v5+).
@@ -363,7 +366,7 @@ pub extern "C" fn gregor_topic_results_config_count(
     r: *const gregor_topic_results,
     i: usize,
 ) -> usize {
-    get(r, 0, |r| r.items.get(i).map(|x| x.configs.len()))
+    item(r, i, 0, |x| x.configs.len())
 }
 
 /// Created topic `i`'s config `j`: its name.
@@ -373,7 +376,7 @@ pub extern "C" fn gregor_topic_results_config_name(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| {
+    field(r, ptr::null(), |r| {
         r.items.get(i)?.configs.get(j).map(|c| c.0.as_ptr())
     })
 }
@@ -385,7 +388,7 @@ pub extern "C" fn gregor_topic_results_config_value(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    get(r, ptr::null(), |r| {
+    field(r, ptr::null(), |r| {
         r.items.get(i)?.configs.get(j).map(|c| cptr(&c.1))
     })
 }
@@ -396,7 +399,7 @@ pub extern "C" fn gregor_topic_results_free(r: *mut gregor_topic_results) {
     guard((), || free(r))
 }
 
-struct DescItem {
+pub(crate) struct DescItem {
     name: Option<CString>,
     topic_id: Option<CString>,
     err: CErr,
@@ -493,7 +496,7 @@ pub extern "C" fn gregor_admin_describe_topics_by_id(
 /// Number of topics (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_topic_descriptions_count(d: *const gregor_topic_descriptions) -> usize {
-    get(d, 0, |d| Some(d.items.len()))
+    count(d)
 }
 
 /// Topic `i`'s name (NULL if not known).
@@ -502,7 +505,7 @@ pub extern "C" fn gregor_topic_descriptions_name(
     d: *const gregor_topic_descriptions,
     i: usize,
 ) -> *const c_char {
-    get(d, ptr::null(), |d| d.items.get(i).map(|x| cptr(&x.name)))
+    item(d, i, ptr::null(), |x| cptr(&x.name))
 }
 
 /// Topic `i`'s ID in Kafka's text form (NULL if not known).
@@ -511,9 +514,7 @@ pub extern "C" fn gregor_topic_descriptions_topic_id(
     d: *const gregor_topic_descriptions,
     i: usize,
 ) -> *const c_char {
-    get(d, ptr::null(), |d| {
-        d.items.get(i).map(|x| cptr(&x.topic_id))
-    })
+    item(d, i, ptr::null(), |x| cptr(&x.topic_id))
 }
 
 /// Topic `i`'s error code (e.g. `GREGOR_ERR_UNKNOWN_TOPIC_OR_PARTITION`).
@@ -522,9 +523,7 @@ pub extern "C" fn gregor_topic_descriptions_err(
     d: *const gregor_topic_descriptions,
     i: usize,
 ) -> c_int {
-    get(d, local::INVALID_ARG, |d| {
-        d.items.get(i).map(|x| x.err.code)
-    })
+    item_err(d, i)
 }
 
 /// Topic `i`'s error text ("" on success).
@@ -533,9 +532,7 @@ pub extern "C" fn gregor_topic_descriptions_errstr(
     d: *const gregor_topic_descriptions,
     i: usize,
 ) -> *const c_char {
-    get(d, ptr::null(), |d| {
-        d.items.get(i).map(|x| x.err.text.as_ptr())
-    })
+    item_errstr(d, i)
 }
 
 /// 1 if topic `i` is internal, 0 if not, -1 out of range.
@@ -544,9 +541,7 @@ pub extern "C" fn gregor_topic_descriptions_is_internal(
     d: *const gregor_topic_descriptions,
     i: usize,
 ) -> c_int {
-    get(d, -1, |d| {
-        d.items.get(i).map(|x| c_int::from(x.is_internal))
-    })
+    item(d, i, -1, |x| c_int::from(x.is_internal))
 }
 
 /// Copies up to `max` of topic `i`'s authorized operations
@@ -559,9 +554,7 @@ pub extern "C" fn gregor_topic_descriptions_authorized_operations(
     out: *mut c_int,
     max: usize,
 ) -> c_int {
-    get(d, -1, |d| {
-        d.items.get(i).map(|x| copy_ops(&x.ops, out, max))
-    })
+    item(d, i, -1, |x| copy_ops(&x.ops, out, max))
 }
 
 /// Number of partitions of topic `i`.
@@ -570,7 +563,7 @@ pub extern "C" fn gregor_topic_descriptions_partition_count(
     d: *const gregor_topic_descriptions,
     i: usize,
 ) -> usize {
-    get(d, 0, |d| d.items.get(i).map(|x| x.partitions.len()))
+    item(d, i, 0, |x| x.partitions.len())
 }
 
 fn part_at(d: &gregor_topic_descriptions, i: usize, p: usize) -> Option<&PartitionDescription> {
@@ -584,7 +577,7 @@ pub extern "C" fn gregor_topic_descriptions_partition_id(
     i: usize,
     p: usize,
 ) -> i32 {
-    get(d, -1, |d| part_at(d, i, p).map(|x| x.partition))
+    field(d, -1, |d| part_at(d, i, p).map(|x| x.partition))
 }
 
 /// Topic `i`, partition `p`: its leader's broker id (-1 if none).
@@ -594,7 +587,7 @@ pub extern "C" fn gregor_topic_descriptions_partition_leader(
     i: usize,
     p: usize,
 ) -> i32 {
-    get(d, -1, |d| part_at(d, i, p).map(|x| x.leader))
+    field(d, -1, |d| part_at(d, i, p).map(|x| x.leader))
 }
 
 /// Topic `i`, partition `p`: its leader epoch (-1 if not known).
@@ -604,7 +597,7 @@ pub extern "C" fn gregor_topic_descriptions_partition_leader_epoch(
     i: usize,
     p: usize,
 ) -> i32 {
-    get(d, -1, |d| part_at(d, i, p).map(|x| x.leader_epoch))
+    field(d, -1, |d| part_at(d, i, p).map(|x| x.leader_epoch))
 }
 
 /// Topic `i`, partition `p`: copies up to `max` replica ids into `out`,
@@ -617,7 +610,7 @@ pub extern "C" fn gregor_topic_descriptions_partition_replicas(
     out: *mut i32,
     max: usize,
 ) -> usize {
-    get(d, 0, |d| {
+    field(d, 0, |d| {
         part_at(d, i, p).map(|x| copy_ids(&x.replicas, out, max))
     })
 }
@@ -631,7 +624,7 @@ pub extern "C" fn gregor_topic_descriptions_partition_isr(
     out: *mut i32,
     max: usize,
 ) -> usize {
-    get(d, 0, |d| {
+    field(d, 0, |d| {
         part_at(d, i, p).map(|x| copy_ids(&x.isr, out, max))
     })
 }
@@ -645,7 +638,7 @@ pub extern "C" fn gregor_topic_descriptions_partition_offline(
     out: *mut i32,
     max: usize,
 ) -> usize {
-    get(d, 0, |d| {
+    field(d, 0, |d| {
         part_at(d, i, p).map(|x| copy_ids(&x.offline_replicas, out, max))
     })
 }

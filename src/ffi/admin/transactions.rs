@@ -2,9 +2,16 @@
 
 use super::*;
 
+impl_items!(
+    gregor_transactions: CTxn,
+);
+impl_errs!(
+    gregor_transactions: |x| &x.err,
+);
+
 // ----- transactions -----
 
-struct CTxn {
+pub(crate) struct CTxn {
     transactional_id: CString,
     err: CErr,
     state: CString,
@@ -138,7 +145,7 @@ pub extern "C" fn gregor_admin_describe_transactions(
 /// Number of entries (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_transactions_count(t: *const gregor_transactions) -> usize {
-    get(t, 0, |t| Some(t.items.len()))
+    count(t)
 }
 
 /// Entry `i`'s transactional ID ("" for a broker that failed to list).
@@ -147,17 +154,13 @@ pub extern "C" fn gregor_transactions_transactional_id(
     t: *const gregor_transactions,
     i: usize,
 ) -> *const c_char {
-    get(t, ptr::null(), |t| {
-        t.items.get(i).map(|x| x.transactional_id.as_ptr())
-    })
+    item(t, i, ptr::null(), |x| x.transactional_id.as_ptr())
 }
 
 /// Entry `i`'s error code.
 #[no_mangle]
 pub extern "C" fn gregor_transactions_err(t: *const gregor_transactions, i: usize) -> c_int {
-    get(t, local::INVALID_ARG, |t| {
-        t.items.get(i).map(|x| x.err.code)
-    })
+    item_err(t, i)
 }
 
 /// Entry `i`'s error text ("" on success).
@@ -166,9 +169,7 @@ pub extern "C" fn gregor_transactions_errstr(
     t: *const gregor_transactions,
     i: usize,
 ) -> *const c_char {
-    get(t, ptr::null(), |t| {
-        t.items.get(i).map(|x| x.err.text.as_ptr())
-    })
+    item_errstr(t, i)
 }
 
 /// Entry `i`'s state ("Ongoing", "PrepareCommit", …; "" if not known).
@@ -177,13 +178,13 @@ pub extern "C" fn gregor_transactions_state(
     t: *const gregor_transactions,
     i: usize,
 ) -> *const c_char {
-    get(t, ptr::null(), |t| t.items.get(i).map(|x| x.state.as_ptr()))
+    item(t, i, ptr::null(), |x| x.state.as_ptr())
 }
 
 /// Entry `i`'s producer ID (-1 if not known).
 #[no_mangle]
 pub extern "C" fn gregor_transactions_producer_id(t: *const gregor_transactions, i: usize) -> i64 {
-    get(t, -1, |t| t.items.get(i).map(|x| x.producer_id))
+    item(t, i, -1, |x| x.producer_id)
 }
 
 /// Entry `i`'s producer epoch (described only; -1 otherwise).
@@ -192,7 +193,7 @@ pub extern "C" fn gregor_transactions_producer_epoch(
     t: *const gregor_transactions,
     i: usize,
 ) -> i32 {
-    get(t, -1, |t| t.items.get(i).map(|x| x.producer_epoch))
+    item(t, i, -1, |x| x.producer_epoch)
 }
 
 /// Entry `i`'s coordinator broker id (-1 if not known).
@@ -201,13 +202,13 @@ pub extern "C" fn gregor_transactions_coordinator_id(
     t: *const gregor_transactions,
     i: usize,
 ) -> i32 {
-    get(t, -1, |t| t.items.get(i).map(|x| x.coordinator_id))
+    item(t, i, -1, |x| x.coordinator_id)
 }
 
 /// Entry `i`'s transaction timeout in ms (described only; -1 otherwise).
 #[no_mangle]
 pub extern "C" fn gregor_transactions_timeout_ms(t: *const gregor_transactions, i: usize) -> i32 {
-    get(t, -1, |t| t.items.get(i).map(|x| x.timeout_ms))
+    item(t, i, -1, |x| x.timeout_ms)
 }
 
 /// Entry `i`'s start time in ms since the epoch (described only; -1 otherwise).
@@ -216,7 +217,7 @@ pub extern "C" fn gregor_transactions_start_time_ms(
     t: *const gregor_transactions,
     i: usize,
 ) -> i64 {
-    get(t, -1, |t| t.items.get(i).map(|x| x.start_time_ms))
+    item(t, i, -1, |x| x.start_time_ms)
 }
 
 /// Entry `i`'s number of partitions in the transaction (described only).
@@ -225,7 +226,7 @@ pub extern "C" fn gregor_transactions_partition_count(
     t: *const gregor_transactions,
     i: usize,
 ) -> usize {
-    get(t, 0, |t| t.items.get(i).map(|x| x.partitions.len()))
+    item(t, i, 0, |x| x.partitions.len())
 }
 
 /// Entry `i`, partition `k`: its topic.
@@ -235,7 +236,7 @@ pub extern "C" fn gregor_transactions_partition_topic(
     i: usize,
     k: usize,
 ) -> *const c_char {
-    get(t, ptr::null(), |t| {
+    field(t, ptr::null(), |t| {
         t.items.get(i)?.partitions.get(k).map(|p| p.0.as_ptr())
     })
 }
@@ -247,7 +248,7 @@ pub extern "C" fn gregor_transactions_partition(
     i: usize,
     k: usize,
 ) -> i32 {
-    get(t, -1, |t| t.items.get(i)?.partitions.get(k).map(|p| p.1))
+    field(t, -1, |t| t.items.get(i)?.partitions.get(k).map(|p| p.1))
 }
 
 /// Frees transactions. NULL is a no-op.

@@ -13,14 +13,10 @@
 use super::super::tpl::gregor_tpl;
 use super::*;
 use crate::consumer::TopicPartitionOffset;
+use crate::ffi::guard::{count, field, impl_items, item};
 use crate::zk::{TopicAssignment, ZkBroker};
 
-/// Reads field `f` of result `r`, or `default` (NULL result, out of range).
-fn get<R, T: Copy>(r: *const R, default: T, f: impl FnOnce(&R) -> Option<T>) -> T {
-    guard(default, || {
-        handle(r, "result").ok().and_then(f).unwrap_or(default)
-    })
-}
+impl_items!(gregor_zk_names: CString, gregor_zk_brokers: CBroker);
 
 /// Runs `f` on the session and stores its result in `*out`.
 fn read_into<T>(
@@ -105,13 +101,13 @@ pub extern "C" fn gregor_zk_list_group_members(
 /// Number of names (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_zk_names_count(n: *const gregor_zk_names) -> usize {
-    get(n, 0, |n| Some(n.items.len()))
+    count(n)
 }
 
 /// Name `i` (NULL out of range).
 #[no_mangle]
 pub extern "C" fn gregor_zk_names_get(n: *const gregor_zk_names, i: usize) -> *const c_char {
-    get(n, ptr::null(), |n| n.items.get(i).map(|s| s.as_ptr()))
+    item(n, i, ptr::null(), |s| s.as_ptr())
 }
 
 /// Frees a list of names. NULL is a no-op.
@@ -129,7 +125,7 @@ struct CEndpoint {
     port: i32,
 }
 
-struct CBroker {
+pub(crate) struct CBroker {
     id: i32,
     version: i32,
     rack: Option<CString>,
@@ -185,31 +181,31 @@ fn endpoint_at(b: &gregor_zk_brokers, i: usize, j: usize) -> Option<&CEndpoint> 
 /// Number of brokers (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_zk_brokers_count(b: *const gregor_zk_brokers) -> usize {
-    get(b, 0, |b| Some(b.items.len()))
+    count(b)
 }
 
 /// Broker `i`'s id.
 #[no_mangle]
 pub extern "C" fn gregor_zk_brokers_id(b: *const gregor_zk_brokers, i: usize) -> i32 {
-    get(b, -1, |b| b.items.get(i).map(|x| x.id))
+    item(b, i, -1, |x| x.id)
 }
 
 /// Broker `i`'s registration format version.
 #[no_mangle]
 pub extern "C" fn gregor_zk_brokers_version(b: *const gregor_zk_brokers, i: usize) -> i32 {
-    get(b, -1, |b| b.items.get(i).map(|x| x.version))
+    item(b, i, -1, |x| x.version)
 }
 
 /// Broker `i`'s rack (NULL if none).
 #[no_mangle]
 pub extern "C" fn gregor_zk_brokers_rack(b: *const gregor_zk_brokers, i: usize) -> *const c_char {
-    get(b, ptr::null(), |b| b.items.get(i).map(|x| cptr(&x.rack)))
+    item(b, i, ptr::null(), |x| cptr(&x.rack))
 }
 
 /// Number of endpoints of broker `i`.
 #[no_mangle]
 pub extern "C" fn gregor_zk_brokers_endpoint_count(b: *const gregor_zk_brokers, i: usize) -> usize {
-    get(b, 0, |b| b.items.get(i).map(|x| x.endpoints.len()))
+    item(b, i, 0, |x| x.endpoints.len())
 }
 
 /// Broker `i`, endpoint `j`: its listener name (e.g. "PLAINTEXT").
@@ -219,7 +215,7 @@ pub extern "C" fn gregor_zk_brokers_endpoint_listener(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    get(b, ptr::null(), |b| {
+    field(b, ptr::null(), |b| {
         endpoint_at(b, i, j).map(|e| e.listener.as_ptr())
     })
 }
@@ -231,7 +227,7 @@ pub extern "C" fn gregor_zk_brokers_endpoint_security_protocol(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    get(b, ptr::null(), |b| {
+    field(b, ptr::null(), |b| {
         endpoint_at(b, i, j).map(|e| e.security_protocol.as_ptr())
     })
 }
@@ -243,7 +239,7 @@ pub extern "C" fn gregor_zk_brokers_endpoint_host(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    get(b, ptr::null(), |b| {
+    field(b, ptr::null(), |b| {
         endpoint_at(b, i, j).map(|e| e.host.as_ptr())
     })
 }
@@ -255,7 +251,7 @@ pub extern "C" fn gregor_zk_brokers_endpoint_port(
     i: usize,
     j: usize,
 ) -> i32 {
-    get(b, -1, |b| endpoint_at(b, i, j).map(|e| e.port))
+    field(b, -1, |b| endpoint_at(b, i, j).map(|e| e.port))
 }
 
 /// Frees a broker list. NULL is a no-op.
@@ -341,25 +337,25 @@ fn zpart(t: &gregor_zk_topic, p: usize) -> Option<&CPartition> {
 /// The topic's ID in Kafka's text form (NULL if ZooKeeper holds none).
 #[no_mangle]
 pub extern "C" fn gregor_zk_topic_id(t: *const gregor_zk_topic) -> *const c_char {
-    get(t, ptr::null(), |t| Some(cptr(&t.topic_id)))
+    field(t, ptr::null(), |t| Some(cptr(&t.topic_id)))
 }
 
 /// The assignment znode's format version.
 #[no_mangle]
 pub extern "C" fn gregor_zk_topic_version(t: *const gregor_zk_topic) -> i32 {
-    get(t, -1, |t| Some(t.version))
+    field(t, -1, |t| Some(t.version))
 }
 
 /// Number of partitions (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_zk_topic_partition_count(t: *const gregor_zk_topic) -> usize {
-    get(t, 0, |t| Some(t.partitions.len()))
+    field(t, 0, |t| Some(t.partitions.len()))
 }
 
 /// Partition `p` (in index order): its index.
 #[no_mangle]
 pub extern "C" fn gregor_zk_topic_partition_id(t: *const gregor_zk_topic, p: usize) -> i32 {
-    get(t, -1, |t| zpart(t, p).map(|x| x.id))
+    field(t, -1, |t| zpart(t, p).map(|x| x.id))
 }
 
 /// Partition `p`: copies up to `max` replica ids into `out`, returns how
@@ -371,7 +367,7 @@ pub extern "C" fn gregor_zk_topic_partition_replicas(
     out: *mut i32,
     max: usize,
 ) -> usize {
-    get(t, 0, |t| {
+    field(t, 0, |t| {
         zpart(t, p).map(|x| copy_ids(&x.replicas, out, max))
     })
 }
@@ -385,7 +381,7 @@ pub extern "C" fn gregor_zk_topic_partition_adding(
     out: *mut i32,
     max: usize,
 ) -> usize {
-    get(t, 0, |t| zpart(t, p).map(|x| copy_ids(&x.adding, out, max)))
+    field(t, 0, |t| zpart(t, p).map(|x| copy_ids(&x.adding, out, max)))
 }
 
 /// As `gregor_zk_topic_partition_replicas`, for the replicas a
@@ -397,7 +393,7 @@ pub extern "C" fn gregor_zk_topic_partition_removing(
     out: *mut i32,
     max: usize,
 ) -> usize {
-    get(t, 0, |t| {
+    field(t, 0, |t| {
         zpart(t, p).map(|x| copy_ids(&x.removing, out, max))
     })
 }
@@ -409,7 +405,7 @@ pub extern "C" fn gregor_zk_topic_partition_has_state(
     t: *const gregor_zk_topic,
     p: usize,
 ) -> c_int {
-    get(t, -1, |t| {
+    field(t, -1, |t| {
         zpart(t, p).map(|x| c_int::from(x.state.is_some()))
     })
 }
@@ -417,7 +413,7 @@ pub extern "C" fn gregor_zk_topic_partition_has_state(
 /// Partition `p`: its leader's broker id (-1 if none, or no state).
 #[no_mangle]
 pub extern "C" fn gregor_zk_topic_partition_leader(t: *const gregor_zk_topic, p: usize) -> i32 {
-    get(t, -1, |t| zpart(t, p)?.state.as_ref().map(|s| s.0))
+    field(t, -1, |t| zpart(t, p)?.state.as_ref().map(|s| s.0))
 }
 
 /// Partition `p`: its leader epoch (-1 without state).
@@ -426,7 +422,7 @@ pub extern "C" fn gregor_zk_topic_partition_leader_epoch(
     t: *const gregor_zk_topic,
     p: usize,
 ) -> i32 {
-    get(t, -1, |t| zpart(t, p)?.state.as_ref().map(|s| s.1))
+    field(t, -1, |t| zpart(t, p)?.state.as_ref().map(|s| s.1))
 }
 
 /// Partition `p`: the controller epoch that wrote its state (-1 without state).
@@ -435,7 +431,7 @@ pub extern "C" fn gregor_zk_topic_partition_controller_epoch(
     t: *const gregor_zk_topic,
     p: usize,
 ) -> i32 {
-    get(t, -1, |t| zpart(t, p)?.state.as_ref().map(|s| s.2))
+    field(t, -1, |t| zpart(t, p)?.state.as_ref().map(|s| s.2))
 }
 
 /// As `gregor_zk_topic_partition_replicas`, for the in-sync replicas (0
@@ -447,7 +443,7 @@ pub extern "C" fn gregor_zk_topic_partition_isr(
     out: *mut i32,
     max: usize,
 ) -> usize {
-    get(t, 0, |t| {
+    field(t, 0, |t| {
         zpart(t, p)?
             .state
             .as_ref()
@@ -458,7 +454,7 @@ pub extern "C" fn gregor_zk_topic_partition_isr(
 /// Number of config overrides.
 #[no_mangle]
 pub extern "C" fn gregor_zk_topic_config_count(t: *const gregor_zk_topic) -> usize {
-    get(t, 0, |t| Some(t.configs.len()))
+    field(t, 0, |t| Some(t.configs.len()))
 }
 
 /// Config override `j`'s name (in name order).
@@ -467,7 +463,7 @@ pub extern "C" fn gregor_zk_topic_config_name(
     t: *const gregor_zk_topic,
     j: usize,
 ) -> *const c_char {
-    get(t, ptr::null(), |t| t.configs.get(j).map(|c| c.0.as_ptr()))
+    field(t, ptr::null(), |t| t.configs.get(j).map(|c| c.0.as_ptr()))
 }
 
 /// Config override `j`'s value.
@@ -476,7 +472,7 @@ pub extern "C" fn gregor_zk_topic_config_value(
     t: *const gregor_zk_topic,
     j: usize,
 ) -> *const c_char {
-    get(t, ptr::null(), |t| t.configs.get(j).map(|c| c.1.as_ptr()))
+    field(t, ptr::null(), |t| t.configs.get(j).map(|c| c.1.as_ptr()))
 }
 
 /// Frees a topic description. NULL is a no-op.
