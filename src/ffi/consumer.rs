@@ -489,20 +489,6 @@ impl CallbackTarget {
     }
 }
 
-/// Borrows `n` C strings at `p` (NULL is fine when `n` is 0).
-fn c_strs<'a>(p: *const *const c_char, n: usize, name: &str) -> Result<Vec<&'a str>, Error> {
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    if p.is_null() {
-        return Err(null_arg(name));
-    }
-    // SAFETY: the caller promises `n` readable pointers at a non-NULL `p`,
-    // valid for this call.
-    let ptrs = unsafe { std::slice::from_raw_parts(p, n) };
-    ptrs.iter().map(|s| c_str(*s, name)).collect()
-}
-
 /// Sets (or with `cb` NULL, clears) the rebalance callback; set it before
 /// `gregor_consumer_subscribe`. `opaque` is passed back unchanged. Returns 0
 /// or `GREGOR_ERR__INVALID_ARG` for a NULL consumer.

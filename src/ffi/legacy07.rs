@@ -119,22 +119,8 @@ fn payload_list<'a>(
     lens: *const usize,
     count: usize,
 ) -> Result<Vec<&'a [u8]>, Error> {
-    if count == 0 {
-        return Ok(Vec::new());
-    }
-    if ptrs.is_null() {
-        return Err(null_arg("payloads"));
-    }
-    if lens.is_null() {
-        return Err(null_arg("lens"));
-    }
-    // SAFETY: the caller promises `count` readable elements in each array.
-    let (ps, ls) = unsafe {
-        (
-            std::slice::from_raw_parts(ptrs, count),
-            std::slice::from_raw_parts(lens, count),
-        )
-    };
+    let ps = slice(ptrs, count, "payloads")?;
+    let ls = slice(lens, count, "lens")?;
     ps.iter()
         .zip(ls)
         .enumerate()
