@@ -7,9 +7,10 @@
 //! For a build without one of the Cargo features that carry a C API
 //! (`admin`, `zookeeper`, `legacy07`), it also writes that API's stubs to
 //! `$OUT_DIR/ffi_off_<module>.rs`, which `src/ffi/off/<module>.rs` includes
-//! in place of `src/ffi/<module>.rs`: every `#[no_mangle]` function of the
-//! real module with its exact signature, failing with
-//! `GREGOR_ERR__NOT_IMPLEMENTED` and an `errstr` naming the feature (NULL,
+//! in place of `src/ffi/<module>.rs` (or of the directory
+//! `src/ffi/<module>/`): every `#[no_mangle]` function of the real module
+//! with its exact signature, failing with `GREGOR_ERR__NOT_IMPLEMENTED`
+//! and an `errstr` naming the feature (NULL,
 //! 0 or -1 where the function returns no code), and the module's opaque
 //! types and constants. Generated from the real module, the stubs cannot
 //! drift from it, and one `gregor.h` serves every build.
