@@ -4,7 +4,7 @@ use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 use std::sync::OnceLock;
 
-use super::guard::{guard, guard_code};
+use super::guard::{field, guard, guard_code};
 use super::raw::*;
 use crate::error::{local, Error};
 use crate::message::Message;
@@ -32,8 +32,8 @@ pub(crate) fn into_handle(msg: Message) -> *mut gregor_message {
 /// (empty string for a NULL message).
 #[no_mangle]
 pub extern "C" fn gregor_message_topic(msg: *const gregor_message) -> *const c_char {
-    guard(static_cstr(c""), || {
-        handle(msg, "msg").map_or(static_cstr(c""), |m| {
+    field(msg, static_cstr(c""), |m| {
+        Some({
             m.topic
                 .get_or_init(|| CString::new(m.inner.topic.as_bytes()).unwrap_or_default())
                 .as_ptr()
@@ -44,13 +44,13 @@ pub extern "C" fn gregor_message_topic(msg: *const gregor_message) -> *const c_c
 /// The message's partition (-1 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_message_partition(msg: *const gregor_message) -> i32 {
-    guard(-1, || handle(msg, "msg").map_or(-1, |m| m.inner.partition))
+    field(msg, -1, |m| Some(m.inner.partition))
 }
 
 /// The message's offset (-1 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_message_offset(msg: *const gregor_message) -> i64 {
-    guard(-1, || handle(msg, "msg").map_or(-1, |m| m.inner.offset))
+    field(msg, -1, |m| Some(m.inner.offset))
 }
 
 /// The key: `ptr` NULL for a null key. Valid until the message is freed.
@@ -107,9 +107,7 @@ pub extern "C" fn gregor_message_leader_epoch(msg: *const gregor_message) -> i32
 /// Number of headers (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_message_header_count(msg: *const gregor_message) -> usize {
-    guard(0, || {
-        handle(msg, "msg").map_or(0, |m| m.inner.headers.len())
-    })
+    field(msg, 0, |m| Some(m.inner.headers.len()))
 }
 
 /// Header `idx`: its name (not NUL-terminated) and value (`ptr` NULL for a
@@ -150,8 +148,8 @@ pub extern "C" fn gregor_message_err(msg: *const gregor_message) -> c_int {
 /// until the message is freed.
 #[no_mangle]
 pub extern "C" fn gregor_message_errstr(msg: *const gregor_message) -> *const c_char {
-    guard(static_cstr(c""), || {
-        handle(msg, "msg").map_or(static_cstr(c""), |m| {
+    field(msg, static_cstr(c""), |m| {
+        Some({
             m.errstr
                 .get_or_init(|| {
                     CString::new(

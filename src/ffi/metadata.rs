@@ -4,7 +4,7 @@
 use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 
-use super::guard::{guard, guard_code};
+use super::guard::{field, guard, guard_code};
 use super::raw::*;
 use crate::cluster::Metadata;
 use crate::error::{local, Error};
@@ -90,18 +90,13 @@ fn partition_at<'a>(
 /// Number of brokers (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_metadata_broker_count(md: *const gregor_metadata) -> usize {
-    guard(0, || handle(md, "metadata").map_or(0, |m| m.brokers.len()))
+    field(md, 0, |m| Some(m.brokers.len()))
 }
 
 /// Broker `i`'s id (-1 if out of range).
 #[no_mangle]
 pub extern "C" fn gregor_metadata_broker_id(md: *const gregor_metadata, i: usize) -> i32 {
-    guard(-1, || {
-        handle(md, "metadata")
-            .ok()
-            .and_then(|m| m.brokers.get(i))
-            .map_or(-1, |b| b.0)
-    })
+    field(md, -1, |m| m.brokers.get(i).map(|b| b.0))
 }
 
 /// Broker `i`'s host, NUL-terminated, valid until the snapshot is freed (NULL if out of range).
@@ -110,48 +105,33 @@ pub extern "C" fn gregor_metadata_broker_host(
     md: *const gregor_metadata,
     i: usize,
 ) -> *const c_char {
-    guard(ptr::null(), || {
-        handle(md, "metadata")
-            .ok()
-            .and_then(|m| m.brokers.get(i))
-            .map_or(ptr::null(), |b| b.1.as_ptr())
-    })
+    field(md, ptr::null(), |m| m.brokers.get(i).map(|b| b.1.as_ptr()))
 }
 
 /// Broker `i`'s port (-1 if out of range).
 #[no_mangle]
 pub extern "C" fn gregor_metadata_broker_port(md: *const gregor_metadata, i: usize) -> i32 {
-    guard(-1, || {
-        handle(md, "metadata")
-            .ok()
-            .and_then(|m| m.brokers.get(i))
-            .map_or(-1, |b| b.2)
-    })
+    field(md, -1, |m| m.brokers.get(i).map(|b| b.2))
 }
 
 /// The controller's broker id (-1 if unknown).
 #[no_mangle]
 pub extern "C" fn gregor_metadata_controller_id(md: *const gregor_metadata) -> i32 {
-    guard(-1, || {
-        handle(md, "metadata").map_or(-1, |m| m.md.controller_id)
-    })
+    field(md, -1, |m| Some(m.md.controller_id))
 }
 
 /// The cluster id, NUL-terminated, valid until the snapshot is freed (NULL if none).
 #[no_mangle]
 pub extern "C" fn gregor_metadata_cluster_id(md: *const gregor_metadata) -> *const c_char {
-    guard(ptr::null(), || {
-        handle(md, "metadata")
-            .ok()
-            .and_then(|m| m.cluster_id.as_ref())
-            .map_or(ptr::null(), |c| c.as_ptr())
+    field(md, ptr::null(), |m| {
+        m.cluster_id.as_ref().map(|c| c.as_ptr())
     })
 }
 
 /// Number of topics (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_metadata_topic_count(md: *const gregor_metadata) -> usize {
-    guard(0, || handle(md, "metadata").map_or(0, |m| m.topics.len()))
+    field(md, 0, |m| Some(m.topics.len()))
 }
 
 /// Topic `t`'s name, NUL-terminated, valid until the snapshot is freed (NULL if out of range).
@@ -160,24 +140,14 @@ pub extern "C" fn gregor_metadata_topic_name(
     md: *const gregor_metadata,
     t: usize,
 ) -> *const c_char {
-    guard(ptr::null(), || {
-        handle(md, "metadata")
-            .ok()
-            .and_then(|m| m.topics.get(t))
-            .map_or(ptr::null(), |x| x.0.as_ptr())
-    })
+    field(md, ptr::null(), |m| m.topics.get(t).map(|x| x.0.as_ptr()))
 }
 
 /// Topic `t`'s ID in Kafka's base64 form ("AAAAAAAAAAAAAAAAAAAAAA" when the
 /// broker has none), valid until the snapshot is freed (NULL if out of range).
 #[no_mangle]
 pub extern "C" fn gregor_metadata_topic_id(md: *const gregor_metadata, t: usize) -> *const c_char {
-    guard(ptr::null(), || {
-        handle(md, "metadata")
-            .ok()
-            .and_then(|m| m.topics.get(t))
-            .map_or(ptr::null(), |x| x.1.as_ptr())
-    })
+    field(md, ptr::null(), |m| m.topics.get(t).map(|x| x.1.as_ptr()))
 }
 
 /// Topic `t`'s 16 ID bytes, copied to `out` (16 bytes). Returns 0 or `GREGOR_ERR__INVALID_ARG`.

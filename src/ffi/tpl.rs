@@ -5,7 +5,7 @@
 use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 
-use super::guard::{guard, guard_code};
+use super::guard::{field, guard, guard_code};
 use super::raw::*;
 use crate::consumer::TopicPartitionOffset;
 use crate::error::{local, Error};
@@ -85,7 +85,7 @@ pub extern "C" fn gregor_tpl_add(
 /// Number of entries (0 for NULL).
 #[no_mangle]
 pub extern "C" fn gregor_tpl_count(tpl: *const gregor_tpl) -> usize {
-    guard(0, || handle(tpl, "tpl").map_or(0, |l| l.inner.len()))
+    field(tpl, 0, |l| Some(l.inner.len()))
 }
 
 /// Frees a list. NULL is a no-op.
@@ -222,11 +222,7 @@ pub extern "C" fn gregor_tpl_set_metadata(
 /// changed or freed; NULL if it has none (or out of range).
 #[no_mangle]
 pub extern "C" fn gregor_tpl_metadata(tpl: *const gregor_tpl, idx: usize) -> *const c_char {
-    guard(ptr::null(), || {
-        handle(tpl, "tpl")
-            .ok()
-            .and_then(|l| l.metas.get(idx))
-            .and_then(Option::as_ref)
-            .map_or(ptr::null(), |m| m.as_ptr())
+    field(tpl, ptr::null(), |l| {
+        l.metas.get(idx)?.as_ref().map(|m| m.as_ptr())
     })
 }
