@@ -9,6 +9,14 @@
  *    freed only with gregor's _free functions;
  *  - GREGOR_OFFSET_TAIL_BASE - n: n messages before the end of a partition.
  *
+ * Timeouts: every call that blocks takes its wait in milliseconds
+ * (`timeout_ms`, `block_ms`) with librdkafka's rule: a negative value (-1,
+ * librdkafka's RD_POLL_INFINITE) waits forever, 0 does not block (the call
+ * answers from what it has, or times out at once), n > 0 waits up to n ms.
+ * Values that configure rather than wait say their own meaning where they
+ * are taken: the admin options' request and operation timeouts (-1: the
+ * default), gregor_zk_new's session timeout, the legacy07 socket timeouts.
+ *
  * Handle lifetime (client handles: gregor_producer, gregor_consumer,
  * gregor_admin, gregor_zk, gregor_zk_consumer, gregor_legacy07_client,
  * gregor_legacy07_producer):
@@ -802,10 +810,25 @@ typedef struct gregor_transactions gregor_transactions;
 typedef struct gregor_zk gregor_zk;
 
 /**
+ * The brokers registered under `/brokers/ids`. Immutable.
+ */
+typedef struct gregor_zk_brokers gregor_zk_brokers;
+
+/**
  * A member of a ZooKeeper-coordinated (Kafka 0.8 high-level consumer)
  * group. Thread-safe.
  */
 typedef struct gregor_zk_consumer gregor_zk_consumer;
+
+/**
+ * A list of names (topics, groups, members). Immutable.
+ */
+typedef struct gregor_zk_names gregor_zk_names;
+
+/**
+ * A topic as ZooKeeper holds it. Immutable.
+ */
+typedef struct gregor_zk_topic gregor_zk_topic;
 
 /**
  * A borrowed view of bytes owned by gregor: `ptr` is NULL for a null
@@ -957,373 +980,6 @@ int gregor_admin_options_set_validate_only(gregor_admin_options *opts, int valid
  * Frees options. NULL is a no-op.
  */
 void gregor_admin_options_free(gregor_admin_options *opts);
-
-/**
- * A topic to create with `num_partitions` partitions of
- * `replication_factor` replicas (-1 each: the broker's defaults). Copies
- * `name`. NULL if `name` is NULL or not UTF-8. Caller owns it: free with
- * `gregor_new_topic_free`.
- */
-gregor_new_topic *gregor_new_topic_new(const char *name, int32_t num_partitions, int32_t replication_factor);
-
-/**
- * Places partition `partition` on `brokers` (`count` ids, the first the
- * preferred leader). Once any partition is placed, the assignment takes
- * precedence over the partition count and replication factor. Returns 0
- * or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_new_topic_set_replica_assignment(gregor_new_topic *topic, int32_t partition, const int32_t *brokers, size_t count, char *errstr, size_t errstr_size);
-
-/**
- * Adds a topic config `name=value` (both copied). Returns 0 or
- * `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_new_topic_set_config(gregor_new_topic *topic, const char *name, const char *value, char *errstr, size_t errstr_size);
-
-/**
- * Frees a new topic. NULL is a no-op.
- */
-void gregor_new_topic_free(gregor_new_topic *topic);
-
-/**
- * Grows `topic` (copied) to `total_count` partitions. NULL if `topic` is
- * NULL. Caller owns it: free with `gregor_new_partitions_free`.
- */
-gregor_new_partitions *gregor_new_partitions_new(const char *topic, int32_t total_count);
-
-/**
- * Places the `new_index`th new partition (0 for the first one added) on
- * `brokers`; call it for 0, 1, … in order. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_new_partitions_set_replica_assignment(gregor_new_partitions *parts, size_t new_index, const int32_t *brokers, size_t count, char *errstr, size_t errstr_size);
-
-/**
- * Frees new partitions. NULL is a no-op.
- */
-void gregor_new_partitions_free(gregor_new_partitions *parts);
-
-/**
- * Creates topics (one CreateTopics request to the controller, following
- * NOT_CONTROLLER). `topics` is an array of `count` handles (borrowed).
- * Honours validate-only and the operation timeout. On success `*out`
- * receives one result per distinct topic, in order (caller owns; free with
- * `gregor_topic_results_free`). Blocks. Thread-safe.
- */
-int gregor_admin_create_topics(const gregor_admin *admin, const gregor_new_topic *const *topics, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Deletes topics by name (`count` strings, borrowed). As
- * `gregor_admin_create_topics` for the rest.
- */
-int gregor_admin_delete_topics(const gregor_admin *admin, const char *const *names, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Deletes topics by topic ID (`count` IDs in Kafka's base64 text form or
- * hyphenated hex; DeleteTopics v6+). As `gregor_admin_delete_topics`.
- */
-int gregor_admin_delete_topics_by_id(const gregor_admin *admin, const char *const *topic_ids, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Adds partitions to topics (CreatePartitions, to the controller).
- * `parts` is an array of `count` handles (borrowed). As
- * `gregor_admin_create_topics` for the rest.
- */
-int gregor_admin_create_partitions(const gregor_admin *admin, const gregor_new_partitions *const *parts, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Number of results (0 for NULL).
- */
-size_t gregor_topic_results_count(const gregor_topic_results *r);
-
-/**
- * Result `i`'s topic name (NULL when deleting by an ID the broker did not name).
- */
-const char *gregor_topic_results_name(const gregor_topic_results *r, size_t i);
-
-/**
- * Result `i`'s topic ID in Kafka's text form (NULL if not known).
- */
-const char *gregor_topic_results_topic_id(const gregor_topic_results *r, size_t i);
-
-/**
- * Result `i`'s error code (0 on success).
- */
-int gregor_topic_results_err(const gregor_topic_results *r, size_t i);
-
-/**
- * Result `i`'s error text ("" on success).
- */
-const char *gregor_topic_results_errstr(const gregor_topic_results *r, size_t i);
-
-/**
- * Created topic `i`'s partition count (-1 if not reported: CreateTopics < v5, or not a create).
- */
-int32_t gregor_topic_results_num_partitions(const gregor_topic_results *r, size_t i);
-
-/**
- * Created topic `i`'s replication factor (-1 if not reported).
- */
-int32_t gregor_topic_results_replication_factor(const gregor_topic_results *r, size_t i);
-
-/**
- * Number of configs the broker echoed for created topic `i` (CreateTopics v5+).
- */
-size_t gregor_topic_results_config_count(const gregor_topic_results *r, size_t i);
-
-/**
- * Created topic `i`'s config `j`: its name.
- */
-const char *gregor_topic_results_config_name(const gregor_topic_results *r, size_t i, size_t j);
-
-/**
- * Created topic `i`'s config `j`: its value (NULL for null or sensitive).
- */
-const char *gregor_topic_results_config_value(const gregor_topic_results *r, size_t i, size_t j);
-
-/**
- * Frees topic results. NULL is a no-op.
- */
-void gregor_topic_results_free(gregor_topic_results *r);
-
-/**
- * Describes topics by name (`count` strings, borrowed; a Metadata request
- * that never auto-creates). Non-zero `include_authorized_operations` asks
- * for the client's operations on each topic (Metadata v8+). On success
- * `*out` receives the descriptions (caller owns; free with
- * `gregor_topic_descriptions_free`). Blocks. Thread-safe.
- */
-int gregor_admin_describe_topics(const gregor_admin *admin, const char *const *names, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_topic_descriptions **out, char *errstr, size_t errstr_size);
-
-/**
- * As `gregor_admin_describe_topics`, by topic ID (text form; Metadata v10+).
- */
-int gregor_admin_describe_topics_by_id(const gregor_admin *admin, const char *const *topic_ids, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_topic_descriptions **out, char *errstr, size_t errstr_size);
-
-/**
- * Number of topics (0 for NULL).
- */
-size_t gregor_topic_descriptions_count(const gregor_topic_descriptions *d);
-
-/**
- * Topic `i`'s name (NULL if not known).
- */
-const char *gregor_topic_descriptions_name(const gregor_topic_descriptions *d, size_t i);
-
-/**
- * Topic `i`'s ID in Kafka's text form (NULL if not known).
- */
-const char *gregor_topic_descriptions_topic_id(const gregor_topic_descriptions *d, size_t i);
-
-/**
- * Topic `i`'s error code (e.g. `GREGOR_ERR_UNKNOWN_TOPIC_OR_PARTITION`).
- */
-int gregor_topic_descriptions_err(const gregor_topic_descriptions *d, size_t i);
-
-/**
- * Topic `i`'s error text ("" on success).
- */
-const char *gregor_topic_descriptions_errstr(const gregor_topic_descriptions *d, size_t i);
-
-/**
- * 1 if topic `i` is internal, 0 if not, -1 out of range.
- */
-int gregor_topic_descriptions_is_internal(const gregor_topic_descriptions *d, size_t i);
-
-/**
- * Copies up to `max` of topic `i`'s authorized operations
- * (`GREGOR_ACL_OPERATION_*`) into `out`; returns how many there are, or
- * -1 if they were not asked for or not known.
- */
-int gregor_topic_descriptions_authorized_operations(const gregor_topic_descriptions *d, size_t i, int *out, size_t max);
-
-/**
- * Number of partitions of topic `i`.
- */
-size_t gregor_topic_descriptions_partition_count(const gregor_topic_descriptions *d, size_t i);
-
-/**
- * Topic `i`, partition `p` (in index order): its index.
- */
-int32_t gregor_topic_descriptions_partition_id(const gregor_topic_descriptions *d, size_t i, size_t p);
-
-/**
- * Topic `i`, partition `p`: its leader's broker id (-1 if none).
- */
-int32_t gregor_topic_descriptions_partition_leader(const gregor_topic_descriptions *d, size_t i, size_t p);
-
-/**
- * Topic `i`, partition `p`: its leader epoch (-1 if not known).
- */
-int32_t gregor_topic_descriptions_partition_leader_epoch(const gregor_topic_descriptions *d, size_t i, size_t p);
-
-/**
- * Topic `i`, partition `p`: copies up to `max` replica ids into `out`,
- * returns how many replicas there are.
- */
-size_t gregor_topic_descriptions_partition_replicas(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
-
-/**
- * As `gregor_topic_descriptions_partition_replicas`, for the in-sync replicas.
- */
-size_t gregor_topic_descriptions_partition_isr(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
-
-/**
- * As `gregor_topic_descriptions_partition_replicas`, for the offline replicas.
- */
-size_t gregor_topic_descriptions_partition_offline(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
-
-/**
- * Frees topic descriptions. NULL is a no-op.
- */
-void gregor_topic_descriptions_free(gregor_topic_descriptions *d);
-
-/**
- * A resource of `resource_type` (`GREGOR_CONFIG_RESOURCE_*`) named `name`
- * (copied; a broker's id for BROKER and BROKER_LOGGER). NULL if `name` is
- * NULL or the type out of range. Caller owns it: free with
- * `gregor_config_resource_free`.
- */
-gregor_config_resource *gregor_config_resource_new(int resource_type, const char *name);
-
-/**
- * For `gregor_admin_alter_configs` (legacy, whole set): sets `name` to
- * `value` (NULL: null). Copies both. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_config_resource_set_config(gregor_config_resource *res, const char *name, const char *value);
-
-/**
- * For `gregor_admin_incremental_alter_configs`: adds the change `op`
- * (`GREGOR_ALTER_CONFIG_*`) of `name` with `value` (NULL for DELETE).
- * Copies both. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_config_resource_add_incremental_config(gregor_config_resource *res, const char *name, int op, const char *value, char *errstr, size_t errstr_size);
-
-/**
- * Frees a config resource. NULL is a no-op.
- */
-void gregor_config_resource_free(gregor_config_resource *res);
-
-/**
- * Describes the configs of `count` resources (borrowed handles): all, or
- * only the `key_count` names in `keys`. Non-zero `include_synonyms` /
- * `include_documentation` ask for those (DescribeConfigs v1+ / v3+).
- * BROKER and BROKER_LOGGER resources go to that broker. On success `*out`
- * receives one result per resource (caller owns; free with
- * `gregor_config_results_free`). Blocks. Thread-safe.
- */
-int gregor_admin_describe_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const char *const *keys, size_t key_count, int include_synonyms, int include_documentation, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
-
-/**
- * The legacy AlterConfigs: replaces each resource's dynamic configs by
- * those set with `gregor_config_resource_set_config`. Honours
- * validate-only. As `gregor_admin_describe_configs` for the rest (results
- * without entries).
- */
-int gregor_admin_alter_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
-
-/**
- * IncrementalAlterConfigs: applies the changes added with
- * `gregor_config_resource_add_incremental_config`. As
- * `gregor_admin_alter_configs`.
- */
-int gregor_admin_incremental_alter_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Number of resources (0 for NULL).
- */
-size_t gregor_config_results_count(const gregor_config_results *r);
-
-/**
- * Resource `i`'s type (`GREGOR_CONFIG_RESOURCE_*`).
- */
-int gregor_config_results_type(const gregor_config_results *r, size_t i);
-
-/**
- * Resource `i`'s name.
- */
-const char *gregor_config_results_name(const gregor_config_results *r, size_t i);
-
-/**
- * Resource `i`'s error code.
- */
-int gregor_config_results_err(const gregor_config_results *r, size_t i);
-
-/**
- * Resource `i`'s error text ("" on success).
- */
-const char *gregor_config_results_errstr(const gregor_config_results *r, size_t i);
-
-/**
- * Number of configs of resource `i`.
- */
-size_t gregor_config_results_entry_count(const gregor_config_results *r, size_t i);
-
-/**
- * Resource `i`, config `j`: its name.
- */
-const char *gregor_config_results_entry_name(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: its value (NULL for null or sensitive).
- */
-const char *gregor_config_results_entry_value(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: where the value comes from (`GREGOR_CONFIG_SOURCE_*`).
- */
-int gregor_config_results_entry_source(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: 1 if the value is the default, 0 if not.
- */
-int gregor_config_results_entry_is_default(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: 1 if read-only.
- */
-int gregor_config_results_entry_is_read_only(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: 1 if sensitive.
- */
-int gregor_config_results_entry_is_sensitive(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: its data type (Kafka's `ConfigType`: 1
- * boolean, 2 string, 3 int, 4 short, 5 long, 6 double, 7 list, 8 class,
- * 9 password; 0 unknown).
- */
-int gregor_config_results_entry_type(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: its documentation (NULL if not asked or none).
- */
-const char *gregor_config_results_entry_documentation(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: number of synonyms (when asked for).
- */
-size_t gregor_config_results_synonym_count(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`, synonym `k`: its name.
- */
-const char *gregor_config_results_synonym_name(const gregor_config_results *r, size_t i, size_t j, size_t k);
-
-/**
- * Resource `i`, config `j`, synonym `k`: its value (NULL for null).
- */
-const char *gregor_config_results_synonym_value(const gregor_config_results *r, size_t i, size_t j, size_t k);
-
-/**
- * Resource `i`, config `j`, synonym `k`: its source (`GREGOR_CONFIG_SOURCE_*`).
- */
-int gregor_config_results_synonym_source(const gregor_config_results *r, size_t i, size_t j, size_t k);
-
-/**
- * Frees config results. NULL is a no-op.
- */
-void gregor_config_results_free(gregor_config_results *r);
 
 /**
  * A binding: `resource_type` (`GREGOR_RESOURCE_*`), `resource_name`,
@@ -1597,6 +1253,489 @@ int gregor_log_dirs_replica_is_future(const gregor_log_dirs *l, size_t b, size_t
  * Frees log dirs. NULL is a no-op.
  */
 void gregor_log_dirs_free(gregor_log_dirs *l);
+
+/**
+ * A resource of `resource_type` (`GREGOR_CONFIG_RESOURCE_*`) named `name`
+ * (copied; a broker's id for BROKER and BROKER_LOGGER). NULL if `name` is
+ * NULL or the type out of range. Caller owns it: free with
+ * `gregor_config_resource_free`.
+ */
+gregor_config_resource *gregor_config_resource_new(int resource_type, const char *name);
+
+/**
+ * For `gregor_admin_alter_configs` (legacy, whole set): sets `name` to
+ * `value` (NULL: null). Copies both. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_config_resource_set_config(gregor_config_resource *res, const char *name, const char *value);
+
+/**
+ * For `gregor_admin_incremental_alter_configs`: adds the change `op`
+ * (`GREGOR_ALTER_CONFIG_*`) of `name` with `value` (NULL for DELETE).
+ * Copies both. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_config_resource_add_incremental_config(gregor_config_resource *res, const char *name, int op, const char *value, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a config resource. NULL is a no-op.
+ */
+void gregor_config_resource_free(gregor_config_resource *res);
+
+/**
+ * Describes the configs of `count` resources (borrowed handles): all, or
+ * only the `key_count` names in `keys`. Non-zero `include_synonyms` /
+ * `include_documentation` ask for those (DescribeConfigs v1+ / v3+).
+ * BROKER and BROKER_LOGGER resources go to that broker. On success `*out`
+ * receives one result per resource (caller owns; free with
+ * `gregor_config_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_describe_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const char *const *keys, size_t key_count, int include_synonyms, int include_documentation, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * The legacy AlterConfigs: replaces each resource's dynamic configs by
+ * those set with `gregor_config_resource_set_config`. Honours
+ * validate-only. As `gregor_admin_describe_configs` for the rest (results
+ * without entries).
+ */
+int gregor_admin_alter_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * IncrementalAlterConfigs: applies the changes added with
+ * `gregor_config_resource_add_incremental_config`. As
+ * `gregor_admin_alter_configs`.
+ */
+int gregor_admin_incremental_alter_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of resources (0 for NULL).
+ */
+size_t gregor_config_results_count(const gregor_config_results *r);
+
+/**
+ * Resource `i`'s type (`GREGOR_CONFIG_RESOURCE_*`).
+ */
+int gregor_config_results_type(const gregor_config_results *r, size_t i);
+
+/**
+ * Resource `i`'s name.
+ */
+const char *gregor_config_results_name(const gregor_config_results *r, size_t i);
+
+/**
+ * Resource `i`'s error code.
+ */
+int gregor_config_results_err(const gregor_config_results *r, size_t i);
+
+/**
+ * Resource `i`'s error text ("" on success).
+ */
+const char *gregor_config_results_errstr(const gregor_config_results *r, size_t i);
+
+/**
+ * Number of configs of resource `i`.
+ */
+size_t gregor_config_results_entry_count(const gregor_config_results *r, size_t i);
+
+/**
+ * Resource `i`, config `j`: its name.
+ */
+const char *gregor_config_results_entry_name(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: its value (NULL for null or sensitive).
+ */
+const char *gregor_config_results_entry_value(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: where the value comes from (`GREGOR_CONFIG_SOURCE_*`).
+ */
+int gregor_config_results_entry_source(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: 1 if the value is the default, 0 if not.
+ */
+int gregor_config_results_entry_is_default(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: 1 if read-only.
+ */
+int gregor_config_results_entry_is_read_only(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: 1 if sensitive.
+ */
+int gregor_config_results_entry_is_sensitive(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: its data type (Kafka's `ConfigType`: 1
+ * boolean, 2 string, 3 int, 4 short, 5 long, 6 double, 7 list, 8 class,
+ * 9 password; 0 unknown).
+ */
+int gregor_config_results_entry_type(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: its documentation (NULL if not asked or none).
+ */
+const char *gregor_config_results_entry_documentation(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: number of synonyms (when asked for).
+ */
+size_t gregor_config_results_synonym_count(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`, synonym `k`: its name.
+ */
+const char *gregor_config_results_synonym_name(const gregor_config_results *r, size_t i, size_t j, size_t k);
+
+/**
+ * Resource `i`, config `j`, synonym `k`: its value (NULL for null).
+ */
+const char *gregor_config_results_synonym_value(const gregor_config_results *r, size_t i, size_t j, size_t k);
+
+/**
+ * Resource `i`, config `j`, synonym `k`: its source (`GREGOR_CONFIG_SOURCE_*`).
+ */
+int gregor_config_results_synonym_source(const gregor_config_results *r, size_t i, size_t j, size_t k);
+
+/**
+ * Frees config results. NULL is a no-op.
+ */
+void gregor_config_results_free(gregor_config_results *r);
+
+/**
+ * Lists the groups every broker coordinates (ListGroups to each broker),
+ * keeping those in one of `state_count` states (ListGroups v4+; e.g.
+ * "Stable", "Empty") and of one of `type_count` types (v5+; "classic",
+ * "consumer"); no filter: all. A broker that cannot be asked, answers an
+ * error, or is too old for a filter given is listed among the errors
+ * (`gregor_group_listings_error_*`), not a failure of the call. On success
+ * `*out` receives the listings (caller owns; free with
+ * `gregor_group_listings_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_list_groups(const gregor_admin *admin, const char *const *states, size_t state_count, const char *const *types, size_t type_count, const gregor_admin_options *options, gregor_group_listings **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of groups listed (0 for NULL).
+ */
+size_t gregor_group_listings_count(const gregor_group_listings *l);
+
+/**
+ * Group `i`'s ID.
+ */
+const char *gregor_group_listings_group_id(const gregor_group_listings *l, size_t i);
+
+/**
+ * Group `i`'s protocol type ("consumer", …; "" for a simple group).
+ */
+const char *gregor_group_listings_protocol_type(const gregor_group_listings *l, size_t i);
+
+/**
+ * Group `i`'s state ("Stable", …; NULL from brokers before ListGroups v4).
+ */
+const char *gregor_group_listings_state(const gregor_group_listings *l, size_t i);
+
+/**
+ * Group `i`'s type ("classic", "consumer"; NULL before ListGroups v5).
+ */
+const char *gregor_group_listings_type(const gregor_group_listings *l, size_t i);
+
+/**
+ * Group `i`'s coordinator (the broker that listed it).
+ */
+int32_t gregor_group_listings_coordinator_id(const gregor_group_listings *l, size_t i);
+
+/**
+ * 1 if group `i` only stores offsets (no protocol type), 0 if not, -1 out of range.
+ */
+int gregor_group_listings_is_simple(const gregor_group_listings *l, size_t i);
+
+/**
+ * Number of brokers that failed (0 for NULL).
+ */
+size_t gregor_group_listings_error_count(const gregor_group_listings *l);
+
+/**
+ * Failed broker `j`'s id.
+ */
+int32_t gregor_group_listings_error_broker(const gregor_group_listings *l, size_t j);
+
+/**
+ * Failed broker `j`'s error code.
+ */
+int gregor_group_listings_error_err(const gregor_group_listings *l, size_t j);
+
+/**
+ * Failed broker `j`'s error text.
+ */
+const char *gregor_group_listings_error_errstr(const gregor_group_listings *l, size_t j);
+
+/**
+ * Frees group listings. NULL is a no-op.
+ */
+void gregor_group_listings_free(gregor_group_listings *l);
+
+/**
+ * Describes `count` groups at their coordinators (DescribeGroups, one
+ * request per coordinator). For groups of protocol type "consumer" each
+ * member's metadata and assignment are decoded (read them with the
+ * `_member_subscription_*` and `_member_assignment_*` accessors; a member
+ * whose bytes do not decode has its own `_err`, the rest of the group is
+ * still described). Non-zero `include_authorized_operations` asks for the
+ * client's operations on each group (v3+). On success `*out` receives one
+ * description per distinct group, in order (caller owns; free with
+ * `gregor_group_descriptions_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_describe_groups(const gregor_admin *admin, const char *const *groups, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_group_descriptions **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of groups (0 for NULL).
+ */
+size_t gregor_group_descriptions_count(const gregor_group_descriptions *d);
+
+/**
+ * Group `i`'s ID.
+ */
+const char *gregor_group_descriptions_group_id(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s error code (e.g. `GREGOR_ERR_GROUP_AUTHORIZATION_FAILED`).
+ */
+int gregor_group_descriptions_err(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s error text ("" on success).
+ */
+const char *gregor_group_descriptions_errstr(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s state ("Stable", "Empty", "Dead", …).
+ */
+const char *gregor_group_descriptions_state(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s protocol type ("consumer", …).
+ */
+const char *gregor_group_descriptions_protocol_type(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s chosen protocol (for consumers the assignor; "" unless Stable).
+ */
+const char *gregor_group_descriptions_protocol(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s coordinator: writes its broker id, host (borrowed) and port
+ * to the non-NULL out-parameters. Returns 0, or `GREGOR_ERR__INVALID_ARG`
+ * out of range.
+ */
+int gregor_group_descriptions_coordinator(const gregor_group_descriptions *d, size_t i, int32_t *id, const char **host, int32_t *port);
+
+/**
+ * Copies up to `max` of group `i`'s authorized operations
+ * (`GREGOR_ACL_OPERATION_*`) into `out`; returns how many there are, or
+ * -1 if they were not asked for or not known.
+ */
+int gregor_group_descriptions_authorized_operations(const gregor_group_descriptions *d, size_t i, int *out, size_t max);
+
+/**
+ * Number of members of group `i`.
+ */
+size_t gregor_group_descriptions_member_count(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`, member `m`: its member ID.
+ */
+const char *gregor_group_descriptions_member_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its static group instance ID (NULL if none).
+ */
+const char *gregor_group_descriptions_member_group_instance_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its client ID.
+ */
+const char *gregor_group_descriptions_member_client_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its host.
+ */
+const char *gregor_group_descriptions_member_client_host(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its metadata bytes as sent (borrowed; `len` 0 if none).
+ */
+gregor_slice gregor_group_descriptions_member_metadata(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its assignment bytes as sent (borrowed).
+ */
+gregor_slice gregor_group_descriptions_member_assignment_bytes(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: 0 unless its metadata failed to decode as a
+ * consumer protocol subscription (then `GREGOR_ERR__BAD_MSG`, with the
+ * reason in `_member_subscription_errstr`).
+ */
+int gregor_group_descriptions_member_subscription_err(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: why its subscription did not decode ("" if it did).
+ */
+const char *gregor_group_descriptions_member_subscription_errstr(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: the consumer protocol version of its decoded
+ * subscription, or -1 if there is none (not the "consumer" protocol
+ * type, no metadata sent, or it failed to decode).
+ */
+int gregor_group_descriptions_member_subscription_version(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Number of topics member `m` of group `i` subscribes to (0 if no subscription).
+ */
+size_t gregor_group_descriptions_member_subscription_topic_count(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Subscribed topic `k` of member `m` of group `i`.
+ */
+const char *gregor_group_descriptions_member_subscription_topic(const gregor_group_descriptions *d, size_t i, size_t m, size_t k);
+
+/**
+ * Number of partitions member `m` of group `i` owned when it joined
+ * (subscription v1+).
+ */
+size_t gregor_group_descriptions_member_owned_count(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Owned partition `k` of member `m` of group `i`: writes its topic
+ * (borrowed) and partition. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_group_descriptions_member_owned(const gregor_group_descriptions *d, size_t i, size_t m, size_t k, const char **topic, int32_t *partition);
+
+/**
+ * Member `m` of group `i`: the generation of its owned partitions
+ * (subscription v2+; -1 if none).
+ */
+int32_t gregor_group_descriptions_member_generation_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Member `m` of group `i`: its rack (subscription v3+; NULL if none).
+ */
+const char *gregor_group_descriptions_member_rack_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Member `m` of group `i`: its subscription's user data (borrowed; `ptr`
+ * NULL if none).
+ */
+gregor_slice gregor_group_descriptions_member_subscription_user_data(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: 0 unless its assignment failed to decode (then
+ * `GREGOR_ERR__BAD_MSG`, reason in `_member_assignment_errstr`).
+ */
+int gregor_group_descriptions_member_assignment_err(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: why its assignment did not decode ("" if it did).
+ */
+const char *gregor_group_descriptions_member_assignment_errstr(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: the consumer protocol version of its decoded
+ * assignment, or -1 if there is none.
+ */
+int gregor_group_descriptions_member_assignment_version(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Number of partitions assigned to member `m` of group `i` (0 if no assignment).
+ */
+size_t gregor_group_descriptions_member_assignment_count(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Assigned partition `k` of member `m` of group `i`: writes its topic
+ * (borrowed) and partition. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_group_descriptions_member_assignment_partition(const gregor_group_descriptions *d, size_t i, size_t m, size_t k, const char **topic, int32_t *partition);
+
+/**
+ * Member `m` of group `i`: its assignment's user data (borrowed; `ptr`
+ * NULL if none).
+ */
+gregor_slice gregor_group_descriptions_member_assignment_user_data(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Frees group descriptions. NULL is a no-op.
+ */
+void gregor_group_descriptions_free(gregor_group_descriptions *d);
+
+/**
+ * Deletes `count` groups at their coordinators (DeleteGroups; a group
+ * with members answers `GREGOR_ERR_NON_EMPTY_GROUP`). On success `*out`
+ * receives one result per distinct group, in order (caller owns; free with
+ * `gregor_group_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_delete_groups(const gregor_admin *admin, const char *const *groups, size_t count, const gregor_admin_options *options, gregor_group_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of results (0 for NULL).
+ */
+size_t gregor_group_results_count(const gregor_group_results *r);
+
+/**
+ * Result `i`'s group ID.
+ */
+const char *gregor_group_results_group_id(const gregor_group_results *r, size_t i);
+
+/**
+ * Result `i`'s error code (0 on success).
+ */
+int gregor_group_results_err(const gregor_group_results *r, size_t i);
+
+/**
+ * Result `i`'s error text ("" on success).
+ */
+const char *gregor_group_results_errstr(const gregor_group_results *r, size_t i);
+
+/**
+ * Frees group results. NULL is a no-op.
+ */
+void gregor_group_results_free(gregor_group_results *r);
+
+/**
+ * Reads `group`'s committed offsets (OffsetFetch at its coordinator): of
+ * the partitions of `partitions` (offsets ignored; one result each, in
+ * order, offset -1 where none is committed), or of every partition the
+ * group has offsets for when `partitions` is NULL. Non-zero
+ * `require_stable` waits out pending transactional offsets (v7+). Each
+ * result has offset, leader epoch and metadata
+ * (`gregor_partition_results_metadata`). A group-level error (e.g.
+ * `GREGOR_ERR_GROUP_AUTHORIZATION_FAILED`) is the return code. On success
+ * `*out` receives the results (caller owns; free with
+ * `gregor_partition_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_list_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *partitions, int require_stable, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Sets `group`'s committed offsets (an admin OffsetCommit: generation -1,
+ * no member, so the group must have no active members): each entry of
+ * `offsets` is committed with its offset and leader epoch (if set), and
+ * `metadata[i]` for entry `i` when `metadata` is not NULL (NULL entries:
+ * none). On success `*out` receives one result per distinct partition, in
+ * order (caller owns; free with `gregor_partition_results_free`). Blocks.
+ * Thread-safe.
+ */
+int gregor_admin_alter_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *offsets, const char *const *metadata, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Deletes `group`'s committed offsets of the partitions of `partitions`
+ * (offsets ignored; OffsetDelete, KIP-496). A group-level error (e.g.
+ * `GREGOR_ERR_GROUP_ID_NOT_FOUND`, or `GREGOR_ERR__UNSUPPORTED_FEATURE`
+ * from a broker without OffsetDelete) is the return code; per partition
+ * e.g. `GREGOR_ERR_GROUP_SUBSCRIBED_TO_TOPIC`. On success `*out` receives
+ * one result per distinct partition (caller owns; free with
+ * `gregor_partition_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_delete_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *partitions, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
 
 /**
  * Elects leaders (`GREGOR_ELECTION_PREFERRED` or `_UNCLEAN`) for the
@@ -1947,6 +2086,225 @@ int32_t gregor_scram_users_credential_iterations(const gregor_scram_users *u, si
 void gregor_scram_users_free(gregor_scram_users *u);
 
 /**
+ * A topic to create with `num_partitions` partitions of
+ * `replication_factor` replicas (-1 each: the broker's defaults). Copies
+ * `name`. NULL if `name` is NULL or not UTF-8. Caller owns it: free with
+ * `gregor_new_topic_free`.
+ */
+gregor_new_topic *gregor_new_topic_new(const char *name, int32_t num_partitions, int32_t replication_factor);
+
+/**
+ * Places partition `partition` on `brokers` (`count` ids, the first the
+ * preferred leader). Once any partition is placed, the assignment takes
+ * precedence over the partition count and replication factor. Returns 0
+ * or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_new_topic_set_replica_assignment(gregor_new_topic *topic, int32_t partition, const int32_t *brokers, size_t count, char *errstr, size_t errstr_size);
+
+/**
+ * Adds a topic config `name=value` (both copied). Returns 0 or
+ * `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_new_topic_set_config(gregor_new_topic *topic, const char *name, const char *value, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a new topic. NULL is a no-op.
+ */
+void gregor_new_topic_free(gregor_new_topic *topic);
+
+/**
+ * Grows `topic` (copied) to `total_count` partitions. NULL if `topic` is
+ * NULL. Caller owns it: free with `gregor_new_partitions_free`.
+ */
+gregor_new_partitions *gregor_new_partitions_new(const char *topic, int32_t total_count);
+
+/**
+ * Places the `new_index`th new partition (0 for the first one added) on
+ * `brokers`; call it for 0, 1, … in order. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_new_partitions_set_replica_assignment(gregor_new_partitions *parts, size_t new_index, const int32_t *brokers, size_t count, char *errstr, size_t errstr_size);
+
+/**
+ * Frees new partitions. NULL is a no-op.
+ */
+void gregor_new_partitions_free(gregor_new_partitions *parts);
+
+/**
+ * Creates topics (one CreateTopics request to the controller, following
+ * NOT_CONTROLLER). `topics` is an array of `count` handles (borrowed).
+ * Honours validate-only and the operation timeout. On success `*out`
+ * receives one result per distinct topic, in order (caller owns; free with
+ * `gregor_topic_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_create_topics(const gregor_admin *admin, const gregor_new_topic *const *topics, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Deletes topics by name (`count` strings, borrowed). As
+ * `gregor_admin_create_topics` for the rest.
+ */
+int gregor_admin_delete_topics(const gregor_admin *admin, const char *const *names, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Deletes topics by topic ID (`count` IDs in Kafka's base64 text form or
+ * hyphenated hex; DeleteTopics v6+). As `gregor_admin_delete_topics`.
+ */
+int gregor_admin_delete_topics_by_id(const gregor_admin *admin, const char *const *topic_ids, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Adds partitions to topics (CreatePartitions, to the controller).
+ * `parts` is an array of `count` handles (borrowed). As
+ * `gregor_admin_create_topics` for the rest.
+ */
+int gregor_admin_create_partitions(const gregor_admin *admin, const gregor_new_partitions *const *parts, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of results (0 for NULL).
+ */
+size_t gregor_topic_results_count(const gregor_topic_results *r);
+
+/**
+ * Result `i`'s topic name (NULL when deleting by an ID the broker did not name).
+ */
+const char *gregor_topic_results_name(const gregor_topic_results *r, size_t i);
+
+/**
+ * Result `i`'s topic ID in Kafka's text form (NULL if not known).
+ */
+const char *gregor_topic_results_topic_id(const gregor_topic_results *r, size_t i);
+
+/**
+ * Result `i`'s error code (0 on success).
+ */
+int gregor_topic_results_err(const gregor_topic_results *r, size_t i);
+
+/**
+ * Result `i`'s error text ("" on success).
+ */
+const char *gregor_topic_results_errstr(const gregor_topic_results *r, size_t i);
+
+/**
+ * Created topic `i`'s partition count (-1 if not reported: CreateTopics < v5, or not a create).
+ */
+int32_t gregor_topic_results_num_partitions(const gregor_topic_results *r, size_t i);
+
+/**
+ * Created topic `i`'s replication factor (-1 if not reported).
+ */
+int32_t gregor_topic_results_replication_factor(const gregor_topic_results *r, size_t i);
+
+/**
+ * Number of configs the broker echoed for created topic `i` (CreateTopics v5+).
+ */
+size_t gregor_topic_results_config_count(const gregor_topic_results *r, size_t i);
+
+/**
+ * Created topic `i`'s config `j`: its name.
+ */
+const char *gregor_topic_results_config_name(const gregor_topic_results *r, size_t i, size_t j);
+
+/**
+ * Created topic `i`'s config `j`: its value (NULL for null or sensitive).
+ */
+const char *gregor_topic_results_config_value(const gregor_topic_results *r, size_t i, size_t j);
+
+/**
+ * Frees topic results. NULL is a no-op.
+ */
+void gregor_topic_results_free(gregor_topic_results *r);
+
+/**
+ * Describes topics by name (`count` strings, borrowed; a Metadata request
+ * that never auto-creates). Non-zero `include_authorized_operations` asks
+ * for the client's operations on each topic (Metadata v8+). On success
+ * `*out` receives the descriptions (caller owns; free with
+ * `gregor_topic_descriptions_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_describe_topics(const gregor_admin *admin, const char *const *names, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_topic_descriptions **out, char *errstr, size_t errstr_size);
+
+/**
+ * As `gregor_admin_describe_topics`, by topic ID (text form; Metadata v10+).
+ */
+int gregor_admin_describe_topics_by_id(const gregor_admin *admin, const char *const *topic_ids, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_topic_descriptions **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of topics (0 for NULL).
+ */
+size_t gregor_topic_descriptions_count(const gregor_topic_descriptions *d);
+
+/**
+ * Topic `i`'s name (NULL if not known).
+ */
+const char *gregor_topic_descriptions_name(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Topic `i`'s ID in Kafka's text form (NULL if not known).
+ */
+const char *gregor_topic_descriptions_topic_id(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Topic `i`'s error code (e.g. `GREGOR_ERR_UNKNOWN_TOPIC_OR_PARTITION`).
+ */
+int gregor_topic_descriptions_err(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Topic `i`'s error text ("" on success).
+ */
+const char *gregor_topic_descriptions_errstr(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * 1 if topic `i` is internal, 0 if not, -1 out of range.
+ */
+int gregor_topic_descriptions_is_internal(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Copies up to `max` of topic `i`'s authorized operations
+ * (`GREGOR_ACL_OPERATION_*`) into `out`; returns how many there are, or
+ * -1 if they were not asked for or not known.
+ */
+int gregor_topic_descriptions_authorized_operations(const gregor_topic_descriptions *d, size_t i, int *out, size_t max);
+
+/**
+ * Number of partitions of topic `i`.
+ */
+size_t gregor_topic_descriptions_partition_count(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Topic `i`, partition `p` (in index order): its index.
+ */
+int32_t gregor_topic_descriptions_partition_id(const gregor_topic_descriptions *d, size_t i, size_t p);
+
+/**
+ * Topic `i`, partition `p`: its leader's broker id (-1 if none).
+ */
+int32_t gregor_topic_descriptions_partition_leader(const gregor_topic_descriptions *d, size_t i, size_t p);
+
+/**
+ * Topic `i`, partition `p`: its leader epoch (-1 if not known).
+ */
+int32_t gregor_topic_descriptions_partition_leader_epoch(const gregor_topic_descriptions *d, size_t i, size_t p);
+
+/**
+ * Topic `i`, partition `p`: copies up to `max` replica ids into `out`,
+ * returns how many replicas there are.
+ */
+size_t gregor_topic_descriptions_partition_replicas(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
+
+/**
+ * As `gregor_topic_descriptions_partition_replicas`, for the in-sync replicas.
+ */
+size_t gregor_topic_descriptions_partition_isr(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
+
+/**
+ * As `gregor_topic_descriptions_partition_replicas`, for the offline replicas.
+ */
+size_t gregor_topic_descriptions_partition_offline(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
+
+/**
+ * Frees topic descriptions. NULL is a no-op.
+ */
+void gregor_topic_descriptions_free(gregor_topic_descriptions *d);
+
+/**
  * Lists the transactions every broker coordinates, matching every filter
  * given: `state_count` states, `producer_id_count` producer IDs, and a
  * minimum running time `min_duration_ms` (-1: none; ListTransactions v1+).
@@ -2034,339 +2392,32 @@ int32_t gregor_transactions_partition(const gregor_transactions *t, size_t i, si
 void gregor_transactions_free(gregor_transactions *t);
 
 /**
- * Lists the groups every broker coordinates (ListGroups to each broker),
- * keeping those in one of `state_count` states (ListGroups v4+; e.g.
- * "Stable", "Empty") and of one of `type_count` types (v5+; "classic",
- * "consumer"); no filter: all. A broker that cannot be asked, answers an
- * error, or is too old for a filter given is listed among the errors
- * (`gregor_group_listings_error_*`), not a failure of the call. On success
- * `*out` receives the listings (caller owns; free with
- * `gregor_group_listings_free`). Blocks. Thread-safe.
+ * A new, empty configuration (every property at its default). Caller owns
+ * it: free with `gregor_config_free`. Returns NULL only on allocation failure.
  */
-int gregor_admin_list_groups(const gregor_admin *admin, const char *const *states, size_t state_count, const char *const *types, size_t type_count, const gregor_admin_options *options, gregor_group_listings **out, char *errstr, size_t errstr_size);
+gregor_config *gregor_config_new(void);
 
 /**
- * Number of groups listed (0 for NULL).
+ * Sets property `key` to `value`. Returns 0, or `GREGOR_ERR__INVALID_CONFIG`
+ * (-145) for an unknown property or a bad value, with the reason in
+ * `errstr`; `GREGOR_ERR__INVALID_ARG` for NULL arguments. Borrows all
+ * arguments. Not thread-safe for one `conf`.
  */
-size_t gregor_group_listings_count(const gregor_group_listings *l);
+int gregor_config_set(gregor_config *conf, const char *key, const char *value, char *errstr, size_t errstr_size);
 
 /**
- * Group `i`'s ID.
+ * Copies the value of property `key` (or its default) into `dest`, a buffer
+ * of `*dest_size` bytes, NUL-terminated; sets `*dest_size` to the size needed
+ * (value length + 1). Returns 0, `GREGOR_ERR__INVALID_CONFIG` for an unknown
+ * property, `GREGOR_ERR__INVALID_ARG` for NULL `conf`/`key`/`dest_size`.
+ * `dest` may be NULL to ask for the size.
  */
-const char *gregor_group_listings_group_id(const gregor_group_listings *l, size_t i);
+int gregor_config_get(const gregor_config *conf, const char *key, char *dest, size_t *dest_size);
 
 /**
- * Group `i`'s protocol type ("consumer", …; "" for a simple group).
+ * Frees a configuration. NULL is a no-op.
  */
-const char *gregor_group_listings_protocol_type(const gregor_group_listings *l, size_t i);
-
-/**
- * Group `i`'s state ("Stable", …; NULL from brokers before ListGroups v4).
- */
-const char *gregor_group_listings_state(const gregor_group_listings *l, size_t i);
-
-/**
- * Group `i`'s type ("classic", "consumer"; NULL before ListGroups v5).
- */
-const char *gregor_group_listings_type(const gregor_group_listings *l, size_t i);
-
-/**
- * Group `i`'s coordinator (the broker that listed it).
- */
-int32_t gregor_group_listings_coordinator_id(const gregor_group_listings *l, size_t i);
-
-/**
- * 1 if group `i` only stores offsets (no protocol type), 0 if not, -1 out of range.
- */
-int gregor_group_listings_is_simple(const gregor_group_listings *l, size_t i);
-
-/**
- * Number of brokers that failed (0 for NULL).
- */
-size_t gregor_group_listings_error_count(const gregor_group_listings *l);
-
-/**
- * Failed broker `j`'s id.
- */
-int32_t gregor_group_listings_error_broker(const gregor_group_listings *l, size_t j);
-
-/**
- * Failed broker `j`'s error code.
- */
-int gregor_group_listings_error_err(const gregor_group_listings *l, size_t j);
-
-/**
- * Failed broker `j`'s error text.
- */
-const char *gregor_group_listings_error_errstr(const gregor_group_listings *l, size_t j);
-
-/**
- * Frees group listings. NULL is a no-op.
- */
-void gregor_group_listings_free(gregor_group_listings *l);
-
-/**
- * Describes `count` groups at their coordinators (DescribeGroups, one
- * request per coordinator). For groups of protocol type "consumer" each
- * member's metadata and assignment are decoded (read them with the
- * `_member_subscription_*` and `_member_assignment_*` accessors; a member
- * whose bytes do not decode has its own `_err`, the rest of the group is
- * still described). Non-zero `include_authorized_operations` asks for the
- * client's operations on each group (v3+). On success `*out` receives one
- * description per distinct group, in order (caller owns; free with
- * `gregor_group_descriptions_free`). Blocks. Thread-safe.
- */
-int gregor_admin_describe_groups(const gregor_admin *admin, const char *const *groups, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_group_descriptions **out, char *errstr, size_t errstr_size);
-
-/**
- * Number of groups (0 for NULL).
- */
-size_t gregor_group_descriptions_count(const gregor_group_descriptions *d);
-
-/**
- * Group `i`'s ID.
- */
-const char *gregor_group_descriptions_group_id(const gregor_group_descriptions *d, size_t i);
-
-/**
- * Group `i`'s error code (e.g. `GREGOR_ERR_GROUP_AUTHORIZATION_FAILED`).
- */
-int gregor_group_descriptions_err(const gregor_group_descriptions *d, size_t i);
-
-/**
- * Group `i`'s error text ("" on success).
- */
-const char *gregor_group_descriptions_errstr(const gregor_group_descriptions *d, size_t i);
-
-/**
- * Group `i`'s state ("Stable", "Empty", "Dead", …).
- */
-const char *gregor_group_descriptions_state(const gregor_group_descriptions *d, size_t i);
-
-/**
- * Group `i`'s protocol type ("consumer", …).
- */
-const char *gregor_group_descriptions_protocol_type(const gregor_group_descriptions *d, size_t i);
-
-/**
- * Group `i`'s chosen protocol (for consumers the assignor; "" unless Stable).
- */
-const char *gregor_group_descriptions_protocol(const gregor_group_descriptions *d, size_t i);
-
-/**
- * Group `i`'s coordinator: writes its broker id, host (borrowed) and port
- * to the non-NULL out-parameters. Returns 0, or `GREGOR_ERR__INVALID_ARG`
- * out of range.
- */
-int gregor_group_descriptions_coordinator(const gregor_group_descriptions *d, size_t i, int32_t *id, const char **host, int32_t *port);
-
-/**
- * Copies up to `max` of group `i`'s authorized operations
- * (`GREGOR_ACL_OPERATION_*`) into `out`; returns how many there are, or
- * -1 if they were not asked for or not known.
- */
-int gregor_group_descriptions_authorized_operations(const gregor_group_descriptions *d, size_t i, int *out, size_t max);
-
-/**
- * Number of members of group `i`.
- */
-size_t gregor_group_descriptions_member_count(const gregor_group_descriptions *d, size_t i);
-
-/**
- * Group `i`, member `m`: its member ID.
- */
-const char *gregor_group_descriptions_member_id(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: its static group instance ID (NULL if none).
- */
-const char *gregor_group_descriptions_member_group_instance_id(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: its client ID.
- */
-const char *gregor_group_descriptions_member_client_id(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: its host.
- */
-const char *gregor_group_descriptions_member_client_host(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: its metadata bytes as sent (borrowed; `len` 0 if none).
- */
-gregor_slice gregor_group_descriptions_member_metadata(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: its assignment bytes as sent (borrowed).
- */
-gregor_slice gregor_group_descriptions_member_assignment_bytes(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: 0 unless its metadata failed to decode as a
- * consumer protocol subscription (then `GREGOR_ERR__BAD_MSG`, with the
- * reason in `_member_subscription_errstr`).
- */
-int gregor_group_descriptions_member_subscription_err(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: why its subscription did not decode ("" if it did).
- */
-const char *gregor_group_descriptions_member_subscription_errstr(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: the consumer protocol version of its decoded
- * subscription, or -1 if there is none (not the "consumer" protocol
- * type, no metadata sent, or it failed to decode).
- */
-int gregor_group_descriptions_member_subscription_version(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Number of topics member `m` of group `i` subscribes to (0 if no subscription).
- */
-size_t gregor_group_descriptions_member_subscription_topic_count(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Subscribed topic `k` of member `m` of group `i`.
- */
-const char *gregor_group_descriptions_member_subscription_topic(const gregor_group_descriptions *d, size_t i, size_t m, size_t k);
-
-/**
- * Number of partitions member `m` of group `i` owned when it joined
- * (subscription v1+).
- */
-size_t gregor_group_descriptions_member_owned_count(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Owned partition `k` of member `m` of group `i`: writes its topic
- * (borrowed) and partition. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_group_descriptions_member_owned(const gregor_group_descriptions *d, size_t i, size_t m, size_t k, const char **topic, int32_t *partition);
-
-/**
- * Member `m` of group `i`: the generation of its owned partitions
- * (subscription v2+; -1 if none).
- */
-int32_t gregor_group_descriptions_member_generation_id(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Member `m` of group `i`: its rack (subscription v3+; NULL if none).
- */
-const char *gregor_group_descriptions_member_rack_id(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Member `m` of group `i`: its subscription's user data (borrowed; `ptr`
- * NULL if none).
- */
-gregor_slice gregor_group_descriptions_member_subscription_user_data(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: 0 unless its assignment failed to decode (then
- * `GREGOR_ERR__BAD_MSG`, reason in `_member_assignment_errstr`).
- */
-int gregor_group_descriptions_member_assignment_err(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: why its assignment did not decode ("" if it did).
- */
-const char *gregor_group_descriptions_member_assignment_errstr(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: the consumer protocol version of its decoded
- * assignment, or -1 if there is none.
- */
-int gregor_group_descriptions_member_assignment_version(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Number of partitions assigned to member `m` of group `i` (0 if no assignment).
- */
-size_t gregor_group_descriptions_member_assignment_count(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Assigned partition `k` of member `m` of group `i`: writes its topic
- * (borrowed) and partition. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_group_descriptions_member_assignment_partition(const gregor_group_descriptions *d, size_t i, size_t m, size_t k, const char **topic, int32_t *partition);
-
-/**
- * Member `m` of group `i`: its assignment's user data (borrowed; `ptr`
- * NULL if none).
- */
-gregor_slice gregor_group_descriptions_member_assignment_user_data(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Frees group descriptions. NULL is a no-op.
- */
-void gregor_group_descriptions_free(gregor_group_descriptions *d);
-
-/**
- * Deletes `count` groups at their coordinators (DeleteGroups; a group
- * with members answers `GREGOR_ERR_NON_EMPTY_GROUP`). On success `*out`
- * receives one result per distinct group, in order (caller owns; free with
- * `gregor_group_results_free`). Blocks. Thread-safe.
- */
-int gregor_admin_delete_groups(const gregor_admin *admin, const char *const *groups, size_t count, const gregor_admin_options *options, gregor_group_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Number of results (0 for NULL).
- */
-size_t gregor_group_results_count(const gregor_group_results *r);
-
-/**
- * Result `i`'s group ID.
- */
-const char *gregor_group_results_group_id(const gregor_group_results *r, size_t i);
-
-/**
- * Result `i`'s error code (0 on success).
- */
-int gregor_group_results_err(const gregor_group_results *r, size_t i);
-
-/**
- * Result `i`'s error text ("" on success).
- */
-const char *gregor_group_results_errstr(const gregor_group_results *r, size_t i);
-
-/**
- * Frees group results. NULL is a no-op.
- */
-void gregor_group_results_free(gregor_group_results *r);
-
-/**
- * Reads `group`'s committed offsets (OffsetFetch at its coordinator): of
- * the partitions of `partitions` (offsets ignored; one result each, in
- * order, offset -1 where none is committed), or of every partition the
- * group has offsets for when `partitions` is NULL. Non-zero
- * `require_stable` waits out pending transactional offsets (v7+). Each
- * result has offset, leader epoch and metadata
- * (`gregor_partition_results_metadata`). A group-level error (e.g.
- * `GREGOR_ERR_GROUP_AUTHORIZATION_FAILED`) is the return code. On success
- * `*out` receives the results (caller owns; free with
- * `gregor_partition_results_free`). Blocks. Thread-safe.
- */
-int gregor_admin_list_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *partitions, int require_stable, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Sets `group`'s committed offsets (an admin OffsetCommit: generation -1,
- * no member, so the group must have no active members): each entry of
- * `offsets` is committed with its offset and leader epoch (if set), and
- * `metadata[i]` for entry `i` when `metadata` is not NULL (NULL entries:
- * none). On success `*out` receives one result per distinct partition, in
- * order (caller owns; free with `gregor_partition_results_free`). Blocks.
- * Thread-safe.
- */
-int gregor_admin_alter_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *offsets, const char *const *metadata, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Deletes `group`'s committed offsets of the partitions of `partitions`
- * (offsets ignored; OffsetDelete, KIP-496). A group-level error (e.g.
- * `GREGOR_ERR_GROUP_ID_NOT_FOUND`, or `GREGOR_ERR__UNSUPPORTED_FEATURE`
- * from a broker without OffsetDelete) is the return code; per partition
- * e.g. `GREGOR_ERR_GROUP_SUBSCRIBED_TO_TOPIC`. On success `*out` receives
- * one result per distinct partition (caller owns; free with
- * `gregor_partition_results_free`). Blocks. Thread-safe.
- */
-int gregor_admin_delete_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *partitions, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
+void gregor_config_free(gregor_config *conf);
 
 /**
  * The effective configuration of `conf`: every property with its value or
@@ -2385,6 +2436,53 @@ char **gregor_config_dump(const gregor_config *conf, size_t *cntp);
  * NULL is a no-op.
  */
 void gregor_config_dump_free(char **arr, size_t cnt);
+
+/**
+ * A new consumer configured by `conf` (copied). Returns NULL on a bad
+ * configuration, with the reason in `errstr`. Caller owns it: free with
+ * `gregor_consumer_free`.
+ */
+gregor_consumer *gregor_consumer_new(const gregor_config *conf, char *errstr, size_t errstr_size);
+
+/**
+ * Replaces the consumer's assignment with `tpl` (copied; NULL or empty
+ * unassigns). Returns 0 or `GREGOR_ERR__INVALID_ARG`. Thread-safe.
+ */
+int gregor_consumer_assign(const gregor_consumer *consumer, const gregor_tpl *tpl, char *errstr, size_t errstr_size);
+
+/**
+ * Waits up to `timeout_ms` for the next message. Returns a message the
+ * caller owns (free with `gregor_message_free`), or NULL on timeout (or a
+ * NULL consumer). Errors come as messages whose `gregor_message_err` is
+ * non-zero, as in librdkafka. Thread-safe; blocks.
+ */
+gregor_message *gregor_consumer_poll(const gregor_consumer *consumer, int timeout_ms);
+
+/**
+ * Low and high watermarks of a partition, asked of its leader. Blocks up to
+ * `timeout_ms`. Writes the non-NULL out-parameters on success.
+ */
+int gregor_consumer_watermarks(const gregor_consumer *consumer, const char *topic, int32_t partition, int64_t *low, int64_t *high, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * As `gregor_producer_metadata`, through a consumer.
+ */
+int gregor_consumer_metadata(const gregor_consumer *consumer, const char *topic, int timeout_ms, gregor_metadata **metadata, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a consumer, closing its connections and waiting for their I/O
+ * threads to end (a group member not closed yet commits and leaves, as
+ * `gregor_consumer_close`, without running callbacks). NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+ * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+ * them to leave before releasing anything. A second free of the same
+ * pointer is a no-op.
+ * From inside one of the consumer's own callbacks it is a no-op (misuse:
+ * the handle is in use there, and the free would wait for itself).
+ */
+void gregor_consumer_free(gregor_consumer *consumer);
 
 /**
  * Removes every partition from the assignment. Returns 0. Thread-safe.
@@ -2482,51 +2580,6 @@ int gregor_consumer_get_watermark_offsets(const gregor_consumer *consumer, const
 int gregor_consumer_close(const gregor_consumer *consumer);
 
 /**
- * Entry `i`'s topic, NUL-terminated, valid until the list is freed (NULL if
- * out of range).
- */
-const char *gregor_tpl_topic(const gregor_tpl *tpl, size_t i);
-
-/**
- * Entry `i`'s partition (-1 if out of range).
- */
-int32_t gregor_tpl_partition(const gregor_tpl *tpl, size_t i);
-
-/**
- * Entry `i`'s offset (`GREGOR_OFFSET_INVALID` if out of range).
- */
-int64_t gregor_tpl_offset(const gregor_tpl *tpl, size_t i);
-
-/**
- * Entry `i`'s leader epoch, or -1 if none (or out of range).
- */
-int32_t gregor_tpl_leader_epoch(const gregor_tpl *tpl, size_t i);
-
-/**
- * Entry `i`'s error code from the last call that filled the list (0 if
- * none; `GREGOR_ERR__INVALID_ARG` if out of range).
- */
-int gregor_tpl_err(const gregor_tpl *tpl, size_t i);
-
-/**
- * Entry `i`'s error text, copied NUL-terminated into `dest` (`dest_size`
- * bytes; "" without error). Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_tpl_errstr(const gregor_tpl *tpl, size_t i, char *dest, size_t dest_size);
-
-/**
- * Sets entry `i`'s offset. Returns 0 or `GREGOR_ERR__INVALID_ARG`. Not
- * thread-safe for one list.
- */
-int gregor_tpl_set_offset(gregor_tpl *tpl, size_t i, int64_t offset);
-
-/**
- * Sets entry `i`'s leader epoch (-1 for none): a seek to the entry is then
- * validated against the leader's log. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_tpl_set_leader_epoch(gregor_tpl *tpl, size_t i, int32_t epoch);
-
-/**
  * Sets (or with `cb` NULL, clears) the rebalance callback; set it before
  * `gregor_consumer_subscribe`. `opaque` is passed back unchanged. Returns 0
  * or `GREGOR_ERR__INVALID_ARG` for a NULL consumer.
@@ -2589,27 +2642,6 @@ int32_t gregor_consumer_store_offsets(gregor_consumer *c, const gregor_tpl *offs
 int32_t gregor_consumer_member_id(gregor_consumer *c, char *buf, size_t size);
 
 /**
- * Sets entry `idx`'s commit metadata (copied; NULL clears it). Returns 0
- * or `GREGOR_ERR__INVALID_ARG`. Not thread-safe for one list.
- */
-int32_t gregor_tpl_set_metadata(gregor_tpl *tpl, size_t idx, const char *metadata);
-
-/**
- * Entry `idx`'s commit metadata, NUL-terminated, valid until the list is
- * changed or freed; NULL if it has none (or out of range).
- */
-const char *gregor_tpl_metadata(const gregor_tpl *tpl, size_t idx);
-
-/**
- * The optional Cargo features this library was built with,
- * comma-separated: "zookeeper,legacy07,admin,tls,sasl" when built with
- * all of them (the default), "" with none. The functions and
- * configuration properties of a feature left out fail with
- * `GREGOR_ERR__NOT_IMPLEMENTED`. A static string: do not free it.
- */
-const char *gregor_builtin_features(void);
-
-/**
  * gregor's version, e.g. "0.1.0". Static; never free it. Thread-safe.
  */
 const char *gregor_version(void);
@@ -2628,32 +2660,13 @@ const char *gregor_err_name(int err);
 const char *gregor_err_str(int err);
 
 /**
- * A new, empty configuration (every property at its default). Caller owns
- * it: free with `gregor_config_free`. Returns NULL only on allocation failure.
+ * The optional Cargo features this library was built with,
+ * comma-separated: "zookeeper,legacy07,admin,tls,sasl" when built with
+ * all of them (the default), "" with none. The functions and
+ * configuration properties of a feature left out fail with
+ * `GREGOR_ERR__NOT_IMPLEMENTED`. A static string: do not free it.
  */
-gregor_config *gregor_config_new(void);
-
-/**
- * Sets property `key` to `value`. Returns 0, or `GREGOR_ERR__INVALID_CONFIG`
- * (-145) for an unknown property or a bad value, with the reason in
- * `errstr`; `GREGOR_ERR__INVALID_ARG` for NULL arguments. Borrows all
- * arguments. Not thread-safe for one `conf`.
- */
-int gregor_config_set(gregor_config *conf, const char *key, const char *value, char *errstr, size_t errstr_size);
-
-/**
- * Copies the value of property `key` (or its default) into `dest`, a buffer
- * of `*dest_size` bytes, NUL-terminated; sets `*dest_size` to the size needed
- * (value length + 1). Returns 0, `GREGOR_ERR__INVALID_CONFIG` for an unknown
- * property, `GREGOR_ERR__INVALID_ARG` for NULL `conf`/`key`/`dest_size`.
- * `dest` may be NULL to ask for the size.
- */
-int gregor_config_get(const gregor_config *conf, const char *key, char *dest, size_t *dest_size);
-
-/**
- * Frees a configuration. NULL is a no-op.
- */
-void gregor_config_free(gregor_config *conf);
+const char *gregor_builtin_features(void);
 
 /**
  * A new, empty header list. Caller owns it: free with `gregor_headers_free`.
@@ -2671,273 +2684,6 @@ int gregor_headers_add(gregor_headers *headers, const char *name, const uint8_t 
  * Frees a header list. NULL is a no-op.
  */
 void gregor_headers_free(gregor_headers *headers);
-
-/**
- * A new producer configured by `conf` (copied; the caller keeps and frees
- * `conf`). Returns NULL on a bad configuration, with the reason in `errstr`.
- * Does not connect yet. Caller owns the producer: free with `gregor_producer_free`.
- */
-gregor_producer *gregor_producer_new(const gregor_config *conf, char *errstr, size_t errstr_size);
-
-/**
- * Sends one message and blocks until the broker acknowledges it or
- * `timeout_ms` passes (-1: `message.timeout.ms`), retrying retriable errors.
- * `partition` -1 lets the partitioner choose. `key`/`value` NULL mean null
- * (a NULL value is a tombstone); `headers` may be NULL; `timestamp_ms` 0
- * means now. On success writes the partition and offset (offset -1 with
- * acks=0) to the non-NULL out-parameters and returns 0; else the error code,
- * with the reason in `errstr`. Borrows everything. Thread-safe.
- */
-int gregor_producer_send_sync(const gregor_producer *producer, const char *topic, int32_t partition, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len, const gregor_headers *headers, int64_t timestamp_ms, int timeout_ms, int32_t *partition_out, int64_t *offset_out, char *errstr, size_t errstr_size);
-
-/**
- * Fetches cluster metadata through a producer: all topics if `topic` is
- * NULL, else that one. On success `*metadata` receives a snapshot the caller
- * owns (free with `gregor_metadata_free`). Blocks up to `timeout_ms`.
- */
-int gregor_producer_metadata(const gregor_producer *producer, const char *topic, int timeout_ms, gregor_metadata **metadata, char *errstr, size_t errstr_size);
-
-/**
- * Frees a producer, closing its connections and waiting for their I/O
- * threads to end; messages not delivered yet get `GREGOR_ERR__DESTROY`
- * reports (served to the delivery callback on this thread). NULL is a no-op.
- *
- * Lifetime: safe while other threads are inside calls on the handle (see
- * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
- * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
- * them to leave before releasing anything. A second free of the same
- * pointer is a no-op.
- */
-void gregor_producer_free(gregor_producer *producer);
-
-/**
- * A new, empty topic/partition/offset list. Caller owns it: free with `gregor_tpl_free`.
- */
-gregor_tpl *gregor_tpl_new(void);
-
-/**
- * Appends (topic, partition, offset). `offset` is absolute or one of
- * `GREGOR_OFFSET_BEGINNING` (-2), `GREGOR_OFFSET_END` (-1), or
- * `GREGOR_OFFSET_TAIL_BASE - n` (n before the end). Copies `topic`.
- * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_tpl_add(gregor_tpl *tpl, const char *topic, int32_t partition, int64_t offset);
-
-/**
- * Number of entries (0 for NULL).
- */
-size_t gregor_tpl_count(const gregor_tpl *tpl);
-
-/**
- * Frees a list. NULL is a no-op.
- */
-void gregor_tpl_free(gregor_tpl *tpl);
-
-/**
- * A new consumer configured by `conf` (copied). Returns NULL on a bad
- * configuration, with the reason in `errstr`. Caller owns it: free with
- * `gregor_consumer_free`.
- */
-gregor_consumer *gregor_consumer_new(const gregor_config *conf, char *errstr, size_t errstr_size);
-
-/**
- * Replaces the consumer's assignment with `tpl` (copied; NULL or empty
- * unassigns). Returns 0 or `GREGOR_ERR__INVALID_ARG`. Thread-safe.
- */
-int gregor_consumer_assign(const gregor_consumer *consumer, const gregor_tpl *tpl, char *errstr, size_t errstr_size);
-
-/**
- * Waits up to `timeout_ms` for the next message. Returns a message the
- * caller owns (free with `gregor_message_free`), or NULL on timeout (or a
- * NULL consumer). Errors come as messages whose `gregor_message_err` is
- * non-zero, as in librdkafka. Thread-safe; blocks.
- */
-gregor_message *gregor_consumer_poll(const gregor_consumer *consumer, int timeout_ms);
-
-/**
- * Low and high watermarks of a partition, asked of its leader. Blocks up to
- * `timeout_ms`. Writes the non-NULL out-parameters on success.
- */
-int gregor_consumer_watermarks(const gregor_consumer *consumer, const char *topic, int32_t partition, int64_t *low, int64_t *high, int timeout_ms, char *errstr, size_t errstr_size);
-
-/**
- * As `gregor_producer_metadata`, through a consumer.
- */
-int gregor_consumer_metadata(const gregor_consumer *consumer, const char *topic, int timeout_ms, gregor_metadata **metadata, char *errstr, size_t errstr_size);
-
-/**
- * Frees a consumer, closing its connections and waiting for their I/O
- * threads to end (a group member not closed yet commits and leaves, as
- * `gregor_consumer_close`, without running callbacks). NULL is a no-op.
- *
- * Lifetime: safe while other threads are inside calls on the handle (see
- * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
- * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
- * them to leave before releasing anything. A second free of the same
- * pointer is a no-op.
- * From inside one of the consumer's own callbacks it is a no-op (misuse:
- * the handle is in use there, and the free would wait for itself).
- */
-void gregor_consumer_free(gregor_consumer *consumer);
-
-/**
- * The message's topic, NUL-terminated, valid until the message is freed
- * (empty string for a NULL message).
- */
-const char *gregor_message_topic(const gregor_message *msg);
-
-/**
- * The message's partition (-1 for NULL).
- */
-int32_t gregor_message_partition(const gregor_message *msg);
-
-/**
- * The message's offset (-1 for NULL).
- */
-int64_t gregor_message_offset(const gregor_message *msg);
-
-/**
- * The key: `ptr` NULL for a null key. Valid until the message is freed.
- */
-gregor_slice gregor_message_key(const gregor_message *msg);
-
-/**
- * The value: `ptr` NULL for a null value. Valid until the message is freed.
- */
-gregor_slice gregor_message_value(const gregor_message *msg);
-
-/**
- * The timestamp in ms since the epoch (-1 if none); writes its type to
- * `*tstype` if not NULL: 0 not available, 1 create time, 2 log append time.
- */
-int64_t gregor_message_timestamp(const gregor_message *msg, int *tstype);
-
-/**
- * The leader epoch of the message's batch, or -1.
- */
-int32_t gregor_message_leader_epoch(const gregor_message *msg);
-
-/**
- * Number of headers (0 for NULL).
- */
-size_t gregor_message_header_count(const gregor_message *msg);
-
-/**
- * Header `idx`: its name (not NUL-terminated) and value (`ptr` NULL for a
- * null value), valid until the message is freed. Returns 0, or
- * `GREGOR_ERR__INVALID_ARG` for a NULL `msg` or `idx` out of range (then
- * nothing is written). `name` and `value` may each be NULL if not wanted.
- */
-int gregor_message_header(const gregor_message *msg, size_t idx, gregor_slice *name, gregor_slice *value);
-
-/**
- * 0 for a message; the error code for an error or event (e.g.
- * `GREGOR_ERR__PARTITION_EOF`). `GREGOR_ERR__INVALID_ARG` for NULL.
- */
-int gregor_message_err(const gregor_message *msg);
-
-/**
- * The error's text, NUL-terminated ("" for a message without error), valid
- * until the message is freed.
- */
-const char *gregor_message_errstr(const gregor_message *msg);
-
-/**
- * Frees a message. NULL is a no-op.
- */
-void gregor_message_free(gregor_message *msg);
-
-/**
- * Number of brokers (0 for NULL).
- */
-size_t gregor_metadata_broker_count(const gregor_metadata *md);
-
-/**
- * Broker `i`'s id (-1 if out of range).
- */
-int32_t gregor_metadata_broker_id(const gregor_metadata *md, size_t i);
-
-/**
- * Broker `i`'s host, NUL-terminated, valid until the snapshot is freed (NULL if out of range).
- */
-const char *gregor_metadata_broker_host(const gregor_metadata *md, size_t i);
-
-/**
- * Broker `i`'s port (-1 if out of range).
- */
-int32_t gregor_metadata_broker_port(const gregor_metadata *md, size_t i);
-
-/**
- * The controller's broker id (-1 if unknown).
- */
-int32_t gregor_metadata_controller_id(const gregor_metadata *md);
-
-/**
- * The cluster id, NUL-terminated, valid until the snapshot is freed (NULL if none).
- */
-const char *gregor_metadata_cluster_id(const gregor_metadata *md);
-
-/**
- * Number of topics (0 for NULL).
- */
-size_t gregor_metadata_topic_count(const gregor_metadata *md);
-
-/**
- * Topic `t`'s name, NUL-terminated, valid until the snapshot is freed (NULL if out of range).
- */
-const char *gregor_metadata_topic_name(const gregor_metadata *md, size_t t);
-
-/**
- * Topic `t`'s ID in Kafka's base64 form ("AAAAAAAAAAAAAAAAAAAAAA" when the
- * broker has none), valid until the snapshot is freed (NULL if out of range).
- */
-const char *gregor_metadata_topic_id(const gregor_metadata *md, size_t t);
-
-/**
- * Topic `t`'s 16 ID bytes, copied to `out` (16 bytes). Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_metadata_topic_id_bytes(const gregor_metadata *md, size_t t, uint8_t *out);
-
-/**
- * Topic `t`'s error code (0 if none; `GREGOR_ERR__INVALID_ARG` if out of range).
- */
-int gregor_metadata_topic_err(const gregor_metadata *md, size_t t);
-
-/**
- * Number of partitions of topic `t` (0 if out of range).
- */
-size_t gregor_metadata_partition_count(const gregor_metadata *md, size_t t);
-
-/**
- * Partition `p` of topic `t`: its id (-1 if out of range).
- */
-int32_t gregor_metadata_partition_id(const gregor_metadata *md, size_t t, size_t p);
-
-/**
- * Partition `p` of topic `t`: its leader's broker id (-1 if none or out of range).
- */
-int32_t gregor_metadata_partition_leader(const gregor_metadata *md, size_t t, size_t p);
-
-/**
- * Partition `p` of topic `t`: its error code (`GREGOR_ERR__INVALID_ARG` if out of range).
- */
-int gregor_metadata_partition_err(const gregor_metadata *md, size_t t, size_t p);
-
-/**
- * Partition `p` of topic `t`: copies up to `max` replica ids into `out` and
- * returns how many replicas there are (so `out` may be NULL with `max` 0).
- */
-size_t gregor_metadata_partition_replicas(const gregor_metadata *md, size_t t, size_t p, int32_t *out, size_t max);
-
-/**
- * Partition `p` of topic `t`: as `gregor_metadata_partition_replicas`, for the in-sync replicas.
- */
-size_t gregor_metadata_partition_isrs(const gregor_metadata *md, size_t t, size_t p, int32_t *out, size_t max);
-
-/**
- * Frees a metadata snapshot. NULL is a no-op.
- */
-void gregor_metadata_free(gregor_metadata *md);
 
 /**
  * Connects to the Kafka 0.7 broker at `broker` ("host:port"). `codec`
@@ -3182,6 +2928,204 @@ int gregor_legacy07_producer_send(const gregor_legacy07_producer *producer, cons
 void gregor_legacy07_producer_free(gregor_legacy07_producer *p);
 
 /**
+ * The message's topic, NUL-terminated, valid until the message is freed
+ * (empty string for a NULL message).
+ */
+const char *gregor_message_topic(const gregor_message *msg);
+
+/**
+ * The message's partition (-1 for NULL).
+ */
+int32_t gregor_message_partition(const gregor_message *msg);
+
+/**
+ * The message's offset (-1 for NULL).
+ */
+int64_t gregor_message_offset(const gregor_message *msg);
+
+/**
+ * The key: `ptr` NULL for a null key. Valid until the message is freed.
+ */
+gregor_slice gregor_message_key(const gregor_message *msg);
+
+/**
+ * The value: `ptr` NULL for a null value. Valid until the message is freed.
+ */
+gregor_slice gregor_message_value(const gregor_message *msg);
+
+/**
+ * The timestamp in ms since the epoch (-1 if none); writes its type to
+ * `*tstype` if not NULL: 0 not available, 1 create time, 2 log append time.
+ */
+int64_t gregor_message_timestamp(const gregor_message *msg, int *tstype);
+
+/**
+ * The leader epoch of the message's batch, or -1.
+ */
+int32_t gregor_message_leader_epoch(const gregor_message *msg);
+
+/**
+ * Number of headers (0 for NULL).
+ */
+size_t gregor_message_header_count(const gregor_message *msg);
+
+/**
+ * Header `idx`: its name (not NUL-terminated) and value (`ptr` NULL for a
+ * null value), valid until the message is freed. Returns 0, or
+ * `GREGOR_ERR__INVALID_ARG` for a NULL `msg` or `idx` out of range (then
+ * nothing is written). `name` and `value` may each be NULL if not wanted.
+ */
+int gregor_message_header(const gregor_message *msg, size_t idx, gregor_slice *name, gregor_slice *value);
+
+/**
+ * 0 for a message; the error code for an error or event (e.g.
+ * `GREGOR_ERR__PARTITION_EOF`). `GREGOR_ERR__INVALID_ARG` for NULL.
+ */
+int gregor_message_err(const gregor_message *msg);
+
+/**
+ * The error's text, NUL-terminated ("" for a message without error), valid
+ * until the message is freed.
+ */
+const char *gregor_message_errstr(const gregor_message *msg);
+
+/**
+ * Frees a message. NULL is a no-op.
+ */
+void gregor_message_free(gregor_message *msg);
+
+/**
+ * Number of brokers (0 for NULL).
+ */
+size_t gregor_metadata_broker_count(const gregor_metadata *md);
+
+/**
+ * Broker `i`'s id (-1 if out of range).
+ */
+int32_t gregor_metadata_broker_id(const gregor_metadata *md, size_t i);
+
+/**
+ * Broker `i`'s host, NUL-terminated, valid until the snapshot is freed (NULL if out of range).
+ */
+const char *gregor_metadata_broker_host(const gregor_metadata *md, size_t i);
+
+/**
+ * Broker `i`'s port (-1 if out of range).
+ */
+int32_t gregor_metadata_broker_port(const gregor_metadata *md, size_t i);
+
+/**
+ * The controller's broker id (-1 if unknown).
+ */
+int32_t gregor_metadata_controller_id(const gregor_metadata *md);
+
+/**
+ * The cluster id, NUL-terminated, valid until the snapshot is freed (NULL if none).
+ */
+const char *gregor_metadata_cluster_id(const gregor_metadata *md);
+
+/**
+ * Number of topics (0 for NULL).
+ */
+size_t gregor_metadata_topic_count(const gregor_metadata *md);
+
+/**
+ * Topic `t`'s name, NUL-terminated, valid until the snapshot is freed (NULL if out of range).
+ */
+const char *gregor_metadata_topic_name(const gregor_metadata *md, size_t t);
+
+/**
+ * Topic `t`'s ID in Kafka's base64 form ("AAAAAAAAAAAAAAAAAAAAAA" when the
+ * broker has none), valid until the snapshot is freed (NULL if out of range).
+ */
+const char *gregor_metadata_topic_id(const gregor_metadata *md, size_t t);
+
+/**
+ * Topic `t`'s 16 ID bytes, copied to `out` (16 bytes). Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_metadata_topic_id_bytes(const gregor_metadata *md, size_t t, uint8_t *out);
+
+/**
+ * Topic `t`'s error code (0 if none; `GREGOR_ERR__INVALID_ARG` if out of range).
+ */
+int gregor_metadata_topic_err(const gregor_metadata *md, size_t t);
+
+/**
+ * Number of partitions of topic `t` (0 if out of range).
+ */
+size_t gregor_metadata_partition_count(const gregor_metadata *md, size_t t);
+
+/**
+ * Partition `p` of topic `t`: its id (-1 if out of range).
+ */
+int32_t gregor_metadata_partition_id(const gregor_metadata *md, size_t t, size_t p);
+
+/**
+ * Partition `p` of topic `t`: its leader's broker id (-1 if none or out of range).
+ */
+int32_t gregor_metadata_partition_leader(const gregor_metadata *md, size_t t, size_t p);
+
+/**
+ * Partition `p` of topic `t`: its error code (`GREGOR_ERR__INVALID_ARG` if out of range).
+ */
+int gregor_metadata_partition_err(const gregor_metadata *md, size_t t, size_t p);
+
+/**
+ * Partition `p` of topic `t`: copies up to `max` replica ids into `out` and
+ * returns how many replicas there are (so `out` may be NULL with `max` 0).
+ */
+size_t gregor_metadata_partition_replicas(const gregor_metadata *md, size_t t, size_t p, int32_t *out, size_t max);
+
+/**
+ * Partition `p` of topic `t`: as `gregor_metadata_partition_replicas`, for the in-sync replicas.
+ */
+size_t gregor_metadata_partition_isrs(const gregor_metadata *md, size_t t, size_t p, int32_t *out, size_t max);
+
+/**
+ * Frees a metadata snapshot. NULL is a no-op.
+ */
+void gregor_metadata_free(gregor_metadata *md);
+
+/**
+ * A new producer configured by `conf` (copied; the caller keeps and frees
+ * `conf`). Returns NULL on a bad configuration, with the reason in `errstr`.
+ * Does not connect yet. Caller owns the producer: free with `gregor_producer_free`.
+ */
+gregor_producer *gregor_producer_new(const gregor_config *conf, char *errstr, size_t errstr_size);
+
+/**
+ * Sends one message and blocks until the broker acknowledges it or
+ * `timeout_ms` passes (-1: until its delivery report, which
+ * `message.timeout.ms` bounds), retrying retriable errors.
+ * `partition` -1 lets the partitioner choose. `key`/`value` NULL mean null
+ * (a NULL value is a tombstone); `headers` may be NULL; `timestamp_ms` 0
+ * means now. On success writes the partition and offset (offset -1 with
+ * acks=0) to the non-NULL out-parameters and returns 0; else the error code,
+ * with the reason in `errstr`. Borrows everything. Thread-safe.
+ */
+int gregor_producer_send_sync(const gregor_producer *producer, const char *topic, int32_t partition, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len, const gregor_headers *headers, int64_t timestamp_ms, int timeout_ms, int32_t *partition_out, int64_t *offset_out, char *errstr, size_t errstr_size);
+
+/**
+ * Fetches cluster metadata through a producer: all topics if `topic` is
+ * NULL, else that one. On success `*metadata` receives a snapshot the caller
+ * owns (free with `gregor_metadata_free`). Blocks up to `timeout_ms`.
+ */
+int gregor_producer_metadata(const gregor_producer *producer, const char *topic, int timeout_ms, gregor_metadata **metadata, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a producer, closing its connections and waiting for their I/O
+ * threads to end; messages not delivered yet get `GREGOR_ERR__DESTROY`
+ * reports (served to the delivery callback on this thread). NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+ * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+ * them to leave before releasing anything. A second free of the same
+ * pointer is a no-op.
+ */
+void gregor_producer_free(gregor_producer *producer);
+
+/**
  * Sets (or with NULL `cb`, clears) the delivery report callback. It runs
  * inside `gregor_producer_poll` and `gregor_producer_flush`, on the thread
  * that calls them, with `cb_opaque`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
@@ -3193,7 +3137,8 @@ int gregor_producer_set_dr_cb(const gregor_producer *producer, gregor_dr_cb cb, 
  * `msg_opaque`. `partition` -1 lets the partitioner choose; `key`/`value`
  * NULL mean null; `headers` may be NULL; `timestamp_ms` 0 means now. With
  * `block_ms` 0 a full queue fails at once with `GREGOR_ERR__QUEUE_FULL`;
- * otherwise it waits up to `block_ms` for room. Copies the data. Thread-safe.
+ * otherwise it waits up to `block_ms` for room (negative: as long as it
+ * takes). Copies the data. Thread-safe.
  */
 int gregor_producer_send(const gregor_producer *producer, const char *topic, int32_t partition, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len, const gregor_headers *headers, int64_t timestamp_ms, void *msg_opaque, int block_ms, char *errstr, size_t errstr_size);
 
@@ -3218,7 +3163,8 @@ size_t gregor_producer_len(const gregor_producer *producer);
 /**
  * Flushes for up to `timeout_ms`, then stops sending; messages still
  * undelivered get `GREGOR_ERR__DESTROY` reports (served to the callback).
- * Returns within about `timeout_ms` even with the brokers gone. The handle
+ * Returns within about `timeout_ms` even with the brokers gone (-1: flushes
+ * until every message has its report). The handle
  * must still be freed with `gregor_producer_free`.
  */
 void gregor_producer_close(const gregor_producer *producer, int timeout_ms);
@@ -3280,6 +3226,86 @@ int gregor_producer_set_stats_cb(const gregor_producer *producer, gregor_produce
 int gregor_consumer_set_stats_cb(const gregor_consumer *consumer, gregor_consumer_stats_cb cb, void *cb_opaque);
 
 /**
+ * A new, empty topic/partition/offset list. Caller owns it: free with `gregor_tpl_free`.
+ */
+gregor_tpl *gregor_tpl_new(void);
+
+/**
+ * Appends (topic, partition, offset). `offset` is absolute or one of
+ * `GREGOR_OFFSET_BEGINNING` (-2), `GREGOR_OFFSET_END` (-1), or
+ * `GREGOR_OFFSET_TAIL_BASE - n` (n before the end). Copies `topic`.
+ * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_tpl_add(gregor_tpl *tpl, const char *topic, int32_t partition, int64_t offset);
+
+/**
+ * Number of entries (0 for NULL).
+ */
+size_t gregor_tpl_count(const gregor_tpl *tpl);
+
+/**
+ * Frees a list. NULL is a no-op.
+ */
+void gregor_tpl_free(gregor_tpl *tpl);
+
+/**
+ * Entry `i`'s topic, NUL-terminated, valid until the list is freed (NULL if
+ * out of range).
+ */
+const char *gregor_tpl_topic(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s partition (-1 if out of range).
+ */
+int32_t gregor_tpl_partition(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s offset (`GREGOR_OFFSET_INVALID` if out of range).
+ */
+int64_t gregor_tpl_offset(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s leader epoch, or -1 if none (or out of range).
+ */
+int32_t gregor_tpl_leader_epoch(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s error code from the last call that filled the list (0 if
+ * none; `GREGOR_ERR__INVALID_ARG` if out of range).
+ */
+int gregor_tpl_err(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s error text, copied NUL-terminated into `dest` (`dest_size`
+ * bytes; "" without error). Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_tpl_errstr(const gregor_tpl *tpl, size_t i, char *dest, size_t dest_size);
+
+/**
+ * Sets entry `i`'s offset. Returns 0 or `GREGOR_ERR__INVALID_ARG`. Not
+ * thread-safe for one list.
+ */
+int gregor_tpl_set_offset(gregor_tpl *tpl, size_t i, int64_t offset);
+
+/**
+ * Sets entry `i`'s leader epoch (-1 for none): a seek to the entry is then
+ * validated against the leader's log. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_tpl_set_leader_epoch(gregor_tpl *tpl, size_t i, int32_t epoch);
+
+/**
+ * Sets entry `idx`'s commit metadata (copied; NULL clears it). Returns 0
+ * or `GREGOR_ERR__INVALID_ARG`. Not thread-safe for one list.
+ */
+int32_t gregor_tpl_set_metadata(gregor_tpl *tpl, size_t idx, const char *metadata);
+
+/**
+ * Entry `idx`'s commit metadata, NUL-terminated, valid until the list is
+ * changed or freed; NULL if it has none (or out of range).
+ */
+const char *gregor_tpl_metadata(const gregor_tpl *tpl, size_t idx);
+
+/**
  * Opens a ZooKeeper session. `zk_connect` is `host:port[,host:port…][/chroot]`;
  * `session_timeout_ms` (> 0) is the session timeout and bounds each call.
  * Does not block on the network (the session is made in the background).
@@ -3321,18 +3347,6 @@ int32_t gregor_zk_offset_set(const gregor_zk *zk, const char *group, const char 
  * no state is written. Blocks up to the session timeout.
  */
 int32_t gregor_zk_partition_state(const gregor_zk *zk, const char *topic, int32_t partition, int32_t *leader, int32_t *leader_epoch, int32_t *controller_epoch, char *errstr, size_t errstr_size);
-
-/**
- * Runs one `gregor zk` command (the words after `-z …`, separated by
- * spaces, e.g. `"topic orders"`, `"admin"`, `"group g1"`,
- * `"migrate g1 --to-kafka --dry-run"`) on the ZooKeeper at `zk_connect` and
- * writes its text output, NUL-terminated and truncated to `out_size`, to
- * the caller-owned `out`; `*out_len` (may be NULL) gets the full length.
- * Blocks for the command's ZooKeeper (and, for `migrate`, broker) calls.
- *
- * Returns 0, `GREGOR_ERR__INVALID_ARG` for a bad command, or the failure's code.
- */
-int32_t gregor_zk_command(const char *zk_connect, const char *command, char *out, size_t out_size, size_t *out_len, char *errstr, size_t errstr_size);
 
 /**
  * Joins the group `group.id` of `conf` (copied; `zookeeper.connect` is
@@ -3390,6 +3404,228 @@ void gregor_zk_consumer_close(const gregor_zk_consumer *consumer);
  * pointer is a no-op.
  */
 void gregor_zk_consumer_free(gregor_zk_consumer *consumer);
+
+/**
+ * The topics under `/brokers/topics`, in name order. On success `*out`
+ * receives them (caller owns; free with `gregor_zk_names_free`).
+ */
+int gregor_zk_list_topics(const gregor_zk *zk, gregor_zk_names **out, char *errstr, size_t errstr_size);
+
+/**
+ * The legacy consumer groups under `/consumers`, in name order. As
+ * `gregor_zk_list_topics` for the rest.
+ */
+int gregor_zk_list_groups(const gregor_zk *zk, gregor_zk_names **out, char *errstr, size_t errstr_size);
+
+/**
+ * The consumer ids registered under `/consumers/<group>/ids`, in order.
+ * As `gregor_zk_list_topics` for the rest.
+ */
+int gregor_zk_list_group_members(const gregor_zk *zk, const char *group, gregor_zk_names **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of names (0 for NULL).
+ */
+size_t gregor_zk_names_count(const gregor_zk_names *n);
+
+/**
+ * Name `i` (NULL out of range).
+ */
+const char *gregor_zk_names_get(const gregor_zk_names *n, size_t i);
+
+/**
+ * Frees a list of names. NULL is a no-op.
+ */
+void gregor_zk_names_free(gregor_zk_names *n);
+
+/**
+ * The registered brokers, by id. On success `*out` receives them (caller
+ * owns; free with `gregor_zk_brokers_free`). A malformed registration is
+ * an error (`GREGOR_ERR__BAD_MSG`) naming its znode.
+ */
+int gregor_zk_list_brokers(const gregor_zk *zk, gregor_zk_brokers **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of brokers (0 for NULL).
+ */
+size_t gregor_zk_brokers_count(const gregor_zk_brokers *b);
+
+/**
+ * Broker `i`'s id.
+ */
+int32_t gregor_zk_brokers_id(const gregor_zk_brokers *b, size_t i);
+
+/**
+ * Broker `i`'s registration format version.
+ */
+int32_t gregor_zk_brokers_version(const gregor_zk_brokers *b, size_t i);
+
+/**
+ * Broker `i`'s rack (NULL if none).
+ */
+const char *gregor_zk_brokers_rack(const gregor_zk_brokers *b, size_t i);
+
+/**
+ * Number of endpoints of broker `i`.
+ */
+size_t gregor_zk_brokers_endpoint_count(const gregor_zk_brokers *b, size_t i);
+
+/**
+ * Broker `i`, endpoint `j`: its listener name (e.g. "PLAINTEXT").
+ */
+const char *gregor_zk_brokers_endpoint_listener(const gregor_zk_brokers *b, size_t i, size_t j);
+
+/**
+ * Broker `i`, endpoint `j`: its security protocol (e.g. "SASL_SSL").
+ */
+const char *gregor_zk_brokers_endpoint_security_protocol(const gregor_zk_brokers *b, size_t i, size_t j);
+
+/**
+ * Broker `i`, endpoint `j`: its host.
+ */
+const char *gregor_zk_brokers_endpoint_host(const gregor_zk_brokers *b, size_t i, size_t j);
+
+/**
+ * Broker `i`, endpoint `j`: its port.
+ */
+int32_t gregor_zk_brokers_endpoint_port(const gregor_zk_brokers *b, size_t i, size_t j);
+
+/**
+ * Frees a broker list. NULL is a no-op.
+ */
+void gregor_zk_brokers_free(gregor_zk_brokers *b);
+
+/**
+ * Describes `topic` from `/brokers/topics/<topic>` (replicas, reassignment
+ * in progress), each partition's `…/partitions/<p>/state` and the config
+ * overrides in `/config/topics/<topic>`. Returns
+ * `GREGOR_ERR__UNKNOWN_TOPIC` if the topic is not registered. On success
+ * `*out` receives it (caller owns; free with `gregor_zk_topic_free`).
+ */
+int gregor_zk_describe_topic(const gregor_zk *zk, const char *topic, gregor_zk_topic **out, char *errstr, size_t errstr_size);
+
+/**
+ * The topic's ID in Kafka's text form (NULL if ZooKeeper holds none).
+ */
+const char *gregor_zk_topic_id(const gregor_zk_topic *t);
+
+/**
+ * The assignment znode's format version.
+ */
+int32_t gregor_zk_topic_version(const gregor_zk_topic *t);
+
+/**
+ * Number of partitions (0 for NULL).
+ */
+size_t gregor_zk_topic_partition_count(const gregor_zk_topic *t);
+
+/**
+ * Partition `p` (in index order): its index.
+ */
+int32_t gregor_zk_topic_partition_id(const gregor_zk_topic *t, size_t p);
+
+/**
+ * Partition `p`: copies up to `max` replica ids into `out`, returns how
+ * many replicas there are.
+ */
+size_t gregor_zk_topic_partition_replicas(const gregor_zk_topic *t, size_t p, int32_t *out, size_t max);
+
+/**
+ * As `gregor_zk_topic_partition_replicas`, for the replicas a
+ * reassignment in progress adds (KIP-455).
+ */
+size_t gregor_zk_topic_partition_adding(const gregor_zk_topic *t, size_t p, int32_t *out, size_t max);
+
+/**
+ * As `gregor_zk_topic_partition_replicas`, for the replicas a
+ * reassignment in progress removes (KIP-455).
+ */
+size_t gregor_zk_topic_partition_removing(const gregor_zk_topic *t, size_t p, int32_t *out, size_t max);
+
+/**
+ * Partition `p`: 1 if its state znode exists, 0 if not (a partition the
+ * controller has not started), -1 out of range.
+ */
+int gregor_zk_topic_partition_has_state(const gregor_zk_topic *t, size_t p);
+
+/**
+ * Partition `p`: its leader's broker id (-1 if none, or no state).
+ */
+int32_t gregor_zk_topic_partition_leader(const gregor_zk_topic *t, size_t p);
+
+/**
+ * Partition `p`: its leader epoch (-1 without state).
+ */
+int32_t gregor_zk_topic_partition_leader_epoch(const gregor_zk_topic *t, size_t p);
+
+/**
+ * Partition `p`: the controller epoch that wrote its state (-1 without state).
+ */
+int32_t gregor_zk_topic_partition_controller_epoch(const gregor_zk_topic *t, size_t p);
+
+/**
+ * As `gregor_zk_topic_partition_replicas`, for the in-sync replicas (0
+ * without state).
+ */
+size_t gregor_zk_topic_partition_isr(const gregor_zk_topic *t, size_t p, int32_t *out, size_t max);
+
+/**
+ * Number of config overrides.
+ */
+size_t gregor_zk_topic_config_count(const gregor_zk_topic *t);
+
+/**
+ * Config override `j`'s name (in name order).
+ */
+const char *gregor_zk_topic_config_name(const gregor_zk_topic *t, size_t j);
+
+/**
+ * Config override `j`'s value.
+ */
+const char *gregor_zk_topic_config_value(const gregor_zk_topic *t, size_t j);
+
+/**
+ * Frees a topic description. NULL is a no-op.
+ */
+void gregor_zk_topic_free(gregor_zk_topic *t);
+
+/**
+ * The controller's broker id from `/controller` and the controller epoch
+ * from `/controller_epoch` (each -1 if ZooKeeper holds none), written to
+ * the non-NULL out-parameters.
+ */
+int gregor_zk_controller(const gregor_zk *zk, int32_t *broker_id, int32_t *controller_epoch, char *errstr, size_t errstr_size);
+
+/**
+ * A legacy consumer group's offsets under
+ * `/consumers/<group>/offsets/<topic>/<partition>`: of every topic, or of
+ * `topic` only (NULL: all). On success `*out` receives a new
+ * `gregor_tpl` (topic, partition, offset; in topic and partition order;
+ * caller owns, free with `gregor_tpl_free`). A group with none stored gives
+ * an empty list.
+ */
+int gregor_zk_list_group_offsets(const gregor_zk *zk, const char *group, const char *topic, gregor_tpl **out, char *errstr, size_t errstr_size);
+
+/**
+ * Copies znode `path`'s data into the caller-owned `buf` (up to `size`
+ * bytes; NULL with `size` 0 to ask the length) and writes its full length
+ * to `*len` (may be NULL). Returns 0, or `GREGOR_ERR__FAIL` with
+ * "no node <path>" in `errstr` if there is no such znode.
+ */
+int gregor_zk_get(const gregor_zk *zk, const char *path, uint8_t *buf, size_t size, size_t *len, char *errstr, size_t errstr_size);
+
+/**
+ * Writes `len` bytes at `data` (NULL with `len` 0: empty) to the
+ * persistent znode `path` (an absolute path), creating it and its parents
+ * as needed.
+ */
+int gregor_zk_put(const gregor_zk *zk, const char *path, const uint8_t *data, size_t len, char *errstr, size_t errstr_size);
+
+/**
+ * Deletes the znode `path` and everything under it (not "/"). Deleting a
+ * znode that does not exist succeeds.
+ */
+int gregor_zk_delete(const gregor_zk *zk, const char *path, char *errstr, size_t errstr_size);
 
 #ifdef __cplusplus
 }  // extern "C"

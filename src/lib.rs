@@ -7,10 +7,6 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-// `gregor::` paths name this crate too, so src/cli/zk.rs compiles both in
-// the `gregor` binary and as the library's `gregor_zk_command` shim.
-extern crate self as gregor;
-
 #[cfg(feature = "admin")]
 pub mod admin;
 pub mod api_keys;

@@ -430,28 +430,35 @@ impl Producer {
     pub fn poll(&self, timeout: Duration) -> usize {
         let deadline = Instant::now() + timeout;
         self.emit_stats();
-        let mut acc = self.shared.acc();
-        while acc.done.is_empty() {
-            let now = Instant::now();
-            if now >= deadline || acc.closing {
-                return 0;
+        loop {
+            let mut acc = self.shared.acc();
+            while acc.done.is_empty() {
+                let now = Instant::now();
+                if now >= deadline || acc.closing {
+                    return 0;
+                }
+                if self.stats.is_due() {
+                    drop(acc);
+                    self.emit_stats();
+                    acc = self.shared.acc();
+                    continue;
+                }
+                let wake = self.stats.wake_by(deadline);
+                acc = self
+                    .shared
+                    .changed
+                    .wait_timeout(acc, wake.saturating_duration_since(now))
+                    .map_or_else(|e| e.into_inner().0, |r| r.0);
             }
-            if self.stats.is_due() {
-                drop(acc);
-                self.emit_stats();
-                acc = self.shared.acc();
-                continue;
+            let done = acc.take_done();
+            drop(acc);
+            // Outcomes of `send_sync` messages are no reports: keep waiting
+            // for one until the deadline.
+            let n = self.serve(done);
+            if n > 0 || Instant::now() >= deadline {
+                return n;
             }
-            let wake = self.stats.wake_by(deadline);
-            acc = self
-                .shared
-                .changed
-                .wait_timeout(acc, wake.saturating_duration_since(now))
-                .map_or_else(|e| e.into_inner().0, |r| r.0);
         }
-        let done = acc.take_done();
-        drop(acc);
-        self.serve(done)
     }
 
     /// Turns outcomes into reports for the callback, on this thread.
