@@ -81,7 +81,8 @@ where
 
 /// As [`check`], for an API whose newest fields `kafka-protocol` 0.15 lacks:
 /// the fields named in `missing` must hold their defaults at the versions
-/// both know, and are left out of the field comparison.
+/// both know, and are left out of the field comparison. Their layout is
+/// still checked, against Kafka's own schemas, by `protocol::schemas`.
 pub(crate) fn check_except<O, K>(missing: &[&str])
 where
     O: Message + Sample,
