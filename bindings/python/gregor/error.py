@@ -86,8 +86,6 @@ _LIBRDKAFKA_ALIASES = {
     "MSG_SIZE_TOO_LARGE": "MESSAGE_TOO_LARGE",
     "STALE_CTRL_EPOCH": "STALE_CONTROLLER_EPOCH",
     "TOPIC_EXCEPTION": "INVALID_TOPIC_EXCEPTION",
-    # Kafka's own name for 0 (the library's table says NO_ERROR, as librdkafka).
-    "NONE": "NO_ERROR",
 }
 for _alias, _name in _LIBRDKAFKA_ALIASES.items():
     if hasattr(KafkaError, _name) and not hasattr(KafkaError, _alias):
