@@ -72,131 +72,6 @@
 #include <stdint.h>
 
 /**
- * ACL resource types (`ResourceType`).
- */
-#define GREGOR_RESOURCE_UNKNOWN 0
-
-#define GREGOR_RESOURCE_ANY 1
-
-#define GREGOR_RESOURCE_TOPIC 2
-
-#define GREGOR_RESOURCE_GROUP 3
-
-#define GREGOR_RESOURCE_CLUSTER 4
-
-#define GREGOR_RESOURCE_TRANSACTIONAL_ID 5
-
-#define GREGOR_RESOURCE_DELEGATION_TOKEN 6
-
-#define GREGOR_RESOURCE_USER 7
-
-/**
- * Config resource types (`ConfigResource.Type`).
- */
-#define GREGOR_CONFIG_RESOURCE_TOPIC 2
-
-#define GREGOR_CONFIG_RESOURCE_BROKER 4
-
-#define GREGOR_CONFIG_RESOURCE_BROKER_LOGGER 8
-
-#define GREGOR_CONFIG_RESOURCE_CLIENT_METRICS 16
-
-#define GREGOR_CONFIG_RESOURCE_GROUP 32
-
-/**
- * ACL resource pattern types.
- */
-#define GREGOR_PATTERN_ANY 1
-
-#define GREGOR_PATTERN_MATCH 2
-
-#define GREGOR_PATTERN_LITERAL 3
-
-#define GREGOR_PATTERN_PREFIXED 4
-
-/**
- * ACL operations.
- */
-#define GREGOR_ACL_OPERATION_ANY 1
-
-#define GREGOR_ACL_OPERATION_ALL 2
-
-#define GREGOR_ACL_OPERATION_READ 3
-
-#define GREGOR_ACL_OPERATION_WRITE 4
-
-#define GREGOR_ACL_OPERATION_CREATE 5
-
-#define GREGOR_ACL_OPERATION_DELETE 6
-
-#define GREGOR_ACL_OPERATION_ALTER 7
-
-#define GREGOR_ACL_OPERATION_DESCRIBE 8
-
-#define GREGOR_ACL_OPERATION_CLUSTER_ACTION 9
-
-#define GREGOR_ACL_OPERATION_DESCRIBE_CONFIGS 10
-
-#define GREGOR_ACL_OPERATION_ALTER_CONFIGS 11
-
-#define GREGOR_ACL_OPERATION_IDEMPOTENT_WRITE 12
-
-/**
- * ACL permission types.
- */
-#define GREGOR_ACL_PERMISSION_ANY 1
-
-#define GREGOR_ACL_PERMISSION_DENY 2
-
-#define GREGOR_ACL_PERMISSION_ALLOW 3
-
-/**
- * Incremental config operations.
- */
-#define GREGOR_ALTER_CONFIG_SET 0
-
-#define GREGOR_ALTER_CONFIG_DELETE 1
-
-#define GREGOR_ALTER_CONFIG_APPEND 2
-
-#define GREGOR_ALTER_CONFIG_SUBTRACT 3
-
-/**
- * Config sources.
- */
-#define GREGOR_CONFIG_SOURCE_UNKNOWN 0
-
-#define GREGOR_CONFIG_SOURCE_DYNAMIC_TOPIC 1
-
-#define GREGOR_CONFIG_SOURCE_DYNAMIC_BROKER 2
-
-#define GREGOR_CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER 3
-
-#define GREGOR_CONFIG_SOURCE_STATIC_BROKER 4
-
-#define GREGOR_CONFIG_SOURCE_DEFAULT 5
-
-#define GREGOR_CONFIG_SOURCE_DYNAMIC_BROKER_LOGGER 6
-
-#define GREGOR_CONFIG_SOURCE_CLIENT_METRICS 7
-
-#define GREGOR_CONFIG_SOURCE_GROUP 8
-
-/**
- * Leader election types.
- */
-#define GREGOR_ELECTION_PREFERRED 0
-
-#define GREGOR_ELECTION_UNCLEAN 1
-
-/**
- * SCRAM mechanisms.
- */
-#define GREGOR_SCRAM_SHA_256 1
-
-#define GREGOR_SCRAM_SHA_512 2
-
-/**
  * Client-quota filter match types.
  */
 #define GREGOR_QUOTA_MATCH_EXACT 0
@@ -215,323 +90,1145 @@
 #define GREGOR_OFFSET_SPEC_MAX_TIMESTAMP -3
 
 /**
- * Success.
+ * Local: Bad message format
+ */
+#define GREGOR_ERR__BAD_MSG -199
+
+/**
+ * Local: Invalid compressed data
+ */
+#define GREGOR_ERR__BAD_COMPRESSION -198
+
+/**
+ * Local: Broker handle destroyed
+ */
+#define GREGOR_ERR__DESTROY -197
+
+/**
+ * Local: Communication failure with broker
+ */
+#define GREGOR_ERR__FAIL -196
+
+/**
+ * Local: Broker transport failure
+ */
+#define GREGOR_ERR__TRANSPORT -195
+
+/**
+ * Local: Host resolution failure
+ */
+#define GREGOR_ERR__RESOLVE -193
+
+/**
+ * Local: Message timed out
+ */
+#define GREGOR_ERR__MSG_TIMED_OUT -192
+
+/**
+ * Broker: No more messages
+ */
+#define GREGOR_ERR__PARTITION_EOF -191
+
+/**
+ * Local: Unknown partition
+ */
+#define GREGOR_ERR__UNKNOWN_PARTITION -190
+
+/**
+ * Local: Unknown topic
+ */
+#define GREGOR_ERR__UNKNOWN_TOPIC -188
+
+/**
+ * Local: All broker connections are down
+ */
+#define GREGOR_ERR__ALL_BROKERS_DOWN -187
+
+/**
+ * Local: Invalid argument or configuration
+ */
+#define GREGOR_ERR__INVALID_ARG -186
+
+/**
+ * Local: Timed out
+ */
+#define GREGOR_ERR__TIMED_OUT -185
+
+/**
+ * Local: Queue full
+ */
+#define GREGOR_ERR__QUEUE_FULL -184
+
+/**
+ * Local: SSL error
+ */
+#define GREGOR_ERR__SSL -181
+
+/**
+ * Local: Erroneous state
+ */
+#define GREGOR_ERR__STATE -172
+
+/**
+ * Local: Not implemented
+ */
+#define GREGOR_ERR__NOT_IMPLEMENTED -170
+
+/**
+ * Local: Authentication failure
+ */
+#define GREGOR_ERR__AUTHENTICATION -169
+
+/**
+ * Local: No offset stored
+ */
+#define GREGOR_ERR__NO_OFFSET -168
+
+/**
+ * Local: Required feature not supported by broker
+ */
+#define GREGOR_ERR__UNSUPPORTED_FEATURE -165
+
+/**
+ * Local: Maximum application poll interval (max.poll.interval.ms) exceeded
+ */
+#define GREGOR_ERR__MAX_POLL_EXCEEDED -147
+
+/**
+ * Local: Invalid configuration property or value
+ */
+#define GREGOR_ERR__INVALID_CONFIG -145
+
+/**
+ * Local: No offset to automatically reset to
+ */
+#define GREGOR_ERR__AUTO_OFFSET_RESET -140
+
+/**
+ * The server experienced an unexpected error when processing the request.
+ */
+#define GREGOR_ERR_UNKNOWN_SERVER_ERROR -1
+
+/**
+ * Success
  */
 #define GREGOR_ERR_NO_ERROR 0
 
-#define GREGOR_ERR__BAD_MSG -199
-
-#define GREGOR_ERR__BAD_COMPRESSION -198
-
-#define GREGOR_ERR__DESTROY -197
-
-#define GREGOR_ERR__FAIL -196
-
-#define GREGOR_ERR__TRANSPORT -195
-
-#define GREGOR_ERR__RESOLVE -193
-
-#define GREGOR_ERR__MSG_TIMED_OUT -192
-
-#define GREGOR_ERR__PARTITION_EOF -191
-
-#define GREGOR_ERR__UNKNOWN_PARTITION -190
-
-#define GREGOR_ERR__UNKNOWN_TOPIC -188
-
-#define GREGOR_ERR__ALL_BROKERS_DOWN -187
-
-#define GREGOR_ERR__INVALID_ARG -186
-
-#define GREGOR_ERR__TIMED_OUT -185
-
-#define GREGOR_ERR__QUEUE_FULL -184
-
-#define GREGOR_ERR__SSL -181
-
-#define GREGOR_ERR__STATE -172
-
-#define GREGOR_ERR__NOT_IMPLEMENTED -170
-
-#define GREGOR_ERR__AUTHENTICATION -169
-
-#define GREGOR_ERR__NO_OFFSET -168
-
-#define GREGOR_ERR__UNSUPPORTED_FEATURE -165
-
-#define GREGOR_ERR__MAX_POLL_EXCEEDED -147
-
-#define GREGOR_ERR__INVALID_CONFIG -145
-
-#define GREGOR_ERR__AUTO_OFFSET_RESET -140
-
-#define GREGOR_ERR_UNKNOWN_SERVER_ERROR -1
-
+/**
+ * The requested offset is not within the range of offsets maintained by the server.
+ */
 #define GREGOR_ERR_OFFSET_OUT_OF_RANGE 1
 
+/**
+ * This message has failed its CRC checksum, exceeds the valid size, has a null key for a compacted topic, or is otherwise corrupt.
+ */
 #define GREGOR_ERR_CORRUPT_MESSAGE 2
 
+/**
+ * This server does not host this topic-partition.
+ */
 #define GREGOR_ERR_UNKNOWN_TOPIC_OR_PARTITION 3
 
+/**
+ * The requested fetch size is invalid.
+ */
 #define GREGOR_ERR_INVALID_FETCH_SIZE 4
 
+/**
+ * There is no leader for this topic-partition as we are in the middle of a leadership election.
+ */
 #define GREGOR_ERR_LEADER_NOT_AVAILABLE 5
 
+/**
+ * For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition.
+ */
 #define GREGOR_ERR_NOT_LEADER_OR_FOLLOWER 6
 
+/**
+ * The request timed out.
+ */
 #define GREGOR_ERR_REQUEST_TIMED_OUT 7
 
+/**
+ * The broker is not available.
+ */
 #define GREGOR_ERR_BROKER_NOT_AVAILABLE 8
 
+/**
+ * The replica is not available for the requested topic-partition. Produce/Fetch requests and other requests intended only for the leader or follower return NOT_LEADER_OR_FOLLOWER if the broker is not a replica of the topic-partition.
+ */
 #define GREGOR_ERR_REPLICA_NOT_AVAILABLE 9
 
+/**
+ * The request included a message larger than the max message size the server will accept.
+ */
 #define GREGOR_ERR_MESSAGE_TOO_LARGE 10
 
+/**
+ * The controller moved to another broker.
+ */
 #define GREGOR_ERR_STALE_CONTROLLER_EPOCH 11
 
+/**
+ * The metadata field of the offset request was too large.
+ */
 #define GREGOR_ERR_OFFSET_METADATA_TOO_LARGE 12
 
+/**
+ * The server disconnected before a response was received.
+ */
 #define GREGOR_ERR_NETWORK_EXCEPTION 13
 
+/**
+ * The coordinator is loading and hence can't process requests.
+ */
 #define GREGOR_ERR_COORDINATOR_LOAD_IN_PROGRESS 14
 
+/**
+ * The coordinator is not available.
+ */
 #define GREGOR_ERR_COORDINATOR_NOT_AVAILABLE 15
 
+/**
+ * This is not the correct coordinator.
+ */
 #define GREGOR_ERR_NOT_COORDINATOR 16
 
+/**
+ * The request attempted to perform an operation on an invalid topic.
+ */
 #define GREGOR_ERR_INVALID_TOPIC_EXCEPTION 17
 
+/**
+ * The request included message batch larger than the configured segment size on the server.
+ */
 #define GREGOR_ERR_RECORD_LIST_TOO_LARGE 18
 
+/**
+ * Messages are rejected since there are fewer in-sync replicas than required.
+ */
 #define GREGOR_ERR_NOT_ENOUGH_REPLICAS 19
 
+/**
+ * Messages are written to the log, but to fewer in-sync replicas than required.
+ */
 #define GREGOR_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND 20
 
+/**
+ * Produce request specified an invalid value for required acks.
+ */
 #define GREGOR_ERR_INVALID_REQUIRED_ACKS 21
 
+/**
+ * Specified group generation id is not valid.
+ */
 #define GREGOR_ERR_ILLEGAL_GENERATION 22
 
+/**
+ * The group member's supported protocols are incompatible with those of existing members or first group member tried to join with empty protocol type or empty protocol list.
+ */
 #define GREGOR_ERR_INCONSISTENT_GROUP_PROTOCOL 23
 
+/**
+ * The group id is invalid.
+ */
 #define GREGOR_ERR_INVALID_GROUP_ID 24
 
+/**
+ * The coordinator is not aware of this member.
+ */
 #define GREGOR_ERR_UNKNOWN_MEMBER_ID 25
 
+/**
+ * The session timeout is not within the range allowed by the broker (as configured by group.min.session.timeout.ms and group.max.session.timeout.ms).
+ */
 #define GREGOR_ERR_INVALID_SESSION_TIMEOUT 26
 
+/**
+ * The group is rebalancing, so a rejoin is needed.
+ */
 #define GREGOR_ERR_REBALANCE_IN_PROGRESS 27
 
+/**
+ * The committing offset data size is not valid.
+ */
 #define GREGOR_ERR_INVALID_COMMIT_OFFSET_SIZE 28
 
+/**
+ * Topic authorization failed.
+ */
 #define GREGOR_ERR_TOPIC_AUTHORIZATION_FAILED 29
 
+/**
+ * Group authorization failed.
+ */
 #define GREGOR_ERR_GROUP_AUTHORIZATION_FAILED 30
 
+/**
+ * Cluster authorization failed.
+ */
 #define GREGOR_ERR_CLUSTER_AUTHORIZATION_FAILED 31
 
+/**
+ * The timestamp of the message is out of acceptable range.
+ */
 #define GREGOR_ERR_INVALID_TIMESTAMP 32
 
+/**
+ * The broker does not support the requested SASL mechanism.
+ */
 #define GREGOR_ERR_UNSUPPORTED_SASL_MECHANISM 33
 
+/**
+ * Request is not valid given the current SASL state.
+ */
 #define GREGOR_ERR_ILLEGAL_SASL_STATE 34
 
+/**
+ * The version of API is not supported.
+ */
 #define GREGOR_ERR_UNSUPPORTED_VERSION 35
 
+/**
+ * Topic with this name already exists.
+ */
 #define GREGOR_ERR_TOPIC_ALREADY_EXISTS 36
 
+/**
+ * Number of partitions is below 1.
+ */
 #define GREGOR_ERR_INVALID_PARTITIONS 37
 
+/**
+ * Replication factor is below 1 or larger than the number of available brokers.
+ */
 #define GREGOR_ERR_INVALID_REPLICATION_FACTOR 38
 
+/**
+ * Replica assignment is invalid.
+ */
 #define GREGOR_ERR_INVALID_REPLICA_ASSIGNMENT 39
 
+/**
+ * Configuration is invalid.
+ */
 #define GREGOR_ERR_INVALID_CONFIG 40
 
+/**
+ * This is not the correct controller for this cluster.
+ */
 #define GREGOR_ERR_NOT_CONTROLLER 41
 
+/**
+ * This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.
+ */
 #define GREGOR_ERR_INVALID_REQUEST 42
 
+/**
+ * The message format version on the broker does not support the request.
+ */
 #define GREGOR_ERR_UNSUPPORTED_FOR_MESSAGE_FORMAT 43
 
+/**
+ * Request parameters do not satisfy the configured policy.
+ */
 #define GREGOR_ERR_POLICY_VIOLATION 44
 
+/**
+ * The broker received an out of order sequence number.
+ */
 #define GREGOR_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER 45
 
+/**
+ * The broker received a duplicate sequence number.
+ */
 #define GREGOR_ERR_DUPLICATE_SEQUENCE_NUMBER 46
 
+/**
+ * Producer attempted to produce with an old epoch.
+ */
 #define GREGOR_ERR_INVALID_PRODUCER_EPOCH 47
 
+/**
+ * The producer attempted a transactional operation in an invalid state.
+ */
 #define GREGOR_ERR_INVALID_TXN_STATE 48
 
+/**
+ * The producer attempted to use a producer id which is not currently assigned to its transactional id.
+ */
 #define GREGOR_ERR_INVALID_PRODUCER_ID_MAPPING 49
 
+/**
+ * The transaction timeout is larger than the maximum value allowed by the broker (as configured by transaction.max.timeout.ms).
+ */
 #define GREGOR_ERR_INVALID_TRANSACTION_TIMEOUT 50
 
+/**
+ * The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing.
+ */
 #define GREGOR_ERR_CONCURRENT_TRANSACTIONS 51
 
+/**
+ * Indicates that the transaction coordinator sending a WriteTxnMarker is no longer the current coordinator for a given producer.
+ */
 #define GREGOR_ERR_TRANSACTION_COORDINATOR_FENCED 52
 
+/**
+ * Transactional Id authorization failed.
+ */
 #define GREGOR_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED 53
 
+/**
+ * Security features are disabled.
+ */
 #define GREGOR_ERR_SECURITY_DISABLED 54
 
+/**
+ * The broker did not attempt to execute this operation. This may happen for batched RPCs where some operations in the batch failed, causing the broker to respond without trying the rest.
+ */
 #define GREGOR_ERR_OPERATION_NOT_ATTEMPTED 55
 
+/**
+ * Disk error when trying to access log file on the disk.
+ */
 #define GREGOR_ERR_KAFKA_STORAGE_ERROR 56
 
+/**
+ * The user-specified log directory is not found in the broker config.
+ */
 #define GREGOR_ERR_LOG_DIR_NOT_FOUND 57
 
+/**
+ * SASL Authentication failed.
+ */
 #define GREGOR_ERR_SASL_AUTHENTICATION_FAILED 58
 
+/**
+ * This exception is raised by the broker if it could not locate the producer metadata associated with the producerId in question. This could happen if, for instance, the producer's records were deleted because their retention time had elapsed. Once the last records of the producerId are removed, the producer's metadata is removed from the broker, and future appends by the producer will return this exception.
+ */
 #define GREGOR_ERR_UNKNOWN_PRODUCER_ID 59
 
+/**
+ * A partition reassignment is in progress.
+ */
 #define GREGOR_ERR_REASSIGNMENT_IN_PROGRESS 60
 
+/**
+ * Delegation Token feature is not enabled.
+ */
 #define GREGOR_ERR_DELEGATION_TOKEN_AUTH_DISABLED 61
 
+/**
+ * Delegation Token is not found on server.
+ */
 #define GREGOR_ERR_DELEGATION_TOKEN_NOT_FOUND 62
 
+/**
+ * Specified Principal is not valid Owner/Renewer.
+ */
 #define GREGOR_ERR_DELEGATION_TOKEN_OWNER_MISMATCH 63
 
+/**
+ * Delegation Token requests are not allowed on PLAINTEXT/1-way SSL channels and on delegation token authenticated channels.
+ */
 #define GREGOR_ERR_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED 64
 
+/**
+ * Delegation Token authorization failed.
+ */
 #define GREGOR_ERR_DELEGATION_TOKEN_AUTHORIZATION_FAILED 65
 
+/**
+ * Delegation Token is expired.
+ */
 #define GREGOR_ERR_DELEGATION_TOKEN_EXPIRED 66
 
+/**
+ * Supplied principalType is not supported.
+ */
 #define GREGOR_ERR_INVALID_PRINCIPAL_TYPE 67
 
+/**
+ * The group is not empty.
+ */
 #define GREGOR_ERR_NON_EMPTY_GROUP 68
 
+/**
+ * The group id does not exist.
+ */
 #define GREGOR_ERR_GROUP_ID_NOT_FOUND 69
 
+/**
+ * The fetch session ID was not found.
+ */
 #define GREGOR_ERR_FETCH_SESSION_ID_NOT_FOUND 70
 
+/**
+ * The fetch session epoch is invalid.
+ */
 #define GREGOR_ERR_INVALID_FETCH_SESSION_EPOCH 71
 
+/**
+ * There is no listener on the leader broker that matches the listener on which metadata request was processed.
+ */
 #define GREGOR_ERR_LISTENER_NOT_FOUND 72
 
+/**
+ * Topic deletion is disabled.
+ */
 #define GREGOR_ERR_TOPIC_DELETION_DISABLED 73
 
+/**
+ * The leader epoch in the request is older than the epoch on the broker.
+ */
 #define GREGOR_ERR_FENCED_LEADER_EPOCH 74
 
+/**
+ * The leader epoch in the request is newer than the epoch on the broker.
+ */
 #define GREGOR_ERR_UNKNOWN_LEADER_EPOCH 75
 
+/**
+ * The requesting client does not support the compression type of given partition.
+ */
 #define GREGOR_ERR_UNSUPPORTED_COMPRESSION_TYPE 76
 
+/**
+ * Broker epoch has changed.
+ */
 #define GREGOR_ERR_STALE_BROKER_EPOCH 77
 
+/**
+ * The leader high watermark has not caught up from a recent leader election so the offsets cannot be guaranteed to be monotonically increasing.
+ */
 #define GREGOR_ERR_OFFSET_NOT_AVAILABLE 78
 
+/**
+ * The group member needs to have a valid member id before actually entering a consumer group.
+ */
 #define GREGOR_ERR_MEMBER_ID_REQUIRED 79
 
+/**
+ * The preferred leader was not available.
+ */
 #define GREGOR_ERR_PREFERRED_LEADER_NOT_AVAILABLE 80
 
+/**
+ * The group has reached its maximum size.
+ */
 #define GREGOR_ERR_GROUP_MAX_SIZE_REACHED 81
 
+/**
+ * The broker rejected this static consumer since another consumer with the same group.instance.id has registered with a different member.id.
+ */
 #define GREGOR_ERR_FENCED_INSTANCE_ID 82
 
+/**
+ * Eligible topic partition leaders are not available.
+ */
 #define GREGOR_ERR_ELIGIBLE_LEADERS_NOT_AVAILABLE 83
 
+/**
+ * Leader election not needed for topic partition.
+ */
 #define GREGOR_ERR_ELECTION_NOT_NEEDED 84
 
+/**
+ * No partition reassignment is in progress.
+ */
 #define GREGOR_ERR_NO_REASSIGNMENT_IN_PROGRESS 85
 
+/**
+ * Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.
+ */
 #define GREGOR_ERR_GROUP_SUBSCRIBED_TO_TOPIC 86
 
+/**
+ * This record has failed the validation on broker and hence will be rejected.
+ */
 #define GREGOR_ERR_INVALID_RECORD 87
 
+/**
+ * There are unstable offsets that need to be cleared.
+ */
 #define GREGOR_ERR_UNSTABLE_OFFSET_COMMIT 88
 
+/**
+ * The throttling quota has been exceeded.
+ */
 #define GREGOR_ERR_THROTTLING_QUOTA_EXCEEDED 89
 
+/**
+ * There is a newer producer with the same transactionalId which fences the current one.
+ */
 #define GREGOR_ERR_PRODUCER_FENCED 90
 
+/**
+ * A request illegally referred to a resource that does not exist.
+ */
 #define GREGOR_ERR_RESOURCE_NOT_FOUND 91
 
+/**
+ * A request illegally referred to the same resource twice.
+ */
 #define GREGOR_ERR_DUPLICATE_RESOURCE 92
 
+/**
+ * Requested credential would not meet criteria for acceptability.
+ */
 #define GREGOR_ERR_UNACCEPTABLE_CREDENTIAL 93
 
+/**
+ * Indicates that the either the sender or recipient of a voter-only request is not one of the expected voters.
+ */
 #define GREGOR_ERR_INCONSISTENT_VOTER_SET 94
 
+/**
+ * The given update version was invalid.
+ */
 #define GREGOR_ERR_INVALID_UPDATE_VERSION 95
 
+/**
+ * Unable to update finalized features due to an unexpected server error.
+ */
 #define GREGOR_ERR_FEATURE_UPDATE_FAILED 96
 
+/**
+ * Request principal deserialization failed during forwarding. This indicates an internal error on the broker cluster security setup.
+ */
 #define GREGOR_ERR_PRINCIPAL_DESERIALIZATION_FAILURE 97
 
+/**
+ * Requested snapshot was not found.
+ */
 #define GREGOR_ERR_SNAPSHOT_NOT_FOUND 98
 
+/**
+ * Requested position is not greater than or equal to zero, and less than the size of the snapshot.
+ */
 #define GREGOR_ERR_POSITION_OUT_OF_RANGE 99
 
+/**
+ * This server does not host this topic ID.
+ */
 #define GREGOR_ERR_UNKNOWN_TOPIC_ID 100
 
+/**
+ * This broker ID is already in use.
+ */
 #define GREGOR_ERR_DUPLICATE_BROKER_REGISTRATION 101
 
+/**
+ * The given broker ID was not registered.
+ */
 #define GREGOR_ERR_BROKER_ID_NOT_REGISTERED 102
 
+/**
+ * The log's topic ID did not match the topic ID in the request.
+ */
 #define GREGOR_ERR_INCONSISTENT_TOPIC_ID 103
 
+/**
+ * The clusterId in the request does not match that found on the server.
+ */
 #define GREGOR_ERR_INCONSISTENT_CLUSTER_ID 104
 
+/**
+ * The transactionalId could not be found.
+ */
 #define GREGOR_ERR_TRANSACTIONAL_ID_NOT_FOUND 105
 
+/**
+ * The fetch session encountered inconsistent topic ID usage.
+ */
 #define GREGOR_ERR_FETCH_SESSION_TOPIC_ID_ERROR 106
 
+/**
+ * The new ISR contains at least one ineligible replica.
+ */
 #define GREGOR_ERR_INELIGIBLE_REPLICA 107
 
+/**
+ * The AlterPartition request successfully updated the partition state but the leader has changed.
+ */
 #define GREGOR_ERR_NEW_LEADER_ELECTED 108
 
+/**
+ * The requested offset is moved to tiered storage.
+ */
 #define GREGOR_ERR_OFFSET_MOVED_TO_TIERED_STORAGE 109
 
+/**
+ * The member epoch is fenced by the group coordinator. The member must abandon all its partitions and rejoin.
+ */
 #define GREGOR_ERR_FENCED_MEMBER_EPOCH 110
 
+/**
+ * The instance ID is still used by another member in the consumer group. That member must leave first.
+ */
 #define GREGOR_ERR_UNRELEASED_INSTANCE_ID 111
 
+/**
+ * The assignor or its version range is not supported by the consumer group.
+ */
 #define GREGOR_ERR_UNSUPPORTED_ASSIGNOR 112
 
+/**
+ * The member epoch is stale. The member must retry after receiving its updated member epoch via the ConsumerGroupHeartbeat API.
+ */
 #define GREGOR_ERR_STALE_MEMBER_EPOCH 113
 
+/**
+ * The request was sent to an endpoint of the wrong type.
+ */
 #define GREGOR_ERR_MISMATCHED_ENDPOINT_TYPE 114
 
+/**
+ * This endpoint type is not supported yet.
+ */
 #define GREGOR_ERR_UNSUPPORTED_ENDPOINT_TYPE 115
 
+/**
+ * This controller ID is not known.
+ */
 #define GREGOR_ERR_UNKNOWN_CONTROLLER_ID 116
 
+/**
+ * Client sent a push telemetry request with an invalid or outdated subscription ID.
+ */
 #define GREGOR_ERR_UNKNOWN_SUBSCRIPTION_ID 117
 
+/**
+ * Client sent a push telemetry request larger than the maximum size the broker will accept.
+ */
 #define GREGOR_ERR_TELEMETRY_TOO_LARGE 118
 
+/**
+ * The controller has considered the broker registration to be invalid.
+ */
 #define GREGOR_ERR_INVALID_REGISTRATION 119
 
+/**
+ * The server encountered an error with the transaction. The client can abort the transaction to continue using this transactional ID.
+ */
 #define GREGOR_ERR_TRANSACTION_ABORTABLE 120
 
+/**
+ * The record state is invalid. The acknowledgement of delivery could not be completed.
+ */
 #define GREGOR_ERR_INVALID_RECORD_STATE 121
 
+/**
+ * The share session was not found.
+ */
 #define GREGOR_ERR_SHARE_SESSION_NOT_FOUND 122
 
+/**
+ * The share session epoch is invalid.
+ */
 #define GREGOR_ERR_INVALID_SHARE_SESSION_EPOCH 123
 
+/**
+ * The share coordinator rejected the request because the share-group state epoch did not match.
+ */
 #define GREGOR_ERR_FENCED_STATE_EPOCH 124
 
+/**
+ * The voter key doesn't match the receiving replica's key.
+ */
 #define GREGOR_ERR_INVALID_VOTER_KEY 125
 
+/**
+ * The voter is already part of the set of voters.
+ */
 #define GREGOR_ERR_DUPLICATE_VOTER 126
 
+/**
+ * The voter is not part of the set of voters.
+ */
 #define GREGOR_ERR_VOTER_NOT_FOUND 127
 
+/**
+ * The regular expression is not valid.
+ */
 #define GREGOR_ERR_INVALID_REGULAR_EXPRESSION 128
 
+/**
+ * Client metadata is stale. The client should rebootstrap to obtain new metadata.
+ */
 #define GREGOR_ERR_REBOOTSTRAP_REQUIRED 129
 
+/**
+ * The supplied topology is invalid.
+ */
 #define GREGOR_ERR_STREAMS_INVALID_TOPOLOGY 130
 
+/**
+ * The supplied topology epoch is invalid.
+ */
 #define GREGOR_ERR_STREAMS_INVALID_TOPOLOGY_EPOCH 131
 
+/**
+ * The supplied topology epoch is outdated.
+ */
 #define GREGOR_ERR_STREAMS_TOPOLOGY_FENCED 132
 
+/**
+ * The limit of share sessions has been reached.
+ */
 #define GREGOR_ERR_SHARE_SESSION_LIMIT_REACHED 133
+
+/**
+ * A type gregor does not know.
+ */
+#define GREGOR_RESOURCE_UNKNOWN 0
+
+/**
+ * In a filter: any resource type.
+ */
+#define GREGOR_RESOURCE_ANY 1
+
+/**
+ * A topic.
+ */
+#define GREGOR_RESOURCE_TOPIC 2
+
+/**
+ * A consumer group.
+ */
+#define GREGOR_RESOURCE_GROUP 3
+
+/**
+ * The cluster.
+ */
+#define GREGOR_RESOURCE_CLUSTER 4
+
+/**
+ * A transactional ID.
+ */
+#define GREGOR_RESOURCE_TRANSACTIONAL_ID 5
+
+/**
+ * A delegation token.
+ */
+#define GREGOR_RESOURCE_DELEGATION_TOKEN 6
+
+/**
+ * A user principal.
+ */
+#define GREGOR_RESOURCE_USER 7
+
+/**
+ * A type gregor does not know.
+ */
+#define GREGOR_CONFIG_RESOURCE_UNKNOWN 0
+
+/**
+ * A topic.
+ */
+#define GREGOR_CONFIG_RESOURCE_TOPIC 2
+
+/**
+ * A broker (name: its id; "" for the cluster-wide default).
+ */
+#define GREGOR_CONFIG_RESOURCE_BROKER 4
+
+/**
+ * A broker's loggers (name: the broker id; KIP-412).
+ */
+#define GREGOR_CONFIG_RESOURCE_BROKER_LOGGER 8
+
+/**
+ * A client-metrics subscription (KIP-714).
+ */
+#define GREGOR_CONFIG_RESOURCE_CLIENT_METRICS 16
+
+/**
+ * A consumer group (KIP-848).
+ */
+#define GREGOR_CONFIG_RESOURCE_GROUP 32
+
+/**
+ * A type gregor does not know.
+ */
+#define GREGOR_PATTERN_UNKNOWN 0
+
+/**
+ * In a filter: any pattern type.
+ */
+#define GREGOR_PATTERN_ANY 1
+
+/**
+ * In a filter: every binding that would match the name (literal, wildcard and prefixed).
+ */
+#define GREGOR_PATTERN_MATCH 2
+
+/**
+ * The name is matched exactly (or is the `*` wildcard).
+ */
+#define GREGOR_PATTERN_LITERAL 3
+
+/**
+ * The name is a prefix.
+ */
+#define GREGOR_PATTERN_PREFIXED 4
+
+/**
+ * An operation gregor does not know.
+ */
+#define GREGOR_ACL_OPERATION_UNKNOWN 0
+
+/**
+ * In a filter: any operation.
+ */
+#define GREGOR_ACL_OPERATION_ANY 1
+
+/**
+ * Every operation.
+ */
+#define GREGOR_ACL_OPERATION_ALL 2
+
+/**
+ * Read.
+ */
+#define GREGOR_ACL_OPERATION_READ 3
+
+/**
+ * Write.
+ */
+#define GREGOR_ACL_OPERATION_WRITE 4
+
+/**
+ * Create.
+ */
+#define GREGOR_ACL_OPERATION_CREATE 5
+
+/**
+ * Delete.
+ */
+#define GREGOR_ACL_OPERATION_DELETE 6
+
+/**
+ * Alter.
+ */
+#define GREGOR_ACL_OPERATION_ALTER 7
+
+/**
+ * Describe.
+ */
+#define GREGOR_ACL_OPERATION_DESCRIBE 8
+
+/**
+ * Inter-broker cluster actions.
+ */
+#define GREGOR_ACL_OPERATION_CLUSTER_ACTION 9
+
+/**
+ * Describe configs.
+ */
+#define GREGOR_ACL_OPERATION_DESCRIBE_CONFIGS 10
+
+/**
+ * Alter configs.
+ */
+#define GREGOR_ACL_OPERATION_ALTER_CONFIGS 11
+
+/**
+ * Idempotent produce.
+ */
+#define GREGOR_ACL_OPERATION_IDEMPOTENT_WRITE 12
+
+/**
+ * Create delegation tokens.
+ */
+#define GREGOR_ACL_OPERATION_CREATE_TOKENS 13
+
+/**
+ * Describe delegation tokens.
+ */
+#define GREGOR_ACL_OPERATION_DESCRIBE_TOKENS 14
+
+/**
+ * Two-phase commit (KIP-939).
+ */
+#define GREGOR_ACL_OPERATION_TWO_PHASE_COMMIT 15
+
+/**
+ * A permission gregor does not know.
+ */
+#define GREGOR_ACL_PERMISSION_UNKNOWN 0
+
+/**
+ * In a filter: any permission.
+ */
+#define GREGOR_ACL_PERMISSION_ANY 1
+
+/**
+ * Deny.
+ */
+#define GREGOR_ACL_PERMISSION_DENY 2
+
+/**
+ * Allow.
+ */
+#define GREGOR_ACL_PERMISSION_ALLOW 3
+
+/**
+ * A source gregor does not know (or a v0 response's non-default value).
+ */
+#define GREGOR_CONFIG_SOURCE_UNKNOWN 0
+
+/**
+ * Set on the topic.
+ */
+#define GREGOR_CONFIG_SOURCE_DYNAMIC_TOPIC 1
+
+/**
+ * Set dynamically for this broker.
+ */
+#define GREGOR_CONFIG_SOURCE_DYNAMIC_BROKER 2
+
+/**
+ * Set dynamically as the default for all brokers.
+ */
+#define GREGOR_CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER 3
+
+/**
+ * From the broker's properties file.
+ */
+#define GREGOR_CONFIG_SOURCE_STATIC_BROKER 4
+
+/**
+ * The built-in default.
+ */
+#define GREGOR_CONFIG_SOURCE_DEFAULT 5
+
+/**
+ * Set dynamically for a broker logger.
+ */
+#define GREGOR_CONFIG_SOURCE_DYNAMIC_BROKER_LOGGER 6
+
+/**
+ * A client-metrics config.
+ */
+#define GREGOR_CONFIG_SOURCE_CLIENT_METRICS 7
+
+/**
+ * Set on the group.
+ */
+#define GREGOR_CONFIG_SOURCE_GROUP 8
+
+/**
+ * Not known (or not returned before DescribeConfigs v3).
+ */
+#define GREGOR_CONFIG_TYPE_UNKNOWN 0
+
+/**
+ * Boolean.
+ */
+#define GREGOR_CONFIG_TYPE_BOOLEAN 1
+
+/**
+ * String.
+ */
+#define GREGOR_CONFIG_TYPE_STRING 2
+
+/**
+ * 32-bit integer.
+ */
+#define GREGOR_CONFIG_TYPE_INT 3
+
+/**
+ * 16-bit integer.
+ */
+#define GREGOR_CONFIG_TYPE_SHORT 4
+
+/**
+ * 64-bit integer.
+ */
+#define GREGOR_CONFIG_TYPE_LONG 5
+
+/**
+ * Double.
+ */
+#define GREGOR_CONFIG_TYPE_DOUBLE 6
+
+/**
+ * Comma-separated list.
+ */
+#define GREGOR_CONFIG_TYPE_LIST 7
+
+/**
+ * Java class name.
+ */
+#define GREGOR_CONFIG_TYPE_CLASS 8
+
+/**
+ * Password (sensitive).
+ */
+#define GREGOR_CONFIG_TYPE_PASSWORD 9
+
+/**
+ * Set the value.
+ */
+#define GREGOR_ALTER_CONFIG_SET 0
+
+/**
+ * Revert to the default.
+ */
+#define GREGOR_ALTER_CONFIG_DELETE 1
+
+/**
+ * Add to a list value.
+ */
+#define GREGOR_ALTER_CONFIG_APPEND 2
+
+/**
+ * Remove from a list value.
+ */
+#define GREGOR_ALTER_CONFIG_SUBTRACT 3
+
+/**
+ * A mechanism gregor does not know.
+ */
+#define GREGOR_SCRAM_UNKNOWN 0
+
+/**
+ * SCRAM-SHA-256.
+ */
+#define GREGOR_SCRAM_SHA_256 1
+
+/**
+ * SCRAM-SHA-512.
+ */
+#define GREGOR_SCRAM_SHA_512 2
+
+/**
+ * The preferred (first) replica, if it is in sync.
+ */
+#define GREGOR_ELECTION_PREFERRED 0
+
+/**
+ * Any live replica when no in-sync replica is left (may lose data).
+ */
+#define GREGOR_ELECTION_UNCLEAN 1
+
+/**
+ * GREGOR_REBALANCE_ASSIGNED: partitions given to this member.
+ */
+#define GREGOR_REBALANCE_ASSIGNED 1
+
+/**
+ * GREGOR_REBALANCE_REVOKED: partitions taken away in a rebalance.
+ */
+#define GREGOR_REBALANCE_REVOKED 2
+
+/**
+ * GREGOR_REBALANCE_LOST: partitions lost (session expired, fenced, poll
+ * interval exceeded).
+ */
+#define GREGOR_REBALANCE_LOST 3
 
 /**
  * Offset: the partition's first offset.
@@ -557,22 +1254,6 @@
  * Offset: `GREGOR_OFFSET_TAIL_BASE - n` starts `n` messages before the end.
  */
 #define GREGOR_OFFSET_TAIL_BASE -2000
-
-/**
- * GREGOR_REBALANCE_ASSIGNED: partitions given to this member.
- */
-#define GREGOR_REBALANCE_ASSIGNED 1
-
-/**
- * GREGOR_REBALANCE_REVOKED: partitions taken away in a rebalance.
- */
-#define GREGOR_REBALANCE_REVOKED 2
-
-/**
- * GREGOR_REBALANCE_LOST: partitions lost (session expired, fenced, poll
- * interval exceeded).
- */
-#define GREGOR_REBALANCE_LOST 3
 
 /**
  * OFFSETS time: the latest offset (the log end).
@@ -861,6 +1542,32 @@ typedef void (*gregor_rebalance_cb)(gregor_consumer *c, int32_t event, const gre
  * the call). Runs only inside `gregor_consumer_poll`, on the caller's thread.
  */
 typedef void (*gregor_commit_cb)(gregor_consumer *c, int32_t err, const gregor_tpl *offsets, void *opaque);
+
+/**
+ * One error code (librdkafka's `struct rd_kafka_err_desc`): its number, its
+ * name without the `GREGOR_ERR_` prefix ("_TIMED_OUT",
+ * "UNKNOWN_TOPIC_OR_PARTITION", "NO_ERROR") and a description. The strings
+ * are static.
+ */
+typedef struct {
+  int code;
+  const char *name;
+  const char *desc;
+} gregor_err_desc;
+
+/**
+ * One value of an enumeration: its number, the Java client's name for it
+ * ("IDEMPOTENT_WRITE", "DYNAMIC_TOPIC_CONFIG"), the name of its constant in
+ * gregor.h ("GREGOR_ACL_OPERATION_IDEMPOTENT_WRITE",
+ * "GREGOR_CONFIG_SOURCE_DYNAMIC_TOPIC") and a description. The strings are
+ * static.
+ */
+typedef struct {
+  int value;
+  const char *name;
+  const char *constant;
+  const char *desc;
+} gregor_enum_desc;
 
 /**
  * One message's outcome, borrowed for the duration of the callback.
@@ -2640,6 +3347,65 @@ int32_t gregor_consumer_store_offsets(gregor_consumer *c, const gregor_tpl *offs
  * `GREGOR_ERR__INVALID_ARG` (nothing written) when `buf` is NULL or too small.
  */
 int32_t gregor_consumer_member_id(gregor_consumer *c, char *buf, size_t size);
+
+/**
+ * Every error code gregor knows (librdkafka's `rd_kafka_get_err_descs`):
+ * sets `*descs` to a static array of `*cntp` entries, local codes first
+ * (negative, names starting with `_`), then Kafka's codes from -1 up, 0
+ * being "NO_ERROR". Never free it. Thread-safe. A NULL pointer is skipped.
+ */
+void gregor_get_err_descs(const gregor_err_desc **descs, size_t *cntp);
+
+/**
+ * Every ACL operation (`GREGOR_ACL_OPERATION_*`, Kafka's `AclOperation`):
+ * a static array of `*cntp` entries in value order. Never free it.
+ */
+void gregor_get_acl_operation_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every ACL permission type (`GREGOR_ACL_PERMISSION_*`, `AclPermissionType`).
+ */
+void gregor_get_acl_permission_type_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every ACL resource type (`GREGOR_RESOURCE_*`, `ResourceType`).
+ */
+void gregor_get_resource_type_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every ACL resource pattern type (`GREGOR_PATTERN_*`, `PatternType`).
+ */
+void gregor_get_resource_pattern_type_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every config resource type (`GREGOR_CONFIG_RESOURCE_*`, `ConfigResource.Type`).
+ */
+void gregor_get_config_resource_type_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every config source (`GREGOR_CONFIG_SOURCE_*`, `ConfigEntry.ConfigSource`).
+ */
+void gregor_get_config_source_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every config data type (`GREGOR_CONFIG_TYPE_*`, `ConfigEntry.ConfigType`).
+ */
+void gregor_get_config_type_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every incremental config operation (`GREGOR_ALTER_CONFIG_*`, `AlterConfigOp.OpType`).
+ */
+void gregor_get_alter_config_op_type_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every SCRAM mechanism (`GREGOR_SCRAM_*`, `ScramMechanism`).
+ */
+void gregor_get_scram_mechanism_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every leader election type (`GREGOR_ELECTION_*`, `ElectionType`).
+ */
+void gregor_get_election_type_descs(const gregor_enum_desc **descs, size_t *cntp);
 
 /**
  * gregor's version, e.g. "0.1.0". Static; never free it. Thread-safe.

@@ -30,7 +30,3 @@ pub mod stats;
 pub mod wire;
 #[cfg(feature = "zookeeper")]
 pub mod zk;
-
-// Writes every fuzz target's seeds, the Kafka 0.7 ones included.
-#[cfg(all(test, feature = "legacy07"))]
-mod fuzz_seeds;

@@ -6,8 +6,6 @@ use std::sync::OnceLock;
 
 use super::guard::guard;
 use super::raw::*;
-use crate::error::{code_description, code_name, local};
-use crate::protocol::error_code::ERROR_TABLE;
 
 // ----- library -----
 
@@ -19,31 +17,20 @@ pub extern "C" fn gregor_version() -> *const c_char {
         .as_ptr()
 }
 
-/// (code, name, description) for every code gregor knows, sorted by code.
+/// (code, name, description) for every code gregor knows, sorted by code:
+/// the descriptor table (`crate::error::err_descs`, as `gregor_get_err_descs`).
 /// A plain sorted Vec rather than a HashMap: hashbrown points into the middle
 /// of its allocation, which valgrind reports as "possibly lost" at exit.
 fn err_strings() -> &'static [(i32, CString, CString)] {
     static T: OnceLock<Vec<(i32, CString, CString)>> = OnceLock::new();
     T.get_or_init(|| {
-        let codes = ERROR_TABLE
-            .iter()
-            .map(|i| i32::from(i.code))
-            .chain(local::TABLE.iter().map(|(c, _, _)| *c));
-        let mut t: Vec<_> = codes
-            .map(|c| {
-                // Kafka calls 0 "NONE"; C callers get librdkafka's name, as
-                // the header promises and `GREGOR_ERR_NO_ERROR` spells it.
-                let name = match c {
-                    0 => c"NO_ERROR".to_owned(),
-                    c => CString::new(code_name(c)).unwrap_or_default(),
-                };
-                let desc = CString::new(code_description(c)).unwrap_or_default();
-                (c, name, desc)
+        crate::error::err_descs()
+            .map(|d| {
+                let name = CString::new(d.name).unwrap_or_default();
+                let desc = CString::new(d.desc).unwrap_or_default();
+                (d.code, name, desc)
             })
-            .collect();
-        t.sort_by_key(|e| e.0);
-        t.dedup_by_key(|e| e.0);
-        t
+            .collect()
     })
 }
 

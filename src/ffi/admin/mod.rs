@@ -54,64 +54,8 @@ pub use transactions::*;
 
 // ----- constants -----
 
-/// ACL resource types (`ResourceType`).
-pub const GREGOR_RESOURCE_UNKNOWN: c_int = 0;
-pub const GREGOR_RESOURCE_ANY: c_int = 1;
-pub const GREGOR_RESOURCE_TOPIC: c_int = 2;
-pub const GREGOR_RESOURCE_GROUP: c_int = 3;
-pub const GREGOR_RESOURCE_CLUSTER: c_int = 4;
-pub const GREGOR_RESOURCE_TRANSACTIONAL_ID: c_int = 5;
-pub const GREGOR_RESOURCE_DELEGATION_TOKEN: c_int = 6;
-pub const GREGOR_RESOURCE_USER: c_int = 7;
-/// Config resource types (`ConfigResource.Type`).
-pub const GREGOR_CONFIG_RESOURCE_TOPIC: c_int = 2;
-pub const GREGOR_CONFIG_RESOURCE_BROKER: c_int = 4;
-pub const GREGOR_CONFIG_RESOURCE_BROKER_LOGGER: c_int = 8;
-pub const GREGOR_CONFIG_RESOURCE_CLIENT_METRICS: c_int = 16;
-pub const GREGOR_CONFIG_RESOURCE_GROUP: c_int = 32;
-/// ACL resource pattern types.
-pub const GREGOR_PATTERN_ANY: c_int = 1;
-pub const GREGOR_PATTERN_MATCH: c_int = 2;
-pub const GREGOR_PATTERN_LITERAL: c_int = 3;
-pub const GREGOR_PATTERN_PREFIXED: c_int = 4;
-/// ACL operations.
-pub const GREGOR_ACL_OPERATION_ANY: c_int = 1;
-pub const GREGOR_ACL_OPERATION_ALL: c_int = 2;
-pub const GREGOR_ACL_OPERATION_READ: c_int = 3;
-pub const GREGOR_ACL_OPERATION_WRITE: c_int = 4;
-pub const GREGOR_ACL_OPERATION_CREATE: c_int = 5;
-pub const GREGOR_ACL_OPERATION_DELETE: c_int = 6;
-pub const GREGOR_ACL_OPERATION_ALTER: c_int = 7;
-pub const GREGOR_ACL_OPERATION_DESCRIBE: c_int = 8;
-pub const GREGOR_ACL_OPERATION_CLUSTER_ACTION: c_int = 9;
-pub const GREGOR_ACL_OPERATION_DESCRIBE_CONFIGS: c_int = 10;
-pub const GREGOR_ACL_OPERATION_ALTER_CONFIGS: c_int = 11;
-pub const GREGOR_ACL_OPERATION_IDEMPOTENT_WRITE: c_int = 12;
-/// ACL permission types.
-pub const GREGOR_ACL_PERMISSION_ANY: c_int = 1;
-pub const GREGOR_ACL_PERMISSION_DENY: c_int = 2;
-pub const GREGOR_ACL_PERMISSION_ALLOW: c_int = 3;
-/// Incremental config operations.
-pub const GREGOR_ALTER_CONFIG_SET: c_int = 0;
-pub const GREGOR_ALTER_CONFIG_DELETE: c_int = 1;
-pub const GREGOR_ALTER_CONFIG_APPEND: c_int = 2;
-pub const GREGOR_ALTER_CONFIG_SUBTRACT: c_int = 3;
-/// Config sources.
-pub const GREGOR_CONFIG_SOURCE_UNKNOWN: c_int = 0;
-pub const GREGOR_CONFIG_SOURCE_DYNAMIC_TOPIC: c_int = 1;
-pub const GREGOR_CONFIG_SOURCE_DYNAMIC_BROKER: c_int = 2;
-pub const GREGOR_CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER: c_int = 3;
-pub const GREGOR_CONFIG_SOURCE_STATIC_BROKER: c_int = 4;
-pub const GREGOR_CONFIG_SOURCE_DEFAULT: c_int = 5;
-pub const GREGOR_CONFIG_SOURCE_DYNAMIC_BROKER_LOGGER: c_int = 6;
-pub const GREGOR_CONFIG_SOURCE_CLIENT_METRICS: c_int = 7;
-pub const GREGOR_CONFIG_SOURCE_GROUP: c_int = 8;
-/// Leader election types.
-pub const GREGOR_ELECTION_PREFERRED: c_int = 0;
-pub const GREGOR_ELECTION_UNCLEAN: c_int = 1;
-/// SCRAM mechanisms.
-pub const GREGOR_SCRAM_SHA_256: c_int = 1;
-pub const GREGOR_SCRAM_SHA_512: c_int = 2;
+// The ACL, resource, config, SCRAM and election constants are generated
+// from crate::protocol::enums into codes.rs (see descriptors.rs).
 /// Client-quota filter match types.
 pub const GREGOR_QUOTA_MATCH_EXACT: c_int = 0;
 pub const GREGOR_QUOTA_MATCH_DEFAULT: c_int = 1;
