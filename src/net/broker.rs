@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use super::conn::{self, ReadHalf, WriteHalf};
 use super::errors::io_error;
+use super::events::Events;
 use super::sasl::Mechanism;
 use super::tls::TlsSettings;
 use crate::config::Config;
@@ -62,6 +63,9 @@ pub struct NetConfig {
     pub tls: Option<TlsSettings>,
     /// The SASL mechanism when `security.protocol` is `sasl_*`.
     pub sasl: Option<Mechanism>,
+    /// The client's event queue (errors, throttling), shared by all its
+    /// connections: each `from_config` makes a new one.
+    pub events: Arc<Events>,
 }
 
 impl NetConfig {
@@ -86,6 +90,7 @@ impl NetConfig {
             nodelay: c.bool("socket.nagle.disable"),
             tls: TlsSettings::from_config(c)?,
             sasl: Mechanism::from_config(c)?,
+            events: Events::new(),
         })
     }
 }
@@ -379,6 +384,8 @@ impl RttStats {
 
 impl Drop for Inner {
     fn drop(&mut self) {
+        let up = self.state.get_mut().map_or(false, |st| st.alive);
+        self.cfg.events.conn_dropped(&self.addr, up);
         if let Some((_, s)) = lock(&self.writer).take() {
             s.shutdown();
         }
@@ -407,10 +414,12 @@ impl BrokerConn {
     /// A connection to `addr`, named `name` in errors (e.g. "127.0.0.1:9092/1").
     /// Nothing is connected until the first request.
     pub fn new(name: impl Into<String>, addr: impl Into<String>, cfg: NetConfig) -> Self {
+        let addr = addr.into();
+        cfg.events.conn_created(&addr);
         BrokerConn {
             inner: Arc::new(Inner {
                 name: name.into(),
-                addr: addr.into(),
+                addr,
                 cfg,
                 state: Mutex::new(State {
                     generation: 0,
@@ -633,7 +642,13 @@ impl BrokerConn {
         let frame = Bytes::from(r?);
         let mut rd = Reader::shared(&frame);
         match decode_response::<R>(&mut rd, version) {
-            Ok((h, body)) if h.correlation_id == corr => Ok(body),
+            Ok((h, body)) if h.correlation_id == corr => {
+                self.inner
+                    .cfg
+                    .events
+                    .throttled(&self.inner.name, body.throttle_time_ms());
+                Ok(body)
+            }
             Ok((h, _)) => {
                 self.inner.counters.rx_errs.fetch_add(1, Ordering::Relaxed);
                 let e = Error::local(
@@ -743,6 +758,12 @@ impl BrokerConn {
     /// Ends session `generation` (if still current): closes the socket and
     /// fails every waiter with `err`.
     fn fail(&self, generation: u64, err: Error) {
+        self.end_session(generation, err, true);
+    }
+
+    /// As [`BrokerConn::fail`]; `report` false for an end the client asked
+    /// for (no error event then).
+    fn end_session(&self, generation: u64, err: Error, report: bool) {
         let waiters: Vec<Waiter> = {
             let mut st = lock(&self.inner.state);
             if st.generation != generation || !st.alive {
@@ -771,6 +792,12 @@ impl BrokerConn {
             debug_assert_eq!(g, generation);
             s.shutdown();
         }
+        if report && !lock(&self.inner.dial).shut {
+            self.inner
+                .cfg
+                .events
+                .conn_failed(&self.inner.addr, true, &err);
+        }
         for w in waiters {
             w.complete(Err(err.clone()));
         }
@@ -798,9 +825,10 @@ impl BrokerConn {
             }
         }
         let generation = lock(&self.inner.state).generation;
-        self.fail(
+        self.end_session(
             generation,
             Error::transport(format!("{}: connection closed by client", self.inner.name)),
+            false,
         );
         // Every session's socket is shut down by now, so each thread's read
         // returns at once. The I/O threads never call close (only fail), so
@@ -894,9 +922,10 @@ impl BrokerConn {
         drop(st);
         let closes = lock(&self.inner.dial).closes;
         let mut result = self.connect(deadline, closes);
-        {
+        let by_client = {
             let mut d = lock(&self.inner.dial);
             d.sock = None;
+            let by_client = d.closes != closes || d.shut;
             if d.closes != closes && result.is_ok() {
                 // closed while the handshake ended: the new session is not used
                 result = Err(Error::transport(format!(
@@ -904,7 +933,8 @@ impl BrokerConn {
                     self.inner.name
                 )));
             }
-        }
+            by_client
+        };
         let mut st = lock(&self.inner.state);
         st.connecting = false;
         self.inner.changed.notify_all();
@@ -927,6 +957,14 @@ impl BrokerConn {
         });
         if let Err(e) = &result {
             self.note_failure(&mut st, e.clone());
+        }
+        drop(st);
+        // Reported without the state lock: the event queue may wake the
+        // client's pollers.
+        match &result {
+            Ok(_) => self.inner.cfg.events.conn_up(&self.inner.addr),
+            Err(e) if !by_client => self.inner.cfg.events.conn_failed(&self.inner.addr, false, e),
+            Err(_) => {}
         }
         result
     }
