@@ -20,6 +20,7 @@
 pub mod admin;
 pub mod codes;
 pub mod consumer;
+pub mod events;
 pub mod features;
 mod guard;
 pub mod handles;
@@ -34,6 +35,7 @@ pub mod zk;
 pub use admin::*;
 pub use codes::*;
 pub use consumer::*;
+pub use events::*;
 pub use features::*;
 pub use handles::*;
 pub use legacy07::*;

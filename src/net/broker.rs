@@ -384,7 +384,7 @@ impl RttStats {
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        let up = self.state.get_mut().map_or(false, |st| st.alive);
+        let up = self.state.get_mut().is_ok_and(|st| st.alive);
         self.cfg.events.conn_dropped(&self.addr, up);
         if let Some((_, s)) = lock(&self.writer).take() {
             s.shutdown();
@@ -963,7 +963,11 @@ impl BrokerConn {
         // client's pollers.
         match &result {
             Ok(_) => self.inner.cfg.events.conn_up(&self.inner.addr),
-            Err(e) if !by_client => self.inner.cfg.events.conn_failed(&self.inner.addr, false, e),
+            Err(e) if !by_client => self
+                .inner
+                .cfg
+                .events
+                .conn_failed(&self.inner.addr, false, e),
             Err(_) => {}
         }
         result

@@ -24,6 +24,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use crate::error::{local, Error};
 
 /// Events kept for the application at most; beyond, the oldest go.
+///
+/// cbindgen:ignore
 pub const MAX_QUEUED: usize = 1000;
 
 /// A broker's throttle report (librdkafka's `throttle_cb` arguments).
@@ -183,7 +185,10 @@ impl Events {
     pub fn raise_fatal(&self, cause: &Error) {
         self.raise_quiet(ClientEvent::Error(Error::local(
             local::FATAL,
-            format!("fatal error: {}: {cause}", crate::error::code_name(cause.code())),
+            format!(
+                "fatal error: {}: {cause}",
+                crate::error::code_name(cause.code())
+            ),
         )));
     }
 
@@ -335,9 +340,10 @@ impl Events {
 /// gives way (counted, and reported when the queue is next taken).
 fn push(st: &mut State, ev: ClientEvent) {
     if st.queue.len() >= MAX_QUEUED {
-        let victim = st.queue.iter().position(
-            |e| !matches!(e, ClientEvent::Error(e) if e.code() == local::FATAL),
-        );
+        let victim = st
+            .queue
+            .iter()
+            .position(|e| !matches!(e, ClientEvent::Error(e) if e.code() == local::FATAL));
         match victim {
             Some(i) => {
                 st.queue.remove(i);

@@ -206,14 +206,11 @@ impl Producer {
         });
         // Client events (connection errors, throttling) wake poll and flush.
         let weak = Arc::downgrade(&shared);
-        shared
-            .cluster
-            .events()
-            .set_waker(Some(Arc::new(move || {
-                if let Some(sh) = weak.upgrade() {
-                    crate::net::events::notify_locked(&sh.acc, &sh.changed);
-                }
-            })));
+        shared.cluster.events().set_waker(Some(Arc::new(move || {
+            if let Some(sh) = weak.upgrade() {
+                crate::net::events::notify_locked(&sh.acc, &sh.changed);
+            }
+        })));
         let s2 = shared.clone();
         let (ended_tx, ended_rx) = std::sync::mpsc::channel();
         let handle = std::thread::Builder::new()

@@ -272,9 +272,8 @@ impl Producer {
     pub fn txn_error_flags(&self, e: &Error) -> TxnErrorFlags {
         let fatal = self.shared.acc().fatal.is_some() || e.code() == local::FATAL;
         let abort = !fatal && matches!(self.shared.txn().phase, Phase::Abortable(_));
-        let retriable = !fatal
-            && !abort
-            && (e.is_retriable() || e.kafka_code().is_some_and(retriable));
+        let retriable =
+            !fatal && !abort && (e.is_retriable() || e.kafka_code().is_some_and(retriable));
         TxnErrorFlags {
             retriable,
             fatal,
