@@ -1,0 +1,186 @@
+"""Client events in the Python binding, as confluent-kafka delivers them:
+``error_cb(KafkaError)`` from poll/flush, ``KafkaException(KafkaError)`` with
+``.fatal()`` / ``.retriable()`` / ``.txn_requires_abort()`` from the
+transactional calls, and the producer's fatal error afterwards.
+
+    PYTHONPATH=bindings/python GREGOR_LIBRARY=target/debug/libgregor.so \\
+        python3 bindings/python/tests/test_events.py
+
+Needs the broker ($GREGOR_TEST_BROKER, 127.0.0.1:9092), the TLS and SASL
+brokers ($GREGOR_TEST_BROKER_TLS / _SASL, 127.0.0.1:9093 / 9094) and
+librdkafka's mock cluster driver (scripts/mock-cluster.sh, built on demand).
+"""
+
+import os
+import socket
+import subprocess
+import time
+import unittest
+
+from gregor import KafkaError, KafkaException, Producer
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+BROKER = os.environ.get("GREGOR_TEST_BROKER", "127.0.0.1:9092")
+TLS = os.environ.get("GREGOR_TEST_BROKER_TLS", "127.0.0.1:9093")
+SASL = os.environ.get("GREGOR_TEST_BROKER_SASL", "127.0.0.1:9094")
+
+
+def closed_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    addr = "127.0.0.1:%d" % s.getsockname()[1]
+    s.close()
+    return addr
+
+
+class Recorder:
+    def __init__(self):
+        self.errors = []
+
+    def __call__(self, err):
+        assert isinstance(err, KafkaError), err
+        self.errors.append((err, time.monotonic()))
+
+    def codes(self):
+        return [e.code() for e, _ in self.errors]
+
+    def find(self, code):
+        for e, t in self.errors:
+            if e.code() == code:
+                return e, t
+        return None
+
+
+def poll_for(p, rec, code, limit):
+    until = time.monotonic() + limit
+    while time.monotonic() < until:
+        p.poll(0.1)
+        if rec.find(code):
+            return rec.find(code)
+    return None
+
+
+class ErrorEvents(unittest.TestCase):
+    def test_all_brokers_down_within_two_backoffs(self):
+        rec = Recorder()
+        p = Producer({"bootstrap.servers": closed_port(), "reconnect.backoff.ms": 100,
+                      "reconnect.backoff.max.ms": 1000, "error_cb": rec})
+        t0 = time.monotonic()
+        p.produce("events-py-down", b"v")
+        got = poll_for(p, rec, KafkaError._ALL_BROKERS_DOWN, 2.0)
+        self.assertIsNotNone(got, rec.codes())
+        err, at = got
+        print(f"  _ALL_BROKERS_DOWN after {(at - t0) * 1000:.0f} ms")
+        self.assertLess(at - t0, 2.0)
+        self.assertEqual(rec.codes()[0], KafkaError._TRANSPORT)
+        self.assertFalse(err.fatal())
+        n = len(rec.errors)
+        for _ in range(10):
+            p.poll(0.1)
+        self.assertEqual(len(rec.errors), n, "raised once while all stay down")
+        self.assertEqual(len(p), 1)
+
+    def test_callback_exception_is_raised_from_poll(self):
+        def boom(err):
+            raise ValueError("from error_cb")
+        p = Producer({"bootstrap.servers": closed_port(), "error_cb": boom})
+        p.produce("events-py-boom", b"v")
+        with self.assertRaises(ValueError):
+            for _ in range(30):
+                p.poll(0.1)
+
+    def test_wrong_scram_password_is_authentication(self):
+        rec = Recorder()
+        p = Producer({"bootstrap.servers": SASL, "security.protocol": "sasl_plaintext",
+                      "sasl.mechanisms": "SCRAM-SHA-256", "sasl.username": "gregor256",
+                      "sasl.password": "events-py-wrong", "error_cb": rec})
+        p.produce("events-py-auth", b"v")
+        got = poll_for(p, rec, KafkaError._AUTHENTICATION, 5.0)
+        self.assertIsNotNone(got, rec.codes())
+        self.assertNotIn("events-py-wrong", got[0].str())
+
+    def test_untrusted_certificate_is_ssl(self):
+        rec = Recorder()
+        p = Producer({"bootstrap.servers": TLS, "security.protocol": "ssl", "error_cb": rec})
+        p.produce("events-py-tls", b"v")
+        got = poll_for(p, rec, KafkaError._SSL, 5.0)
+        self.assertIsNotNone(got, rec.codes())
+        self.assertIn("certificate", got[0].str())
+
+    def test_error_cb_must_be_callable(self):
+        with self.assertRaises(TypeError):
+            Producer({"bootstrap.servers": BROKER, "error_cb": 5})
+
+
+class MockCluster:
+    """librdkafka's mock cluster behind tests/mock_cluster/gregor-mock-cluster.c."""
+
+    def __init__(self, brokers=1):
+        path = subprocess.run([os.path.join(ROOT, "scripts", "mock-cluster.sh"), "path"], check=True,
+                              capture_output=True, text=True).stdout.strip()
+        self.proc = subprocess.Popen([path, str(brokers)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, bufsize=1)
+        self.bootstrap = self.proc.stdout.readline().strip()
+
+    def ok(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        answer = self.proc.stdout.readline().strip()
+        assert answer.startswith("ok"), f"{line}: {answer}"
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(10)
+
+
+class FatalErrors(unittest.TestCase):
+    def test_fatal_idempotence_error_is_an_event_and_queryable(self):
+        mc = MockCluster(1)
+        try:
+            mc.ok("topic events-py-fatal 1 1")
+            rec = Recorder()
+            reports = []
+            p = Producer({"bootstrap.servers": mc.bootstrap, "enable.idempotence": True, "linger.ms": 0,
+                          "error_cb": rec})
+            p.produce("events-py-fatal", b"ok", on_delivery=lambda e, m: reports.append(e))
+            self.assertEqual(p.flush(10), 0)
+            self.assertEqual(reports, [None])
+            self.assertIsNone(p.fatal_error())
+            mc.ok("err 0 47 1")  # Produce answered with INVALID_PRODUCER_EPOCH
+            p.produce("events-py-fatal", b"fenced", on_delivery=lambda e, m: reports.append(e))
+            p.flush(10)
+            self.assertEqual(reports[1].code(), 47, reports)
+            got = poll_for(p, rec, KafkaError._FATAL, 5.0)
+            self.assertIsNotNone(got, rec.codes())
+            self.assertTrue(got[0].fatal())
+            fatal = p.fatal_error()
+            self.assertEqual(fatal.code(), KafkaError.INVALID_PRODUCER_EPOCH)
+            self.assertTrue(fatal.fatal())
+            with self.assertRaises(KafkaException) as cm:
+                p.produce("events-py-fatal", b"x")
+            self.assertEqual(cm.exception.args[0].code(), 47)
+        finally:
+            mc.close()
+
+    def test_transactional_calls_carry_the_flags(self):
+        # the test broker refuses transactional ids: fatal
+        p = Producer({"bootstrap.servers": BROKER, "transactional.id": "events-py-txn"})
+        with self.assertRaises(KafkaException) as cm:
+            p.init_transactions(10)
+        e = cm.exception.args[0]
+        self.assertEqual(e.code(), KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+        self.assertTrue(e.fatal())
+        self.assertFalse(e.retriable())
+        self.assertFalse(e.txn_requires_abort())
+        self.assertEqual(p.fatal_error().code(), e.code())
+        # a call out of order on a healthy transactional producer: no flag
+        q = Producer({"bootstrap.servers": closed_port(), "transactional.id": "events-py-txn2"})
+        with self.assertRaises(KafkaException) as cm:
+            q.commit_transaction(1)
+        e = cm.exception.args[0]
+        self.assertEqual(e.code(), KafkaError._STATE)
+        self.assertFalse(e.fatal() or e.retriable() or e.txn_requires_abort())
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
