@@ -92,7 +92,7 @@ fn wrap_error<H: 'static>(
     // on the polling thread
     let (h, opaque) = (h as usize, opaque as usize);
     Box::new(move |e: &Error| {
-        let reason = cstring(&e.to_string());
+        let reason = cstring(&crate::net::events::event_reason(e));
         cb(
             h as *const H,
             e.code(),

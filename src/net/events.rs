@@ -135,6 +135,15 @@ pub fn event_code(e: &Error) -> i32 {
     }
 }
 
+/// An event's text without its code's name in front (the code travels
+/// beside it), as librdkafka's `error_cb` `reason`.
+pub fn event_reason(e: &Error) -> String {
+    match e {
+        Error::Local { message, .. } => message.clone(),
+        e => e.to_string(),
+    }
+}
+
 impl Events {
     /// A new, empty queue.
     pub fn new() -> Arc<Events> {
@@ -185,10 +194,7 @@ impl Events {
     pub fn raise_fatal(&self, cause: &Error) {
         self.raise_quiet(ClientEvent::Error(Error::local(
             local::FATAL,
-            format!(
-                "fatal error: {}: {cause}",
-                crate::error::code_name(cause.code())
-            ),
+            format!("fatal error: {cause}"),
         )));
     }
 

@@ -131,6 +131,7 @@ class MockCluster:
     def close(self):
         self.proc.stdin.close()
         self.proc.wait(10)
+        self.proc.stdout.close()
 
 
 class FatalErrors(unittest.TestCase):

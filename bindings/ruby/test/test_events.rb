@@ -35,7 +35,8 @@ class GregorEventsTest < Minitest::Test
     Gregor::Config.error_callback = ->(e) { errors << e }
     producer = Gregor::Config.new("bootstrap.servers" => closed_port,
                                   "reconnect.backoff.ms" => 100,
-                                  "reconnect.backoff.max.ms" => 1000).producer
+                                  "reconnect.backoff.max.ms" => 1000,
+                                  "message.timeout.ms" => 1000).producer
     t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     producer.produce(topic: "events-rb-down", payload: "v")
     e = poll_for(producer, errors, :all_brokers_down, 2.0)
@@ -54,7 +55,8 @@ class GregorEventsTest < Minitest::Test
                                   "security.protocol" => "sasl_plaintext",
                                   "sasl.mechanisms" => "SCRAM-SHA-256",
                                   "sasl.username" => "gregor256",
-                                  "sasl.password" => "events-rb-wrong").producer
+                                  "sasl.password" => "events-rb-wrong",
+                                  "message.timeout.ms" => 1000).producer
     producer.produce(topic: "events-rb-auth", payload: "v")
     e = poll_for(producer, errors, :authentication, 5.0)
     refute_nil e, errors.map(&:code).inspect
