@@ -13,11 +13,13 @@ librdkafka's mock cluster driver (scripts/mock-cluster.sh, built on demand).
 
 import os
 import socket
+import struct
 import subprocess
+import threading
 import time
 import unittest
 
-from gregor import KafkaError, KafkaException, Producer
+from gregor import KafkaError, KafkaException, Producer, ThrottleEvent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 BROKER = os.environ.get("GREGOR_TEST_BROKER", "127.0.0.1:9092")
@@ -110,6 +112,83 @@ class ErrorEvents(unittest.TestCase):
     def test_error_cb_must_be_callable(self):
         with self.assertRaises(TypeError):
             Producer({"bootstrap.servers": BROKER, "error_cb": 5})
+
+
+def throttling_peer(throttle_ms):
+    """A scripted broker on 127.0.0.1: ApiVersions (v0, after answering a
+    newer request with UNSUPPORTED_VERSION as KIP-511 says) advertising
+    ApiVersions 0 and Metadata 0-4; every Metadata answered at v4 with
+    broker 7, no topics and ``throttle_ms``. Bytes written by hand from
+    Kafka's message schemas."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+
+    def read_exact(c, n):
+        b = b""
+        while len(b) < n:
+            chunk = c.recv(n - len(b))
+            if not chunk:
+                raise EOFError
+            b += chunk
+        return b
+
+    def serve(c):
+        try:
+            while True:
+                (size,) = struct.unpack(">i", read_exact(c, 4))
+                req = read_exact(c, size)
+                api, ver, corr = struct.unpack(">hhi", req[:8])
+                if api == 18:
+                    err = 35 if ver > 0 else 0
+                    keys = [(18, 0, 0), (3, 0, 4)]
+                    body = struct.pack(">hi", err, len(keys)) + b"".join(struct.pack(">hhh", *k) for k in keys)
+                elif api == 3:
+                    host = b"127.0.0.1"
+                    body = (struct.pack(">i", throttle_ms)
+                            + struct.pack(">ii", 1, 7) + struct.pack(">h", len(host)) + host
+                            + struct.pack(">ih", 1, -1)      # port, rack null
+                            + struct.pack(">h", -1)          # cluster id null
+                            + struct.pack(">ii", 7, 0))      # controller, no topics
+                else:
+                    return
+                resp = struct.pack(">i", corr) + body
+                c.sendall(struct.pack(">i", len(resp)) + resp)
+        except (EOFError, OSError):
+            pass
+        finally:
+            c.close()
+
+    def accept():
+        while True:
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(c,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    return srv, "127.0.0.1:%d" % srv.getsockname()[1]
+
+
+class Throttle(unittest.TestCase):
+    def test_throttle_cb_gets_a_throttle_event_in_poll(self):
+        srv, addr = throttling_peer(250)
+        seen = []
+        try:
+            p = Producer({"bootstrap.servers": addr, "throttle_cb": seen.append})
+            md = p.list_topics(timeout=5)
+            self.assertIn(7, md.brokers)
+            self.assertEqual(seen, [], "served only inside poll")
+            p.poll(0.1)
+            self.assertEqual(len(seen), 1, seen)
+            t = seen[0]
+            self.assertIsInstance(t, ThrottleEvent)
+            self.assertEqual(t.broker_name, addr + "/bootstrap")
+            self.assertEqual(t.broker_id, -1)
+            self.assertAlmostEqual(t.throttle_time, 0.25)
+        finally:
+            srv.close()
 
 
 class MockCluster:
