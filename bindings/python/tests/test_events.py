@@ -19,7 +19,7 @@ import threading
 import time
 import unittest
 
-from gregor import KafkaError, KafkaException, Producer, ThrottleEvent
+from gregor import Consumer, KafkaError, KafkaException, Producer, ThrottleEvent, TopicPartition
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 BROKER = os.environ.get("GREGOR_TEST_BROKER", "127.0.0.1:9092")
@@ -81,6 +81,19 @@ class ErrorEvents(unittest.TestCase):
             p.poll(0.1)
         self.assertEqual(len(rec.errors), n, "raised once while all stay down")
         self.assertEqual(len(p), 1)
+
+    def test_consumer_hears_all_brokers_down_in_poll(self):
+        rec = Recorder()
+        c = Consumer({"bootstrap.servers": closed_port(), "group.id": "events-py-group",
+                      "reconnect.backoff.max.ms": 500, "error_cb": rec})
+        try:
+            c.assign([TopicPartition("events-py-down", 0, 0)])
+            until = time.monotonic() + 2
+            while time.monotonic() < until and not rec.find(KafkaError._ALL_BROKERS_DOWN):
+                c.poll(0.1)
+            self.assertIsNotNone(rec.find(KafkaError._ALL_BROKERS_DOWN), rec.codes())
+        finally:
+            c.close()
 
     def test_callback_exception_is_raised_from_poll(self):
         def boom(err):
