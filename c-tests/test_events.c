@@ -185,6 +185,131 @@ static void fatal_transactional_error(void) {
     gregor_producer_free(p);
 }
 
+/* ----- throttling: a scripted broker (bytes written from Kafka's schemas) ----- */
+
+static int read_exact(int fd, uint8_t *buf, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r <= 0) return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+static uint8_t *put16(uint8_t *p, int16_t v) {
+    p[0] = (uint8_t)((uint16_t)v >> 8);
+    p[1] = (uint8_t)v;
+    return p + 2;
+}
+
+static uint8_t *put32(uint8_t *p, int32_t v) {
+    uint32_t u = (uint32_t)v;
+    p[0] = (uint8_t)(u >> 24);
+    p[1] = (uint8_t)(u >> 16);
+    p[2] = (uint8_t)(u >> 8);
+    p[3] = (uint8_t)u;
+    return p + 4;
+}
+
+/* One connection: ApiVersions (UNSUPPORTED_VERSION above v0, as KIP-511;
+ * ApiVersions 0, Metadata 0-4 advertised), then Metadata v4 answers with
+ * broker 7, no topics and throttle_time_ms 321. */
+static void *throttling_peer(void *arg) {
+    int lfd = *(int *)arg;
+    int fd = accept(lfd, NULL, NULL);
+    if (fd < 0) return NULL;
+    uint8_t req[4096], resp[256];
+    for (;;) {
+        uint8_t sz[4];
+        if (read_exact(fd, sz, 4)) break;
+        uint32_t n = ((uint32_t)sz[0] << 24) | ((uint32_t)sz[1] << 16) | ((uint32_t)sz[2] << 8) | sz[3];
+        if (n < 8 || n > sizeof req || read_exact(fd, req, n)) break;
+        int16_t api = (int16_t)((req[0] << 8) | req[1]);
+        int16_t ver = (int16_t)((req[2] << 8) | req[3]);
+        uint8_t *p = resp + 4;
+        memcpy(p, req + 4, 4); /* correlation id */
+        p += 4;
+        if (api == 18) {
+            p = put16(p, ver > 0 ? 35 : 0);
+            p = put32(p, 2);
+            p = put16(put16(put16(p, 18), 0), 0);
+            p = put16(put16(put16(p, 3), 0), 4);
+        } else if (api == 3) {
+            p = put32(p, 321);              /* throttle_time_ms */
+            p = put32(p, 1);                /* one broker */
+            p = put32(p, 7);                /* node id */
+            p = put16(p, 9);
+            memcpy(p, "127.0.0.1", 9);
+            p += 9;
+            p = put32(p, 1);                /* port */
+            p = put16(p, -1);               /* rack: null */
+            p = put16(p, -1);               /* cluster id: null */
+            p = put32(p, 7);                /* controller */
+            p = put32(p, 0);                /* no topics */
+        } else {
+            break;
+        }
+        put32(resp, (int32_t)(p - resp - 4));
+        if (write(fd, resp, (size_t)(p - resp)) != p - resp) break;
+    }
+    close(fd);
+    return NULL;
+}
+
+struct throttled {
+    int n;
+    int32_t broker_id;
+    int ms;
+    char name[128];
+};
+
+static void on_throttle(const gregor_producer *p, const char *broker_name, int32_t broker_id,
+                        int throttle_time_ms, void *opaque) {
+    struct throttled *t = opaque;
+    CHECK(p != NULL);
+    t->n++;
+    t->broker_id = broker_id;
+    t->ms = throttle_time_ms;
+    snprintf(t->name, sizeof t->name, "%s", broker_name);
+}
+
+static void throttle(void) {
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(lfd >= 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(bind(lfd, (struct sockaddr *)&a, sizeof a) == 0);
+    CHECK(listen(lfd, 4) == 0);
+    socklen_t len = sizeof a;
+    CHECK(getsockname(lfd, (struct sockaddr *)&a, &len) == 0);
+    char addr[64], expect[80], errstr[256];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", ntohs(a.sin_port));
+    snprintf(expect, sizeof expect, "%s/bootstrap", addr);
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, throttling_peer, &lfd) == 0);
+
+    const char *const props[] = {"bootstrap.servers", addr, NULL};
+    gregor_producer *p = test_producer(props);
+    struct throttled t;
+    memset(&t, 0, sizeof t);
+    CHECK_INT(gregor_producer_set_throttle_cb(p, on_throttle, &t), 0);
+    gregor_metadata *md = NULL;
+    CHECK_OK(gregor_producer_metadata(p, NULL, 5000, &md, errstr, sizeof errstr), errstr);
+    gregor_metadata_free(md);
+    CHECK_INT(t.n, 0); /* served only inside poll */
+    gregor_producer_poll(p, 100);
+    CHECK_INT(t.n, 1);
+    CHECK_INT(t.ms, 321);
+    CHECK_INT(t.broker_id, -1);
+    CHECK_STR(t.name, expect);
+    gregor_producer_free(p);
+    close(lfd);
+    pthread_join(th, NULL);
+}
+
 int main(void) {
     all_brokers_down();
     printf("ok: all brokers down\n");
@@ -194,5 +319,7 @@ int main(void) {
     printf("ok: untrusted certificate\n");
     fatal_transactional_error();
     printf("ok: fatal transactional error\n");
+    throttle();
+    printf("ok: throttle\n");
     return 0;
 }
