@@ -155,12 +155,14 @@ impl Events {
         lock(&self.state).waker = w;
     }
 
-    /// Sets (or with `None` clears) the error callback.
+    /// Sets (or with `None` clears) the error callback. Not from inside
+    /// a callback of the same client (it holds the callback's lock).
     pub fn set_error_callback(&self, cb: Option<ErrorCallback>) {
         *lock(&self.error_cb) = cb;
     }
 
-    /// Sets (or with `None` clears) the throttle callback.
+    /// Sets (or with `None` clears) the throttle callback. Not from inside
+    /// a callback of the same client.
     pub fn set_throttle_callback(&self, cb: Option<ThrottleCallback>) {
         *lock(&self.throttle_cb) = cb;
     }
