@@ -130,7 +130,7 @@ static void wrong_scram_password(void) {
     struct seen s;
     gregor_producer *p = producer_with_cb(props, &s);
     send_one(p, "events-c-auth");
-    int i = poll_for(p, &s, GREGOR_ERR__AUTHENTICATION, 5000);
+    int i = poll_for(p, &s, GREGOR_ERR__AUTHENTICATION, 30000); /* valgrind is slow at SCRAM */
     CHECK_MSG(i >= 0, "no _AUTHENTICATION (%d events)", s.n);
     CHECK(strstr(s.reasons[i], "events-c-wrong") == NULL);
     gregor_producer_free(p);
@@ -142,7 +142,7 @@ static void untrusted_certificate(void) {
     struct seen s;
     gregor_producer *p = producer_with_cb(props, &s);
     send_one(p, "events-c-tls");
-    int i = poll_for(p, &s, GREGOR_ERR__SSL, 5000);
+    int i = poll_for(p, &s, GREGOR_ERR__SSL, 30000);
     CHECK_MSG(i >= 0, "no _SSL (%d events)", s.n);
     CHECK_CONTAINS(s.reasons[i], "certificate");
     gregor_producer_free(p);
