@@ -190,6 +190,11 @@
 #define GREGOR_ERR__UNSUPPORTED_FEATURE -165
 
 /**
+ * Local: Fatal error
+ */
+#define GREGOR_ERR__FATAL -150
+
+/**
  * Local: Maximum application poll interval (max.poll.interval.ms) exceeded
  */
 #define GREGOR_ERR__MAX_POLL_EXCEEDED -147
@@ -1337,6 +1342,13 @@ typedef struct gregor_consumer gregor_consumer;
 typedef struct gregor_delete_acls_results gregor_delete_acls_results;
 
 /**
+ * An error with librdkafka's flags (`rd_kafka_error_t`): returned by the
+ * `gregor_producer_txn_*` calls (NULL on success); the caller owns it and
+ * frees it with `gregor_error_destroy`.
+ */
+typedef struct gregor_error_t gregor_error_t;
+
+/**
  * Described groups. Immutable.
  */
 typedef struct gregor_group_descriptions gregor_group_descriptions;
@@ -1568,6 +1580,31 @@ typedef struct {
   const char *constant;
   const char *desc;
 } gregor_enum_desc;
+
+/**
+ * An error callback: `err` is the code (`GREGOR_ERR__TRANSPORT`,
+ * `GREGOR_ERR__ALL_BROKERS_DOWN`, `GREGOR_ERR__FATAL`, …), `reason` a
+ * NUL-terminated text valid only during the call; `handle` is the
+ * producer or consumer the callback was set on.
+ */
+typedef void (*gregor_producer_error_cb)(const gregor_producer *producer, int err, const char *reason, void *cb_opaque);
+
+/**
+ * A consumer's error callback: as `gregor_producer_error_cb`.
+ */
+typedef void (*gregor_consumer_error_cb)(const gregor_consumer *consumer, int err, const char *reason, void *cb_opaque);
+
+/**
+ * A throttle callback: `broker_name` ("host:port/id", NUL-terminated,
+ * valid during the call), `broker_id` (-1 for a bootstrap connection)
+ * and how long the broker throttled the client, in milliseconds.
+ */
+typedef void (*gregor_producer_throttle_cb)(const gregor_producer *producer, const char *broker_name, int32_t broker_id, int throttle_time_ms, void *cb_opaque);
+
+/**
+ * A consumer's throttle callback: as `gregor_producer_throttle_cb`.
+ */
+typedef void (*gregor_consumer_throttle_cb)(const gregor_consumer *consumer, const char *broker_name, int32_t broker_id, int throttle_time_ms, void *cb_opaque);
 
 /**
  * One message's outcome, borrowed for the duration of the callback.
@@ -3424,6 +3461,119 @@ const char *gregor_err_name(int err);
  * Thread-safe.
  */
 const char *gregor_err_str(int err);
+
+/**
+ * Sets (or with NULL `cb`, clears) the producer's error callback, run
+ * inside `gregor_producer_poll` / `gregor_producer_flush` on the calling
+ * thread with `cb_opaque` (librdkafka's `error_cb`). Events queued since
+ * the producer was created are served at the next poll. Returns 0 or
+ * `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_producer_set_error_cb(const gregor_producer *producer, gregor_producer_error_cb cb, void *cb_opaque);
+
+/**
+ * Sets (or with NULL `cb`, clears) the consumer's error callback, run
+ * inside `gregor_consumer_poll` on the calling thread with `cb_opaque`.
+ * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_consumer_set_error_cb(const gregor_consumer *consumer, gregor_consumer_error_cb cb, void *cb_opaque);
+
+/**
+ * Sets (or with NULL `cb`, clears) the producer's throttle callback
+ * (librdkafka's `throttle_cb`), run inside `gregor_producer_poll` /
+ * `gregor_producer_flush` for every response with `throttle_time_ms` > 0.
+ * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_producer_set_throttle_cb(const gregor_producer *producer, gregor_producer_throttle_cb cb, void *cb_opaque);
+
+/**
+ * Sets (or with NULL `cb`, clears) the consumer's throttle callback, run
+ * inside `gregor_consumer_poll`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_consumer_set_throttle_cb(const gregor_consumer *consumer, gregor_consumer_throttle_cb cb, void *cb_opaque);
+
+/**
+ * The error that stopped the idempotent or transactional producer for
+ * good (librdkafka's `rd_kafka_fatal_error`): returns its code (e.g.
+ * `GREGOR_ERR_INVALID_PRODUCER_EPOCH`, `GREGOR_ERR_PRODUCER_FENCED`) and
+ * writes its text to `errstr`, or returns 0 (`errstr` untouched) while
+ * the producer has none; `GREGOR_ERR__INVALID_ARG` for a NULL producer.
+ */
+int gregor_producer_fatal_error(const gregor_producer *producer, char *errstr, size_t errstr_size);
+
+/**
+ * The error that stopped the consumer for good (a fenced static group
+ * member), as `gregor_producer_fatal_error`.
+ */
+int gregor_consumer_fatal_error(const gregor_consumer *consumer, char *errstr, size_t errstr_size);
+
+/**
+ * The error's code; 0 for NULL.
+ */
+int gregor_error_code(const gregor_error_t *error);
+
+/**
+ * The code's name ("_TIMED_OUT", "PRODUCER_FENCED"), valid as long as the
+ * error; "" for NULL.
+ */
+const char *gregor_error_name(const gregor_error_t *error);
+
+/**
+ * The error's text, valid as long as the error; "" for NULL.
+ */
+const char *gregor_error_string(const gregor_error_t *error);
+
+/**
+ * 1 if the call may be retried as it is (a timeout, a coordinator moving).
+ */
+int gregor_error_is_retriable(const gregor_error_t *error);
+
+/**
+ * 1 if the producer is unusable for good (see `gregor_producer_fatal_error`).
+ */
+int gregor_error_is_fatal(const gregor_error_t *error);
+
+/**
+ * 1 if the open transaction must be aborted
+ * (`gregor_producer_txn_abort`) before a new one can begin.
+ */
+int gregor_error_txn_requires_abort(const gregor_error_t *error);
+
+/**
+ * Frees an error object. NULL is a no-op.
+ */
+void gregor_error_destroy(gregor_error_t *error);
+
+/**
+ * As `gregor_producer_init_transactions`, returning an error object
+ * (NULL on success; librdkafka's `rd_kafka_init_transactions`). A negative
+ * `timeout_ms` waits forever.
+ */
+gregor_error_t *gregor_producer_txn_init(const gregor_producer *producer, int timeout_ms);
+
+/**
+ * As `gregor_producer_begin_transaction`, returning an error object.
+ */
+gregor_error_t *gregor_producer_txn_begin(const gregor_producer *producer);
+
+/**
+ * As `gregor_producer_send_offsets_to_transaction`, returning an error
+ * object. A negative `timeout_ms` waits forever.
+ */
+gregor_error_t *gregor_producer_txn_send_offsets(const gregor_producer *producer, const gregor_tpl *offsets, const char *group_id, int timeout_ms);
+
+/**
+ * As `gregor_producer_commit_transaction`, returning an error object
+ * (`txn_requires_abort` set when only an abort can follow). A negative
+ * `timeout_ms` waits forever.
+ */
+gregor_error_t *gregor_producer_txn_commit(const gregor_producer *producer, int timeout_ms);
+
+/**
+ * As `gregor_producer_abort_transaction`, returning an error object. A
+ * negative `timeout_ms` waits forever.
+ */
+gregor_error_t *gregor_producer_txn_abort(const gregor_producer *producer, int timeout_ms);
 
 /**
  * The optional Cargo features this library was built with,

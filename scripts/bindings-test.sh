@@ -37,6 +37,8 @@ run_python() {
     log "python: typical configuration dicts, confluent-kafka then gregor"
     KAFKA_IMPL=confluent_kafka python3 bindings/python/tests/test_config.py
     KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_config.py
+    log "python: client events, fatal errors, transactional error flags"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_events.py
     rm -rf "$site"
 }
 
@@ -49,6 +51,8 @@ run_ruby() {
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_more_api.rb
     log "ruby: configuration (dump, tolerant roles)"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_config.rb
+    log "ruby: Config.error_callback"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_events.rb
     # close under calls in flight (issue 24): 1000 rounds each for admin,
     # producer and consumer, 15-30 s; GREGOR_LIFETIME_ROUNDS to change
     log "ruby: close while calls are in flight (${GREGOR_LIFETIME_ROUNDS:-1000} rounds each)"

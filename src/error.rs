@@ -102,6 +102,12 @@ pub mod local {
     ///
     /// cbindgen:ignore
     pub const INVALID_CONFIG: i32 = -145;
+    /// A fatal error: the idempotent or transactional producer (or a
+    /// fenced static group member) stopped for good; the handle's
+    /// `fatal_error` says which error caused it (librdkafka's `_FATAL`).
+    ///
+    /// cbindgen:ignore
+    pub const FATAL: i32 = -150;
     /// Offset reset by `auto.offset.reset`.
     ///
     /// cbindgen:ignore
@@ -158,6 +164,7 @@ pub mod local {
             "_UNSUPPORTED_FEATURE",
             "Local: Required feature not supported by broker",
         ),
+        (FATAL, "_FATAL", "Local: Fatal error"),
         (
             MAX_POLL_EXCEEDED,
             "_MAX_POLL_EXCEEDED",

@@ -354,6 +354,12 @@ impl Cluster {
             .min(max.max(first))
     }
 
+    /// The client's event queue (connection errors, `_ALL_BROKERS_DOWN`,
+    /// throttling), fed by every connection of this cluster.
+    pub fn events(&self) -> &std::sync::Arc<crate::net::Events> {
+        &self.inner.net.events
+    }
+
     /// The configuration the cluster was made with.
     pub fn config(&self) -> &Config {
         &self.inner.cfg

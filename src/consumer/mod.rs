@@ -248,6 +248,13 @@ impl Consumer {
             auto_store: !group.is_empty() && cfg.bool("enable.auto.offset.store"),
         };
         let shared = Arc::new(Shared::new(settings));
+        // Client events (connection errors, throttling) wake poll.
+        let weak = Arc::downgrade(&shared);
+        cluster.events().set_waker(Some(Arc::new(move || {
+            if let Some(sh) = weak.upgrade() {
+                crate::net::events::notify_locked(&sh.state, &sh.data);
+            }
+        })));
         let threads: Threads = Arc::new(Mutex::new(Vec::new()));
         let control = Control::new(shared.clone(), cluster.clone(), threads.clone());
         shared.lock().running += 1;
@@ -293,6 +300,28 @@ impl Consumer {
     /// The consumer's view of the cluster.
     pub fn cluster(&self) -> &Cluster {
         &self.cluster
+    }
+
+    /// Sets the callback that receives client-level errors (librdkafka's
+    /// `error_cb`: `_TRANSPORT`, `_RESOLVE`, `_SSL`, `_AUTHENTICATION`,
+    /// `_ALL_BROKERS_DOWN`, `_FATAL`, …) inside [`Consumer::poll`] on the
+    /// calling thread. Events wait from the consumer's creation until a poll
+    /// serves them. `None` removes it.
+    pub fn set_error_callback(&self, cb: Option<crate::net::ErrorCallback>) {
+        self.cluster.events().set_error_callback(cb);
+    }
+
+    /// Sets the callback that receives brokers' throttle reports (KIP-219)
+    /// inside [`Consumer::poll`]. `None` removes it.
+    pub fn set_throttle_callback(&self, cb: Option<crate::net::ThrottleCallback>) {
+        self.cluster.events().set_throttle_callback(cb);
+    }
+
+    /// The error that stopped the consumer for good (a fenced static group
+    /// member, KIP-345), as librdkafka's `rd_kafka_fatal_error`; `None`
+    /// while it is healthy.
+    pub fn fatal_error(&self) -> Option<Error> {
+        self.group.as_ref().and_then(|g| g.lock().fatal.clone())
     }
 
     /// Checks entries: `offsets` (start offsets) also checks the offsets
@@ -721,7 +750,14 @@ impl Consumer {
         self.emit_stats();
         let mut st = self.shared.lock();
         let mut deadline = None;
+        let events = self.cluster.events().clone();
         loop {
+            if events.pending() {
+                drop(st);
+                events.serve();
+                st = self.shared.lock();
+                continue;
+            }
             if let Some(ev) = st.group_events.pop_front() {
                 drop(st);
                 self.serve(ev);

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use super::conn::{self, AddressFamily, ReadHalf, SocketOptions, WriteHalf};
 use super::errors::io_error;
+use super::events::Events;
 use super::sasl::Mechanism;
 use super::tls::TlsSettings;
 use crate::config::Config;
@@ -69,6 +70,9 @@ pub struct NetConfig {
     pub tls: Option<TlsSettings>,
     /// The SASL mechanism when `security.protocol` is `sasl_*`.
     pub sasl: Option<Mechanism>,
+    /// The client's event queue (errors, throttling), shared by all its
+    /// connections: each `from_config` makes a new one.
+    pub events: Arc<Events>,
 }
 
 impl NetConfig {
@@ -100,6 +104,7 @@ impl NetConfig {
             max_idle: c.ms("connections.max.idle.ms"),
             tls: TlsSettings::from_config(c)?,
             sasl: Mechanism::from_config(c)?,
+            events: Events::new(),
         })
     }
 }
@@ -396,6 +401,8 @@ impl RttStats {
 
 impl Drop for Inner {
     fn drop(&mut self) {
+        let up = self.state.get_mut().is_ok_and(|st| st.alive);
+        self.cfg.events.conn_dropped(&self.addr, up);
         if let Some((_, s)) = lock(&self.writer).take() {
             s.shutdown();
         }
@@ -424,10 +431,12 @@ impl BrokerConn {
     /// A connection to `addr`, named `name` in errors (e.g. "127.0.0.1:9092/1").
     /// Nothing is connected until the first request.
     pub fn new(name: impl Into<String>, addr: impl Into<String>, cfg: NetConfig) -> Self {
+        let addr = addr.into();
+        cfg.events.conn_created(&addr);
         BrokerConn {
             inner: Arc::new(Inner {
                 name: name.into(),
-                addr: addr.into(),
+                addr,
                 cfg,
                 state: Mutex::new(State {
                     generation: 0,
@@ -659,7 +668,13 @@ impl BrokerConn {
         let frame = Bytes::from(r?);
         let mut rd = Reader::shared(&frame);
         match decode_response::<R>(&mut rd, version) {
-            Ok((h, body)) if h.correlation_id == corr => Ok(body),
+            Ok((h, body)) if h.correlation_id == corr => {
+                self.inner
+                    .cfg
+                    .events
+                    .throttled(&self.inner.name, body.throttle_time_ms());
+                Ok(body)
+            }
             Ok((h, _)) => {
                 self.inner.counters.rx_errs.fetch_add(1, Ordering::Relaxed);
                 let e = Error::local(
@@ -772,14 +787,15 @@ impl BrokerConn {
     /// Ends session `generation` (if still current): closes the socket and
     /// fails every waiter with `err`.
     fn fail(&self, generation: u64, err: Error) {
-        self.end_session(generation, err, false);
+        self.end_session(generation, err, false, true);
     }
 
     /// As [`BrokerConn::fail`]; with `only_if_idle`, only if no request is
     /// in flight (checked under the same lock that registers requests, so
-    /// an idle close never fails a request that just started). Returns
-    /// whether the session was ended.
-    fn end_session(&self, generation: u64, err: Error, only_if_idle: bool) -> bool {
+    /// an idle close never fails a request that just started); `report`
+    /// false for an end the client asked for or an idle close (no error
+    /// event then). Returns whether the session was ended.
+    fn end_session(&self, generation: u64, err: Error, only_if_idle: bool, report: bool) -> bool {
         let waiters: Vec<Waiter> = {
             let mut st = lock(&self.inner.state);
             if st.generation != generation || !st.alive {
@@ -811,6 +827,12 @@ impl BrokerConn {
             debug_assert_eq!(g, generation);
             s.shutdown();
         }
+        if report && !lock(&self.inner.dial).shut {
+            self.inner
+                .cfg
+                .events
+                .conn_failed(&self.inner.addr, true, &err);
+        }
         for w in waiters {
             w.complete(Err(err.clone()));
         }
@@ -839,9 +861,11 @@ impl BrokerConn {
             }
         }
         let generation = lock(&self.inner.state).generation;
-        self.fail(
+        self.end_session(
             generation,
             Error::transport(format!("{}: connection closed by client", self.inner.name)),
+            false,
+            false,
         );
         // Every session's socket is shut down by now, so each thread's read
         // returns at once. The I/O threads never call close (only fail), so
@@ -935,9 +959,10 @@ impl BrokerConn {
         drop(st);
         let closes = lock(&self.inner.dial).closes;
         let mut result = self.connect(deadline, closes);
-        {
+        let by_client = {
             let mut d = lock(&self.inner.dial);
             d.sock = None;
+            let by_client = d.closes != closes || d.shut;
             if d.closes != closes && result.is_ok() {
                 // closed while the handshake ended: the new session is not used
                 result = Err(Error::transport(format!(
@@ -945,7 +970,8 @@ impl BrokerConn {
                     self.inner.name
                 )));
             }
-        }
+            by_client
+        };
         let mut st = lock(&self.inner.state);
         st.connecting = false;
         self.inner.changed.notify_all();
@@ -968,6 +994,18 @@ impl BrokerConn {
         });
         if let Err(e) = &result {
             self.note_failure(&mut st, e.clone());
+        }
+        drop(st);
+        // Reported without the state lock: the event queue may wake the
+        // client's pollers.
+        match &result {
+            Ok(_) => self.inner.cfg.events.conn_up(&self.inner.addr),
+            Err(e) if !by_client => self
+                .inner
+                .cfg
+                .events
+                .conn_failed(&self.inner.addr, false, e),
+            Err(_) => {}
         }
         result
     }
@@ -1286,7 +1324,7 @@ fn wait_while_idle(weak: &Weak<Inner>, generation: u64, rd: &ReadHalf, name: &st
                 "{name}: connection max idle time exceeded ({} ms since last activity)",
                 idle.as_millis()
             ));
-            if conn.end_session(generation, err, true) {
+            if conn.end_session(generation, err, true, false) {
                 return false;
             }
             // a request started meanwhile: read its response

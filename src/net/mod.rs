@@ -6,9 +6,11 @@
 pub mod broker;
 pub mod conn;
 pub mod errors;
+pub mod events;
 #[cfg_attr(not(feature = "sasl"), path = "sasl_off.rs")]
 pub mod sasl;
 #[cfg_attr(not(feature = "tls"), path = "tls_off.rs")]
 pub mod tls;
 
 pub use broker::{BrokerConn, NetConfig, PendingResponse};
+pub use events::{ClientEvent, ErrorCallback, Events, ThrottleCallback, ThrottleEvent};

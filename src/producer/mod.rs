@@ -194,6 +194,16 @@ impl Shared {
     pub fn acc(&self) -> MutexGuard<'_, Acc> {
         self.acc.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Records the producer's fatal error (the first one stays) and queues
+    /// the `_FATAL` event for the error callback. The caller holds `acc`
+    /// and notifies `changed` after releasing it, which wakes the pollers.
+    pub fn set_fatal(&self, acc: &mut Acc, e: Error) {
+        if acc.fatal.is_none() {
+            self.cluster.events().raise_fatal(&e);
+            acc.fatal = Some(e);
+        }
+    }
 }
 
 /// A Kafka producer. Thread-safe: share it by reference or `Arc`.
@@ -223,6 +233,13 @@ impl Producer {
             dr_cb: Mutex::new(None),
             txn: Mutex::new(txn::TxnState::default()),
         });
+        // Client events (connection errors, throttling) wake poll and flush.
+        let weak = Arc::downgrade(&shared);
+        shared.cluster.events().set_waker(Some(Arc::new(move || {
+            if let Some(sh) = weak.upgrade() {
+                crate::net::events::notify_locked(&sh.acc, &sh.changed);
+            }
+        })));
         let s2 = shared.clone();
         let (ended_tx, ended_rx) = std::sync::mpsc::channel();
         let handle = std::thread::Builder::new()
@@ -266,6 +283,38 @@ impl Producer {
     /// is gathered while `statistics.interval.ms` is 0 or no callback is set.
     pub fn set_stats_callback(&self, cb: Option<StatsCallback>) {
         self.stats.set_callback(cb);
+    }
+
+    /// Sets the callback that receives client-level errors, as librdkafka's
+    /// `error_cb`: connection failures (`_TRANSPORT`, `_RESOLVE`, `_SSL`,
+    /// `_AUTHENTICATION`, …), `_ALL_BROKERS_DOWN` when every known broker
+    /// is down, and `_FATAL` when the idempotent or transactional producer
+    /// stops for good ([`Producer::fatal_error`] says why). It runs inside
+    /// [`Producer::poll`] and [`Producer::flush`] on the calling thread;
+    /// events wait in the producer from its creation until then, so none is
+    /// missed by setting the callback after [`Producer::new`]. `None`
+    /// removes it (events are then dropped when served).
+    pub fn set_error_callback(&self, cb: Option<crate::net::ErrorCallback>) {
+        self.shared.cluster.events().set_error_callback(cb);
+    }
+
+    /// Sets the callback that receives brokers' throttle reports (a response
+    /// with `throttle_time_ms` > 0, KIP-219), as librdkafka's `throttle_cb`,
+    /// inside [`Producer::poll`] and [`Producer::flush`]. `None` removes it.
+    pub fn set_throttle_callback(&self, cb: Option<crate::net::ThrottleCallback>) {
+        self.shared.cluster.events().set_throttle_callback(cb);
+    }
+
+    /// The error that stopped the idempotent or transactional producer for
+    /// good (fenced, unauthorized, an unrecoverable sequence error), as
+    /// librdkafka's `rd_kafka_fatal_error`; `None` while it is healthy.
+    pub fn fatal_error(&self) -> Option<Error> {
+        self.shared.acc().fatal.clone()
+    }
+
+    /// Serves the queued client events to their callbacks, on this thread.
+    fn serve_events(&self) -> usize {
+        self.shared.cluster.events().serve()
     }
 
     /// Delivers a statistics snapshot if one is due.
@@ -425,14 +474,26 @@ impl Producer {
         }
     }
 
-    /// Serves delivery reports to the callback, waiting up to `timeout` for
-    /// the first. Returns how many were served.
+    /// Serves client events (see [`Producer::set_error_callback`]) and
+    /// delivery reports to their callbacks, waiting up to `timeout` for the
+    /// first. Returns how many were served.
     pub fn poll(&self, timeout: Duration) -> usize {
         let deadline = Instant::now() + timeout;
         self.emit_stats();
+        let events = self.shared.cluster.events().clone();
+        let mut served = self.serve_events();
         loop {
             let mut acc = self.shared.acc();
             while acc.done.is_empty() {
+                if served > 0 {
+                    return served;
+                }
+                if events.pending() {
+                    drop(acc);
+                    served += self.serve_events();
+                    acc = self.shared.acc();
+                    continue;
+                }
                 let now = Instant::now();
                 if now >= deadline || acc.closing {
                     return 0;
@@ -454,7 +515,7 @@ impl Producer {
             drop(acc);
             // Outcomes of `send_sync` messages are no reports: keep waiting
             // for one until the deadline.
-            let n = self.serve(done);
+            let n = served + self.serve(done);
             if n > 0 || Instant::now() >= deadline {
                 return n;
             }
@@ -486,7 +547,14 @@ impl Producer {
         let mut acc = self.shared.acc();
         acc.flushing += 1;
         self.shared.wake.notify_all();
+        let events = self.shared.cluster.events().clone();
         let result = loop {
+            if events.pending() {
+                drop(acc);
+                self.serve_events();
+                acc = self.shared.acc();
+                continue;
+            }
             if !acc.done.is_empty() {
                 let done = acc.take_done();
                 drop(acc);

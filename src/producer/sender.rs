@@ -252,11 +252,12 @@ fn init_producer_id(sh: &Shared) {
         }
         Err(e) => {
             let fatal = Error::local(local::FAIL, format!("fatal: cannot get a producer id: {e}"));
-            acc.fatal = Some(if let Error::Kafka { code, .. } = e {
+            let f = if let Error::Kafka { code, .. } = e {
                 Error::kafka(code, "InitProducerId")
             } else {
                 fatal
-            });
+            };
+            sh.set_fatal(&mut acc, f);
             let f = acc.fatal.clone().expect("set");
             acc.fail_all(f);
         }
@@ -538,7 +539,7 @@ fn on_response(
             | KafkaCode::TRANSACTIONAL_ID_AUTHORIZATION_FAILED
             | KafkaCode::CLUSTER_AUTHORIZATION_FAILED
             | KafkaCode::INVALID_PRODUCER_ID_MAPPING => {
-                acc.fatal = Some(e.clone());
+                sh.set_fatal(&mut acc, e.clone());
                 acc.complete(b, Err(e.clone()));
                 acc.fail_all(e);
             }

@@ -240,13 +240,47 @@ fn fatal_check(sh: &Shared, e: Error) -> Error {
         )
     ) {
         let mut acc = sh.acc();
-        acc.fatal = Some(e.clone());
+        sh.set_fatal(&mut acc, e.clone());
         acc.fail_all(e.clone());
+        drop(acc);
+        sh.changed.notify_all();
     }
     e
 }
 
+/// What a failed transactional call means, as librdkafka's
+/// `rd_kafka_error_t` flags (confluent-kafka's `KafkaError.retriable()`,
+/// `.fatal()`, `.txn_requires_abort()`): at most one is set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TxnErrorFlags {
+    /// The call may be retried as is (a timeout, a coordinator moving).
+    pub retriable: bool,
+    /// The producer is unusable (fenced, unauthorized): see
+    /// [`Producer::fatal_error`]; only destroying it is left.
+    pub fatal: bool,
+    /// The transaction cannot commit: call
+    /// [`Producer::abort_transaction`], then start a new one.
+    pub txn_requires_abort: bool,
+}
+
 impl Producer {
+    /// Classifies `e`, just returned by one of this producer's
+    /// transactional calls, by the producer's state after it: fatal when
+    /// the producer has a fatal error, abortable when the open transaction
+    /// must be aborted, else retriable when the error is (timeouts
+    /// included, as librdkafka).
+    pub fn txn_error_flags(&self, e: &Error) -> TxnErrorFlags {
+        let fatal = self.shared.acc().fatal.is_some() || e.code() == local::FATAL;
+        let abort = !fatal && matches!(self.shared.txn().phase, Phase::Abortable(_));
+        let retriable =
+            !fatal && !abort && (e.is_retriable() || e.kafka_code().is_some_and(retriable));
+        TxnErrorFlags {
+            retriable,
+            fatal,
+            txn_requires_abort: abort,
+        }
+    }
+
     fn transactional_id(&self) -> Result<String> {
         self.shared
             .settings

@@ -578,6 +578,22 @@ macro_rules! kafka_struct {
             }
         }
 
+        impl $name {
+            /// The message's `throttle_time_ms` field (KIP-219), or 0 if it
+            /// has none.
+            #[doc(hidden)]
+            pub fn throttle_field(&self) -> i32 {
+                $(
+                    if stringify!($field) == "throttle_time_ms" {
+                        if let Some(v) = (&self.$field as &dyn ::std::any::Any).downcast_ref::<i32>() {
+                            return *v;
+                        }
+                    }
+                )*
+                0
+            }
+        }
+
         impl $crate::protocol::codec::Field for $name {
             fn zero() -> Self {
                 <$name as Default>::default()
@@ -737,6 +753,10 @@ macro_rules! kafka_message {
             const MIN_VERSION: i16 = $min;
             const MAX_VERSION: i16 = $max;
             const FIRST_FLEXIBLE: i16 = $flex;
+
+            fn throttle_time_ms(&self) -> i32 {
+                self.throttle_field()
+            }
         }
     };
     ($name:ident, key = $key:expr, versions = $min:literal ..= $max:literal) => {
@@ -745,6 +765,10 @@ macro_rules! kafka_message {
             const MIN_VERSION: i16 = $min;
             const MAX_VERSION: i16 = $max;
             const FIRST_FLEXIBLE: i16 = i16::MAX;
+
+            fn throttle_time_ms(&self) -> i32 {
+                self.throttle_field()
+            }
         }
     };
 }

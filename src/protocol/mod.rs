@@ -90,6 +90,12 @@ pub trait Message: Field + Default {
     /// The first flexible version (`i16::MAX` if none).
     const FIRST_FLEXIBLE: i16;
 
+    /// The `throttle_time_ms` a response carries (KIP-219; 0 if it has
+    /// no such field or the broker did not throttle).
+    fn throttle_time_ms(&self) -> i32 {
+        0
+    }
+
     /// True if `version` uses the flexible encoding.
     fn is_flexible(version: i16) -> bool {
         version >= Self::FIRST_FLEXIBLE

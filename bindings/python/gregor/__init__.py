@@ -28,6 +28,8 @@ from ._lib import (
     to_bytes,
 )
 from .error import KafkaError, KafkaException, raise_for
+from .events import ThrottleEvent, install as _install_events, pop_callbacks as _pop_event_cbs
+from .events import raise_for_error_object as _raise_txn
 
 __all__ = [
     "Producer",
@@ -36,6 +38,7 @@ __all__ = [
     "TopicPartition",
     "KafkaError",
     "KafkaException",
+    "ThrottleEvent",
     "ClusterMetadata",
     "TopicMetadata",
     "PartitionMetadata",
@@ -465,6 +468,7 @@ class Producer:
         conf = _merge_conf(conf, kwargs)
         self._default_cb = conf.pop("on_delivery", None) or conf.pop("delivery.report.callback", None)
         self._only_error = str(conf.pop("delivery.report.only.error", False)).lower() in ("true", "1")
+        error_cb, throttle_cb = _pop_event_cbs(conf)
         ch = _make_config(conf, "producer")
         try:
             eb = errbuf()
@@ -478,7 +482,8 @@ class Producer:
         self._id_lock = threading.Lock()
         self._cb_error = None
         self._dr_cb = DR_CB(self._on_dr)
-        self._h = _Handle(ptr, lib.gregor_producer_free, (self._dr_cb,))
+        events = _install_events(self, "producer", ptr, error_cb, throttle_cb)
+        self._h = _Handle(ptr, lib.gregor_producer_free, (self._dr_cb, *events))
         lib.gregor_producer_set_dr_cb(ptr, self._dr_cb, None)
 
     def _ptr(self):
@@ -600,32 +605,35 @@ class Producer:
         """ClusterMetadata for all topics or one."""
         return _list_topics(lib.gregor_producer_metadata, self._ptr(), topic, timeout)
 
+    # The transactional calls raise KafkaException(KafkaError) with
+    # .retriable(), .fatal() and .txn_requires_abort() set, as confluent-kafka.
+
     def init_transactions(self, timeout=None):
-        eb = errbuf()
-        raise_for(lib.gregor_producer_init_transactions(self._ptr(), ms(timeout), eb, len(eb)), eb)
+        _raise_txn(lib.gregor_producer_txn_init(self._ptr(), ms(timeout)))
 
     def begin_transaction(self):
-        eb = errbuf()
-        raise_for(lib.gregor_producer_begin_transaction(self._ptr(), eb, len(eb)), eb)
+        _raise_txn(lib.gregor_producer_txn_begin(self._ptr()))
 
     def send_offsets_to_transaction(self, positions, group_metadata, timeout=None):
         gid = getattr(group_metadata, "group_id", group_metadata)
         tpl = _tpl_from(positions)
         try:
-            eb = errbuf()
-            rc = lib.gregor_producer_send_offsets_to_transaction(self._ptr(), tpl, cstr(gid), ms(timeout),
-                                                                 eb, len(eb))
-            raise_for(rc, eb)
+            _raise_txn(lib.gregor_producer_txn_send_offsets(self._ptr(), tpl, cstr(gid), ms(timeout)))
         finally:
             lib.gregor_tpl_free(tpl)
 
     def commit_transaction(self, timeout=None):
-        eb = errbuf()
-        raise_for(lib.gregor_producer_commit_transaction(self._ptr(), ms(timeout), eb, len(eb)), eb)
+        _raise_txn(lib.gregor_producer_txn_commit(self._ptr(), ms(timeout)))
 
     def abort_transaction(self, timeout=None):
+        _raise_txn(lib.gregor_producer_txn_abort(self._ptr(), ms(timeout)))
+
+    def fatal_error(self):
+        """gregor extra (librdkafka's rd_kafka_fatal_error): the KafkaError that
+        stopped the idempotent/transactional producer for good, or None."""
         eb = errbuf()
-        raise_for(lib.gregor_producer_abort_transaction(self._ptr(), ms(timeout), eb, len(eb)), eb)
+        code = lib.gregor_producer_fatal_error(self._ptr(), eb, len(eb))
+        return KafkaError(code, pystr(eb.value) or None, fatal=True) if code else None
 
     def close(self, timeout=None):
         """gregor extra: flush up to ``timeout`` s, then free the producer."""
@@ -657,6 +665,7 @@ class Consumer:
         conf = _merge_conf(conf, kwargs)
         self._on_commit = conf.pop("on_commit", None)
         self._group_id = conf.get("group.id")
+        error_cb, throttle_cb = _pop_event_cbs(conf)
         ch = _make_config(conf, "consumer")
         try:
             eb = errbuf()
@@ -670,7 +679,8 @@ class Consumer:
         self._on_assign = self._on_revoke = self._on_lost = None
         self._rebalance_cb = REBALANCE_CB(self._on_rebalance)
         self._commit_cb = COMMIT_CB(self._on_commit_c)
-        self._h = _Handle(ptr, lib.gregor_consumer_free, (self._rebalance_cb, self._commit_cb))
+        events = _install_events(self, "consumer", ptr, error_cb, throttle_cb)
+        self._h = _Handle(ptr, lib.gregor_consumer_free, (self._rebalance_cb, self._commit_cb, *events))
         if self._on_commit is not None:
             raise_for(lib.gregor_consumer_set_commit_cb(ptr, self._commit_cb, None))
 

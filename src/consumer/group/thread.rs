@@ -331,6 +331,12 @@ impl Coordinator {
     fn fenced(&mut self, e: Error) {
         self.lose(false);
         self.group.lock().fatal = Some(e.clone());
+        self.cluster
+            .events()
+            .raise(crate::net::ClientEvent::Error(Error::local(
+                crate::error::local::FATAL,
+                format!("fatal error: {e}"),
+            )));
         self.report(e);
     }
 

@@ -49,9 +49,11 @@ module Gregor
       # Process-wide callbacks, as rdkafka-ruby's: `statistics_callback`
       # gets each statistics snapshot (a Hash parsed from the JSON) of
       # every client made afterwards, served inside its poll calls;
-      # `error_callback` and `oauthbearer_token_refresh_callback` are kept
-      # for compatibility (the C API has no error or OAUTHBEARER callback:
-      # errors come back from the calls themselves).
+      # `error_callback` gets an RdkafkaError for each client-level error
+      # (:transport, :ssl, :authentication, :all_brokers_down, :fatal, …) of
+      # every producer and consumer made afterwards, also inside its poll
+      # calls (see gregor/events.rb); `oauthbearer_token_refresh_callback`
+      # is kept for compatibility (the C API has no OAUTHBEARER callback).
       attr_reader :statistics_callback, :error_callback, :oauthbearer_token_refresh_callback
 
       def statistics_callback=(callback)

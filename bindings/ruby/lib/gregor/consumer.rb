@@ -149,7 +149,10 @@ module Gregor
     # Leaves the group and wakes polls blocked in C, without freeing.
     CLOSE = ->(ptr) { Native.gregor_consumer_close(ptr) }
     # Frees (the C side drops the callbacks first).
-    FREE = ->(ptr) { Native.gregor_consumer_free(ptr) }
+    FREE = lambda do |ptr|
+      Native.gregor_consumer_set_error_cb(ptr, nil, nil)
+      Native.gregor_consumer_free(ptr)
+    end
 
     def initialize(native_config, rebalance_listener: nil)
       buf = Native.errbuf
@@ -161,6 +164,7 @@ module Gregor
         @stats_cb = Producer.stats_proc # kept referenced while the C side holds it
         Native.gregor_consumer_set_stats_cb(native, @stats_cb, nil)
       end
+      @error_cb = Events.install(:consumer, native) # kept referenced while the C side holds it
       @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedConsumerError)
 
       @rebalance_listener = rebalance_listener

@@ -78,6 +78,7 @@ module Gregor
     FREE = lambda do |ptr|
       Native.gregor_producer_set_dr_cb(ptr, nil, nil)
       Native.gregor_producer_set_stats_cb(ptr, nil, nil)
+      Native.gregor_producer_set_error_cb(ptr, nil, nil)
       Native.gregor_producer_free(ptr)
     end
 
@@ -118,7 +119,14 @@ module Gregor
         @stats_cb = Producer.stats_proc # kept referenced while the C side holds it
         Native.gregor_producer_set_stats_cb(native, @stats_cb, nil)
       end
+      @error_cb = Events.install(:producer, native) # kept referenced while the C side holds it
       @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedProducerError)
+    end
+
+    # The error that stopped the idempotent/transactional producer for good
+    # (librdkafka's rd_kafka_fatal_error), as an RdkafkaError, or nil.
+    def fatal_error
+      @native.use(:fatal_error) { |native| Events.fatal_error(:producer, native) }
     end
 
     # Queues a message. `payload`/`key` nil mean null; `partition` nil lets
