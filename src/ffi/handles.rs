@@ -138,10 +138,13 @@ impl gregor_tpl {
 
 /// A consumed message or consumer event. Immutable; thread-safe to read.
 pub struct gregor_message {
-    inner: Message,
+    pub(crate) inner: Message,
     /// Made on first use: most consumers never ask.
-    topic: OnceLock<CString>,
-    errstr: OnceLock<CString>,
+    pub(crate) topic: OnceLock<CString>,
+    pub(crate) errstr: OnceLock<CString>,
+    /// A delivery report's message: its status and latency (µs), see
+    /// src/ffi/purge.rs. `None` for a consumed message.
+    pub(crate) produced: Option<(crate::message::MessageStatus, i64)>,
 }
 
 /// A metadata snapshot. Immutable; thread-safe to read.
@@ -614,6 +617,7 @@ pub(crate) fn into_handle(msg: Message) -> *mut gregor_message {
         inner: msg,
         topic: OnceLock::new(),
         errstr: OnceLock::new(),
+        produced: None,
     }))
 }
 

@@ -8,7 +8,7 @@ use std::ptr;
 use std::time::Duration;
 
 use super::guard::{bytes, c_str, guard, guard_code, handle};
-use super::handles::{gregor_headers, gregor_producer, gregor_tpl};
+use super::handles::{gregor_headers, gregor_message, gregor_producer, gregor_tpl};
 use super::lifetime::enter;
 use crate::error::Error;
 use crate::message::ProducerRecord;
@@ -31,6 +31,10 @@ pub struct gregor_delivery_report {
     pub errstr: *const c_char,
     /// The `msg_opaque` given to `gregor_producer_send`.
     pub msg_opaque: *mut c_void,
+    /// The report as a message, valid only during the callback (never free
+    /// it): `gregor_message_key`, `_value`, `_header_count`, `_header`,
+    /// `_status` and `_latency` read the produced message on it.
+    pub message: *const gregor_message,
 }
 
 /// A delivery report callback: `dr` is valid only during the call.
@@ -53,6 +57,7 @@ impl CCallback {
             .as_ptr();
         let errstr = CString::new(dr.error.as_ref().map_or(String::new(), ToString::to_string))
             .unwrap_or_default();
+        let message = super::purge::report_message(dr);
         let c = gregor_delivery_report {
             topic,
             partition: dr.partition,
@@ -61,6 +66,7 @@ impl CCallback {
             err: dr.error.as_ref().map_or(0, Error::code),
             errstr: errstr.as_ptr(),
             msg_opaque: dr.opaque as *mut c_void,
+            message: &message,
         };
         (self.cb)(&c, self.opaque as *mut c_void);
     }
