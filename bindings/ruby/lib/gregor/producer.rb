@@ -214,6 +214,25 @@ module Gregor
       @native.use(:flush) { |native| Native.gregor_producer_flush(native, timeout_ms).zero? }
     end
 
+    # gregor_producer_purge's flags (librdkafka's RD_KAFKA_PURGE_F_*).
+    PURGE_F_QUEUE = 0x1
+    PURGE_F_INFLIGHT = 0x2
+
+    # Purges the queued and in-flight messages (rdkafka-ruby's `purge`,
+    # librdkafka's rd_kafka_purge): their delivery handles complete with
+    # :purge_queue / :purge_inflight errors, served here by flushing until
+    # nothing is left. For a fast shutdown, or to drop a backlog after an
+    # outage. Returns true.
+    def purge
+      raise ClosedProducerError, :purge if closed?
+
+      @native.use(:purge) do |native|
+        Native.check!(Native.gregor_producer_purge(native, PURGE_F_QUEUE | PURGE_F_INFLIGHT))
+      end
+      sleep(0.001) until flush(100)
+      true
+    end
+
     # Messages not yet reported.
     def queue_size
       return 0 if closed?
