@@ -188,6 +188,20 @@ fn purge_in_flight_through_a_stalled_broker_reports_each_once_and_ignores_the_la
     if !common::broker_up() {
         return;
     }
+    purge_in_flight("false");
+}
+
+/// The same with idempotence: the purged sequence numbers are given up (a
+/// new epoch), so the next messages are accepted in order.
+#[test]
+fn purge_in_flight_of_an_idempotent_producer() {
+    if !common::broker_up() {
+        return;
+    }
+    purge_in_flight("true");
+}
+
+fn purge_in_flight(idempotence: &str) {
     let topic = common::unique_topic("purge-inflight");
     common::create_topic(&topic, 1);
     let px = proxy::start_faulty(&common::broker());
@@ -197,6 +211,7 @@ fn purge_in_flight_through_a_stalled_broker_reports_each_once_and_ignores_the_la
         &[
             ("linger.ms", "50"),
             ("max.in.flight.requests.per.connection", "1"),
+            ("enable.idempotence", idempotence),
         ],
     ))
     .unwrap();

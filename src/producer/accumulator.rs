@@ -779,9 +779,11 @@ impl Acc {
     /// Purges the messages whose produce requests are written and not yet
     /// answered (librdkafka's `RD_KAFKA_PURGE_F_INFLIGHT`): each gets a
     /// `_PURGE_INFLIGHT` report, possibly persisted; the broker's answer,
-    /// when it comes, finds nothing to report.
-    pub fn purge_in_flight(&mut self, sh: &Shared) {
+    /// when it comes, finds nothing to report. Returns how many messages
+    /// were purged.
+    pub fn purge_in_flight(&mut self, sh: &Shared) -> usize {
         let written: Vec<u64> = self.requests.iter().map(|r| r.1).collect();
+        let mut n = 0;
         for t in written {
             for mut b in self.inflight.remove(&t).unwrap_or_default() {
                 if let Some(pq) = self.part_mut(&b.tp) {
@@ -796,12 +798,11 @@ impl Acc {
                     local::PURGE_INFLIGHT,
                     format!("{} [{}]: purged in flight", b.tp.0, b.tp.1),
                 );
-                if sh.settings.transactional_id.is_some() {
-                    super::txn::abortable(sh, &e);
-                }
+                n += b.msgs.len();
                 self.complete(b, Err(e));
             }
         }
+        n
     }
 
     fn fail_one(&mut self, topic: &Arc<str>, u: Unassigned, partition: i32, e: Error) {

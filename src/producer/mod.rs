@@ -590,8 +590,9 @@ impl Producer {
             )));
         }
         let mut acc = self.shared.acc();
+        let mut in_flight = 0;
         if flags & purge::INFLIGHT != 0 {
-            acc.purge_in_flight(&self.shared);
+            in_flight = acc.purge_in_flight(&self.shared);
         }
         if flags & purge::QUEUE != 0 {
             acc.purge_queue();
@@ -606,6 +607,14 @@ impl Producer {
             }
         }
         drop(acc);
+        if in_flight > 0 && self.shared.settings.transactional_id.is_some() {
+            // messages of the transaction may or may not be written: it
+            // can only be aborted (librdkafka's rule for a failed produce)
+            txn::abortable(
+                &self.shared,
+                &Error::local(local::PURGE_INFLIGHT, "messages purged in flight"),
+            );
+        }
         self.shared.wake.notify_all();
         self.shared.changed.notify_all();
         Ok(())
