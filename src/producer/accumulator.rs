@@ -748,21 +748,7 @@ impl Acc {
             let name = tq.name.clone();
             batches.extend(tq.unassigned.drain(..).map(|u| unassigned_batch(&name, u)));
         }
-        let written: Vec<u64> = self.requests.iter().map(|r| r.1).collect();
-        let unsent: Vec<u64> = self
-            .inflight
-            .keys()
-            .copied()
-            .filter(|t| !written.contains(t))
-            .collect();
-        for t in unsent {
-            for b in self.inflight.remove(&t).unwrap_or_default() {
-                if let Some(pq) = self.part_mut(&b.tp) {
-                    pq.in_flight -= 1;
-                }
-                batches.push(b);
-            }
-        }
+        batches.extend(self.take_unsent());
         for b in batches {
             if b.base_sequence >= 0 {
                 // numbered and never to be sent: the sequence must start afresh
@@ -841,6 +827,27 @@ impl Acc {
         for b in batches {
             self.complete(b, Err(e.clone()));
         }
+    }
+
+    /// Takes the sender's requests not written yet out of `inflight`.
+    fn take_unsent(&mut self) -> Vec<Batch> {
+        let written: Vec<u64> = self.requests.iter().map(|r| r.1).collect();
+        let unsent: Vec<u64> = self
+            .inflight
+            .keys()
+            .copied()
+            .filter(|t| !written.contains(t))
+            .collect();
+        let mut batches = Vec::new();
+        for t in unsent {
+            for b in self.inflight.remove(&t).unwrap_or_default() {
+                if let Some(pq) = self.part_mut(&b.tp) {
+                    pq.in_flight -= 1;
+                }
+                batches.push(b);
+            }
+        }
+        batches
     }
 
     /// Puts a batch back for another try, in creation order.
