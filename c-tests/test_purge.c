@@ -198,6 +198,30 @@ static void mock_cmd(mock_t *m, const char *cmd) {
     CHECK_MSG(strncmp(line, "ok", 2) == 0, "%s: %s", cmd, line);
 }
 
+/* waits until the mock broker has received a Produce request since the
+ * last "track clear" (the request is then in flight: its answer is held) */
+static void mock_wait_produce(mock_t *m, int64_t ms) {
+    int64_t until = now_ms() + ms;
+    for (;;) {
+        char line[512];
+        int seen_produce = 0;
+        fprintf(m->in, "track dump\n");
+        fflush(m->in);
+        for (;;) {
+            CHECK_MSG(fgets(line, sizeof line, m->out) != NULL, "no answer to track dump");
+            if (strncmp(line, "ok", 2) == 0)
+                break;
+            int broker, api;
+            if (sscanf(line, "request %d %d", &broker, &api) == 2 && api == 0)
+                seen_produce = 1;
+        }
+        if (seen_produce)
+            return;
+        CHECK_MSG(now_ms() < until, "no Produce request reached the mock broker");
+        usleep(20 * 1000);
+    }
+}
+
 static void mock_stop(mock_t *m) {
     fprintf(m->in, "quit\n");
     fclose(m->in);
@@ -231,31 +255,35 @@ static void purge_in_flight(void) {
     CHECK_INT(gregor_producer_flush(p, 20000), 0);
     check_range(900, 901, 0, GREGOR_MSG_STATUS_PERSISTED);
 
-    /* every response held for 4 s: the first batch stays in flight */
-    mock_cmd(&m, "rtt 1 4000");
+    /* every answer held for 6 s: the first batch stays in flight */
+    mock_cmd(&m, "rtt 1 6000");
+    mock_cmd(&m, "track start");
+    mock_cmd(&m, "track clear");
     reset();
     send_range(p, topic, 0, 100);
-    usleep(600 * 1000);
-    send_range(p, topic, 100, 130);
-    usleep(300 * 1000);
+    mock_wait_produce(&m, 30000);
+    send_range(p, topic, 100, 130); /* queued behind it */
+    usleep(100 * 1000);
     CHECK_INT(gregor_producer_len(p), 130);
     CHECK_INT(gregor_producer_poll(p, 0), 0);
     int64_t t0 = now_ms();
     CHECK_INT(gregor_producer_purge(p, GREGOR_PURGE_F_QUEUE | GREGOR_PURGE_F_INFLIGHT), 0);
-    poll_until(p, 130, 3000);
-    CHECK_MSG(now_ms() - t0 < 3000, "the purge waited for the held answer");
+    poll_until(p, 130, 5000);
+    CHECK_MSG(now_ms() - t0 < 5000, "the purge waited for the held answer");
     CHECK_INT(reports, 130);
     CHECK_INT(gregor_producer_len(p), 0);
     check_range(0, 100, GREGOR_ERR__PURGE_INFLIGHT, GREGOR_MSG_STATUS_POSSIBLY_PERSISTED);
     check_range(100, 130, GREGOR_ERR__PURGE_QUEUE, GREGOR_MSG_STATUS_NOT_PERSISTED);
 
-    /* answers come at once again: the held answer for the purged request is
-     * ignored; new messages are delivered */
+    /* answers come at once again: the held answer for the purged request
+     * (sent before new ones on the connection) is ignored; new messages are
+     * delivered */
     mock_cmd(&m, "rtt 1 0");
     send_range(p, topic, 200, 220);
-    CHECK_INT(gregor_producer_flush(p, 30000), 0);
-    usleep(200 * 1000);
-    gregor_producer_poll(p, 100);
+    CHECK_INT(gregor_producer_flush(p, 60000), 0);
+    /* past the held answer's time: it came and changed nothing */
+    while (now_ms() < t0 + 7000)
+        gregor_producer_poll(p, 100);
     CHECK_INT(reports, 150);
     check_range(0, 100, GREGOR_ERR__PURGE_INFLIGHT, GREGOR_MSG_STATUS_POSSIBLY_PERSISTED);
     check_range(200, 220, 0, GREGOR_MSG_STATUS_PERSISTED);
@@ -263,7 +291,7 @@ static void purge_in_flight(void) {
     gregor_producer_set_dr_cb(p, NULL, NULL);
     gregor_producer_free(p);
     mock_stop(&m);
-    printf("purge in flight (mock broker holding answers 4 s): 100 _PURGE_INFLIGHT possibly "
+    printf("purge in flight (mock broker holding answers 6 s): 100 _PURGE_INFLIGHT possibly "
            "persisted + 30 _PURGE_QUEUE, once each, at once; the late answer ignored; "
            "delivered again\n");
 }
