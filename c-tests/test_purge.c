@@ -158,6 +158,28 @@ static void purge_queued(void) {
            N_MSGS);
 }
 
+/* delivery.report.only.error: only failed messages get a report */
+static void only_errors(void) {
+    char topic[128];
+    unique_topic(topic, sizeof topic, "purge-oe");
+    create_topic_on_test_broker(topic);
+    const char *props[] = {"linger.ms", "60000", "delivery.report.only.error", "true", NULL};
+    gregor_producer *p = test_producer(props);
+    CHECK_OK(gregor_producer_set_dr_cb(p, dr_cb, NULL), "");
+    reset();
+    send_range(p, topic, 0, 3);
+    CHECK_INT(gregor_producer_flush(p, 20000), 0);
+    CHECK_INT(reports, 0);
+    CHECK_INT(gregor_producer_len(p), 0);
+    send_range(p, topic, 3, 5);
+    CHECK_INT(gregor_producer_purge(p, GREGOR_PURGE_F_QUEUE), 0);
+    CHECK_INT(gregor_producer_poll(p, 5000), 2);
+    check_range(3, 5, GREGOR_ERR__PURGE_QUEUE, GREGOR_MSG_STATUS_NOT_PERSISTED);
+    gregor_producer_set_dr_cb(p, NULL, NULL);
+    gregor_producer_free(p);
+    printf("delivery.report.only.error: no report for delivered messages, one for each failed\n");
+}
+
 /* ----- the mock cluster, driven over pipes ----- */
 
 typedef struct {
@@ -299,6 +321,7 @@ static void purge_in_flight(void) {
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
     purge_queued();
+    only_errors();
     purge_in_flight();
     return 0;
 }
