@@ -383,3 +383,55 @@ fn delivery_report_only_error_reports_failures_only() {
     assert_eq!(got.len(), 3);
     assert!(got.values().all(|s| s.code == local::PURGE_QUEUE));
 }
+
+/// Reports not served yet hold their messages' records, so they count
+/// against `queue.buffering.max.messages` until poll/flush serves them
+/// (librdkafka's rule); without a delivery callback nothing is held.
+#[test]
+fn unserved_reports_count_against_the_queue_until_served() {
+    if !common::broker_up() {
+        return;
+    }
+    let topic = common::unique_topic("purge-held");
+    common::create_topic(&topic, 1);
+    let probe = |p: &Producer| {
+        p.send(
+            &ProducerRecord {
+                topic: &topic,
+                partition: Some(0),
+                value: Some(b"probe"),
+                ..Default::default()
+            },
+            99,
+        )
+    };
+    let cfg = common::config(&[("linger.ms", "0"), ("queue.buffering.max.messages", "10")]);
+
+    // with a callback: delivered but unserved, the ten still fill the queue
+    let p = Producer::new(&cfg).unwrap();
+    let seen = recording(&p);
+    send_numbered(&p, &topic, 0..10);
+    thread::sleep(Duration::from_millis(1500)); // delivered meanwhile (not served)
+    assert_eq!(p.len(), 10);
+    assert_eq!(probe(&p).unwrap_err().code(), local::QUEUE_FULL);
+    assert_eq!(p.poll(Duration::from_secs(5)), 10);
+    assert_eq!(by_opaque(&seen).len(), 10);
+    assert!(by_opaque(&seen).values().all(|s| s.code == 0));
+    probe(&p).unwrap(); // served: room again
+    p.flush(Duration::from_secs(20)).unwrap();
+    assert_eq!(p.len(), 0);
+
+    // without one, room comes back as soon as they are delivered
+    let p = Producer::new(&cfg).unwrap();
+    send_numbered(&p, &topic, 0..10);
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        match probe(&p) {
+            Ok(()) => break,
+            Err(e) => assert_eq!(e.code(), local::QUEUE_FULL),
+        }
+        assert!(Instant::now() < until, "no room without polling");
+        thread::sleep(Duration::from_millis(20));
+    }
+    p.flush(Duration::from_secs(20)).unwrap();
+}

@@ -340,6 +340,13 @@ pub(crate) struct Acc {
     pub purge_gen: u64,
     /// acks=0: a sent message is only possibly persisted.
     acks0: bool,
+    /// A delivery callback is set: reports keep their batch's records (the
+    /// key, value and headers) until served. Without one (and for
+    /// `send_sync`, which reports no key or value) they are freed at once.
+    pub keep_records: bool,
+    /// Messages (and their bytes) of `done` whose reports hold records.
+    pub held_msgs: usize,
+    pub held_bytes: usize,
     pub next_request_token: u64,
     /// Statistics: messages delivered (acknowledged), and their bytes.
     pub txmsgs: u64,
@@ -379,6 +386,9 @@ impl Acc {
             encoding: 0,
             purge_gen: 0,
             acks0: s.acks == 0,
+            keep_records: false,
+            held_msgs: 0,
+            held_bytes: 0,
             next_request_token: 0,
             txmsgs: 0,
             txmsg_bytes: 0,
@@ -423,6 +433,8 @@ impl Acc {
     /// Takes the outcomes for reporting outside the lock.
     pub fn take_done(&mut self) -> VecDeque<Done> {
         self.done_msgs = 0;
+        self.held_msgs = 0;
+        self.held_bytes = 0;
         mem::take(&mut self.done)
     }
 
@@ -456,11 +468,18 @@ impl Acc {
                 ),
             ));
         }
-        if self.queued_msgs + 1 > self.max_messages || self.queued_bytes + size > self.max_bytes {
+        // reports not served yet hold their messages' records: they count
+        // against the limits until poll/flush serves them (librdkafka's
+        // rule: a message leaves the queue's count when its report is served)
+        let (held_msgs, held_bytes) = (self.held_msgs, self.held_bytes);
+        if self.queued_msgs + held_msgs + 1 > self.max_messages
+            || self.queued_bytes + held_bytes + size > self.max_bytes
+        {
             return Err(Error::local(
                 local::QUEUE_FULL,
                 format!(
-                    "{} messages / {} bytes queued",
+                    "{} messages / {} bytes queued, {held_msgs} / {held_bytes} awaiting their \
+                     delivery reports (poll or flush serves them)",
                     self.queued_msgs, self.queued_bytes
                 ),
             ));
@@ -677,7 +696,11 @@ impl Acc {
             Err(_) if b.possibly_persisted => MessageStatus::PossiblyPersisted,
             Err(_) => MessageStatus::NotPersisted,
         };
-        let records = b.take_records();
+        let records = if self.keep_records {
+            b.take_records()
+        } else {
+            None
+        };
         self.queued_msgs -= b.msgs.len();
         self.queued_bytes -= b.total_size;
         if result.is_ok() {
@@ -722,6 +745,12 @@ impl Acc {
             }
         }
         self.done_msgs += b.msgs.iter().filter(|m| m.sync.is_none()).count();
+        if records.is_some() {
+            for m in b.msgs.iter().filter(|m| m.sync.is_none()) {
+                self.held_msgs += 1;
+                self.held_bytes += m.size;
+            }
+        }
         self.done.push_back(Done {
             tp: b.tp,
             result,

@@ -304,6 +304,9 @@ impl Producer {
     /// and [`Producer::flush`] (on the calling thread). Without one, reports
     /// are dropped after counting.
     pub fn set_delivery_callback(&self, cb: Option<DeliveryCallback>) {
+        // without a callback nobody reads a report's key and value: the
+        // batches' buffers are freed as soon as their outcome is known
+        self.shared.acc().keep_records = cb.is_some();
         *self.shared.dr_cb.lock().unwrap_or_else(|e| e.into_inner()) = cb;
     }
 
@@ -504,6 +507,9 @@ impl Producer {
 
     /// Turns outcomes into reports for the callback, on this thread.
     fn serve(&self, done: std::collections::VecDeque<accumulator::Done>) -> usize {
+        // their records no longer count against the queue: a blocked
+        // send_blocking may go on
+        self.shared.changed.notify_all();
         let mut n = 0;
         let only_error = self.shared.settings.dr_only_error;
         let timeout = self.shared.settings.message_timeout;

@@ -174,6 +174,13 @@ module Gregor
       buf = Native.errbuf
       rc = Native.gregor_producer_send(native, topic.to_s, partition || -1, kp, kn, vp, vn, hdrs, ts,
                                        FFI::Pointer.new(id), 0, buf, Native::ERRSTR_SIZE)
+      if rc == QUEUE_FULL
+        # delivery reports not served yet count against the queue (as in
+        # librdkafka); rdkafka-ruby's polling thread would have served them
+        Native.gregor_producer_poll(native, 0)
+        rc = Native.gregor_producer_send(native, topic.to_s, partition || -1, kp, kn, vp, vn, hdrs, ts,
+                                         FFI::Pointer.new(id), 0, buf, Native::ERRSTR_SIZE)
+      end
       unless rc.zero?
         @lock.synchronize { @pending.delete(id) }
         AbstractHandle.remove(handle)
@@ -213,6 +220,8 @@ module Gregor
     def flush(timeout_ms = 5000)
       @native.use(:flush) { |native| Native.gregor_producer_flush(native, timeout_ms).zero? }
     end
+
+    QUEUE_FULL = -184 # GREGOR_ERR__QUEUE_FULL
 
     # gregor_producer_purge's flags (librdkafka's RD_KAFKA_PURGE_F_*).
     PURGE_F_QUEUE = 0x1
