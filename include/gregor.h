@@ -3225,7 +3225,9 @@ int gregor_producer_set_dr_cb(const gregor_producer *producer, gregor_dr_cb cb, 
  * `msg_opaque`. `partition` -1 lets the partitioner choose; `key`/`value`
  * NULL mean null; `headers` may be NULL; `timestamp_ms` 0 means now. With
  * `block_ms` 0 a full queue fails at once with `GREGOR_ERR__QUEUE_FULL`;
- * otherwise it waits up to `block_ms` for room. Copies the data. Thread-safe.
+ * otherwise it waits up to `block_ms` for room (serving delivery reports
+ * on this thread when reports not yet served are what fills the queue).
+ * Copies the data. Thread-safe.
  */
 int gregor_producer_send(const gregor_producer *producer, const char *topic, int32_t partition, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len, const gregor_headers *headers, int64_t timestamp_ms, void *msg_opaque, int block_ms, char *errstr, size_t errstr_size);
 

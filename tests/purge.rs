@@ -421,6 +421,29 @@ fn unserved_reports_count_against_the_queue_until_served() {
     p.flush(Duration::from_secs(20)).unwrap();
     assert_eq!(p.len(), 0);
 
+    // send_blocking on the only thread: it serves the reports that fill
+    // the queue itself instead of waiting for a poll that cannot come
+    seen.lock().unwrap().clear();
+    for i in 100..150 {
+        let v = value(i);
+        p.send_blocking(
+            &ProducerRecord {
+                topic: &topic,
+                partition: Some(0),
+                key: Some(&key(i)),
+                value: Some(&v),
+                ..Default::default()
+            },
+            i,
+            Duration::from_secs(20),
+        )
+        .unwrap();
+    }
+    p.flush(Duration::from_secs(20)).unwrap();
+    let got = by_opaque(&seen);
+    assert_eq!(got.len(), 50);
+    assert!(got.values().all(|s| s.code == 0));
+
     // without one, room comes back as soon as they are delivered
     let p = Producer::new(&cfg).unwrap();
     send_numbered(&p, &topic, 0..10);

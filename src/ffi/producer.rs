@@ -99,7 +99,9 @@ pub extern "C" fn gregor_producer_set_dr_cb(
 /// `msg_opaque`. `partition` -1 lets the partitioner choose; `key`/`value`
 /// NULL mean null; `headers` may be NULL; `timestamp_ms` 0 means now. With
 /// `block_ms` 0 a full queue fails at once with `GREGOR_ERR__QUEUE_FULL`;
-/// otherwise it waits up to `block_ms` for room. Copies the data. Thread-safe.
+/// otherwise it waits up to `block_ms` for room (serving delivery reports
+/// on this thread when reports not yet served are what fills the queue).
+/// Copies the data. Thread-safe.
 #[no_mangle]
 pub extern "C" fn gregor_producer_send(
     producer: *const gregor_producer,

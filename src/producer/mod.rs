@@ -388,7 +388,9 @@ impl Producer {
     }
 
     /// As [`Producer::send`], but waits up to `timeout` for queue space
-    /// instead of failing with `_QUEUE_FULL`.
+    /// instead of failing with `_QUEUE_FULL`. When what fills the queue is
+    /// delivery reports not served yet, it serves them (runs the callback)
+    /// on this thread.
     ///
     /// # Errors
     /// As [`Producer::send`]; `_QUEUE_FULL` if no space came in time.
@@ -454,6 +456,18 @@ impl Producer {
                     let Some(until) = wait_until else {
                         return Err(e);
                     };
+                    if acc.held_msgs > 0 {
+                        // the room is held by reports not served yet: serve
+                        // them here, on the caller's thread (unless this is
+                        // inside a delivery callback, or another thread serves)
+                        if let Ok(cb) = self.shared.dr_cb.try_lock() {
+                            let done = acc.take_done();
+                            drop(acc);
+                            self.serve_locked(cb, done);
+                            acc = self.shared.acc();
+                            continue;
+                        }
+                    }
                     let now = Instant::now();
                     if now >= until {
                         return Err(e);
@@ -507,6 +521,16 @@ impl Producer {
 
     /// Turns outcomes into reports for the callback, on this thread.
     fn serve(&self, done: std::collections::VecDeque<accumulator::Done>) -> usize {
+        let cb = self.shared.dr_cb.lock().unwrap_or_else(|e| e.into_inner());
+        self.serve_locked(cb, done)
+    }
+
+    /// [`Producer::serve`] with the callback's lock held.
+    fn serve_locked(
+        &self,
+        mut cb: MutexGuard<'_, Option<DeliveryCallback>>,
+        done: std::collections::VecDeque<accumulator::Done>,
+    ) -> usize {
         // their records no longer count against the queue: a blocked
         // send_blocking may go on
         self.shared.changed.notify_all();
@@ -514,7 +538,6 @@ impl Producer {
         let only_error = self.shared.settings.dr_only_error;
         let timeout = self.shared.settings.message_timeout;
         let now = Instant::now();
-        let mut cb = self.shared.dr_cb.lock().unwrap_or_else(|e| e.into_inner());
         for d in done {
             if only_error && d.result.is_ok() {
                 continue; // delivery.report.only.error
