@@ -195,6 +195,16 @@
 #define GREGOR_ERR__FATAL -150
 
 /**
+ * Local: Purged in queue
+ */
+#define GREGOR_ERR__PURGE_QUEUE -152
+
+/**
+ * Local: Purged in flight
+ */
+#define GREGOR_ERR__PURGE_INFLIGHT -151
+
+/**
  * Local: Maximum application poll interval (max.poll.interval.ms) exceeded
  */
 #define GREGOR_ERR__MAX_POLL_EXCEEDED -147
@@ -1286,6 +1296,46 @@
 #define GREGOR_LEGACY07_CODEC_SNAPPY 2
 
 /**
+ * Message status: not in the log, safe to send again
+ * (librdkafka's `RD_KAFKA_MSG_STATUS_NOT_PERSISTED`).
+ */
+#define GREGOR_MSG_STATUS_NOT_PERSISTED 0
+
+/**
+ * Message status: maybe in the log (sent, then a timeout, a lost
+ * connection or a purge in flight): sending it again may duplicate it
+ * (librdkafka's `RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED`).
+ */
+#define GREGOR_MSG_STATUS_POSSIBLY_PERSISTED 1
+
+/**
+ * Message status: acknowledged by the broker; every consumed message
+ * (librdkafka's `RD_KAFKA_MSG_STATUS_PERSISTED`).
+ */
+#define GREGOR_MSG_STATUS_PERSISTED 2
+
+/**
+ * Purge flag: the messages in the producer's queues, not sent yet; their
+ * reports carry `GREGOR_ERR__PURGE_QUEUE` (librdkafka's
+ * `RD_KAFKA_PURGE_F_QUEUE`).
+ */
+#define GREGOR_PURGE_F_QUEUE 1
+
+/**
+ * Purge flag: the messages whose produce requests are in flight; their
+ * reports carry `GREGOR_ERR__PURGE_INFLIGHT` and the broker's answer, when
+ * it comes, is ignored, so whether they were written is unknown
+ * (librdkafka's `RD_KAFKA_PURGE_F_INFLIGHT`).
+ */
+#define GREGOR_PURGE_F_INFLIGHT 2
+
+/**
+ * Purge flag: do not wait for the sender thread to let go of a batch it is
+ * encoding at that moment (librdkafka's `RD_KAFKA_PURGE_F_NON_BLOCKING`).
+ */
+#define GREGOR_PURGE_F_NON_BLOCKING 4
+
+/**
  * One ACL binding (to create).
  */
 typedef struct gregor_acl_binding gregor_acl_binding;
@@ -1638,6 +1688,12 @@ typedef struct {
    * The `msg_opaque` given to `gregor_producer_send`.
    */
   void *msg_opaque;
+  /**
+   * The report as a message, valid only during the callback (never free
+   * it): `gregor_message_key`, `_value`, `_header_count`, `_header`,
+   * `_status` and `_latency` read the produced message on it.
+   */
+  const gregor_message *message;
 } gregor_delivery_report;
 
 /**
@@ -3911,6 +3967,24 @@ const char *gregor_message_errstr(const gregor_message *msg);
 void gregor_message_free(gregor_message *msg);
 
 /**
+ * The message's persistence status (`GREGOR_MSG_STATUS_*`, librdkafka's
+ * `rd_kafka_message_status` and its rules): on a delivery report's
+ * message, `NOT_PERSISTED` for one that never left the client or that the
+ * broker refused, `POSSIBLY_PERSISTED` for one sent and then timed out,
+ * cut off or purged in flight (and any message with acks=0),
+ * `PERSISTED` for one acknowledged; every consumed message is
+ * `PERSISTED`. `GREGOR_ERR__INVALID_ARG` for NULL.
+ */
+int gregor_message_status(const gregor_message *msg);
+
+/**
+ * Microseconds from `gregor_producer_send` to the delivery report
+ * (librdkafka's `rd_kafka_message_latency`), or -1: for a consumed message,
+ * NULL, or a report whose send time is unknown.
+ */
+int64_t gregor_message_latency(const gregor_message *msg);
+
+/**
  * Number of brokers (0 for NULL).
  */
 size_t gregor_metadata_broker_count(const gregor_metadata *md);
@@ -4054,7 +4128,8 @@ int gregor_producer_set_dr_cb(const gregor_producer *producer, gregor_dr_cb cb, 
  * NULL mean null; `headers` may be NULL; `timestamp_ms` 0 means now. With
  * `block_ms` 0 a full queue fails at once with `GREGOR_ERR__QUEUE_FULL`;
  * otherwise it waits up to `block_ms` for room (negative: as long as it
- * takes). Copies the data. Thread-safe.
+ * takes), serving delivery reports on this thread when reports not yet
+ * served are what fills the queue. Copies the data. Thread-safe.
  */
 int gregor_producer_send(const gregor_producer *producer, const char *topic, int32_t partition, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len, const gregor_headers *headers, int64_t timestamp_ms, void *msg_opaque, int block_ms, char *errstr, size_t errstr_size);
 
@@ -4124,6 +4199,17 @@ int gregor_producer_abort_transaction(const gregor_producer *producer, int timeo
  * `partition_count` < 1. Thread-safe.
  */
 int32_t gregor_partitioner(const char *partitioner, const uint8_t *key, size_t key_len, int32_t partition_count);
+
+/**
+ * Purges the producer's messages as `flags` say (`GREGOR_PURGE_F_*`,
+ * librdkafka's `rd_kafka_purge`): `GREGOR_PURGE_F_QUEUE` those not sent
+ * yet, `GREGOR_PURGE_F_INFLIGHT` those in flight. Each purged message gets
+ * exactly one delivery report, served by the next `gregor_producer_poll` /
+ * `gregor_producer_flush`; the producer then has nothing outstanding and
+ * goes on as before. Returns 0, or `GREGOR_ERR__INVALID_ARG` for a NULL
+ * producer or an unknown flag. Thread-safe.
+ */
+int gregor_producer_purge(const gregor_producer *producer, int flags);
 
 /**
  * Sets (or with NULL `cb`, clears) the producer's statistics callback.

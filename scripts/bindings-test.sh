@@ -39,6 +39,8 @@ run_python() {
     KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_config.py
     log "python: client events, fatal errors, transactional error flags"
     PYTHONPATH="$site" python3 bindings/python/tests/test_events.py
+    log "python: purge and delivery reports (test_purge.py)"
+    KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_purge.py
     rm -rf "$site"
 }
 
@@ -53,6 +55,8 @@ run_ruby() {
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_config.rb
     log "ruby: Config.error_callback"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_events.rb
+    log "ruby: Producer#purge"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_purge.rb
     # close under calls in flight (issue 24): 1000 rounds each for admin,
     # producer and consumer, 15-30 s; GREGOR_LIFETIME_ROUNDS to change
     log "ruby: close while calls are in flight (${GREGOR_LIFETIME_ROUNDS:-1000} rounds each)"

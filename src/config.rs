@@ -268,6 +268,9 @@ static PROPS: &[Prop] = props! {
     "partitioner": Kind::Enum(&[&["consistent_random"], &["murmur2_random"], &["murmur2"],
         &["consistent"], &["random"], &["fnv1a"], &["fnv1a_random"]]), "consistent_random", Producer,
         "How keyed and keyless messages are spread over partitions.";
+    // wt-purge (issue 16 item 6)
+    "delivery.report.only.error": Kind::Bool, "false", Producer,
+        "Only failed messages get a delivery report (librdkafka's).";
     "group.id": Kind::Str, "", Consumer, "Consumer group id; needed for committed offsets.";
     "auto.offset.reset": Kind::Enum(&[&["latest", "largest", "end"], &["earliest", "smallest", "beginning"],
         &["error"]]), "latest", Consumer,

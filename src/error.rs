@@ -98,6 +98,17 @@ pub mod local {
     ///
     /// cbindgen:ignore
     pub const MAX_POLL_EXCEEDED: i32 = -147;
+    /// A message was purged from the producer's queue before it was sent
+    /// (librdkafka's `RD_KAFKA_RESP_ERR__PURGE_QUEUE`).
+    ///
+    /// cbindgen:ignore
+    pub const PURGE_QUEUE: i32 = -152;
+    /// A message was purged while its request was in flight: the broker's
+    /// answer, if one comes, is ignored (librdkafka's
+    /// `RD_KAFKA_RESP_ERR__PURGE_INFLIGHT`).
+    ///
+    /// cbindgen:ignore
+    pub const PURGE_INFLIGHT: i32 = -151;
     /// A configuration property is unknown or has a bad value.
     ///
     /// cbindgen:ignore
@@ -165,6 +176,8 @@ pub mod local {
             "Local: Required feature not supported by broker",
         ),
         (FATAL, "_FATAL", "Local: Fatal error"),
+        (PURGE_QUEUE, "_PURGE_QUEUE", "Local: Purged in queue"),
+        (PURGE_INFLIGHT, "_PURGE_INFLIGHT", "Local: Purged in flight"),
         (
             MAX_POLL_EXCEEDED,
             "_MAX_POLL_EXCEEDED",

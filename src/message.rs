@@ -80,6 +80,30 @@ impl Message {
     }
 }
 
+/// Whether a produced message may be in the partition's log: librdkafka's
+/// `rd_kafka_msg_status_t` (`rd_kafka_message_status`), same numbers.
+///
+/// The rules are librdkafka's: a message that never left the client, or
+/// whose request the broker refused for a reason that means nothing was
+/// written, is `NotPersisted`; one whose request was sent and then timed
+/// out, lost its connection or was purged in flight is
+/// `PossiblyPersisted` (a retry may duplicate it); an acknowledged one is
+/// `Persisted` (with `acks=0`: `PossiblyPersisted`). A status never goes
+/// back to `NotPersisted` once an attempt made it possibly persisted.
+/// Consumed messages are `Persisted`.
+///
+/// cbindgen:ignore
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(i32)]
+pub enum MessageStatus {
+    /// Not in the log: safe to send again without duplicating it.
+    NotPersisted = 0,
+    /// Maybe in the log: sending it again may duplicate it.
+    PossiblyPersisted = 1,
+    /// Acknowledged by the broker.
+    Persisted = 2,
+}
+
 /// A record to produce. Borrowed: nothing is copied until it is encoded.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ProducerRecord<'a> {

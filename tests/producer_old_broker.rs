@@ -158,6 +158,14 @@ fn message_set_v1_for_produce_v2_and_v0_below_with_every_old_codec() {
         for codec in ["none", "gzip", "snappy", "lz4"] {
             let (addr, seen) = old_broker(produce_max);
             let p = producer(&addr, codec);
+            // the reports carry the values sent (read from the records the
+            // message set was made from)
+            let reported = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            let r2 = reported.clone();
+            p.set_delivery_callback(Some(Box::new(move |dr| {
+                let v = dr.value().map(|v| String::from_utf8_lossy(&v).into_owned());
+                r2.lock().unwrap().push((v, dr.status));
+            })));
             for v in ["a", "b", "c"] {
                 p.send(
                     &ProducerRecord {
@@ -171,6 +179,20 @@ fn message_set_v1_for_produce_v2_and_v0_below_with_every_old_codec() {
                 .unwrap();
             }
             p.flush(Duration::from_secs(10)).unwrap();
+            let want: Vec<_> = ["a", "b", "c"]
+                .iter()
+                .map(|v| {
+                    (
+                        Some(v.to_string()),
+                        gregor::producer::MessageStatus::Persisted,
+                    )
+                })
+                .collect();
+            assert_eq!(
+                *reported.lock().unwrap(),
+                want,
+                "Produce v{produce_max} {codec}"
+            );
             let seen = seen.lock().unwrap().clone();
             let values: Vec<String> = seen.iter().flat_map(|(_, _, v)| v.clone()).collect();
             assert_eq!(values, ["a", "b", "c"], "Produce v{produce_max} {codec}");

@@ -1,4 +1,4 @@
-//! Consumed messages and consumer events (`gregor_message_*`).
+//! Consumed messages, consumer events and delivery reports' messages (`gregor_message_*`).
 
 use std::ffi::{c_char, c_int, CString};
 use std::ptr;
@@ -8,14 +8,18 @@ use super::guard::{field, guard, guard_code};
 use super::raw::*;
 use crate::error::{local, Error};
 use crate::message::Message;
+use crate::producer::DeliveryReport;
 use crate::record::TimestampType;
 
 /// A consumed message or consumer event. Immutable; thread-safe to read.
 pub struct gregor_message {
-    inner: Message,
+    pub(crate) inner: Message,
     /// Made on first use: most consumers never ask.
-    topic: OnceLock<CString>,
-    errstr: OnceLock<CString>,
+    pub(crate) topic: OnceLock<CString>,
+    pub(crate) errstr: OnceLock<CString>,
+    /// A delivery report's message: its status and latency (µs), see
+    /// `gregor_message_status`. `None` for a consumed message.
+    pub(crate) produced: Option<(crate::message::MessageStatus, i64)>,
 }
 
 // ----- messages -----
@@ -25,6 +29,7 @@ pub(crate) fn into_handle(msg: Message) -> *mut gregor_message {
         inner: msg,
         topic: OnceLock::new(),
         errstr: OnceLock::new(),
+        produced: None,
     }))
 }
 
@@ -169,4 +174,106 @@ pub extern "C" fn gregor_message_errstr(msg: *const gregor_message) -> *const c_
 #[no_mangle]
 pub extern "C" fn gregor_message_free(msg: *mut gregor_message) {
     guard((), || free(msg))
+}
+
+// ----- delivery reports' messages: status (rd_kafka_message_status) and latency -----
+
+/// Message status: not in the log, safe to send again
+/// (librdkafka's `RD_KAFKA_MSG_STATUS_NOT_PERSISTED`).
+pub const GREGOR_MSG_STATUS_NOT_PERSISTED: c_int = 0;
+/// Message status: maybe in the log (sent, then a timeout, a lost
+/// connection or a purge in flight): sending it again may duplicate it
+/// (librdkafka's `RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED`).
+pub const GREGOR_MSG_STATUS_POSSIBLY_PERSISTED: c_int = 1;
+/// Message status: acknowledged by the broker; every consumed message
+/// (librdkafka's `RD_KAFKA_MSG_STATUS_PERSISTED`).
+pub const GREGOR_MSG_STATUS_PERSISTED: c_int = 2;
+
+/// A delivery report as a message, for the C callback (on its stack, valid
+/// during the call): the key, value and headers share the producer's
+/// buffers.
+pub(crate) fn report_message(dr: &DeliveryReport) -> gregor_message {
+    let (key, value, headers) = dr.key_value_headers();
+    gregor_message {
+        inner: Message {
+            topic: dr.topic.clone(),
+            partition: dr.partition,
+            offset: dr.offset,
+            key,
+            value,
+            headers,
+            timestamp: dr.timestamp,
+            timestamp_type: if dr.timestamp >= 0 {
+                TimestampType::CreateTime
+            } else {
+                TimestampType::NotAvailable
+            },
+            leader_epoch: None,
+            error: dr.error.clone().map(Box::new),
+        },
+        topic: OnceLock::new(),
+        errstr: OnceLock::new(),
+        produced: Some((dr.status, dr.latency_us)),
+    }
+}
+
+/// The message's persistence status (`GREGOR_MSG_STATUS_*`, librdkafka's
+/// `rd_kafka_message_status` and its rules): on a delivery report's
+/// message, `NOT_PERSISTED` for one that never left the client or that the
+/// broker refused, `POSSIBLY_PERSISTED` for one sent and then timed out,
+/// cut off or purged in flight (and any message with acks=0),
+/// `PERSISTED` for one acknowledged; every consumed message is
+/// `PERSISTED`. `GREGOR_ERR__INVALID_ARG` for NULL.
+#[no_mangle]
+pub extern "C" fn gregor_message_status(msg: *const gregor_message) -> c_int {
+    guard(crate::error::local::FAIL, || match handle(msg, "msg") {
+        Ok(m) => m
+            .produced
+            .map_or(GREGOR_MSG_STATUS_PERSISTED, |(s, _)| s as c_int),
+        Err(e) => e.code(),
+    })
+}
+
+/// Microseconds from `gregor_producer_send` to the delivery report
+/// (librdkafka's `rd_kafka_message_latency`), or -1: for a consumed message,
+/// NULL, or a report whose send time is unknown.
+#[no_mangle]
+pub extern "C" fn gregor_message_latency(msg: *const gregor_message) -> i64 {
+    guard(-1, || {
+        handle(msg, "msg")
+            .ok()
+            .and_then(|m| m.produced)
+            .map_or(-1, |(_, l)| l)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::MessageStatus;
+    use crate::producer::purge;
+
+    #[test]
+    fn constants_are_librdkafkas() {
+        assert_eq!(GREGOR_PURGE_F_QUEUE, purge::QUEUE);
+        assert_eq!(GREGOR_PURGE_F_INFLIGHT, purge::INFLIGHT);
+        assert_eq!(GREGOR_PURGE_F_NON_BLOCKING, purge::NON_BLOCKING);
+        // rdkafka.h: RD_KAFKA_PURGE_F_QUEUE 0x1, _INFLIGHT 0x2, _NON_BLOCKING 0x4
+        assert_eq!(
+            (purge::QUEUE, purge::INFLIGHT, purge::NON_BLOCKING),
+            (1, 2, 4)
+        );
+        for (c, s) in [
+            (GREGOR_MSG_STATUS_NOT_PERSISTED, MessageStatus::NotPersisted),
+            (
+                GREGOR_MSG_STATUS_POSSIBLY_PERSISTED,
+                MessageStatus::PossiblyPersisted,
+            ),
+            (GREGOR_MSG_STATUS_PERSISTED, MessageStatus::Persisted),
+        ] {
+            assert_eq!(c, s as c_int);
+        }
+        assert_eq!(crate::error::local::PURGE_QUEUE, -152);
+        assert_eq!(crate::error::local::PURGE_INFLIGHT, -151);
+    }
 }

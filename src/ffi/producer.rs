@@ -11,6 +11,7 @@ use super::guard::{guard, guard_code};
 use super::headers::gregor_headers;
 use super::lifetime::enter;
 use super::lifetime::{destroy, handle_registry, register, Handle, Life};
+use super::message::gregor_message;
 use super::metadata::{gregor_metadata, metadata_of};
 use super::raw::*;
 use super::tpl::gregor_tpl;
@@ -168,6 +169,10 @@ pub struct gregor_delivery_report {
     pub errstr: *const c_char,
     /// The `msg_opaque` given to `gregor_producer_send`.
     pub msg_opaque: *mut c_void,
+    /// The report as a message, valid only during the callback (never free
+    /// it): `gregor_message_key`, `_value`, `_header_count`, `_header`,
+    /// `_status` and `_latency` read the produced message on it.
+    pub message: *const gregor_message,
 }
 
 /// A delivery report callback: `dr` is valid only during the call.
@@ -190,6 +195,7 @@ impl CCallback {
             .as_ptr();
         let errstr = CString::new(dr.error.as_ref().map_or(String::new(), ToString::to_string))
             .unwrap_or_default();
+        let message = super::message::report_message(dr);
         let c = gregor_delivery_report {
             topic,
             partition: dr.partition,
@@ -198,6 +204,7 @@ impl CCallback {
             err: dr.error.as_ref().map_or(0, Error::code),
             errstr: errstr.as_ptr(),
             msg_opaque: dr.opaque as *mut c_void,
+            message: &message,
         };
         (self.cb)(&c, self.opaque as *mut c_void);
     }
@@ -231,7 +238,8 @@ pub extern "C" fn gregor_producer_set_dr_cb(
 /// NULL mean null; `headers` may be NULL; `timestamp_ms` 0 means now. With
 /// `block_ms` 0 a full queue fails at once with `GREGOR_ERR__QUEUE_FULL`;
 /// otherwise it waits up to `block_ms` for room (negative: as long as it
-/// takes). Copies the data. Thread-safe.
+/// takes), serving delivery reports on this thread when reports not yet
+/// served are what fills the queue. Copies the data. Thread-safe.
 #[no_mangle]
 pub extern "C" fn gregor_producer_send(
     producer: *const gregor_producer,
@@ -436,4 +444,31 @@ pub extern "C" fn gregor_partitioner(
             _ => crate::error::local::INVALID_ARG,
         }
     })
+}
+
+// ----- purge (librdkafka's rd_kafka_purge) -----
+
+/// Purge flag: the messages in the producer's queues, not sent yet; their
+/// reports carry `GREGOR_ERR__PURGE_QUEUE` (librdkafka's
+/// `RD_KAFKA_PURGE_F_QUEUE`).
+pub const GREGOR_PURGE_F_QUEUE: c_int = 0x1;
+/// Purge flag: the messages whose produce requests are in flight; their
+/// reports carry `GREGOR_ERR__PURGE_INFLIGHT` and the broker's answer, when
+/// it comes, is ignored, so whether they were written is unknown
+/// (librdkafka's `RD_KAFKA_PURGE_F_INFLIGHT`).
+pub const GREGOR_PURGE_F_INFLIGHT: c_int = 0x2;
+/// Purge flag: do not wait for the sender thread to let go of a batch it is
+/// encoding at that moment (librdkafka's `RD_KAFKA_PURGE_F_NON_BLOCKING`).
+pub const GREGOR_PURGE_F_NON_BLOCKING: c_int = 0x4;
+
+/// Purges the producer's messages as `flags` say (`GREGOR_PURGE_F_*`,
+/// librdkafka's `rd_kafka_purge`): `GREGOR_PURGE_F_QUEUE` those not sent
+/// yet, `GREGOR_PURGE_F_INFLIGHT` those in flight. Each purged message gets
+/// exactly one delivery report, served by the next `gregor_producer_poll` /
+/// `gregor_producer_flush`; the producer then has nothing outstanding and
+/// goes on as before. Returns 0, or `GREGOR_ERR__INVALID_ARG` for a NULL
+/// producer or an unknown flag. Thread-safe.
+#[no_mangle]
+pub extern "C" fn gregor_producer_purge(producer: *const gregor_producer, flags: c_int) -> c_int {
+    guard_code(ptr::null_mut(), 0, || enter(producer)?.inner.purge(flags))
 }

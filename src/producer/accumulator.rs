@@ -8,11 +8,12 @@ use std::time::{Duration, Instant};
 
 use byteorder::{BigEndian, ByteOrder};
 
-use super::{partitioner, DeliveryReport, Settings, Shared};
+use super::{partitioner, DeliveryReport, MessageStatus, Settings, Shared};
 use crate::error::{local, Error, Result};
 use crate::message::{now_ms, ProducerRecord};
 use crate::protocol::KafkaCode;
-use crate::record::RecordBatchBuilder;
+use crate::record::batch::HEADER_LEN;
+use crate::record::{BatchRecords, RecordBatchBuilder};
 use crate::wire::Bytes;
 use std::mem;
 
@@ -156,6 +157,38 @@ pub(crate) struct Batch {
     pub retry_at: Option<Instant>,
     /// True once it has been sent at least once.
     pub sent: bool,
+    /// The encoded records, uncompressed, once the batch is finished (the
+    /// finished bytes themselves without compression, else the buffer they
+    /// were compressed from): what the reports read keys and values from.
+    pub records: Option<Bytes>,
+    /// An attempt was sent and then failed in a way that may have written
+    /// it (a timeout, a lost connection, a purge in flight): its status
+    /// can no longer be `NotPersisted` (librdkafka's rule).
+    pub possibly_persisted: bool,
+}
+
+impl Batch {
+    /// The encoded records for the reports, taken without copying.
+    fn take_records(&mut self) -> Option<Bytes> {
+        if let Some(r) = self.records.take() {
+            return Some(r);
+        }
+        let builder = self.builder.take().filter(|b| !b.is_empty())?;
+        Some(records_of(&Bytes::from(builder.into_buffer())))
+    }
+}
+
+/// The records of a v2 batch's bytes: everything after its header.
+pub(crate) fn records_of(batch: &Bytes) -> Bytes {
+    batch.slice(HEADER_LEN.min(batch.len())..batch.len())
+}
+
+/// Microseconds from a message's send (its deadline less
+/// `message.timeout.ms`) to `now`; -1 if unknown.
+fn latency_us(now: Instant, deadline: Instant, message_timeout: Duration) -> i64 {
+    deadline.checked_sub(message_timeout).map_or(-1, |sent| {
+        i64::try_from(now.saturating_duration_since(sent).as_micros()).unwrap_or(i64::MAX)
+    })
 }
 
 /// A partition's queue.
@@ -228,11 +261,14 @@ pub(crate) struct Done {
     /// Base offset (-1 if none), log append time (-1 if none), or the error.
     pub result: std::result::Result<(i64, i64), Error>,
     pub msgs: Vec<MsgMeta>,
+    pub status: MessageStatus,
+    /// The messages' encoded records, in order (None if unknown).
+    pub records: Option<Bytes>,
 }
 
 impl Done {
-    /// Calls `f` with each message's report.
-    pub fn each(self, f: &mut dyn FnMut(&DeliveryReport)) {
+    /// Calls `f` with each message's report; latencies are measured to `now`.
+    pub fn each(self, now: Instant, message_timeout: Duration, f: &mut dyn FnMut(&DeliveryReport)) {
         let mut dr = DeliveryReport {
             topic: self.tp.0,
             partition: self.tp.1,
@@ -240,14 +276,24 @@ impl Done {
             timestamp: -1,
             error: None,
             opaque: 0,
+            status: self.status,
+            latency_us: -1,
+            records: self.records,
+            record_pos: 0,
         };
         if let Err(e) = &self.result {
             dr.error = Some(e.clone());
         }
+        let mut pos = 0;
         for (i, m) in self.msgs.into_iter().enumerate() {
+            dr.record_pos = pos;
+            if let Some(data) = &dr.records {
+                pos = BatchRecords::record_end(data, pos).unwrap_or(data.len());
+            }
             if m.sync.is_some() {
                 continue;
             }
+            dr.latency_us = latency_us(now, m.deadline, message_timeout);
             (dr.offset, dr.timestamp) = match self.result {
                 Ok((base, lat)) => (
                     if base >= 0 { base + i as i64 } else { -1 },
@@ -285,8 +331,28 @@ pub(crate) struct Acc {
     pub need_epoch_bump: bool,
     /// No InitProducerId before this (after a failure).
     pub pid_retry_at: Option<Instant>,
-    /// Produce requests in flight: (connection, token, deadline).
+    /// Produce requests written: (connection, token, deadline).
     pub requests: Vec<(crate::net::BrokerConn, u64, Instant)>,
+    /// The sender's requests by token, from the moment it takes their
+    /// batches off the queues until the answer: not yet written (token not
+    /// in `requests`: still purged as queued) or written (in flight). A
+    /// purge takes them from here, so a later answer finds nothing.
+    pub inflight: HashMap<u64, Vec<Batch>, FxBuild>,
+    /// Requests the sender has taken out of `inflight` to encode them
+    /// (outside the lock); a blocking purge waits for them.
+    pub encoding: usize,
+    /// Bumped by each purge of the queues: batches being encoded meanwhile
+    /// are purged by the sender when it puts them back.
+    pub purge_gen: u64,
+    /// acks=0: a sent message is only possibly persisted.
+    acks0: bool,
+    /// A delivery callback is set: reports keep their batch's records (the
+    /// key, value and headers) until served. Without one (and for
+    /// `send_sync`, which reports no key or value) they are freed at once.
+    pub keep_records: bool,
+    /// Messages (and their bytes) of `done` whose reports hold records.
+    pub held_msgs: usize,
+    pub held_bytes: usize,
     pub next_request_token: u64,
     /// Statistics: messages delivered (acknowledged), and their bytes.
     pub txmsgs: u64,
@@ -322,6 +388,13 @@ impl Acc {
             need_epoch_bump: false,
             pid_retry_at: None,
             requests: Vec::new(),
+            inflight: HashMap::default(),
+            encoding: 0,
+            purge_gen: 0,
+            acks0: s.acks == 0,
+            keep_records: false,
+            held_msgs: 0,
+            held_bytes: 0,
             next_request_token: 0,
             txmsgs: 0,
             txmsg_bytes: 0,
@@ -366,6 +439,8 @@ impl Acc {
     /// Takes the outcomes for reporting outside the lock.
     pub fn take_done(&mut self) -> VecDeque<Done> {
         self.done_msgs = 0;
+        self.held_msgs = 0;
+        self.held_bytes = 0;
         mem::take(&mut self.done)
     }
 
@@ -399,11 +474,18 @@ impl Acc {
                 ),
             ));
         }
-        if self.queued_msgs + 1 > self.max_messages || self.queued_bytes + size > self.max_bytes {
+        // reports not served yet hold their messages' records: they count
+        // against the limits until poll/flush serves them (librdkafka's
+        // rule: a message leaves the queue's count when its report is served)
+        let (held_msgs, held_bytes) = (self.held_msgs, self.held_bytes);
+        if self.queued_msgs + held_msgs + 1 > self.max_messages
+            || self.queued_bytes + held_bytes + size > self.max_bytes
+        {
             return Err(Error::local(
                 local::QUEUE_FULL,
                 format!(
-                    "{} messages / {} bytes queued",
+                    "{} messages / {} bytes queued, {held_msgs} / {held_bytes} awaiting their \
+                     delivery reports (poll or flush serves them)",
                     self.queued_msgs, self.queued_bytes
                 ),
             ));
@@ -484,16 +566,12 @@ impl Acc {
         tq.set_partitions(partitions);
         let waiting: Vec<Unassigned> = tq.unassigned.drain(..).collect();
         for u in waiting {
-            let hs: Vec<(&str, Option<&[u8]>)> = u
-                .headers
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_deref()))
-                .collect();
             let tq = self.topics.get_mut(topic).expect("present");
             let p = match pick_partition(tq, u.key.as_deref(), u.partition, sh) {
                 Ok(p) => p,
                 Err(e) => {
-                    self.fail_one(topic, u.partition.unwrap_or(-1), e, u.meta);
+                    let partition = u.partition.unwrap_or(-1);
+                    self.fail_one(topic, u, partition, e);
                     continue;
                 }
             };
@@ -501,20 +579,41 @@ impl Acc {
             let wake_now = self.hurry() || self.linger.is_zero();
             let wake_new = self.new_batch_wakes(Instant::now());
             let tq = self.topics.get_mut(topic).expect("present");
+            let Unassigned {
+                key,
+                value,
+                headers,
+                partition,
+                timestamp,
+                meta,
+            } = u;
+            let hs: Vec<(&str, Option<&[u8]>)> = headers
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_deref()))
+                .collect();
             let placed = append_to(
                 tq,
                 &mut self.next_seq_no,
                 limits,
                 (wake_now, wake_new),
                 p,
-                u.key.as_deref(),
-                u.value.as_deref(),
+                key.as_deref(),
+                value.as_deref(),
                 &hs,
-                u.timestamp,
-                u.meta,
+                timestamp,
+                meta,
             );
+            drop(hs);
             if let Err((e, meta)) = placed {
-                self.fail_one(topic, p, e, meta);
+                let u = Unassigned {
+                    key,
+                    value,
+                    headers,
+                    partition,
+                    timestamp,
+                    meta,
+                };
+                self.fail_one(topic, u, p, e);
             }
         }
     }
@@ -593,7 +692,18 @@ impl Acc {
 
     /// Records the outcome of every message of a batch:
     /// `Ok((base offset, log append time))` or an error.
-    pub fn complete(&mut self, b: Batch, result: std::result::Result<(i64, i64), Error>) {
+    pub fn complete(&mut self, mut b: Batch, result: std::result::Result<(i64, i64), Error>) {
+        let status = match &result {
+            Ok(_) if self.acks0 => MessageStatus::PossiblyPersisted,
+            Ok(_) => MessageStatus::Persisted,
+            Err(_) if b.possibly_persisted => MessageStatus::PossiblyPersisted,
+            Err(_) => MessageStatus::NotPersisted,
+        };
+        let records = if self.keep_records {
+            b.take_records()
+        } else {
+            None
+        };
         self.queued_msgs -= b.msgs.len();
         self.queued_bytes -= b.total_size;
         if result.is_ok() {
@@ -606,7 +716,13 @@ impl Acc {
             }
         }
         if b.has_sync {
+            let now = Instant::now();
+            let mut pos = 0;
             for (i, m) in b.msgs.iter().enumerate() {
+                let record_pos = pos;
+                if let Some(data) = &records {
+                    pos = BatchRecords::record_end(data, pos).unwrap_or(data.len());
+                }
                 if let Some(s) = &m.sync {
                     let (offset, timestamp, error) = match &result {
                         Ok((base, lat)) => (
@@ -623,20 +739,93 @@ impl Acc {
                         timestamp,
                         error,
                         opaque: m.opaque,
+                        status,
+                        latency_us: latency_us(now, m.deadline, self.message_timeout),
+                        records: records.clone(),
+                        record_pos,
                     });
                 }
             }
         }
         self.done_msgs += b.msgs.iter().filter(|m| m.sync.is_none()).count();
+        if records.is_some() {
+            for m in b.msgs.iter().filter(|m| m.sync.is_none()) {
+                self.held_msgs += 1;
+                self.held_bytes += m.size;
+            }
+        }
         self.done.push_back(Done {
             tp: b.tp,
             result,
             msgs: b.msgs,
+            status,
+            records,
         });
     }
 
-    fn fail_one(&mut self, topic: &Arc<str>, partition: i32, e: Error, meta: MsgMeta) {
-        let b = one_message_batch(Tp(topic.clone(), partition), meta);
+    /// Purges the messages not sent yet (librdkafka's `RD_KAFKA_PURGE_F_QUEUE`):
+    /// open and ready batches, messages waiting for metadata, and requests
+    /// the sender has taken but not written; each gets a `_PURGE_QUEUE`
+    /// report. Batches the sender is encoding now are purged when it puts
+    /// them back (`purge_gen`).
+    pub fn purge_queue(&mut self) {
+        self.purge_gen += 1;
+        let mut batches = Vec::new();
+        for tq in self.topics.values_mut() {
+            for pq in &mut tq.parts {
+                batches.extend(pq.ready.drain(..));
+                batches.extend(pq.open.take());
+            }
+            tq.sticky = None;
+            let name = tq.name.clone();
+            batches.extend(tq.unassigned.drain(..).map(|u| unassigned_batch(&name, u)));
+        }
+        batches.extend(self.take_unsent());
+        for b in batches {
+            if b.base_sequence >= 0 {
+                // numbered and never to be sent: the sequence must start afresh
+                self.need_epoch_bump = true;
+            }
+            let e = Error::local(
+                local::PURGE_QUEUE,
+                format!("{} [{}]: purged from the queue", b.tp.0, b.tp.1),
+            );
+            self.complete(b, Err(e));
+        }
+    }
+
+    /// Purges the messages whose produce requests are written and not yet
+    /// answered (librdkafka's `RD_KAFKA_PURGE_F_INFLIGHT`): each gets a
+    /// `_PURGE_INFLIGHT` report, possibly persisted; the broker's answer,
+    /// when it comes, finds nothing to report. Returns how many messages
+    /// were purged.
+    pub fn purge_in_flight(&mut self, sh: &Shared) -> usize {
+        let written: Vec<u64> = self.requests.iter().map(|r| r.1).collect();
+        let mut n = 0;
+        for t in written {
+            for mut b in self.inflight.remove(&t).unwrap_or_default() {
+                if let Some(pq) = self.part_mut(&b.tp) {
+                    pq.in_flight -= 1;
+                }
+                if sh.settings.idempotence && b.base_sequence >= 0 {
+                    // written or not: the sequence space can no longer be trusted
+                    self.need_epoch_bump = true;
+                }
+                b.possibly_persisted = true;
+                let e = Error::local(
+                    local::PURGE_INFLIGHT,
+                    format!("{} [{}]: purged in flight", b.tp.0, b.tp.1),
+                );
+                n += b.msgs.len();
+                self.complete(b, Err(e));
+            }
+        }
+        n
+    }
+
+    fn fail_one(&mut self, topic: &Arc<str>, u: Unassigned, partition: i32, e: Error) {
+        let mut b = unassigned_batch(topic, u);
+        b.tp.1 = partition;
         self.complete(b, Err(e));
     }
 
@@ -670,6 +859,27 @@ impl Acc {
         for b in batches {
             self.complete(b, Err(e.clone()));
         }
+    }
+
+    /// Takes the sender's requests not written yet out of `inflight`.
+    fn take_unsent(&mut self) -> Vec<Batch> {
+        let written: Vec<u64> = self.requests.iter().map(|r| r.1).collect();
+        let unsent: Vec<u64> = self
+            .inflight
+            .keys()
+            .copied()
+            .filter(|t| !written.contains(t))
+            .collect();
+        let mut batches = Vec::new();
+        for t in unsent {
+            for b in self.inflight.remove(&t).unwrap_or_default() {
+                if let Some(pq) = self.part_mut(&b.tp) {
+                    pq.in_flight -= 1;
+                }
+                batches.push(b);
+            }
+        }
+        batches
     }
 
     /// Puts a batch back for another try, in creation order.
@@ -755,6 +965,8 @@ fn append_to(
             attempts: 0,
             retry_at: None,
             sent: false,
+            records: None,
+            possibly_persisted: false,
         }
     });
     let b = open.builder.as_mut().expect("builder");
@@ -823,12 +1035,28 @@ fn one_message_batch(tp: Tp, meta: MsgMeta) -> Batch {
         attempts: 0,
         retry_at: None,
         sent: false,
+        records: None,
+        possibly_persisted: false,
     }
 }
 
+/// A message that never reached a batch, as a batch of its own for its
+/// report (its record encoded once, for the key, value and headers).
 fn unassigned_batch(topic: &Arc<str>, u: Unassigned) -> Batch {
     let mut b = one_message_batch(Tp(topic.clone(), u.partition.unwrap_or(-1)), u.meta);
     b.msgs[0].timestamp = u.timestamp;
+    let hs: Vec<(&str, Option<&[u8]>)> = u
+        .headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_deref()))
+        .collect();
+    let mut builder = RecordBatchBuilder::new();
+    if builder
+        .append(u.timestamp, u.key.as_deref(), u.value.as_deref(), &hs)
+        .is_ok()
+    {
+        b.builder = Some(builder);
+    }
     b
 }
 

@@ -29,8 +29,11 @@ use crate::cluster::Cluster;
 use crate::compression::Codec;
 use crate::config::{ClientKind, Config};
 use crate::error::{local, Error, Result};
-use crate::message::{Delivery, ProducerRecord};
+pub use crate::message::MessageStatus;
+use crate::message::{Delivery, Header, ProducerRecord};
+use crate::record::BatchRecords;
 use crate::stats::{Emitter, PartStats, StatsCallback, TopicStats, Totals};
+use crate::wire::Bytes;
 pub use partitioner::Partitioner;
 
 use accumulator::{Acc, SyncSlot};
@@ -50,6 +53,78 @@ pub struct DeliveryReport {
     pub error: Option<Error>,
     /// The value given to [`Producer::send`].
     pub opaque: usize,
+    /// Whether the message may be in the log (librdkafka's
+    /// `rd_kafka_message_status`; see [`MessageStatus`] for the rules).
+    pub status: MessageStatus,
+    /// Microseconds from [`Producer::send`] to this report (librdkafka's
+    /// `rd_kafka_message_latency`), -1 if unknown.
+    pub latency_us: i64,
+    /// The encoded records of the message's batch, and where this
+    /// message's record starts: the key, value and headers are read from
+    /// the bytes the producer already holds, never copied for the report.
+    records: Option<Bytes>,
+    record_pos: usize,
+}
+
+impl DeliveryReport {
+    /// The message's record as produced, decoded from the batch's bytes.
+    fn record(&self) -> Option<crate::record::Record> {
+        let data = self.records.as_ref()?;
+        let end = BatchRecords::record_end(data, self.record_pos)?;
+        BatchRecords::encoded(data.slice(self.record_pos..end), 1)
+            .next()?
+            .ok()
+    }
+
+    /// The message's key (`None` for a null key), sharing the producer's
+    /// buffer.
+    pub fn key(&self) -> Option<Bytes> {
+        self.record().and_then(|r| r.key)
+    }
+
+    /// The message's value (`None` for a null value), sharing the
+    /// producer's buffer.
+    pub fn value(&self) -> Option<Bytes> {
+        self.record().and_then(|r| r.value)
+    }
+
+    /// The message's headers, in order.
+    pub fn headers(&self) -> Vec<Header> {
+        self.record().map(|r| r.headers).unwrap_or_default()
+    }
+
+    /// Key, value and headers at once (one decoding).
+    pub fn key_value_headers(&self) -> (Option<Bytes>, Option<Bytes>, Vec<Header>) {
+        self.record()
+            .map_or((None, None, Vec::new()), |r| (r.key, r.value, r.headers))
+    }
+}
+
+/// Flags of [`Producer::purge`], librdkafka's `RD_KAFKA_PURGE_F_*` with
+/// their values.
+pub mod purge {
+    /// Purge the messages in the producer's queues (not sent yet): their
+    /// reports carry `_PURGE_QUEUE`.
+    ///
+    /// cbindgen:ignore
+    pub const QUEUE: i32 = 0x1;
+    /// Purge the messages whose produce requests are in flight: their
+    /// reports carry `_PURGE_INFLIGHT`, and the broker's answer, when it
+    /// comes, is ignored (so whether they were written is unknown: a
+    /// retry may duplicate them).
+    ///
+    /// cbindgen:ignore
+    pub const INFLIGHT: i32 = 0x2;
+    /// Do not wait for the sender thread to let go of the batches it is
+    /// encoding at that moment (they are purged by the sender itself,
+    /// moments later).
+    ///
+    /// cbindgen:ignore
+    pub const NON_BLOCKING: i32 = 0x4;
+    /// Every flag.
+    ///
+    /// cbindgen:ignore
+    pub const MASK: i32 = QUEUE | INFLIGHT | NON_BLOCKING;
 }
 
 /// A delivery report callback.
@@ -86,6 +161,8 @@ pub(crate) struct Settings {
     pub transactional_id: Option<String>,
     pub transaction_timeout_ms: i32,
     pub socket_timeout: Duration,
+    /// `delivery.report.only.error`: successful messages get no report.
+    pub dr_only_error: bool,
 }
 
 impl Settings {
@@ -172,6 +249,7 @@ impl Settings {
             transactional_id,
             transaction_timeout_ms: cfg.int("transaction.timeout.ms") as i32,
             socket_timeout: cfg.ms("socket.timeout.ms"),
+            dr_only_error: cfg.bool("delivery.report.only.error"),
         })
     }
 }
@@ -273,6 +351,9 @@ impl Producer {
     /// and [`Producer::flush`] (on the calling thread). Without one, reports
     /// are dropped after counting.
     pub fn set_delivery_callback(&self, cb: Option<DeliveryCallback>) {
+        // without a callback nobody reads a report's key and value: the
+        // batches' buffers are freed as soon as their outcome is known
+        self.shared.acc().keep_records = cb.is_some();
         *self.shared.dr_cb.lock().unwrap_or_else(|e| e.into_inner()) = cb;
     }
 
@@ -386,7 +467,9 @@ impl Producer {
     }
 
     /// As [`Producer::send`], but waits up to `timeout` for queue space
-    /// instead of failing with `_QUEUE_FULL`.
+    /// instead of failing with `_QUEUE_FULL`. When what fills the queue is
+    /// delivery reports not served yet, it serves them (runs the callback)
+    /// on this thread.
     ///
     /// # Errors
     /// As [`Producer::send`]; `_QUEUE_FULL` if no space came in time.
@@ -452,6 +535,18 @@ impl Producer {
                     let Some(until) = wait_until else {
                         return Err(e);
                     };
+                    if acc.held_msgs > 0 {
+                        // the room is held by reports not served yet: serve
+                        // them here, on the caller's thread (unless this is
+                        // inside a delivery callback, or another thread serves)
+                        if let Ok(cb) = self.shared.dr_cb.try_lock() {
+                            let done = acc.take_done();
+                            drop(acc);
+                            self.serve_locked(cb, done);
+                            acc = self.shared.acc();
+                            continue;
+                        }
+                    }
                     let now = Instant::now();
                     if now >= until {
                         return Err(e);
@@ -524,10 +619,28 @@ impl Producer {
 
     /// Turns outcomes into reports for the callback, on this thread.
     fn serve(&self, done: std::collections::VecDeque<accumulator::Done>) -> usize {
+        let cb = self.shared.dr_cb.lock().unwrap_or_else(|e| e.into_inner());
+        self.serve_locked(cb, done)
+    }
+
+    /// [`Producer::serve`] with the callback's lock held.
+    fn serve_locked(
+        &self,
+        mut cb: MutexGuard<'_, Option<DeliveryCallback>>,
+        done: std::collections::VecDeque<accumulator::Done>,
+    ) -> usize {
+        // their records no longer count against the queue: a blocked
+        // send_blocking may go on
+        self.shared.changed.notify_all();
         let mut n = 0;
-        let mut cb = self.shared.dr_cb.lock().unwrap_or_else(|e| e.into_inner());
+        let only_error = self.shared.settings.dr_only_error;
+        let timeout = self.shared.settings.message_timeout;
+        let now = Instant::now();
         for d in done {
-            d.each(&mut |r| {
+            if only_error && d.result.is_ok() {
+                continue; // delivery.report.only.error
+            }
+            d.each(now, timeout, &mut |r| {
                 n += 1;
                 if let Some(cb) = cb.as_mut() {
                     cb(r);
@@ -590,6 +703,55 @@ impl Producer {
         };
         acc.flushing -= 1;
         result
+    }
+
+    /// Purges messages (librdkafka's `rd_kafka_purge`), as `flags` of
+    /// [`purge`] say: [`purge::QUEUE`] those not sent yet (reports with
+    /// `_PURGE_QUEUE`), [`purge::INFLIGHT`] those whose requests are in
+    /// flight (reports with `_PURGE_INFLIGHT`; the broker's answer, when it
+    /// comes, is ignored: they may or may not have been written). Serve the
+    /// reports with [`Producer::poll`] or [`Producer::flush`]; then nothing
+    /// is outstanding and the producer goes on as before. Without
+    /// [`purge::NON_BLOCKING`] it waits for the sender thread to let go of
+    /// a batch it is encoding at that moment (moments at most).
+    ///
+    /// # Errors
+    /// `_INVALID_ARG` for an unknown flag.
+    pub fn purge(&self, flags: i32) -> Result<()> {
+        if flags & !purge::MASK != 0 {
+            return Err(Error::invalid_arg(format!(
+                "unknown purge flags {flags:#x}"
+            )));
+        }
+        let mut acc = self.shared.acc();
+        let mut in_flight = 0;
+        if flags & purge::INFLIGHT != 0 {
+            in_flight = acc.purge_in_flight(&self.shared);
+        }
+        if flags & purge::QUEUE != 0 {
+            acc.purge_queue();
+            if flags & purge::NON_BLOCKING == 0 {
+                while acc.encoding > 0 && !acc.closing {
+                    acc = self
+                        .shared
+                        .changed
+                        .wait_timeout(acc, Duration::from_millis(10))
+                        .map_or_else(|e| e.into_inner().0, |r| r.0);
+                }
+            }
+        }
+        drop(acc);
+        if in_flight > 0 && self.shared.settings.transactional_id.is_some() {
+            // messages of the transaction may or may not be written: it
+            // can only be aborted (librdkafka's rule for a failed produce)
+            txn::abortable(
+                &self.shared,
+                &Error::local(local::PURGE_INFLIGHT, "messages purged in flight"),
+            );
+        }
+        self.shared.wake.notify_all();
+        self.shared.changed.notify_all();
+        Ok(())
     }
 
     /// Messages queued or in flight whose reports have not been served yet

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use super::accumulator::{Batch, Tp};
+use super::accumulator::{records_of, Batch, Tp};
 use super::Shared;
 use crate::cluster::Purpose;
 use crate::compression::Codec;
@@ -23,7 +23,8 @@ use crate::wire::Bytes;
 #[derive(Default)]
 struct Work {
     metadata: Vec<Arc<str>>,
-    sends: BTreeMap<i32, Vec<Batch>>,
+    /// Requests by leader: tokens of `Acc::inflight`.
+    sends: BTreeMap<i32, Vec<u64>>,
     expired: Vec<BrokerConn>,
     init_pid: bool,
 }
@@ -120,8 +121,8 @@ pub(crate) fn run(sh: &Arc<Shared>) {
         if !work.metadata.is_empty() {
             refresh_metadata(sh, &work.metadata);
         }
-        for (leader, batches) in work.sends {
-            send_batches(sh, leader, batches);
+        for (leader, tokens) in work.sends {
+            send_batches(sh, leader, tokens);
         }
         sh.changed.notify_all();
         acc = sh.acc();
@@ -139,6 +140,7 @@ fn collect_sends(
     let max_in_flight = sh.settings.max_in_flight;
     let mut need_meta = Vec::new();
     let producer = acc.producer;
+    let mut taken: BTreeMap<i32, Vec<Batch>> = BTreeMap::new();
     for (tq, (p, pq)) in acc.topics.values_mut().flat_map(|tq| {
         let name = tq.name.clone();
         tq.parts
@@ -168,7 +170,24 @@ fn collect_sends(
                 pq.next_seq = pq.next_seq.wrapping_add(b.msgs.len() as i32) & i32::MAX;
             }
             pq.in_flight += 1;
-            work.sends.entry(leader).or_default().push(b);
+            taken.entry(leader).or_default().push(b);
+        }
+    }
+    // one batch per partition per request (Kafka's rule): split repeats;
+    // the requests wait in `inflight` (where a purge finds them) until sent
+    for (leader, batches) in taken {
+        let mut requests: Vec<Vec<Batch>> = Vec::new();
+        for b in batches {
+            match requests.iter_mut().find(|r| r.iter().all(|x| x.tp != b.tp)) {
+                Some(r) => r.push(b),
+                None => requests.push(vec![b]),
+            }
+        }
+        for r in requests {
+            acc.next_request_token += 1;
+            let token = acc.next_request_token;
+            acc.inflight.insert(token, r);
+            work.sends.entry(leader).or_default().push(token);
         }
     }
     for t in need_meta {
@@ -315,16 +334,21 @@ fn finish(
         if let Some((pid, epoch)) = producer {
             builder = builder.producer(pid, epoch, b.base_sequence);
         }
-        let bytes = Bytes::from(
-            builder
-                .transactional(txn)
-                .finish(codec, sh.settings.level)?,
-        );
+        let (batch, plain) = builder
+            .transactional(txn)
+            .finish_keeping(codec, sh.settings.level)?;
+        let bytes = Bytes::from(batch);
+        // the reports read keys and values from the uncompressed records
+        b.records = Some(match plain {
+            Some(p) => records_of(&Bytes::from(p)),
+            None => records_of(&bytes),
+        });
         b.bytes = Some(bytes.clone());
         return Ok(bytes);
     }
     // an old broker: re-encode as a message set (magic 1 for Produce v2, else 0)
     let plain = Bytes::from(builder.finish(Codec::None, None)?);
+    b.records = Some(records_of(&plain));
     let (batch, _) = RecordBatch::decode(&plain, &DecodeOptions::default())?;
     if batch.records.iter().any(|r| !r.headers.is_empty()) {
         return Err(Error::local(
@@ -353,37 +377,44 @@ fn finish(
     Ok(bytes)
 }
 
-fn send_batches(sh: &Arc<Shared>, leader: i32, mut batches: Vec<Batch>) {
+fn send_batches(sh: &Arc<Shared>, leader: i32, tokens: Vec<u64>) {
     let deadline = Instant::now()
         + sh.settings.socket_timeout
         + Duration::from_millis(sh.settings.ack_timeout_ms as u64);
     let conn = match sh.cluster.conn(leader, Purpose::Produce) {
         Ok(c) => c,
-        Err(e) => return fail_request(sh, batches, &e),
+        Err(e) => return fail_request(sh, &tokens, &e),
     };
     let version = match conn.version_for::<ProduceRequest>(deadline) {
         Ok(v) => v,
-        Err(e) => return fail_request(sh, batches, &e),
+        Err(e) => return fail_request(sh, &tokens, &e),
     };
     let producer = sh.acc().producer;
     let txn = sh.settings.transactional_id.clone();
     if txn.is_some() {
-        if let Err(e) = super::txn::add_partitions(sh, &batches) {
-            return fail_request(sh, batches, &e);
+        let tps: Vec<Tp> = {
+            let acc = sh.acc();
+            tokens
+                .iter()
+                .filter_map(|t| acc.inflight.get(t))
+                .flatten()
+                .map(|b| b.tp.clone())
+                .collect()
+        };
+        if let Err(e) = super::txn::add_partitions(sh, &tps) {
+            return fail_request(sh, &tokens, &e);
         }
     }
-    // one batch per partition per request (Kafka's rule): split repeats
-    while !batches.is_empty() {
-        let mut this = Vec::new();
-        let mut rest = Vec::new();
-        for b in batches {
-            if this.iter().any(|x: &Batch| x.tp == b.tp) {
-                rest.push(b);
-            } else {
-                this.push(b);
-            }
-        }
-        batches = rest;
+    for token in tokens {
+        // taken out to encode outside the lock; a purge meanwhile shows in purge_gen
+        let (this, gen) = {
+            let mut acc = sh.acc();
+            let Some(this) = acc.inflight.remove(&token) else {
+                continue; // purged while the connection was being made
+            };
+            acc.encoding += 1;
+            (this, acc.purge_gen)
+        };
         let mut topics: Vec<TopicProduceData> = Vec::new();
         let mut failed = Vec::new();
         let mut ok = Vec::new();
@@ -403,21 +434,46 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, mut batches: Vec<Batch>) {
                             ..Default::default()
                         }),
                     }
-                    b.sent = true;
                     ok.push(b);
                 }
                 Err(e) => failed.push((b, e)),
             }
         }
+        let mut acc = sh.acc();
         for (b, e) in failed {
-            let mut acc = sh.acc();
             if let Some(pq) = acc.part_mut(&b.tp) {
                 pq.in_flight -= 1;
             }
             acc.complete(b, Err(e));
         }
-        if ok.is_empty() {
+        if acc.purge_gen != gen {
+            // the queues were purged while these were being encoded
+            acc.encoding -= 1;
+            for b in ok {
+                if let Some(pq) = acc.part_mut(&b.tp) {
+                    pq.in_flight -= 1;
+                }
+                if b.base_sequence >= 0 {
+                    acc.need_epoch_bump = true;
+                }
+                let e = Error::local(
+                    local::PURGE_QUEUE,
+                    format!("{} [{}]: purged from the queue", b.tp.0, b.tp.1),
+                );
+                acc.complete(b, Err(e));
+            }
+            drop(acc);
+            sh.changed.notify_all();
             continue;
+        }
+        if ok.is_empty() {
+            acc.encoding -= 1;
+            drop(acc);
+            sh.changed.notify_all();
+            continue;
+        }
+        for b in &mut ok {
+            b.sent = true;
         }
         let req = ProduceRequest {
             transactional_id: txn.clone(),
@@ -427,28 +483,35 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, mut batches: Vec<Batch>) {
             ..Default::default()
         };
         if sh.settings.acks == 0 {
+            drop(acc);
             let r = conn.send_oneway(&req, version, deadline);
             let mut acc = sh.acc();
-            for b in ok {
+            acc.encoding -= 1;
+            for mut b in ok {
                 if let Some(pq) = acc.part_mut(&b.tp) {
                     pq.in_flight -= 1;
                 }
                 match &r {
                     Ok(()) => acc.complete(b, Ok((-1, -1))),
-                    Err(e) => acc.complete(b, Err(e.clone())),
+                    Err(e) => {
+                        b.possibly_persisted |= possibly_persisted(e);
+                        acc.complete(b, Err(e.clone()));
+                    }
                 }
             }
+            drop(acc);
+            sh.changed.notify_all();
             continue;
         }
+        // written from here on, as far as a purge goes: it reports these
+        // as purged in flight and the answer finds nothing
+        acc.encoding -= 1;
+        acc.inflight.insert(token, ok);
+        acc.requests.push((conn.clone(), token, deadline));
+        drop(acc);
+        sh.changed.notify_all();
         let weak: Weak<Shared> = Arc::downgrade(sh);
         let conn2 = conn.clone();
-        let token = {
-            let mut acc = sh.acc();
-            acc.next_request_token += 1;
-            let token = acc.next_request_token;
-            acc.requests.push((conn.clone(), token, deadline));
-            token
-        };
         // the callback runs exactly once, whatever happens to the request
         let _ = conn.send_with(
             &req,
@@ -456,37 +519,58 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, mut batches: Vec<Batch>) {
             deadline,
             move |r: Result<ProduceResponse>| {
                 if let Some(sh) = weak.upgrade() {
-                    on_response(&sh, &conn2, token, ok, r);
+                    on_response(&sh, &conn2, token, r);
                 }
             },
         );
     }
 }
 
-/// A request that could not even be sent: every batch takes the retry path.
-fn fail_request(sh: &Shared, batches: Vec<Batch>, e: &Error) {
+/// Errors after which a written request may have been written to the log
+/// (librdkafka's `RD_KAFKA_ERR_ACTION_MSG_POSSIBLY_PERSISTED` cases).
+fn possibly_persisted(e: &Error) -> bool {
+    match e {
+        Error::Kafka { code, .. } => matches!(
+            *code,
+            KafkaCode::REQUEST_TIMED_OUT | KafkaCode::NOT_ENOUGH_REPLICAS_AFTER_APPEND
+        ),
+        e => matches!(
+            e.code(),
+            local::TRANSPORT
+                | local::SSL
+                | local::TIMED_OUT
+                | local::MSG_TIMED_OUT
+                | local::BAD_MSG
+                | local::PURGE_INFLIGHT
+        ),
+    }
+}
+
+/// Requests that could not even be sent: every batch takes the retry path
+/// (not persisted: nothing was written).
+fn fail_request(sh: &Shared, tokens: &[u64], e: &Error) {
     let mut acc = sh.acc();
-    for b in batches {
-        if let Some(pq) = acc.part_mut(&b.tp) {
-            pq.in_flight -= 1;
+    for t in tokens {
+        for b in acc.inflight.remove(t).unwrap_or_default() {
+            if let Some(pq) = acc.part_mut(&b.tp) {
+                pq.in_flight -= 1;
+            }
+            retry_or_fail(sh, &mut acc, b, e.clone());
         }
-        retry_or_fail(sh, &mut acc, b, e.clone());
     }
     drop(acc);
     sh.wake.notify_all();
     sh.changed.notify_all();
 }
 
-fn on_response(
-    sh: &Shared,
-    conn: &BrokerConn,
-    token: u64,
-    batches: Vec<Batch>,
-    r: Result<ProduceResponse>,
-) {
+fn on_response(sh: &Shared, conn: &BrokerConn, token: u64, r: Result<ProduceResponse>) {
     let mut acc = sh.acc();
     let name = conn.name().to_string();
     acc.requests.retain(|(_, t, _)| *t != token);
+    let Some(batches) = acc.inflight.remove(&token) else {
+        // purged in flight: the answer is ignored (librdkafka's rule)
+        return;
+    };
     for mut b in batches {
         if let Some(pq) = acc.part_mut(&b.tp) {
             pq.in_flight -= 1;
@@ -494,6 +578,7 @@ fn on_response(
         let resp = match &r {
             Ok(resp) => resp,
             Err(e) => {
+                b.possibly_persisted |= possibly_persisted(e);
                 retry_or_fail(sh, &mut acc, b, e.clone());
                 continue;
             }
@@ -509,6 +594,7 @@ fn on_response(
                 local::BAD_MSG,
                 format!("{name}: produce response lacks {} [{}]", b.tp.0, b.tp.1),
             );
+            b.possibly_persisted = true;
             retry_or_fail(sh, &mut acc, b, e);
             continue;
         };
@@ -522,6 +608,7 @@ fn on_response(
             .as_deref()
             .map_or(String::new(), |m| format!(" ({m})"));
         let e = Error::kafka(code, format!("{} [{}]{detail}", b.tp.0, b.tp.1));
+        b.possibly_persisted |= possibly_persisted(&e);
         match code {
             KafkaCode::UNKNOWN_PRODUCER_ID | KafkaCode::OUT_OF_ORDER_SEQUENCE_NUMBER
                 if sh.settings.idempotence =>

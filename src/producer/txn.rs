@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use super::accumulator::{Batch, Tp};
+use super::accumulator::Tp;
 use super::{Producer, Settings, Shared};
 use crate::error::{local, Error, Result};
 use crate::protocol::add_offsets_to_txn::AddOffsetsToTxnRequest;
@@ -157,14 +157,14 @@ fn pid(sh: &Shared) -> Result<(i64, i16)> {
         .ok_or_else(|| Error::local(local::STATE, "no producer id yet: call init_transactions"))
 }
 
-/// Adds the batches' partitions to the open transaction (AddPartitionsToTxn, client versions 0–3).
-pub(crate) fn add_partitions(sh: &Shared, batches: &[Batch]) -> Result<()> {
+/// Adds the partitions to the open transaction (AddPartitionsToTxn, client versions 0–3).
+pub(crate) fn add_partitions(sh: &Shared, tps: &[Tp]) -> Result<()> {
     let new: Vec<Tp> = {
         let t = sh.txn();
-        let mut v: Vec<Tp> = batches
+        let mut v: Vec<Tp> = tps
             .iter()
-            .map(|b| b.tp.clone())
             .filter(|tp| !t.partitions.contains(tp))
+            .cloned()
             .collect();
         v.sort();
         v.dedup();

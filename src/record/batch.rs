@@ -329,6 +329,33 @@ fn zigzag(b: &[u8], pos: &mut usize, max: usize) -> Option<i64> {
 }
 
 impl BatchRecords {
+    /// The `count` records encoded one after the other in `data` (the
+    /// records of a v2 batch after its header, uncompressed), decoded one
+    /// at a time; offsets count from 0.
+    pub fn encoded(data: Bytes, count: usize) -> Self {
+        BatchRecords {
+            data,
+            pos: 0,
+            left: count,
+            base_offset: 0,
+            base_timestamp: 0,
+            max_timestamp: 0,
+            timestamp_type: TimestampType::CreateTime,
+            leader_epoch: None,
+            producer_id: None,
+            eager: None,
+        }
+    }
+
+    /// Where the encoded record at `pos` of `data` ends (its length prefix
+    /// included), or `None` if `data` holds no whole record there.
+    pub fn record_end(data: &[u8], pos: usize) -> Option<usize> {
+        let mut p = pos;
+        let len = usize::try_from(zigzag(data, &mut p, 5)?).ok()?;
+        let end = p.checked_add(len)?;
+        (end <= data.len()).then_some(end)
+    }
+
     /// Records decoded already (for formats without lazy decoding).
     pub fn from_records(records: Vec<Record>) -> Self {
         BatchRecords {
@@ -731,18 +758,35 @@ impl RecordBatchBuilder {
     /// [`EncodeError::Invalid`] for an empty batch or a codec failure;
     /// [`EncodeError::TooLong`] for a batch over `i32::MAX` bytes.
     pub fn finish(self, codec: Codec, level: Option<i32>) -> Result<Vec<u8>, EncodeError> {
+        self.finish_keeping(codec, level).map(|(batch, _)| batch)
+    }
+
+    /// As [`finish`](Self::finish), and also hands back the uncompressed
+    /// buffer when `codec` compressed it (`None` without compression: the
+    /// records are then the batch's own bytes after [`HEADER_LEN`]). A
+    /// producer keeps it to report each message's key, value and headers
+    /// without copying them again.
+    ///
+    /// # Errors
+    /// As [`finish`](Self::finish).
+    pub fn finish_keeping(
+        self,
+        codec: Codec,
+        level: Option<i32>,
+    ) -> Result<(Vec<u8>, Option<Vec<u8>>), EncodeError> {
         if self.count == 0 {
             return Err(EncodeError::Invalid(
                 "a record batch needs at least one record".into(),
             ));
         }
         let mut buf = self.buf.into_vec();
+        let mut plain = None;
         if codec != Codec::None {
             let mut out = Vec::with_capacity(HEADER_LEN + (buf.len() - HEADER_LEN) / 2);
             out.extend_from_slice(&[0; HEADER_LEN]);
             compression::compress(codec, level, &buf[HEADER_LEN..], &mut out)
                 .map_err(|e| EncodeError::Invalid(e.to_string()))?;
-            buf = out;
+            plain = Some(std::mem::replace(&mut buf, out));
         }
         let batch_len =
             i32::try_from(buf.len() - super::LOG_OVERHEAD).map_err(|_| EncodeError::TooLong {
@@ -765,7 +809,14 @@ impl RecordBatchBuilder {
         h[57..61].copy_from_slice(&self.count.to_be_bytes());
         let crc = crc32c(&buf[CRC_FROM..]);
         buf[17..21].copy_from_slice(&crc.to_be_bytes());
-        Ok(buf)
+        Ok((buf, plain))
+    }
+
+    /// The buffer as written so far (the header still blank, records from
+    /// [`HEADER_LEN`] on), without copying it: what a producer keeps of a
+    /// batch that will never be sent, to report its messages.
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buf.into_vec()
     }
 }
 

@@ -461,6 +461,12 @@ class _Handle:
 # -- producer ---------------------------------------------------------------
 
 
+# gregor_producer_purge's flags (librdkafka's RD_KAFKA_PURGE_F_*)
+_PURGE_F_QUEUE = 0x1
+_PURGE_F_INFLIGHT = 0x2
+_PURGE_F_NON_BLOCKING = 0x4
+
+
 class Producer:
     """confluent-kafka's Producer over gregor_producer."""
 
@@ -506,6 +512,9 @@ class Producer:
             err = KafkaError(dr.err, pystr(dr.errstr) or None) if dr.err else None
             if err is None and self._only_error:
                 return
+            # the key, value and headers objects given to produce(), not
+            # copies; the latency from the report (confluent-kafka: seconds)
+            lat = lib.gregor_message_latency(dr.message) if dr.message else -1
             msg = Message(
                 topic=pystr(dr.topic),
                 partition=dr.partition,
@@ -515,6 +524,7 @@ class Producer:
                 headers=headers,
                 error=err,
                 timestamp=(TIMESTAMP_CREATE_TIME, dr.timestamp) if dr.timestamp > 0 else (0, 0),
+                latency=lat / 1e6 if lat >= 0 else None,
             )
             cb(err, msg)
         except BaseException as e:  # re-raised from poll/flush, as confluent-kafka does
@@ -593,6 +603,18 @@ class Producer:
             lib.gregor_producer_flush(p, ms(timeout))
         self._raise_cb_error()
         return len(self)
+
+    def purge(self, in_queue=True, in_flight=True, blocking=True):
+        """Purges messages (confluent-kafka's ``purge``, librdkafka's
+        ``rd_kafka_purge``): ``in_queue`` those not sent yet (their reports:
+        ``_PURGE_QUEUE``), ``in_flight`` those whose requests are in flight
+        (``_PURGE_INFLIGHT``; the broker's answer is then ignored);
+        ``blocking=False`` does not wait for the sender thread. The reports
+        are served by the next ``poll()`` or ``flush()``."""
+        flags = (_PURGE_F_QUEUE if in_queue else 0) | (_PURGE_F_INFLIGHT if in_flight else 0)
+        if not blocking:
+            flags |= _PURGE_F_NON_BLOCKING
+        raise_for(lib.gregor_producer_purge(self._ptr(), flags))
 
     def __len__(self):
         p = self._h.ptr

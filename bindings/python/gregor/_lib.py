@@ -55,6 +55,7 @@ class DeliveryReport(Structure):
         ("err", c_int),
         ("errstr", c_char_p),
         ("msg_opaque", c_void_p),
+        ("message", c_void_p),  # the report as a gregor_message (status, latency, key/value/headers)
     ]
 
 
@@ -104,6 +105,7 @@ SIGNATURES = {
     "gregor_producer_send_offsets_to_transaction": (c_int, [P, P, S, c_int] + E),
     "gregor_producer_commit_transaction": (c_int, [P, c_int] + E),
     "gregor_producer_abort_transaction": (c_int, [P, c_int] + E),
+    "gregor_producer_purge": (c_int, [P, c_int]),
     # topic/partition lists
     "gregor_tpl_new": (P, []),
     "gregor_tpl_add": (c_int, [P, S, c_int32, c_int64]),
@@ -161,6 +163,8 @@ SIGNATURES = {
     "gregor_message_err": (c_int, [P]),
     "gregor_message_errstr": (S, [P]),
     "gregor_message_free": (None, [P]),
+    "gregor_message_status": (c_int, [P]),
+    "gregor_message_latency": (c_int64, [P]),
     # metadata
     "gregor_metadata_broker_count": (c_size_t, [P]),
     "gregor_metadata_broker_id": (c_int32, [P, c_size_t]),

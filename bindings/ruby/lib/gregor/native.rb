@@ -43,7 +43,7 @@ module Gregor
 
     class DeliveryReport < FFI::Struct
       layout :topic, :string, :partition, :int32, :offset, :int64, :timestamp, :int64,
-             :err, :int, :errstr, :string, :msg_opaque, :pointer
+             :err, :int, :errstr, :string, :msg_opaque, :pointer, :message, :pointer
     end
 
     callback :dr_cb, [DeliveryReport.by_ref, :pointer], :void
@@ -75,6 +75,7 @@ module Gregor
          :int, blocking: true
     bind :gregor_producer_poll, [:pointer, :int], :int, blocking: true
     bind :gregor_producer_flush, [:pointer, :int], :int, blocking: true
+    bind :gregor_producer_purge, [:pointer, :int], :int, blocking: true
     bind :gregor_producer_len, [:pointer], :size_t
     bind :gregor_producer_close, [:pointer, :int], :void, blocking: true
     bind :gregor_partitioner, [:string, :pointer, :size_t, :int32], :int32

@@ -182,6 +182,13 @@ module Gregor
       buf = Native.errbuf
       rc = Native.gregor_producer_send(native, topic.to_s, partition || -1, kp, kn, vp, vn, hdrs, ts,
                                        FFI::Pointer.new(id), 0, buf, Native::ERRSTR_SIZE)
+      if rc == QUEUE_FULL
+        # delivery reports not served yet count against the queue (as in
+        # librdkafka); rdkafka-ruby's polling thread would have served them
+        Native.gregor_producer_poll(native, 0)
+        rc = Native.gregor_producer_send(native, topic.to_s, partition || -1, kp, kn, vp, vn, hdrs, ts,
+                                         FFI::Pointer.new(id), 0, buf, Native::ERRSTR_SIZE)
+      end
       unless rc.zero?
         @lock.synchronize { @pending.delete(id) }
         AbstractHandle.remove(handle)
@@ -220,6 +227,27 @@ module Gregor
     # true if none is left outstanding.
     def flush(timeout_ms = 5000)
       @native.use(:flush) { |native| Native.gregor_producer_flush(native, timeout_ms).zero? }
+    end
+
+    QUEUE_FULL = -184 # GREGOR_ERR__QUEUE_FULL
+
+    # gregor_producer_purge's flags (librdkafka's RD_KAFKA_PURGE_F_*).
+    PURGE_F_QUEUE = 0x1
+    PURGE_F_INFLIGHT = 0x2
+
+    # Purges the queued and in-flight messages (rdkafka-ruby's `purge`,
+    # librdkafka's rd_kafka_purge): their delivery handles complete with
+    # :purge_queue / :purge_inflight errors, served here by flushing until
+    # nothing is left. For a fast shutdown, or to drop a backlog after an
+    # outage. Returns true.
+    def purge
+      raise ClosedProducerError, :purge if closed?
+
+      @native.use(:purge) do |native|
+        Native.check!(Native.gregor_producer_purge(native, PURGE_F_QUEUE | PURGE_F_INFLIGHT))
+      end
+      sleep(0.001) until flush(100)
+      true
     end
 
     # Messages not yet reported.
