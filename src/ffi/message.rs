@@ -250,6 +250,9 @@ pub extern "C" fn gregor_message_latency(msg: *const gregor_message) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ffi::producer::{
+        GREGOR_PURGE_F_INFLIGHT, GREGOR_PURGE_F_NON_BLOCKING, GREGOR_PURGE_F_QUEUE,
+    };
     use crate::message::MessageStatus;
     use crate::producer::purge;
 
