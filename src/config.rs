@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::log::{LogCallback, LogSettings, Logger};
 
 /// Who reads a property.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +66,16 @@ static PROPS: &[Prop] = props! {
     // Statistics (issue 10): emitted by a timer, delivered by poll/flush.
     "statistics.interval.ms": int(0, 86_400_000), "0", Any,
         "How often the statistics callback gets the client's statistics as JSON (0: never).";
+    // Logging (issue 16, src/log.rs): librdkafka's names, values and defaults.
+    "debug": Kind::Str, "", Any,
+        "Comma-separated debug contexts: generic, broker, topic, metadata, feature, queue, msg, protocol, \
+         cgrp, security, fetch, interceptor, plugin, consumer, admin, eos, mock, assignor, conf, telemetry, all.";
+    "log_level": int(0, 7), "6", Any, "Logging level (syslog(3) levels); a debug context raises it to 7.";
+    "log.queue": Kind::Bool, "false", Any,
+        "Queue log lines and hand them to the log callback inside poll/flush on the application's thread.";
+    "log.thread.name": Kind::Bool, "true", Any, "Print the logging thread's name ([thrd:NAME]) in log lines.";
+    "log.connection.close": Kind::Bool, "true", Any,
+        "Log broker disconnects as errors (false: only with the broker debug context).";
     "socket.timeout.ms": int(10, 300_000), "60000", Any,
         "Timeout for network requests (metadata, fetch, offsets, ...).";
     "socket.connection.setup.timeout.ms": int(1000, i32::MAX as i64), "30000", Any,
@@ -211,6 +222,8 @@ fn find(key: &str) -> Option<&'static Prop> {
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     values: BTreeMap<&'static str, String>,
+    /// Where log lines go (librdkafka's `rd_kafka_conf_set_log_cb`).
+    log_cb: Option<LogCallback>,
 }
 
 impl Config {
@@ -244,6 +257,9 @@ impl Config {
             reason: "no such configuration property".into(),
         })?;
         let value = normalize(prop, key, value.trim())?;
+        if prop.name == "debug" {
+            crate::log::parse_debug(&value).map_err(|e| bad(key, e))?;
+        }
         if let Some(feature) = missing_feature(prop.name, &value) {
             return Err(not_built(key, &value, feature));
         }
@@ -334,6 +350,28 @@ impl Config {
     /// A string property.
     pub fn str(&self, key: &str) -> &str {
         self.get(key).unwrap_or("")
+    }
+
+    /// Sets (or with `None` clears) the log callback of the clients made
+    /// from this configuration from now on; without one they log to stderr
+    /// in librdkafka's format (src/log.rs).
+    pub fn set_log_callback(&mut self, cb: Option<LogCallback>) -> &mut Self {
+        self.log_cb = cb;
+        self
+    }
+
+    /// The logger of a new client of `kind` ("producer" or "consumer"):
+    /// `log_level`, `debug`, `log.*` and the log callback.
+    pub fn logger(&self, kind: &str) -> Logger {
+        let settings = LogSettings {
+            level: self.int("log_level") as i32,
+            debug: crate::log::parse_debug(self.str("debug")).unwrap_or(0),
+            thread_name: self.bool("log.thread.name"),
+            connection_close: self.bool("log.connection.close"),
+            queue: self.bool("log.queue"),
+            callback: self.log_cb.clone(),
+        };
+        Logger::new(&settings, self.str("client.id"), kind)
     }
 
     /// Every known property: (name, default, description), for `-X list`.

@@ -26,6 +26,7 @@ pub mod handles;
 #[cfg_attr(not(feature = "legacy07"), path = "off/legacy07.rs")]
 pub mod legacy07;
 mod lifetime;
+pub mod log;
 pub mod producer;
 pub mod stats;
 #[cfg_attr(not(feature = "zookeeper"), path = "off/zk.rs")]
@@ -37,6 +38,7 @@ pub use consumer::*;
 pub use features::*;
 pub use handles::*;
 pub use legacy07::*;
+pub use log::*;
 pub use producer::*;
 pub use stats::*;
 pub use zk::*;

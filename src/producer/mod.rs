@@ -184,7 +184,17 @@ impl Producer {
     pub fn new(cfg: &Config) -> Result<Producer> {
         cfg.check_role(Role::Producer)?;
         let settings = Settings::from_config(cfg)?;
-        let cluster = Cluster::new(cfg)?;
+        let log = cfg.logger("producer");
+        crate::log::debug!(
+            log,
+            crate::log::ctx::ALL,
+            "INIT",
+            "gregor v{} {} initializing (debug {:#x})",
+            env!("CARGO_PKG_VERSION"),
+            log.name(),
+            crate::log::parse_debug(cfg.str("debug")).unwrap_or(0)
+        );
+        let cluster = Cluster::with_log(cfg, log)?;
         let shared = Arc::new(Shared {
             cluster,
             acc: Mutex::new(Acc::new(&settings)),
@@ -400,10 +410,14 @@ impl Producer {
     pub fn poll(&self, timeout: Duration) -> usize {
         let deadline = Instant::now() + timeout;
         self.emit_stats();
+        let log = self.shared.cluster.log();
+        log.serve();
         let mut acc = self.shared.acc();
         while acc.done.is_empty() {
             let now = Instant::now();
             if now >= deadline || acc.closing {
+                drop(acc);
+                log.serve();
                 return 0;
             }
             if self.stats.is_due() {
@@ -421,6 +435,7 @@ impl Producer {
         }
         let done = acc.take_done();
         drop(acc);
+        log.serve();
         self.serve(done)
     }
 
@@ -446,6 +461,8 @@ impl Producer {
     /// `_TIMED_OUT` if messages are still outstanding at the timeout.
     pub fn flush(&self, timeout: Duration) -> Result<()> {
         let deadline = Instant::now() + timeout;
+        let log = self.shared.cluster.log();
+        log.serve();
         let mut acc = self.shared.acc();
         acc.flushing += 1;
         self.shared.wake.notify_all();
@@ -453,6 +470,7 @@ impl Producer {
             if !acc.done.is_empty() {
                 let done = acc.take_done();
                 drop(acc);
+                log.serve();
                 self.serve(done);
                 acc = self.shared.acc();
                 continue;
@@ -484,6 +502,8 @@ impl Producer {
                 .map_or_else(|e| e.into_inner().0, |r| r.0);
         };
         acc.flushing -= 1;
+        drop(acc);
+        log.serve();
         result
     }
 

@@ -61,6 +61,8 @@ class DeliveryReport(Structure):
 DR_CB = CFUNCTYPE(None, POINTER(DeliveryReport), c_void_p)
 REBALANCE_CB = CFUNCTYPE(None, c_void_p, c_int32, c_void_p, c_void_p)
 COMMIT_CB = CFUNCTYPE(None, c_void_p, c_int32, c_void_p, c_void_p)
+# gregor_log_cb(opaque, level, fac, name, buf)
+LOG_CB = CFUNCTYPE(None, c_void_p, c_int, c_char_p, c_char_p, c_char_p)
 
 P = c_void_p  # every opaque handle
 S = c_char_p
@@ -79,6 +81,7 @@ SIGNATURES = {
     "gregor_config_new": (P, []),
     "gregor_config_set": (c_int, [P, S, S] + E),
     "gregor_config_free": (None, [P]),
+    "gregor_config_set_log_cb": (c_int, [P, LOG_CB, c_void_p]),
     # headers
     "gregor_headers_new": (P, []),
     "gregor_headers_add": (c_int, [P, S, POINTER(c_uint8), c_size_t]),
