@@ -31,6 +31,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Syslog levels (syslog(3)), as librdkafka's `log_level`.
+///
+/// cbindgen:ignore
 pub mod level {
     /// System is unusable.
     pub const EMERG: i32 = 0;
@@ -51,6 +53,8 @@ pub mod level {
 }
 
 /// The `debug` contexts, librdkafka's `RD_KAFKA_DBG_*` bits.
+///
+/// cbindgen:ignore
 pub mod ctx {
     /// `generic`
     pub const GENERIC: u32 = 0x1;
@@ -97,6 +101,8 @@ pub mod ctx {
 }
 
 /// The `debug` context names with their bits, in librdkafka's order.
+///
+/// cbindgen:ignore
 pub const CONTEXTS: &[(&str, u32)] = &[
     ("generic", ctx::GENERIC),
     ("broker", ctx::BROKER),
@@ -149,7 +155,10 @@ pub fn parse_debug(value: &str) -> Result<u32, String> {
 /// `[thrd:NAME]: ` prefix unless `log.thread.name` is false). Set on the
 /// configuration, it is shared by every client made from it.
 #[derive(Clone)]
-pub struct LogCallback(Arc<dyn Fn(i32, &str, &str, &str) + Send + Sync>);
+pub struct LogCallback(Arc<LogFn>);
+
+/// The function a [`LogCallback`] wraps: (level, facility, name, message).
+type LogFn = dyn Fn(i32, &str, &str, &str) + Send + Sync;
 
 impl LogCallback {
     /// Wraps a function as a log callback.
@@ -207,6 +216,8 @@ impl Default for LogSettings {
 /// are counted and dropped, and the count is logged when the queue is
 /// served (librdkafka's queue is unbounded; a client nobody polls must not
 /// grow without bound).
+///
+/// cbindgen:ignore
 pub const QUEUE_MAX: usize = 10_000;
 
 struct Queued {
@@ -420,7 +431,9 @@ pub(crate) use {at, debug};
 mod tests {
     use super::*;
 
-    fn capture(settings: &mut LogSettings) -> Arc<Mutex<Vec<(i32, String, String, String)>>> {
+    type Captured = Arc<Mutex<Vec<(i32, String, String, String)>>>;
+
+    fn capture(settings: &mut LogSettings) -> Captured {
         let lines = Arc::new(Mutex::new(Vec::new()));
         let l2 = lines.clone();
         settings.callback = Some(LogCallback::new(move |lvl, fac, name, buf| {

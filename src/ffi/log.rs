@@ -36,11 +36,22 @@ pub type gregor_log_cb = Option<
 >;
 
 /// Sets (or with NULL `cb`, clears) the log callback of clients made from
-/// `conf` from now on; without one, lines go to stderr in librdkafka's
-/// format. Which lines: `log_level` (default 6) and the `debug` contexts.
-/// The callback runs on gregor's threads unless `log.queue` is true (see
-/// the module documentation); `opaque` is passed back unchanged. Returns 0,
-/// or `GREGOR_ERR__INVALID_ARG` for a NULL `conf`.
+/// `conf` from now on (librdkafka's `rd_kafka_conf_set_log_cb`), lines
+/// written while `gregor_*_new` runs included; without one, lines go to
+/// stderr in librdkafka's format (`%7|1700000000.123|FAC|name| msg`).
+/// Which lines: `log_level` (default 6) and the `debug` contexts.
+///
+/// Threads: by default the callback runs on the thread that logs, which is
+/// often one of gregor's own (a broker connection's I/O thread, the
+/// producer's sender, the consumer's fetch and group threads), possibly
+/// while the client holds an internal lock: it must be thread-safe, quick,
+/// and must not call into the client. With `log.queue=true` lines wait in
+/// the client (at most 10,000; later ones are counted and reported) and the
+/// callback runs inside `gregor_producer_poll` / `gregor_producer_flush` /
+/// `gregor_consumer_poll` / `gregor_consumer_close`, on the calling thread,
+/// as librdkafka's log queue forwarded to the main queue. `opaque` is
+/// passed back unchanged. Returns 0, or `GREGOR_ERR__INVALID_ARG` for a
+/// NULL `conf`.
 #[no_mangle]
 pub extern "C" fn gregor_config_set_log_cb(
     conf: *mut gregor_config,
