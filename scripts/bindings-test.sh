@@ -33,6 +33,8 @@ run_python() {
     KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_compat.py
     log "python: gregor-only tests"
     PYTHONPATH="$site" python3 bindings/python/tests/test_gregor.py
+    log "python: logger (issue 16)"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_log.py
     rm -rf "$site"
 }
 
@@ -41,6 +43,8 @@ run_ruby() {
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_gregor.rb
     log "ruby: admin/consumer calls in rdkafka-ruby's shapes"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_more_api.rb
+    log "ruby: Config.logger (issue 16)"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_log.rb
     # close under calls in flight (issue 24): 1000 rounds each for admin,
     # producer and consumer, 15-30 s; GREGOR_LIFETIME_ROUNDS to change
     log "ruby: close while calls are in flight (${GREGOR_LIFETIME_ROUNDS:-1000} rounds each)"
