@@ -329,3 +329,63 @@ fn bad_debug_context_and_log_level_are_errors_naming_the_property() {
     Config::new().set("debug", "all").unwrap();
     Config::new().set("log.connection.close", "false").unwrap();
 }
+
+/// `debug=security`: the TLS handshake and the SASL steps of a SASL_SSL
+/// (SCRAM-SHA-256) connection are logged, and the password is in no line.
+/// Against the SASL_SSL test broker ($GREGOR_TEST_BROKER_SASL_SSL,
+/// default 127.0.0.1:9095; scripts/services.sh start security).
+#[test]
+fn tls_and_sasl_steps_are_logged_without_the_password() {
+    let addr = std::env::var("GREGOR_TEST_BROKER_SASL_SSL")
+        .unwrap_or_else(|_| "127.0.0.1:9095".to_string());
+    let up = addr
+        .parse()
+        .ok()
+        .and_then(|a| std::net::TcpStream::connect_timeout(&a, Duration::from_secs(1)).ok())
+        .is_some();
+    if !up {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "SASL_SSL broker {addr} down"
+        );
+        eprintln!("SKIPPED: the SASL_SSL test broker {addr} is not running");
+        return;
+    }
+    let certs = std::env::var("GREGOR_TEST_CERTS")
+        .unwrap_or_else(|_| "/tmp/gregor-services/certs".to_string());
+    let lines: Lines = Arc::default();
+    let ca = format!("{certs}/ca.pem");
+    let cfg = config(
+        &addr,
+        &[
+            ("debug", "security"),
+            ("security.protocol", "sasl_ssl"),
+            ("sasl.mechanisms", "SCRAM-SHA-256"),
+            ("sasl.username", "gregor256"),
+            ("sasl.password", "gregor-pw-256"),
+            ("ssl.ca.location", &ca),
+        ],
+        &lines,
+    );
+    let p = Producer::new(&cfg).unwrap();
+    p.cluster()
+        .fetch_metadata(None, false, Duration::from_secs(20))
+        .unwrap();
+    drop(p);
+    let v = lines.lock().unwrap().clone();
+    assert!(find(&v, "SSL", &["SSL handshake done"]).is_some(), "{v:?}");
+    assert!(
+        find(
+            &v,
+            "SASLAUTH",
+            &["Authenticated with SASL mechanism SCRAM-SHA-256"]
+        )
+        .is_some(),
+        "{v:?}"
+    );
+    assert!(
+        find(&v, "SASLMECHS", &["SCRAM-SHA-256", "gregor256"]).is_some(),
+        "{v:?}"
+    );
+    assert!(v.iter().all(|l| !l.3.contains("gregor-pw-256")), "{v:?}");
+}
