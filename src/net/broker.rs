@@ -1058,19 +1058,14 @@ impl BrokerConn {
         let cfg = &self.inner.cfg;
         let (mut rd, mut wr, apis) = self.negotiate(deadline, closes)?;
         if let Some(mech) = &cfg.sasl {
-            let user = match mech {
-                Mechanism::Plain { username, .. } | Mechanism::Scram { username, .. } => {
-                    username.as_str()
-                }
-                _ => "",
-            };
             log::debug!(
                 cfg.log,
                 ctx::SECURITY | ctx::BROKER,
                 "SASLMECHS",
-                "{}: Authenticating with SASL mechanism {} (user \"{user}\")",
+                "{}: Authenticating with SASL mechanism {} (user \"{}\")",
                 self.inner.name,
-                mech.name()
+                mech.name(),
+                mech.user()
             );
             let setup_deadline = Instant::now()
                 + deadline
