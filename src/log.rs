@@ -334,9 +334,13 @@ impl Logger {
         let mut buf = String::with_capacity(128);
         if self.inner.thread_name {
             let t = std::thread::current();
+            // gregor's threads by their name ("gregor 127.0.0.1:9092/1" ->
+            // "127.0.0.1:9092/1"); an application's thread is "app", as
+            // librdkafka shows it
             let name = t
                 .name()
-                .map_or("app", |n| n.strip_prefix("gregor ").unwrap_or(n));
+                .and_then(|n| n.strip_prefix("gregor "))
+                .unwrap_or("app");
             let _ = fmt::write(&mut buf, format_args!("[thrd:{name}]: "));
         }
         let _ = fmt::write(&mut buf, args);

@@ -82,6 +82,8 @@ SIGNATURES = {
     "gregor_config_set": (c_int, [P, S, S] + E),
     "gregor_config_free": (None, [P]),
     "gregor_config_set_log_cb": (c_int, [P, LOG_CB, c_void_p]),
+    "gregor_config_dump": (PP, [P, POINTER(c_size_t)]),
+    "gregor_config_dump_free": (None, [PP, c_size_t]),
     # headers
     "gregor_headers_new": (P, []),
     "gregor_headers_add": (c_int, [P, S, POINTER(c_uint8), c_size_t]),
