@@ -389,3 +389,26 @@ fn tls_and_sasl_steps_are_logged_without_the_password() {
     );
     assert!(v.iter().all(|l| !l.3.contains("gregor-pw-256")), "{v:?}");
 }
+
+/// Configuration warnings (librdkafka's CONFWARN, level 4) reach the log
+/// callback while the client is created: a property gregor does not act on
+/// and a consumer property on a producer, each named.
+#[test]
+fn configuration_warnings_reach_the_log_callback_during_creation() {
+    let lines: Lines = Arc::default();
+    let cfg = config(
+        "127.0.0.1:1",
+        &[("enable.random.seed", "true"), ("group.id", "g")],
+        &lines,
+    );
+    let p = Producer::new(&cfg).unwrap();
+    let v = lines.lock().unwrap().clone();
+    drop(p);
+    let warn = |what: &str| {
+        v.iter()
+            .find(|l| l.0 == 4 && l.1 == "CONFWARN" && l.3.contains(what))
+            .unwrap_or_else(|| panic!("no CONFWARN naming {what}: {v:?}"))
+    };
+    assert!(warn("enable.random.seed").2.starts_with("gregor#producer-"));
+    warn("group.id");
+}
