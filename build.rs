@@ -7,9 +7,10 @@
 //! For a build without one of the Cargo features that carry a C API
 //! (`admin`, `zookeeper`, `legacy07`), it also writes that API's stubs to
 //! `$OUT_DIR/ffi_off_<module>.rs`, which `src/ffi/off/<module>.rs` includes
-//! in place of `src/ffi/<module>.rs`: every `#[no_mangle]` function of the
-//! real module with its exact signature, failing with
-//! `GREGOR_ERR__NOT_IMPLEMENTED` and an `errstr` naming the feature (NULL,
+//! in place of `src/ffi/<module>.rs` (or of the directory
+//! `src/ffi/<module>/`): every `#[no_mangle]` function of the real module
+//! with its exact signature, failing with `GREGOR_ERR__NOT_IMPLEMENTED`
+//! and an `errstr` naming the feature (NULL,
 //! 0 or -1 where the function returns no code), and the module's opaque
 //! types and constants. Generated from the real module, the stubs cannot
 //! drift from it, and one `gregor.h` serves every build.
@@ -34,13 +35,47 @@ fn main() {
         if env::var_os(&var).is_some() {
             continue;
         }
-        let src = format!("src/ffi/{module}.rs");
-        println!("cargo:rerun-if-changed={src}");
-        let text = fs::read_to_string(&src).unwrap_or_else(|e| panic!("{src}: {e}"));
+        let (src, text) = module_source(module);
         let stubs = stubs(&text, &src, feature);
         let dest = Path::new(&out_dir).join(format!("ffi_off_{module}.rs"));
         fs::write(&dest, stubs).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
     }
+}
+
+/// The source of `src/ffi/<module>.rs`, or of every file of the directory
+/// `src/ffi/<module>/` (`mod.rs` first, then the others by name), and the
+/// name to cite in messages.
+fn module_source(module: &str) -> (String, String) {
+    let file = format!("src/ffi/{module}.rs");
+    let dir = format!("src/ffi/{module}");
+    let mut paths = Vec::new();
+    if Path::new(&file).exists() {
+        paths.push(file.clone());
+    } else {
+        println!("cargo:rerun-if-changed={dir}");
+        let mut others: Vec<String> = fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{dir}: {e}"))
+            .map(|e| e.expect("directory entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+            .map(|p| p.display().to_string())
+            .filter(|p| !p.ends_with("/mod.rs"))
+            .collect();
+        others.sort();
+        paths.push(format!("{dir}/mod.rs"));
+        paths.extend(others);
+    }
+    let mut text = String::new();
+    for p in &paths {
+        println!("cargo:rerun-if-changed={p}");
+        text.push_str(&fs::read_to_string(p).unwrap_or_else(|e| panic!("{p}: {e}")));
+        text.push('\n');
+    }
+    let src = if paths.len() == 1 {
+        file
+    } else {
+        format!("{dir}/")
+    };
+    (src, text)
 }
 
 /// The stub module for the C API in `text` (the source of `src`).
@@ -119,7 +154,7 @@ fn stubs(text: &str, src: &str, feature: &str) -> String {
         ));
         if has_errstr {
             out.push_str(&format!(
-                "    super::guard::write_errstr(\n        errstr,\n        errstr_size,\n        \"{name}: not available: this gregor was built without the `{feature}` feature\",\n    );\n"
+                "    super::raw::write_errstr(\n        errstr,\n        errstr_size,\n        \"{name}: not available: this gregor was built without the `{feature}` feature\",\n    );\n"
             ));
         }
         if !value.is_empty() {

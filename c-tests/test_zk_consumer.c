@@ -2,7 +2,7 @@
  * The ZooKeeper-balanced consumer through the C API, against the real
  * ZooKeeper ($GREGOR_TEST_ZOOKEEPER or 127.0.0.1:2181) and broker: a chroot
  * holding the broker's registration and the topic's partitions as a
- * ZooKeeper-mode Kafka writes them (made with gregor_zk_command "put"),
+ * ZooKeeper-mode Kafka writes them (made with gregor_zk_put),
  * two members of one group splitting a 2-partition topic, offsets
  * committed to ZooKeeper read back with gregor_zk_offset_get, misuse.
  */
@@ -13,9 +13,9 @@ static const char *zk_addr(void) {
     return z && *z ? z : "127.0.0.1:2181";
 }
 
-static void zk_cmd(const char *connect, const char *cmd) {
-    char out[4096], err[512];
-    CHECK_OK(gregor_zk_command(connect, cmd, out, sizeof out, NULL, err, sizeof err), err);
+static void zk_put(gregor_zk *zk, const char *path, const char *data) {
+    char err[512];
+    CHECK_OK(gregor_zk_put(zk, path, (const uint8_t *)data, strlen(data), err, sizeof err), err);
 }
 
 static gregor_zk_consumer *member(const char *connect, const char *group, const char *topic) {
@@ -38,6 +38,8 @@ int main(void) {
     snprintf(root, sizeof root, "/gregor-%s", topic);
     snprintf(group, sizeof group, "g-%s", topic);
     snprintf(connect, sizeof connect, "%s%s", zk_addr(), root);
+    gregor_zk *zroot = gregor_zk_new(zk_addr(), 6000, err, sizeof err);
+    CHECK_MSG(zroot != NULL, "%s", err);
 
     /* The topic on the broker: two partitions. */
     gregor_config *conf = test_config(NULL);
@@ -60,18 +62,16 @@ int main(void) {
     char *colon = strrchr(host, ':');
     CHECK(colon != NULL);
     *colon = '\0';
+    char path[512];
+    snprintf(path, sizeof path, "%s/brokers/ids/111", root);
     snprintf(cmd, sizeof cmd,
-             "put %s/brokers/ids/111 "
              "{\"listener_security_protocol_map\":{\"PLAINTEXT\":\"PLAINTEXT\"},"
              "\"endpoints\":[\"PLAINTEXT://%s:%s\"],\"jmx_port\":-1,\"host\":\"%s\","
              "\"timestamp\":\"1649662012051\",\"port\":%s,\"version\":4}",
-             root, host, colon + 1, host, colon + 1);
-    zk_cmd(zk_addr(), cmd);
-    snprintf(cmd, sizeof cmd,
-             "put %s/brokers/topics/%s "
-             "{\"version\":1,\"partitions\":{\"0\":[111],\"1\":[111]}}",
-             root, topic);
-    zk_cmd(zk_addr(), cmd);
+             host, colon + 1, host, colon + 1);
+    zk_put(zroot, path, cmd);
+    snprintf(path, sizeof path, "%s/brokers/topics/%s", root, topic);
+    zk_put(zroot, path, "{\"version\":1,\"partitions\":{\"0\":[111],\"1\":[111]}}");
 
     /* Misuse: no topics, no group, NULLs. */
     gregor_config *bad = gregor_config_new();
@@ -154,12 +154,24 @@ int main(void) {
         CHECK_OK(gregor_zk_offset_get(zk, group, topic, part, &off, err, sizeof err), err);
         CHECK_INT(off, N / 2);
     }
-    char out[4096];
-    snprintf(cmd, sizeof cmd, "group %s", group);
-    CHECK_OK(gregor_zk_command(connect, cmd, out, sizeof out, NULL, err, sizeof err), err);
-    CHECK_CONTAINS(out, gregor_zk_consumer_id(a));
-    CHECK_CONTAINS(out, gregor_zk_consumer_id(b));
-    CHECK_CONTAINS(out, "pattern static");
+    /* Both members registered, with a static subscription. */
+    gregor_zk_names *members = NULL;
+    CHECK_OK(gregor_zk_list_group_members(zk, group, &members, err, sizeof err), err);
+    CHECK_INT(gregor_zk_names_count(members), 2);
+    const char *ids[2] = {gregor_zk_consumer_id(a), gregor_zk_consumer_id(b)};
+    for (int i = 0; i < 2; i++) {
+        const char *m0 = gregor_zk_names_get(members, 0), *m1 = gregor_zk_names_get(members, 1);
+        CHECK(strcmp(m0, ids[i]) == 0 || strcmp(m1, ids[i]) == 0);
+        char data[1024];
+        size_t len = 0;
+        snprintf(path, sizeof path, "/consumers/%s/ids/%s", group, ids[i]);
+        CHECK_OK(gregor_zk_get(zk, path, (uint8_t *)data, sizeof data - 1, &len, err, sizeof err),
+                 err);
+        CHECK(len < sizeof data);
+        data[len] = '\0';
+        CHECK_CONTAINS(data, "\"static\"");
+    }
+    gregor_zk_names_free(members);
 
     gregor_zk_consumer_close(a);
     gregor_message *m = gregor_zk_consumer_poll(a, 0);
@@ -170,8 +182,8 @@ int main(void) {
     gregor_zk_consumer_free(b);
     gregor_zk_free(zk);
 
-    snprintf(cmd, sizeof cmd, "delete %s", root);
-    zk_cmd(zk_addr(), cmd);
+    CHECK_OK(gregor_zk_delete(zroot, root, err, sizeof err), err);
+    gregor_zk_free(zroot);
     printf("zk consumer: %d messages over two members, offsets in ZooKeeper\n", got);
     return 0;
 }

@@ -9,6 +9,14 @@
  *    freed only with gregor's _free functions;
  *  - GREGOR_OFFSET_TAIL_BASE - n: n messages before the end of a partition.
  *
+ * Timeouts: every call that blocks takes its wait in milliseconds
+ * (`timeout_ms`, `block_ms`) with librdkafka's rule: a negative value (-1,
+ * librdkafka's RD_POLL_INFINITE) waits forever, 0 does not block (the call
+ * answers from what it has, or times out at once), n > 0 waits up to n ms.
+ * Values that configure rather than wait say their own meaning where they
+ * are taken: the admin options' request and operation timeouts (-1: the
+ * default), gregor_zk_new's session timeout, the legacy07 socket timeouts.
+ *
  * Handle lifetime (client handles: gregor_producer, gregor_consumer,
  * gregor_admin, gregor_zk, gregor_zk_consumer, gregor_legacy07_client,
  * gregor_legacy07_producer):
@@ -64,131 +72,6 @@
 #include <stdint.h>
 
 /**
- * ACL resource types (`ResourceType`).
- */
-#define GREGOR_RESOURCE_UNKNOWN 0
-
-#define GREGOR_RESOURCE_ANY 1
-
-#define GREGOR_RESOURCE_TOPIC 2
-
-#define GREGOR_RESOURCE_GROUP 3
-
-#define GREGOR_RESOURCE_CLUSTER 4
-
-#define GREGOR_RESOURCE_TRANSACTIONAL_ID 5
-
-#define GREGOR_RESOURCE_DELEGATION_TOKEN 6
-
-#define GREGOR_RESOURCE_USER 7
-
-/**
- * Config resource types (`ConfigResource.Type`).
- */
-#define GREGOR_CONFIG_RESOURCE_TOPIC 2
-
-#define GREGOR_CONFIG_RESOURCE_BROKER 4
-
-#define GREGOR_CONFIG_RESOURCE_BROKER_LOGGER 8
-
-#define GREGOR_CONFIG_RESOURCE_CLIENT_METRICS 16
-
-#define GREGOR_CONFIG_RESOURCE_GROUP 32
-
-/**
- * ACL resource pattern types.
- */
-#define GREGOR_PATTERN_ANY 1
-
-#define GREGOR_PATTERN_MATCH 2
-
-#define GREGOR_PATTERN_LITERAL 3
-
-#define GREGOR_PATTERN_PREFIXED 4
-
-/**
- * ACL operations.
- */
-#define GREGOR_ACL_OPERATION_ANY 1
-
-#define GREGOR_ACL_OPERATION_ALL 2
-
-#define GREGOR_ACL_OPERATION_READ 3
-
-#define GREGOR_ACL_OPERATION_WRITE 4
-
-#define GREGOR_ACL_OPERATION_CREATE 5
-
-#define GREGOR_ACL_OPERATION_DELETE 6
-
-#define GREGOR_ACL_OPERATION_ALTER 7
-
-#define GREGOR_ACL_OPERATION_DESCRIBE 8
-
-#define GREGOR_ACL_OPERATION_CLUSTER_ACTION 9
-
-#define GREGOR_ACL_OPERATION_DESCRIBE_CONFIGS 10
-
-#define GREGOR_ACL_OPERATION_ALTER_CONFIGS 11
-
-#define GREGOR_ACL_OPERATION_IDEMPOTENT_WRITE 12
-
-/**
- * ACL permission types.
- */
-#define GREGOR_ACL_PERMISSION_ANY 1
-
-#define GREGOR_ACL_PERMISSION_DENY 2
-
-#define GREGOR_ACL_PERMISSION_ALLOW 3
-
-/**
- * Incremental config operations.
- */
-#define GREGOR_ALTER_CONFIG_SET 0
-
-#define GREGOR_ALTER_CONFIG_DELETE 1
-
-#define GREGOR_ALTER_CONFIG_APPEND 2
-
-#define GREGOR_ALTER_CONFIG_SUBTRACT 3
-
-/**
- * Config sources.
- */
-#define GREGOR_CONFIG_SOURCE_UNKNOWN 0
-
-#define GREGOR_CONFIG_SOURCE_DYNAMIC_TOPIC 1
-
-#define GREGOR_CONFIG_SOURCE_DYNAMIC_BROKER 2
-
-#define GREGOR_CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER 3
-
-#define GREGOR_CONFIG_SOURCE_STATIC_BROKER 4
-
-#define GREGOR_CONFIG_SOURCE_DEFAULT 5
-
-#define GREGOR_CONFIG_SOURCE_DYNAMIC_BROKER_LOGGER 6
-
-#define GREGOR_CONFIG_SOURCE_CLIENT_METRICS 7
-
-#define GREGOR_CONFIG_SOURCE_GROUP 8
-
-/**
- * Leader election types.
- */
-#define GREGOR_ELECTION_PREFERRED 0
-
-#define GREGOR_ELECTION_UNCLEAN 1
-
-/**
- * SCRAM mechanisms.
- */
-#define GREGOR_SCRAM_SHA_256 1
-
-#define GREGOR_SCRAM_SHA_512 2
-
-/**
  * Client-quota filter match types.
  */
 #define GREGOR_QUOTA_MATCH_EXACT 0
@@ -207,323 +90,1145 @@
 #define GREGOR_OFFSET_SPEC_MAX_TIMESTAMP -3
 
 /**
- * Success.
+ * Local: Bad message format
+ */
+#define GREGOR_ERR__BAD_MSG -199
+
+/**
+ * Local: Invalid compressed data
+ */
+#define GREGOR_ERR__BAD_COMPRESSION -198
+
+/**
+ * Local: Broker handle destroyed
+ */
+#define GREGOR_ERR__DESTROY -197
+
+/**
+ * Local: Communication failure with broker
+ */
+#define GREGOR_ERR__FAIL -196
+
+/**
+ * Local: Broker transport failure
+ */
+#define GREGOR_ERR__TRANSPORT -195
+
+/**
+ * Local: Host resolution failure
+ */
+#define GREGOR_ERR__RESOLVE -193
+
+/**
+ * Local: Message timed out
+ */
+#define GREGOR_ERR__MSG_TIMED_OUT -192
+
+/**
+ * Broker: No more messages
+ */
+#define GREGOR_ERR__PARTITION_EOF -191
+
+/**
+ * Local: Unknown partition
+ */
+#define GREGOR_ERR__UNKNOWN_PARTITION -190
+
+/**
+ * Local: Unknown topic
+ */
+#define GREGOR_ERR__UNKNOWN_TOPIC -188
+
+/**
+ * Local: All broker connections are down
+ */
+#define GREGOR_ERR__ALL_BROKERS_DOWN -187
+
+/**
+ * Local: Invalid argument or configuration
+ */
+#define GREGOR_ERR__INVALID_ARG -186
+
+/**
+ * Local: Timed out
+ */
+#define GREGOR_ERR__TIMED_OUT -185
+
+/**
+ * Local: Queue full
+ */
+#define GREGOR_ERR__QUEUE_FULL -184
+
+/**
+ * Local: SSL error
+ */
+#define GREGOR_ERR__SSL -181
+
+/**
+ * Local: Erroneous state
+ */
+#define GREGOR_ERR__STATE -172
+
+/**
+ * Local: Not implemented
+ */
+#define GREGOR_ERR__NOT_IMPLEMENTED -170
+
+/**
+ * Local: Authentication failure
+ */
+#define GREGOR_ERR__AUTHENTICATION -169
+
+/**
+ * Local: No offset stored
+ */
+#define GREGOR_ERR__NO_OFFSET -168
+
+/**
+ * Local: Required feature not supported by broker
+ */
+#define GREGOR_ERR__UNSUPPORTED_FEATURE -165
+
+/**
+ * Local: Maximum application poll interval (max.poll.interval.ms) exceeded
+ */
+#define GREGOR_ERR__MAX_POLL_EXCEEDED -147
+
+/**
+ * Local: Invalid configuration property or value
+ */
+#define GREGOR_ERR__INVALID_CONFIG -145
+
+/**
+ * Local: No offset to automatically reset to
+ */
+#define GREGOR_ERR__AUTO_OFFSET_RESET -140
+
+/**
+ * The server experienced an unexpected error when processing the request.
+ */
+#define GREGOR_ERR_UNKNOWN_SERVER_ERROR -1
+
+/**
+ * Success
  */
 #define GREGOR_ERR_NO_ERROR 0
 
-#define GREGOR_ERR__BAD_MSG -199
-
-#define GREGOR_ERR__BAD_COMPRESSION -198
-
-#define GREGOR_ERR__DESTROY -197
-
-#define GREGOR_ERR__FAIL -196
-
-#define GREGOR_ERR__TRANSPORT -195
-
-#define GREGOR_ERR__RESOLVE -193
-
-#define GREGOR_ERR__MSG_TIMED_OUT -192
-
-#define GREGOR_ERR__PARTITION_EOF -191
-
-#define GREGOR_ERR__UNKNOWN_PARTITION -190
-
-#define GREGOR_ERR__UNKNOWN_TOPIC -188
-
-#define GREGOR_ERR__ALL_BROKERS_DOWN -187
-
-#define GREGOR_ERR__INVALID_ARG -186
-
-#define GREGOR_ERR__TIMED_OUT -185
-
-#define GREGOR_ERR__QUEUE_FULL -184
-
-#define GREGOR_ERR__SSL -181
-
-#define GREGOR_ERR__STATE -172
-
-#define GREGOR_ERR__NOT_IMPLEMENTED -170
-
-#define GREGOR_ERR__AUTHENTICATION -169
-
-#define GREGOR_ERR__NO_OFFSET -168
-
-#define GREGOR_ERR__UNSUPPORTED_FEATURE -165
-
-#define GREGOR_ERR__MAX_POLL_EXCEEDED -147
-
-#define GREGOR_ERR__INVALID_CONFIG -145
-
-#define GREGOR_ERR__AUTO_OFFSET_RESET -140
-
-#define GREGOR_ERR_UNKNOWN_SERVER_ERROR -1
-
+/**
+ * The requested offset is not within the range of offsets maintained by the server.
+ */
 #define GREGOR_ERR_OFFSET_OUT_OF_RANGE 1
 
+/**
+ * This message has failed its CRC checksum, exceeds the valid size, has a null key for a compacted topic, or is otherwise corrupt.
+ */
 #define GREGOR_ERR_CORRUPT_MESSAGE 2
 
+/**
+ * This server does not host this topic-partition.
+ */
 #define GREGOR_ERR_UNKNOWN_TOPIC_OR_PARTITION 3
 
+/**
+ * The requested fetch size is invalid.
+ */
 #define GREGOR_ERR_INVALID_FETCH_SIZE 4
 
+/**
+ * There is no leader for this topic-partition as we are in the middle of a leadership election.
+ */
 #define GREGOR_ERR_LEADER_NOT_AVAILABLE 5
 
+/**
+ * For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition.
+ */
 #define GREGOR_ERR_NOT_LEADER_OR_FOLLOWER 6
 
+/**
+ * The request timed out.
+ */
 #define GREGOR_ERR_REQUEST_TIMED_OUT 7
 
+/**
+ * The broker is not available.
+ */
 #define GREGOR_ERR_BROKER_NOT_AVAILABLE 8
 
+/**
+ * The replica is not available for the requested topic-partition. Produce/Fetch requests and other requests intended only for the leader or follower return NOT_LEADER_OR_FOLLOWER if the broker is not a replica of the topic-partition.
+ */
 #define GREGOR_ERR_REPLICA_NOT_AVAILABLE 9
 
+/**
+ * The request included a message larger than the max message size the server will accept.
+ */
 #define GREGOR_ERR_MESSAGE_TOO_LARGE 10
 
+/**
+ * The controller moved to another broker.
+ */
 #define GREGOR_ERR_STALE_CONTROLLER_EPOCH 11
 
+/**
+ * The metadata field of the offset request was too large.
+ */
 #define GREGOR_ERR_OFFSET_METADATA_TOO_LARGE 12
 
+/**
+ * The server disconnected before a response was received.
+ */
 #define GREGOR_ERR_NETWORK_EXCEPTION 13
 
+/**
+ * The coordinator is loading and hence can't process requests.
+ */
 #define GREGOR_ERR_COORDINATOR_LOAD_IN_PROGRESS 14
 
+/**
+ * The coordinator is not available.
+ */
 #define GREGOR_ERR_COORDINATOR_NOT_AVAILABLE 15
 
+/**
+ * This is not the correct coordinator.
+ */
 #define GREGOR_ERR_NOT_COORDINATOR 16
 
+/**
+ * The request attempted to perform an operation on an invalid topic.
+ */
 #define GREGOR_ERR_INVALID_TOPIC_EXCEPTION 17
 
+/**
+ * The request included message batch larger than the configured segment size on the server.
+ */
 #define GREGOR_ERR_RECORD_LIST_TOO_LARGE 18
 
+/**
+ * Messages are rejected since there are fewer in-sync replicas than required.
+ */
 #define GREGOR_ERR_NOT_ENOUGH_REPLICAS 19
 
+/**
+ * Messages are written to the log, but to fewer in-sync replicas than required.
+ */
 #define GREGOR_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND 20
 
+/**
+ * Produce request specified an invalid value for required acks.
+ */
 #define GREGOR_ERR_INVALID_REQUIRED_ACKS 21
 
+/**
+ * Specified group generation id is not valid.
+ */
 #define GREGOR_ERR_ILLEGAL_GENERATION 22
 
+/**
+ * The group member's supported protocols are incompatible with those of existing members or first group member tried to join with empty protocol type or empty protocol list.
+ */
 #define GREGOR_ERR_INCONSISTENT_GROUP_PROTOCOL 23
 
+/**
+ * The group id is invalid.
+ */
 #define GREGOR_ERR_INVALID_GROUP_ID 24
 
+/**
+ * The coordinator is not aware of this member.
+ */
 #define GREGOR_ERR_UNKNOWN_MEMBER_ID 25
 
+/**
+ * The session timeout is not within the range allowed by the broker (as configured by group.min.session.timeout.ms and group.max.session.timeout.ms).
+ */
 #define GREGOR_ERR_INVALID_SESSION_TIMEOUT 26
 
+/**
+ * The group is rebalancing, so a rejoin is needed.
+ */
 #define GREGOR_ERR_REBALANCE_IN_PROGRESS 27
 
+/**
+ * The committing offset data size is not valid.
+ */
 #define GREGOR_ERR_INVALID_COMMIT_OFFSET_SIZE 28
 
+/**
+ * Topic authorization failed.
+ */
 #define GREGOR_ERR_TOPIC_AUTHORIZATION_FAILED 29
 
+/**
+ * Group authorization failed.
+ */
 #define GREGOR_ERR_GROUP_AUTHORIZATION_FAILED 30
 
+/**
+ * Cluster authorization failed.
+ */
 #define GREGOR_ERR_CLUSTER_AUTHORIZATION_FAILED 31
 
+/**
+ * The timestamp of the message is out of acceptable range.
+ */
 #define GREGOR_ERR_INVALID_TIMESTAMP 32
 
+/**
+ * The broker does not support the requested SASL mechanism.
+ */
 #define GREGOR_ERR_UNSUPPORTED_SASL_MECHANISM 33
 
+/**
+ * Request is not valid given the current SASL state.
+ */
 #define GREGOR_ERR_ILLEGAL_SASL_STATE 34
 
+/**
+ * The version of API is not supported.
+ */
 #define GREGOR_ERR_UNSUPPORTED_VERSION 35
 
+/**
+ * Topic with this name already exists.
+ */
 #define GREGOR_ERR_TOPIC_ALREADY_EXISTS 36
 
+/**
+ * Number of partitions is below 1.
+ */
 #define GREGOR_ERR_INVALID_PARTITIONS 37
 
+/**
+ * Replication factor is below 1 or larger than the number of available brokers.
+ */
 #define GREGOR_ERR_INVALID_REPLICATION_FACTOR 38
 
+/**
+ * Replica assignment is invalid.
+ */
 #define GREGOR_ERR_INVALID_REPLICA_ASSIGNMENT 39
 
+/**
+ * Configuration is invalid.
+ */
 #define GREGOR_ERR_INVALID_CONFIG 40
 
+/**
+ * This is not the correct controller for this cluster.
+ */
 #define GREGOR_ERR_NOT_CONTROLLER 41
 
+/**
+ * This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.
+ */
 #define GREGOR_ERR_INVALID_REQUEST 42
 
+/**
+ * The message format version on the broker does not support the request.
+ */
 #define GREGOR_ERR_UNSUPPORTED_FOR_MESSAGE_FORMAT 43
 
+/**
+ * Request parameters do not satisfy the configured policy.
+ */
 #define GREGOR_ERR_POLICY_VIOLATION 44
 
+/**
+ * The broker received an out of order sequence number.
+ */
 #define GREGOR_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER 45
 
+/**
+ * The broker received a duplicate sequence number.
+ */
 #define GREGOR_ERR_DUPLICATE_SEQUENCE_NUMBER 46
 
+/**
+ * Producer attempted to produce with an old epoch.
+ */
 #define GREGOR_ERR_INVALID_PRODUCER_EPOCH 47
 
+/**
+ * The producer attempted a transactional operation in an invalid state.
+ */
 #define GREGOR_ERR_INVALID_TXN_STATE 48
 
+/**
+ * The producer attempted to use a producer id which is not currently assigned to its transactional id.
+ */
 #define GREGOR_ERR_INVALID_PRODUCER_ID_MAPPING 49
 
+/**
+ * The transaction timeout is larger than the maximum value allowed by the broker (as configured by transaction.max.timeout.ms).
+ */
 #define GREGOR_ERR_INVALID_TRANSACTION_TIMEOUT 50
 
+/**
+ * The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing.
+ */
 #define GREGOR_ERR_CONCURRENT_TRANSACTIONS 51
 
+/**
+ * Indicates that the transaction coordinator sending a WriteTxnMarker is no longer the current coordinator for a given producer.
+ */
 #define GREGOR_ERR_TRANSACTION_COORDINATOR_FENCED 52
 
+/**
+ * Transactional Id authorization failed.
+ */
 #define GREGOR_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED 53
 
+/**
+ * Security features are disabled.
+ */
 #define GREGOR_ERR_SECURITY_DISABLED 54
 
+/**
+ * The broker did not attempt to execute this operation. This may happen for batched RPCs where some operations in the batch failed, causing the broker to respond without trying the rest.
+ */
 #define GREGOR_ERR_OPERATION_NOT_ATTEMPTED 55
 
+/**
+ * Disk error when trying to access log file on the disk.
+ */
 #define GREGOR_ERR_KAFKA_STORAGE_ERROR 56
 
+/**
+ * The user-specified log directory is not found in the broker config.
+ */
 #define GREGOR_ERR_LOG_DIR_NOT_FOUND 57
 
+/**
+ * SASL Authentication failed.
+ */
 #define GREGOR_ERR_SASL_AUTHENTICATION_FAILED 58
 
+/**
+ * This exception is raised by the broker if it could not locate the producer metadata associated with the producerId in question. This could happen if, for instance, the producer's records were deleted because their retention time had elapsed. Once the last records of the producerId are removed, the producer's metadata is removed from the broker, and future appends by the producer will return this exception.
+ */
 #define GREGOR_ERR_UNKNOWN_PRODUCER_ID 59
 
+/**
+ * A partition reassignment is in progress.
+ */
 #define GREGOR_ERR_REASSIGNMENT_IN_PROGRESS 60
 
+/**
+ * Delegation Token feature is not enabled.
+ */
 #define GREGOR_ERR_DELEGATION_TOKEN_AUTH_DISABLED 61
 
+/**
+ * Delegation Token is not found on server.
+ */
 #define GREGOR_ERR_DELEGATION_TOKEN_NOT_FOUND 62
 
+/**
+ * Specified Principal is not valid Owner/Renewer.
+ */
 #define GREGOR_ERR_DELEGATION_TOKEN_OWNER_MISMATCH 63
 
+/**
+ * Delegation Token requests are not allowed on PLAINTEXT/1-way SSL channels and on delegation token authenticated channels.
+ */
 #define GREGOR_ERR_DELEGATION_TOKEN_REQUEST_NOT_ALLOWED 64
 
+/**
+ * Delegation Token authorization failed.
+ */
 #define GREGOR_ERR_DELEGATION_TOKEN_AUTHORIZATION_FAILED 65
 
+/**
+ * Delegation Token is expired.
+ */
 #define GREGOR_ERR_DELEGATION_TOKEN_EXPIRED 66
 
+/**
+ * Supplied principalType is not supported.
+ */
 #define GREGOR_ERR_INVALID_PRINCIPAL_TYPE 67
 
+/**
+ * The group is not empty.
+ */
 #define GREGOR_ERR_NON_EMPTY_GROUP 68
 
+/**
+ * The group id does not exist.
+ */
 #define GREGOR_ERR_GROUP_ID_NOT_FOUND 69
 
+/**
+ * The fetch session ID was not found.
+ */
 #define GREGOR_ERR_FETCH_SESSION_ID_NOT_FOUND 70
 
+/**
+ * The fetch session epoch is invalid.
+ */
 #define GREGOR_ERR_INVALID_FETCH_SESSION_EPOCH 71
 
+/**
+ * There is no listener on the leader broker that matches the listener on which metadata request was processed.
+ */
 #define GREGOR_ERR_LISTENER_NOT_FOUND 72
 
+/**
+ * Topic deletion is disabled.
+ */
 #define GREGOR_ERR_TOPIC_DELETION_DISABLED 73
 
+/**
+ * The leader epoch in the request is older than the epoch on the broker.
+ */
 #define GREGOR_ERR_FENCED_LEADER_EPOCH 74
 
+/**
+ * The leader epoch in the request is newer than the epoch on the broker.
+ */
 #define GREGOR_ERR_UNKNOWN_LEADER_EPOCH 75
 
+/**
+ * The requesting client does not support the compression type of given partition.
+ */
 #define GREGOR_ERR_UNSUPPORTED_COMPRESSION_TYPE 76
 
+/**
+ * Broker epoch has changed.
+ */
 #define GREGOR_ERR_STALE_BROKER_EPOCH 77
 
+/**
+ * The leader high watermark has not caught up from a recent leader election so the offsets cannot be guaranteed to be monotonically increasing.
+ */
 #define GREGOR_ERR_OFFSET_NOT_AVAILABLE 78
 
+/**
+ * The group member needs to have a valid member id before actually entering a consumer group.
+ */
 #define GREGOR_ERR_MEMBER_ID_REQUIRED 79
 
+/**
+ * The preferred leader was not available.
+ */
 #define GREGOR_ERR_PREFERRED_LEADER_NOT_AVAILABLE 80
 
+/**
+ * The group has reached its maximum size.
+ */
 #define GREGOR_ERR_GROUP_MAX_SIZE_REACHED 81
 
+/**
+ * The broker rejected this static consumer since another consumer with the same group.instance.id has registered with a different member.id.
+ */
 #define GREGOR_ERR_FENCED_INSTANCE_ID 82
 
+/**
+ * Eligible topic partition leaders are not available.
+ */
 #define GREGOR_ERR_ELIGIBLE_LEADERS_NOT_AVAILABLE 83
 
+/**
+ * Leader election not needed for topic partition.
+ */
 #define GREGOR_ERR_ELECTION_NOT_NEEDED 84
 
+/**
+ * No partition reassignment is in progress.
+ */
 #define GREGOR_ERR_NO_REASSIGNMENT_IN_PROGRESS 85
 
+/**
+ * Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.
+ */
 #define GREGOR_ERR_GROUP_SUBSCRIBED_TO_TOPIC 86
 
+/**
+ * This record has failed the validation on broker and hence will be rejected.
+ */
 #define GREGOR_ERR_INVALID_RECORD 87
 
+/**
+ * There are unstable offsets that need to be cleared.
+ */
 #define GREGOR_ERR_UNSTABLE_OFFSET_COMMIT 88
 
+/**
+ * The throttling quota has been exceeded.
+ */
 #define GREGOR_ERR_THROTTLING_QUOTA_EXCEEDED 89
 
+/**
+ * There is a newer producer with the same transactionalId which fences the current one.
+ */
 #define GREGOR_ERR_PRODUCER_FENCED 90
 
+/**
+ * A request illegally referred to a resource that does not exist.
+ */
 #define GREGOR_ERR_RESOURCE_NOT_FOUND 91
 
+/**
+ * A request illegally referred to the same resource twice.
+ */
 #define GREGOR_ERR_DUPLICATE_RESOURCE 92
 
+/**
+ * Requested credential would not meet criteria for acceptability.
+ */
 #define GREGOR_ERR_UNACCEPTABLE_CREDENTIAL 93
 
+/**
+ * Indicates that the either the sender or recipient of a voter-only request is not one of the expected voters.
+ */
 #define GREGOR_ERR_INCONSISTENT_VOTER_SET 94
 
+/**
+ * The given update version was invalid.
+ */
 #define GREGOR_ERR_INVALID_UPDATE_VERSION 95
 
+/**
+ * Unable to update finalized features due to an unexpected server error.
+ */
 #define GREGOR_ERR_FEATURE_UPDATE_FAILED 96
 
+/**
+ * Request principal deserialization failed during forwarding. This indicates an internal error on the broker cluster security setup.
+ */
 #define GREGOR_ERR_PRINCIPAL_DESERIALIZATION_FAILURE 97
 
+/**
+ * Requested snapshot was not found.
+ */
 #define GREGOR_ERR_SNAPSHOT_NOT_FOUND 98
 
+/**
+ * Requested position is not greater than or equal to zero, and less than the size of the snapshot.
+ */
 #define GREGOR_ERR_POSITION_OUT_OF_RANGE 99
 
+/**
+ * This server does not host this topic ID.
+ */
 #define GREGOR_ERR_UNKNOWN_TOPIC_ID 100
 
+/**
+ * This broker ID is already in use.
+ */
 #define GREGOR_ERR_DUPLICATE_BROKER_REGISTRATION 101
 
+/**
+ * The given broker ID was not registered.
+ */
 #define GREGOR_ERR_BROKER_ID_NOT_REGISTERED 102
 
+/**
+ * The log's topic ID did not match the topic ID in the request.
+ */
 #define GREGOR_ERR_INCONSISTENT_TOPIC_ID 103
 
+/**
+ * The clusterId in the request does not match that found on the server.
+ */
 #define GREGOR_ERR_INCONSISTENT_CLUSTER_ID 104
 
+/**
+ * The transactionalId could not be found.
+ */
 #define GREGOR_ERR_TRANSACTIONAL_ID_NOT_FOUND 105
 
+/**
+ * The fetch session encountered inconsistent topic ID usage.
+ */
 #define GREGOR_ERR_FETCH_SESSION_TOPIC_ID_ERROR 106
 
+/**
+ * The new ISR contains at least one ineligible replica.
+ */
 #define GREGOR_ERR_INELIGIBLE_REPLICA 107
 
+/**
+ * The AlterPartition request successfully updated the partition state but the leader has changed.
+ */
 #define GREGOR_ERR_NEW_LEADER_ELECTED 108
 
+/**
+ * The requested offset is moved to tiered storage.
+ */
 #define GREGOR_ERR_OFFSET_MOVED_TO_TIERED_STORAGE 109
 
+/**
+ * The member epoch is fenced by the group coordinator. The member must abandon all its partitions and rejoin.
+ */
 #define GREGOR_ERR_FENCED_MEMBER_EPOCH 110
 
+/**
+ * The instance ID is still used by another member in the consumer group. That member must leave first.
+ */
 #define GREGOR_ERR_UNRELEASED_INSTANCE_ID 111
 
+/**
+ * The assignor or its version range is not supported by the consumer group.
+ */
 #define GREGOR_ERR_UNSUPPORTED_ASSIGNOR 112
 
+/**
+ * The member epoch is stale. The member must retry after receiving its updated member epoch via the ConsumerGroupHeartbeat API.
+ */
 #define GREGOR_ERR_STALE_MEMBER_EPOCH 113
 
+/**
+ * The request was sent to an endpoint of the wrong type.
+ */
 #define GREGOR_ERR_MISMATCHED_ENDPOINT_TYPE 114
 
+/**
+ * This endpoint type is not supported yet.
+ */
 #define GREGOR_ERR_UNSUPPORTED_ENDPOINT_TYPE 115
 
+/**
+ * This controller ID is not known.
+ */
 #define GREGOR_ERR_UNKNOWN_CONTROLLER_ID 116
 
+/**
+ * Client sent a push telemetry request with an invalid or outdated subscription ID.
+ */
 #define GREGOR_ERR_UNKNOWN_SUBSCRIPTION_ID 117
 
+/**
+ * Client sent a push telemetry request larger than the maximum size the broker will accept.
+ */
 #define GREGOR_ERR_TELEMETRY_TOO_LARGE 118
 
+/**
+ * The controller has considered the broker registration to be invalid.
+ */
 #define GREGOR_ERR_INVALID_REGISTRATION 119
 
+/**
+ * The server encountered an error with the transaction. The client can abort the transaction to continue using this transactional ID.
+ */
 #define GREGOR_ERR_TRANSACTION_ABORTABLE 120
 
+/**
+ * The record state is invalid. The acknowledgement of delivery could not be completed.
+ */
 #define GREGOR_ERR_INVALID_RECORD_STATE 121
 
+/**
+ * The share session was not found.
+ */
 #define GREGOR_ERR_SHARE_SESSION_NOT_FOUND 122
 
+/**
+ * The share session epoch is invalid.
+ */
 #define GREGOR_ERR_INVALID_SHARE_SESSION_EPOCH 123
 
+/**
+ * The share coordinator rejected the request because the share-group state epoch did not match.
+ */
 #define GREGOR_ERR_FENCED_STATE_EPOCH 124
 
+/**
+ * The voter key doesn't match the receiving replica's key.
+ */
 #define GREGOR_ERR_INVALID_VOTER_KEY 125
 
+/**
+ * The voter is already part of the set of voters.
+ */
 #define GREGOR_ERR_DUPLICATE_VOTER 126
 
+/**
+ * The voter is not part of the set of voters.
+ */
 #define GREGOR_ERR_VOTER_NOT_FOUND 127
 
+/**
+ * The regular expression is not valid.
+ */
 #define GREGOR_ERR_INVALID_REGULAR_EXPRESSION 128
 
+/**
+ * Client metadata is stale. The client should rebootstrap to obtain new metadata.
+ */
 #define GREGOR_ERR_REBOOTSTRAP_REQUIRED 129
 
+/**
+ * The supplied topology is invalid.
+ */
 #define GREGOR_ERR_STREAMS_INVALID_TOPOLOGY 130
 
+/**
+ * The supplied topology epoch is invalid.
+ */
 #define GREGOR_ERR_STREAMS_INVALID_TOPOLOGY_EPOCH 131
 
+/**
+ * The supplied topology epoch is outdated.
+ */
 #define GREGOR_ERR_STREAMS_TOPOLOGY_FENCED 132
 
+/**
+ * The limit of share sessions has been reached.
+ */
 #define GREGOR_ERR_SHARE_SESSION_LIMIT_REACHED 133
+
+/**
+ * A type gregor does not know.
+ */
+#define GREGOR_RESOURCE_UNKNOWN 0
+
+/**
+ * In a filter: any resource type.
+ */
+#define GREGOR_RESOURCE_ANY 1
+
+/**
+ * A topic.
+ */
+#define GREGOR_RESOURCE_TOPIC 2
+
+/**
+ * A consumer group.
+ */
+#define GREGOR_RESOURCE_GROUP 3
+
+/**
+ * The cluster.
+ */
+#define GREGOR_RESOURCE_CLUSTER 4
+
+/**
+ * A transactional ID.
+ */
+#define GREGOR_RESOURCE_TRANSACTIONAL_ID 5
+
+/**
+ * A delegation token.
+ */
+#define GREGOR_RESOURCE_DELEGATION_TOKEN 6
+
+/**
+ * A user principal.
+ */
+#define GREGOR_RESOURCE_USER 7
+
+/**
+ * A type gregor does not know.
+ */
+#define GREGOR_CONFIG_RESOURCE_UNKNOWN 0
+
+/**
+ * A topic.
+ */
+#define GREGOR_CONFIG_RESOURCE_TOPIC 2
+
+/**
+ * A broker (name: its id; "" for the cluster-wide default).
+ */
+#define GREGOR_CONFIG_RESOURCE_BROKER 4
+
+/**
+ * A broker's loggers (name: the broker id; KIP-412).
+ */
+#define GREGOR_CONFIG_RESOURCE_BROKER_LOGGER 8
+
+/**
+ * A client-metrics subscription (KIP-714).
+ */
+#define GREGOR_CONFIG_RESOURCE_CLIENT_METRICS 16
+
+/**
+ * A consumer group (KIP-848).
+ */
+#define GREGOR_CONFIG_RESOURCE_GROUP 32
+
+/**
+ * A type gregor does not know.
+ */
+#define GREGOR_PATTERN_UNKNOWN 0
+
+/**
+ * In a filter: any pattern type.
+ */
+#define GREGOR_PATTERN_ANY 1
+
+/**
+ * In a filter: every binding that would match the name (literal, wildcard and prefixed).
+ */
+#define GREGOR_PATTERN_MATCH 2
+
+/**
+ * The name is matched exactly (or is the `*` wildcard).
+ */
+#define GREGOR_PATTERN_LITERAL 3
+
+/**
+ * The name is a prefix.
+ */
+#define GREGOR_PATTERN_PREFIXED 4
+
+/**
+ * An operation gregor does not know.
+ */
+#define GREGOR_ACL_OPERATION_UNKNOWN 0
+
+/**
+ * In a filter: any operation.
+ */
+#define GREGOR_ACL_OPERATION_ANY 1
+
+/**
+ * Every operation.
+ */
+#define GREGOR_ACL_OPERATION_ALL 2
+
+/**
+ * Read.
+ */
+#define GREGOR_ACL_OPERATION_READ 3
+
+/**
+ * Write.
+ */
+#define GREGOR_ACL_OPERATION_WRITE 4
+
+/**
+ * Create.
+ */
+#define GREGOR_ACL_OPERATION_CREATE 5
+
+/**
+ * Delete.
+ */
+#define GREGOR_ACL_OPERATION_DELETE 6
+
+/**
+ * Alter.
+ */
+#define GREGOR_ACL_OPERATION_ALTER 7
+
+/**
+ * Describe.
+ */
+#define GREGOR_ACL_OPERATION_DESCRIBE 8
+
+/**
+ * Inter-broker cluster actions.
+ */
+#define GREGOR_ACL_OPERATION_CLUSTER_ACTION 9
+
+/**
+ * Describe configs.
+ */
+#define GREGOR_ACL_OPERATION_DESCRIBE_CONFIGS 10
+
+/**
+ * Alter configs.
+ */
+#define GREGOR_ACL_OPERATION_ALTER_CONFIGS 11
+
+/**
+ * Idempotent produce.
+ */
+#define GREGOR_ACL_OPERATION_IDEMPOTENT_WRITE 12
+
+/**
+ * Create delegation tokens.
+ */
+#define GREGOR_ACL_OPERATION_CREATE_TOKENS 13
+
+/**
+ * Describe delegation tokens.
+ */
+#define GREGOR_ACL_OPERATION_DESCRIBE_TOKENS 14
+
+/**
+ * Two-phase commit (KIP-939).
+ */
+#define GREGOR_ACL_OPERATION_TWO_PHASE_COMMIT 15
+
+/**
+ * A permission gregor does not know.
+ */
+#define GREGOR_ACL_PERMISSION_UNKNOWN 0
+
+/**
+ * In a filter: any permission.
+ */
+#define GREGOR_ACL_PERMISSION_ANY 1
+
+/**
+ * Deny.
+ */
+#define GREGOR_ACL_PERMISSION_DENY 2
+
+/**
+ * Allow.
+ */
+#define GREGOR_ACL_PERMISSION_ALLOW 3
+
+/**
+ * A source gregor does not know (or a v0 response's non-default value).
+ */
+#define GREGOR_CONFIG_SOURCE_UNKNOWN 0
+
+/**
+ * Set on the topic.
+ */
+#define GREGOR_CONFIG_SOURCE_DYNAMIC_TOPIC 1
+
+/**
+ * Set dynamically for this broker.
+ */
+#define GREGOR_CONFIG_SOURCE_DYNAMIC_BROKER 2
+
+/**
+ * Set dynamically as the default for all brokers.
+ */
+#define GREGOR_CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER 3
+
+/**
+ * From the broker's properties file.
+ */
+#define GREGOR_CONFIG_SOURCE_STATIC_BROKER 4
+
+/**
+ * The built-in default.
+ */
+#define GREGOR_CONFIG_SOURCE_DEFAULT 5
+
+/**
+ * Set dynamically for a broker logger.
+ */
+#define GREGOR_CONFIG_SOURCE_DYNAMIC_BROKER_LOGGER 6
+
+/**
+ * A client-metrics config.
+ */
+#define GREGOR_CONFIG_SOURCE_CLIENT_METRICS 7
+
+/**
+ * Set on the group.
+ */
+#define GREGOR_CONFIG_SOURCE_GROUP 8
+
+/**
+ * Not known (or not returned before DescribeConfigs v3).
+ */
+#define GREGOR_CONFIG_TYPE_UNKNOWN 0
+
+/**
+ * Boolean.
+ */
+#define GREGOR_CONFIG_TYPE_BOOLEAN 1
+
+/**
+ * String.
+ */
+#define GREGOR_CONFIG_TYPE_STRING 2
+
+/**
+ * 32-bit integer.
+ */
+#define GREGOR_CONFIG_TYPE_INT 3
+
+/**
+ * 16-bit integer.
+ */
+#define GREGOR_CONFIG_TYPE_SHORT 4
+
+/**
+ * 64-bit integer.
+ */
+#define GREGOR_CONFIG_TYPE_LONG 5
+
+/**
+ * Double.
+ */
+#define GREGOR_CONFIG_TYPE_DOUBLE 6
+
+/**
+ * Comma-separated list.
+ */
+#define GREGOR_CONFIG_TYPE_LIST 7
+
+/**
+ * Java class name.
+ */
+#define GREGOR_CONFIG_TYPE_CLASS 8
+
+/**
+ * Password (sensitive).
+ */
+#define GREGOR_CONFIG_TYPE_PASSWORD 9
+
+/**
+ * Set the value.
+ */
+#define GREGOR_ALTER_CONFIG_SET 0
+
+/**
+ * Revert to the default.
+ */
+#define GREGOR_ALTER_CONFIG_DELETE 1
+
+/**
+ * Add to a list value.
+ */
+#define GREGOR_ALTER_CONFIG_APPEND 2
+
+/**
+ * Remove from a list value.
+ */
+#define GREGOR_ALTER_CONFIG_SUBTRACT 3
+
+/**
+ * A mechanism gregor does not know.
+ */
+#define GREGOR_SCRAM_UNKNOWN 0
+
+/**
+ * SCRAM-SHA-256.
+ */
+#define GREGOR_SCRAM_SHA_256 1
+
+/**
+ * SCRAM-SHA-512.
+ */
+#define GREGOR_SCRAM_SHA_512 2
+
+/**
+ * The preferred (first) replica, if it is in sync.
+ */
+#define GREGOR_ELECTION_PREFERRED 0
+
+/**
+ * Any live replica when no in-sync replica is left (may lose data).
+ */
+#define GREGOR_ELECTION_UNCLEAN 1
+
+/**
+ * GREGOR_REBALANCE_ASSIGNED: partitions given to this member.
+ */
+#define GREGOR_REBALANCE_ASSIGNED 1
+
+/**
+ * GREGOR_REBALANCE_REVOKED: partitions taken away in a rebalance.
+ */
+#define GREGOR_REBALANCE_REVOKED 2
+
+/**
+ * GREGOR_REBALANCE_LOST: partitions lost (session expired, fenced, poll
+ * interval exceeded).
+ */
+#define GREGOR_REBALANCE_LOST 3
 
 /**
  * Offset: the partition's first offset.
@@ -549,22 +1254,6 @@
  * Offset: `GREGOR_OFFSET_TAIL_BASE - n` starts `n` messages before the end.
  */
 #define GREGOR_OFFSET_TAIL_BASE -2000
-
-/**
- * GREGOR_REBALANCE_ASSIGNED: partitions given to this member.
- */
-#define GREGOR_REBALANCE_ASSIGNED 1
-
-/**
- * GREGOR_REBALANCE_REVOKED: partitions taken away in a rebalance.
- */
-#define GREGOR_REBALANCE_REVOKED 2
-
-/**
- * GREGOR_REBALANCE_LOST: partitions lost (session expired, fenced, poll
- * interval exceeded).
- */
-#define GREGOR_REBALANCE_LOST 3
 
 /**
  * OFFSETS time: the latest offset (the log end).
@@ -802,10 +1491,25 @@ typedef struct gregor_transactions gregor_transactions;
 typedef struct gregor_zk gregor_zk;
 
 /**
+ * The brokers registered under `/brokers/ids`. Immutable.
+ */
+typedef struct gregor_zk_brokers gregor_zk_brokers;
+
+/**
  * A member of a ZooKeeper-coordinated (Kafka 0.8 high-level consumer)
  * group. Thread-safe.
  */
 typedef struct gregor_zk_consumer gregor_zk_consumer;
+
+/**
+ * A list of names (topics, groups, members). Immutable.
+ */
+typedef struct gregor_zk_names gregor_zk_names;
+
+/**
+ * A topic as ZooKeeper holds it. Immutable.
+ */
+typedef struct gregor_zk_topic gregor_zk_topic;
 
 /**
  * A borrowed view of bytes owned by gregor: `ptr` is NULL for a null
@@ -838,6 +1542,32 @@ typedef void (*gregor_rebalance_cb)(gregor_consumer *c, int32_t event, const gre
  * the call). Runs only inside `gregor_consumer_poll`, on the caller's thread.
  */
 typedef void (*gregor_commit_cb)(gregor_consumer *c, int32_t err, const gregor_tpl *offsets, void *opaque);
+
+/**
+ * One error code (librdkafka's `struct rd_kafka_err_desc`): its number, its
+ * name without the `GREGOR_ERR_` prefix ("_TIMED_OUT",
+ * "UNKNOWN_TOPIC_OR_PARTITION", "NO_ERROR") and a description. The strings
+ * are static.
+ */
+typedef struct {
+  int code;
+  const char *name;
+  const char *desc;
+} gregor_err_desc;
+
+/**
+ * One value of an enumeration: its number, the Java client's name for it
+ * ("IDEMPOTENT_WRITE", "DYNAMIC_TOPIC_CONFIG"), the name of its constant in
+ * gregor.h ("GREGOR_ACL_OPERATION_IDEMPOTENT_WRITE",
+ * "GREGOR_CONFIG_SOURCE_DYNAMIC_TOPIC") and a description. The strings are
+ * static.
+ */
+typedef struct {
+  int value;
+  const char *name;
+  const char *constant;
+  const char *desc;
+} gregor_enum_desc;
 
 /**
  * A log callback: `level` is the syslog level (0 emergency … 7 debug),
@@ -967,373 +1697,6 @@ int gregor_admin_options_set_validate_only(gregor_admin_options *opts, int valid
  * Frees options. NULL is a no-op.
  */
 void gregor_admin_options_free(gregor_admin_options *opts);
-
-/**
- * A topic to create with `num_partitions` partitions of
- * `replication_factor` replicas (-1 each: the broker's defaults). Copies
- * `name`. NULL if `name` is NULL or not UTF-8. Caller owns it: free with
- * `gregor_new_topic_free`.
- */
-gregor_new_topic *gregor_new_topic_new(const char *name, int32_t num_partitions, int32_t replication_factor);
-
-/**
- * Places partition `partition` on `brokers` (`count` ids, the first the
- * preferred leader). Once any partition is placed, the assignment takes
- * precedence over the partition count and replication factor. Returns 0
- * or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_new_topic_set_replica_assignment(gregor_new_topic *topic, int32_t partition, const int32_t *brokers, size_t count, char *errstr, size_t errstr_size);
-
-/**
- * Adds a topic config `name=value` (both copied). Returns 0 or
- * `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_new_topic_set_config(gregor_new_topic *topic, const char *name, const char *value, char *errstr, size_t errstr_size);
-
-/**
- * Frees a new topic. NULL is a no-op.
- */
-void gregor_new_topic_free(gregor_new_topic *topic);
-
-/**
- * Grows `topic` (copied) to `total_count` partitions. NULL if `topic` is
- * NULL. Caller owns it: free with `gregor_new_partitions_free`.
- */
-gregor_new_partitions *gregor_new_partitions_new(const char *topic, int32_t total_count);
-
-/**
- * Places the `new_index`th new partition (0 for the first one added) on
- * `brokers`; call it for 0, 1, … in order. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_new_partitions_set_replica_assignment(gregor_new_partitions *parts, size_t new_index, const int32_t *brokers, size_t count, char *errstr, size_t errstr_size);
-
-/**
- * Frees new partitions. NULL is a no-op.
- */
-void gregor_new_partitions_free(gregor_new_partitions *parts);
-
-/**
- * Creates topics (one CreateTopics request to the controller, following
- * NOT_CONTROLLER). `topics` is an array of `count` handles (borrowed).
- * Honours validate-only and the operation timeout. On success `*out`
- * receives one result per distinct topic, in order (caller owns; free with
- * `gregor_topic_results_free`). Blocks. Thread-safe.
- */
-int gregor_admin_create_topics(const gregor_admin *admin, const gregor_new_topic *const *topics, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Deletes topics by name (`count` strings, borrowed). As
- * `gregor_admin_create_topics` for the rest.
- */
-int gregor_admin_delete_topics(const gregor_admin *admin, const char *const *names, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Deletes topics by topic ID (`count` IDs in Kafka's base64 text form or
- * hyphenated hex; DeleteTopics v6+). As `gregor_admin_delete_topics`.
- */
-int gregor_admin_delete_topics_by_id(const gregor_admin *admin, const char *const *topic_ids, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Adds partitions to topics (CreatePartitions, to the controller).
- * `parts` is an array of `count` handles (borrowed). As
- * `gregor_admin_create_topics` for the rest.
- */
-int gregor_admin_create_partitions(const gregor_admin *admin, const gregor_new_partitions *const *parts, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Number of results (0 for NULL).
- */
-size_t gregor_topic_results_count(const gregor_topic_results *r);
-
-/**
- * Result `i`'s topic name (NULL when deleting by an ID the broker did not name).
- */
-const char *gregor_topic_results_name(const gregor_topic_results *r, size_t i);
-
-/**
- * Result `i`'s topic ID in Kafka's text form (NULL if not known).
- */
-const char *gregor_topic_results_topic_id(const gregor_topic_results *r, size_t i);
-
-/**
- * Result `i`'s error code (0 on success).
- */
-int gregor_topic_results_err(const gregor_topic_results *r, size_t i);
-
-/**
- * Result `i`'s error text ("" on success).
- */
-const char *gregor_topic_results_errstr(const gregor_topic_results *r, size_t i);
-
-/**
- * Created topic `i`'s partition count (-1 if not reported: CreateTopics < v5, or not a create).
- */
-int32_t gregor_topic_results_num_partitions(const gregor_topic_results *r, size_t i);
-
-/**
- * Created topic `i`'s replication factor (-1 if not reported).
- */
-int32_t gregor_topic_results_replication_factor(const gregor_topic_results *r, size_t i);
-
-/**
- * Number of configs the broker echoed for created topic `i` (CreateTopics v5+).
- */
-size_t gregor_topic_results_config_count(const gregor_topic_results *r, size_t i);
-
-/**
- * Created topic `i`'s config `j`: its name.
- */
-const char *gregor_topic_results_config_name(const gregor_topic_results *r, size_t i, size_t j);
-
-/**
- * Created topic `i`'s config `j`: its value (NULL for null or sensitive).
- */
-const char *gregor_topic_results_config_value(const gregor_topic_results *r, size_t i, size_t j);
-
-/**
- * Frees topic results. NULL is a no-op.
- */
-void gregor_topic_results_free(gregor_topic_results *r);
-
-/**
- * Describes topics by name (`count` strings, borrowed; a Metadata request
- * that never auto-creates). Non-zero `include_authorized_operations` asks
- * for the client's operations on each topic (Metadata v8+). On success
- * `*out` receives the descriptions (caller owns; free with
- * `gregor_topic_descriptions_free`). Blocks. Thread-safe.
- */
-int gregor_admin_describe_topics(const gregor_admin *admin, const char *const *names, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_topic_descriptions **out, char *errstr, size_t errstr_size);
-
-/**
- * As `gregor_admin_describe_topics`, by topic ID (text form; Metadata v10+).
- */
-int gregor_admin_describe_topics_by_id(const gregor_admin *admin, const char *const *topic_ids, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_topic_descriptions **out, char *errstr, size_t errstr_size);
-
-/**
- * Number of topics (0 for NULL).
- */
-size_t gregor_topic_descriptions_count(const gregor_topic_descriptions *d);
-
-/**
- * Topic `i`'s name (NULL if not known).
- */
-const char *gregor_topic_descriptions_name(const gregor_topic_descriptions *d, size_t i);
-
-/**
- * Topic `i`'s ID in Kafka's text form (NULL if not known).
- */
-const char *gregor_topic_descriptions_topic_id(const gregor_topic_descriptions *d, size_t i);
-
-/**
- * Topic `i`'s error code (e.g. `GREGOR_ERR_UNKNOWN_TOPIC_OR_PARTITION`).
- */
-int gregor_topic_descriptions_err(const gregor_topic_descriptions *d, size_t i);
-
-/**
- * Topic `i`'s error text ("" on success).
- */
-const char *gregor_topic_descriptions_errstr(const gregor_topic_descriptions *d, size_t i);
-
-/**
- * 1 if topic `i` is internal, 0 if not, -1 out of range.
- */
-int gregor_topic_descriptions_is_internal(const gregor_topic_descriptions *d, size_t i);
-
-/**
- * Copies up to `max` of topic `i`'s authorized operations
- * (`GREGOR_ACL_OPERATION_*`) into `out`; returns how many there are, or
- * -1 if they were not asked for or not known.
- */
-int gregor_topic_descriptions_authorized_operations(const gregor_topic_descriptions *d, size_t i, int *out, size_t max);
-
-/**
- * Number of partitions of topic `i`.
- */
-size_t gregor_topic_descriptions_partition_count(const gregor_topic_descriptions *d, size_t i);
-
-/**
- * Topic `i`, partition `p` (in index order): its index.
- */
-int32_t gregor_topic_descriptions_partition_id(const gregor_topic_descriptions *d, size_t i, size_t p);
-
-/**
- * Topic `i`, partition `p`: its leader's broker id (-1 if none).
- */
-int32_t gregor_topic_descriptions_partition_leader(const gregor_topic_descriptions *d, size_t i, size_t p);
-
-/**
- * Topic `i`, partition `p`: its leader epoch (-1 if not known).
- */
-int32_t gregor_topic_descriptions_partition_leader_epoch(const gregor_topic_descriptions *d, size_t i, size_t p);
-
-/**
- * Topic `i`, partition `p`: copies up to `max` replica ids into `out`,
- * returns how many replicas there are.
- */
-size_t gregor_topic_descriptions_partition_replicas(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
-
-/**
- * As `gregor_topic_descriptions_partition_replicas`, for the in-sync replicas.
- */
-size_t gregor_topic_descriptions_partition_isr(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
-
-/**
- * As `gregor_topic_descriptions_partition_replicas`, for the offline replicas.
- */
-size_t gregor_topic_descriptions_partition_offline(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
-
-/**
- * Frees topic descriptions. NULL is a no-op.
- */
-void gregor_topic_descriptions_free(gregor_topic_descriptions *d);
-
-/**
- * A resource of `resource_type` (`GREGOR_CONFIG_RESOURCE_*`) named `name`
- * (copied; a broker's id for BROKER and BROKER_LOGGER). NULL if `name` is
- * NULL or the type out of range. Caller owns it: free with
- * `gregor_config_resource_free`.
- */
-gregor_config_resource *gregor_config_resource_new(int resource_type, const char *name);
-
-/**
- * For `gregor_admin_alter_configs` (legacy, whole set): sets `name` to
- * `value` (NULL: null). Copies both. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_config_resource_set_config(gregor_config_resource *res, const char *name, const char *value);
-
-/**
- * For `gregor_admin_incremental_alter_configs`: adds the change `op`
- * (`GREGOR_ALTER_CONFIG_*`) of `name` with `value` (NULL for DELETE).
- * Copies both. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_config_resource_add_incremental_config(gregor_config_resource *res, const char *name, int op, const char *value, char *errstr, size_t errstr_size);
-
-/**
- * Frees a config resource. NULL is a no-op.
- */
-void gregor_config_resource_free(gregor_config_resource *res);
-
-/**
- * Describes the configs of `count` resources (borrowed handles): all, or
- * only the `key_count` names in `keys`. Non-zero `include_synonyms` /
- * `include_documentation` ask for those (DescribeConfigs v1+ / v3+).
- * BROKER and BROKER_LOGGER resources go to that broker. On success `*out`
- * receives one result per resource (caller owns; free with
- * `gregor_config_results_free`). Blocks. Thread-safe.
- */
-int gregor_admin_describe_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const char *const *keys, size_t key_count, int include_synonyms, int include_documentation, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
-
-/**
- * The legacy AlterConfigs: replaces each resource's dynamic configs by
- * those set with `gregor_config_resource_set_config`. Honours
- * validate-only. As `gregor_admin_describe_configs` for the rest (results
- * without entries).
- */
-int gregor_admin_alter_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
-
-/**
- * IncrementalAlterConfigs: applies the changes added with
- * `gregor_config_resource_add_incremental_config`. As
- * `gregor_admin_alter_configs`.
- */
-int gregor_admin_incremental_alter_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Number of resources (0 for NULL).
- */
-size_t gregor_config_results_count(const gregor_config_results *r);
-
-/**
- * Resource `i`'s type (`GREGOR_CONFIG_RESOURCE_*`).
- */
-int gregor_config_results_type(const gregor_config_results *r, size_t i);
-
-/**
- * Resource `i`'s name.
- */
-const char *gregor_config_results_name(const gregor_config_results *r, size_t i);
-
-/**
- * Resource `i`'s error code.
- */
-int gregor_config_results_err(const gregor_config_results *r, size_t i);
-
-/**
- * Resource `i`'s error text ("" on success).
- */
-const char *gregor_config_results_errstr(const gregor_config_results *r, size_t i);
-
-/**
- * Number of configs of resource `i`.
- */
-size_t gregor_config_results_entry_count(const gregor_config_results *r, size_t i);
-
-/**
- * Resource `i`, config `j`: its name.
- */
-const char *gregor_config_results_entry_name(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: its value (NULL for null or sensitive).
- */
-const char *gregor_config_results_entry_value(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: where the value comes from (`GREGOR_CONFIG_SOURCE_*`).
- */
-int gregor_config_results_entry_source(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: 1 if the value is the default, 0 if not.
- */
-int gregor_config_results_entry_is_default(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: 1 if read-only.
- */
-int gregor_config_results_entry_is_read_only(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: 1 if sensitive.
- */
-int gregor_config_results_entry_is_sensitive(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: its data type (Kafka's `ConfigType`: 1
- * boolean, 2 string, 3 int, 4 short, 5 long, 6 double, 7 list, 8 class,
- * 9 password; 0 unknown).
- */
-int gregor_config_results_entry_type(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: its documentation (NULL if not asked or none).
- */
-const char *gregor_config_results_entry_documentation(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`: number of synonyms (when asked for).
- */
-size_t gregor_config_results_synonym_count(const gregor_config_results *r, size_t i, size_t j);
-
-/**
- * Resource `i`, config `j`, synonym `k`: its name.
- */
-const char *gregor_config_results_synonym_name(const gregor_config_results *r, size_t i, size_t j, size_t k);
-
-/**
- * Resource `i`, config `j`, synonym `k`: its value (NULL for null).
- */
-const char *gregor_config_results_synonym_value(const gregor_config_results *r, size_t i, size_t j, size_t k);
-
-/**
- * Resource `i`, config `j`, synonym `k`: its source (`GREGOR_CONFIG_SOURCE_*`).
- */
-int gregor_config_results_synonym_source(const gregor_config_results *r, size_t i, size_t j, size_t k);
-
-/**
- * Frees config results. NULL is a no-op.
- */
-void gregor_config_results_free(gregor_config_results *r);
 
 /**
  * A binding: `resource_type` (`GREGOR_RESOURCE_*`), `resource_name`,
@@ -1607,6 +1970,489 @@ int gregor_log_dirs_replica_is_future(const gregor_log_dirs *l, size_t b, size_t
  * Frees log dirs. NULL is a no-op.
  */
 void gregor_log_dirs_free(gregor_log_dirs *l);
+
+/**
+ * A resource of `resource_type` (`GREGOR_CONFIG_RESOURCE_*`) named `name`
+ * (copied; a broker's id for BROKER and BROKER_LOGGER). NULL if `name` is
+ * NULL or the type out of range. Caller owns it: free with
+ * `gregor_config_resource_free`.
+ */
+gregor_config_resource *gregor_config_resource_new(int resource_type, const char *name);
+
+/**
+ * For `gregor_admin_alter_configs` (legacy, whole set): sets `name` to
+ * `value` (NULL: null). Copies both. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_config_resource_set_config(gregor_config_resource *res, const char *name, const char *value);
+
+/**
+ * For `gregor_admin_incremental_alter_configs`: adds the change `op`
+ * (`GREGOR_ALTER_CONFIG_*`) of `name` with `value` (NULL for DELETE).
+ * Copies both. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_config_resource_add_incremental_config(gregor_config_resource *res, const char *name, int op, const char *value, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a config resource. NULL is a no-op.
+ */
+void gregor_config_resource_free(gregor_config_resource *res);
+
+/**
+ * Describes the configs of `count` resources (borrowed handles): all, or
+ * only the `key_count` names in `keys`. Non-zero `include_synonyms` /
+ * `include_documentation` ask for those (DescribeConfigs v1+ / v3+).
+ * BROKER and BROKER_LOGGER resources go to that broker. On success `*out`
+ * receives one result per resource (caller owns; free with
+ * `gregor_config_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_describe_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const char *const *keys, size_t key_count, int include_synonyms, int include_documentation, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * The legacy AlterConfigs: replaces each resource's dynamic configs by
+ * those set with `gregor_config_resource_set_config`. Honours
+ * validate-only. As `gregor_admin_describe_configs` for the rest (results
+ * without entries).
+ */
+int gregor_admin_alter_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * IncrementalAlterConfigs: applies the changes added with
+ * `gregor_config_resource_add_incremental_config`. As
+ * `gregor_admin_alter_configs`.
+ */
+int gregor_admin_incremental_alter_configs(const gregor_admin *admin, const gregor_config_resource *const *resources, size_t count, const gregor_admin_options *options, gregor_config_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of resources (0 for NULL).
+ */
+size_t gregor_config_results_count(const gregor_config_results *r);
+
+/**
+ * Resource `i`'s type (`GREGOR_CONFIG_RESOURCE_*`).
+ */
+int gregor_config_results_type(const gregor_config_results *r, size_t i);
+
+/**
+ * Resource `i`'s name.
+ */
+const char *gregor_config_results_name(const gregor_config_results *r, size_t i);
+
+/**
+ * Resource `i`'s error code.
+ */
+int gregor_config_results_err(const gregor_config_results *r, size_t i);
+
+/**
+ * Resource `i`'s error text ("" on success).
+ */
+const char *gregor_config_results_errstr(const gregor_config_results *r, size_t i);
+
+/**
+ * Number of configs of resource `i`.
+ */
+size_t gregor_config_results_entry_count(const gregor_config_results *r, size_t i);
+
+/**
+ * Resource `i`, config `j`: its name.
+ */
+const char *gregor_config_results_entry_name(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: its value (NULL for null or sensitive).
+ */
+const char *gregor_config_results_entry_value(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: where the value comes from (`GREGOR_CONFIG_SOURCE_*`).
+ */
+int gregor_config_results_entry_source(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: 1 if the value is the default, 0 if not.
+ */
+int gregor_config_results_entry_is_default(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: 1 if read-only.
+ */
+int gregor_config_results_entry_is_read_only(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: 1 if sensitive.
+ */
+int gregor_config_results_entry_is_sensitive(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: its data type (Kafka's `ConfigType`: 1
+ * boolean, 2 string, 3 int, 4 short, 5 long, 6 double, 7 list, 8 class,
+ * 9 password; 0 unknown).
+ */
+int gregor_config_results_entry_type(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: its documentation (NULL if not asked or none).
+ */
+const char *gregor_config_results_entry_documentation(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`: number of synonyms (when asked for).
+ */
+size_t gregor_config_results_synonym_count(const gregor_config_results *r, size_t i, size_t j);
+
+/**
+ * Resource `i`, config `j`, synonym `k`: its name.
+ */
+const char *gregor_config_results_synonym_name(const gregor_config_results *r, size_t i, size_t j, size_t k);
+
+/**
+ * Resource `i`, config `j`, synonym `k`: its value (NULL for null).
+ */
+const char *gregor_config_results_synonym_value(const gregor_config_results *r, size_t i, size_t j, size_t k);
+
+/**
+ * Resource `i`, config `j`, synonym `k`: its source (`GREGOR_CONFIG_SOURCE_*`).
+ */
+int gregor_config_results_synonym_source(const gregor_config_results *r, size_t i, size_t j, size_t k);
+
+/**
+ * Frees config results. NULL is a no-op.
+ */
+void gregor_config_results_free(gregor_config_results *r);
+
+/**
+ * Lists the groups every broker coordinates (ListGroups to each broker),
+ * keeping those in one of `state_count` states (ListGroups v4+; e.g.
+ * "Stable", "Empty") and of one of `type_count` types (v5+; "classic",
+ * "consumer"); no filter: all. A broker that cannot be asked, answers an
+ * error, or is too old for a filter given is listed among the errors
+ * (`gregor_group_listings_error_*`), not a failure of the call. On success
+ * `*out` receives the listings (caller owns; free with
+ * `gregor_group_listings_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_list_groups(const gregor_admin *admin, const char *const *states, size_t state_count, const char *const *types, size_t type_count, const gregor_admin_options *options, gregor_group_listings **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of groups listed (0 for NULL).
+ */
+size_t gregor_group_listings_count(const gregor_group_listings *l);
+
+/**
+ * Group `i`'s ID.
+ */
+const char *gregor_group_listings_group_id(const gregor_group_listings *l, size_t i);
+
+/**
+ * Group `i`'s protocol type ("consumer", …; "" for a simple group).
+ */
+const char *gregor_group_listings_protocol_type(const gregor_group_listings *l, size_t i);
+
+/**
+ * Group `i`'s state ("Stable", …; NULL from brokers before ListGroups v4).
+ */
+const char *gregor_group_listings_state(const gregor_group_listings *l, size_t i);
+
+/**
+ * Group `i`'s type ("classic", "consumer"; NULL before ListGroups v5).
+ */
+const char *gregor_group_listings_type(const gregor_group_listings *l, size_t i);
+
+/**
+ * Group `i`'s coordinator (the broker that listed it).
+ */
+int32_t gregor_group_listings_coordinator_id(const gregor_group_listings *l, size_t i);
+
+/**
+ * 1 if group `i` only stores offsets (no protocol type), 0 if not, -1 out of range.
+ */
+int gregor_group_listings_is_simple(const gregor_group_listings *l, size_t i);
+
+/**
+ * Number of brokers that failed (0 for NULL).
+ */
+size_t gregor_group_listings_error_count(const gregor_group_listings *l);
+
+/**
+ * Failed broker `j`'s id.
+ */
+int32_t gregor_group_listings_error_broker(const gregor_group_listings *l, size_t j);
+
+/**
+ * Failed broker `j`'s error code.
+ */
+int gregor_group_listings_error_err(const gregor_group_listings *l, size_t j);
+
+/**
+ * Failed broker `j`'s error text.
+ */
+const char *gregor_group_listings_error_errstr(const gregor_group_listings *l, size_t j);
+
+/**
+ * Frees group listings. NULL is a no-op.
+ */
+void gregor_group_listings_free(gregor_group_listings *l);
+
+/**
+ * Describes `count` groups at their coordinators (DescribeGroups, one
+ * request per coordinator). For groups of protocol type "consumer" each
+ * member's metadata and assignment are decoded (read them with the
+ * `_member_subscription_*` and `_member_assignment_*` accessors; a member
+ * whose bytes do not decode has its own `_err`, the rest of the group is
+ * still described). Non-zero `include_authorized_operations` asks for the
+ * client's operations on each group (v3+). On success `*out` receives one
+ * description per distinct group, in order (caller owns; free with
+ * `gregor_group_descriptions_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_describe_groups(const gregor_admin *admin, const char *const *groups, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_group_descriptions **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of groups (0 for NULL).
+ */
+size_t gregor_group_descriptions_count(const gregor_group_descriptions *d);
+
+/**
+ * Group `i`'s ID.
+ */
+const char *gregor_group_descriptions_group_id(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s error code (e.g. `GREGOR_ERR_GROUP_AUTHORIZATION_FAILED`).
+ */
+int gregor_group_descriptions_err(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s error text ("" on success).
+ */
+const char *gregor_group_descriptions_errstr(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s state ("Stable", "Empty", "Dead", …).
+ */
+const char *gregor_group_descriptions_state(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s protocol type ("consumer", …).
+ */
+const char *gregor_group_descriptions_protocol_type(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s chosen protocol (for consumers the assignor; "" unless Stable).
+ */
+const char *gregor_group_descriptions_protocol(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s coordinator: writes its broker id, host (borrowed) and port
+ * to the non-NULL out-parameters. Returns 0, or `GREGOR_ERR__INVALID_ARG`
+ * out of range.
+ */
+int gregor_group_descriptions_coordinator(const gregor_group_descriptions *d, size_t i, int32_t *id, const char **host, int32_t *port);
+
+/**
+ * Copies up to `max` of group `i`'s authorized operations
+ * (`GREGOR_ACL_OPERATION_*`) into `out`; returns how many there are, or
+ * -1 if they were not asked for or not known.
+ */
+int gregor_group_descriptions_authorized_operations(const gregor_group_descriptions *d, size_t i, int *out, size_t max);
+
+/**
+ * Number of members of group `i`.
+ */
+size_t gregor_group_descriptions_member_count(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`, member `m`: its member ID.
+ */
+const char *gregor_group_descriptions_member_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its static group instance ID (NULL if none).
+ */
+const char *gregor_group_descriptions_member_group_instance_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its client ID.
+ */
+const char *gregor_group_descriptions_member_client_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its host.
+ */
+const char *gregor_group_descriptions_member_client_host(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its metadata bytes as sent (borrowed; `len` 0 if none).
+ */
+gregor_slice gregor_group_descriptions_member_metadata(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: its assignment bytes as sent (borrowed).
+ */
+gregor_slice gregor_group_descriptions_member_assignment_bytes(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: 0 unless its metadata failed to decode as a
+ * consumer protocol subscription (then `GREGOR_ERR__BAD_MSG`, with the
+ * reason in `_member_subscription_errstr`).
+ */
+int gregor_group_descriptions_member_subscription_err(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: why its subscription did not decode ("" if it did).
+ */
+const char *gregor_group_descriptions_member_subscription_errstr(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: the consumer protocol version of its decoded
+ * subscription, or -1 if there is none (not the "consumer" protocol
+ * type, no metadata sent, or it failed to decode).
+ */
+int gregor_group_descriptions_member_subscription_version(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Number of topics member `m` of group `i` subscribes to (0 if no subscription).
+ */
+size_t gregor_group_descriptions_member_subscription_topic_count(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Subscribed topic `k` of member `m` of group `i`.
+ */
+const char *gregor_group_descriptions_member_subscription_topic(const gregor_group_descriptions *d, size_t i, size_t m, size_t k);
+
+/**
+ * Number of partitions member `m` of group `i` owned when it joined
+ * (subscription v1+).
+ */
+size_t gregor_group_descriptions_member_owned_count(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Owned partition `k` of member `m` of group `i`: writes its topic
+ * (borrowed) and partition. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_group_descriptions_member_owned(const gregor_group_descriptions *d, size_t i, size_t m, size_t k, const char **topic, int32_t *partition);
+
+/**
+ * Member `m` of group `i`: the generation of its owned partitions
+ * (subscription v2+; -1 if none).
+ */
+int32_t gregor_group_descriptions_member_generation_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Member `m` of group `i`: its rack (subscription v3+; NULL if none).
+ */
+const char *gregor_group_descriptions_member_rack_id(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Member `m` of group `i`: its subscription's user data (borrowed; `ptr`
+ * NULL if none).
+ */
+gregor_slice gregor_group_descriptions_member_subscription_user_data(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: 0 unless its assignment failed to decode (then
+ * `GREGOR_ERR__BAD_MSG`, reason in `_member_assignment_errstr`).
+ */
+int gregor_group_descriptions_member_assignment_err(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: why its assignment did not decode ("" if it did).
+ */
+const char *gregor_group_descriptions_member_assignment_errstr(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`, member `m`: the consumer protocol version of its decoded
+ * assignment, or -1 if there is none.
+ */
+int gregor_group_descriptions_member_assignment_version(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Number of partitions assigned to member `m` of group `i` (0 if no assignment).
+ */
+size_t gregor_group_descriptions_member_assignment_count(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Assigned partition `k` of member `m` of group `i`: writes its topic
+ * (borrowed) and partition. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_group_descriptions_member_assignment_partition(const gregor_group_descriptions *d, size_t i, size_t m, size_t k, const char **topic, int32_t *partition);
+
+/**
+ * Member `m` of group `i`: its assignment's user data (borrowed; `ptr`
+ * NULL if none).
+ */
+gregor_slice gregor_group_descriptions_member_assignment_user_data(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Frees group descriptions. NULL is a no-op.
+ */
+void gregor_group_descriptions_free(gregor_group_descriptions *d);
+
+/**
+ * Deletes `count` groups at their coordinators (DeleteGroups; a group
+ * with members answers `GREGOR_ERR_NON_EMPTY_GROUP`). On success `*out`
+ * receives one result per distinct group, in order (caller owns; free with
+ * `gregor_group_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_delete_groups(const gregor_admin *admin, const char *const *groups, size_t count, const gregor_admin_options *options, gregor_group_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of results (0 for NULL).
+ */
+size_t gregor_group_results_count(const gregor_group_results *r);
+
+/**
+ * Result `i`'s group ID.
+ */
+const char *gregor_group_results_group_id(const gregor_group_results *r, size_t i);
+
+/**
+ * Result `i`'s error code (0 on success).
+ */
+int gregor_group_results_err(const gregor_group_results *r, size_t i);
+
+/**
+ * Result `i`'s error text ("" on success).
+ */
+const char *gregor_group_results_errstr(const gregor_group_results *r, size_t i);
+
+/**
+ * Frees group results. NULL is a no-op.
+ */
+void gregor_group_results_free(gregor_group_results *r);
+
+/**
+ * Reads `group`'s committed offsets (OffsetFetch at its coordinator): of
+ * the partitions of `partitions` (offsets ignored; one result each, in
+ * order, offset -1 where none is committed), or of every partition the
+ * group has offsets for when `partitions` is NULL. Non-zero
+ * `require_stable` waits out pending transactional offsets (v7+). Each
+ * result has offset, leader epoch and metadata
+ * (`gregor_partition_results_metadata`). A group-level error (e.g.
+ * `GREGOR_ERR_GROUP_AUTHORIZATION_FAILED`) is the return code. On success
+ * `*out` receives the results (caller owns; free with
+ * `gregor_partition_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_list_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *partitions, int require_stable, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Sets `group`'s committed offsets (an admin OffsetCommit: generation -1,
+ * no member, so the group must have no active members): each entry of
+ * `offsets` is committed with its offset and leader epoch (if set), and
+ * `metadata[i]` for entry `i` when `metadata` is not NULL (NULL entries:
+ * none). On success `*out` receives one result per distinct partition, in
+ * order (caller owns; free with `gregor_partition_results_free`). Blocks.
+ * Thread-safe.
+ */
+int gregor_admin_alter_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *offsets, const char *const *metadata, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Deletes `group`'s committed offsets of the partitions of `partitions`
+ * (offsets ignored; OffsetDelete, KIP-496). A group-level error (e.g.
+ * `GREGOR_ERR_GROUP_ID_NOT_FOUND`, or `GREGOR_ERR__UNSUPPORTED_FEATURE`
+ * from a broker without OffsetDelete) is the return code; per partition
+ * e.g. `GREGOR_ERR_GROUP_SUBSCRIBED_TO_TOPIC`. On success `*out` receives
+ * one result per distinct partition (caller owns; free with
+ * `gregor_partition_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_delete_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *partitions, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
 
 /**
  * Elects leaders (`GREGOR_ELECTION_PREFERRED` or `_UNCLEAN`) for the
@@ -1957,6 +2803,225 @@ int32_t gregor_scram_users_credential_iterations(const gregor_scram_users *u, si
 void gregor_scram_users_free(gregor_scram_users *u);
 
 /**
+ * A topic to create with `num_partitions` partitions of
+ * `replication_factor` replicas (-1 each: the broker's defaults). Copies
+ * `name`. NULL if `name` is NULL or not UTF-8. Caller owns it: free with
+ * `gregor_new_topic_free`.
+ */
+gregor_new_topic *gregor_new_topic_new(const char *name, int32_t num_partitions, int32_t replication_factor);
+
+/**
+ * Places partition `partition` on `brokers` (`count` ids, the first the
+ * preferred leader). Once any partition is placed, the assignment takes
+ * precedence over the partition count and replication factor. Returns 0
+ * or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_new_topic_set_replica_assignment(gregor_new_topic *topic, int32_t partition, const int32_t *brokers, size_t count, char *errstr, size_t errstr_size);
+
+/**
+ * Adds a topic config `name=value` (both copied). Returns 0 or
+ * `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_new_topic_set_config(gregor_new_topic *topic, const char *name, const char *value, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a new topic. NULL is a no-op.
+ */
+void gregor_new_topic_free(gregor_new_topic *topic);
+
+/**
+ * Grows `topic` (copied) to `total_count` partitions. NULL if `topic` is
+ * NULL. Caller owns it: free with `gregor_new_partitions_free`.
+ */
+gregor_new_partitions *gregor_new_partitions_new(const char *topic, int32_t total_count);
+
+/**
+ * Places the `new_index`th new partition (0 for the first one added) on
+ * `brokers`; call it for 0, 1, … in order. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_new_partitions_set_replica_assignment(gregor_new_partitions *parts, size_t new_index, const int32_t *brokers, size_t count, char *errstr, size_t errstr_size);
+
+/**
+ * Frees new partitions. NULL is a no-op.
+ */
+void gregor_new_partitions_free(gregor_new_partitions *parts);
+
+/**
+ * Creates topics (one CreateTopics request to the controller, following
+ * NOT_CONTROLLER). `topics` is an array of `count` handles (borrowed).
+ * Honours validate-only and the operation timeout. On success `*out`
+ * receives one result per distinct topic, in order (caller owns; free with
+ * `gregor_topic_results_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_create_topics(const gregor_admin *admin, const gregor_new_topic *const *topics, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Deletes topics by name (`count` strings, borrowed). As
+ * `gregor_admin_create_topics` for the rest.
+ */
+int gregor_admin_delete_topics(const gregor_admin *admin, const char *const *names, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Deletes topics by topic ID (`count` IDs in Kafka's base64 text form or
+ * hyphenated hex; DeleteTopics v6+). As `gregor_admin_delete_topics`.
+ */
+int gregor_admin_delete_topics_by_id(const gregor_admin *admin, const char *const *topic_ids, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Adds partitions to topics (CreatePartitions, to the controller).
+ * `parts` is an array of `count` handles (borrowed). As
+ * `gregor_admin_create_topics` for the rest.
+ */
+int gregor_admin_create_partitions(const gregor_admin *admin, const gregor_new_partitions *const *parts, size_t count, const gregor_admin_options *options, gregor_topic_results **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of results (0 for NULL).
+ */
+size_t gregor_topic_results_count(const gregor_topic_results *r);
+
+/**
+ * Result `i`'s topic name (NULL when deleting by an ID the broker did not name).
+ */
+const char *gregor_topic_results_name(const gregor_topic_results *r, size_t i);
+
+/**
+ * Result `i`'s topic ID in Kafka's text form (NULL if not known).
+ */
+const char *gregor_topic_results_topic_id(const gregor_topic_results *r, size_t i);
+
+/**
+ * Result `i`'s error code (0 on success).
+ */
+int gregor_topic_results_err(const gregor_topic_results *r, size_t i);
+
+/**
+ * Result `i`'s error text ("" on success).
+ */
+const char *gregor_topic_results_errstr(const gregor_topic_results *r, size_t i);
+
+/**
+ * Created topic `i`'s partition count (-1 if not reported: CreateTopics < v5, or not a create).
+ */
+int32_t gregor_topic_results_num_partitions(const gregor_topic_results *r, size_t i);
+
+/**
+ * Created topic `i`'s replication factor (-1 if not reported).
+ */
+int32_t gregor_topic_results_replication_factor(const gregor_topic_results *r, size_t i);
+
+/**
+ * Number of configs the broker echoed for created topic `i` (CreateTopics v5+).
+ */
+size_t gregor_topic_results_config_count(const gregor_topic_results *r, size_t i);
+
+/**
+ * Created topic `i`'s config `j`: its name.
+ */
+const char *gregor_topic_results_config_name(const gregor_topic_results *r, size_t i, size_t j);
+
+/**
+ * Created topic `i`'s config `j`: its value (NULL for null or sensitive).
+ */
+const char *gregor_topic_results_config_value(const gregor_topic_results *r, size_t i, size_t j);
+
+/**
+ * Frees topic results. NULL is a no-op.
+ */
+void gregor_topic_results_free(gregor_topic_results *r);
+
+/**
+ * Describes topics by name (`count` strings, borrowed; a Metadata request
+ * that never auto-creates). Non-zero `include_authorized_operations` asks
+ * for the client's operations on each topic (Metadata v8+). On success
+ * `*out` receives the descriptions (caller owns; free with
+ * `gregor_topic_descriptions_free`). Blocks. Thread-safe.
+ */
+int gregor_admin_describe_topics(const gregor_admin *admin, const char *const *names, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_topic_descriptions **out, char *errstr, size_t errstr_size);
+
+/**
+ * As `gregor_admin_describe_topics`, by topic ID (text form; Metadata v10+).
+ */
+int gregor_admin_describe_topics_by_id(const gregor_admin *admin, const char *const *topic_ids, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_topic_descriptions **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of topics (0 for NULL).
+ */
+size_t gregor_topic_descriptions_count(const gregor_topic_descriptions *d);
+
+/**
+ * Topic `i`'s name (NULL if not known).
+ */
+const char *gregor_topic_descriptions_name(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Topic `i`'s ID in Kafka's text form (NULL if not known).
+ */
+const char *gregor_topic_descriptions_topic_id(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Topic `i`'s error code (e.g. `GREGOR_ERR_UNKNOWN_TOPIC_OR_PARTITION`).
+ */
+int gregor_topic_descriptions_err(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Topic `i`'s error text ("" on success).
+ */
+const char *gregor_topic_descriptions_errstr(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * 1 if topic `i` is internal, 0 if not, -1 out of range.
+ */
+int gregor_topic_descriptions_is_internal(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Copies up to `max` of topic `i`'s authorized operations
+ * (`GREGOR_ACL_OPERATION_*`) into `out`; returns how many there are, or
+ * -1 if they were not asked for or not known.
+ */
+int gregor_topic_descriptions_authorized_operations(const gregor_topic_descriptions *d, size_t i, int *out, size_t max);
+
+/**
+ * Number of partitions of topic `i`.
+ */
+size_t gregor_topic_descriptions_partition_count(const gregor_topic_descriptions *d, size_t i);
+
+/**
+ * Topic `i`, partition `p` (in index order): its index.
+ */
+int32_t gregor_topic_descriptions_partition_id(const gregor_topic_descriptions *d, size_t i, size_t p);
+
+/**
+ * Topic `i`, partition `p`: its leader's broker id (-1 if none).
+ */
+int32_t gregor_topic_descriptions_partition_leader(const gregor_topic_descriptions *d, size_t i, size_t p);
+
+/**
+ * Topic `i`, partition `p`: its leader epoch (-1 if not known).
+ */
+int32_t gregor_topic_descriptions_partition_leader_epoch(const gregor_topic_descriptions *d, size_t i, size_t p);
+
+/**
+ * Topic `i`, partition `p`: copies up to `max` replica ids into `out`,
+ * returns how many replicas there are.
+ */
+size_t gregor_topic_descriptions_partition_replicas(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
+
+/**
+ * As `gregor_topic_descriptions_partition_replicas`, for the in-sync replicas.
+ */
+size_t gregor_topic_descriptions_partition_isr(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
+
+/**
+ * As `gregor_topic_descriptions_partition_replicas`, for the offline replicas.
+ */
+size_t gregor_topic_descriptions_partition_offline(const gregor_topic_descriptions *d, size_t i, size_t p, int32_t *out, size_t max);
+
+/**
+ * Frees topic descriptions. NULL is a no-op.
+ */
+void gregor_topic_descriptions_free(gregor_topic_descriptions *d);
+
+/**
  * Lists the transactions every broker coordinates, matching every filter
  * given: `state_count` states, `producer_id_count` producer IDs, and a
  * minimum running time `min_duration_ms` (-1: none; ListTransactions v1+).
@@ -2044,339 +3109,32 @@ int32_t gregor_transactions_partition(const gregor_transactions *t, size_t i, si
 void gregor_transactions_free(gregor_transactions *t);
 
 /**
- * Lists the groups every broker coordinates (ListGroups to each broker),
- * keeping those in one of `state_count` states (ListGroups v4+; e.g.
- * "Stable", "Empty") and of one of `type_count` types (v5+; "classic",
- * "consumer"); no filter: all. A broker that cannot be asked, answers an
- * error, or is too old for a filter given is listed among the errors
- * (`gregor_group_listings_error_*`), not a failure of the call. On success
- * `*out` receives the listings (caller owns; free with
- * `gregor_group_listings_free`). Blocks. Thread-safe.
+ * A new, empty configuration (every property at its default). Caller owns
+ * it: free with `gregor_config_free`. Returns NULL only on allocation failure.
  */
-int gregor_admin_list_groups(const gregor_admin *admin, const char *const *states, size_t state_count, const char *const *types, size_t type_count, const gregor_admin_options *options, gregor_group_listings **out, char *errstr, size_t errstr_size);
+gregor_config *gregor_config_new(void);
 
 /**
- * Number of groups listed (0 for NULL).
+ * Sets property `key` to `value`. Returns 0, or `GREGOR_ERR__INVALID_CONFIG`
+ * (-145) for an unknown property or a bad value, with the reason in
+ * `errstr`; `GREGOR_ERR__INVALID_ARG` for NULL arguments. Borrows all
+ * arguments. Not thread-safe for one `conf`.
  */
-size_t gregor_group_listings_count(const gregor_group_listings *l);
+int gregor_config_set(gregor_config *conf, const char *key, const char *value, char *errstr, size_t errstr_size);
 
 /**
- * Group `i`'s ID.
+ * Copies the value of property `key` (or its default) into `dest`, a buffer
+ * of `*dest_size` bytes, NUL-terminated; sets `*dest_size` to the size needed
+ * (value length + 1). Returns 0, `GREGOR_ERR__INVALID_CONFIG` for an unknown
+ * property, `GREGOR_ERR__INVALID_ARG` for NULL `conf`/`key`/`dest_size`.
+ * `dest` may be NULL to ask for the size.
  */
-const char *gregor_group_listings_group_id(const gregor_group_listings *l, size_t i);
+int gregor_config_get(const gregor_config *conf, const char *key, char *dest, size_t *dest_size);
 
 /**
- * Group `i`'s protocol type ("consumer", …; "" for a simple group).
+ * Frees a configuration. NULL is a no-op.
  */
-const char *gregor_group_listings_protocol_type(const gregor_group_listings *l, size_t i);
-
-/**
- * Group `i`'s state ("Stable", …; NULL from brokers before ListGroups v4).
- */
-const char *gregor_group_listings_state(const gregor_group_listings *l, size_t i);
-
-/**
- * Group `i`'s type ("classic", "consumer"; NULL before ListGroups v5).
- */
-const char *gregor_group_listings_type(const gregor_group_listings *l, size_t i);
-
-/**
- * Group `i`'s coordinator (the broker that listed it).
- */
-int32_t gregor_group_listings_coordinator_id(const gregor_group_listings *l, size_t i);
-
-/**
- * 1 if group `i` only stores offsets (no protocol type), 0 if not, -1 out of range.
- */
-int gregor_group_listings_is_simple(const gregor_group_listings *l, size_t i);
-
-/**
- * Number of brokers that failed (0 for NULL).
- */
-size_t gregor_group_listings_error_count(const gregor_group_listings *l);
-
-/**
- * Failed broker `j`'s id.
- */
-int32_t gregor_group_listings_error_broker(const gregor_group_listings *l, size_t j);
-
-/**
- * Failed broker `j`'s error code.
- */
-int gregor_group_listings_error_err(const gregor_group_listings *l, size_t j);
-
-/**
- * Failed broker `j`'s error text.
- */
-const char *gregor_group_listings_error_errstr(const gregor_group_listings *l, size_t j);
-
-/**
- * Frees group listings. NULL is a no-op.
- */
-void gregor_group_listings_free(gregor_group_listings *l);
-
-/**
- * Describes `count` groups at their coordinators (DescribeGroups, one
- * request per coordinator). For groups of protocol type "consumer" each
- * member's metadata and assignment are decoded (read them with the
- * `_member_subscription_*` and `_member_assignment_*` accessors; a member
- * whose bytes do not decode has its own `_err`, the rest of the group is
- * still described). Non-zero `include_authorized_operations` asks for the
- * client's operations on each group (v3+). On success `*out` receives one
- * description per distinct group, in order (caller owns; free with
- * `gregor_group_descriptions_free`). Blocks. Thread-safe.
- */
-int gregor_admin_describe_groups(const gregor_admin *admin, const char *const *groups, size_t count, int include_authorized_operations, const gregor_admin_options *options, gregor_group_descriptions **out, char *errstr, size_t errstr_size);
-
-/**
- * Number of groups (0 for NULL).
- */
-size_t gregor_group_descriptions_count(const gregor_group_descriptions *d);
-
-/**
- * Group `i`'s ID.
- */
-const char *gregor_group_descriptions_group_id(const gregor_group_descriptions *d, size_t i);
-
-/**
- * Group `i`'s error code (e.g. `GREGOR_ERR_GROUP_AUTHORIZATION_FAILED`).
- */
-int gregor_group_descriptions_err(const gregor_group_descriptions *d, size_t i);
-
-/**
- * Group `i`'s error text ("" on success).
- */
-const char *gregor_group_descriptions_errstr(const gregor_group_descriptions *d, size_t i);
-
-/**
- * Group `i`'s state ("Stable", "Empty", "Dead", …).
- */
-const char *gregor_group_descriptions_state(const gregor_group_descriptions *d, size_t i);
-
-/**
- * Group `i`'s protocol type ("consumer", …).
- */
-const char *gregor_group_descriptions_protocol_type(const gregor_group_descriptions *d, size_t i);
-
-/**
- * Group `i`'s chosen protocol (for consumers the assignor; "" unless Stable).
- */
-const char *gregor_group_descriptions_protocol(const gregor_group_descriptions *d, size_t i);
-
-/**
- * Group `i`'s coordinator: writes its broker id, host (borrowed) and port
- * to the non-NULL out-parameters. Returns 0, or `GREGOR_ERR__INVALID_ARG`
- * out of range.
- */
-int gregor_group_descriptions_coordinator(const gregor_group_descriptions *d, size_t i, int32_t *id, const char **host, int32_t *port);
-
-/**
- * Copies up to `max` of group `i`'s authorized operations
- * (`GREGOR_ACL_OPERATION_*`) into `out`; returns how many there are, or
- * -1 if they were not asked for or not known.
- */
-int gregor_group_descriptions_authorized_operations(const gregor_group_descriptions *d, size_t i, int *out, size_t max);
-
-/**
- * Number of members of group `i`.
- */
-size_t gregor_group_descriptions_member_count(const gregor_group_descriptions *d, size_t i);
-
-/**
- * Group `i`, member `m`: its member ID.
- */
-const char *gregor_group_descriptions_member_id(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: its static group instance ID (NULL if none).
- */
-const char *gregor_group_descriptions_member_group_instance_id(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: its client ID.
- */
-const char *gregor_group_descriptions_member_client_id(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: its host.
- */
-const char *gregor_group_descriptions_member_client_host(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: its metadata bytes as sent (borrowed; `len` 0 if none).
- */
-gregor_slice gregor_group_descriptions_member_metadata(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: its assignment bytes as sent (borrowed).
- */
-gregor_slice gregor_group_descriptions_member_assignment_bytes(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: 0 unless its metadata failed to decode as a
- * consumer protocol subscription (then `GREGOR_ERR__BAD_MSG`, with the
- * reason in `_member_subscription_errstr`).
- */
-int gregor_group_descriptions_member_subscription_err(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: why its subscription did not decode ("" if it did).
- */
-const char *gregor_group_descriptions_member_subscription_errstr(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: the consumer protocol version of its decoded
- * subscription, or -1 if there is none (not the "consumer" protocol
- * type, no metadata sent, or it failed to decode).
- */
-int gregor_group_descriptions_member_subscription_version(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Number of topics member `m` of group `i` subscribes to (0 if no subscription).
- */
-size_t gregor_group_descriptions_member_subscription_topic_count(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Subscribed topic `k` of member `m` of group `i`.
- */
-const char *gregor_group_descriptions_member_subscription_topic(const gregor_group_descriptions *d, size_t i, size_t m, size_t k);
-
-/**
- * Number of partitions member `m` of group `i` owned when it joined
- * (subscription v1+).
- */
-size_t gregor_group_descriptions_member_owned_count(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Owned partition `k` of member `m` of group `i`: writes its topic
- * (borrowed) and partition. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_group_descriptions_member_owned(const gregor_group_descriptions *d, size_t i, size_t m, size_t k, const char **topic, int32_t *partition);
-
-/**
- * Member `m` of group `i`: the generation of its owned partitions
- * (subscription v2+; -1 if none).
- */
-int32_t gregor_group_descriptions_member_generation_id(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Member `m` of group `i`: its rack (subscription v3+; NULL if none).
- */
-const char *gregor_group_descriptions_member_rack_id(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Member `m` of group `i`: its subscription's user data (borrowed; `ptr`
- * NULL if none).
- */
-gregor_slice gregor_group_descriptions_member_subscription_user_data(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: 0 unless its assignment failed to decode (then
- * `GREGOR_ERR__BAD_MSG`, reason in `_member_assignment_errstr`).
- */
-int gregor_group_descriptions_member_assignment_err(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: why its assignment did not decode ("" if it did).
- */
-const char *gregor_group_descriptions_member_assignment_errstr(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Group `i`, member `m`: the consumer protocol version of its decoded
- * assignment, or -1 if there is none.
- */
-int gregor_group_descriptions_member_assignment_version(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Number of partitions assigned to member `m` of group `i` (0 if no assignment).
- */
-size_t gregor_group_descriptions_member_assignment_count(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Assigned partition `k` of member `m` of group `i`: writes its topic
- * (borrowed) and partition. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_group_descriptions_member_assignment_partition(const gregor_group_descriptions *d, size_t i, size_t m, size_t k, const char **topic, int32_t *partition);
-
-/**
- * Member `m` of group `i`: its assignment's user data (borrowed; `ptr`
- * NULL if none).
- */
-gregor_slice gregor_group_descriptions_member_assignment_user_data(const gregor_group_descriptions *d, size_t i, size_t m);
-
-/**
- * Frees group descriptions. NULL is a no-op.
- */
-void gregor_group_descriptions_free(gregor_group_descriptions *d);
-
-/**
- * Deletes `count` groups at their coordinators (DeleteGroups; a group
- * with members answers `GREGOR_ERR_NON_EMPTY_GROUP`). On success `*out`
- * receives one result per distinct group, in order (caller owns; free with
- * `gregor_group_results_free`). Blocks. Thread-safe.
- */
-int gregor_admin_delete_groups(const gregor_admin *admin, const char *const *groups, size_t count, const gregor_admin_options *options, gregor_group_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Number of results (0 for NULL).
- */
-size_t gregor_group_results_count(const gregor_group_results *r);
-
-/**
- * Result `i`'s group ID.
- */
-const char *gregor_group_results_group_id(const gregor_group_results *r, size_t i);
-
-/**
- * Result `i`'s error code (0 on success).
- */
-int gregor_group_results_err(const gregor_group_results *r, size_t i);
-
-/**
- * Result `i`'s error text ("" on success).
- */
-const char *gregor_group_results_errstr(const gregor_group_results *r, size_t i);
-
-/**
- * Frees group results. NULL is a no-op.
- */
-void gregor_group_results_free(gregor_group_results *r);
-
-/**
- * Reads `group`'s committed offsets (OffsetFetch at its coordinator): of
- * the partitions of `partitions` (offsets ignored; one result each, in
- * order, offset -1 where none is committed), or of every partition the
- * group has offsets for when `partitions` is NULL. Non-zero
- * `require_stable` waits out pending transactional offsets (v7+). Each
- * result has offset, leader epoch and metadata
- * (`gregor_partition_results_metadata`). A group-level error (e.g.
- * `GREGOR_ERR_GROUP_AUTHORIZATION_FAILED`) is the return code. On success
- * `*out` receives the results (caller owns; free with
- * `gregor_partition_results_free`). Blocks. Thread-safe.
- */
-int gregor_admin_list_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *partitions, int require_stable, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Sets `group`'s committed offsets (an admin OffsetCommit: generation -1,
- * no member, so the group must have no active members): each entry of
- * `offsets` is committed with its offset and leader epoch (if set), and
- * `metadata[i]` for entry `i` when `metadata` is not NULL (NULL entries:
- * none). On success `*out` receives one result per distinct partition, in
- * order (caller owns; free with `gregor_partition_results_free`). Blocks.
- * Thread-safe.
- */
-int gregor_admin_alter_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *offsets, const char *const *metadata, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
-
-/**
- * Deletes `group`'s committed offsets of the partitions of `partitions`
- * (offsets ignored; OffsetDelete, KIP-496). A group-level error (e.g.
- * `GREGOR_ERR_GROUP_ID_NOT_FOUND`, or `GREGOR_ERR__UNSUPPORTED_FEATURE`
- * from a broker without OffsetDelete) is the return code; per partition
- * e.g. `GREGOR_ERR_GROUP_SUBSCRIBED_TO_TOPIC`. On success `*out` receives
- * one result per distinct partition (caller owns; free with
- * `gregor_partition_results_free`). Blocks. Thread-safe.
- */
-int gregor_admin_delete_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *partitions, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
+void gregor_config_free(gregor_config *conf);
 
 /**
  * The effective configuration of `conf`: every property with its value or
@@ -2395,6 +3153,53 @@ char **gregor_config_dump(const gregor_config *conf, size_t *cntp);
  * NULL is a no-op.
  */
 void gregor_config_dump_free(char **arr, size_t cnt);
+
+/**
+ * A new consumer configured by `conf` (copied). Returns NULL on a bad
+ * configuration, with the reason in `errstr`. Caller owns it: free with
+ * `gregor_consumer_free`.
+ */
+gregor_consumer *gregor_consumer_new(const gregor_config *conf, char *errstr, size_t errstr_size);
+
+/**
+ * Replaces the consumer's assignment with `tpl` (copied; NULL or empty
+ * unassigns). Returns 0 or `GREGOR_ERR__INVALID_ARG`. Thread-safe.
+ */
+int gregor_consumer_assign(const gregor_consumer *consumer, const gregor_tpl *tpl, char *errstr, size_t errstr_size);
+
+/**
+ * Waits up to `timeout_ms` for the next message. Returns a message the
+ * caller owns (free with `gregor_message_free`), or NULL on timeout (or a
+ * NULL consumer). Errors come as messages whose `gregor_message_err` is
+ * non-zero, as in librdkafka. Thread-safe; blocks.
+ */
+gregor_message *gregor_consumer_poll(const gregor_consumer *consumer, int timeout_ms);
+
+/**
+ * Low and high watermarks of a partition, asked of its leader. Blocks up to
+ * `timeout_ms`. Writes the non-NULL out-parameters on success.
+ */
+int gregor_consumer_watermarks(const gregor_consumer *consumer, const char *topic, int32_t partition, int64_t *low, int64_t *high, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * As `gregor_producer_metadata`, through a consumer.
+ */
+int gregor_consumer_metadata(const gregor_consumer *consumer, const char *topic, int timeout_ms, gregor_metadata **metadata, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a consumer, closing its connections and waiting for their I/O
+ * threads to end (a group member not closed yet commits and leaves, as
+ * `gregor_consumer_close`, without running callbacks). NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+ * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+ * them to leave before releasing anything. A second free of the same
+ * pointer is a no-op.
+ * From inside one of the consumer's own callbacks it is a no-op (misuse:
+ * the handle is in use there, and the free would wait for itself).
+ */
+void gregor_consumer_free(gregor_consumer *consumer);
 
 /**
  * Removes every partition from the assignment. Returns 0. Thread-safe.
@@ -2492,51 +3297,6 @@ int gregor_consumer_get_watermark_offsets(const gregor_consumer *consumer, const
 int gregor_consumer_close(const gregor_consumer *consumer);
 
 /**
- * Entry `i`'s topic, NUL-terminated, valid until the list is freed (NULL if
- * out of range).
- */
-const char *gregor_tpl_topic(const gregor_tpl *tpl, size_t i);
-
-/**
- * Entry `i`'s partition (-1 if out of range).
- */
-int32_t gregor_tpl_partition(const gregor_tpl *tpl, size_t i);
-
-/**
- * Entry `i`'s offset (`GREGOR_OFFSET_INVALID` if out of range).
- */
-int64_t gregor_tpl_offset(const gregor_tpl *tpl, size_t i);
-
-/**
- * Entry `i`'s leader epoch, or -1 if none (or out of range).
- */
-int32_t gregor_tpl_leader_epoch(const gregor_tpl *tpl, size_t i);
-
-/**
- * Entry `i`'s error code from the last call that filled the list (0 if
- * none; `GREGOR_ERR__INVALID_ARG` if out of range).
- */
-int gregor_tpl_err(const gregor_tpl *tpl, size_t i);
-
-/**
- * Entry `i`'s error text, copied NUL-terminated into `dest` (`dest_size`
- * bytes; "" without error). Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_tpl_errstr(const gregor_tpl *tpl, size_t i, char *dest, size_t dest_size);
-
-/**
- * Sets entry `i`'s offset. Returns 0 or `GREGOR_ERR__INVALID_ARG`. Not
- * thread-safe for one list.
- */
-int gregor_tpl_set_offset(gregor_tpl *tpl, size_t i, int64_t offset);
-
-/**
- * Sets entry `i`'s leader epoch (-1 for none): a seek to the entry is then
- * validated against the leader's log. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_tpl_set_leader_epoch(gregor_tpl *tpl, size_t i, int32_t epoch);
-
-/**
  * Sets (or with `cb` NULL, clears) the rebalance callback; set it before
  * `gregor_consumer_subscribe`. `opaque` is passed back unchanged. Returns 0
  * or `GREGOR_ERR__INVALID_ARG` for a NULL consumer.
@@ -2599,25 +3359,63 @@ int32_t gregor_consumer_store_offsets(gregor_consumer *c, const gregor_tpl *offs
 int32_t gregor_consumer_member_id(gregor_consumer *c, char *buf, size_t size);
 
 /**
- * Sets entry `idx`'s commit metadata (copied; NULL clears it). Returns 0
- * or `GREGOR_ERR__INVALID_ARG`. Not thread-safe for one list.
+ * Every error code gregor knows (librdkafka's `rd_kafka_get_err_descs`):
+ * sets `*descs` to a static array of `*cntp` entries, local codes first
+ * (negative, names starting with `_`), then Kafka's codes from -1 up, 0
+ * being "NO_ERROR". Never free it. Thread-safe. A NULL pointer is skipped.
  */
-int32_t gregor_tpl_set_metadata(gregor_tpl *tpl, size_t idx, const char *metadata);
+void gregor_get_err_descs(const gregor_err_desc **descs, size_t *cntp);
 
 /**
- * Entry `idx`'s commit metadata, NUL-terminated, valid until the list is
- * changed or freed; NULL if it has none (or out of range).
+ * Every ACL operation (`GREGOR_ACL_OPERATION_*`, Kafka's `AclOperation`):
+ * a static array of `*cntp` entries in value order. Never free it.
  */
-const char *gregor_tpl_metadata(const gregor_tpl *tpl, size_t idx);
+void gregor_get_acl_operation_descs(const gregor_enum_desc **descs, size_t *cntp);
 
 /**
- * The optional Cargo features this library was built with,
- * comma-separated: "zookeeper,legacy07,admin,tls,sasl" when built with
- * all of them (the default), "" with none. The functions and
- * configuration properties of a feature left out fail with
- * `GREGOR_ERR__NOT_IMPLEMENTED`. A static string: do not free it.
+ * Every ACL permission type (`GREGOR_ACL_PERMISSION_*`, `AclPermissionType`).
  */
-const char *gregor_builtin_features(void);
+void gregor_get_acl_permission_type_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every ACL resource type (`GREGOR_RESOURCE_*`, `ResourceType`).
+ */
+void gregor_get_resource_type_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every ACL resource pattern type (`GREGOR_PATTERN_*`, `PatternType`).
+ */
+void gregor_get_resource_pattern_type_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every config resource type (`GREGOR_CONFIG_RESOURCE_*`, `ConfigResource.Type`).
+ */
+void gregor_get_config_resource_type_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every config source (`GREGOR_CONFIG_SOURCE_*`, `ConfigEntry.ConfigSource`).
+ */
+void gregor_get_config_source_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every config data type (`GREGOR_CONFIG_TYPE_*`, `ConfigEntry.ConfigType`).
+ */
+void gregor_get_config_type_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every incremental config operation (`GREGOR_ALTER_CONFIG_*`, `AlterConfigOp.OpType`).
+ */
+void gregor_get_alter_config_op_type_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every SCRAM mechanism (`GREGOR_SCRAM_*`, `ScramMechanism`).
+ */
+void gregor_get_scram_mechanism_descs(const gregor_enum_desc **descs, size_t *cntp);
+
+/**
+ * Every leader election type (`GREGOR_ELECTION_*`, `ElectionType`).
+ */
+void gregor_get_election_type_descs(const gregor_enum_desc **descs, size_t *cntp);
 
 /**
  * gregor's version, e.g. "0.1.0". Static; never free it. Thread-safe.
@@ -2638,32 +3436,13 @@ const char *gregor_err_name(int err);
 const char *gregor_err_str(int err);
 
 /**
- * A new, empty configuration (every property at its default). Caller owns
- * it: free with `gregor_config_free`. Returns NULL only on allocation failure.
+ * The optional Cargo features this library was built with,
+ * comma-separated: "zookeeper,legacy07,admin,tls,sasl" when built with
+ * all of them (the default), "" with none. The functions and
+ * configuration properties of a feature left out fail with
+ * `GREGOR_ERR__NOT_IMPLEMENTED`. A static string: do not free it.
  */
-gregor_config *gregor_config_new(void);
-
-/**
- * Sets property `key` to `value`. Returns 0, or `GREGOR_ERR__INVALID_CONFIG`
- * (-145) for an unknown property or a bad value, with the reason in
- * `errstr`; `GREGOR_ERR__INVALID_ARG` for NULL arguments. Borrows all
- * arguments. Not thread-safe for one `conf`.
- */
-int gregor_config_set(gregor_config *conf, const char *key, const char *value, char *errstr, size_t errstr_size);
-
-/**
- * Copies the value of property `key` (or its default) into `dest`, a buffer
- * of `*dest_size` bytes, NUL-terminated; sets `*dest_size` to the size needed
- * (value length + 1). Returns 0, `GREGOR_ERR__INVALID_CONFIG` for an unknown
- * property, `GREGOR_ERR__INVALID_ARG` for NULL `conf`/`key`/`dest_size`.
- * `dest` may be NULL to ask for the size.
- */
-int gregor_config_get(const gregor_config *conf, const char *key, char *dest, size_t *dest_size);
-
-/**
- * Frees a configuration. NULL is a no-op.
- */
-void gregor_config_free(gregor_config *conf);
+const char *gregor_builtin_features(void);
 
 /**
  * A new, empty header list. Caller owns it: free with `gregor_headers_free`.
@@ -2681,273 +3460,6 @@ int gregor_headers_add(gregor_headers *headers, const char *name, const uint8_t 
  * Frees a header list. NULL is a no-op.
  */
 void gregor_headers_free(gregor_headers *headers);
-
-/**
- * A new producer configured by `conf` (copied; the caller keeps and frees
- * `conf`). Returns NULL on a bad configuration, with the reason in `errstr`.
- * Does not connect yet. Caller owns the producer: free with `gregor_producer_free`.
- */
-gregor_producer *gregor_producer_new(const gregor_config *conf, char *errstr, size_t errstr_size);
-
-/**
- * Sends one message and blocks until the broker acknowledges it or
- * `timeout_ms` passes (-1: `message.timeout.ms`), retrying retriable errors.
- * `partition` -1 lets the partitioner choose. `key`/`value` NULL mean null
- * (a NULL value is a tombstone); `headers` may be NULL; `timestamp_ms` 0
- * means now. On success writes the partition and offset (offset -1 with
- * acks=0) to the non-NULL out-parameters and returns 0; else the error code,
- * with the reason in `errstr`. Borrows everything. Thread-safe.
- */
-int gregor_producer_send_sync(const gregor_producer *producer, const char *topic, int32_t partition, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len, const gregor_headers *headers, int64_t timestamp_ms, int timeout_ms, int32_t *partition_out, int64_t *offset_out, char *errstr, size_t errstr_size);
-
-/**
- * Fetches cluster metadata through a producer: all topics if `topic` is
- * NULL, else that one. On success `*metadata` receives a snapshot the caller
- * owns (free with `gregor_metadata_free`). Blocks up to `timeout_ms`.
- */
-int gregor_producer_metadata(const gregor_producer *producer, const char *topic, int timeout_ms, gregor_metadata **metadata, char *errstr, size_t errstr_size);
-
-/**
- * Frees a producer, closing its connections and waiting for their I/O
- * threads to end; messages not delivered yet get `GREGOR_ERR__DESTROY`
- * reports (served to the delivery callback on this thread). NULL is a no-op.
- *
- * Lifetime: safe while other threads are inside calls on the handle (see
- * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
- * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
- * them to leave before releasing anything. A second free of the same
- * pointer is a no-op.
- */
-void gregor_producer_free(gregor_producer *producer);
-
-/**
- * A new, empty topic/partition/offset list. Caller owns it: free with `gregor_tpl_free`.
- */
-gregor_tpl *gregor_tpl_new(void);
-
-/**
- * Appends (topic, partition, offset). `offset` is absolute or one of
- * `GREGOR_OFFSET_BEGINNING` (-2), `GREGOR_OFFSET_END` (-1), or
- * `GREGOR_OFFSET_TAIL_BASE - n` (n before the end). Copies `topic`.
- * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_tpl_add(gregor_tpl *tpl, const char *topic, int32_t partition, int64_t offset);
-
-/**
- * Number of entries (0 for NULL).
- */
-size_t gregor_tpl_count(const gregor_tpl *tpl);
-
-/**
- * Frees a list. NULL is a no-op.
- */
-void gregor_tpl_free(gregor_tpl *tpl);
-
-/**
- * A new consumer configured by `conf` (copied). Returns NULL on a bad
- * configuration, with the reason in `errstr`. Caller owns it: free with
- * `gregor_consumer_free`.
- */
-gregor_consumer *gregor_consumer_new(const gregor_config *conf, char *errstr, size_t errstr_size);
-
-/**
- * Replaces the consumer's assignment with `tpl` (copied; NULL or empty
- * unassigns). Returns 0 or `GREGOR_ERR__INVALID_ARG`. Thread-safe.
- */
-int gregor_consumer_assign(const gregor_consumer *consumer, const gregor_tpl *tpl, char *errstr, size_t errstr_size);
-
-/**
- * Waits up to `timeout_ms` for the next message. Returns a message the
- * caller owns (free with `gregor_message_free`), or NULL on timeout (or a
- * NULL consumer). Errors come as messages whose `gregor_message_err` is
- * non-zero, as in librdkafka. Thread-safe; blocks.
- */
-gregor_message *gregor_consumer_poll(const gregor_consumer *consumer, int timeout_ms);
-
-/**
- * Low and high watermarks of a partition, asked of its leader. Blocks up to
- * `timeout_ms`. Writes the non-NULL out-parameters on success.
- */
-int gregor_consumer_watermarks(const gregor_consumer *consumer, const char *topic, int32_t partition, int64_t *low, int64_t *high, int timeout_ms, char *errstr, size_t errstr_size);
-
-/**
- * As `gregor_producer_metadata`, through a consumer.
- */
-int gregor_consumer_metadata(const gregor_consumer *consumer, const char *topic, int timeout_ms, gregor_metadata **metadata, char *errstr, size_t errstr_size);
-
-/**
- * Frees a consumer, closing its connections and waiting for their I/O
- * threads to end (a group member not closed yet commits and leaves, as
- * `gregor_consumer_close`, without running callbacks). NULL is a no-op.
- *
- * Lifetime: safe while other threads are inside calls on the handle (see
- * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
- * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
- * them to leave before releasing anything. A second free of the same
- * pointer is a no-op.
- * From inside one of the consumer's own callbacks it is a no-op (misuse:
- * the handle is in use there, and the free would wait for itself).
- */
-void gregor_consumer_free(gregor_consumer *consumer);
-
-/**
- * The message's topic, NUL-terminated, valid until the message is freed
- * (empty string for a NULL message).
- */
-const char *gregor_message_topic(const gregor_message *msg);
-
-/**
- * The message's partition (-1 for NULL).
- */
-int32_t gregor_message_partition(const gregor_message *msg);
-
-/**
- * The message's offset (-1 for NULL).
- */
-int64_t gregor_message_offset(const gregor_message *msg);
-
-/**
- * The key: `ptr` NULL for a null key. Valid until the message is freed.
- */
-gregor_slice gregor_message_key(const gregor_message *msg);
-
-/**
- * The value: `ptr` NULL for a null value. Valid until the message is freed.
- */
-gregor_slice gregor_message_value(const gregor_message *msg);
-
-/**
- * The timestamp in ms since the epoch (-1 if none); writes its type to
- * `*tstype` if not NULL: 0 not available, 1 create time, 2 log append time.
- */
-int64_t gregor_message_timestamp(const gregor_message *msg, int *tstype);
-
-/**
- * The leader epoch of the message's batch, or -1.
- */
-int32_t gregor_message_leader_epoch(const gregor_message *msg);
-
-/**
- * Number of headers (0 for NULL).
- */
-size_t gregor_message_header_count(const gregor_message *msg);
-
-/**
- * Header `idx`: its name (not NUL-terminated) and value (`ptr` NULL for a
- * null value), valid until the message is freed. Returns 0, or
- * `GREGOR_ERR__INVALID_ARG` for a NULL `msg` or `idx` out of range (then
- * nothing is written). `name` and `value` may each be NULL if not wanted.
- */
-int gregor_message_header(const gregor_message *msg, size_t idx, gregor_slice *name, gregor_slice *value);
-
-/**
- * 0 for a message; the error code for an error or event (e.g.
- * `GREGOR_ERR__PARTITION_EOF`). `GREGOR_ERR__INVALID_ARG` for NULL.
- */
-int gregor_message_err(const gregor_message *msg);
-
-/**
- * The error's text, NUL-terminated ("" for a message without error), valid
- * until the message is freed.
- */
-const char *gregor_message_errstr(const gregor_message *msg);
-
-/**
- * Frees a message. NULL is a no-op.
- */
-void gregor_message_free(gregor_message *msg);
-
-/**
- * Number of brokers (0 for NULL).
- */
-size_t gregor_metadata_broker_count(const gregor_metadata *md);
-
-/**
- * Broker `i`'s id (-1 if out of range).
- */
-int32_t gregor_metadata_broker_id(const gregor_metadata *md, size_t i);
-
-/**
- * Broker `i`'s host, NUL-terminated, valid until the snapshot is freed (NULL if out of range).
- */
-const char *gregor_metadata_broker_host(const gregor_metadata *md, size_t i);
-
-/**
- * Broker `i`'s port (-1 if out of range).
- */
-int32_t gregor_metadata_broker_port(const gregor_metadata *md, size_t i);
-
-/**
- * The controller's broker id (-1 if unknown).
- */
-int32_t gregor_metadata_controller_id(const gregor_metadata *md);
-
-/**
- * The cluster id, NUL-terminated, valid until the snapshot is freed (NULL if none).
- */
-const char *gregor_metadata_cluster_id(const gregor_metadata *md);
-
-/**
- * Number of topics (0 for NULL).
- */
-size_t gregor_metadata_topic_count(const gregor_metadata *md);
-
-/**
- * Topic `t`'s name, NUL-terminated, valid until the snapshot is freed (NULL if out of range).
- */
-const char *gregor_metadata_topic_name(const gregor_metadata *md, size_t t);
-
-/**
- * Topic `t`'s ID in Kafka's base64 form ("AAAAAAAAAAAAAAAAAAAAAA" when the
- * broker has none), valid until the snapshot is freed (NULL if out of range).
- */
-const char *gregor_metadata_topic_id(const gregor_metadata *md, size_t t);
-
-/**
- * Topic `t`'s 16 ID bytes, copied to `out` (16 bytes). Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_metadata_topic_id_bytes(const gregor_metadata *md, size_t t, uint8_t *out);
-
-/**
- * Topic `t`'s error code (0 if none; `GREGOR_ERR__INVALID_ARG` if out of range).
- */
-int gregor_metadata_topic_err(const gregor_metadata *md, size_t t);
-
-/**
- * Number of partitions of topic `t` (0 if out of range).
- */
-size_t gregor_metadata_partition_count(const gregor_metadata *md, size_t t);
-
-/**
- * Partition `p` of topic `t`: its id (-1 if out of range).
- */
-int32_t gregor_metadata_partition_id(const gregor_metadata *md, size_t t, size_t p);
-
-/**
- * Partition `p` of topic `t`: its leader's broker id (-1 if none or out of range).
- */
-int32_t gregor_metadata_partition_leader(const gregor_metadata *md, size_t t, size_t p);
-
-/**
- * Partition `p` of topic `t`: its error code (`GREGOR_ERR__INVALID_ARG` if out of range).
- */
-int gregor_metadata_partition_err(const gregor_metadata *md, size_t t, size_t p);
-
-/**
- * Partition `p` of topic `t`: copies up to `max` replica ids into `out` and
- * returns how many replicas there are (so `out` may be NULL with `max` 0).
- */
-size_t gregor_metadata_partition_replicas(const gregor_metadata *md, size_t t, size_t p, int32_t *out, size_t max);
-
-/**
- * Partition `p` of topic `t`: as `gregor_metadata_partition_replicas`, for the in-sync replicas.
- */
-size_t gregor_metadata_partition_isrs(const gregor_metadata *md, size_t t, size_t p, int32_t *out, size_t max);
-
-/**
- * Frees a metadata snapshot. NULL is a no-op.
- */
-void gregor_metadata_free(gregor_metadata *md);
 
 /**
  * Connects to the Kafka 0.7 broker at `broker` ("host:port"). `codec`
@@ -3213,6 +3725,204 @@ void gregor_legacy07_producer_free(gregor_legacy07_producer *p);
 int gregor_config_set_log_cb(gregor_config *conf, gregor_log_cb cb, void *opaque);
 
 /**
+ * The message's topic, NUL-terminated, valid until the message is freed
+ * (empty string for a NULL message).
+ */
+const char *gregor_message_topic(const gregor_message *msg);
+
+/**
+ * The message's partition (-1 for NULL).
+ */
+int32_t gregor_message_partition(const gregor_message *msg);
+
+/**
+ * The message's offset (-1 for NULL).
+ */
+int64_t gregor_message_offset(const gregor_message *msg);
+
+/**
+ * The key: `ptr` NULL for a null key. Valid until the message is freed.
+ */
+gregor_slice gregor_message_key(const gregor_message *msg);
+
+/**
+ * The value: `ptr` NULL for a null value. Valid until the message is freed.
+ */
+gregor_slice gregor_message_value(const gregor_message *msg);
+
+/**
+ * The timestamp in ms since the epoch (-1 if none); writes its type to
+ * `*tstype` if not NULL: 0 not available, 1 create time, 2 log append time.
+ */
+int64_t gregor_message_timestamp(const gregor_message *msg, int *tstype);
+
+/**
+ * The leader epoch of the message's batch, or -1.
+ */
+int32_t gregor_message_leader_epoch(const gregor_message *msg);
+
+/**
+ * Number of headers (0 for NULL).
+ */
+size_t gregor_message_header_count(const gregor_message *msg);
+
+/**
+ * Header `idx`: its name (not NUL-terminated) and value (`ptr` NULL for a
+ * null value), valid until the message is freed. Returns 0, or
+ * `GREGOR_ERR__INVALID_ARG` for a NULL `msg` or `idx` out of range (then
+ * nothing is written). `name` and `value` may each be NULL if not wanted.
+ */
+int gregor_message_header(const gregor_message *msg, size_t idx, gregor_slice *name, gregor_slice *value);
+
+/**
+ * 0 for a message; the error code for an error or event (e.g.
+ * `GREGOR_ERR__PARTITION_EOF`). `GREGOR_ERR__INVALID_ARG` for NULL.
+ */
+int gregor_message_err(const gregor_message *msg);
+
+/**
+ * The error's text, NUL-terminated ("" for a message without error), valid
+ * until the message is freed.
+ */
+const char *gregor_message_errstr(const gregor_message *msg);
+
+/**
+ * Frees a message. NULL is a no-op.
+ */
+void gregor_message_free(gregor_message *msg);
+
+/**
+ * Number of brokers (0 for NULL).
+ */
+size_t gregor_metadata_broker_count(const gregor_metadata *md);
+
+/**
+ * Broker `i`'s id (-1 if out of range).
+ */
+int32_t gregor_metadata_broker_id(const gregor_metadata *md, size_t i);
+
+/**
+ * Broker `i`'s host, NUL-terminated, valid until the snapshot is freed (NULL if out of range).
+ */
+const char *gregor_metadata_broker_host(const gregor_metadata *md, size_t i);
+
+/**
+ * Broker `i`'s port (-1 if out of range).
+ */
+int32_t gregor_metadata_broker_port(const gregor_metadata *md, size_t i);
+
+/**
+ * The controller's broker id (-1 if unknown).
+ */
+int32_t gregor_metadata_controller_id(const gregor_metadata *md);
+
+/**
+ * The cluster id, NUL-terminated, valid until the snapshot is freed (NULL if none).
+ */
+const char *gregor_metadata_cluster_id(const gregor_metadata *md);
+
+/**
+ * Number of topics (0 for NULL).
+ */
+size_t gregor_metadata_topic_count(const gregor_metadata *md);
+
+/**
+ * Topic `t`'s name, NUL-terminated, valid until the snapshot is freed (NULL if out of range).
+ */
+const char *gregor_metadata_topic_name(const gregor_metadata *md, size_t t);
+
+/**
+ * Topic `t`'s ID in Kafka's base64 form ("AAAAAAAAAAAAAAAAAAAAAA" when the
+ * broker has none), valid until the snapshot is freed (NULL if out of range).
+ */
+const char *gregor_metadata_topic_id(const gregor_metadata *md, size_t t);
+
+/**
+ * Topic `t`'s 16 ID bytes, copied to `out` (16 bytes). Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_metadata_topic_id_bytes(const gregor_metadata *md, size_t t, uint8_t *out);
+
+/**
+ * Topic `t`'s error code (0 if none; `GREGOR_ERR__INVALID_ARG` if out of range).
+ */
+int gregor_metadata_topic_err(const gregor_metadata *md, size_t t);
+
+/**
+ * Number of partitions of topic `t` (0 if out of range).
+ */
+size_t gregor_metadata_partition_count(const gregor_metadata *md, size_t t);
+
+/**
+ * Partition `p` of topic `t`: its id (-1 if out of range).
+ */
+int32_t gregor_metadata_partition_id(const gregor_metadata *md, size_t t, size_t p);
+
+/**
+ * Partition `p` of topic `t`: its leader's broker id (-1 if none or out of range).
+ */
+int32_t gregor_metadata_partition_leader(const gregor_metadata *md, size_t t, size_t p);
+
+/**
+ * Partition `p` of topic `t`: its error code (`GREGOR_ERR__INVALID_ARG` if out of range).
+ */
+int gregor_metadata_partition_err(const gregor_metadata *md, size_t t, size_t p);
+
+/**
+ * Partition `p` of topic `t`: copies up to `max` replica ids into `out` and
+ * returns how many replicas there are (so `out` may be NULL with `max` 0).
+ */
+size_t gregor_metadata_partition_replicas(const gregor_metadata *md, size_t t, size_t p, int32_t *out, size_t max);
+
+/**
+ * Partition `p` of topic `t`: as `gregor_metadata_partition_replicas`, for the in-sync replicas.
+ */
+size_t gregor_metadata_partition_isrs(const gregor_metadata *md, size_t t, size_t p, int32_t *out, size_t max);
+
+/**
+ * Frees a metadata snapshot. NULL is a no-op.
+ */
+void gregor_metadata_free(gregor_metadata *md);
+
+/**
+ * A new producer configured by `conf` (copied; the caller keeps and frees
+ * `conf`). Returns NULL on a bad configuration, with the reason in `errstr`.
+ * Does not connect yet. Caller owns the producer: free with `gregor_producer_free`.
+ */
+gregor_producer *gregor_producer_new(const gregor_config *conf, char *errstr, size_t errstr_size);
+
+/**
+ * Sends one message and blocks until the broker acknowledges it or
+ * `timeout_ms` passes (-1: until its delivery report, which
+ * `message.timeout.ms` bounds), retrying retriable errors.
+ * `partition` -1 lets the partitioner choose. `key`/`value` NULL mean null
+ * (a NULL value is a tombstone); `headers` may be NULL; `timestamp_ms` 0
+ * means now. On success writes the partition and offset (offset -1 with
+ * acks=0) to the non-NULL out-parameters and returns 0; else the error code,
+ * with the reason in `errstr`. Borrows everything. Thread-safe.
+ */
+int gregor_producer_send_sync(const gregor_producer *producer, const char *topic, int32_t partition, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len, const gregor_headers *headers, int64_t timestamp_ms, int timeout_ms, int32_t *partition_out, int64_t *offset_out, char *errstr, size_t errstr_size);
+
+/**
+ * Fetches cluster metadata through a producer: all topics if `topic` is
+ * NULL, else that one. On success `*metadata` receives a snapshot the caller
+ * owns (free with `gregor_metadata_free`). Blocks up to `timeout_ms`.
+ */
+int gregor_producer_metadata(const gregor_producer *producer, const char *topic, int timeout_ms, gregor_metadata **metadata, char *errstr, size_t errstr_size);
+
+/**
+ * Frees a producer, closing its connections and waiting for their I/O
+ * threads to end; messages not delivered yet get `GREGOR_ERR__DESTROY`
+ * reports (served to the delivery callback on this thread). NULL is a no-op.
+ *
+ * Lifetime: safe while other threads are inside calls on the handle (see
+ * the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+ * in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+ * them to leave before releasing anything. A second free of the same
+ * pointer is a no-op.
+ */
+void gregor_producer_free(gregor_producer *producer);
+
+/**
  * Sets (or with NULL `cb`, clears) the delivery report callback. It runs
  * inside `gregor_producer_poll` and `gregor_producer_flush`, on the thread
  * that calls them, with `cb_opaque`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
@@ -3224,7 +3934,8 @@ int gregor_producer_set_dr_cb(const gregor_producer *producer, gregor_dr_cb cb, 
  * `msg_opaque`. `partition` -1 lets the partitioner choose; `key`/`value`
  * NULL mean null; `headers` may be NULL; `timestamp_ms` 0 means now. With
  * `block_ms` 0 a full queue fails at once with `GREGOR_ERR__QUEUE_FULL`;
- * otherwise it waits up to `block_ms` for room. Copies the data. Thread-safe.
+ * otherwise it waits up to `block_ms` for room (negative: as long as it
+ * takes). Copies the data. Thread-safe.
  */
 int gregor_producer_send(const gregor_producer *producer, const char *topic, int32_t partition, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len, const gregor_headers *headers, int64_t timestamp_ms, void *msg_opaque, int block_ms, char *errstr, size_t errstr_size);
 
@@ -3249,7 +3960,8 @@ size_t gregor_producer_len(const gregor_producer *producer);
 /**
  * Flushes for up to `timeout_ms`, then stops sending; messages still
  * undelivered get `GREGOR_ERR__DESTROY` reports (served to the callback).
- * Returns within about `timeout_ms` even with the brokers gone. The handle
+ * Returns within about `timeout_ms` even with the brokers gone (-1: flushes
+ * until every message has its report). The handle
  * must still be freed with `gregor_producer_free`.
  */
 void gregor_producer_close(const gregor_producer *producer, int timeout_ms);
@@ -3311,6 +4023,86 @@ int gregor_producer_set_stats_cb(const gregor_producer *producer, gregor_produce
 int gregor_consumer_set_stats_cb(const gregor_consumer *consumer, gregor_consumer_stats_cb cb, void *cb_opaque);
 
 /**
+ * A new, empty topic/partition/offset list. Caller owns it: free with `gregor_tpl_free`.
+ */
+gregor_tpl *gregor_tpl_new(void);
+
+/**
+ * Appends (topic, partition, offset). `offset` is absolute or one of
+ * `GREGOR_OFFSET_BEGINNING` (-2), `GREGOR_OFFSET_END` (-1), or
+ * `GREGOR_OFFSET_TAIL_BASE - n` (n before the end). Copies `topic`.
+ * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_tpl_add(gregor_tpl *tpl, const char *topic, int32_t partition, int64_t offset);
+
+/**
+ * Number of entries (0 for NULL).
+ */
+size_t gregor_tpl_count(const gregor_tpl *tpl);
+
+/**
+ * Frees a list. NULL is a no-op.
+ */
+void gregor_tpl_free(gregor_tpl *tpl);
+
+/**
+ * Entry `i`'s topic, NUL-terminated, valid until the list is freed (NULL if
+ * out of range).
+ */
+const char *gregor_tpl_topic(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s partition (-1 if out of range).
+ */
+int32_t gregor_tpl_partition(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s offset (`GREGOR_OFFSET_INVALID` if out of range).
+ */
+int64_t gregor_tpl_offset(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s leader epoch, or -1 if none (or out of range).
+ */
+int32_t gregor_tpl_leader_epoch(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s error code from the last call that filled the list (0 if
+ * none; `GREGOR_ERR__INVALID_ARG` if out of range).
+ */
+int gregor_tpl_err(const gregor_tpl *tpl, size_t i);
+
+/**
+ * Entry `i`'s error text, copied NUL-terminated into `dest` (`dest_size`
+ * bytes; "" without error). Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_tpl_errstr(const gregor_tpl *tpl, size_t i, char *dest, size_t dest_size);
+
+/**
+ * Sets entry `i`'s offset. Returns 0 or `GREGOR_ERR__INVALID_ARG`. Not
+ * thread-safe for one list.
+ */
+int gregor_tpl_set_offset(gregor_tpl *tpl, size_t i, int64_t offset);
+
+/**
+ * Sets entry `i`'s leader epoch (-1 for none): a seek to the entry is then
+ * validated against the leader's log. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_tpl_set_leader_epoch(gregor_tpl *tpl, size_t i, int32_t epoch);
+
+/**
+ * Sets entry `idx`'s commit metadata (copied; NULL clears it). Returns 0
+ * or `GREGOR_ERR__INVALID_ARG`. Not thread-safe for one list.
+ */
+int32_t gregor_tpl_set_metadata(gregor_tpl *tpl, size_t idx, const char *metadata);
+
+/**
+ * Entry `idx`'s commit metadata, NUL-terminated, valid until the list is
+ * changed or freed; NULL if it has none (or out of range).
+ */
+const char *gregor_tpl_metadata(const gregor_tpl *tpl, size_t idx);
+
+/**
  * Opens a ZooKeeper session. `zk_connect` is `host:port[,host:port…][/chroot]`;
  * `session_timeout_ms` (> 0) is the session timeout and bounds each call.
  * Does not block on the network (the session is made in the background).
@@ -3352,18 +4144,6 @@ int32_t gregor_zk_offset_set(const gregor_zk *zk, const char *group, const char 
  * no state is written. Blocks up to the session timeout.
  */
 int32_t gregor_zk_partition_state(const gregor_zk *zk, const char *topic, int32_t partition, int32_t *leader, int32_t *leader_epoch, int32_t *controller_epoch, char *errstr, size_t errstr_size);
-
-/**
- * Runs one `gregor zk` command (the words after `-z …`, separated by
- * spaces, e.g. `"topic orders"`, `"admin"`, `"group g1"`,
- * `"migrate g1 --to-kafka --dry-run"`) on the ZooKeeper at `zk_connect` and
- * writes its text output, NUL-terminated and truncated to `out_size`, to
- * the caller-owned `out`; `*out_len` (may be NULL) gets the full length.
- * Blocks for the command's ZooKeeper (and, for `migrate`, broker) calls.
- *
- * Returns 0, `GREGOR_ERR__INVALID_ARG` for a bad command, or the failure's code.
- */
-int32_t gregor_zk_command(const char *zk_connect, const char *command, char *out, size_t out_size, size_t *out_len, char *errstr, size_t errstr_size);
 
 /**
  * Joins the group `group.id` of `conf` (copied; `zookeeper.connect` is
@@ -3421,6 +4201,228 @@ void gregor_zk_consumer_close(const gregor_zk_consumer *consumer);
  * pointer is a no-op.
  */
 void gregor_zk_consumer_free(gregor_zk_consumer *consumer);
+
+/**
+ * The topics under `/brokers/topics`, in name order. On success `*out`
+ * receives them (caller owns; free with `gregor_zk_names_free`).
+ */
+int gregor_zk_list_topics(const gregor_zk *zk, gregor_zk_names **out, char *errstr, size_t errstr_size);
+
+/**
+ * The legacy consumer groups under `/consumers`, in name order. As
+ * `gregor_zk_list_topics` for the rest.
+ */
+int gregor_zk_list_groups(const gregor_zk *zk, gregor_zk_names **out, char *errstr, size_t errstr_size);
+
+/**
+ * The consumer ids registered under `/consumers/<group>/ids`, in order.
+ * As `gregor_zk_list_topics` for the rest.
+ */
+int gregor_zk_list_group_members(const gregor_zk *zk, const char *group, gregor_zk_names **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of names (0 for NULL).
+ */
+size_t gregor_zk_names_count(const gregor_zk_names *n);
+
+/**
+ * Name `i` (NULL out of range).
+ */
+const char *gregor_zk_names_get(const gregor_zk_names *n, size_t i);
+
+/**
+ * Frees a list of names. NULL is a no-op.
+ */
+void gregor_zk_names_free(gregor_zk_names *n);
+
+/**
+ * The registered brokers, by id. On success `*out` receives them (caller
+ * owns; free with `gregor_zk_brokers_free`). A malformed registration is
+ * an error (`GREGOR_ERR__BAD_MSG`) naming its znode.
+ */
+int gregor_zk_list_brokers(const gregor_zk *zk, gregor_zk_brokers **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of brokers (0 for NULL).
+ */
+size_t gregor_zk_brokers_count(const gregor_zk_brokers *b);
+
+/**
+ * Broker `i`'s id.
+ */
+int32_t gregor_zk_brokers_id(const gregor_zk_brokers *b, size_t i);
+
+/**
+ * Broker `i`'s registration format version.
+ */
+int32_t gregor_zk_brokers_version(const gregor_zk_brokers *b, size_t i);
+
+/**
+ * Broker `i`'s rack (NULL if none).
+ */
+const char *gregor_zk_brokers_rack(const gregor_zk_brokers *b, size_t i);
+
+/**
+ * Number of endpoints of broker `i`.
+ */
+size_t gregor_zk_brokers_endpoint_count(const gregor_zk_brokers *b, size_t i);
+
+/**
+ * Broker `i`, endpoint `j`: its listener name (e.g. "PLAINTEXT").
+ */
+const char *gregor_zk_brokers_endpoint_listener(const gregor_zk_brokers *b, size_t i, size_t j);
+
+/**
+ * Broker `i`, endpoint `j`: its security protocol (e.g. "SASL_SSL").
+ */
+const char *gregor_zk_brokers_endpoint_security_protocol(const gregor_zk_brokers *b, size_t i, size_t j);
+
+/**
+ * Broker `i`, endpoint `j`: its host.
+ */
+const char *gregor_zk_brokers_endpoint_host(const gregor_zk_brokers *b, size_t i, size_t j);
+
+/**
+ * Broker `i`, endpoint `j`: its port.
+ */
+int32_t gregor_zk_brokers_endpoint_port(const gregor_zk_brokers *b, size_t i, size_t j);
+
+/**
+ * Frees a broker list. NULL is a no-op.
+ */
+void gregor_zk_brokers_free(gregor_zk_brokers *b);
+
+/**
+ * Describes `topic` from `/brokers/topics/<topic>` (replicas, reassignment
+ * in progress), each partition's `…/partitions/<p>/state` and the config
+ * overrides in `/config/topics/<topic>`. Returns
+ * `GREGOR_ERR__UNKNOWN_TOPIC` if the topic is not registered. On success
+ * `*out` receives it (caller owns; free with `gregor_zk_topic_free`).
+ */
+int gregor_zk_describe_topic(const gregor_zk *zk, const char *topic, gregor_zk_topic **out, char *errstr, size_t errstr_size);
+
+/**
+ * The topic's ID in Kafka's text form (NULL if ZooKeeper holds none).
+ */
+const char *gregor_zk_topic_id(const gregor_zk_topic *t);
+
+/**
+ * The assignment znode's format version.
+ */
+int32_t gregor_zk_topic_version(const gregor_zk_topic *t);
+
+/**
+ * Number of partitions (0 for NULL).
+ */
+size_t gregor_zk_topic_partition_count(const gregor_zk_topic *t);
+
+/**
+ * Partition `p` (in index order): its index.
+ */
+int32_t gregor_zk_topic_partition_id(const gregor_zk_topic *t, size_t p);
+
+/**
+ * Partition `p`: copies up to `max` replica ids into `out`, returns how
+ * many replicas there are.
+ */
+size_t gregor_zk_topic_partition_replicas(const gregor_zk_topic *t, size_t p, int32_t *out, size_t max);
+
+/**
+ * As `gregor_zk_topic_partition_replicas`, for the replicas a
+ * reassignment in progress adds (KIP-455).
+ */
+size_t gregor_zk_topic_partition_adding(const gregor_zk_topic *t, size_t p, int32_t *out, size_t max);
+
+/**
+ * As `gregor_zk_topic_partition_replicas`, for the replicas a
+ * reassignment in progress removes (KIP-455).
+ */
+size_t gregor_zk_topic_partition_removing(const gregor_zk_topic *t, size_t p, int32_t *out, size_t max);
+
+/**
+ * Partition `p`: 1 if its state znode exists, 0 if not (a partition the
+ * controller has not started), -1 out of range.
+ */
+int gregor_zk_topic_partition_has_state(const gregor_zk_topic *t, size_t p);
+
+/**
+ * Partition `p`: its leader's broker id (-1 if none, or no state).
+ */
+int32_t gregor_zk_topic_partition_leader(const gregor_zk_topic *t, size_t p);
+
+/**
+ * Partition `p`: its leader epoch (-1 without state).
+ */
+int32_t gregor_zk_topic_partition_leader_epoch(const gregor_zk_topic *t, size_t p);
+
+/**
+ * Partition `p`: the controller epoch that wrote its state (-1 without state).
+ */
+int32_t gregor_zk_topic_partition_controller_epoch(const gregor_zk_topic *t, size_t p);
+
+/**
+ * As `gregor_zk_topic_partition_replicas`, for the in-sync replicas (0
+ * without state).
+ */
+size_t gregor_zk_topic_partition_isr(const gregor_zk_topic *t, size_t p, int32_t *out, size_t max);
+
+/**
+ * Number of config overrides.
+ */
+size_t gregor_zk_topic_config_count(const gregor_zk_topic *t);
+
+/**
+ * Config override `j`'s name (in name order).
+ */
+const char *gregor_zk_topic_config_name(const gregor_zk_topic *t, size_t j);
+
+/**
+ * Config override `j`'s value.
+ */
+const char *gregor_zk_topic_config_value(const gregor_zk_topic *t, size_t j);
+
+/**
+ * Frees a topic description. NULL is a no-op.
+ */
+void gregor_zk_topic_free(gregor_zk_topic *t);
+
+/**
+ * The controller's broker id from `/controller` and the controller epoch
+ * from `/controller_epoch` (each -1 if ZooKeeper holds none), written to
+ * the non-NULL out-parameters.
+ */
+int gregor_zk_controller(const gregor_zk *zk, int32_t *broker_id, int32_t *controller_epoch, char *errstr, size_t errstr_size);
+
+/**
+ * A legacy consumer group's offsets under
+ * `/consumers/<group>/offsets/<topic>/<partition>`: of every topic, or of
+ * `topic` only (NULL: all). On success `*out` receives a new
+ * `gregor_tpl` (topic, partition, offset; in topic and partition order;
+ * caller owns, free with `gregor_tpl_free`). A group with none stored gives
+ * an empty list.
+ */
+int gregor_zk_list_group_offsets(const gregor_zk *zk, const char *group, const char *topic, gregor_tpl **out, char *errstr, size_t errstr_size);
+
+/**
+ * Copies znode `path`'s data into the caller-owned `buf` (up to `size`
+ * bytes; NULL with `size` 0 to ask the length) and writes its full length
+ * to `*len` (may be NULL). Returns 0, or `GREGOR_ERR__FAIL` with
+ * "no node <path>" in `errstr` if there is no such znode.
+ */
+int gregor_zk_get(const gregor_zk *zk, const char *path, uint8_t *buf, size_t size, size_t *len, char *errstr, size_t errstr_size);
+
+/**
+ * Writes `len` bytes at `data` (NULL with `len` 0: empty) to the
+ * persistent znode `path` (an absolute path), creating it and its parents
+ * as needed.
+ */
+int gregor_zk_put(const gregor_zk *zk, const char *path, const uint8_t *data, size_t len, char *errstr, size_t errstr_size);
+
+/**
+ * Deletes the znode `path` and everything under it (not "/"). Deleting a
+ * znode that does not exist succeeds.
+ */
+int gregor_zk_delete(const gregor_zk *zk, const char *path, char *errstr, size_t errstr_size);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -43,6 +43,12 @@ mkdir -p "$BUILD"
 echo "building $LIB (cargo build)"
 cargo build --quiet --lib || { echo "cargo build failed"; echo "0 passed, 1 failed"; exit 1; }
 
+# Every integer constant of gregor.h as a { "NAME", NAME } row, for
+# test_descriptors.c (which compiles the macros and checks each against the
+# library's descriptor tables at run time).
+sed -n 's/^#define \(GREGOR_[A-Z0-9_]*\) -\{0,1\}[0-9][0-9]*$/{ "\1", (long long)(\1) },/p' \
+    include/gregor.h >"$BUILD/header_constants.inc"
+
 if [ ${#tests[@]} -eq 0 ]; then
     for f in c-tests/*.c; do tests+=("$(basename "$f" .c)"); done
 fi
@@ -87,7 +93,7 @@ for t in "${tests[@]}"; do
         failed=$((failed + 1))
         continue
     fi
-    if ! $CC "${CFLAGS[@]}" -Iinclude -Ic-tests "$src" "$LIB" "${LIBS[@]}" -o "$bin" >"$log" 2>&1; then
+    if ! $CC "${CFLAGS[@]}" -Iinclude -Ic-tests -I"$BUILD" "$src" "$LIB" "${LIBS[@]}" -o "$bin" >"$log" 2>&1; then
         echo "FAIL $t: does not compile"
         sed 's/^/    /' "$log"
         failed=$((failed + 1))

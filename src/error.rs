@@ -278,6 +278,46 @@ impl Error {
     }
 }
 
+/// One code of gregor's error space, as the C descriptor table
+/// (`gregor_get_err_descs`) and the bindings see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrDesc {
+    /// The number (librdkafka's `rd_kafka_resp_err_t` value).
+    pub code: i32,
+    /// librdkafka's style of name: `_TIMED_OUT` for a local code, Kafka's
+    /// name for a broker code, `NO_ERROR` for 0.
+    pub name: &'static str,
+    /// Human-readable description.
+    pub desc: &'static str,
+}
+
+/// Every code gregor knows, local codes first, then Kafka's from -1 up: the
+/// one table behind `gregor_get_err_descs`, the `GREGOR_ERR_*` constants of
+/// the C header and the bindings' error names. It is made of
+/// [`local::TABLE`] and Kafka's table
+/// ([`ERROR_TABLE`](crate::protocol::error_code::ERROR_TABLE)), with 0 named
+/// `NO_ERROR` as librdkafka names it.
+pub fn err_descs() -> impl Iterator<Item = ErrDesc> {
+    let locals = local::TABLE
+        .iter()
+        .map(|&(code, name, desc)| ErrDesc { code, name, desc });
+    let kafka = crate::protocol::error_code::ERROR_TABLE
+        .iter()
+        .map(|e| match e.code {
+            0 => ErrDesc {
+                code: 0,
+                name: "NO_ERROR",
+                desc: "Success",
+            },
+            c => ErrDesc {
+                code: i32::from(c),
+                name: e.name,
+                desc: e.description,
+            },
+        });
+    locals.chain(kafka)
+}
+
 /// The name of an error code in gregor's space ("UNKNOWN_TOPIC_OR_PARTITION", "_TIMED_OUT").
 pub fn code_name(code: i32) -> String {
     // -1 is the broker's UNKNOWN_SERVER_ERROR; local codes start at -100.
@@ -379,5 +419,22 @@ mod tests {
         assert_eq!(code_name(-1), "UNKNOWN_SERVER_ERROR");
         assert!(code_description(-1).contains("unexpected error"));
         assert_eq!(code_name(-2), "_UNKNOWN(-2)");
+    }
+
+    #[test]
+    fn err_descs_are_sorted_unique_and_agree_with_the_names() {
+        let all: Vec<ErrDesc> = err_descs().collect();
+        assert_eq!(all.len(), local::TABLE.len() + 135);
+        for w in all.windows(2) {
+            assert!(w[0].code < w[1].code, "{:?} before {:?}", w[0], w[1]);
+        }
+        for d in &all {
+            if d.code != 0 {
+                assert_eq!(code_name(d.code), d.name);
+                assert_eq!(code_description(d.code), d.desc);
+            }
+            assert_eq!(d.name.starts_with('_'), d.code < -1, "{d:?}");
+        }
+        assert_eq!(all.iter().find(|d| d.code == 0).unwrap().name, "NO_ERROR");
     }
 }

@@ -7,10 +7,6 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-// `gregor::` paths name this crate too, so src/cli/zk.rs compiles both in
-// the `gregor` binary and as the library's `gregor_zk_command` shim.
-extern crate self as gregor;
-
 #[cfg(feature = "admin")]
 pub mod admin;
 pub mod api_keys;
@@ -35,7 +31,3 @@ pub mod stats;
 pub mod wire;
 #[cfg(feature = "zookeeper")]
 pub mod zk;
-
-// Writes every fuzz target's seeds, the Kafka 0.7 ones included.
-#[cfg(all(test, feature = "legacy07"))]
-mod fuzz_seeds;

@@ -1,4 +1,4 @@
-//! The admin C API (src/ffi/admin.rs) called through its `extern "C"`
+//! The admin C API (src/ffi/admin/) called through its `extern "C"`
 //! functions, as C does: builders, calls, result accessors, ownership,
 //! NULL and out-of-range handling — against the real broker, and against
 //! the scripted cluster (kafka-python bodies) for what the broker lacks.

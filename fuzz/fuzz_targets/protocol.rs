@@ -1,8 +1,9 @@
-//! Every request and response decoder of every API at every version (the 51
-//! APIs, LeaderAndIsr and UpdateMetadata included), plus the frame headers.
+//! Every request and response decoder of every API at every version (every
+//! API of gregor's list, `gregor::kafka_apis!` in src/api_keys.rs,
+//! LeaderAndIsr and UpdateMetadata included), plus the frame headers.
 //!
-//! Input: byte 0 picks the API (index into the list below) and, in its low
-//! bit, request or response; byte 1 picks the version within the API's range;
+//! Input: byte 0 picks the API (index into the APIs gregor implements, in
+//! key order) and, in its low bit, request or response; byte 1 picks the version within the API's range;
 //! the rest is the body. A body that decodes must re-encode, and what it
 //! re-encodes to must decode and re-encode to the same bytes.
 #![no_main]
@@ -39,64 +40,12 @@ fn pair<R: Request>(request: bool, version_byte: u8, body: &[u8]) {
 }
 
 macro_rules! apis {
-    ($($m:ident :: $t:ident),* $(,)?) => {
-        const APIS: &[fn(bool, u8, &[u8])] = &[$(pair::<$m::$t>),*];
+    ($($key:literal $name:ident $($module:ident :: $request:ident)?,)*) => {
+        const APIS: &[fn(bool, u8, &[u8])] = &[$($(pair::<$module::$request>,)?)*];
     };
 }
 
-apis!(
-    add_offsets_to_txn::AddOffsetsToTxnRequest,
-    add_partitions_to_txn::AddPartitionsToTxnRequest,
-    alter_client_quotas::AlterClientQuotasRequest,
-    alter_configs::AlterConfigsRequest,
-    alter_partition_reassignments::AlterPartitionReassignmentsRequest,
-    alter_user_scram_credentials::AlterUserScramCredentialsRequest,
-    api_versions::ApiVersionsRequest,
-    consumer_group_describe::ConsumerGroupDescribeRequest,
-    consumer_group_heartbeat::ConsumerGroupHeartbeatRequest,
-    create_acls::CreateAclsRequest,
-    create_partitions::CreatePartitionsRequest,
-    create_topics::CreateTopicsRequest,
-    delete_acls::DeleteAclsRequest,
-    delete_groups::DeleteGroupsRequest,
-    delete_records::DeleteRecordsRequest,
-    delete_topics::DeleteTopicsRequest,
-    describe_acls::DescribeAclsRequest,
-    describe_client_quotas::DescribeClientQuotasRequest,
-    describe_cluster::DescribeClusterRequest,
-    describe_configs::DescribeConfigsRequest,
-    describe_groups::DescribeGroupsRequest,
-    describe_log_dirs::DescribeLogDirsRequest,
-    describe_producers::DescribeProducersRequest,
-    describe_topic_partitions::DescribeTopicPartitionsRequest,
-    describe_transactions::DescribeTransactionsRequest,
-    describe_user_scram_credentials::DescribeUserScramCredentialsRequest,
-    elect_leaders::ElectLeadersRequest,
-    end_txn::EndTxnRequest,
-    fetch::FetchRequest,
-    find_coordinator::FindCoordinatorRequest,
-    heartbeat::HeartbeatRequest,
-    incremental_alter_configs::IncrementalAlterConfigsRequest,
-    init_producer_id::InitProducerIdRequest,
-    join_group::JoinGroupRequest,
-    leader_and_isr::LeaderAndIsrRequest,
-    leave_group::LeaveGroupRequest,
-    list_groups::ListGroupsRequest,
-    list_offsets::ListOffsetsRequest,
-    list_partition_reassignments::ListPartitionReassignmentsRequest,
-    list_transactions::ListTransactionsRequest,
-    metadata::MetadataRequest,
-    offset_commit::OffsetCommitRequest,
-    offset_delete::OffsetDeleteRequest,
-    offset_fetch::OffsetFetchRequest,
-    offset_for_leader_epoch::OffsetForLeaderEpochRequest,
-    produce::ProduceRequest,
-    sasl_authenticate::SaslAuthenticateRequest,
-    sasl_handshake::SaslHandshakeRequest,
-    sync_group::SyncGroupRequest,
-    txn_offset_commit::TxnOffsetCommitRequest,
-    update_metadata::UpdateMetadataRequest,
-);
+gregor::kafka_apis!(apis);
 
 fuzz_target!(|data: &[u8]| {
     let [sel, version, body @ ..] = data else {

@@ -44,7 +44,9 @@ pub mod records;
 pub mod scram;
 pub mod topics;
 pub mod transactions;
-pub mod types;
+/// The admin protocol's enumerations, which live in [`crate::protocol::enums`]
+/// (one table for Rust, the C constants and the bindings).
+pub use crate::protocol::enums as types;
 
 pub use acls::{AclBinding, AclBindingFilter, DeleteAclsResult};
 pub use cluster::{

@@ -1,22 +1,178 @@
-//! The consumer's C API beyond `gregor_consumer_new/assign/poll` (in
-//! handles.rs): unassign and incremental assignment, seek, pause and
-//! resume, positions, committed offsets, offsets for times, cached
-//! watermarks, close; and reading and writing the entries of a
-//! `gregor_tpl`, which these calls fill in place as librdkafka does with
-//! `rd_kafka_topic_partition_list_t`.
+//! The consumer's C API (`gregor_consumer_*`): the handle, assignment
+//! (whole and incremental), poll, seek, pause and resume, positions,
+//! committed offsets, offsets for times, watermarks, close; the group
+//! calls (subscribe, commit, rebalance and commit callbacks). The
+//! `gregor_tpl` lists these calls fill in place are in tpl.rs.
 
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
-use std::time::Duration;
 
-use super::guard::{c_str, guard, guard_code, handle, handle_mut, put};
-use super::handles::{gregor_consumer, gregor_tpl};
+use super::config::gregor_config;
+use super::guard::{guard, guard_code};
 use super::lifetime::enter;
+use super::lifetime::{destroy, destroyed_error, handle_registry, register, Handle, Life};
+use super::message::{gregor_message, into_handle};
+use super::metadata::{gregor_metadata, metadata_of};
+use super::raw::*;
+use super::tpl::gregor_tpl;
+use crate::consumer::Consumer;
 use crate::consumer::TopicPartitionOffset;
 use crate::error::{local, Error};
+use crate::message::Message;
 
-fn timeout(ms: c_int) -> Duration {
-    Duration::from_millis(ms.max(0) as u64)
+/// A consumer. Thread-safe.
+pub struct gregor_consumer {
+    pub(crate) inner: Consumer,
+    life: Life,
+}
+
+impl Handle for gregor_consumer {
+    const NAME: &'static str = "consumer";
+    handle_registry!();
+    fn life(&self) -> &Life {
+        &self.life
+    }
+    /// Callbacks off (nothing may call into the application from the
+    /// freeing thread), then close: a group member commits and leaves;
+    /// polls blocked elsewhere return. Then the connections close for good.
+    fn shutdown(&self) {
+        self.inner.clear_rebalance_callback();
+        self.inner.clear_commit_callback();
+        self.inner.set_stats_callback(None);
+        self.inner.close();
+        self.inner.cluster().shutdown();
+    }
+}
+
+// ----- consumer -----
+
+/// A new consumer configured by `conf` (copied). Returns NULL on a bad
+/// configuration, with the reason in `errstr`. Caller owns it: free with
+/// `gregor_consumer_free`.
+#[no_mangle]
+pub extern "C" fn gregor_consumer_new(
+    conf: *const gregor_config,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> *mut gregor_consumer {
+    let mut out = ptr::null_mut();
+    guard_code(errstr, errstr_size, || {
+        let conf = handle(conf, "conf")?;
+        out = register(Box::new(gregor_consumer {
+            inner: Consumer::new(&conf.inner)?,
+            life: Life::new(),
+        }));
+        Ok(())
+    });
+    out
+}
+
+/// Replaces the consumer's assignment with `tpl` (copied; NULL or empty
+/// unassigns). Returns 0 or `GREGOR_ERR__INVALID_ARG`. Thread-safe.
+#[no_mangle]
+pub extern "C" fn gregor_consumer_assign(
+    consumer: *const gregor_consumer,
+    tpl: *const gregor_tpl,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard_code(errstr, errstr_size, || {
+        let c = enter(consumer)?;
+        let list = if tpl.is_null() {
+            &[][..]
+        } else {
+            &handle(tpl, "tpl")?.inner[..]
+        };
+        c.inner.assign(list)
+    })
+}
+
+/// Waits up to `timeout_ms` for the next message. Returns a message the
+/// caller owns (free with `gregor_message_free`), or NULL on timeout (or a
+/// NULL consumer). Errors come as messages whose `gregor_message_err` is
+/// non-zero, as in librdkafka. Thread-safe; blocks.
+#[no_mangle]
+pub extern "C" fn gregor_consumer_poll(
+    consumer: *const gregor_consumer,
+    timeout_ms: c_int,
+) -> *mut gregor_message {
+    guard(ptr::null_mut(), || {
+        let c = match enter(consumer) {
+            Ok(c) => c,
+            Err(e) if e.code() == local::DESTROY => {
+                return into_handle(Message::event("".into(), -1, -1, e))
+            }
+            Err(_) => return ptr::null_mut(),
+        };
+        let timeout = timeout(timeout_ms);
+        let r = c.inner.poll(timeout);
+        if c.life().is_destroyed() {
+            // freed while polling: whatever came is moot
+            let e = destroyed_error(gregor_consumer::NAME);
+            return into_handle(Message::event("".into(), -1, -1, e));
+        }
+        let msg = match r {
+            Ok(Some(m)) => m,
+            Ok(None) => return ptr::null_mut(),
+            Err(e) => Message::event("".into(), -1, -1, e),
+        };
+        into_handle(msg)
+    })
+}
+
+/// Low and high watermarks of a partition, asked of its leader. Blocks up to
+/// `timeout_ms`. Writes the non-NULL out-parameters on success.
+#[no_mangle]
+pub extern "C" fn gregor_consumer_watermarks(
+    consumer: *const gregor_consumer,
+    topic: *const c_char,
+    partition: i32,
+    low: *mut i64,
+    high: *mut i64,
+    timeout_ms: c_int,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard_code(errstr, errstr_size, || {
+        let c = enter(consumer)?;
+        let topic = c_str(topic, "topic")?;
+        let (lo, hi) = c.inner.watermarks(topic, partition, timeout(timeout_ms))?;
+        put(low, lo);
+        put(high, hi);
+        Ok(())
+    })
+}
+
+/// As `gregor_producer_metadata`, through a consumer.
+#[no_mangle]
+pub extern "C" fn gregor_consumer_metadata(
+    consumer: *const gregor_consumer,
+    topic: *const c_char,
+    timeout_ms: c_int,
+    metadata: *mut *mut gregor_metadata,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard_code(errstr, errstr_size, || {
+        let c = enter(consumer)?;
+        metadata_of(c.inner.cluster(), topic, timeout_ms, metadata)
+    })
+}
+
+/// Frees a consumer, closing its connections and waiting for their I/O
+/// threads to end (a group member not closed yet commits and leaves, as
+/// `gregor_consumer_close`, without running callbacks). NULL is a no-op.
+///
+/// Lifetime: safe while other threads are inside calls on the handle (see
+/// the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+/// in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+/// them to leave before releasing anything. A second free of the same
+/// pointer is a no-op.
+/// From inside one of the consumer's own callbacks it is a no-op (misuse:
+/// the handle is in use there, and the free would wait for itself).
+#[no_mangle]
+pub extern "C" fn gregor_consumer_free(consumer: *mut gregor_consumer) {
+    guard((), || destroy(consumer))
 }
 
 fn entries<'a>(tpl: *const gregor_tpl) -> Result<&'a [TopicPartitionOffset], Error> {
@@ -103,7 +259,7 @@ pub extern "C" fn gregor_consumer_assignment(
     guard_code(ptr::null_mut(), 0, || {
         let c = enter(consumer)?;
         if tpl_out.is_null() {
-            return Err(super::guard::null_arg("tpl_out"));
+            return Err(null_arg("tpl_out"));
         }
         let inner = c.inner.assignment();
         put(
@@ -279,105 +435,6 @@ pub extern "C" fn gregor_consumer_close(consumer: *const gregor_consumer) -> c_i
     })
 }
 
-fn entry<'a>(
-    tpl: *const gregor_tpl,
-    i: usize,
-) -> Option<(&'a gregor_tpl, &'a TopicPartitionOffset)> {
-    let l: &'a gregor_tpl = handle(tpl, "tpl").ok()?;
-    l.inner.get(i).map(|e| (l, e))
-}
-
-/// Entry `i`'s topic, NUL-terminated, valid until the list is freed (NULL if
-/// out of range).
-#[no_mangle]
-pub extern "C" fn gregor_tpl_topic(tpl: *const gregor_tpl, i: usize) -> *const c_char {
-    guard(ptr::null(), || {
-        entry(tpl, i)
-            .and_then(|(l, _)| l.names.get(i))
-            .map_or(ptr::null(), |n| n.as_ptr())
-    })
-}
-
-/// Entry `i`'s partition (-1 if out of range).
-#[no_mangle]
-pub extern "C" fn gregor_tpl_partition(tpl: *const gregor_tpl, i: usize) -> i32 {
-    guard(-1, || entry(tpl, i).map_or(-1, |(_, e)| e.partition))
-}
-
-/// Entry `i`'s offset (`GREGOR_OFFSET_INVALID` if out of range).
-#[no_mangle]
-pub extern "C" fn gregor_tpl_offset(tpl: *const gregor_tpl, i: usize) -> i64 {
-    guard(crate::message::offset::INVALID, || {
-        entry(tpl, i).map_or(crate::message::offset::INVALID, |(_, e)| e.offset)
-    })
-}
-
-/// Entry `i`'s leader epoch, or -1 if none (or out of range).
-#[no_mangle]
-pub extern "C" fn gregor_tpl_leader_epoch(tpl: *const gregor_tpl, i: usize) -> i32 {
-    guard(-1, || {
-        entry(tpl, i).map_or(-1, |(_, e)| e.leader_epoch.unwrap_or(-1))
-    })
-}
-
-/// Entry `i`'s error code from the last call that filled the list (0 if
-/// none; `GREGOR_ERR__INVALID_ARG` if out of range).
-#[no_mangle]
-pub extern "C" fn gregor_tpl_err(tpl: *const gregor_tpl, i: usize) -> c_int {
-    guard(local::FAIL, || {
-        entry(tpl, i).map_or(local::INVALID_ARG, |(_, e)| {
-            e.error.as_ref().map_or(0, Error::code)
-        })
-    })
-}
-
-/// Entry `i`'s error text, copied NUL-terminated into `dest` (`dest_size`
-/// bytes; "" without error). Returns 0 or `GREGOR_ERR__INVALID_ARG`.
-#[no_mangle]
-pub extern "C" fn gregor_tpl_errstr(
-    tpl: *const gregor_tpl,
-    i: usize,
-    dest: *mut c_char,
-    dest_size: usize,
-) -> c_int {
-    guard_code(ptr::null_mut(), 0, || {
-        let (_, e) = entry(tpl, i).ok_or_else(|| Error::invalid_arg("no such entry"))?;
-        let text = e.error.as_ref().map_or(String::new(), ToString::to_string);
-        super::guard::write_errstr(dest, dest_size, &text);
-        Ok(())
-    })
-}
-
-/// Sets entry `i`'s offset. Returns 0 or `GREGOR_ERR__INVALID_ARG`. Not
-/// thread-safe for one list.
-#[no_mangle]
-pub extern "C" fn gregor_tpl_set_offset(tpl: *mut gregor_tpl, i: usize, offset: i64) -> c_int {
-    guard_code(ptr::null_mut(), 0, || {
-        let l = handle_mut(tpl, "tpl")?;
-        let e = l
-            .inner
-            .get_mut(i)
-            .ok_or_else(|| Error::invalid_arg(format!("entry {i} out of range")))?;
-        e.offset = offset;
-        Ok(())
-    })
-}
-
-/// Sets entry `i`'s leader epoch (-1 for none): a seek to the entry is then
-/// validated against the leader's log. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
-#[no_mangle]
-pub extern "C" fn gregor_tpl_set_leader_epoch(tpl: *mut gregor_tpl, i: usize, epoch: i32) -> c_int {
-    guard_code(ptr::null_mut(), 0, || {
-        let l = handle_mut(tpl, "tpl")?;
-        let e = l
-            .inner
-            .get_mut(i)
-            .ok_or_else(|| Error::invalid_arg(format!("entry {i} out of range")))?;
-        e.leader_epoch = (epoch >= 0).then_some(epoch);
-        Ok(())
-    })
-}
-
 // ----- consumer groups -----
 
 /// GREGOR_REBALANCE_ASSIGNED: partitions given to this member.
@@ -430,20 +487,6 @@ impl CallbackTarget {
     fn opaque(&self) -> *mut c_void {
         self.opaque as *mut c_void
     }
-}
-
-/// Borrows `n` C strings at `p` (NULL is fine when `n` is 0).
-fn c_strs<'a>(p: *const *const c_char, n: usize, name: &str) -> Result<Vec<&'a str>, Error> {
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    if p.is_null() {
-        return Err(super::guard::null_arg(name));
-    }
-    // SAFETY: the caller promises `n` readable pointers at a non-NULL `p`,
-    // valid for this call.
-    let ptrs = unsafe { std::slice::from_raw_parts(p, n) };
-    ptrs.iter().map(|s| c_str(*s, name)).collect()
 }
 
 /// Sets (or with `cb` NULL, clears) the rebalance callback; set it before
@@ -545,7 +588,7 @@ pub extern "C" fn gregor_consumer_subscription(
     guard_code(ptr::null_mut(), 0, || {
         let h = enter(c as *const gregor_consumer)?;
         if out.is_null() {
-            return Err(super::guard::null_arg("out"));
+            return Err(null_arg("out"));
         }
         let inner = h
             .inner
@@ -617,7 +660,7 @@ pub extern "C" fn gregor_consumer_member_id(
     guard_code(ptr::null_mut(), 0, || {
         let h = enter(c as *const gregor_consumer)?;
         if buf.is_null() {
-            return Err(super::guard::null_arg("buf"));
+            return Err(null_arg("buf"));
         }
         let id = h.inner.member_id();
         if id.len() + 1 > size {
@@ -626,45 +669,7 @@ pub extern "C" fn gregor_consumer_member_id(
                 id.len() + 1
             )));
         }
-        super::guard::write_errstr(buf, size, &id);
+        write_errstr(buf, size, &id);
         Ok(())
-    })
-}
-
-/// Sets entry `idx`'s commit metadata (copied; NULL clears it). Returns 0
-/// or `GREGOR_ERR__INVALID_ARG`. Not thread-safe for one list.
-#[no_mangle]
-pub extern "C" fn gregor_tpl_set_metadata(
-    tpl: *mut gregor_tpl,
-    idx: usize,
-    metadata: *const c_char,
-) -> i32 {
-    guard_code(ptr::null_mut(), 0, || {
-        let l = handle_mut(tpl, "tpl")?;
-        let meta = if metadata.is_null() {
-            None
-        } else {
-            Some(c_str(metadata, "metadata")?.to_string())
-        };
-        let e = l
-            .inner
-            .get_mut(idx)
-            .ok_or_else(|| Error::invalid_arg(format!("entry {idx} out of range")))?;
-        e.metadata = meta;
-        l.sync();
-        Ok(())
-    })
-}
-
-/// Entry `idx`'s commit metadata, NUL-terminated, valid until the list is
-/// changed or freed; NULL if it has none (or out of range).
-#[no_mangle]
-pub extern "C" fn gregor_tpl_metadata(tpl: *const gregor_tpl, idx: usize) -> *const c_char {
-    guard(ptr::null(), || {
-        handle(tpl, "tpl")
-            .ok()
-            .and_then(|l| l.metas.get(idx))
-            .and_then(Option::as_ref)
-            .map_or(ptr::null(), |m| m.as_ptr())
     })
 }

@@ -1,9 +1,10 @@
-//! The few helpers every export goes through: the panic guard, NULL-checked
-//! pointer conversion, C strings in and error text out.
+//! The panic guard every export goes through: no panic unwinds into C, and
+//! a call's error becomes its code and its `errstr` text.
 
-use std::ffi::{c_char, CStr};
+use std::ffi::c_char;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use super::raw::write_errstr;
 use crate::error::{local, Error};
 
 /// Runs `f`, turning a panic into `on_panic` (no panic may unwind into C).
@@ -47,90 +48,48 @@ pub(crate) fn guard_code(
     }
 }
 
-/// Copies `msg` into a caller-owned buffer, truncating, always NUL-terminated.
-pub(crate) fn write_errstr(errstr: *mut c_char, size: usize, msg: &str) {
-    if errstr.is_null() || size == 0 {
-        return;
-    }
-    let bytes = msg.as_bytes();
-    let n = bytes.len().min(size - 1);
-    // SAFETY: the caller promises `errstr` points to `size` writable bytes;
-    // we write n + 1 <= size of them.
-    unsafe {
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), errstr.cast::<u8>(), n);
-        *errstr.add(n) = 0;
-    }
+/// Reads one field of the object behind `r` with `f`: `default` for a NULL
+/// pointer, an index out of range (`f` returns `None`) or a panic. Every
+/// accessor of a result object is one call of this or of `item` / `count`.
+pub(crate) fn field<R, T: Copy>(r: *const R, default: T, f: impl FnOnce(&R) -> Option<T>) -> T {
+    guard(default, || {
+        super::raw::handle(r, "result")
+            .ok()
+            .and_then(f)
+            .unwrap_or(default)
+    })
 }
 
-/// A NULL-argument error.
-pub(crate) fn null_arg(name: &str) -> Error {
-    Error::invalid_arg(format!("{name} is NULL"))
+/// A result object made of indexed items (topics, partitions, groups, …).
+pub(crate) trait Items {
+    type Item;
+    fn items(&self) -> &[Self::Item];
 }
 
-/// Borrows a C string as UTF-8.
-pub(crate) fn c_str<'a>(p: *const c_char, name: &str) -> Result<&'a str, Error> {
-    if p.is_null() {
-        return Err(null_arg(name));
-    }
-    // SAFETY: non-NULL, and the caller promises a NUL-terminated string that
-    // outlives this call.
-    unsafe { CStr::from_ptr(p) }
-        .to_str()
-        .map_err(|_| Error::invalid_arg(format!("{name} is not UTF-8")))
+/// `impl Items` for result types that keep their items in a field `items`.
+macro_rules! impl_items {
+    ($($t:ty: $item:ty),* $(,)?) => {$(
+        impl $crate::ffi::guard::Items for $t {
+            type Item = $item;
+            fn items(&self) -> &[$item] {
+                &self.items
+            }
+        }
+    )*};
+}
+pub(crate) use impl_items;
+
+/// Reads `f` of item `i` of `r` (`default` for NULL or out of range).
+pub(crate) fn item<R: Items, T: Copy>(
+    r: *const R,
+    i: usize,
+    default: T,
+    f: impl FnOnce(&R::Item) -> T,
+) -> T {
+    field(r, default, |r| r.items().get(i).map(f))
 }
 
-/// Borrows a handle.
-pub(crate) fn handle<'a, T>(p: *const T, name: &str) -> Result<&'a T, Error> {
-    // SAFETY: the caller promises a pointer gregor returned and has not freed.
-    unsafe { p.as_ref() }.ok_or_else(|| null_arg(name))
-}
-
-/// Borrows a handle mutably.
-pub(crate) fn handle_mut<'a, T>(p: *mut T, name: &str) -> Result<&'a mut T, Error> {
-    // SAFETY: as `handle`, and the caller promises no concurrent use.
-    unsafe { p.as_mut() }.ok_or_else(|| null_arg(name))
-}
-
-/// Borrows `len` bytes at `p`; NULL means "no value" (a null key or value).
-pub(crate) fn bytes<'a>(p: *const u8, len: usize) -> Option<&'a [u8]> {
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: the caller promises `len` readable bytes at a non-NULL `p`.
-    Some(unsafe { std::slice::from_raw_parts(p, len) })
-}
-
-/// Writes an out-parameter if its pointer is not NULL.
-pub(crate) fn put<T>(out: *mut T, v: T) {
-    if !out.is_null() {
-        // SAFETY: the caller promises `out` is valid for a write of T.
-        unsafe { out.write(v) }
-    }
-}
-
-/// Takes back a boxed handle for freeing (NULL is fine).
-pub(crate) fn free<T>(p: *mut T) {
-    if !p.is_null() {
-        // SAFETY: `p` came from `Box::into_raw` in gregor and is freed once.
-        drop(unsafe { Box::from_raw(p) });
-    }
-}
-
-/// A `'static` C string for a Rust string literal with a NUL at its end.
-pub(crate) fn static_cstr(s: &'static CStr) -> *const c_char {
-    s.as_ptr()
-}
-
-/// Reads a value through a non-NULL pointer.
-pub(crate) fn get<T: Copy>(p: *const T, name: &str) -> Result<T, Error> {
-    // SAFETY: the caller promises a valid, initialized T at a non-NULL `p`.
-    unsafe { p.as_ref() }.copied().ok_or_else(|| null_arg(name))
-}
-
-/// Copies `src` to `n` = `src.len()` elements at `out` (nothing if NULL).
-pub(crate) fn copy_out<T: Copy>(src: &[T], out: *mut T) {
-    if !out.is_null() {
-        // SAFETY: the caller promises room for `src.len()` elements at `out`.
-        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), out, src.len()) };
-    }
+/// The number of items of `r` (0 for NULL).
+pub(crate) fn count<R: Items>(r: *const R) -> usize {
+    field(r, 0, |r| Some(r.items().len()))
 }

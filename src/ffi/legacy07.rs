@@ -8,11 +8,10 @@ use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 use std::time::Duration;
 
-use super::guard::{
-    bytes, c_str, copy_out, free, guard, guard_code, handle, handle_mut, null_arg, put,
-};
-use super::handles::gregor_slice;
+use super::guard::{guard, guard_code};
 use super::lifetime::{destroy, enter, handle_registry, register, Handle, Life};
+use super::raw::gregor_slice;
+use super::raw::*;
 use crate::compression::Codec;
 use crate::error::Error;
 use crate::legacy07::protocol::FetchRequest;
@@ -120,22 +119,8 @@ fn payload_list<'a>(
     lens: *const usize,
     count: usize,
 ) -> Result<Vec<&'a [u8]>, Error> {
-    if count == 0 {
-        return Ok(Vec::new());
-    }
-    if ptrs.is_null() {
-        return Err(null_arg("payloads"));
-    }
-    if lens.is_null() {
-        return Err(null_arg("lens"));
-    }
-    // SAFETY: the caller promises `count` readable elements in each array.
-    let (ps, ls) = unsafe {
-        (
-            std::slice::from_raw_parts(ptrs, count),
-            std::slice::from_raw_parts(lens, count),
-        )
-    };
+    let ps = slice(ptrs, count, "payloads")?;
+    let ls = slice(lens, count, "lens")?;
     ps.iter()
         .zip(ls)
         .enumerate()

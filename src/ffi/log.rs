@@ -14,8 +14,8 @@
 
 use std::ffi::{c_char, c_int, c_void, CString};
 
+use super::config::gregor_config;
 use super::guard::guard_code;
-use super::handles::gregor_config;
 use crate::error::Error;
 use crate::log::LogCallback;
 
@@ -59,7 +59,7 @@ pub extern "C" fn gregor_config_set_log_cb(
     opaque: *mut c_void,
 ) -> c_int {
     guard_code(std::ptr::null_mut(), 0, || {
-        let conf = super::guard::handle_mut(conf, "conf")?;
+        let conf = super::raw::handle_mut(conf, "conf")?;
         let cb = cb.map(|cb| {
             let opaque = opaque as usize;
             LogCallback::new(move |level, fac, name, buf| {

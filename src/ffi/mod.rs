@@ -12,35 +12,49 @@
 //!   for NULL; every body runs inside a panic guard, so no panic crosses into C;
 //! - memory gregor allocates is freed only by gregor's `_free` functions.
 //!
-//! This module holds all of gregor's `unsafe` code that touches C pointers.
+//! This module holds all of gregor's `unsafe` code that touches C pointers,
+//! and `raw` holds the helpers through which the others reach it.
 
 #![allow(non_camel_case_types)]
 
+// One module per C object family, as src/ has one per Rust one.
 #[cfg_attr(not(feature = "admin"), path = "off/admin.rs")]
 pub mod admin;
 pub mod codes;
-pub mod config_dump;
+pub mod config;
 pub mod consumer;
+pub mod descriptors;
+pub mod error;
 pub mod features;
 mod guard;
-pub mod handles;
+pub mod headers;
 #[cfg_attr(not(feature = "legacy07"), path = "off/legacy07.rs")]
 pub mod legacy07;
 mod lifetime;
 pub mod log;
+pub mod message;
+pub mod metadata;
 pub mod producer;
+mod raw;
 pub mod stats;
+pub mod tpl;
 #[cfg_attr(not(feature = "zookeeper"), path = "off/zk.rs")]
 pub mod zk;
 
 pub use admin::*;
 pub use codes::*;
-pub use config_dump::*;
+pub use config::*;
 pub use consumer::*;
+pub use descriptors::*;
+pub use error::*;
 pub use features::*;
-pub use handles::*;
+pub use headers::*;
 pub use legacy07::*;
 pub use log::*;
+pub use message::*;
+pub use metadata::*;
 pub use producer::*;
+pub use raw::gregor_slice;
 pub use stats::*;
+pub use tpl::*;
 pub use zk::*;

@@ -5,14 +5,151 @@
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr;
-use std::time::Duration;
 
-use super::guard::{bytes, c_str, guard, guard_code, handle};
-use super::handles::{gregor_headers, gregor_producer, gregor_tpl};
+use super::config::gregor_config;
+use super::guard::{guard, guard_code};
+use super::headers::gregor_headers;
 use super::lifetime::enter;
+use super::lifetime::{destroy, handle_registry, register, Handle, Life};
+use super::metadata::{gregor_metadata, metadata_of};
+use super::raw::*;
+use super::tpl::gregor_tpl;
 use crate::error::Error;
 use crate::message::ProducerRecord;
 use crate::producer::DeliveryReport;
+use crate::producer::Producer;
+
+/// A producer. Thread-safe.
+pub struct gregor_producer {
+    pub(crate) inner: Producer,
+    life: Life,
+}
+
+impl Handle for gregor_producer {
+    const NAME: &'static str = "producer";
+    handle_registry!();
+    fn life(&self) -> &Life {
+        &self.life
+    }
+    fn shutdown(&self) {
+        self.inner.shut_down();
+    }
+}
+
+// ----- producer -----
+
+/// A new producer configured by `conf` (copied; the caller keeps and frees
+/// `conf`). Returns NULL on a bad configuration, with the reason in `errstr`.
+/// Does not connect yet. Caller owns the producer: free with `gregor_producer_free`.
+#[no_mangle]
+pub extern "C" fn gregor_producer_new(
+    conf: *const gregor_config,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> *mut gregor_producer {
+    let mut out = ptr::null_mut();
+    guard_code(errstr, errstr_size, || {
+        let conf = handle(conf, "conf")?;
+        let p = Producer::new(&conf.inner)?;
+        out = register(Box::new(gregor_producer {
+            inner: p,
+            life: Life::new(),
+        }));
+        Ok(())
+    });
+    out
+}
+
+/// Sends one message and blocks until the broker acknowledges it or
+/// `timeout_ms` passes (-1: until its delivery report, which
+/// `message.timeout.ms` bounds), retrying retriable errors.
+/// `partition` -1 lets the partitioner choose. `key`/`value` NULL mean null
+/// (a NULL value is a tombstone); `headers` may be NULL; `timestamp_ms` 0
+/// means now. On success writes the partition and offset (offset -1 with
+/// acks=0) to the non-NULL out-parameters and returns 0; else the error code,
+/// with the reason in `errstr`. Borrows everything. Thread-safe.
+#[no_mangle]
+pub extern "C" fn gregor_producer_send_sync(
+    producer: *const gregor_producer,
+    topic: *const c_char,
+    partition: i32,
+    key: *const u8,
+    key_len: usize,
+    value: *const u8,
+    value_len: usize,
+    headers: *const gregor_headers,
+    timestamp_ms: i64,
+    timeout_ms: c_int,
+    partition_out: *mut i32,
+    offset_out: *mut i64,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard_code(errstr, errstr_size, || {
+        let p = enter(producer)?;
+        let topic = c_str(topic, "topic")?;
+        if partition < -1 {
+            return Err(Error::invalid_arg(format!("invalid partition {partition}")));
+        }
+        let hs: Vec<(&str, Option<&[u8]>)> = if headers.is_null() {
+            Vec::new()
+        } else {
+            handle(headers, "headers")?
+                .inner
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_deref()))
+                .collect()
+        };
+        let rec = ProducerRecord {
+            topic,
+            partition: (partition >= 0).then_some(partition),
+            key: bytes(key, key_len),
+            value: bytes(value, value_len),
+            headers: &hs,
+            timestamp: (timestamp_ms != 0).then_some(timestamp_ms),
+        };
+        // Negative: until the report, which `message.timeout.ms` bounds (the
+        // producer enforces it here too: a message to an unreachable broker
+        // may wait for metadata longer than that before it expires).
+        let t = (timeout_ms >= 0).then(|| timeout(timeout_ms));
+        let d = p.inner.send_sync(&rec, t)?;
+        put(partition_out, d.partition);
+        put(offset_out, d.offset);
+        Ok(())
+    })
+}
+
+/// Fetches cluster metadata through a producer: all topics if `topic` is
+/// NULL, else that one. On success `*metadata` receives a snapshot the caller
+/// owns (free with `gregor_metadata_free`). Blocks up to `timeout_ms`.
+#[no_mangle]
+pub extern "C" fn gregor_producer_metadata(
+    producer: *const gregor_producer,
+    topic: *const c_char,
+    timeout_ms: c_int,
+    metadata: *mut *mut gregor_metadata,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard_code(errstr, errstr_size, || {
+        let p = enter(producer)?;
+        metadata_of(p.inner.cluster(), topic, timeout_ms, metadata)
+    })
+}
+
+/// Frees a producer, closing its connections and waiting for their I/O
+/// threads to end; messages not delivered yet get `GREGOR_ERR__DESTROY`
+/// reports (served to the delivery callback on this thread). NULL is a no-op.
+///
+/// Lifetime: safe while other threads are inside calls on the handle (see
+/// the header's preamble): new calls fail with `GREGOR_ERR__DESTROY`, calls
+/// in flight are woken and return `GREGOR_ERR__DESTROY`, and this waits for
+/// them to leave before releasing anything. A second free of the same
+/// pointer is a no-op.
+#[no_mangle]
+pub extern "C" fn gregor_producer_free(producer: *mut gregor_producer) {
+    guard((), || destroy(producer))
+}
 
 /// One message's outcome, borrowed for the duration of the callback.
 #[repr(C)]
@@ -93,7 +230,8 @@ pub extern "C" fn gregor_producer_set_dr_cb(
 /// `msg_opaque`. `partition` -1 lets the partitioner choose; `key`/`value`
 /// NULL mean null; `headers` may be NULL; `timestamp_ms` 0 means now. With
 /// `block_ms` 0 a full queue fails at once with `GREGOR_ERR__QUEUE_FULL`;
-/// otherwise it waits up to `block_ms` for room. Copies the data. Thread-safe.
+/// otherwise it waits up to `block_ms` for room (negative: as long as it
+/// takes). Copies the data. Thread-safe.
 #[no_mangle]
 pub extern "C" fn gregor_producer_send(
     producer: *const gregor_producer,
@@ -133,12 +271,9 @@ pub extern "C" fn gregor_producer_send(
             headers: &hs,
             timestamp: (timestamp_ms != 0).then_some(timestamp_ms),
         };
-        if block_ms > 0 {
-            p.inner.send_blocking(
-                &rec,
-                msg_opaque as usize,
-                Duration::from_millis(block_ms as u64),
-            )
+        if block_ms != 0 {
+            p.inner
+                .send_blocking(&rec, msg_opaque as usize, timeout(block_ms))
         } else {
             p.inner.send(&rec, msg_opaque as usize)
         }
@@ -153,9 +288,7 @@ pub extern "C" fn gregor_producer_poll(
     timeout_ms: c_int,
 ) -> c_int {
     guard(0, || match enter(producer) {
-        Ok(p) => p
-            .inner
-            .poll(Duration::from_millis(timeout_ms.max(0) as u64)) as c_int,
+        Ok(p) => p.inner.poll(timeout(timeout_ms)) as c_int,
         Err(_) => 0,
     })
 }
@@ -169,9 +302,7 @@ pub extern "C" fn gregor_producer_flush(
     timeout_ms: c_int,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        enter(producer)?
-            .inner
-            .flush(Duration::from_millis(timeout_ms.max(0) as u64))
+        enter(producer)?.inner.flush(timeout(timeout_ms))
     })
 }
 
@@ -183,20 +314,16 @@ pub extern "C" fn gregor_producer_len(producer: *const gregor_producer) -> usize
 
 /// Flushes for up to `timeout_ms`, then stops sending; messages still
 /// undelivered get `GREGOR_ERR__DESTROY` reports (served to the callback).
-/// Returns within about `timeout_ms` even with the brokers gone. The handle
+/// Returns within about `timeout_ms` even with the brokers gone (-1: flushes
+/// until every message has its report). The handle
 /// must still be freed with `gregor_producer_free`.
 #[no_mangle]
 pub extern "C" fn gregor_producer_close(producer: *const gregor_producer, timeout_ms: c_int) {
     guard((), || {
         if let Ok(p) = enter(producer) {
-            p.inner
-                .close(Duration::from_millis(timeout_ms.max(0) as u64));
+            p.inner.close(timeout(timeout_ms));
         }
     })
-}
-
-fn ms(timeout_ms: c_int) -> Duration {
-    Duration::from_millis(timeout_ms.max(0) as u64)
 }
 
 /// Registers `transactional.id` with its coordinator (fencing older
@@ -209,7 +336,9 @@ pub extern "C" fn gregor_producer_init_transactions(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        enter(producer)?.inner.init_transactions(ms(timeout_ms))
+        enter(producer)?
+            .inner
+            .init_transactions(timeout(timeout_ms))
     })
 }
 
@@ -246,7 +375,7 @@ pub extern "C" fn gregor_producer_send_offsets_to_transaction(
             .map(|t| (t.topic.as_str(), t.partition, t.offset))
             .collect();
         p.inner
-            .send_offsets_to_transaction(&offs, group, ms(timeout_ms))
+            .send_offsets_to_transaction(&offs, group, timeout(timeout_ms))
     })
 }
 
@@ -259,7 +388,9 @@ pub extern "C" fn gregor_producer_commit_transaction(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        enter(producer)?.inner.commit_transaction(ms(timeout_ms))
+        enter(producer)?
+            .inner
+            .commit_transaction(timeout(timeout_ms))
     })
 }
 
@@ -272,7 +403,9 @@ pub extern "C" fn gregor_producer_abort_transaction(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        enter(producer)?.inner.abort_transaction(ms(timeout_ms))
+        enter(producer)?
+            .inner
+            .abort_transaction(timeout(timeout_ms))
     })
 }
 

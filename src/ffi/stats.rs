@@ -5,9 +5,10 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
+use super::consumer::gregor_consumer;
 use super::guard::guard_code;
-use super::handles::{gregor_consumer, gregor_producer};
 use super::lifetime::enter;
+use super::producer::gregor_producer;
 use crate::stats::StatsCallback;
 
 /// A producer's statistics callback. `json` is NUL-terminated, `json_len`

@@ -438,35 +438,46 @@ impl Producer {
     /// Serves delivery reports to the callback, waiting up to `timeout` for
     /// the first. Returns how many were served.
     pub fn poll(&self, timeout: Duration) -> usize {
-        let deadline = Instant::now() + timeout;
-        self.emit_stats();
+        // log.queue: queued log lines go to the callback here, on this thread
         let log = self.shared.cluster.log();
         log.serve();
-        let mut acc = self.shared.acc();
-        while acc.done.is_empty() {
-            let now = Instant::now();
-            if now >= deadline || acc.closing {
-                drop(acc);
-                log.serve();
-                return 0;
-            }
-            if self.stats.is_due() {
-                drop(acc);
-                self.emit_stats();
-                acc = self.shared.acc();
-                continue;
-            }
-            let wake = self.stats.wake_by(deadline);
-            acc = self
-                .shared
-                .changed
-                .wait_timeout(acc, wake.saturating_duration_since(now))
-                .map_or_else(|e| e.into_inner().0, |r| r.0);
-        }
-        let done = acc.take_done();
-        drop(acc);
+        let n = self.poll_reports(timeout);
         log.serve();
-        self.serve(done)
+        n
+    }
+
+    fn poll_reports(&self, timeout: Duration) -> usize {
+        let deadline = Instant::now() + timeout;
+        self.emit_stats();
+        loop {
+            let mut acc = self.shared.acc();
+            while acc.done.is_empty() {
+                let now = Instant::now();
+                if now >= deadline || acc.closing {
+                    return 0;
+                }
+                if self.stats.is_due() {
+                    drop(acc);
+                    self.emit_stats();
+                    acc = self.shared.acc();
+                    continue;
+                }
+                let wake = self.stats.wake_by(deadline);
+                acc = self
+                    .shared
+                    .changed
+                    .wait_timeout(acc, wake.saturating_duration_since(now))
+                    .map_or_else(|e| e.into_inner().0, |r| r.0);
+            }
+            let done = acc.take_done();
+            drop(acc);
+            // Outcomes of `send_sync` messages are no reports: keep waiting
+            // for one until the deadline.
+            let n = self.serve(done);
+            if n > 0 || Instant::now() >= deadline {
+                return n;
+            }
+        }
     }
 
     /// Turns outcomes into reports for the callback, on this thread.

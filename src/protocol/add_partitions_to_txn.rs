@@ -9,29 +9,29 @@ use super::Request;
 kafka_struct! {
     /// Adds partitions to one transaction (v0–3) or to several (v4+).
     pub struct AddPartitionsToTxnRequest {
-        /// The transactions to add partitions to (v4+).
+        /// The transactions to add partitions to.
         transactions: Vec<AddPartitionsToTxnTransaction> { versions = 4.. },
-        /// The transactional ID (v0–3).
+        /// The transactional ID.
         v3_and_below_transactional_id: String { versions = 0..=3 },
-        /// The producer ID (v0–3).
+        /// The producer ID.
         v3_and_below_producer_id: i64 { versions = 0..=3 },
-        /// The producer epoch (v0–3).
+        /// The producer epoch.
         v3_and_below_producer_epoch: i16 { versions = 0..=3 },
-        /// The partitions to add (v0–3).
+        /// The partitions to add.
         v3_and_below_topics: Vec<AddPartitionsToTxnTopic> { versions = 0..=3 },
     }
 
     /// One transaction's partitions (v4+).
     pub struct AddPartitionsToTxnTransaction {
-        /// The transactional ID (v4+).
+        /// The transactional ID.
         transactional_id: String { versions = 4.. },
-        /// The producer ID (v4+).
+        /// The producer ID.
         producer_id: i64 { versions = 4.. },
-        /// The producer epoch (v4+).
+        /// The producer epoch.
         producer_epoch: i16 { versions = 4.. },
-        /// Only check whether the partitions are already in the transaction (v4+).
+        /// Only check whether the partitions are already in the transaction.
         verify_only: bool { versions = 4.. },
-        /// The partitions to add (v4+).
+        /// The partitions to add.
         topics: Vec<AddPartitionsToTxnTopic> { versions = 4.. },
     }
 
@@ -47,19 +47,19 @@ kafka_struct! {
     pub struct AddPartitionsToTxnResponse {
         /// Throttle time in ms.
         throttle_time_ms: i32 {},
-        /// The top-level error code (v4+).
+        /// The top-level error code.
         error_code: i16 { versions = 4.., ignorable = true },
-        /// Results per transaction (v4+).
+        /// Results per transaction.
         results_by_transaction: Vec<AddPartitionsToTxnResult> { versions = 4.. },
-        /// Results per topic (v0–3).
+        /// Results per topic.
         results_by_topic_v3_and_below: Vec<AddPartitionsToTxnTopicResult> { versions = 0..=3 },
     }
 
     /// One transaction's results (v4+).
     pub struct AddPartitionsToTxnResult {
-        /// The transactional ID (v4+).
+        /// The transactional ID.
         transactional_id: String { versions = 4.. },
-        /// Results per topic (v4+).
+        /// Results per topic.
         topic_results: Vec<AddPartitionsToTxnTopicResult> { versions = 4.. },
     }
 

@@ -8,9 +8,9 @@ use super::Request;
 kafka_struct! {
     /// Asks the broker which API versions it supports.
     pub struct ApiVersionsRequest {
-        /// The client's software name (v3+).
+        /// The client's software name.
         client_software_name: String { versions = 3.., ignorable = true },
-        /// The client's software version (v3+).
+        /// The client's software version.
         client_software_version: String { versions = 3.., ignorable = true },
     }
 
@@ -20,15 +20,15 @@ kafka_struct! {
         error_code: i16 {},
         /// One entry per supported API.
         api_keys: Vec<ApiVersion> {},
-        /// Throttle time in ms (v1+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 1.., ignorable = true },
-        /// Features the broker supports (v3+, tag 0).
+        /// Features the broker supports.
         supported_features: Vec<SupportedFeatureKey> { versions = 3.., tag = 0, ignorable = true },
-        /// Epoch of the finalized features, -1 if unknown (v3+, tag 1).
+        /// Epoch of the finalized features, -1 if unknown.
         finalized_features_epoch: i64 { versions = 3.., tag = 1, default = -1, ignorable = true },
-        /// Cluster-wide finalized features (v3+, tag 2).
+        /// Cluster-wide finalized features.
         finalized_features: Vec<FinalizedFeatureKey> { versions = 3.., tag = 2, ignorable = true },
-        /// Set by a KRaft controller ready for ZooKeeper migration (v3+, tag 3).
+        /// Set by a KRaft controller ready for ZooKeeper migration.
         zk_migration_ready: bool { versions = 3.., tag = 3, ignorable = true },
     }
 
@@ -44,21 +44,21 @@ kafka_struct! {
 
     /// One feature the broker supports.
     pub struct SupportedFeatureKey {
-        /// The feature's name (v3+).
+        /// The feature's name.
         name: String { versions = 3.. },
-        /// The lowest supported version (v3+).
+        /// The lowest supported version.
         min_version: i16 { versions = 3.. },
-        /// The highest supported version (v3+).
+        /// The highest supported version.
         max_version: i16 { versions = 3.. },
     }
 
     /// One cluster-wide finalized feature.
     pub struct FinalizedFeatureKey {
-        /// The feature's name (v3+).
+        /// The feature's name.
         name: String { versions = 3.. },
-        /// The finalized highest version level (v3+).
+        /// The finalized highest version level.
         max_version_level: i16 { versions = 3.. },
-        /// The finalized lowest version level (v3+).
+        /// The finalized lowest version level.
         min_version_level: i16 { versions = 3.. },
     }
 }

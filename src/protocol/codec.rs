@@ -5,7 +5,10 @@
 //! null, its tag if it is a tagged field, its default, and whether it may be
 //! silently dropped by versions that lack it). The macro writes `encode` and
 //! `decode` from that one declaration, so a version gate always reads the same
-//! in both directions.
+//! in both directions. The same declaration gives each field's documentation
+//! its "On the wire" line (so no version note is written by hand) and, in
+//! tests, each struct's field table (`field_table`, `FieldInfo`), which
+//! `protocol::schemas` compares with Kafka's JSON message schemas.
 //!
 //! Rules (as Kafka's own generated code applies them):
 //! - a field set to a non-default value on a version that cannot carry it is
@@ -102,12 +105,66 @@ pub trait Field: Sized + Clone + PartialEq + Debug {
     fn read_opt(r: &mut Reader<'_>, cx: Ctx) -> Result<Option<Self>, DecodeError> {
         Self::read(r, cx).map(Some)
     }
+
+    /// The type as Kafka's message schemas write it ("int32", "[]Topic").
+    #[cfg(test)]
+    fn schema_type() -> SchemaType;
+}
+
+/// A field's type as Kafka's JSON message schemas spell it: a primitive
+/// ("int32", "string", "uuid", …), an array, or a struct with its own field
+/// table. Made by `kafka_struct!`, compared with the schemas by
+/// `protocol::schemas`.
+#[cfg(test)]
+#[derive(Clone)]
+pub enum SchemaType {
+    /// A primitive type, by its schema name.
+    Prim(&'static str),
+    /// `[]T`.
+    Array(Box<SchemaType>),
+    /// A struct: its name and its field table.
+    Struct(&'static str, fn() -> Vec<FieldInfo>),
+}
+
+#[cfg(test)]
+impl std::fmt::Debug for SchemaType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SchemaType::Prim(p) => f.write_str(p),
+            SchemaType::Array(t) => write!(f, "[]{t:?}"),
+            SchemaType::Struct(n, _) => f.write_str(n),
+        }
+    }
+}
+
+/// One row of a message's field table, as declared in `kafka_struct!`.
+#[cfg(test)]
+#[derive(Debug, Clone)]
+pub struct FieldInfo {
+    /// The Rust field name (Kafka's name in snake case).
+    pub name: &'static str,
+    /// Its type.
+    pub ty: SchemaType,
+    /// The versions that carry it (inclusive).
+    pub versions: (i16, i16),
+    /// The versions in which it may be null (empty when `.0 > .1`).
+    pub nullable: (i16, i16),
+    /// Its tag, if it is a tagged field.
+    pub tag: Option<u32>,
+    /// Whether versions without it drop a non-default value silently.
+    pub ignorable: bool,
+    /// Its default value, as `Debug` prints it.
+    pub default: String,
 }
 
 macro_rules! int_field {
-    ($t:ty, $n:expr, $read:ident, $write:ident) => {
+    ($t:ty, $n:expr, $read:ident, $write:ident, $schema:literal) => {
         impl Field for $t {
             const MIN_SIZE: usize = $n;
+            #[cfg(test)]
+            fn schema_type() -> SchemaType {
+                SchemaType::Prim($schema)
+            }
             #[inline]
             fn zero() -> Self {
                 0 as $t
@@ -125,15 +182,19 @@ macro_rules! int_field {
     };
 }
 
-int_field!(i8, 1, i8, i8);
-int_field!(i16, 2, i16, i16);
-int_field!(i32, 4, i32, i32);
-int_field!(i64, 8, i64, i64);
-int_field!(u16, 2, u16, u16);
-int_field!(u32, 4, u32, u32);
-int_field!(f64, 8, f64, f64);
+int_field!(i8, 1, i8, i8, "int8");
+int_field!(i16, 2, i16, i16, "int16");
+int_field!(i32, 4, i32, i32, "int32");
+int_field!(i64, 8, i64, i64, "int64");
+int_field!(u16, 2, u16, u16, "uint16");
+int_field!(u32, 4, u32, u32, "uint32");
+int_field!(f64, 8, f64, f64, "float64");
 
 impl Field for bool {
+    #[cfg(test)]
+    fn schema_type() -> SchemaType {
+        SchemaType::Prim("bool")
+    }
     fn zero() -> Self {
         false
     }
@@ -148,6 +209,10 @@ impl Field for bool {
 
 impl Field for Uuid {
     const MIN_SIZE: usize = 16;
+    #[cfg(test)]
+    fn schema_type() -> SchemaType {
+        SchemaType::Prim("uuid")
+    }
     fn zero() -> Self {
         Uuid::ZERO
     }
@@ -168,6 +233,10 @@ fn unexpected_null(r: &Reader<'_>, cx: Ctx) -> DecodeError {
 }
 
 impl Field for String {
+    #[cfg(test)]
+    fn schema_type() -> SchemaType {
+        SchemaType::Prim("string")
+    }
     fn zero() -> Self {
         String::new()
     }
@@ -189,6 +258,10 @@ impl Field for String {
 }
 
 impl Field for Bytes {
+    #[cfg(test)]
+    fn schema_type() -> SchemaType {
+        SchemaType::Prim("bytes")
+    }
     fn zero() -> Self {
         Bytes::new()
     }
@@ -210,6 +283,10 @@ impl Field for Bytes {
 }
 
 impl<T: Field> Field for Vec<T> {
+    #[cfg(test)]
+    fn schema_type() -> SchemaType {
+        SchemaType::Array(Box::new(T::schema_type()))
+    }
     fn zero() -> Self {
         Vec::new()
     }
@@ -246,6 +323,10 @@ impl<T: Field> Field for Vec<T> {
 
 impl<T: Field> Field for Option<T> {
     const MIN_SIZE: usize = 1;
+    #[cfg(test)]
+    fn schema_type() -> SchemaType {
+        T::schema_type()
+    }
     fn zero() -> Self {
         None
     }
@@ -378,6 +459,19 @@ impl<T: Field> FieldSpec<T> {
     pub fn min_version(&self) -> i16 {
         self.min
     }
+    /// The field's row of its struct's field table.
+    #[cfg(test)]
+    pub fn info(&self, name: &'static str) -> FieldInfo {
+        FieldInfo {
+            name,
+            ty: T::schema_type(),
+            versions: (self.min, self.max),
+            nullable: (self.null_min, self.null_max),
+            tag: self.tag,
+            ignorable: self.ignorable,
+            default: format!("{:?}", self.default_value()),
+        }
+    }
 }
 
 impl<T: Field> Default for FieldSpec<T> {
@@ -458,6 +552,7 @@ macro_rules! kafka_struct {
         pub struct $name {
             $(
                 $(#[$fmeta])*
+                #[doc = concat!("\n\nOn the wire: `", stringify!($ty), " { ", stringify!($($k = $v),*), " }` (versions, nullable versions, tag, default; `{ }`: every version, never null).")]
                 pub $field: $ty,
             )*
             /// Tagged fields this version of gregor does not know, kept as read.
@@ -473,9 +568,24 @@ macro_rules! kafka_struct {
             }
         }
 
+        #[cfg(test)]
+        impl $name {
+            /// The field table: every field as declared, in wire order.
+            #[allow(dead_code)]
+            pub(crate) fn field_table() -> Vec<$crate::protocol::codec::FieldInfo> {
+                use $crate::protocol::codec::FieldSpec;
+                vec![$(FieldSpec::<$ty>::new()$(.$k($v))*.info(stringify!($field)),)*]
+            }
+        }
+
         impl $crate::protocol::codec::Field for $name {
             fn zero() -> Self {
                 <$name as Default>::default()
+            }
+
+            #[cfg(test)]
+            fn schema_type() -> $crate::protocol::codec::SchemaType {
+                $crate::protocol::codec::SchemaType::Struct(stringify!($name), $name::field_table)
             }
 
             #[allow(unused_variables, unused_mut)]
@@ -595,7 +705,7 @@ macro_rules! kafka_struct {
 
         // A nullable struct is written as an i8 marker (-1 null, 1 present)
         // followed by the struct; `Option<Struct>` relies on this impl.
-        #[cfg(test)]
+        #[cfg(any(test, feature = "samples"))]
         impl $crate::protocol::sample::Sample for $name {
             #[allow(unused_variables)]
             fn sample(s: &mut $crate::protocol::sample::Sampler, cx: $crate::protocol::codec::Ctx) -> Self {

@@ -23,7 +23,7 @@ kafka_struct! {
         rebalance_timeout_ms: i32 { default = -1 },
         /// The subscribed topic names, or null if unchanged.
         subscribed_topic_names: Option<Vec<String>> { nullable = 0.. },
-        /// The subscribed topic regex, or null if unchanged (v1+).
+        /// The subscribed topic regex, or null if unchanged.
         subscribed_topic_regex: Option<String> { versions = 1.., nullable = 1.. },
         /// The server-side assignor, or null if unused or unchanged.
         server_assignor: Option<String> { nullable = 0.. },

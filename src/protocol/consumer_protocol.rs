@@ -18,11 +18,11 @@ kafka_struct! {
         topics: Vec<String> {},
         /// Assignor-specific user data, or null.
         user_data: Option<Bytes> { nullable = 0.. },
-        /// The partitions the consumer owns now, for cooperative rebalancing (v1+).
+        /// The partitions the consumer owns now, for cooperative rebalancing.
         owned_partitions: Vec<TopicPartition> { versions = 1.., ignorable = true },
-        /// The generation of the owned partitions, or -1 (v2+).
+        /// The generation of the owned partitions, or -1.
         generation_id: i32 { versions = 2.., default = -1, ignorable = true },
-        /// The consumer's rack, or null (v3+).
+        /// The consumer's rack, or null.
         rack_id: Option<String> { versions = 3.., nullable = 3.., ignorable = true },
     }
 

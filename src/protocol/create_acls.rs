@@ -17,7 +17,7 @@ kafka_struct! {
         resource_type: i8 {},
         /// The resource name.
         resource_name: String {},
-        /// The resource pattern type (v1+; 3 literal, 4 prefixed).
+        /// The resource pattern type (3 literal, 4 prefixed).
         resource_pattern_type: i8 { versions = 1.., default = 3 },
         /// The principal.
         principal: String {},

@@ -13,7 +13,7 @@ kafka_struct! {
         topics: Vec<CreatableTopic> {},
         /// How long to wait for the creation, in ms.
         timeout_ms: i32 { default = 60000 },
-        /// Only check that the topics could be created (v1+).
+        /// Only check that the topics could be created.
         validate_only: bool { versions = 1.. },
     }
 
@@ -49,7 +49,7 @@ kafka_struct! {
 
     /// The outcome for each topic.
     pub struct CreateTopicsResponse {
-        /// Throttle time in ms (v2+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 2.., ignorable = true },
         /// One result per requested topic.
         topics: Vec<CreatableTopicResult> {},
@@ -59,24 +59,24 @@ kafka_struct! {
     pub struct CreatableTopicResult {
         /// The topic name.
         name: String {},
-        /// The new topic's ID (v7+).
+        /// The new topic's ID.
         topic_id: Uuid { versions = 7.., ignorable = true },
         /// The error code, 0 on success.
         error_code: i16 {},
-        /// The error message, or null (v1+; "" when absent, as in Kafka).
+        /// The error message, or null ("" when absent, as in Kafka).
         error_message: Option<String> {
             versions = 1..,
             nullable = 0..,
             default = Some(String::new()),
             ignorable = true,
         },
-        /// Config error when configs are not returned (v5+, tag 0).
+        /// Config error when configs are not returned.
         topic_config_error_code: i16 { versions = 5.., tag = 0, ignorable = true },
-        /// The topic's partition count (v5+).
+        /// The topic's partition count.
         num_partitions: i32 { versions = 5.., default = -1, ignorable = true },
-        /// The topic's replication factor (v5+).
+        /// The topic's replication factor.
         replication_factor: i16 { versions = 5.., default = -1, ignorable = true },
-        /// The topic's configs, or null (v5+; empty when absent, as in Kafka).
+        /// The topic's configs, or null (empty when absent, as in Kafka).
         configs: Option<Vec<CreatableTopicConfigs>> {
             versions = 5..,
             nullable = 5..,

@@ -8,9 +8,9 @@ use crate::wire::Uuid;
 kafka_struct! {
     /// Asks the controller to delete topics.
     pub struct DeleteTopicsRequest {
-        /// The topics to delete, by name or ID (v6+).
+        /// The topics to delete, by name or ID.
         topics: Vec<DeleteTopicState> { versions = 6.. },
-        /// The names of the topics to delete (v0–5).
+        /// The names of the topics to delete.
         topic_names: Vec<String> { versions = 0..=5, ignorable = true },
         /// How long to wait for the deletions, in ms.
         timeout_ms: i32 {},
@@ -26,7 +26,7 @@ kafka_struct! {
 
     /// The outcome for each topic.
     pub struct DeleteTopicsResponse {
-        /// Throttle time in ms (v1+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 1.., ignorable = true },
         /// One result per requested topic.
         responses: Vec<DeletableTopicResult> {},
@@ -34,13 +34,13 @@ kafka_struct! {
 
     /// The outcome for one topic.
     pub struct DeletableTopicResult {
-        /// The topic name; null (v6+) for an unknown topic ID.
+        /// The topic name; null for an unknown topic ID.
         name: Option<String> { nullable = 6.. },
-        /// The topic ID (v6+).
+        /// The topic ID.
         topic_id: Uuid { versions = 6.., ignorable = true },
         /// The error code, 0 on success.
         error_code: i16 {},
-        /// The error message, or null (v5+).
+        /// The error message, or null.
         error_message: Option<String> { versions = 5.., nullable = 5.., ignorable = true },
     }
 }

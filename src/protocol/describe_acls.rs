@@ -11,7 +11,7 @@ kafka_struct! {
         resource_type_filter: i8 {},
         /// The resource name to match, or null for any.
         resource_name_filter: Option<String> { nullable = 0.. },
-        /// The resource pattern type to match (v1+; 1 any, 2 match, 3 literal, 4 prefixed).
+        /// The resource pattern type to match (1 any, 2 match, 3 literal, 4 prefixed).
         pattern_type_filter: i8 { versions = 1.., default = 3 },
         /// The principal to match, or null for any.
         principal_filter: Option<String> { nullable = 0.. },
@@ -41,7 +41,7 @@ kafka_struct! {
         resource_type: i8 {},
         /// The resource name.
         resource_name: String {},
-        /// The resource pattern type (v1+).
+        /// The resource pattern type.
         pattern_type: i8 { versions = 1.., default = 3 },
         /// The ACLs.
         acls: Vec<AclDescription> {},

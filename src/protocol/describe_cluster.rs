@@ -10,7 +10,7 @@ kafka_struct! {
     pub struct DescribeClusterRequest {
         /// Whether to return the cluster's authorized operations.
         include_cluster_authorized_operations: bool {},
-        /// Which endpoints to describe: 1 brokers, 2 controllers (v1+).
+        /// Which endpoints to describe: 1 brokers, 2 controllers.
         endpoint_type: i8 { versions = 1.., default = 1 },
     }
 
@@ -22,7 +22,7 @@ kafka_struct! {
         error_code: i16 {},
         /// The top-level error message, or null.
         error_message: Option<String> { nullable = 0.. },
-        /// Which endpoints were described: 1 brokers, 2 controllers (v1+).
+        /// Which endpoints were described: 1 brokers, 2 controllers.
         endpoint_type: i8 { versions = 1.., default = 1 },
         /// The cluster ID.
         cluster_id: String {},

@@ -10,9 +10,9 @@ kafka_struct! {
     pub struct DescribeConfigsRequest {
         /// The resources to describe.
         resources: Vec<DescribeConfigsResource> {},
-        /// Whether to return each config's synonyms (v1+).
+        /// Whether to return each config's synonyms.
         include_synonyms: bool { versions = 1.. },
-        /// Whether to return each config's documentation (v3+).
+        /// Whether to return each config's documentation.
         include_documentation: bool { versions = 3.. },
     }
 
@@ -56,17 +56,17 @@ kafka_struct! {
         value: Option<String> { nullable = 0.. },
         /// Whether the config is read-only.
         read_only: bool {},
-        /// Whether the config is unset (v0 only; later versions use config_source).
+        /// Whether the config is unset (later versions use config_source).
         is_default: bool { versions = 0..=0 },
-        /// Where the value comes from (v1+).
+        /// Where the value comes from.
         config_source: i8 { versions = 1.., default = -1, ignorable = true },
         /// Whether the config is sensitive.
         is_sensitive: bool {},
-        /// The config's synonyms, by precedence (v1+).
+        /// The config's synonyms, by precedence.
         synonyms: Vec<DescribeConfigsSynonym> { versions = 1.., ignorable = true },
-        /// The config's data type (v3+).
+        /// The config's data type.
         config_type: i8 { versions = 3.., ignorable = true },
-        /// The config's documentation, or null (v3+; "" when absent, as in Kafka).
+        /// The config's documentation, or null ("" when absent, as in Kafka).
         documentation: Option<String> {
             versions = 3..,
             nullable = 0..,

@@ -11,13 +11,13 @@ kafka_struct! {
     pub struct DescribeGroupsRequest {
         /// The group IDs.
         groups: Vec<String> {},
-        /// Whether to return each group's authorized operations (v3+).
+        /// Whether to return each group's authorized operations.
         include_authorized_operations: bool { versions = 3.. },
     }
 
     /// One description per requested group.
     pub struct DescribeGroupsResponse {
-        /// Throttle time in ms (v1+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 1.., ignorable = true },
         /// One entry per group.
         groups: Vec<DescribedGroup> {},
@@ -37,7 +37,7 @@ kafka_struct! {
         protocol_data: String {},
         /// The members.
         members: Vec<DescribedGroupMember> {},
-        /// The group's authorized operations bit field (v3+).
+        /// The group's authorized operations bit field.
         authorized_operations: i32 { versions = 3.., default = i32::MIN },
     }
 
@@ -45,7 +45,7 @@ kafka_struct! {
     pub struct DescribedGroupMember {
         /// The member ID.
         member_id: String {},
-        /// The static member's instance ID, or null (v4+).
+        /// The static member's instance ID, or null.
         group_instance_id: Option<String> { versions = 4.., nullable = 4.., ignorable = true },
         /// The member's client ID.
         client_id: String {},

@@ -24,7 +24,7 @@ kafka_struct! {
     pub struct DescribeLogDirsResponse {
         /// Throttle time in ms.
         throttle_time_ms: i32 {},
-        /// The top-level error code (v3+).
+        /// The top-level error code.
         error_code: i16 { versions = 3.., ignorable = true },
         /// One entry per log directory.
         results: Vec<DescribeLogDirsResult> {},
@@ -38,9 +38,9 @@ kafka_struct! {
         log_dir: String {},
         /// The topics with partitions in this directory.
         topics: Vec<DescribeLogDirsTopic> {},
-        /// Total bytes of the volume holding the directory, or -1 (v4+).
+        /// Total bytes of the volume holding the directory, or -1.
         total_bytes: i64 { versions = 4.., default = -1, ignorable = true },
-        /// Usable bytes of the volume holding the directory, or -1 (v4+).
+        /// Usable bytes of the volume holding the directory, or -1.
         usable_bytes: i64 { versions = 4.., default = -1, ignorable = true },
     }
 

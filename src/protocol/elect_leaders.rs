@@ -7,7 +7,7 @@ use super::Request;
 kafka_struct! {
     /// Asks the controller to elect leaders.
     pub struct ElectLeadersRequest {
-        /// 0 elects the preferred replica, 1 the first live replica when none is in sync (v1+).
+        /// 0 elects the preferred replica, 1 the first live replica when none is in sync.
         election_type: i8 { versions = 1.. },
         /// The partitions to elect leaders for, or null for all.
         topic_partitions: Option<Vec<TopicPartitions>> { nullable = 0.. },
@@ -27,7 +27,7 @@ kafka_struct! {
     pub struct ElectLeadersResponse {
         /// Throttle time in ms.
         throttle_time_ms: i32 {},
-        /// The top-level error code (v1+).
+        /// The top-level error code.
         error_code: i16 { versions = 1.. },
         /// One entry per topic.
         replica_election_results: Vec<ReplicaElectionResult> {},

@@ -24,9 +24,9 @@ kafka_struct! {
         throttle_time_ms: i32 {},
         /// The error code, 0 if there was no error.
         error_code: i16 {},
-        /// The producer ID (v5+).
+        /// The producer ID.
         producer_id: i64 { versions = 5.., default = -1, ignorable = true },
-        /// The producer's new epoch (v5+).
+        /// The producer's new epoch.
         producer_epoch: i16 { versions = 5.., default = -1, ignorable = true },
     }
 }

@@ -9,45 +9,45 @@ use crate::wire::{Bytes, Uuid};
 kafka_struct! {
     /// Asks for records from the given partitions.
     pub struct FetchRequest {
-        /// The cluster ID, if known (v12+, tagged).
+        /// The cluster ID, if known (tagged).
         cluster_id: Option<String> { versions = 12.., nullable = 12.., tag = 0, ignorable = true },
-        /// The follower's broker ID, or -1 for a consumer (v0–14).
+        /// The follower's broker ID, or -1 for a consumer.
         replica_id: i32 { versions = 0..=14, default = -1 },
-        /// The follower's ID and epoch (v15+, tagged).
+        /// The follower's ID and epoch (tagged).
         replica_state: ReplicaState { versions = 15.., tag = 1 },
         /// How long to wait for `min_bytes`, in ms.
         max_wait_ms: i32 {},
         /// The least data to return.
         min_bytes: i32 {},
-        /// The most data to return (v3+, KIP-74).
+        /// The most data to return (KIP-74).
         max_bytes: i32 { versions = 3.., default = i32::MAX, ignorable = true },
-        /// 0 read uncommitted, 1 read committed (v4+).
+        /// 0 read uncommitted, 1 read committed.
         isolation_level: i8 { versions = 4.., ignorable = true },
-        /// The fetch session ID (v7+).
+        /// The fetch session ID.
         session_id: i32 { versions = 7.., ignorable = true },
-        /// The fetch session epoch (v7+).
+        /// The fetch session epoch.
         session_epoch: i32 { versions = 7.., default = -1, ignorable = true },
         /// The topics to fetch.
         topics: Vec<FetchTopic> {},
-        /// Partitions to drop from an incremental fetch session (v7+).
+        /// Partitions to drop from an incremental fetch session.
         forgotten_topics_data: Vec<ForgottenTopic> { versions = 7.. },
-        /// The consumer's rack (v11+).
+        /// The consumer's rack.
         rack_id: String { versions = 11.., ignorable = true },
     }
 
     /// A follower's identity.
     pub struct ReplicaState {
-        /// The follower's broker ID, or -1 for a consumer (v15+).
+        /// The follower's broker ID, or -1 for a consumer.
         replica_id: i32 { versions = 15.., default = -1 },
-        /// The follower's broker epoch, or -1 (v15+).
+        /// The follower's broker epoch, or -1.
         replica_epoch: i64 { versions = 15.., default = -1 },
     }
 
     /// One topic to fetch.
     pub struct FetchTopic {
-        /// The topic name (v0–12).
+        /// The topic name.
         topic: String { versions = 0..=12, ignorable = true },
-        /// The topic ID (v13+).
+        /// The topic ID.
         topic_id: Uuid { versions = 13.., ignorable = true },
         /// The partitions to fetch.
         partitions: Vec<FetchPartition> {},
@@ -57,49 +57,49 @@ kafka_struct! {
     pub struct FetchPartition {
         /// The partition index.
         partition: i32 {},
-        /// The leader epoch the fetcher knows (v9+).
+        /// The leader epoch the fetcher knows.
         current_leader_epoch: i32 { versions = 9.., default = -1, ignorable = true },
         /// The offset to fetch from.
         fetch_offset: i64 {},
-        /// The epoch of the last fetched record, or -1 (v12+).
+        /// The epoch of the last fetched record, or -1.
         last_fetched_epoch: i32 { versions = 12.., default = -1 },
-        /// The follower's log start offset (v5+).
+        /// The follower's log start offset.
         log_start_offset: i64 { versions = 5.., default = -1, ignorable = true },
         /// The most data to return for this partition.
         partition_max_bytes: i32 {},
-        /// The fetching follower's log directory ID (v17+, tagged).
+        /// The fetching follower's log directory ID (tagged).
         replica_directory_id: Uuid { versions = 17.., tag = 0, ignorable = true },
     }
 
     /// Partitions of one topic to drop from the session.
     pub struct ForgottenTopic {
-        /// The topic name (v7–12).
+        /// The topic name.
         topic: String { versions = 7..=12, ignorable = true },
-        /// The topic ID (v13+).
+        /// The topic ID.
         topic_id: Uuid { versions = 13.., ignorable = true },
-        /// The partition indexes to drop (v7+).
+        /// The partition indexes to drop.
         partitions: Vec<i32> { versions = 7.. },
     }
 
     /// The fetched records, per partition.
     pub struct FetchResponse {
-        /// Throttle time in ms (v1+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 1.., ignorable = true },
-        /// The top-level error code (v7+).
+        /// The top-level error code.
         error_code: i16 { versions = 7.., ignorable = true },
-        /// The fetch session ID, or 0 outside a session (v7+).
+        /// The fetch session ID, or 0 outside a session.
         session_id: i32 { versions = 7.. },
         /// One entry per topic.
         responses: Vec<FetchableTopicResponse> {},
-        /// Endpoints of the leaders named in `current_leader` (v16+, tagged).
+        /// Endpoints of the leaders named in `current_leader` (tagged).
         node_endpoints: Vec<NodeEndpoint> { versions = 16.., tag = 0 },
     }
 
     /// One topic's data.
     pub struct FetchableTopicResponse {
-        /// The topic name (v0–12).
+        /// The topic name.
         topic: String { versions = 0..=12, ignorable = true },
-        /// The topic ID (v13+).
+        /// The topic ID.
         topic_id: Uuid { versions = 13.., ignorable = true },
         /// One entry per partition.
         partitions: Vec<PartitionData> {},
@@ -113,21 +113,21 @@ kafka_struct! {
         error_code: i16 {},
         /// The high watermark.
         high_watermark: i64 {},
-        /// The last stable offset (v4+).
+        /// The last stable offset.
         last_stable_offset: i64 { versions = 4.., default = -1, ignorable = true },
-        /// The log start offset (v5+).
+        /// The log start offset.
         log_start_offset: i64 { versions = 5.., default = -1, ignorable = true },
-        /// Where the fetcher's log diverges from the leader's (v12+, tagged).
+        /// Where the fetcher's log diverges from the leader's (tagged).
         diverging_epoch: EpochEndOffset { versions = 12.., tag = 0 },
-        /// The current leader, on a leadership error (v12+, tagged).
+        /// The current leader, on a leadership error (tagged).
         current_leader: LeaderIdAndEpoch { versions = 12.., tag = 1 },
-        /// The snapshot to fetch instead, below the log start (v12+, tagged).
+        /// The snapshot to fetch instead, below the log start (tagged).
         snapshot_id: SnapshotId { versions = 12.., tag = 2 },
-        /// Aborted transactions in the returned range, or null (v4+).
+        /// Aborted transactions in the returned range, or null.
         aborted_transactions: Option<Vec<AbortedTransaction>> {
             versions = 4.., nullable = 4.., default = Some(Vec::new()), ignorable = true
         },
-        /// The replica to fetch from next time, or -1 (v11+, KIP-392).
+        /// The replica to fetch from next time, or -1 (KIP-392).
         preferred_read_replica: i32 { versions = 11.., default = -1 },
         /// The record data, or null.
         records: Option<Bytes> { nullable = 0.. },
@@ -135,17 +135,17 @@ kafka_struct! {
 
     /// The end of the largest epoch the fetcher shares with the leader.
     pub struct EpochEndOffset {
-        /// The epoch (v12+).
+        /// The epoch.
         epoch: i32 { versions = 12.., default = -1 },
-        /// Its end offset (v12+).
+        /// Its end offset.
         end_offset: i64 { versions = 12.., default = -1 },
     }
 
     /// A partition's current leader.
     pub struct LeaderIdAndEpoch {
-        /// The leader's broker ID, or -1 if unknown (v12+).
+        /// The leader's broker ID, or -1 if unknown.
         leader_id: i32 { versions = 12.., default = -1 },
-        /// The leader's epoch, or -1 (v12+).
+        /// The leader's epoch, or -1.
         leader_epoch: i32 { versions = 12.., default = -1 },
     }
 
@@ -159,21 +159,21 @@ kafka_struct! {
 
     /// One aborted transaction.
     pub struct AbortedTransaction {
-        /// The producer ID (v4+).
+        /// The producer ID.
         producer_id: i64 { versions = 4.. },
-        /// The transaction's first offset (v4+).
+        /// The transaction's first offset.
         first_offset: i64 { versions = 4.. },
     }
 
     /// A broker's address.
     pub struct NodeEndpoint {
-        /// The broker ID (v16+).
+        /// The broker ID.
         node_id: i32 { versions = 16.. },
-        /// Its host name (v16+).
+        /// Its host name.
         host: String { versions = 16.. },
-        /// Its port (v16+).
+        /// Its port.
         port: i32 { versions = 16.. },
-        /// Its rack, or null (v16+).
+        /// Its rack, or null.
         rack: Option<String> { versions = 16.., nullable = 16.. },
     }
 }

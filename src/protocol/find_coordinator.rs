@@ -8,34 +8,34 @@ use super::Request;
 kafka_struct! {
     /// Asks which broker coordinates a key (v0–3) or several keys (v4+).
     pub struct FindCoordinatorRequest {
-        /// The key: a group ID or transactional ID (v0–3).
+        /// The key: a group ID or transactional ID.
         key: String { versions = ..=3 },
-        /// The key type: 0 group, 1 transaction, 2 share group (v1+).
+        /// The key type: 0 group, 1 transaction, 2 share group.
         key_type: i8 { versions = 1.. },
-        /// The keys to look up (v4+).
+        /// The keys to look up.
         coordinator_keys: Vec<String> { versions = 4.. },
     }
 
     /// The coordinator of one key (v0–3) or of each key (v4+).
     pub struct FindCoordinatorResponse {
-        /// Throttle time in ms (v1+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 1.., ignorable = true },
-        /// The error code (v0–3).
+        /// The error code.
         error_code: i16 { versions = ..=3 },
-        /// The error message, or null (v1–3).
+        /// The error message, or null.
         error_message: Option<String> {
             versions = 1..=3,
             nullable = 1..=3,
             default = Some(String::new()),
             ignorable = true,
         },
-        /// The coordinator's broker ID (v0–3).
+        /// The coordinator's broker ID.
         node_id: i32 { versions = ..=3 },
-        /// The coordinator's host name (v0–3).
+        /// The coordinator's host name.
         host: String { versions = ..=3 },
-        /// The coordinator's port (v0–3).
+        /// The coordinator's port.
         port: i32 { versions = ..=3 },
-        /// One entry per requested key (v4+).
+        /// One entry per requested key.
         coordinators: Vec<Coordinator> { versions = 4.. },
     }
 

@@ -14,13 +14,13 @@ kafka_struct! {
         generation_id: i32 {},
         /// The member ID.
         member_id: String {},
-        /// The static member's instance ID, or null (v3+).
+        /// The static member's instance ID, or null.
         group_instance_id: Option<String> { versions = 3.., nullable = 3.. },
     }
 
     /// The coordinator's answer; REBALANCE_IN_PROGRESS means rejoin.
     pub struct HeartbeatResponse {
-        /// Throttle time in ms (v1+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 1.., ignorable = true },
         /// The error code.
         error_code: i16 {},

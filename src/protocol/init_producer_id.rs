@@ -12,9 +12,9 @@ kafka_struct! {
         transactional_id: Option<String> { nullable = 0.. },
         /// Ms before an idle transaction is aborted (transactional producers only).
         transaction_timeout_ms: i32 {},
-        /// The current producer ID, -1 if none (v3+).
+        /// The current producer ID, -1 if none.
         producer_id: i64 { versions = 3.., default = -1 },
-        /// The current producer epoch, -1 if none (v3+).
+        /// The current producer epoch, -1 if none.
         producer_epoch: i16 { versions = 3.., default = -1 },
     }
 

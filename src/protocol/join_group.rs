@@ -13,17 +13,17 @@ kafka_struct! {
         group_id: String {},
         /// Session timeout in ms: the member is dropped without a heartbeat this long.
         session_timeout_ms: i32 {},
-        /// Rebalance timeout in ms: how long the coordinator waits for members to rejoin (v1+).
+        /// Rebalance timeout in ms: how long the coordinator waits for members to rejoin.
         rebalance_timeout_ms: i32 { versions = 1.., default = -1, ignorable = true },
         /// The member ID, empty when joining for the first time.
         member_id: String {},
-        /// The static member's instance ID, or null (v5+).
+        /// The static member's instance ID, or null.
         group_instance_id: Option<String> { versions = 5.., nullable = 5.. },
         /// The protocol type, "consumer" for consumers.
         protocol_type: String {},
         /// The protocols this member supports, in order of preference.
         protocols: Vec<JoinGroupRequestProtocol> {},
-        /// Why the member is joining, or null (v8+).
+        /// Why the member is joining, or null.
         reason: Option<String> { versions = 8.., nullable = 8.., ignorable = true },
     }
 
@@ -37,19 +37,19 @@ kafka_struct! {
 
     /// The result of joining; the leader also gets every member's metadata.
     pub struct JoinGroupResponse {
-        /// Throttle time in ms (v2+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 2.., ignorable = true },
         /// The error code.
         error_code: i16 {},
         /// The generation ID.
         generation_id: i32 { default = -1 },
-        /// The group's protocol type, or null (v7+).
+        /// The group's protocol type, or null.
         protocol_type: Option<String> { versions = 7.., nullable = 7.., ignorable = true },
-        /// The chosen protocol; null (v7+) when the join failed.
+        /// The chosen protocol; null when the join failed.
         protocol_name: Option<String> { nullable = 7.., default = Some(String::new()) },
         /// The leader's member ID.
         leader: String {},
-        /// True if the leader must skip assigning because the broker does it (v9+).
+        /// True if the leader must skip assigning because the broker does it.
         skip_assignment: bool { versions = 9.. },
         /// This member's ID.
         member_id: String {},
@@ -61,7 +61,7 @@ kafka_struct! {
     pub struct JoinGroupResponseMember {
         /// The member ID.
         member_id: String {},
-        /// The static member's instance ID, or null (v5+).
+        /// The static member's instance ID, or null.
         group_instance_id: Option<String> { versions = 5.., nullable = 5.., ignorable = true },
         /// The member's metadata for the chosen protocol.
         metadata: Bytes {},

@@ -10,17 +10,17 @@ kafka_struct! {
     pub struct LeaderAndIsrRequest {
         /// The controller's broker ID.
         controller_id: i32 {},
-        /// Whether the controller ID is a KRaft controller during migration (v7+, KIP-866).
+        /// Whether the controller ID is a KRaft controller during migration (KIP-866).
         is_k_raft_controller: bool { versions = 7.. },
         /// The controller epoch.
         controller_epoch: i32 {},
-        /// The receiving broker's epoch (v2+).
+        /// The receiving broker's epoch.
         broker_epoch: i64 { versions = 2.., default = -1, ignorable = true },
-        /// Whether the request lists all topics (full) or only changes (v5+).
+        /// Whether the request lists all topics (full) or only changes.
         _type: i8 { versions = 5.. },
-        /// Each partition, with its topic name (v0–1).
+        /// Each partition, with its topic name.
         ungrouped_partition_states: Vec<LeaderAndIsrPartitionState> { versions = 0..=1 },
-        /// Each topic (v2+).
+        /// Each topic.
         topic_states: Vec<LeaderAndIsrTopicState> { versions = 2.. },
         /// The live leaders.
         live_leaders: Vec<LeaderAndIsrLiveLeader> {},
@@ -28,7 +28,7 @@ kafka_struct! {
 
     /// One partition's state.
     pub struct LeaderAndIsrPartitionState {
-        /// The topic name (v0–1).
+        /// The topic name.
         topic_name: String { versions = 0..=1, ignorable = true },
         /// The partition index.
         partition_index: i32 {},
@@ -44,13 +44,13 @@ kafka_struct! {
         partition_epoch: i32 {},
         /// The replica IDs.
         replicas: Vec<i32> {},
-        /// Replicas being added by a reassignment (v3+).
+        /// Replicas being added by a reassignment.
         adding_replicas: Vec<i32> { versions = 3.., ignorable = true },
-        /// Replicas being removed by a reassignment (v3+).
+        /// Replicas being removed by a reassignment.
         removing_replicas: Vec<i32> { versions = 3.., ignorable = true },
-        /// Whether the replica is new to this broker (v1+).
+        /// Whether the replica is new to this broker.
         is_new: bool { versions = 1.., ignorable = true },
-        /// 1 while recovering from an unclean leader election, else 0 (v6+, KIP-704).
+        /// 1 while recovering from an unclean leader election, else 0 (KIP-704).
         leader_recovery_state: i8 { versions = 6.. },
     }
 
@@ -58,7 +58,7 @@ kafka_struct! {
     pub struct LeaderAndIsrTopicState {
         /// The topic name.
         topic_name: String {},
-        /// The topic ID (v5+).
+        /// The topic ID.
         topic_id: Uuid { versions = 5.., ignorable = true },
         /// Each partition's state.
         partition_states: Vec<LeaderAndIsrPartitionState> {},
@@ -78,15 +78,15 @@ kafka_struct! {
     pub struct LeaderAndIsrResponse {
         /// The top-level error code.
         error_code: i16 {},
-        /// Each partition's error (v0–4).
+        /// Each partition's error.
         partition_errors: Vec<LeaderAndIsrPartitionError> { versions = 0..=4 },
-        /// Each topic's errors, by topic ID (v5+).
+        /// Each topic's errors, by topic ID.
         topics: Vec<LeaderAndIsrTopicError> { versions = 5.. },
     }
 
     /// One partition's error.
     pub struct LeaderAndIsrPartitionError {
-        /// The topic name (v0–4).
+        /// The topic name.
         topic_name: String { versions = 0..=4, ignorable = true },
         /// The partition index.
         partition_index: i32 {},

@@ -10,9 +10,9 @@ kafka_struct! {
     pub struct LeaveGroupRequest {
         /// The group ID.
         group_id: String {},
-        /// The member ID leaving (v0–2).
+        /// The member ID leaving.
         member_id: String { versions = ..=2 },
-        /// The members leaving (v3+).
+        /// The members leaving.
         members: Vec<MemberIdentity> { versions = 3.. },
     }
 
@@ -22,17 +22,17 @@ kafka_struct! {
         member_id: String {},
         /// The static member's instance ID, or null.
         group_instance_id: Option<String> { nullable = 3.. },
-        /// Why the member is leaving, or null (v5+).
+        /// Why the member is leaving, or null.
         reason: Option<String> { versions = 5.., nullable = 5.., ignorable = true },
     }
 
     /// The result, per member from v3.
     pub struct LeaveGroupResponse {
-        /// Throttle time in ms (v1+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 1.., ignorable = true },
         /// The top-level error code.
         error_code: i16 {},
-        /// One entry per member (v3+).
+        /// One entry per member.
         members: Vec<MemberResponse> { versions = 3.. },
     }
 

@@ -8,15 +8,15 @@ use super::Request;
 kafka_struct! {
     /// Asks for the groups this broker coordinates.
     pub struct ListGroupsRequest {
-        /// Only groups in these states; empty for all (v4+).
+        /// Only groups in these states; empty for all.
         states_filter: Vec<String> { versions = 4.. },
-        /// Only groups of these types; empty for all (v5+).
+        /// Only groups of these types; empty for all.
         types_filter: Vec<String> { versions = 5.. },
     }
 
     /// The groups.
     pub struct ListGroupsResponse {
-        /// Throttle time in ms (v1+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 1.., ignorable = true },
         /// The error code.
         error_code: i16 {},
@@ -30,9 +30,9 @@ kafka_struct! {
         group_id: String {},
         /// The protocol type, "" for groups that store only offsets.
         protocol_type: String {},
-        /// The group state (v4+).
+        /// The group state.
         group_state: String { versions = 4.., ignorable = true },
-        /// The group type, e.g. "classic" or "consumer" (v5+).
+        /// The group type, e.g. "classic" or "consumer".
         group_type: String { versions = 5.., ignorable = true },
     }
 }

@@ -10,11 +10,11 @@ kafka_struct! {
     pub struct ListOffsetsRequest {
         /// The requester's broker ID, or -1 for a consumer.
         replica_id: i32 {},
-        /// 0 read uncommitted, 1 read committed (v2+).
+        /// 0 read uncommitted, 1 read committed.
         isolation_level: i8 { versions = 2.. },
         /// One entry per topic.
         topics: Vec<ListOffsetsTopic> {},
-        /// How long to wait for tiered-storage reads, in ms (v10+).
+        /// How long to wait for tiered-storage reads, in ms.
         timeout_ms: i32 { versions = 10.., ignorable = true },
     }
 
@@ -30,17 +30,17 @@ kafka_struct! {
     pub struct ListOffsetsPartition {
         /// The partition index.
         partition_index: i32 {},
-        /// The leader epoch the requester knows (v4+).
+        /// The leader epoch the requester knows.
         current_leader_epoch: i32 { versions = 4.., default = -1, ignorable = true },
         /// The timestamp, or a special value (-1 latest, -2 earliest, …).
         timestamp: i64 {},
-        /// How many offsets to return (v0 only).
+        /// How many offsets to return.
         max_num_offsets: i32 { versions = 0..=0, default = 1 },
     }
 
     /// The offsets found.
     pub struct ListOffsetsResponse {
-        /// Throttle time in ms (v2+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 2.., ignorable = true },
         /// One entry per topic.
         topics: Vec<ListOffsetsTopicResponse> {},
@@ -60,13 +60,13 @@ kafka_struct! {
         partition_index: i32 {},
         /// The error code, or 0.
         error_code: i16 {},
-        /// The offsets found (v0 only).
+        /// The offsets found.
         old_style_offsets: Vec<i64> { versions = 0..=0 },
-        /// The timestamp of the returned offset (v1+).
+        /// The timestamp of the returned offset.
         timestamp: i64 { versions = 1.., default = -1 },
-        /// The returned offset (v1+).
+        /// The returned offset.
         offset: i64 { versions = 1.., default = -1 },
-        /// The leader epoch of the returned offset (v4+).
+        /// The leader epoch of the returned offset.
         leader_epoch: i32 { versions = 4.., default = -1 },
     }
 }

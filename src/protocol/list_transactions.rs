@@ -12,7 +12,7 @@ kafka_struct! {
         state_filters: Vec<String> {},
         /// Only these producer IDs; empty for all.
         producer_id_filters: Vec<i64> {},
-        /// Only transactions running longer than this many ms; -1 for all (v1+).
+        /// Only transactions running longer than this many ms; -1 for all.
         duration_filter: i64 { versions = 1.., default = -1 },
     }
 

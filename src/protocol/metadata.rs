@@ -8,37 +8,37 @@ use crate::wire::Uuid;
 kafka_struct! {
     /// Asks for the cluster's brokers and the given topics' partitions.
     pub struct MetadataRequest {
-        /// The topics to describe; null (v1+) asks for all topics, empty for none.
+        /// The topics to describe; null asks for all topics, empty for none.
         topics: Option<Vec<MetadataRequestTopic>> { nullable = 1.. },
-        /// Whether the broker may auto-create the requested topics (v4+).
+        /// Whether the broker may auto-create the requested topics.
         allow_auto_topic_creation: bool { versions = 4.., default = true },
-        /// Whether to return the cluster's authorized operations (v8–10).
+        /// Whether to return the cluster's authorized operations.
         include_cluster_authorized_operations: bool { versions = 8..=10 },
-        /// Whether to return each topic's authorized operations (v8+).
+        /// Whether to return each topic's authorized operations.
         include_topic_authorized_operations: bool { versions = 8.. },
     }
 
     /// One topic to describe, by name or (v10+) by ID.
     pub struct MetadataRequestTopic {
-        /// The topic ID (v10+).
+        /// The topic ID.
         topic_id: Uuid { versions = 10.., ignorable = true },
-        /// The topic name; null (v10+) when asking by ID.
+        /// The topic name; null when asking by ID.
         name: Option<String> { nullable = 10.. },
     }
 
     /// The cluster's brokers and the requested topics.
     pub struct MetadataResponse {
-        /// Throttle time in ms (v3+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 3.., ignorable = true },
         /// Every broker in the cluster.
         brokers: Vec<MetadataResponseBroker> {},
-        /// The cluster ID (v2+).
+        /// The cluster ID.
         cluster_id: Option<String> { versions = 2.., nullable = 2.., ignorable = true },
-        /// The controller's broker ID (v1+).
+        /// The controller's broker ID.
         controller_id: i32 { versions = 1.., default = -1, ignorable = true },
         /// One entry per topic.
         topics: Vec<MetadataResponseTopic> {},
-        /// The cluster's authorized operations bit field (v8–10).
+        /// The cluster's authorized operations bit field.
         cluster_authorized_operations: i32 { versions = 8..=10, default = i32::MIN },
     }
 
@@ -50,7 +50,7 @@ kafka_struct! {
         host: String {},
         /// Its port.
         port: i32 {},
-        /// Its rack, or null (v1+).
+        /// Its rack, or null.
         rack: Option<String> { versions = 1.., nullable = 1.., ignorable = true },
     }
 
@@ -58,15 +58,15 @@ kafka_struct! {
     pub struct MetadataResponseTopic {
         /// The topic's error code.
         error_code: i16 {},
-        /// The topic name; null (v12+) for an unknown topic asked for by ID.
+        /// The topic name; null for an unknown topic asked for by ID.
         name: Option<String> { nullable = 12.. },
-        /// The topic ID (v10+).
+        /// The topic ID.
         topic_id: Uuid { versions = 10.., ignorable = true },
-        /// Whether the topic is internal (v1+).
+        /// Whether the topic is internal.
         is_internal: bool { versions = 1.., ignorable = true },
         /// One entry per partition.
         partitions: Vec<MetadataResponsePartition> {},
-        /// The topic's authorized operations bit field (v8+).
+        /// The topic's authorized operations bit field.
         topic_authorized_operations: i32 { versions = 8.., default = i32::MIN },
     }
 
@@ -78,13 +78,13 @@ kafka_struct! {
         partition_index: i32 {},
         /// The leader's broker ID.
         leader_id: i32 {},
-        /// The leader epoch (v7+).
+        /// The leader epoch.
         leader_epoch: i32 { versions = 7.., default = -1, ignorable = true },
         /// All replicas.
         replica_nodes: Vec<i32> {},
         /// The in-sync replicas.
         isr_nodes: Vec<i32> {},
-        /// Offline replicas (v5+).
+        /// Offline replicas.
         offline_replicas: Vec<i32> { versions = 5.., ignorable = true },
     }
 }

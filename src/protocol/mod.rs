@@ -6,10 +6,14 @@
 //! tagged fields); see [`codec`] for how one declaration yields both codecs.
 
 pub mod codec;
+pub mod enums;
 pub mod error_code;
 pub mod header;
+#[cfg(any(test, feature = "samples"))]
+#[doc(hidden)]
+pub mod sample;
 #[cfg(test)]
-pub(crate) mod sample;
+mod schemas;
 #[cfg(test)]
 pub(crate) mod tests;
 pub mod versions;

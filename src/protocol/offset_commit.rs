@@ -10,13 +10,13 @@ kafka_struct! {
     pub struct OffsetCommitRequest {
         /// The group ID.
         group_id: String {},
-        /// The generation (classic groups) or member epoch (v9 consumer groups) (v1+).
+        /// The generation (classic groups) or member epoch (v9 consumer groups).
         generation_id_or_member_epoch: i32 { versions = 1.., default = -1, ignorable = true },
-        /// The member ID the coordinator assigned (v1+).
+        /// The member ID the coordinator assigned.
         member_id: String { versions = 1.., ignorable = true },
-        /// The static member's instance ID, or null (v7+).
+        /// The static member's instance ID, or null.
         group_instance_id: Option<String> { versions = 7.., nullable = 7.. },
-        /// How long to keep the offsets in ms, -1 for the broker default (v2–4).
+        /// How long to keep the offsets in ms, -1 for the broker default.
         retention_time_ms: i64 { versions = 2..=4, default = -1, ignorable = true },
         /// The topics to commit.
         topics: Vec<OffsetCommitRequestTopic> {},
@@ -36,9 +36,9 @@ kafka_struct! {
         partition_index: i32 {},
         /// The offset to commit.
         committed_offset: i64 {},
-        /// The leader epoch of the last consumed record, or -1 (v6+).
+        /// The leader epoch of the last consumed record, or -1.
         committed_leader_epoch: i32 { versions = 6.., default = -1, ignorable = true },
-        /// The commit timestamp in ms, -1 for now (v1 only).
+        /// The commit timestamp in ms, -1 for now.
         commit_timestamp: i64 { versions = 1..=1, default = -1 },
         /// Client metadata to keep with the offset, or null.
         committed_metadata: Option<String> { nullable = 0.., default = Some(String::new()) },
@@ -46,7 +46,7 @@ kafka_struct! {
 
     /// Per-partition results of an offset commit.
     pub struct OffsetCommitResponse {
-        /// Throttle time in ms (v3+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 3.., ignorable = true },
         /// One entry per topic.
         topics: Vec<OffsetCommitResponseTopic> {},

@@ -8,17 +8,17 @@ use super::Request;
 kafka_struct! {
     /// Asks for committed offsets of one group (v0–7) or several (v8+).
     pub struct OffsetFetchRequest {
-        /// The group ID (v0–7).
+        /// The group ID.
         group_id: String { versions = ..=7 },
-        /// The partitions to fetch; null (v2–7) for all of the group's (v0–7).
+        /// The partitions to fetch; null (v2–7) for all of the group's.
         topics: Option<Vec<OffsetFetchRequestTopic>> {
             versions = ..=7,
             nullable = 2..=7,
             default = Some(Vec::new()),
         },
-        /// The groups to fetch (v8+).
+        /// The groups to fetch.
         groups: Vec<OffsetFetchRequestGroup> { versions = 8.. },
-        /// Whether to wait for pending transactional offsets instead of failing (v7+).
+        /// Whether to wait for pending transactional offsets instead of failing.
         require_stable: bool { versions = 7.. },
     }
 
@@ -34,9 +34,9 @@ kafka_struct! {
     pub struct OffsetFetchRequestGroup {
         /// The group ID.
         group_id: String {},
-        /// The member ID, or null (v9+).
+        /// The member ID, or null.
         member_id: Option<String> { versions = 9.., nullable = 9.., ignorable = true },
-        /// The member epoch, -1 if none (v9+).
+        /// The member epoch, -1 if none.
         member_epoch: i32 { versions = 9.., default = -1, ignorable = true },
         /// The partitions to fetch, or null for all of the group's.
         topics: Option<Vec<OffsetFetchRequestTopics>> {
@@ -55,13 +55,13 @@ kafka_struct! {
 
     /// Committed offsets of one group (v0–7) or several (v8+).
     pub struct OffsetFetchResponse {
-        /// Throttle time in ms (v3+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 3.., ignorable = true },
-        /// One entry per topic (v0–7).
+        /// One entry per topic.
         topics: Vec<OffsetFetchResponseTopic> { versions = ..=7 },
-        /// The group-level error code (v2–7).
+        /// The group-level error code.
         error_code: i16 { versions = 2..=7, ignorable = true },
-        /// One entry per group (v8+).
+        /// One entry per group.
         groups: Vec<OffsetFetchResponseGroup> { versions = 8.. },
     }
 
@@ -79,7 +79,7 @@ kafka_struct! {
         partition_index: i32 {},
         /// The committed offset, -1 if none.
         committed_offset: i64 {},
-        /// The leader epoch of the committed offset, or -1 (v5+).
+        /// The leader epoch of the committed offset, or -1.
         committed_leader_epoch: i32 { versions = 5..=7, default = -1, ignorable = true },
         /// The metadata committed with the offset, or null.
         metadata: Option<String> { nullable = 0.., default = Some(String::new()) },

@@ -7,7 +7,7 @@ use super::Request;
 kafka_struct! {
     /// Asks for the end offset of leader epochs.
     pub struct OffsetForLeaderEpochRequest {
-        /// The follower's broker ID, -1 for a consumer, -2 for debugging (v3+).
+        /// The follower's broker ID, -1 for a consumer, -2 for debugging.
         replica_id: i32 { versions = 3.., default = -2, ignorable = true },
         /// One entry per topic.
         topics: Vec<OffsetForLeaderTopic> {},
@@ -25,7 +25,7 @@ kafka_struct! {
     pub struct OffsetForLeaderPartition {
         /// The partition index.
         partition: i32 {},
-        /// The leader epoch the requester knows, for fencing (v2+).
+        /// The leader epoch the requester knows, for fencing.
         current_leader_epoch: i32 { versions = 2.., default = -1, ignorable = true },
         /// The epoch to look up.
         leader_epoch: i32 {},
@@ -33,7 +33,7 @@ kafka_struct! {
 
     /// The end offsets found.
     pub struct OffsetForLeaderEpochResponse {
-        /// Throttle time in ms (v2+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 2.., ignorable = true },
         /// One entry per topic.
         topics: Vec<OffsetForLeaderTopicResult> {},
@@ -53,7 +53,7 @@ kafka_struct! {
         error_code: i16 {},
         /// The partition index.
         partition: i32 {},
-        /// The largest leader epoch not above the one asked for (v1+).
+        /// The largest leader epoch not above the one asked for.
         leader_epoch: i32 { versions = 1.., default = -1, ignorable = true },
         /// That epoch's end offset.
         end_offset: i64 { default = -1 },

@@ -9,7 +9,7 @@ use crate::wire::Bytes;
 kafka_struct! {
     /// Appends record batches to partitions.
     pub struct ProduceRequest {
-        /// The transactional ID, or null when not transactional (v3+).
+        /// The transactional ID, or null when not transactional.
         transactional_id: Option<String> { versions = 3.., nullable = 3.. },
         /// Acks required: 0 none, 1 the leader, -1 the full ISR.
         acks: i16 {},
@@ -39,9 +39,9 @@ kafka_struct! {
     pub struct ProduceResponse {
         /// One entry per topic.
         responses: Vec<TopicProduceResponse> {},
-        /// Throttle time in ms (v1+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 1.., ignorable = true },
-        /// Endpoints of the leaders named in `current_leader` (v10+, tagged).
+        /// Endpoints of the leaders named in `current_leader` (tagged).
         node_endpoints: Vec<NodeEndpoint> { versions = 10.., tag = 0 },
     }
 
@@ -61,43 +61,43 @@ kafka_struct! {
         error_code: i16 {},
         /// The offset of the first appended record.
         base_offset: i64 {},
-        /// The broker's append time with LogAppendTime, else -1 (v2+).
+        /// The broker's append time with LogAppendTime, else -1.
         log_append_time_ms: i64 { versions = 2.., default = -1, ignorable = true },
-        /// The partition's log start offset (v5+).
+        /// The partition's log start offset.
         log_start_offset: i64 { versions = 5.., default = -1, ignorable = true },
-        /// The records that made the batch fail (v8+).
+        /// The records that made the batch fail.
         record_errors: Vec<BatchIndexAndErrorMessage> { versions = 8.., ignorable = true },
-        /// A summary of why the batch failed, or null (v8+).
+        /// A summary of why the batch failed, or null.
         error_message: Option<String> { versions = 8.., nullable = 8.., ignorable = true },
-        /// The current leader, on a leadership error (v10+, tagged).
+        /// The current leader, on a leadership error (tagged).
         current_leader: LeaderIdAndEpoch { versions = 10.., tag = 0 },
     }
 
     /// One record that made its batch fail.
     pub struct BatchIndexAndErrorMessage {
-        /// The record's index within the batch (v8+).
+        /// The record's index within the batch.
         batch_index: i32 { versions = 8.. },
-        /// Why it failed, or null (v8+).
+        /// Why it failed, or null.
         batch_index_error_message: Option<String> { versions = 8.., nullable = 8.. },
     }
 
     /// A partition's current leader.
     pub struct LeaderIdAndEpoch {
-        /// The leader's broker ID, or -1 if unknown (v10+).
+        /// The leader's broker ID, or -1 if unknown.
         leader_id: i32 { versions = 10.., default = -1 },
-        /// The leader's epoch, or -1 (v10+).
+        /// The leader's epoch, or -1.
         leader_epoch: i32 { versions = 10.., default = -1 },
     }
 
     /// A broker's address.
     pub struct NodeEndpoint {
-        /// The broker ID (v10+).
+        /// The broker ID.
         node_id: i32 { versions = 10.. },
-        /// Its host name (v10+).
+        /// Its host name.
         host: String { versions = 10.. },
-        /// Its port (v10+).
+        /// Its port.
         port: i32 { versions = 10.. },
-        /// Its rack, or null (v10+).
+        /// Its rack, or null.
         rack: Option<String> { versions = 10.., nullable = 10.. },
     }
 }

@@ -1,4 +1,5 @@
-//! Test-only: fills every field a version carries with a distinct value, so
+//! Test support (unit tests, and the fuzz seed writer through the `samples`
+//! feature): fills every field a version carries with a distinct value, so
 //! round trips and cross-checks against other encoders exercise all of them.
 
 use super::codec::Ctx;
@@ -15,6 +16,7 @@ impl Sampler {
         Sampler { n: seed }
     }
     /// The next counter value.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> u64 {
         self.n = self.n.wrapping_add(1);
         self.n

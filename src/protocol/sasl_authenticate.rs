@@ -21,7 +21,7 @@ kafka_struct! {
         error_message: Option<String> { nullable = 0.. },
         /// The broker's SASL token, as the mechanism defines it.
         auth_bytes: Bytes {},
-        /// Ms after which the session must re-authenticate, 0 for never (v1+).
+        /// Ms after which the session must re-authenticate, 0 for never.
         session_lifetime_ms: i64 { versions = 1.., ignorable = true },
     }
 }

@@ -15,11 +15,11 @@ kafka_struct! {
         generation_id: i32 {},
         /// The member ID.
         member_id: String {},
-        /// The static member's instance ID, or null (v3+).
+        /// The static member's instance ID, or null.
         group_instance_id: Option<String> { versions = 3.., nullable = 3.. },
-        /// The group's protocol type, or null (v5+).
+        /// The group's protocol type, or null.
         protocol_type: Option<String> { versions = 5.., nullable = 5.., ignorable = true },
-        /// The chosen protocol's name, or null (v5+).
+        /// The chosen protocol's name, or null.
         protocol_name: Option<String> { versions = 5.., nullable = 5.., ignorable = true },
         /// Each member's assignment (leader only).
         assignments: Vec<SyncGroupRequestAssignment> {},
@@ -35,13 +35,13 @@ kafka_struct! {
 
     /// This member's assignment.
     pub struct SyncGroupResponse {
-        /// Throttle time in ms (v1+).
+        /// Throttle time in ms.
         throttle_time_ms: i32 { versions = 1.., ignorable = true },
         /// The error code.
         error_code: i16 {},
-        /// The group's protocol type, or null (v5+).
+        /// The group's protocol type, or null.
         protocol_type: Option<String> { versions = 5.., nullable = 5.., ignorable = true },
-        /// The chosen protocol's name, or null (v5+).
+        /// The chosen protocol's name, or null.
         protocol_name: Option<String> { versions = 5.., nullable = 5.., ignorable = true },
         /// This member's assignment.
         assignment: Bytes {},

@@ -81,7 +81,8 @@ where
 
 /// As [`check`], for an API whose newest fields `kafka-protocol` 0.15 lacks:
 /// the fields named in `missing` must hold their defaults at the versions
-/// both know, and are left out of the field comparison.
+/// both know, and are left out of the field comparison. Their layout is
+/// still checked, against Kafka's own schemas, by `protocol::schemas`.
 pub(crate) fn check_except<O, K>(missing: &[&str])
 where
     O: Message + Sample,
@@ -147,4 +148,42 @@ fn leaves_ignore_type_names_and_wrappers() {
     );
     assert_eq!(a, b);
     assert_eq!(a.len(), 3);
+}
+
+/// (module, listed key, the request's and the response's API_KEY) of every
+/// API `kafka_apis!` says gregor implements.
+macro_rules! implemented {
+    ($($key:literal $name:ident $($module:ident :: $request:ident)?,)*) => {
+        vec![$($((
+            stringify!($module),
+            $key,
+            <super::$module::$request as Message>::API_KEY,
+            <<super::$module::$request as super::Request>::Response as Message>::API_KEY,
+        ),)?)*]
+    };
+}
+
+#[test]
+fn the_api_list_names_every_api_module() {
+    let listed: Vec<(&str, i16, i16, i16)> = crate::api_keys::kafka_apis!(implemented);
+    for (module, key, req, resp) in &listed {
+        assert_eq!((key, key), (req, resp), "{module}");
+    }
+    // Every module here that implements a Kafka API (a request with an API
+    // key) is in the list, and only those.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/protocol");
+    let mut modules: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let text = std::fs::read_to_string(p).unwrap_or_default();
+            text.lines().any(|l| l.starts_with("impl Request for"))
+        })
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    modules.sort();
+    let mut names: Vec<String> = listed.iter().map(|l| l.0.to_string()).collect();
+    names.sort();
+    assert_eq!(names, modules);
+    assert_eq!(listed.len(), 51);
 }

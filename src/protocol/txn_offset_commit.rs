@@ -16,11 +16,11 @@ kafka_struct! {
         producer_id: i64 {},
         /// The producer epoch.
         producer_epoch: i16 {},
-        /// The consumer's group generation (v3+).
+        /// The consumer's group generation.
         generation_id: i32 { versions = 3.., default = -1 },
-        /// The member ID the coordinator assigned (v3+).
+        /// The member ID the coordinator assigned.
         member_id: String { versions = 3.. },
-        /// The static member's instance ID, or null (v3+).
+        /// The static member's instance ID, or null.
         group_instance_id: Option<String> { versions = 3.., nullable = 3.. },
         /// The topics to commit offsets for.
         topics: Vec<TxnOffsetCommitRequestTopic> {},
@@ -40,7 +40,7 @@ kafka_struct! {
         partition_index: i32 {},
         /// The offset to commit.
         committed_offset: i64 {},
-        /// The leader epoch of the last consumed record (v2+).
+        /// The leader epoch of the last consumed record.
         committed_leader_epoch: i32 { versions = 2.., default = -1, ignorable = true },
         /// Metadata to store with the offset, or null.
         committed_metadata: Option<String> { nullable = 0.. },

@@ -10,17 +10,17 @@ kafka_struct! {
     pub struct UpdateMetadataRequest {
         /// The controller's broker ID.
         controller_id: i32 {},
-        /// Whether the controller ID is a KRaft controller during migration (v8+, KIP-866).
+        /// Whether the controller ID is a KRaft controller during migration (KIP-866).
         is_k_raft_controller: bool { versions = 8.. },
-        /// 0 unknown, 1 incremental, 2 full snapshot (v8+, tagged).
+        /// 0 unknown, 1 incremental, 2 full snapshot (tagged).
         _type: i8 { versions = 8.., tag = 0 },
         /// The controller epoch.
         controller_epoch: i32 {},
-        /// The receiving broker's epoch (v5+).
+        /// The receiving broker's epoch.
         broker_epoch: i64 { versions = 5.., default = -1, ignorable = true },
-        /// Each partition, with its topic name (v0–4).
+        /// Each partition, with its topic name.
         ungrouped_partition_states: Vec<UpdateMetadataPartitionState> { versions = 0..=4 },
-        /// Each topic (v5+).
+        /// Each topic.
         topic_states: Vec<UpdateMetadataTopicState> { versions = 5.. },
         /// The live brokers.
         live_brokers: Vec<UpdateMetadataBroker> {},
@@ -28,7 +28,7 @@ kafka_struct! {
 
     /// One partition's state.
     pub struct UpdateMetadataPartitionState {
-        /// The topic name (v0–4).
+        /// The topic name.
         topic_name: String { versions = 0..=4, ignorable = true },
         /// The partition index.
         partition_index: i32 {},
@@ -44,7 +44,7 @@ kafka_struct! {
         zk_version: i32 {},
         /// All replica IDs.
         replicas: Vec<i32> {},
-        /// The offline replica IDs (v4+).
+        /// The offline replica IDs.
         offline_replicas: Vec<i32> { versions = 4.., ignorable = true },
     }
 
@@ -52,7 +52,7 @@ kafka_struct! {
     pub struct UpdateMetadataTopicState {
         /// The topic name.
         topic_name: String {},
-        /// The topic ID (v7+).
+        /// The topic ID.
         topic_id: Uuid { versions = 7.., ignorable = true },
         /// Each partition's state.
         partition_states: Vec<UpdateMetadataPartitionState> {},
@@ -62,13 +62,13 @@ kafka_struct! {
     pub struct UpdateMetadataBroker {
         /// The broker ID.
         id: i32 {},
-        /// Its host name (v0 only).
+        /// Its host name.
         v0_host: String { versions = 0..=0, ignorable = true },
-        /// Its port (v0 only).
+        /// Its port.
         v0_port: i32 { versions = 0..=0, ignorable = true },
-        /// Its endpoints (v1+).
+        /// Its endpoints.
         endpoints: Vec<UpdateMetadataEndpoint> { versions = 1.., ignorable = true },
-        /// Its rack, or null (v2+); defaults to "" as the schema gives no default.
+        /// Its rack, or null; defaults to "" as the schema gives no default.
         rack: Option<String> { versions = 2.., nullable = 0.., default = Some(String::new()), ignorable = true },
     }
 
@@ -78,7 +78,7 @@ kafka_struct! {
         port: i32 {},
         /// The host name.
         host: String {},
-        /// The listener name (v3+).
+        /// The listener name.
         listener: String { versions = 3.., ignorable = true },
         /// The security protocol type.
         security_protocol: i16 {},

@@ -10,12 +10,6 @@
 //!   [`session`], [`json`], [`inspect`] and their items.
 
 pub mod balanced;
-/// `gregor zk`'s text interface, compiled from the command-line tool's own
-/// source for the one C call that still wraps it (`gregor_zk_command`,
-/// which typed C calls are to replace); not part of the Rust API.
-#[doc(hidden)]
-#[path = "../cli/zk.rs"]
-pub(crate) mod cli;
 pub mod groups;
 
 pub use crate::registry::{bootstrap, brokers, inspect, json, session};

@@ -463,7 +463,7 @@ def _metadata(md):
 def _list_topics(fn, handle, topic, timeout):
     out = c_void_p()
     eb = errbuf()
-    rc = fn(handle, cstr(topic), ms(timeout, 60000 if timeout is None or timeout < 0 else 0), byref(out), eb,
+    rc = fn(handle, cstr(topic), ms(timeout), byref(out), eb,
             len(eb))
     raise_for(rc, eb)
     try:
@@ -642,7 +642,7 @@ class Producer:
 
     def init_transactions(self, timeout=None):
         eb = errbuf()
-        raise_for(lib.gregor_producer_init_transactions(self._ptr(), ms(timeout, 60000), eb, len(eb)), eb)
+        raise_for(lib.gregor_producer_init_transactions(self._ptr(), ms(timeout), eb, len(eb)), eb)
 
     def begin_transaction(self):
         eb = errbuf()
@@ -653,7 +653,7 @@ class Producer:
         tpl = _tpl_from(positions)
         try:
             eb = errbuf()
-            rc = lib.gregor_producer_send_offsets_to_transaction(self._ptr(), tpl, cstr(gid), ms(timeout, 60000),
+            rc = lib.gregor_producer_send_offsets_to_transaction(self._ptr(), tpl, cstr(gid), ms(timeout),
                                                                  eb, len(eb))
             raise_for(rc, eb)
         finally:
@@ -661,11 +661,11 @@ class Producer:
 
     def commit_transaction(self, timeout=None):
         eb = errbuf()
-        raise_for(lib.gregor_producer_commit_transaction(self._ptr(), ms(timeout, 60000), eb, len(eb)), eb)
+        raise_for(lib.gregor_producer_commit_transaction(self._ptr(), ms(timeout), eb, len(eb)), eb)
 
     def abort_transaction(self, timeout=None):
         eb = errbuf()
-        raise_for(lib.gregor_producer_abort_transaction(self._ptr(), ms(timeout, 60000), eb, len(eb)), eb)
+        raise_for(lib.gregor_producer_abort_transaction(self._ptr(), ms(timeout), eb, len(eb)), eb)
 
     def close(self, timeout=None):
         """gregor extra: flush up to ``timeout`` s, then free the producer."""
@@ -908,7 +908,7 @@ class Consumer:
         tpl = _tpl_from(partitions, with_offsets=False)
         try:
             eb = errbuf()
-            rc = lib.gregor_consumer_committed(self._ptr(), tpl, ms(timeout, 60000), eb, len(eb))
+            rc = lib.gregor_consumer_committed(self._ptr(), tpl, ms(timeout), eb, len(eb))
             raise_for(rc, eb)
             return _tpl_to_list(tpl)
         finally:
@@ -951,7 +951,7 @@ class Consumer:
                                                            byref(low), byref(high), eb, len(eb))
         else:
             rc = lib.gregor_consumer_watermarks(self._ptr(), cstr(partition.topic), partition.partition,
-                                                byref(low), byref(high), ms(timeout, 60000), eb, len(eb))
+                                                byref(low), byref(high), ms(timeout), eb, len(eb))
         raise_for(rc, eb)
         return low.value, high.value
 
@@ -959,7 +959,7 @@ class Consumer:
         tpl = _tpl_from(partitions)
         try:
             eb = errbuf()
-            rc = lib.gregor_consumer_offsets_for_times(self._ptr(), tpl, ms(timeout, 60000), eb, len(eb))
+            rc = lib.gregor_consumer_offsets_for_times(self._ptr(), tpl, ms(timeout), eb, len(eb))
             raise_for(rc, eb)
             return _tpl_to_list(tpl)
         finally:

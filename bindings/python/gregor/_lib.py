@@ -389,8 +389,9 @@ def handle_array(handles):
     return arr
 
 
-def ms(timeout, infinite=0x7FFFFFFF):
-    """Seconds (float; None or negative: infinite) to the C API's int ms."""
+def ms(timeout, infinite=-1):
+    """Seconds (float; None or negative: infinite) to the C API's int ms
+    (whose -1 waits forever, as librdkafka's)."""
     if timeout is None or timeout < 0:
         return infinite
     return min(int(timeout * 1000), 0x7FFFFFFF)

@@ -2,21 +2,14 @@
 
 Every error code is a class attribute of ``KafkaError`` named as librdkafka
 names it (``KafkaError._PARTITION_EOF``, ``KafkaError.UNKNOWN_TOPIC_OR_PARTITION``);
-the table is read from libgregor when the module loads (``gregor_err_name``
-over the code range), never copied by hand.
+the table is read from libgregor when the module loads (its descriptor
+table, ``gregor_get_err_descs``), never copied by hand.
 """
 
+from ._descriptors import error_descs
 from ._lib import lib, pystr
 
-# librdkafka's local codes are -200..-100; Kafka's protocol codes -1..~150.
-_CODE_RANGE = range(-200, 400)
-
-_NAMES = {}
-for _code in _CODE_RANGE:
-    _name = pystr(lib.gregor_err_name(_code))
-    if _name and _name != "UNKNOWN":
-        _NAMES[_code] = _name
-_NAMES.setdefault(0, "NO_ERROR")
+_NAMES = {code: name for code, name, _desc in error_descs()}
 
 
 class KafkaError:

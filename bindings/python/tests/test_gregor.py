@@ -47,6 +47,42 @@ class Errors(unittest.TestCase):
         self.assertEqual(KafkaError(12345).name(), "ERR_12345?")
 
 
+class Descriptors(unittest.TestCase):
+    """The error names and admin enums come from the library's descriptor tables."""
+
+    def test_every_error_code_is_an_attribute(self):
+        from gregor._descriptors import error_descs
+        descs = error_descs()
+        self.assertGreater(len(descs), 150)
+        for code, name, desc in descs:
+            self.assertEqual(getattr(KafkaError, name), code, name)
+            self.assertEqual(KafkaError(code).name(), name)
+            self.assertEqual(lib.gregor_err_str(code).decode(), desc)
+        self.assertEqual(KafkaError.NO_ERROR, 0)
+        self.assertEqual(KafkaError.SHARE_SESSION_LIMIT_REACHED, 133)
+
+    def test_enums_match_the_library(self):
+        from gregor._descriptors import enum_descs
+        from gregor.admin import AlterConfigOpType, ConfigSource
+        renamed = {"CLUSTER": "BROKER", "UNKNOWN": None}
+        for cls, kind in ((AclOperation, "acl_operation"), (AclPermissionType, "acl_permission_type"),
+                          (ResourceType, "resource_type"), (ResourcePatternType, "resource_pattern_type"),
+                          (ConfigSource, "config_source"), (AlterConfigOpType, "alter_config_op_type")):
+            rows = enum_descs(kind)
+            self.assertEqual([m.value for m in cls], [v for v, _n, _c, _d in rows], kind)
+            for value, name, constant, _desc in rows:
+                self.assertTrue(constant.startswith("GREGOR_"), constant)
+                member = cls(value)
+                if renamed.get(name, name) is not None and member.name != name:
+                    self.assertEqual(member.name, renamed.get(name), name)
+        # The drift issue 20 found: ACL operations go to TWO_PHASE_COMMIT (15).
+        self.assertEqual(AclOperation.TWO_PHASE_COMMIT.value, 15)
+        self.assertEqual(AclOperation.CREATE_TOKENS.value, 13)
+        self.assertEqual(ResourceType.BROKER.value, 4)
+        self.assertEqual(ConfigSource.UNKNOWN_CONFIG.value, 0)
+        self.assertLess(AclOperation.READ, AclOperation.WRITE)
+
+
 class ConfigErrors(unittest.TestCase):
     def test_unknown_property(self):
         with self.assertRaises(KafkaException) as cm:

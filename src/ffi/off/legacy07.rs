@@ -14,7 +14,6 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use super::handles::*;
 use super::*;
 
 include!(concat!(env!("OUT_DIR"), "/ffi_off_legacy07.rs"));

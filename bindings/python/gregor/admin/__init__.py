@@ -11,6 +11,7 @@ import concurrent.futures
 from ctypes import byref, c_void_p
 from enum import Enum
 
+from .._descriptors import enum_descs
 from .._lib import cstr, cstr_array, errbuf, handle_array, lib, ms, pystr
 from .. import _make_config, _merge_conf, _pop_logger
 from ..error import KafkaError, KafkaException, raise_for
@@ -41,75 +42,31 @@ __all__ = [
 ]
 
 
-class ResourceType(Enum):
-    UNKNOWN = 0
-    ANY = 1
-    TOPIC = 2
-    GROUP = 3
-    BROKER = 4
-    TRANSACTIONAL_ID = 5
+class _Ordered(Enum):
+    """An enum whose members sort by value (as confluent-kafka's)."""
 
     def __lt__(self, other):
         return self.value < other.value
 
 
-class ResourcePatternType(Enum):
-    UNKNOWN = 0
-    ANY = 1
-    MATCH = 2
-    LITERAL = 3
-    PREFIXED = 4
-
-    def __lt__(self, other):
-        return self.value < other.value
+def _from_library(cls_name, kind, base=Enum, rename=None):
+    """An Enum built from the library's descriptor table ``kind``; ``rename``
+    maps the library's (the Java client's) names to confluent-kafka's where
+    they differ."""
+    rename = rename or {}
+    members = [(rename.get(name, name), value) for value, name, _c, _d in enum_descs(kind)]
+    return base(cls_name, members, module=__name__)
 
 
-class AclOperation(Enum):
-    UNKNOWN = 0
-    ANY = 1
-    ALL = 2
-    READ = 3
-    WRITE = 4
-    CREATE = 5
-    DELETE = 6
-    ALTER = 7
-    DESCRIBE = 8
-    CLUSTER_ACTION = 9
-    DESCRIBE_CONFIGS = 10
-    ALTER_CONFIGS = 11
-    IDEMPOTENT_WRITE = 12
-
-    def __lt__(self, other):
-        return self.value < other.value
-
-
-class AclPermissionType(Enum):
-    UNKNOWN = 0
-    ANY = 1
-    DENY = 2
-    ALLOW = 3
-
-    def __lt__(self, other):
-        return self.value < other.value
-
-
-class ConfigSource(Enum):
-    UNKNOWN_CONFIG = 0
-    DYNAMIC_TOPIC_CONFIG = 1
-    DYNAMIC_BROKER_CONFIG = 2
-    DYNAMIC_DEFAULT_BROKER_CONFIG = 3
-    STATIC_BROKER_CONFIG = 4
-    DEFAULT_CONFIG = 5
-    DYNAMIC_BROKER_LOGGER_CONFIG = 6
-    CLIENT_METRICS_CONFIG = 7
-    GROUP_CONFIG = 8
-
-
-class AlterConfigOpType(Enum):
-    SET = 0
-    DELETE = 1
-    APPEND = 2
-    SUBTRACT = 3
+# Read from libgregor at load time (gregor_get_*_descs), never copied here.
+# confluent-kafka (librdkafka) calls resource type 4 BROKER, and prefixes
+# the unknown config source's name like the others.
+ResourceType = _from_library("ResourceType", "resource_type", _Ordered, {"CLUSTER": "BROKER"})
+ResourcePatternType = _from_library("ResourcePatternType", "resource_pattern_type", _Ordered)
+AclOperation = _from_library("AclOperation", "acl_operation", _Ordered)
+AclPermissionType = _from_library("AclPermissionType", "acl_permission_type", _Ordered)
+ConfigSource = _from_library("ConfigSource", "config_source", Enum, {"UNKNOWN": "UNKNOWN_CONFIG"})
+AlterConfigOpType = _from_library("AlterConfigOpType", "alter_config_op_type")
 
 
 class ConsumerGroupType(Enum):

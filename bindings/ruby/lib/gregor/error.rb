@@ -94,12 +94,11 @@ module Gregor
     end
   end
 
-  # {name symbol => code}, read from libgregor when this file loads
-  # (gregor_err_name over the code range), never copied by hand.
-  ERRORS = (-200..400).each_with_object({}) do |c, h|
-    n = Native.gregor_err_name(c)
-    h[n.to_sym] = c if n && n != "UNKNOWN"
-  end.freeze
+  require_relative "descriptors"
+
+  # {name symbol => code}, read from libgregor when this file loads (its
+  # descriptor table, gregor_get_err_descs), never copied by hand.
+  ERRORS = Descriptors.errors.to_h { |code, name, _desc| [name.to_sym, code] }.freeze
   ERROR_NAMES = ERRORS.invert.freeze
 
   # The constants of rdkafka-ruby's Rdkafka::Bindings that applications and
@@ -118,6 +117,16 @@ module Gregor
     # list_offsets' isolation_level:
     RD_KAFKA_ISOLATION_LEVEL_READ_UNCOMMITTED = 0
     RD_KAFKA_ISOLATION_LEVEL_READ_COMMITTED = 1
+    # rdkafka-ruby's ACL constants, from the library's enum tables
+    # (librdkafka calls resource type 4 BROKER where Kafka says CLUSTER).
+    { resource_type: "RD_KAFKA_RESOURCE_", resource_pattern_type: "RD_KAFKA_RESOURCE_PATTERN_",
+      acl_operation: "RD_KAFKA_ACL_OPERATION_", acl_permission_type: "RD_KAFKA_ACL_PERMISSION_TYPE_" }
+      .each do |kind, prefix|
+        ENUMS.fetch(kind).each do |name, value|
+          const = :"#{prefix}#{name == :cluster && kind == :resource_type ? 'BROKER' : name.upcase}"
+          const_set(const, value) unless const_defined?(const, false)
+        end
+      end
   end
 
   def self.error_name(code)

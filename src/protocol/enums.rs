@@ -3,14 +3,39 @@
 //! value this version of gregor does not know passes through unchanged, as
 //! [`KafkaCode`](crate::protocol::KafkaCode) does for error codes. Names are
 //! the Java client's enum constant names.
+//!
+//! Each enumeration is declared once here; [`ENUMS`] lists them with each
+//! value's name and description. The C constants (`GREGOR_ACL_OPERATION_*`,
+//! …), the C descriptor functions (`gregor_get_acl_operation_descs`, …) and
+//! the Python and Ruby enums all come from this table.
 
 use std::fmt;
+
+/// One value of an enumeration: its wire number, name and description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EnumDesc {
+    /// The wire value.
+    pub value: i32,
+    /// The Java client's name for it ("IDEMPOTENT_WRITE").
+    pub name: &'static str,
+    /// What it means (the first line of its documentation).
+    pub desc: &'static str,
+}
+
+/// One enumeration: its Java client name and every value it knows.
+#[derive(Debug, Clone, Copy)]
+pub struct EnumTable {
+    /// The Java client's name of the type ("AclOperation").
+    pub name: &'static str,
+    /// Every known value, in wire order.
+    pub values: &'static [EnumDesc],
+}
 
 macro_rules! wire_enum {
     (
         $(#[$m:meta])*
         pub struct $name:ident($t:ty) {
-            $( $(#[$vm:meta])* $c:ident = $v:literal, )*
+            $( $(#[doc = $vd:literal])* $c:ident = $v:literal, )*
         }
     ) => {
         $(#[$m])*
@@ -18,7 +43,21 @@ macro_rules! wire_enum {
         pub struct $name(pub $t);
 
         impl $name {
-            $( $(#[$vm])* pub const $c: $name = $name($v); )*
+            $( $(#[doc = $vd])* pub const $c: $name = $name($v); )*
+
+            /// Every known value with its name and description, in wire order.
+            ///
+            /// cbindgen:ignore
+            pub const DESCS: &'static [EnumDesc] = &[$(EnumDesc {
+                value: $v,
+                name: stringify!($c),
+                desc: concat!($($vd),*),
+            },)*];
+
+            /// The type and its values, for [`ENUMS`].
+            ///
+            /// cbindgen:ignore
+            pub const TABLE: EnumTable = EnumTable { name: stringify!($name), values: Self::DESCS };
 
             /// Every known value with its name, in wire order.
             ///
@@ -259,6 +298,30 @@ wire_enum! {
         PREFERRED = 0,
         /// Any live replica when no in-sync replica is left (may lose data).
         UNCLEAN = 1,
+    }
+}
+
+/// Every enumeration of this module, for the C descriptor functions and the
+/// generated C constants.
+///
+/// cbindgen:ignore
+pub const ENUMS: &[EnumTable] = &[
+    ResourceType::TABLE,
+    ConfigResourceType::TABLE,
+    PatternType::TABLE,
+    AclOperation::TABLE,
+    AclPermissionType::TABLE,
+    ConfigSource::TABLE,
+    ConfigType::TABLE,
+    AlterConfigOpType::TABLE,
+    ScramMechanism::TABLE,
+    ElectionType::TABLE,
+];
+
+impl EnumDesc {
+    /// The description without the leading space of the doc comment.
+    pub fn description(&self) -> &'static str {
+        self.desc.trim()
     }
 }
 

@@ -1,26 +1,28 @@
-//! Test-only: writes the seed corpora of the fuzz targets (fuzz/seeds/) from
-//! the codecs' own samples, the librdkafka captures in testdata/ and typical
-//! ZooKeeper znodes, in each target's input layout (see fuzz/fuzz_targets/).
-//! Regenerate with
-//! `cargo test --lib fuzz_seeds -- --ignored` (then commit fuzz/seeds/).
+//! Writes the seed corpora of the fuzz targets (seeds/<target>/) from the
+//! codecs' own samples (gregor's `samples` feature), the librdkafka captures
+//! in testdata/ and typical ZooKeeper znodes, in each target's input layout
+//! (see fuzz_targets/). Run by hand when the formats change, then commit
+//! fuzz/seeds/:
+//!
+//!     cd fuzz && cargo run --example write_seeds
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::compression::{self, snappy, Codec};
-use crate::legacy07;
-use crate::protocol::codec::Ctx;
-use crate::protocol::consumer_protocol::*;
-use crate::protocol::sample::{Sample, Sampler};
-use crate::protocol::*;
-use crate::record::batch::RecordBatchBuilder;
-use crate::record::message_set::MessageSetBuilder;
-use crate::record::NO_TIMESTAMP;
-use crate::wire::{Bytes, Reader};
+use gregor::compression::{self, snappy, Codec};
+use gregor::legacy07;
+use gregor::protocol::codec::Ctx;
+use gregor::protocol::consumer_protocol::*;
+use gregor::protocol::sample::{Sample, Sampler};
+use gregor::protocol::*;
+use gregor::record::batch::RecordBatchBuilder;
+use gregor::record::message_set::MessageSetBuilder;
+use gregor::record::NO_TIMESTAMP;
+use gregor::wire::{Bytes, Reader};
 
 fn dir(target: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/seeds")
+        .join("seeds")
         .join(target);
     let _ = fs::remove_dir_all(&d);
     fs::create_dir_all(&d).unwrap();
@@ -55,17 +57,26 @@ where
     versions::<R::Response>(d, idx, false);
 }
 
+/// Writes the seeds of every implemented API, in the fuzz target's order
+/// (gregor's API list, key order); returns the API keys in that order.
 macro_rules! apis {
-    ($d:expr, $($m:ident :: $t:ident),* $(,)?) => {{
-        let mut i = 0usize;
-        $( pair::<$m::$t>($d, i); i += 1; )*
-        i
-    }};
+    ($($key:literal $name:ident $($module:ident :: $request:ident)?,)*) => {
+        fn write_apis(d: &Path) -> Vec<i16> {
+            let mut keys = Vec::new();
+            $($(
+                pair::<$module::$request>(d, keys.len());
+                keys.push($key);
+            )?)*
+            keys
+        }
+    };
 }
+
+gregor::kafka_apis!(apis);
 
 /// The librdkafka captures: (name, whole frame).
 fn captures() -> Vec<(String, Vec<u8>)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/librdkafka");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/librdkafka");
     let mut out: Vec<_> = fs::read_dir(root)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -127,76 +138,21 @@ fn record_sets() -> Vec<(String, Vec<u8>)> {
     out
 }
 
-#[test]
-#[ignore = "writes fuzz/seeds/; run by hand when the formats change"]
-fn write_fuzz_seeds() {
-    // protocol: the same API order as fuzz/fuzz_targets/protocol.rs (sorted by module).
+fn main() {
+    // protocol: the fuzz target's order (gregor::kafka_apis!, key order).
     let d = dir("protocol");
-    let n = apis!(
-        &d,
-        add_offsets_to_txn::AddOffsetsToTxnRequest,
-        add_partitions_to_txn::AddPartitionsToTxnRequest,
-        alter_client_quotas::AlterClientQuotasRequest,
-        alter_configs::AlterConfigsRequest,
-        alter_partition_reassignments::AlterPartitionReassignmentsRequest,
-        alter_user_scram_credentials::AlterUserScramCredentialsRequest,
-        api_versions::ApiVersionsRequest,
-        consumer_group_describe::ConsumerGroupDescribeRequest,
-        consumer_group_heartbeat::ConsumerGroupHeartbeatRequest,
-        create_acls::CreateAclsRequest,
-        create_partitions::CreatePartitionsRequest,
-        create_topics::CreateTopicsRequest,
-        delete_acls::DeleteAclsRequest,
-        delete_groups::DeleteGroupsRequest,
-        delete_records::DeleteRecordsRequest,
-        delete_topics::DeleteTopicsRequest,
-        describe_acls::DescribeAclsRequest,
-        describe_client_quotas::DescribeClientQuotasRequest,
-        describe_cluster::DescribeClusterRequest,
-        describe_configs::DescribeConfigsRequest,
-        describe_groups::DescribeGroupsRequest,
-        describe_log_dirs::DescribeLogDirsRequest,
-        describe_producers::DescribeProducersRequest,
-        describe_topic_partitions::DescribeTopicPartitionsRequest,
-        describe_transactions::DescribeTransactionsRequest,
-        describe_user_scram_credentials::DescribeUserScramCredentialsRequest,
-        elect_leaders::ElectLeadersRequest,
-        end_txn::EndTxnRequest,
-        fetch::FetchRequest,
-        find_coordinator::FindCoordinatorRequest,
-        heartbeat::HeartbeatRequest,
-        incremental_alter_configs::IncrementalAlterConfigsRequest,
-        init_producer_id::InitProducerIdRequest,
-        join_group::JoinGroupRequest,
-        leader_and_isr::LeaderAndIsrRequest,
-        leave_group::LeaveGroupRequest,
-        list_groups::ListGroupsRequest,
-        list_offsets::ListOffsetsRequest,
-        list_partition_reassignments::ListPartitionReassignmentsRequest,
-        list_transactions::ListTransactionsRequest,
-        metadata::MetadataRequest,
-        offset_commit::OffsetCommitRequest,
-        offset_delete::OffsetDeleteRequest,
-        offset_fetch::OffsetFetchRequest,
-        offset_for_leader_epoch::OffsetForLeaderEpochRequest,
-        produce::ProduceRequest,
-        sasl_authenticate::SaslAuthenticateRequest,
-        sasl_handshake::SaslHandshakeRequest,
-        sync_group::SyncGroupRequest,
-        txn_offset_commit::TxnOffsetCommitRequest,
-        update_metadata::UpdateMetadataRequest,
-    );
-    assert_eq!(n, 51);
+    let keys = write_apis(&d);
+    let index = |key: i16| keys.iter().position(|k| *k == key).unwrap() as u8;
     // The captured frames: request header v2 / response header v1 skipped.
     for (name, frame) in captures() {
         let fetch = name.starts_with("fetch");
         let mut r = Reader::new(&frame[4..]);
         let (idx, version) = if fetch {
             ResponseHeader::decode(&mut r, 1).unwrap();
-            (28u8, 16u8 - fetch::FetchResponse::MIN_VERSION as u8)
+            (index(1), 16u8 - fetch::FetchResponse::MIN_VERSION as u8)
         } else {
             RequestHeader::decode(&mut r, 2).unwrap();
-            (45u8, 10u8 - produce::ProduceRequest::MIN_VERSION as u8)
+            (index(0), 10u8 - produce::ProduceRequest::MIN_VERSION as u8)
         };
         put(&d, &name, &[idx << 1 | u8::from(!fetch), version], r.rest());
     }

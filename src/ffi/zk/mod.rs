@@ -10,12 +10,18 @@ use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 use std::time::Duration;
 
-use super::guard::{c_str, get, guard, guard_code, handle, put, write_errstr};
-use super::handles::{gregor_config, gregor_message, into_handle};
+use super::config::gregor_config;
+use super::guard::{guard, guard_code};
 use super::lifetime::{destroy, destroyed_error, enter, handle_registry, register, Handle, Life};
+use super::message::{gregor_message, into_handle};
+use super::raw::*;
 use crate::error::{local, Error};
 use crate::message::Message;
 use crate::zk::{BalancedConsumer, ZkClient};
+
+mod inspect;
+
+pub use inspect::*;
 
 /// A ZooKeeper session on a Kafka cluster's znodes. Thread-safe.
 pub struct gregor_zk {
@@ -161,48 +167,6 @@ pub extern "C" fn gregor_zk_partition_state(
     })
 }
 
-/// Runs one `gregor zk` command (the words after `-z …`, separated by
-/// spaces, e.g. `"topic orders"`, `"admin"`, `"group g1"`,
-/// `"migrate g1 --to-kafka --dry-run"`) on the ZooKeeper at `zk_connect` and
-/// writes its text output, NUL-terminated and truncated to `out_size`, to
-/// the caller-owned `out`; `*out_len` (may be NULL) gets the full length.
-/// Blocks for the command's ZooKeeper (and, for `migrate`, broker) calls.
-///
-/// Returns 0, `GREGOR_ERR__INVALID_ARG` for a bad command, or the failure's code.
-#[no_mangle]
-pub extern "C" fn gregor_zk_command(
-    zk_connect: *const c_char,
-    command: *const c_char,
-    out: *mut c_char,
-    out_size: usize,
-    out_len: *mut usize,
-    errstr: *mut c_char,
-    errstr_size: usize,
-) -> i32 {
-    guard_code(errstr, errstr_size, || {
-        let c = c_str(zk_connect, "zk_connect")?;
-        let mut args = vec!["-z".to_string(), c.to_string()];
-        args.extend(
-            c_str(command, "command")?
-                .split_whitespace()
-                .map(String::from),
-        );
-        let (mut o, mut e) = (Vec::new(), Vec::new());
-        let rc = crate::zk::cli::run(&args, &mut o, &mut e);
-        let msg = String::from_utf8_lossy(&e).trim().to_string();
-        match rc {
-            0 => {
-                let text = String::from_utf8_lossy(&o);
-                write_errstr(out, out_size, &text);
-                put(out_len, text.len());
-                Ok(())
-            }
-            2 => Err(Error::invalid_arg(msg)),
-            _ => Err(Error::local(local::FAIL, msg)),
-        }
-    })
-}
-
 // ----- the ZooKeeper-balanced consumer -----
 
 /// A member of a ZooKeeper-coordinated (Kafka 0.8 high-level consumer)
@@ -247,11 +211,7 @@ pub extern "C" fn gregor_zk_consumer_new(
         if topics.is_null() || topic_count == 0 {
             return Err(Error::invalid_arg("topics: at least one topic is needed"));
         }
-        let mut names = Vec::with_capacity(topic_count.min(4096));
-        for i in 0..topic_count {
-            // The caller passes `topic_count` readable pointers at `topics`.
-            names.push(c_str(get(topics.wrapping_add(i), "topics")?, "topics[i]")?);
-        }
+        let names = c_strs(topics, topic_count, "topics")?;
         let inner = BalancedConsumer::new(&conf.inner, &names)?;
         let id = CString::new(inner.id()).unwrap_or_default();
         out = register(Box::new(gregor_zk_consumer {
@@ -283,7 +243,7 @@ pub extern "C" fn gregor_zk_consumer_poll(
             }
             Err(_) => return ptr::null_mut(),
         };
-        let timeout = Duration::from_millis(timeout_ms.max(0) as u64);
+        let timeout = timeout(timeout_ms);
         let r = c.inner.poll(timeout);
         if c.life().is_destroyed() {
             let e = destroyed_error(gregor_zk_consumer::NAME);
