@@ -35,6 +35,10 @@ use gregor::config::Config;
 use gregor::consumer::{Consumer, TopicPartitionOffset};
 use gregor::message::offset;
 
+/// Log lines a child's log callback got (GREGOR_BENCH_LOGGER set: a
+/// callback configured, `debug` off, so logging's cost shows in the figures).
+static LOGGED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 const MESSAGES: usize = 1_000_000;
 const SIZE: usize = 100;
 const PARTITIONS: i32 = 6;
@@ -295,6 +299,21 @@ fn child(api: &str, topic: &str) {
             gregor_config_set(conf, k.as_ptr(), v.as_ptr(), std::ptr::null_mut(), 0),
             0
         );
+        if std::env::var_os("GREGOR_BENCH_LOGGER").is_some() {
+            extern "C" fn count(
+                _: *mut std::ffi::c_void,
+                _: std::ffi::c_int,
+                _: *const std::ffi::c_char,
+                _: *const std::ffi::c_char,
+                _: *const std::ffi::c_char,
+            ) {
+                LOGGED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            assert_eq!(
+                gregor_config_set_log_cb(conf, Some(count), std::ptr::null_mut()),
+                0
+            );
+        }
         let c = gregor_consumer_new(conf, std::ptr::null_mut(), 0);
         assert!(!c.is_null());
         let tpl = gregor_tpl_new();
@@ -317,7 +336,13 @@ fn child(api: &str, topic: &str) {
         gregor_consumer_free(c);
         gregor_config_free(conf);
     } else {
-        let c = Consumer::new(&config()).unwrap();
+        let mut cfg = config();
+        if std::env::var_os("GREGOR_BENCH_LOGGER").is_some() {
+            cfg.set_log_callback(Some(gregor::log::LogCallback::new(|_, _, _, _| {
+                LOGGED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            })));
+        }
+        let c = Consumer::new(&cfg).unwrap();
         let tps: Vec<TopicPartitionOffset> = (0..PARTITIONS)
             .map(|p| TopicPartitionOffset::new(topic, p, offset::BEGINNING))
             .collect();

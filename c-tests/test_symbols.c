@@ -114,6 +114,7 @@ static const symbol symbols[] = {
     SYM(gregor_config_results_synonym_value),
     SYM(gregor_config_results_type),
     SYM(gregor_config_set),
+    SYM(gregor_config_set_log_cb),
     SYM(gregor_consumer_assign),
     SYM(gregor_consumer_assignment),
     SYM(gregor_consumer_close),

@@ -30,6 +30,15 @@ fn main() -> Result<(), gregor::error::Error> {
         let (k, v) = kv.split_once('=').expect("prop=value");
         cfg.set(k, v)?;
     }
+    // GREGOR_BENCH_LOGGER=1: a log callback configured (it counts lines),
+    // to show that logging with `debug` off costs nothing measurable
+    let logged = Arc::new(AtomicUsize::new(0));
+    if std::env::var_os("GREGOR_BENCH_LOGGER").is_some() {
+        let l = logged.clone();
+        cfg.set_log_callback(Some(gregor::log::LogCallback::new(move |_, _, _, _| {
+            l.fetch_add(1, Ordering::Relaxed);
+        })));
+    }
     let p = Producer::new(&cfg)?;
     let failed = Arc::new(AtomicUsize::new(0));
     let f2 = failed.clone();
@@ -58,10 +67,11 @@ fn main() -> Result<(), gregor::error::Error> {
     p.flush(Duration::from_secs(300))?;
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "gregor: {count} msgs in {secs:.3} s: {:.0} msgs/s, {:.1} MB/s, {} failed",
+        "gregor: {count} msgs in {secs:.3} s: {:.0} msgs/s, {:.1} MB/s, {} failed, {} log lines",
         count as f64 / secs,
         (count * size) as f64 / secs / 1e6,
-        failed.load(Ordering::Relaxed)
+        failed.load(Ordering::Relaxed),
+        logged.load(Ordering::Relaxed)
     );
     Ok(())
 }

@@ -1657,6 +1657,16 @@ typedef void (*gregor_producer_throttle_cb)(const gregor_producer *producer, con
 typedef void (*gregor_consumer_throttle_cb)(const gregor_consumer *consumer, const char *broker_name, int32_t broker_id, int throttle_time_ms, void *cb_opaque);
 
 /**
+ * A log callback: `level` is the syslog level (0 emergency … 7 debug),
+ * `fac` the facility ("CONNECT", "FAIL", "CGRPSTATE", …), `name` the
+ * client's name (`<client.id>#producer-1`; librdkafka's callback gets it
+ * from `rd_kafka_name(rk)`), `buf` the message (with the `[thrd:NAME]: `
+ * prefix unless `log.thread.name=false`). All strings are NUL-terminated
+ * and borrowed: valid only during the call.
+ */
+typedef void (*gregor_log_cb)(void *opaque, int level, const char *fac, const char *name, const char *buf);
+
+/**
  * One message's outcome, borrowed for the duration of the callback.
  */
 typedef struct {
@@ -3898,6 +3908,27 @@ int gregor_legacy07_producer_send(const gregor_legacy07_producer *producer, cons
  * `GREGOR_ERR__DESTROY`. A second free of the same pointer is a no-op.
  */
 void gregor_legacy07_producer_free(gregor_legacy07_producer *p);
+
+/**
+ * Sets (or with NULL `cb`, clears) the log callback of clients made from
+ * `conf` from now on (librdkafka's `rd_kafka_conf_set_log_cb`), lines
+ * written while `gregor_*_new` runs included; without one, lines go to
+ * stderr in librdkafka's format (`%7|1700000000.123|FAC|name| msg`).
+ * Which lines: `log_level` (default 6) and the `debug` contexts.
+ *
+ * Threads: by default the callback runs on the thread that logs, which is
+ * often one of gregor's own (a broker connection's I/O thread, the
+ * producer's sender, the consumer's fetch and group threads), possibly
+ * while the client holds an internal lock: it must be thread-safe, quick,
+ * and must not call into the client. With `log.queue=true` lines wait in
+ * the client (at most 10,000; later ones are counted and reported) and the
+ * callback runs inside `gregor_producer_poll` / `gregor_producer_flush` /
+ * `gregor_consumer_poll` / `gregor_consumer_close`, on the calling thread,
+ * as librdkafka's log queue forwarded to the main queue. `opaque` is
+ * passed back unchanged. Returns 0, or `GREGOR_ERR__INVALID_ARG` for a
+ * NULL `conf`.
+ */
+int gregor_config_set_log_cb(gregor_config *conf, gregor_log_cb cb, void *opaque);
 
 /**
  * The message's topic, NUL-terminated, valid until the message is freed

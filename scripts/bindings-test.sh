@@ -41,6 +41,8 @@ run_python() {
     PYTHONPATH="$site" python3 bindings/python/tests/test_events.py
     log "python: purge and delivery reports (test_purge.py)"
     KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_purge.py
+    log "python: logger (issue 16)"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_log.py
     rm -rf "$site"
 }
 
@@ -57,6 +59,8 @@ run_ruby() {
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_events.rb
     log "ruby: Producer#purge"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_purge.rb
+    log "ruby: Config.logger (issue 16)"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_log.rb
     # close under calls in flight (issue 24): 1000 rounds each for admin,
     # producer and consumer, 15-30 s; GREGOR_LIFETIME_ROUNDS to change
     log "ruby: close while calls are in flight (${GREGOR_LIFETIME_ROUNDS:-1000} rounds each)"

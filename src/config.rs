@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::log::{LogCallback, LogSettings, Logger};
 
 /// Who reads a property.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -597,6 +598,8 @@ pub const REDACTED: &str = "[redacted]";
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     values: BTreeMap<&'static str, String>,
+    /// Where log lines go (librdkafka's `rd_kafka_conf_set_log_cb`).
+    log_cb: Option<LogCallback>,
 }
 
 impl Config {
@@ -750,6 +753,28 @@ impl Config {
         self.get(key).unwrap_or("")
     }
 
+    /// Sets (or with `None` clears) the log callback of the clients made
+    /// from this configuration from now on; without one they log to stderr
+    /// in librdkafka's format (src/log.rs).
+    pub fn set_log_callback(&mut self, cb: Option<LogCallback>) -> &mut Self {
+        self.log_cb = cb;
+        self
+    }
+
+    /// The logger of a new client of `kind` ("producer" or "consumer"):
+    /// `log_level`, `debug`, `log.*` and the log callback.
+    pub fn logger(&self, kind: &str) -> Logger {
+        let settings = LogSettings {
+            level: self.int("log_level") as i32,
+            debug: crate::log::parse_debug(self.str("debug")).unwrap_or(0),
+            thread_name: self.bool("log.thread.name"),
+            connection_close: self.bool("log.connection.close"),
+            queue: self.bool("log.queue"),
+            callback: self.log_cb.clone(),
+        };
+        Logger::new(&settings, self.str("client.id"), kind)
+    }
+
     /// Every known property, in table order.
     pub fn properties() -> impl Iterator<Item = PropertyInfo> {
         PROPS.iter().map(|p| {
@@ -779,31 +804,15 @@ impl Config {
 }
 
 /// Logs the warnings of `cfg` for a new client of kind `client` (see
-/// [`Config::warnings`]) once, to stderr, in librdkafka's log format:
-/// `%4|<secs.millis>|CONFWARN|<client.id>#<kind>-<n>| [thrd:app]: <text>`.
-/// The one place configuration warnings leave gregor (to be routed into
-/// the log module and its callbacks).
-pub fn log_warnings(cfg: &Config, client: ClientKind) {
-    use std::io::Write;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static INSTANCES: AtomicU64 = AtomicU64::new(0);
-    let warnings = cfg.warnings(client);
-    if warnings.is_empty() {
+/// [`Config::warnings`]) once, through the client's logger: level 4,
+/// librdkafka's `CONFWARN` facility (stderr by default, else the log
+/// callback).
+pub fn log_warnings(cfg: &Config, client: ClientKind, log: &Logger) {
+    if !log.enabled(crate::log::level::WARNING) {
         return;
     }
-    let n = INSTANCES.fetch_add(1, Ordering::Relaxed) + 1;
-    let name = format!("{}#{}-{n}", cfg.str("client.id"), client.name());
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let mut err = std::io::stderr().lock();
-    for w in warnings {
-        let _ = writeln!(
-            err,
-            "%4|{}.{:03}|CONFWARN|{name}| [thrd:app]: {w}",
-            now.as_secs(),
-            now.subsec_millis()
-        );
+    for w in cfg.warnings(client) {
+        crate::log::at!(log, crate::log::level::WARNING, "CONFWARN", "{w}");
     }
 }
 

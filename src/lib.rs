@@ -19,6 +19,7 @@ pub mod error;
 pub mod ffi;
 #[cfg(feature = "legacy07")]
 pub mod legacy07;
+pub mod log;
 pub mod message;
 pub mod net;
 pub mod producer;

@@ -497,6 +497,28 @@ fn files_as_messages_and_line_mode() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `-d CONTEXTS` sets librdkafka's `debug` property, as kcat: the lines go
+/// to stderr in librdkafka's format; a wrong context is an error naming it;
+/// without `-d` nothing is logged.
+#[test]
+fn debug_flag_logs_to_stderr_in_librdkafka_format() {
+    if !common::broker_up() {
+        return;
+    }
+    let r = gregor(&["-L", "-d", "broker"], b"").ok();
+    let connected = r
+        .stderr
+        .lines()
+        .find(|l| l.contains("|CONNECTED|gregor#producer-"))
+        .unwrap_or_else(|| panic!("no CONNECTED line:\n{}", r.stderr));
+    assert!(connected.starts_with("%7|"), "{connected}");
+    assert!(connected.contains("| [thrd:"), "{connected}");
+    assert_eq!(gregor(&["-L"], b"").ok().stderr, "");
+    let bad = gregor(&["-L", "-d", "brokr"], b"");
+    assert_ne!(bad.code, 0);
+    assert!(bad.stderr.contains("\"brokr\""), "{}", bad.stderr);
+}
+
 #[test]
 fn metadata_listing_matches_kcat() {
     if !common::broker_up() {

@@ -287,7 +287,7 @@ impl AdminClient {
     /// A bad configuration (producer and consumer properties are warnings).
     pub fn new(cfg: &Config) -> Result<AdminClient> {
         let cluster = Cluster::new(cfg)?;
-        crate::config::log_warnings(cfg, ClientKind::Admin);
+        crate::config::log_warnings(cfg, ClientKind::Admin, cluster.log());
         Ok(AdminClient {
             cluster,
             default_timeout: cfg.ms("socket.timeout.ms"),

@@ -90,7 +90,7 @@ pub struct Options {
     pub json: bool,
     /// `-X dump`.
     pub dump: bool,
-    /// `-d` was given (debug contexts are librdkafka's; reported, not applied).
+    /// `-d`: librdkafka's debug contexts (the `debug` property).
     pub debug: Option<String>,
     /// Operands: files for `-P`, topics for `-G`.
     pub operands: Vec<String>,

@@ -217,13 +217,12 @@ fn run(argv: &[std::ffi::OsString], out: &mut dyn Write) -> Result<i32, CliError
     }
     let mut o = args::parse(&args)?;
     VERBOSITY.store(o.verbosity, Ordering::Relaxed);
-    if let Some(d) = &o.debug {
-        info(
-            1,
-            format_args!(
-                "-d {d}: librdkafka's debug contexts are not available in gregor; ignored"
-            ),
-        );
+    // -d: librdkafka's `debug` property, as kcat sets it
+    if let Some(d) = o.debug.clone() {
+        Config::new()
+            .set("debug", &d)
+            .map_err(|e| CliError::Fatal(e.to_string()))?;
+        o.props.push(("debug".to_string(), d));
     }
     if o.dump {
         out.write_all(dump(&build_config(&o, None)?).as_bytes())?;

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::Config;
 use crate::error::{local, Error, Result};
+use crate::log::{self, ctx, Logger};
 use crate::net::{BrokerConn, NetConfig};
 use crate::protocol::metadata::{MetadataRequest, MetadataRequestTopic, MetadataResponse};
 use crate::protocol::KafkaCode;
@@ -163,6 +164,86 @@ impl Metadata {
     }
 }
 
+/// librdkafka's leader change line ("topic [p]: leader 1 epoch 3 -> leader
+/// 2 epoch 4") for each partition whose leader or epoch the new metadata
+/// changes, and the partition count when it changes.
+fn log_leader_changes(log: &Logger, old: Option<&TopicInfo>, new: &TopicInfo) {
+    if !new.error.is_ok() {
+        log::debug!(
+            log,
+            ctx::TOPIC | ctx::METADATA,
+            "METADATA",
+            "Error in metadata reply for topic {} (PartCnt {}): {}",
+            new.name,
+            new.partitions.len(),
+            new.error
+        );
+        return;
+    }
+    let Some(old) = old else {
+        log::debug!(
+            log,
+            ctx::TOPIC | ctx::METADATA,
+            "METADATA",
+            "Topic {} with {} partition(s) (id {})",
+            new.name,
+            new.partitions.len(),
+            new.id
+        );
+        for p in &new.partitions {
+            log::debug!(
+                log,
+                ctx::TOPIC,
+                "BROKER",
+                "{} [{}]: leader {} epoch {}",
+                new.name,
+                p.id,
+                p.leader,
+                p.leader_epoch
+            );
+        }
+        return;
+    };
+    if old.partitions.len() != new.partitions.len() {
+        log::debug!(
+            log,
+            ctx::TOPIC,
+            "PARTCNT",
+            "Topic {} partition count changed from {} to {}",
+            new.name,
+            old.partitions.len(),
+            new.partitions.len()
+        );
+    }
+    for p in &new.partitions {
+        match old.partitions.iter().find(|o| o.id == p.id) {
+            Some(o) if o.leader == p.leader && o.leader_epoch == p.leader_epoch => {}
+            Some(o) => log::debug!(
+                log,
+                ctx::TOPIC,
+                "BROKER",
+                "{} [{}]: leader {} epoch {} -> leader {} epoch {}",
+                new.name,
+                p.id,
+                o.leader,
+                o.leader_epoch,
+                p.leader,
+                p.leader_epoch
+            ),
+            None => log::debug!(
+                log,
+                ctx::TOPIC,
+                "BROKER",
+                "{} [{}]: leader {} epoch {}",
+                new.name,
+                p.id,
+                p.leader,
+                p.leader_epoch
+            ),
+        }
+    }
+}
+
 struct Cache {
     meta: Metadata,
     /// When each topic was last refreshed.
@@ -213,6 +294,14 @@ impl Cluster {
     /// If `bootstrap.servers` is malformed, or ZooKeeper cannot be read or
     /// lists no broker with such an endpoint.
     pub fn new(cfg: &Config) -> Result<Cluster> {
+        Cluster::with_log(cfg, cfg.logger("producer"))
+    }
+
+    /// As [`Cluster::new`], logging through the client's logger.
+    ///
+    /// # Errors
+    /// As [`Cluster::new`].
+    pub fn with_log(cfg: &Config, log: Logger) -> Result<Cluster> {
         let zk_connect = cfg.str("zookeeper.connect").trim().to_string();
         let from_zk = cfg.str("bootstrap.servers").trim().is_empty() && !zk_connect.is_empty();
         // No bootstrap.servers (nor ZooKeeper) is a client with no brokers,
@@ -222,7 +311,8 @@ impl Cluster {
         } else {
             parse_bootstrap(cfg.str("bootstrap.servers"))?
         };
-        let net = NetConfig::from_config(cfg)?;
+        let mut net = NetConfig::from_config(cfg)?;
+        net.log = log;
         let bootstrap =
             if cfg.str("client.dns.lookup") == "resolve_canonical_bootstrap_servers_only" {
                 canonical_bootstrap(bootstrap, net.socket.family)
@@ -365,6 +455,11 @@ impl Cluster {
         &self.inner.cfg
     }
 
+    /// The client's logger.
+    pub fn log(&self) -> &Logger {
+        &self.inner.net.log
+    }
+
     /// The bootstrap addresses (with ZooKeeper: the registered brokers' now).
     pub fn bootstrap(&self) -> Vec<String> {
         self.inner
@@ -446,16 +541,47 @@ impl Cluster {
             if version < 4 {
                 req.allow_auto_topic_creation = true;
             }
+            let log = self.log();
+            log::debug!(
+                log,
+                ctx::METADATA,
+                "METADATA",
+                "{}: Request metadata for {}",
+                conn.name(),
+                match topics {
+                    None => "all topics".to_string(),
+                    Some(ts) => format!("{} topic(s): {}", ts.len(), ts.join(", ")),
+                }
+            );
             match conn
                 .send_at(&req, version, deadline)
                 .and_then(|p| p.wait_until(deadline))
             {
                 Ok(resp) => {
                     let meta = Metadata::from_response(&resp, conn.name());
+                    log::debug!(
+                        log,
+                        ctx::METADATA,
+                        "METADATA",
+                        "{}: ===== Received metadata: {} broker(s), {} topic(s) (controller {}) =====",
+                        conn.name(),
+                        meta.brokers.len(),
+                        meta.topics.len(),
+                        meta.controller_id
+                    );
                     self.absorb(&meta, topics);
                     return Ok(meta);
                 }
-                Err(e) => errors.push(e),
+                Err(e) => {
+                    log::debug!(
+                        log,
+                        ctx::METADATA,
+                        "METADATA",
+                        "{}: Metadata request failed: {e}",
+                        conn.name()
+                    );
+                    errors.push(e)
+                }
             }
         }
         self.check_open()?;
@@ -506,7 +632,11 @@ impl Cluster {
                 .topics
                 .retain(|name, _| meta.topics.contains_key(name));
         }
+        let log = &self.inner.net.log;
         for (name, t) in &meta.topics {
+            if log.debug_on(ctx::TOPIC | ctx::METADATA) {
+                log_leader_changes(log, c.meta.topics.get(name), t);
+            }
             c.meta.topics.insert(name.clone(), t.clone());
             c.topic_age.insert(name.clone(), now);
         }
@@ -554,7 +684,27 @@ impl Cluster {
         };
         // an older epoch, or the same one with another leader, is stale
         if epoch < p.leader_epoch || (epoch == p.leader_epoch && p.leader != leader) {
+            log::debug!(
+                self.inner.net.log,
+                ctx::TOPIC,
+                "BROKER",
+                "{topic} [{partition}]: ignoring outdated leader {leader} epoch {epoch}: \
+                 cached leader {} epoch {}",
+                p.leader,
+                p.leader_epoch
+            );
             return false;
+        }
+        if p.leader != leader || p.leader_epoch != epoch {
+            log::debug!(
+                self.inner.net.log,
+                ctx::TOPIC,
+                "BROKER",
+                "{topic} [{partition}]: leader {} epoch {} -> leader {leader} epoch {epoch} \
+                 (KIP-951: named in an error answer)",
+                p.leader,
+                p.leader_epoch
+            );
         }
         p.leader = leader;
         p.leader_epoch = epoch;

@@ -20,6 +20,7 @@ use super::session::{FetchSession, PartitionRequest, Plan, Tp};
 use super::state::{prepare, Chunk, Item, Phase, Prepared, Shared, State};
 use crate::cluster::{Cluster, Purpose};
 use crate::error::{local, Error, Result};
+use crate::log::{self, ctx};
 use crate::message::Message;
 use crate::protocol::fetch::{
     FetchPartition, FetchRequest, FetchResponse, FetchTopic, ForgottenTopic, NodeEndpoint,
@@ -168,6 +169,15 @@ impl Fetcher {
     /// The request failed on the way: report once, back off, look the
     /// leaders up again.
     fn failed(&mut self, e: Error, asked: &HashMap<Tp, Asked>, topics: &[Arc<str>]) {
+        log::debug!(
+            self.cluster.log(),
+            ctx::FETCH,
+            "FETCHERR",
+            "broker {}: Fetch of {} partition(s) failed: {e}: retrying after fetch.error.backoff.ms {} ms",
+            self.broker,
+            asked.len(),
+            self.shared.settings.error_backoff.as_millis()
+        );
         self.session.fail(None);
         for t in topics {
             self.cluster.invalidate(t);
@@ -260,6 +270,19 @@ impl Fetcher {
             self.failing = true;
             let retry = Instant::now() + s.error_backoff;
             let refresh = top.action() == ErrorAction::RefreshMetadataAndRetry;
+            log::debug!(
+                self.cluster.log(),
+                ctx::FETCH,
+                "FETCHERR",
+                "broker {}: Fetch response error: {top}: retrying in {} ms{}",
+                self.broker,
+                s.error_backoff.as_millis(),
+                if refresh {
+                    " after a metadata refresh"
+                } else {
+                    ""
+                }
+            );
             for (tp, a) in asked {
                 if let Some(p) = st.parts.get_mut(tp) {
                     if p.version == a.version {
@@ -577,6 +600,18 @@ impl Fetcher {
         let s = &self.shared.settings;
         let p = st.parts.get_mut(key).expect("caller checked");
         let at = p.fetch_pos;
+        log::debug!(
+            self.cluster.log(),
+            ctx::FETCH,
+            "FETCHERR",
+            "broker {}: {} [{}]: Fetch failed at offset {at} (leader epoch {}): {code}: \
+             retrying in {} ms",
+            self.broker,
+            key.0,
+            key.1,
+            p.leader_epoch,
+            s.error_backoff.as_millis()
+        );
         if p.replica == self.broker
             && !matches!(
                 code,

@@ -213,7 +213,17 @@ impl Consumer {
     /// a group-commit property not supported yet).
     pub fn new(cfg: &Config) -> Result<Consumer> {
         let group_settings = GroupSettings::from_config(cfg)?;
-        let cluster = Cluster::new(cfg)?;
+        let log = cfg.logger("consumer");
+        crate::log::debug!(
+            log,
+            crate::log::ctx::ALL,
+            "INIT",
+            "gregor v{} {} initializing (debug {:#x})",
+            env!("CARGO_PKG_VERSION"),
+            log.name(),
+            crate::log::parse_debug(cfg.str("debug")).unwrap_or(0)
+        );
+        let cluster = Cluster::with_log(cfg, log)?;
         let group = cfg.str("group.id");
         let refresh = cfg.int("topic.metadata.refresh.interval.ms");
         let max_bytes = cfg.int("fetch.max.bytes") as i32;
@@ -282,7 +292,7 @@ impl Consumer {
                 })?;
             group_thread = Some(h);
         }
-        crate::config::log_warnings(cfg, ClientKind::Consumer);
+        crate::config::log_warnings(cfg, ClientKind::Consumer, cluster.log());
         Ok(Consumer {
             cluster,
             shared,
@@ -734,7 +744,10 @@ impl Consumer {
     /// `_STATE` once the consumer is closed. Per-partition problems come
     /// back as messages with `error` set, as librdkafka does.
     pub fn poll(&self, timeout: Duration) -> Result<Option<Message>> {
-        match &self.group {
+        // log.queue: queued log lines go to the callback here, on this thread
+        let log = self.cluster.log();
+        log.serve();
+        let r = match &self.group {
             Some(g) => {
                 g.poll_mark(true);
                 let r = self.poll_inner(timeout);
@@ -742,7 +755,9 @@ impl Consumer {
                 r
             }
             None => self.poll_inner(timeout),
-        }
+        };
+        log.serve();
+        r
     }
 
     fn poll_inner(&self, timeout: Duration) -> Result<Option<Message>> {
@@ -1188,6 +1203,7 @@ impl Consumer {
                 let _ = h.join();
             }
         }
+        self.cluster.log().serve();
     }
 }
 

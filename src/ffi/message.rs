@@ -250,22 +250,10 @@ pub extern "C" fn gregor_message_latency(msg: *const gregor_message) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ffi::producer::{
-        GREGOR_PURGE_F_INFLIGHT, GREGOR_PURGE_F_NON_BLOCKING, GREGOR_PURGE_F_QUEUE,
-    };
     use crate::message::MessageStatus;
-    use crate::producer::purge;
 
     #[test]
     fn constants_are_librdkafkas() {
-        assert_eq!(GREGOR_PURGE_F_QUEUE, purge::QUEUE);
-        assert_eq!(GREGOR_PURGE_F_INFLIGHT, purge::INFLIGHT);
-        assert_eq!(GREGOR_PURGE_F_NON_BLOCKING, purge::NON_BLOCKING);
-        // rdkafka.h: RD_KAFKA_PURGE_F_QUEUE 0x1, _INFLIGHT 0x2, _NON_BLOCKING 0x4
-        assert_eq!(
-            (purge::QUEUE, purge::INFLIGHT, purge::NON_BLOCKING),
-            (1, 2, 4)
-        );
         for (c, s) in [
             (GREGOR_MSG_STATUS_NOT_PERSISTED, MessageStatus::NotPersisted),
             (

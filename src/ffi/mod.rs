@@ -32,6 +32,7 @@ pub mod headers;
 #[cfg_attr(not(feature = "legacy07"), path = "off/legacy07.rs")]
 pub mod legacy07;
 mod lifetime;
+pub mod log;
 pub mod message;
 pub mod metadata;
 pub mod producer;
@@ -51,6 +52,7 @@ pub use events::*;
 pub use features::*;
 pub use headers::*;
 pub use legacy07::*;
+pub use log::*;
 pub use message::*;
 pub use metadata::*;
 pub use producer::*;

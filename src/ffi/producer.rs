@@ -472,3 +472,21 @@ pub const GREGOR_PURGE_F_NON_BLOCKING: c_int = 0x4;
 pub extern "C" fn gregor_producer_purge(producer: *const gregor_producer, flags: c_int) -> c_int {
     guard_code(ptr::null_mut(), 0, || enter(producer)?.inner.purge(flags))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::producer::purge;
+
+    #[test]
+    fn purge_flags_are_librdkafkas() {
+        assert_eq!(GREGOR_PURGE_F_QUEUE, purge::QUEUE);
+        assert_eq!(GREGOR_PURGE_F_INFLIGHT, purge::INFLIGHT);
+        assert_eq!(GREGOR_PURGE_F_NON_BLOCKING, purge::NON_BLOCKING);
+        // rdkafka.h: RD_KAFKA_PURGE_F_QUEUE 0x1, _INFLIGHT 0x2, _NON_BLOCKING 0x4
+        assert_eq!(
+            (purge::QUEUE, purge::INFLIGHT, purge::NON_BLOCKING),
+            (1, 2, 4)
+        );
+    }
+}

@@ -30,6 +30,7 @@ use super::sasl::Mechanism;
 use super::tls::TlsSettings;
 use crate::config::Config;
 use crate::error::{local, Error, Result};
+use crate::log::{self, ctx, level, Logger};
 use crate::protocol::api_versions::{ApiVersionsRequest, ApiVersionsResponse};
 use crate::protocol::versions::{ApiRange, BrokerApis};
 use crate::protocol::{decode_response, encode_request, KafkaCode, Message, Request};
@@ -73,6 +74,11 @@ pub struct NetConfig {
     /// The client's event queue (errors, throttling), shared by all its
     /// connections: each `from_config` makes a new one.
     pub events: Arc<Events>,
+    /// `security.protocol`, for log lines.
+    pub protocol: String,
+    /// The client's logger (src/log.rs); [`Logger::off`] from
+    /// [`NetConfig::from_config`], the client's own once a cluster has it.
+    pub log: Logger,
 }
 
 impl NetConfig {
@@ -105,6 +111,8 @@ impl NetConfig {
             tls: TlsSettings::from_config(c)?,
             sasl: Mechanism::from_config(c)?,
             events: Events::new(),
+            protocol: c.str("security.protocol").to_string(),
+            log: Logger::off(),
         })
     }
 }
@@ -821,6 +829,30 @@ impl BrokerConn {
             st.last_error = Some(err.clone());
             st.abandoned.clear();
             self.inner.changed.notify_all();
+            let log = &self.inner.cfg.log;
+            // Our own close is not news, nor a broker closing an idle
+            // connection; a broker or network ending a busy session is,
+            // unless log.connection.close is off (librdkafka's rules).
+            let ours = err.to_string().ends_with("connection closed by client");
+            if !ours && !st.pending.is_empty() && log.connection_close() {
+                log::at!(
+                    log,
+                    level::ERR,
+                    "FAIL",
+                    "{}: Disconnected: {err} ({} request(s) in flight)",
+                    self.inner.name,
+                    st.pending.len()
+                );
+            } else {
+                log::debug!(
+                    log,
+                    ctx::BROKER,
+                    "FAIL",
+                    "{}: Disconnected: {err} ({} request(s) in flight)",
+                    self.inner.name,
+                    st.pending.len()
+                );
+            }
             st.pending.drain().map(|(_, (w, _))| w).collect()
         };
         if let Some((g, s)) = lock(&self.inner.writer).take_if(|(g, _)| *g == generation) {
@@ -956,7 +988,19 @@ impl BrokerConn {
                 .map_or_else(|e| e.into_inner().0, |r| r.0);
         }
         st.connecting = true;
+        let attempt = st.failures + 1;
         drop(st);
+        let log = &self.inner.cfg.log;
+        log::debug!(
+            log,
+            ctx::BROKER,
+            "CONNECT",
+            "{}: Connecting to {} ({}, attempt {attempt})",
+            self.inner.name,
+            self.inner.addr,
+            self.inner.cfg.protocol
+        );
+        let started = Instant::now();
         let closes = lock(&self.inner.dial).closes;
         let mut result = self.connect(deadline, closes);
         let by_client = {
@@ -992,8 +1036,46 @@ impl BrokerConn {
             st.apis = Arc::new(apis);
             Ok((generation, st.apis.clone()))
         });
-        if let Err(e) = &result {
-            self.note_failure(&mut st, e.clone());
+        match &result {
+            Ok(_) => log::debug!(
+                log,
+                ctx::BROKER | ctx::PROTOCOL,
+                "CONNECTED",
+                "{}: Connected to {} after {} ms",
+                self.inner.name,
+                self.inner.addr,
+                started.elapsed().as_millis()
+            ),
+            Err(e) => {
+                // librdkafka logs a failed connect once at error level and
+                // an identical repeat only with the broker context.
+                let same = st
+                    .last_error
+                    .as_ref()
+                    .is_some_and(|l| l.to_string() == e.to_string());
+                if same {
+                    log::debug!(log, ctx::BROKER, "FAIL", "{e} (identical to last error)");
+                } else {
+                    log::at!(
+                        log,
+                        level::ERR,
+                        "FAIL",
+                        "{e} (after {} ms in state CONNECT)",
+                        started.elapsed().as_millis()
+                    );
+                }
+                self.note_failure(&mut st, e.clone());
+                log::debug!(
+                    log,
+                    ctx::BROKER,
+                    "RECONNECT",
+                    "{}: reconnecting in {} ms",
+                    self.inner.name,
+                    st.retry_at.map_or(0, |at| at
+                        .saturating_duration_since(Instant::now())
+                        .as_millis())
+                );
+            }
         }
         drop(st);
         // Reported without the state lock: the event queue may wake the
@@ -1057,6 +1139,15 @@ impl BrokerConn {
         let cfg = &self.inner.cfg;
         let (mut rd, mut wr, apis) = self.negotiate(deadline, closes)?;
         if let Some(mech) = &cfg.sasl {
+            log::debug!(
+                cfg.log,
+                ctx::SECURITY | ctx::BROKER,
+                "SASLMECHS",
+                "{}: Authenticating with SASL mechanism {} (user \"{}\")",
+                self.inner.name,
+                mech.name(),
+                mech.user()
+            );
             let setup_deadline = Instant::now()
                 + deadline
                     .saturating_duration_since(Instant::now())
@@ -1070,7 +1161,25 @@ impl BrokerConn {
                 &self.inner.name,
                 &cfg.client_id,
                 cfg.max_response,
-            )?;
+            )
+            .inspect_err(|e| {
+                log::debug!(
+                    cfg.log,
+                    ctx::SECURITY | ctx::BROKER,
+                    "SASLAUTH",
+                    "{}: SASL {} authentication failed: {e}",
+                    self.inner.name,
+                    mech.name()
+                )
+            })?;
+            log::debug!(
+                cfg.log,
+                ctx::SECURITY | ctx::BROKER,
+                "SASLAUTH",
+                "{}: Authenticated with SASL mechanism {}",
+                self.inner.name,
+                mech.name()
+            );
         }
         Ok((rd, wr, apis))
     }
@@ -1107,8 +1216,31 @@ impl BrokerConn {
         let (mut rd, mut wr) = match &cfg.tls {
             None => ReadHalf::plain(stream, name)?,
             Some(tls) => {
+                log::debug!(
+                    cfg.log,
+                    ctx::SECURITY | ctx::BROKER,
+                    "SSL",
+                    "{name}: Starting SSL handshake with {}",
+                    self.inner.addr
+                );
+                let t0 = Instant::now();
                 let (r, w) =
-                    super::tls::handshake(stream, tls, &self.inner.addr, setup_deadline, name)?;
+                    super::tls::handshake(stream, tls, &self.inner.addr, setup_deadline, name)
+                        .inspect_err(|e| {
+                            log::debug!(
+                                cfg.log,
+                                ctx::SECURITY | ctx::BROKER,
+                                "SSL",
+                                "{name}: SSL handshake failed: {e}"
+                            )
+                        })?;
+                log::debug!(
+                    cfg.log,
+                    ctx::SECURITY | ctx::BROKER,
+                    "SSL",
+                    "{name}: SSL handshake done in {} ms",
+                    t0.elapsed().as_millis()
+                );
                 (ReadHalf::Tls(Box::new(r)), WriteHalf::Tls(Box::new(w)))
             }
         };
@@ -1117,6 +1249,13 @@ impl BrokerConn {
                 key: "broker.version.fallback".into(),
                 reason: e,
             })?;
+            log::debug!(
+                cfg.log,
+                ctx::FEATURE | ctx::BROKER,
+                "APIVERSION",
+                "{name}: api.version.request=false: using broker.version.fallback {}",
+                cfg.version_fallback
+            );
             return Ok((rd, wr, apis));
         }
         let mut version = ApiVersionsRequest::MAX_VERSION;
@@ -1156,6 +1295,13 @@ impl BrokerConn {
                     // brokers answer a flexible request with a body that is neither
                     // a v0 body nor the requested version's).
                     Err(_) if peek == KafkaCode::UNSUPPORTED_VERSION.0 && version > 0 => {
+                        log::debug!(
+                            cfg.log,
+                            ctx::FEATURE | ctx::PROTOCOL | ctx::BROKER,
+                            "APIVERSION",
+                            "{name}: ApiVersionRequest v{version} not supported by broker \
+                             (unparsable answer), retrying with v0"
+                        );
                         version = 0;
                         continue;
                     }
@@ -1183,6 +1329,13 @@ impl BrokerConn {
                     .map(|k| k.max_version);
                 match crate::protocol::versions::api_versions_retry(resp.error_code, broker_max) {
                     Some(v) if v < version => {
+                        log::debug!(
+                            cfg.log,
+                            ctx::FEATURE | ctx::PROTOCOL | ctx::BROKER,
+                            "APIVERSION",
+                            "{name}: ApiVersionRequest v{version} not supported by broker, \
+                             retrying with v{v}"
+                        );
                         version = v;
                         continue;
                     }
@@ -1190,11 +1343,25 @@ impl BrokerConn {
                 }
             }
             if resp.error_code != 0 {
+                log::at!(
+                    cfg.log,
+                    level::ERR,
+                    "APIVERSION",
+                    "{name}: ApiVersionRequest v{version} failed: {}",
+                    KafkaCode(resp.error_code)
+                );
                 return Err(Error::kafka(
                     KafkaCode(resp.error_code),
                     format!("{name}: ApiVersions"),
                 ));
             }
+            log::debug!(
+                cfg.log,
+                ctx::FEATURE | ctx::PROTOCOL | ctx::BROKER,
+                "APIVERSION",
+                "{name}: ApiVersionRequest v{version}: broker supports {} API(s)",
+                resp.api_keys.len()
+            );
             let apis = BrokerApis::from_ranges(
                 resp.api_keys
                     .iter()

@@ -22,6 +22,16 @@ impl fmt::Debug for Mechanism {
 }
 
 impl Mechanism {
+    /// The SASL name (none exists in this build).
+    pub fn name(&self) -> &'static str {
+        match *self {}
+    }
+
+    /// The user name (none exists in this build).
+    pub fn user(&self) -> &str {
+        match *self {}
+    }
+
     /// `None` for `plaintext` and `ssl`.
     ///
     /// # Errors

@@ -301,7 +301,17 @@ impl Producer {
     /// idempotence with more than 5 in flight or acks other than all).
     pub fn new(cfg: &Config) -> Result<Producer> {
         let settings = Settings::from_config(cfg)?;
-        let cluster = Cluster::new(cfg)?;
+        let log = cfg.logger("producer");
+        crate::log::debug!(
+            log,
+            crate::log::ctx::ALL,
+            "INIT",
+            "gregor v{} {} initializing (debug {:#x})",
+            env!("CARGO_PKG_VERSION"),
+            log.name(),
+            crate::log::parse_debug(cfg.str("debug")).unwrap_or(0)
+        );
+        let cluster = Cluster::with_log(cfg, log)?;
         let shared = Arc::new(Shared {
             cluster,
             acc: Mutex::new(Acc::new(&settings)),
@@ -329,7 +339,7 @@ impl Producer {
             .map_err(|e| {
                 Error::local(local::FAIL, format!("cannot start the sender thread: {e}"))
             })?;
-        crate::config::log_warnings(cfg, ClientKind::Producer);
+        crate::config::log_warnings(cfg, ClientKind::Producer, shared.cluster.log());
         Ok(Producer {
             shared,
             sender: Mutex::new(Some((handle, ended_rx))),
@@ -573,6 +583,15 @@ impl Producer {
     /// delivery reports to their callbacks, waiting up to `timeout` for the
     /// first. Returns how many were served.
     pub fn poll(&self, timeout: Duration) -> usize {
+        // log.queue: queued log lines go to the callback here, on this thread
+        let log = self.shared.cluster.log();
+        log.serve();
+        let n = self.poll_reports(timeout);
+        log.serve();
+        n
+    }
+
+    fn poll_reports(&self, timeout: Duration) -> usize {
         let deadline = Instant::now() + timeout;
         self.emit_stats();
         let events = self.shared.cluster.events().clone();
@@ -657,6 +676,8 @@ impl Producer {
     /// `_TIMED_OUT` if messages are still outstanding at the timeout.
     pub fn flush(&self, timeout: Duration) -> Result<()> {
         let deadline = Instant::now() + timeout;
+        let log = self.shared.cluster.log();
+        log.serve();
         let mut acc = self.shared.acc();
         acc.flushing += 1;
         self.shared.wake.notify_all();
@@ -671,6 +692,7 @@ impl Producer {
             if !acc.done.is_empty() {
                 let done = acc.take_done();
                 drop(acc);
+                log.serve();
                 self.serve(done);
                 acc = self.shared.acc();
                 continue;
@@ -702,6 +724,8 @@ impl Producer {
                 .map_or_else(|e| e.into_inner().0, |r| r.0);
         };
         acc.flushing -= 1;
+        drop(acc);
+        log.serve();
         result
     }
 

@@ -10,6 +10,7 @@ use super::Shared;
 use crate::cluster::Purpose;
 use crate::compression::Codec;
 use crate::error::{local, Error, Result};
+use crate::log::{self, ctx, level};
 use crate::net::BrokerConn;
 use crate::protocol::init_producer_id::InitProducerIdRequest;
 use crate::protocol::produce::{
@@ -254,6 +255,13 @@ fn init_producer_id(sh: &Shared) {
     let mut acc = sh.acc();
     match result {
         Ok((pid, epoch)) => {
+            log::debug!(
+                sh.cluster.log(),
+                ctx::EOS,
+                "PIDSTATE",
+                "Acquired PID {{producer_id:{pid},producer_epoch:{epoch}}}{}",
+                if bump { " (epoch bump)" } else { "" }
+            );
             acc.producer = Some((pid, epoch));
             acc.need_epoch_bump = false;
             acc.pid_retry_at = None;
@@ -266,10 +274,23 @@ fn init_producer_id(sh: &Shared) {
                     Some(ErrorAction::Retry | ErrorAction::RefreshMetadataAndRetry)
                 ) =>
         {
-            acc.pid_retry_at =
-                Some(Instant::now() + sh.settings.retry_backoff.max(Duration::from_millis(100)));
+            let backoff = sh.settings.retry_backoff.max(Duration::from_millis(100));
+            log::debug!(
+                sh.cluster.log(),
+                ctx::EOS | ctx::PROTOCOL,
+                "RETRY",
+                "InitProducerId failed, retrying in {} ms: {e}",
+                backoff.as_millis()
+            );
+            acc.pid_retry_at = Some(Instant::now() + backoff);
         }
         Err(e) => {
+            log::at!(
+                sh.cluster.log(),
+                level::ERR,
+                "PIDSTATE",
+                "Fatal error acquiring a producer id: {e}"
+            );
             let fatal = Error::local(local::FAIL, format!("fatal: cannot get a producer id: {e}"));
             let f = if let Error::Kafka { code, .. } = e {
                 Error::kafka(code, "InitProducerId")
@@ -609,6 +630,16 @@ fn on_response(sh: &Shared, conn: &BrokerConn, token: u64, r: Result<ProduceResp
             .map_or(String::new(), |m| format!(" ({m})"));
         let e = Error::kafka(code, format!("{} [{}]{detail}", b.tp.0, b.tp.1));
         b.possibly_persisted |= possibly_persisted(&e);
+        log::debug!(
+            sh.cluster.log(),
+            ctx::MSG,
+            "MSGSET",
+            "{name}: {} [{}]: MessageSet with {} message(s) (attempt {}) encountered error: {e}",
+            b.tp.0,
+            b.tp.1,
+            b.msgs.len(),
+            b.attempts + 1
+        );
         match code {
             KafkaCode::UNKNOWN_PRODUCER_ID | KafkaCode::OUT_OF_ORDER_SEQUENCE_NUMBER
                 if sh.settings.idempotence =>
@@ -655,6 +686,19 @@ fn on_response(sh: &Shared, conn: &BrokerConn, token: u64, r: Result<ProduceResp
                     retry_or_fail(sh, &mut acc, b, e);
                 } else {
                     b.attempts += 1;
+                    log::debug!(
+                        sh.cluster.log(),
+                        ctx::MSG | ctx::PROTOCOL,
+                        "RETRY",
+                        "{} [{}]: retrying {} message(s) at once (retry {}/{}): \
+                         leader moved to {}: {e}",
+                        b.tp.0,
+                        b.tp.1,
+                        b.msgs.len(),
+                        b.attempts,
+                        sh.settings.retries,
+                        p.current_leader.leader_id
+                    );
                     acc.requeue(b, Instant::now());
                 }
             }
@@ -702,6 +746,16 @@ fn retry_or_fail(sh: &Shared, acc: &mut super::accumulator::Acc, mut b: Batch, e
         } else {
             e
         };
+        log::debug!(
+            sh.cluster.log(),
+            ctx::MSG,
+            "MSGSET",
+            "{} [{}]: {} message(s) failed after {} attempt(s): {e}",
+            b.tp.0,
+            b.tp.1,
+            b.msgs.len(),
+            b.attempts
+        );
         if sh.settings.transactional_id.is_some() {
             super::txn::abortable(sh, &e);
         }
@@ -714,5 +768,22 @@ fn retry_or_fail(sh: &Shared, acc: &mut super::accumulator::Acc, mut b: Batch, e
         .retry_backoff
         .saturating_mul(1 << exp)
         .min(sh.settings.retry_backoff_max.max(sh.settings.retry_backoff));
+    log::debug!(
+        sh.cluster.log(),
+        ctx::MSG | ctx::PROTOCOL,
+        "RETRY",
+        "{} [{}]: retrying {} message(s) in {} ms (retry {}/{}{}): {e}",
+        b.tp.0,
+        b.tp.1,
+        b.msgs.len(),
+        backoff.as_millis(),
+        b.attempts,
+        sh.settings.retries,
+        if action == ErrorAction::RefreshMetadataAndRetry {
+            ", metadata refresh"
+        } else {
+            ""
+        }
+    );
     acc.requeue(b, Instant::now() + backoff);
 }

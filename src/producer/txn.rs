@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use super::accumulator::Tp;
 use super::{Producer, Settings, Shared};
 use crate::error::{local, Error, Result};
+use crate::log::{self, ctx, Logger};
 use crate::protocol::add_offsets_to_txn::AddOffsetsToTxnRequest;
 use crate::protocol::add_partitions_to_txn::{AddPartitionsToTxnRequest, AddPartitionsToTxnTopic};
 use crate::protocol::end_txn::EndTxnRequest;
@@ -45,7 +46,45 @@ pub(crate) struct TxnState {
     pub offsets_added: bool,
 }
 
+impl Phase {
+    /// librdkafka's name of the state (`rd_kafka_txn_state2str`).
+    fn name(&self) -> &'static str {
+        match self {
+            Phase::Uninit => "INIT",
+            Phase::Ready => "READY",
+            Phase::InTxn => "IN_TRANSACTION",
+            Phase::Abortable(_) => "ABORTABLE_ERROR",
+        }
+    }
+}
+
 impl TxnState {
+    /// Moves to `phase`, logging the change as librdkafka's "TXNSTATE"
+    /// line (`eos` context).
+    pub fn set_phase(&mut self, phase: Phase, log: &Logger) {
+        if log.debug_on(ctx::EOS) {
+            match &phase {
+                Phase::Abortable(e) => log::debug!(
+                    log,
+                    ctx::EOS,
+                    "TXNSTATE",
+                    "Transaction state change {} -> {}: {e}",
+                    self.phase.name(),
+                    phase.name()
+                ),
+                _ => log::debug!(
+                    log,
+                    ctx::EOS,
+                    "TXNSTATE",
+                    "Transaction state change {} -> {}",
+                    self.phase.name(),
+                    phase.name()
+                ),
+            }
+        }
+        self.phase = phase;
+    }
+
     /// Whether a message may be queued now.
     pub fn check_can_send(&self, s: &Settings) -> Result<()> {
         if s.transactional_id.is_none() {
@@ -75,7 +114,7 @@ impl Shared {
 pub(crate) fn abortable(sh: &Shared, e: &Error) {
     let mut t = sh.txn();
     if matches!(t.phase, Phase::InTxn) {
-        t.phase = Phase::Abortable(e.clone());
+        t.set_phase(Phase::Abortable(e.clone()), sh.cluster.log());
     }
 }
 
@@ -108,6 +147,13 @@ fn with_retries<T>(
         if Instant::now() + backoff >= deadline {
             return Err(Error::timed_out(format!("{what}: {code}")));
         }
+        log::debug!(
+            sh.cluster.log(),
+            ctx::EOS | ctx::PROTOCOL,
+            "RETRY",
+            "Retrying {what} in {} ms: {code}",
+            backoff.as_millis()
+        );
         std::thread::sleep(backoff);
     }
 }
@@ -319,7 +365,9 @@ impl Producer {
                 .map_or_else(|e| e.into_inner().0, |r| r.0);
         }
         drop(acc);
-        self.shared.txn().phase = Phase::Ready;
+        self.shared
+            .txn()
+            .set_phase(Phase::Ready, self.shared.cluster.log());
         Ok(())
     }
 
@@ -337,7 +385,7 @@ impl Producer {
                 format!("cannot begin a transaction now ({:?})", t.phase),
             ));
         }
-        t.phase = Phase::InTxn;
+        t.set_phase(Phase::InTxn, self.shared.cluster.log());
         t.partitions.clear();
         t.offsets_added = false;
         Ok(())
@@ -507,6 +555,18 @@ impl Producer {
             !t.partitions.is_empty() || t.offsets_added
         };
         let (producer_id, producer_epoch) = pid(sh)?;
+        log::debug!(
+            sh.cluster.log(),
+            ctx::EOS,
+            "TXNSTATE",
+            "Transaction state change {} -> {}",
+            sh.txn().phase.name(),
+            if commit {
+                "COMMITTING_TRANSACTION"
+            } else {
+                "ABORTING_TRANSACTION"
+            }
+        );
         let r = if added {
             with_retries(
                 sh,
@@ -543,7 +603,7 @@ impl Producer {
         match r {
             Ok(()) => {
                 let mut t = sh.txn();
-                t.phase = Phase::Ready;
+                t.set_phase(Phase::Ready, sh.cluster.log());
                 t.partitions.clear();
                 t.offsets_added = false;
                 Ok(())

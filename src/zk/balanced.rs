@@ -277,7 +277,7 @@ impl BalancedConsumer {
     /// producer property), no topics or a bad name, ZooKeeper or the
     /// brokers unreachable.
     pub fn new(cfg: &Config, topics: &[&str]) -> Result<BalancedConsumer> {
-        crate::config::log_warnings(cfg, ClientKind::Consumer);
+        crate::config::log_warnings(cfg, ClientKind::Consumer, &cfg.logger("consumer"));
         let group = cfg.str("group.id").to_string();
         if group.is_empty() {
             return Err(Error::Config {

@@ -16,6 +16,7 @@ from ctypes import byref, c_int, c_int64, c_void_p
 from ._lib import (
     COMMIT_CB,
     DR_CB,
+    LOG_CB,
     REBALANCE_CB,
     Slice,
     buf_arg,
@@ -92,17 +93,45 @@ def _conf_value(v):
     return str(v)
 
 
-def _make_config(conf, role):
-    """A gregor_config handle from a dict (caller frees)."""
+# syslog level -> logging level, as confluent-kafka's log_cb maps them
+_LOG_LEVELS = (50, 50, 50, 40, 30, 20, 20, 10)
+
+
+def _log_cb(logger):
+    """The C log callback for a ``logging.Logger``-like ``logger``: each line
+    becomes ``logger.log(level, "%s [%s] %s", fac, name, message)``, as
+    confluent-kafka's."""
+
+    def cb(_opaque, level, fac, name, buf):
+        try:
+            lvl = _LOG_LEVELS[level] if 0 <= level < len(_LOG_LEVELS) else 10
+            logger.log(lvl, "%s [%s] %s", pystr(fac), pystr(name), pystr(buf))
+        except Exception:
+            pass  # a failing logger must not break the client
+
+    return LOG_CB(cb)
+
+
+def _make_config(conf, role, log_cb=None, log_queue=True):
+    """A gregor_config handle from a dict (caller frees). With ``log_cb``
+    (from :func:`_log_cb`), lines go to it and ``log.queue`` is set, so they
+    are served by poll/flush on the caller's thread, as confluent-kafka does
+    for its ``logger`` (the admin client, which has no poll, passes
+    ``log_queue=False``: its lines come from gregor's threads)."""
     h = lib.gregor_config_new()
     try:
+        if log_cb is not None:
+            raise_for(lib.gregor_config_set_log_cb(h, log_cb, None))
+            if log_queue and "log.queue" not in conf:
+                eb = errbuf()
+                raise_for(lib.gregor_config_set(h, cstr("log.queue"), cstr("true"), eb, len(eb)), eb)
         for k, v in conf.items():
             if not isinstance(k, str):
                 raise TypeError(f"config keys must be str, not {type(k).__name__}")
             if callable(v):
-                # on_delivery (producer) and on_commit (consumer) are taken out
-                # before this; gregor reports errors as messages or exceptions,
-                # not through error_cb/stats_cb/logger callbacks.
+                # on_delivery (producer), on_commit (consumer) and logger are
+                # taken out before this; gregor reports errors as messages or
+                # exceptions, not through error_cb/stats_cb callbacks.
                 raise KafkaException(
                     KafkaError(KafkaError._INVALID_ARG, f"{role}: callback property {k!r} is not supported")
                 )
@@ -117,6 +146,16 @@ def _make_config(conf, role):
     return h
 
 
+def _pop_logger(conf):
+    """Takes ``logger`` out of a config dict: its C log callback, or None."""
+    logger = conf.pop("logger", None)
+    if logger is None:
+        return None
+    if not callable(getattr(logger, "log", None)):
+        raise KafkaException(KafkaError(KafkaError._INVALID_ARG, "logger must be a logging.Logger (with .log())"))
+    return _log_cb(logger)
+
+
 def config_dump(conf=None, **kwargs):
     """The effective configuration a client made from ``conf`` would have:
     every property (canonical names) with its value or default, as a dict
@@ -126,7 +165,7 @@ def config_dump(conf=None, **kwargs):
     and tokens, ...) read ``"[redacted]"``, set or not. Callback entries
     (``on_delivery``, ``error_cb``, ...) are left out."""
     conf = {k: v for k, v in _merge_conf(conf, kwargs).items() if not callable(v)}
-    for k in ("on_delivery", "on_commit", "delivery.report.callback"):
+    for k in ("on_delivery", "on_commit", "delivery.report.callback", "logger"):
         conf.pop(k, None)
     h = _make_config(conf, "config")
     try:
@@ -475,7 +514,8 @@ class Producer:
         self._default_cb = conf.pop("on_delivery", None) or conf.pop("delivery.report.callback", None)
         self._only_error = str(conf.pop("delivery.report.only.error", False)).lower() in ("true", "1")
         error_cb, throttle_cb = _pop_event_cbs(conf)
-        ch = _make_config(conf, "producer")
+        self._log_cb = _pop_logger(conf)
+        ch = _make_config(conf, "producer", self._log_cb)
         try:
             eb = errbuf()
             ptr = lib.gregor_producer_new(ch, eb, len(eb))
@@ -489,7 +529,7 @@ class Producer:
         self._cb_error = None
         self._dr_cb = DR_CB(self._on_dr)
         events = _install_events(self, "producer", ptr, error_cb, throttle_cb)
-        self._h = _Handle(ptr, lib.gregor_producer_free, (self._dr_cb, *events))
+        self._h = _Handle(ptr, lib.gregor_producer_free, (self._dr_cb, self._log_cb, *events))
         lib.gregor_producer_set_dr_cb(ptr, self._dr_cb, None)
 
     def _ptr(self):
@@ -688,7 +728,8 @@ class Consumer:
         self._on_commit = conf.pop("on_commit", None)
         self._group_id = conf.get("group.id")
         error_cb, throttle_cb = _pop_event_cbs(conf)
-        ch = _make_config(conf, "consumer")
+        self._log_cb = _pop_logger(conf)
+        ch = _make_config(conf, "consumer", self._log_cb)
         try:
             eb = errbuf()
             ptr = lib.gregor_consumer_new(ch, eb, len(eb))
@@ -702,7 +743,7 @@ class Consumer:
         self._rebalance_cb = REBALANCE_CB(self._on_rebalance)
         self._commit_cb = COMMIT_CB(self._on_commit_c)
         events = _install_events(self, "consumer", ptr, error_cb, throttle_cb)
-        self._h = _Handle(ptr, lib.gregor_consumer_free, (self._rebalance_cb, self._commit_cb, *events))
+        self._h = _Handle(ptr, lib.gregor_consumer_free, (self._rebalance_cb, self._commit_cb, self._log_cb, *events))
         if self._on_commit is not None:
             raise_for(lib.gregor_consumer_set_commit_cb(ptr, self._commit_cb, None))
 

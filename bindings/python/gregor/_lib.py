@@ -62,6 +62,8 @@ class DeliveryReport(Structure):
 DR_CB = CFUNCTYPE(None, POINTER(DeliveryReport), c_void_p)
 REBALANCE_CB = CFUNCTYPE(None, c_void_p, c_int32, c_void_p, c_void_p)
 COMMIT_CB = CFUNCTYPE(None, c_void_p, c_int32, c_void_p, c_void_p)
+# gregor_log_cb(opaque, level, fac, name, buf)
+LOG_CB = CFUNCTYPE(None, c_void_p, c_int, c_char_p, c_char_p, c_char_p)
 
 P = c_void_p  # every opaque handle
 S = c_char_p
@@ -80,6 +82,7 @@ SIGNATURES = {
     "gregor_config_new": (P, []),
     "gregor_config_set": (c_int, [P, S, S] + E),
     "gregor_config_free": (None, [P]),
+    "gregor_config_set_log_cb": (c_int, [P, LOG_CB, c_void_p]),
     "gregor_config_dump": (PP, [P, POINTER(c_size_t)]),
     "gregor_config_dump_free": (None, [PP, c_size_t]),
     # headers

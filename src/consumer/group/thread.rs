@@ -6,6 +6,8 @@
 //! application's calls are in the parent module.
 
 use super::*;
+use crate::log::{self, ctx};
+use std::cell::Cell;
 
 /// What the coordinator thread does next.
 enum Action {
@@ -41,6 +43,8 @@ pub(crate) struct Coordinator {
     last_hb_ok: Instant,
     join_backoff: Duration,
     join_retry_at: Option<Instant>,
+    /// librdkafka's join state name, for the CGRPJOINSTATE log lines.
+    join_state: Cell<&'static str>,
 }
 
 impl Coordinator {
@@ -54,6 +58,7 @@ impl Coordinator {
             last_hb_ok: now,
             join_backoff: Duration::from_millis(100),
             join_retry_at: None,
+            join_state: Cell::new("init"),
             group,
             shared,
             cluster,
@@ -137,6 +142,23 @@ impl Coordinator {
         self.group.settings.cooperative()
     }
 
+    /// Moves to librdkafka's join state `to` (init, wait-join,
+    /// wait-metadata, wait-sync, wait-assign-call, wait-unassign-call,
+    /// steady), logged as its CGRPJOINSTATE line (`cgrp` context).
+    fn set_join_state(&self, to: &'static str) {
+        let from = self.join_state.replace(to);
+        if from != to {
+            log::debug!(
+                self.cluster.log(),
+                ctx::CGRP,
+                "CGRPJOINSTATE",
+                "Group \"{}\" changed join state {from} -> {to} (generation {})",
+                self.group.settings.group_id,
+                self.group.lock().generation
+            );
+        }
+    }
+
     /// Queues an event for poll; returns its id.
     fn post(&self, event: RebalanceEvent) -> u64 {
         let id = {
@@ -183,6 +205,17 @@ impl Coordinator {
         if parts.is_empty() {
             return;
         }
+        log::debug!(
+            self.cluster.log(),
+            ctx::CGRP | ctx::CONSUMER,
+            if lost { "LOST" } else { "REVOKE" },
+            "Group \"{}\": {} {} partition(s): {}",
+            self.group.settings.group_id,
+            if lost { "lost" } else { "revoking" },
+            parts.len(),
+            fmt_parts(&parts)
+        );
+        self.set_join_state("wait-unassign-call");
         self.group.lock().owned.retain(|p| !parts.contains(p));
         if self.group.has_rebalance_cb.load(Ordering::Acquire) {
             let ev = if lost {
@@ -206,6 +239,17 @@ impl Coordinator {
 
     /// Takes partitions on (through the rebalance callback when there is one).
     fn take_on(&self, parts: &BTreeSet<(String, i32)>, whole: bool) {
+        log::debug!(
+            self.cluster.log(),
+            ctx::CGRP | ctx::CONSUMER,
+            "ASSIGN",
+            "Group \"{}\": {} {} partition(s): {}",
+            self.group.settings.group_id,
+            if whole { "assigning" } else { "adding" },
+            parts.len(),
+            fmt_parts(parts)
+        );
+        self.set_join_state("wait-assign-call");
         if self.group.has_rebalance_cb.load(Ordering::Acquire) {
             self.post(RebalanceEvent::Assigned(tpos(parts)));
             return;
@@ -281,6 +325,14 @@ impl Coordinator {
 
     /// LeaveGroup (not for static members) and forget the generation.
     fn leave_now(&mut self) {
+        log::debug!(
+            self.cluster.log(),
+            ctx::CGRP,
+            "LEAVE",
+            "Group \"{}\": leaving group",
+            self.group.settings.group_id
+        );
+        self.set_join_state("init");
         let member_id = {
             let mut m = self.group.lock();
             m.joined = false;
@@ -315,6 +367,7 @@ impl Coordinator {
 
     /// The session is gone (error or timeout): the partitions are lost.
     fn lose(&mut self, forget_member: bool) {
+        self.set_join_state("init");
         let owned = {
             let mut m = self.group.lock();
             m.joined = false;
@@ -364,10 +417,27 @@ impl Coordinator {
         let code = match r {
             Ok(resp) => KafkaCode(resp.error_code),
             Err(e) => {
+                log::debug!(
+                    self.cluster.log(),
+                    ctx::CGRP,
+                    "HEARTBEAT",
+                    "Group \"{}\": heartbeat failed: {e}: coordinator lost",
+                    s.group_id
+                );
                 self.coordinator_lost(&e);
                 return;
             }
         };
+        if !code.is_ok() {
+            log::debug!(
+                self.cluster.log(),
+                ctx::CGRP,
+                "HEARTBEAT",
+                "Group \"{}\" heartbeat error response in state up (join-state {}, generation {generation}): {code}",
+                s.group_id,
+                self.join_state.get()
+            );
+        }
         match code {
             KafkaCode::NONE => self.last_hb_ok = Instant::now(),
             KafkaCode::REBALANCE_IN_PROGRESS => {
@@ -398,7 +468,15 @@ impl Coordinator {
 
     /// The coordinator went away: find it again soon; past the session
     /// timeout the partitions are lost.
-    fn coordinator_lost(&mut self, _e: &Error) {
+    fn coordinator_lost(&mut self, e: &Error) {
+        log::debug!(
+            self.cluster.log(),
+            ctx::CGRP,
+            "CGRPSTATE",
+            "Group \"{}\" changed state up -> query-coord (join-state {}): coordinator lost: {e}",
+            self.group.settings.group_id,
+            self.join_state.get()
+        );
         self.group.lock().coord = None;
         let group = self.group.clone();
         let s = &group.settings;
@@ -487,6 +565,15 @@ impl Coordinator {
             Err(JoinFailed::Again) => {}
             Err(JoinFailed::Closing) => {}
             Err(JoinFailed::Backoff(e)) => {
+                log::debug!(
+                    self.cluster.log(),
+                    ctx::CGRP,
+                    "JOINGROUP",
+                    "Group \"{}\": join failed, retrying in {} ms: {e}",
+                    self.group.settings.group_id,
+                    self.join_backoff.as_millis()
+                );
+                self.set_join_state("init");
                 let mut m = self.group.lock();
                 let code = e.code();
                 let new = m.last_error != Some(code);
@@ -524,6 +611,7 @@ impl Coordinator {
                 m.generation,
             )
         };
+        self.set_join_state("wait-join");
         let result = self.join_sync(&conn, member_id, topics, owned, generation, deadline);
         let mut m = group.lock();
         m.in_join = false;
@@ -560,6 +648,7 @@ impl Coordinator {
             group.lock().owned = assigned.clone();
             self.take_on(&assigned, true);
         }
+        self.set_join_state("steady");
         group.cv.notify_all();
         Ok(())
     }
@@ -645,6 +734,23 @@ impl Coordinator {
             }
         };
         let protocol = join.protocol_name.clone().unwrap_or_default();
+        log::debug!(
+            self.cluster.log(),
+            ctx::CGRP,
+            "JOINGROUP",
+            "{}: JoinGroup response: GenerationId {}, Protocol {protocol}, LeaderId {}{}, \
+             my MemberId {}, member metadata count {}",
+            conn.name(),
+            join.generation_id,
+            join.leader,
+            if join.leader == join.member_id {
+                " (me)"
+            } else {
+                ""
+            },
+            join.member_id,
+            join.members.len()
+        );
         {
             let mut m = group.lock();
             m.member_id = join.member_id.clone();
@@ -653,6 +759,11 @@ impl Coordinator {
             m.leader = join.leader == join.member_id;
         }
         let mut leader_counts = None;
+        self.set_join_state(if join.leader == join.member_id {
+            "wait-metadata"
+        } else {
+            "wait-sync"
+        });
         let assignments = if join.leader == join.member_id {
             let assignor = s
                 .assignors
@@ -704,6 +815,7 @@ impl Coordinator {
         } else {
             Vec::new()
         };
+        self.set_join_state("wait-sync");
         let version = conn
             .version_for::<SyncGroupRequest>(deadline)
             .map_err(failed)?;
@@ -743,6 +855,14 @@ impl Coordinator {
                 }
             }
         }
+        log::debug!(
+            self.cluster.log(),
+            ctx::CGRP,
+            "SYNCGROUP",
+            "{}: SyncGroup response: {} partition(s) assigned to this member",
+            conn.name(),
+            assigned.len()
+        );
         Ok((assigned, leader_counts))
     }
 
@@ -796,4 +916,17 @@ impl Coordinator {
             self.give_up(owned, true);
         }
     }
+}
+
+/// "topic [p], topic [q]" for log lines (at most 20 named).
+fn fmt_parts(parts: &BTreeSet<(String, i32)>) -> String {
+    let mut out: Vec<String> = parts
+        .iter()
+        .take(20)
+        .map(|(t, p)| format!("{t} [{p}]"))
+        .collect();
+    if parts.len() > 20 {
+        out.push(format!("and {} more", parts.len() - 20));
+    }
+    out.join(", ")
 }

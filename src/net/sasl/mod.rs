@@ -67,6 +67,15 @@ impl Mechanism {
         }
     }
 
+    /// The user name (PLAIN, SCRAM; empty for OAUTHBEARER), for log lines:
+    /// never the password.
+    pub fn user(&self) -> &str {
+        match self {
+            Mechanism::Plain { username, .. } | Mechanism::Scram { username, .. } => username,
+            Mechanism::OAuthBearer(_) => "",
+        }
+    }
+
     /// Reads `sasl.*` when `security.protocol` is `sasl_plaintext` or
     /// `sasl_ssl`; `None` otherwise.
     ///

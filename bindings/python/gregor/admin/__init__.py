@@ -13,7 +13,7 @@ from enum import Enum
 
 from .._descriptors import enum_descs
 from .._lib import cstr, cstr_array, errbuf, handle_array, lib, ms, pystr
-from .. import _make_config, _merge_conf
+from .. import _make_config, _merge_conf, _pop_logger
 from ..error import KafkaError, KafkaException, raise_for
 
 __all__ = [
@@ -368,7 +368,8 @@ class AdminClient:
 
     def __init__(self, conf=None, **kwargs):
         conf = _merge_conf(conf, kwargs)
-        ch = _make_config(conf, "admin")
+        self._log_cb = _pop_logger(conf)  # kept alive with the client
+        ch = _make_config(conf, "admin", self._log_cb, log_queue=False)
         try:
             eb = errbuf()
             self._ptr = lib.gregor_admin_new(ch, eb, len(eb))

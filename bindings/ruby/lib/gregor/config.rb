@@ -35,15 +35,59 @@ module Gregor
     end
 
     class << self
-      # The process-wide logger (rdkafka-ruby's Config.logger); gregor's
-      # binding logs nothing through it yet: the library writes no log
-      # lines through its C API.
+      # The process-wide logger (rdkafka-ruby's Config.logger): every
+      # client's log lines (`log_level`, `debug`) go to it as
+      # "gregor: [thrd:…]: message", with syslog levels mapped to Logger
+      # severities as rdkafka-ruby maps them. The clients queue their lines
+      # (`log.queue`) and hand them over inside poll/flush/close on the
+      # calling thread; they are pushed to `log_queue` and a background
+      # thread writes them, as rdkafka-ruby does.
       attr_reader :logger
 
       def logger=(logger)
         raise NoLoggerError if logger.nil?
 
         @logger = logger
+      end
+
+      # The queue between the clients and the log thread.
+      def log_queue
+        @log_queue ||= Queue.new
+      end
+
+      # Starts the thread that writes `log_queue` to the logger (again after a fork).
+      def ensure_log_thread
+        return if @log_thread && @log_thread.alive? && @log_pid == Process.pid
+
+        @log_mutex ||= Mutex.new
+        @log_mutex.synchronize do
+          return if @log_thread && @log_thread.alive? && @log_pid == Process.pid
+
+          @log_queue = Queue.new if @log_pid && @log_pid != Process.pid
+          @log_pid = Process.pid
+          @log_thread = Thread.new do
+            loop do
+              severity, msg = log_queue.pop
+              @logger.add(severity) { msg }
+            end
+          end
+        end
+      end
+
+      # The C log callback shared by every client (kept referenced here).
+      def log_callback
+        @log_callback ||= FFI::Function.new(:void, [:pointer, :int, :string, :string, :string]) do |_opaque, level, _fac, _name, line|
+          severity = case level
+                     when 0, 1, 2 then Logger::FATAL
+                     when 3 then Logger::ERROR
+                     when 4 then Logger::WARN
+                     when 5, 6 then Logger::INFO
+                     when 7 then Logger::DEBUG
+                     else Logger::UNKNOWN
+                     end
+          ensure_log_thread
+          log_queue << [severity, "gregor: #{line}"]
+        end
       end
 
       # Process-wide callbacks, as rdkafka-ruby's: `statistics_callback`
@@ -120,6 +164,10 @@ module Gregor
     # Calls `yield`-free: returns a gregor_config the caller frees.
     def native_config
       conf = Native.gregor_config_new
+      unless Native::MISSING.include?(:gregor_config_set_log_cb)
+        Native.gregor_config_set_log_cb(conf, Config.log_callback, nil)
+        Native.gregor_config_set(conf, "log.queue", "true", Native.errbuf, Native::ERRSTR_SIZE) unless @config_hash.key?("log.queue")
+      end
       @config_hash.each do |k, v|
         buf = Native.errbuf
         value = v == true ? "true" : v == false ? "false" : v.to_s

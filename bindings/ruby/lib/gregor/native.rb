@@ -50,6 +50,8 @@ module Gregor
     callback :rebalance_cb, [:pointer, :int32, :pointer, :pointer], :void
     callback :commit_cb, [:pointer, :int32, :pointer, :pointer], :void
     callback :stats_cb, [:pointer, :pointer, :size_t, :pointer], :void
+    # gregor_log_cb(opaque, level, fac, name, buf)
+    callback :log_cb, [:pointer, :int, :string, :string, :string], :void
 
     E = [:pointer, :size_t].freeze # errstr, errstr_size
 
@@ -60,6 +62,7 @@ module Gregor
     bind :gregor_config_new, [], :pointer
     bind :gregor_config_set, [:pointer, :string, :string] + E, :int
     bind :gregor_config_free, [:pointer], :void
+    bind :gregor_config_set_log_cb, [:pointer, :log_cb, :pointer], :int
     bind :gregor_config_dump, [:pointer, :pointer], :pointer
     bind :gregor_config_dump_free, [:pointer, :size_t], :void
 
