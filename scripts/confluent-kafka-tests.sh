@@ -14,7 +14,8 @@
 # `--floor N` the script fails when fewer than N tests pass. The default
 # files are the unit tests that need no broker (the ones issue 17 counts);
 # name others (tests/integration/...) to try them. Needs pytest; logs go to
-# target/confluent-kafka-tests/.
+# target/confluent-kafka-tests/. GREGOR_LIBRARY, if set, is the library
+# used (nothing is built then).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -73,8 +74,10 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 sys.meta_path.insert(0, _Alias())
 sys.modules["confluent_kafka"] = gregor
 EOF
-    cargo build --quiet --lib || exit 1
-    export GREGOR_LIBRARY=$root/target/debug/libgregor.so
+    if [ -z "${GREGOR_LIBRARY:-}" ]; then
+        cargo build --quiet --lib || exit 1
+        export GREGOR_LIBRARY=$root/target/debug/libgregor.so
+    fi
     pypath=$adapter:$root/bindings/python:$src
 fi
 export CI=true

@@ -148,7 +148,24 @@ class TopicPartition:
         return self._key() == other._key()
 
     def __lt__(self, other):
+        if not isinstance(other, TopicPartition):
+            return NotImplemented
         return self._key() < other._key()
+
+    def __le__(self, other):
+        if not isinstance(other, TopicPartition):
+            return NotImplemented
+        return self._key() <= other._key()
+
+    def __gt__(self, other):
+        if not isinstance(other, TopicPartition):
+            return NotImplemented
+        return self._key() > other._key()
+
+    def __ge__(self, other):
+        if not isinstance(other, TopicPartition):
+            return NotImplemented
+        return self._key() >= other._key()
 
     def __hash__(self):
         return hash(self._key())
@@ -208,30 +225,72 @@ def _tpl_to_list(h):
     return out
 
 
-class Message:
-    """A consumed message, a delivery report's message, or an error event."""
+_SLOTS = ("_topic", "_partition", "_offset", "_key", "_value", "_headers", "_timestamp", "_error",
+          "_leader_epoch", "_latency", "_delivery_count")
 
-    __slots__ = ("_topic", "_partition", "_offset", "_key", "_value", "_headers", "_timestamp",
-                 "_error", "_leader_epoch", "_latency")
+
+def _not_message(self):
+    return TypeError(f"descriptor requires a 'Message' object but received {type(self).__name__!r}")
+
+
+class Message:
+    """A consumed message, a delivery report's message, or an error event.
+
+    ``Message(topic, partition, offset, key, value, headers, error, timestamp,
+    latency, leader_epoch, delivery_count)``, every argument optional, builds
+    one for tests, normalised as confluent-kafka does: a negative partition
+    is -1 (``partition()`` None), a negative offset OFFSET_INVALID
+    (``offset()`` None), a negative leader epoch or latency "none".
+    Messages compare equal by topic, value, key, headers, error, partition,
+    offset, leader epoch and timestamp (not latency), are not ordered, and
+    pickle.
+    """
+
+    __slots__ = _SLOTS
+
+    def __new__(cls, *args, **kwargs):
+        # Every field set, so a Message made by __new__ alone (as pickle
+        # may) reads back as zeros, as confluent-kafka's does.
+        self = object.__new__(cls)
+        self._topic = self._key = self._value = self._headers = self._error = None
+        self._partition = self._offset = self._leader_epoch = self._delivery_count = 0
+        self._timestamp = (TIMESTAMP_NOT_AVAILABLE, 0)
+        self._latency = 0.0
+        return self
 
     def __init__(self, topic=None, partition=-1, offset=OFFSET_INVALID, key=None, value=None, headers=None,
-                 error=None, timestamp=(TIMESTAMP_NOT_AVAILABLE, 0), leader_epoch=None, latency=None):
+                 error=None, timestamp=None, latency=-1.0, leader_epoch=-1, delivery_count=-1):
+        if not isinstance(self, Message):
+            raise _not_message(self)
+        partition = _c_int(partition, 32, "partition")
+        offset = _c_int(offset, 64, "offset")
+        leader_epoch = _c_int(leader_epoch, 32, "leader_epoch")
+        delivery_count = _c_int(delivery_count, 16, "delivery_count")
+        if latency is None or isinstance(latency, (str, bytes)):
+            raise TypeError("latency must be a float")
+        latency = float(latency)
+        if timestamp is None:
+            timestamp = (TIMESTAMP_NOT_AVAILABLE, 0)
+        elif not isinstance(timestamp, tuple) or len(timestamp) != 2:
+            raise TypeError("timestamp must be a tuple of (int, int)")
+        else:
+            timestamp = (int(timestamp[0]), int(timestamp[1]))
         self._topic = topic
-        self._partition = partition
-        self._offset = offset
         self._key = key
         self._value = value
         self._headers = headers
         self._error = error
         self._timestamp = timestamp
-        self._leader_epoch = leader_epoch
-        self._latency = latency
+        self._partition = -1 if partition < 0 else partition
+        self._offset = OFFSET_INVALID if offset < 0 else offset
+        self._leader_epoch = -1 if leader_epoch < 0 else leader_epoch
+        self._latency = -1.0 if latency < 0 else latency
+        self._delivery_count = -1 if delivery_count <= 0 else delivery_count
 
     @classmethod
     def _from_c(cls, h):
         """Copies a gregor_message (borrowed) into Python objects."""
         err = lib.gregor_message_err(h)
-        error = KafkaError(err, pystr(lib.gregor_message_errstr(h)) or None) if err else None
         tstype = c_int(0)
         ts = lib.gregor_message_timestamp(h, byref(tstype))
         headers = None
@@ -242,65 +301,196 @@ class Message:
                 name, value = Slice(), Slice()
                 if lib.gregor_message_header(h, i, byref(name), byref(value)) == 0:
                     headers.append(((name.bytes() or b"").decode("utf-8", "replace"), value.bytes()))
-        topic = pystr(lib.gregor_message_topic(h)) or None
+        m = object.__new__(cls)
+        m._topic = pystr(lib.gregor_message_topic(h)) or None
+        m._partition = lib.gregor_message_partition(h)
+        off = lib.gregor_message_offset(h)
+        m._offset = off if off >= 0 else OFFSET_INVALID
+        m._key = lib.gregor_message_key(h).bytes()
+        m._value = lib.gregor_message_value(h).bytes()
+        m._headers = headers
+        m._error = KafkaError(err, pystr(lib.gregor_message_errstr(h)) or None) if err else None
+        m._timestamp = (tstype.value, ts if tstype.value else 0)
         ep = lib.gregor_message_leader_epoch(h)
-        return cls(
-            topic=topic,
-            partition=lib.gregor_message_partition(h),
-            offset=lib.gregor_message_offset(h),
-            key=lib.gregor_message_key(h).bytes(),
-            value=lib.gregor_message_value(h).bytes(),
-            headers=headers,
-            error=error,
-            timestamp=(tstype.value, ts if tstype.value else 0),
-            leader_epoch=ep if ep >= 0 else None,
-        )
+        m._leader_epoch = ep if ep >= 0 else -1
+        m._latency = -1.0
+        m._delivery_count = -1
+        return m
 
     def topic(self):
-        return self._topic
+        try:
+            return self._topic
+        except AttributeError:
+            raise _not_message(self) from None
 
     def partition(self):
-        return self._partition if self._partition is not None and self._partition >= 0 else None
+        try:
+            p = self._partition
+        except AttributeError:
+            raise _not_message(self) from None
+        return None if p == -1 else p
 
     def offset(self):
-        return self._offset if self._offset is not None and self._offset >= 0 else None
+        try:
+            o = self._offset
+        except AttributeError:
+            raise _not_message(self) from None
+        return o if o >= 0 else None
 
     def key(self):
-        return self._key
+        try:
+            return self._key
+        except AttributeError:
+            raise _not_message(self) from None
 
     def value(self):
-        return self._value
+        try:
+            return self._value
+        except AttributeError:
+            raise _not_message(self) from None
 
     def headers(self):
-        return self._headers
+        try:
+            return self._headers
+        except AttributeError:
+            raise _not_message(self) from None
 
     def timestamp(self):
-        return self._timestamp
+        try:
+            return self._timestamp
+        except AttributeError:
+            raise _not_message(self) from None
 
     def error(self):
-        return self._error
+        try:
+            return self._error
+        except AttributeError:
+            raise _not_message(self) from None
 
     def leader_epoch(self):
-        return self._leader_epoch
+        try:
+            e = self._leader_epoch
+        except AttributeError:
+            raise _not_message(self) from None
+        return e if e >= 0 else None
 
     def latency(self):
-        return self._latency
+        """Seconds from produce() to the delivery report, or None."""
+        try:
+            lat = self._latency
+        except AttributeError:
+            raise _not_message(self) from None
+        return None if lat is None or lat < 0 else lat
+
+    def delivery_count(self):
+        """How often a share group delivered this record (KIP-932), or None."""
+        try:
+            n = self._delivery_count
+        except AttributeError:
+            raise _not_message(self) from None
+        return n if n > 0 else None
+
+    def _set(self, name, v):
+        if not isinstance(self, Message):
+            raise _not_message(self)
+        setattr(self, name, v)
 
     def set_headers(self, headers):
-        self._headers = headers
+        Message._set(self, "_headers", headers)
 
     def set_key(self, key):
-        self._key = key
+        Message._set(self, "_key", key)
 
     def set_value(self, value):
-        self._value = value
+        Message._set(self, "_value", value)
+
+    def set_topic(self, topic):
+        Message._set(self, "_topic", topic)
+
+    def set_error(self, error):
+        Message._set(self, "_error", error)
 
     def __len__(self):
         return len(self._value) if self._value is not None else 0
 
+    def __eq__(self, other):
+        if self is other:
+            return True
+        if not isinstance(other, Message):
+            return False
+        return (self._topic == other._topic and self._value == other._value and self._key == other._key
+                and self._headers == other._headers and self._error == other._error
+                and self._partition == other._partition and self._offset == other._offset
+                and self._leader_epoch == other._leader_epoch and self._timestamp[1] == other._timestamp[1])
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = None
+
+    def __reduce__(self):
+        lat = self._latency
+        return (Message, (self._topic, self._partition, self._offset, self._key, self._value, self._headers,
+                          self._error, self._timestamp, lat if lat is not None and lat >= 0 else -1.0,
+                          self._leader_epoch, self._delivery_count))
+
     def __repr__(self):
-        return (f"Message(topic={self._topic!r}, partition={self._partition}, offset={self._offset}, "
-                f"error={self._error!r})")
+        return (f"<gregor.Message topic={self._topic!r} partition={self._partition} offset={self._offset} "
+                f"error={self._error!r}>")
+
+
+def _c_int(v, bits, name):
+    """``v`` as a C integer of ``bits`` bits: TypeError for a non-integer,
+    OverflowError out of range (as confluent-kafka's argument parsing)."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        try:
+            v = v.__index__()
+        except AttributeError:
+            raise TypeError(f"{name} must be an integer, not {type(v).__name__}") from None
+    lim = 1 << (bits - 1)
+    if not -lim <= v < lim:
+        raise OverflowError(f"{name} {v} does not fit in {bits} bits")
+    return v
+
+
+class Messages:
+    """A read-only batch of Messages (what a share consumer's poll returns):
+    a sequence, not a list; slices stay Messages."""
+
+    __slots__ = ("_records",)
+
+    def __init__(self, records=None):
+        self._records = list(records) if records is not None else []
+
+    @classmethod
+    def _from_list(cls, records):
+        m = cls.__new__(cls)
+        m._records = records
+        return m
+
+    def is_empty(self):
+        return not self._records
+
+    def count(self):
+        return len(self._records)
+
+    def records(self):
+        """The messages as a new list."""
+        return list(self._records)
+
+    def __len__(self):
+        return len(self._records)
+
+    def __iter__(self):
+        return iter(self._records)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return Messages._from_list(self._records[index])
+        return self._records[index]
+
+    def __repr__(self):
+        return f"Messages({self._records!r})"
 
 
 # -- metadata ---------------------------------------------------------------
@@ -923,3 +1113,30 @@ class Consumer:
 from .admin import ConsumerGroupState, ConsumerGroupTopicPartitions, ConsumerGroupType, Node  # noqa: E402
 
 __all__ += ["ConsumerGroupState", "ConsumerGroupTopicPartitions", "ConsumerGroupType", "Node"]
+
+# confluent-kafka's other top-level names (issue 17).
+from ._model import AcknowledgeType, ElectionType, IsolationLevel, TopicCollection, TopicPartitionInfo  # noqa: E402
+from ._partitioners import consistent, fnv1a, murmur2  # noqa: E402
+from ._serializing import _make_classes  # noqa: E402
+from ._share import DeserializingShareConsumer, ShareConsumer  # noqa: E402
+from . import serialization  # noqa: E402,F401
+
+SerializingProducer, DeserializingConsumer = _make_classes()
+del _make_classes
+
+
+class ThrottleEvent:
+    """A request the broker throttled: broker name and id, throttle time in seconds."""
+
+    def __init__(self, broker_name, broker_id, throttle_time):
+        self.broker_name = broker_name
+        self.broker_id = broker_id
+        self.throttle_time = throttle_time
+
+    def __str__(self):
+        return "{}/{} throttled for {} ms".format(self.broker_name, self.broker_id, int(self.throttle_time * 1000))
+
+
+__all__ += ["Messages", "AcknowledgeType", "ElectionType", "IsolationLevel", "TopicCollection",
+            "TopicPartitionInfo", "murmur2", "consistent", "fnv1a", "SerializingProducer", "DeserializingConsumer",
+            "ShareConsumer", "DeserializingShareConsumer", "ThrottleEvent"]
