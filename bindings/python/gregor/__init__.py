@@ -63,9 +63,9 @@ _POLL_SLICE_MS = 200  # an "infinite" wait is a loop of these, so Ctrl-C works
 
 
 def version():
-    """(version string, int) of these bindings (the library's version)."""
-    v = pystr(lib.gregor_version())
-    return v, _vint(v)
+    """The version string of these bindings (the library's), as
+    confluent-kafka's version() returns its own version string."""
+    return pystr(lib.gregor_version())
 
 
 def libversion():
@@ -91,6 +91,12 @@ def _conf_value(v):
 
 def _make_config(conf, role):
     """A gregor_config handle from a dict (caller frees)."""
+    dtc = conf.get("default.topic.config")
+    if isinstance(dtc, dict):
+        # the deprecated topic-level dict: its properties apply over the
+        # top-level ones, as librdkafka's default topic conf does
+        conf = {k: v for k, v in conf.items() if k != "default.topic.config"}
+        conf.update(dtc)
     h = lib.gregor_config_new()
     try:
         for k, v in conf.items():
@@ -104,7 +110,7 @@ def _make_config(conf, role):
                     KafkaError(KafkaError._INVALID_ARG, f"{role}: callback property {k!r} is not supported")
                 )
             if v is None:
-                raise KafkaException(KafkaError(KafkaError._INVALID_ARG, f"config property {k!r} is None"))
+                continue  # None leaves the property unset, as in confluent-kafka
             eb = errbuf()
             rc = lib.gregor_config_set(h, cstr(k), cstr(_conf_value(v)), eb, len(eb))
             raise_for(rc, eb)
@@ -116,6 +122,8 @@ def _make_config(conf, role):
 
 def _merge_conf(conf, kwargs):
     if conf is None:
+        if not kwargs:
+            raise TypeError("expected configuration dict")
         conf = {}
     if not isinstance(conf, dict):
         raise TypeError("expected configuration dict")
@@ -179,12 +187,18 @@ class TopicPartition:
     __str__ = __repr__
 
 
-def _tpl_from(partitions, with_offsets=True):
-    """A gregor_tpl from a list of TopicPartition (caller frees)."""
+def _tpl_from(partitions, with_offsets=True, check_only=False):
+    """A gregor_tpl from a list of TopicPartition (caller frees); with
+    ``check_only`` only the TypeError checks."""
     if partitions is None:
         raise TypeError("expected list of TopicPartition")
     if isinstance(partitions, TopicPartition):
         raise TypeError("expected list of TopicPartition")
+    if check_only:
+        for tp in partitions:
+            if not isinstance(tp, TopicPartition):
+                raise TypeError("expected list of TopicPartition")
+        return None
     h = lib.gregor_tpl_new()
     try:
         for i, tp in enumerate(partitions):
@@ -618,14 +632,43 @@ class _Handle:
 
 # -- producer ---------------------------------------------------------------
 
+STATS_CB = ctypes.CFUNCTYPE(None, c_void_p, ctypes.c_char_p, ctypes.c_size_t, c_void_p)
+_lib_extra = __import__("gregor._lib", fromlist=["EXTRA"]).EXTRA
+_lib_extra["gregor_producer_set_stats_cb"] = (c_int, [c_void_p, STATS_CB, c_void_p])
+_lib_extra["gregor_consumer_set_stats_cb"] = (c_int, [c_void_p, STATS_CB, c_void_p])
+
+
+def _pop_stats_cb(conf):
+    """Takes ``stats_cb`` out of ``conf``: None or a callable (TypeError otherwise)."""
+    cb = conf.pop("stats_cb", None)
+    if cb is not None and not callable(cb):
+        raise TypeError("expected stats_cb property as a callable function")
+    return cb
+
+
+def _stats_trampoline(client, cb):
+    """A C stats callback calling ``cb(json_str)``; an exception is kept for
+    the poll call to raise, as confluent-kafka does."""
+
+    def on_stats(_h, json, _n, _opaque):
+        try:
+            cb(pystr(json))
+        except BaseException as e:
+            client._keep_error(e)
+
+    return STATS_CB(on_stats)
+
 
 class Producer:
     """confluent-kafka's Producer over gregor_producer."""
+
+    _h = None  # until __init__ has run (a subclass may not call it)
 
     def __init__(self, conf=None, **kwargs):
         conf = _merge_conf(conf, kwargs)
         self._default_cb = conf.pop("on_delivery", None) or conf.pop("delivery.report.callback", None)
         self._only_error = str(conf.pop("delivery.report.only.error", False)).lower() in ("true", "1")
+        stats_cb = _pop_stats_cb(conf)
         ch = _make_config(conf, "producer")
         try:
             eb = errbuf()
@@ -639,14 +682,31 @@ class Producer:
         self._id_lock = threading.Lock()
         self._cb_error = None
         self._dr_cb = DR_CB(self._on_dr)
-        self._h = _Handle(ptr, lib.gregor_producer_free, (self._dr_cb,))
+        self._stats_cb = _stats_trampoline(self, stats_cb) if stats_cb is not None else None
+        self._h = _Handle(ptr, lib.gregor_producer_free, (self._dr_cb, self._stats_cb))
         lib.gregor_producer_set_dr_cb(ptr, self._dr_cb, None)
+        if self._stats_cb is not None:
+            raise_for(lib.gregor_producer_set_stats_cb(ptr, self._stats_cb, None))
 
     def _ptr(self):
-        p = self._h.ptr
+        h = self._h
+        p = h.ptr if h is not None else None
         if not p:
             raise RuntimeError("Producer has been closed")
         return p
+
+    def _keep_error(self, e):
+        if self._cb_error is None:
+            self._cb_error = e
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        """Flushes and closes the producer; exceptions propagate."""
+        if self._h is not None and self._h.ptr:
+            self.close()
+        return None
 
     def _on_dr(self, dr_p, _opaque):
         try:
@@ -689,6 +749,7 @@ class Producer:
         Raises ``BufferError`` when the queue is full (as confluent-kafka
         does) and ``KafkaException`` for other errors.
         """
+        ph = self._ptr()
         if not isinstance(topic, str):
             raise TypeError("topic must be str")
         cb = on_delivery or callback or self._default_cb
@@ -714,7 +775,7 @@ class Producer:
             kp, kn = buf_arg(kb)
             vp, vn = buf_arg(vb)
             eb = errbuf()
-            rc = lib.gregor_producer_send(self._ptr(), cstr(topic), int(partition), kp, kn, vp, vn, hdrs,
+            rc = lib.gregor_producer_send(ph, cstr(topic), int(partition), kp, kn, vp, vn, hdrs,
                                           int(timestamp or 0), ident, 0, eb, len(eb))
             if rc:
                 with self._id_lock:
@@ -751,7 +812,7 @@ class Producer:
         return len(self)
 
     def __len__(self):
-        p = self._h.ptr
+        p = self._h.ptr if self._h is not None else None
         return lib.gregor_producer_len(p) if p else 0
 
     def __bool__(self):
@@ -789,12 +850,63 @@ class Producer:
         raise_for(lib.gregor_producer_abort_transaction(self._ptr(), ms(timeout, 60000), eb, len(eb)), eb)
 
     def close(self, timeout=None):
-        """gregor extra: flush up to ``timeout`` s, then free the producer."""
-        p = self._h.ptr
+        """Flushes up to ``timeout`` s (None: 30 s), then frees the producer.
+        Returns True (as confluent-kafka's close does); later calls raise
+        RuntimeError("Producer has been closed")."""
+        p = self._h.ptr if self._h is not None else None
         if p:
             lib.gregor_producer_close(p, ms(timeout, 30000))
-            self._raise_cb_error()
             self._h.free()
+            self._raise_cb_error()
+        return True
+
+    def produce_batch(self, topic, messages, partition=-1, callback=None, on_delivery=None):
+        """Produces a list of message dicts (``value``, ``key``, ``partition``,
+        ``callback``, ``headers``; other keys are ignored) to ``topic``.
+        Returns how many were queued; each message that was not gets an
+        ``_error`` (KafkaError) in its dict. The whole list is checked first
+        (TypeError / ValueError / NotImplementedError for a timestamp, as
+        confluent-kafka), so a bad entry produces nothing. Unlike
+        confluent-kafka, headers are sent, not ignored."""
+        if not isinstance(topic, str):
+            raise TypeError(f"topic must be str, not {type(topic).__name__}")
+        if not isinstance(messages, list):
+            raise TypeError("messages must be a list")
+        partition = _c_int(partition, 32, "partition")
+        default_cb = callback if callback is not None else on_delivery
+        if not messages:
+            return 0
+        self._ptr()
+        plan = []
+        for i, m in enumerate(messages):
+            if not isinstance(m, dict):
+                raise TypeError(f"Message at index {i} must be a dict")
+            value, key = m.get("value"), m.get("key")
+            if value is not None and not isinstance(value, (bytes, str)):
+                raise TypeError(f"Message value at index {i} must be bytes or str")
+            if key is not None and not isinstance(key, (bytes, str)):
+                raise TypeError(f"Message key at index {i} must be bytes or str")
+            part = m.get("partition")
+            if part is not None and (isinstance(part, bool) or not isinstance(part, int)):
+                raise TypeError(f"Message partition at index {i} must be int")
+            if m.get("timestamp") is not None:
+                raise NotImplementedError("Message timestamps are not currently supported in batch mode")
+            headers = m.get("headers")
+            if headers is not None and not isinstance(headers, (dict, list)):
+                raise ValueError(f"Invalid headers at index {i}")
+            cb = m.get("callback") or default_cb
+            plan.append((m, value, key, partition if part is None else part, cb, headers))
+        good = 0
+        for m, value, key, part, cb, headers in plan:
+            try:
+                Producer.produce(self, topic, value, key, part, on_delivery=cb, headers=headers)
+                good += 1
+            except BufferError as e:
+                m["_error"] = KafkaError(KafkaError._QUEUE_FULL, f"Message failed: {e}")
+            except KafkaException as e:
+                err = e.args[0]
+                m["_error"] = KafkaError(err.code(), f"Message failed: {err.str()}")
+        return good
 
 
 # -- consumer ---------------------------------------------------------------
@@ -814,10 +926,14 @@ class ConsumerGroupMetadata:
 class Consumer:
     """confluent-kafka's Consumer over gregor_consumer."""
 
+    _h = None  # until __init__ has run (a subclass may not call it)
+    _closed = False
+
     def __init__(self, conf=None, **kwargs):
         conf = _merge_conf(conf, kwargs)
         self._on_commit = conf.pop("on_commit", None)
         self._group_id = conf.get("group.id")
+        stats_cb = _pop_stats_cb(conf)
         ch = _make_config(conf, "consumer")
         try:
             eb = errbuf()
@@ -831,15 +947,27 @@ class Consumer:
         self._on_assign = self._on_revoke = self._on_lost = None
         self._rebalance_cb = REBALANCE_CB(self._on_rebalance)
         self._commit_cb = COMMIT_CB(self._on_commit_c)
-        self._h = _Handle(ptr, lib.gregor_consumer_free, (self._rebalance_cb, self._commit_cb))
+        self._stats_cb = _stats_trampoline(self, stats_cb) if stats_cb is not None else None
+        self._h = _Handle(ptr, lib.gregor_consumer_free, (self._rebalance_cb, self._commit_cb, self._stats_cb))
         if self._on_commit is not None:
             raise_for(lib.gregor_consumer_set_commit_cb(ptr, self._commit_cb, None))
+        if self._stats_cb is not None:
+            raise_for(lib.gregor_consumer_set_stats_cb(ptr, self._stats_cb, None))
 
     def _ptr(self):
-        p = self._h.ptr
+        h = self._h
+        p = h.ptr if h is not None else None
         if not p or self._closed:
             raise RuntimeError("Consumer closed")
         return p
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        """Closes the consumer (leaving its group); exceptions propagate."""
+        self.close()
+        return None
 
     def _keep_error(self, e):
         if self._cb_error is None:
@@ -952,9 +1080,13 @@ class Consumer:
 
     def consume(self, num_messages=1, timeout=-1):
         """Up to ``num_messages`` messages, waiting up to ``timeout`` s (-1: until there are that many)."""
-        if not isinstance(num_messages, int) or num_messages < 1 or num_messages > 1000000:
-            raise ValueError("num_messages must be between 1 and 1000000 (1M)")
         p = self._ptr()
+        if isinstance(num_messages, bool) or not isinstance(num_messages, int):
+            raise TypeError("num_messages must be an integer")
+        if num_messages < 0 or num_messages > 1000000:
+            raise ValueError("num_messages must be between 0 and 1000000 (1M)")
+        if num_messages == 0:
+            return []
         deadline = None if timeout is None or timeout < 0 else time.monotonic() + timeout
         out = []
         while len(out) < num_messages:
@@ -987,12 +1119,21 @@ class Consumer:
         if message is not None:
             if message.error() is not None:
                 raise KafkaException(KafkaError(KafkaError._INVALID_ARG, "Cannot commit an error message"))
-            parts = [TopicPartition(message.topic(), message.partition(), message.offset() + 1,
+            parts = [TopicPartition(message.topic(), message.partition(), message._offset + 1,
                                     leader_epoch=message.leader_epoch())]
         elif offsets is not None:
             parts = list(offsets)
         else:
             parts = None
+        if parts is not None:
+            # librdkafka leaves logical (negative) offsets out of a commit and
+            # fails with _NO_OFFSET when nothing is left; so does this
+            _tpl_from(parts, check_only=True)
+            parts = [tp for tp in parts if tp.offset >= 0]
+            if not parts:
+                if asynchronous:
+                    return None
+                raise KafkaException(KafkaError(KafkaError._NO_OFFSET, "Local: No offset stored"))
         tpl = _tpl_from(parts) if parts is not None else None
         try:
             eb = errbuf()
@@ -1009,17 +1150,24 @@ class Consumer:
                 lib.gregor_tpl_free(tpl)
 
     def store_offsets(self, message=None, offsets=None):
+        p = self._ptr()
         if message is not None and offsets is not None:
             raise ValueError("message and offsets are mutually exclusive")
         if message is not None:
-            parts = [TopicPartition(message.topic(), message.partition(), message.offset() + 1)]
+            parts = [TopicPartition(message.topic(), message.partition(), message._offset + 1)]
         elif offsets is not None:
             parts = list(offsets)
         else:
-            raise ValueError("expected message or offsets")
+            raise ValueError("expected either message or offsets")
+        # a logical (negative) offset is stored by librdkafka but never
+        # committed: nothing to store here
+        _tpl_from(parts, check_only=True)
+        parts = [tp for tp in parts if tp.offset >= 0]
+        if not parts:
+            return
         tpl = _tpl_from(parts)
         try:
-            raise_for(lib.gregor_consumer_store_offsets(self._ptr(), tpl))
+            raise_for(lib.gregor_consumer_store_offsets(p, tpl))
         finally:
             lib.gregor_tpl_free(tpl)
 
@@ -1086,7 +1234,10 @@ class Consumer:
             lib.gregor_tpl_free(tpl)
 
     def list_topics(self, topic=None, timeout=-1):
-        return _list_topics(lib.gregor_consumer_metadata, self._ptr(), topic, timeout)
+        h = self._h
+        if h is None or not h.ptr or self._closed:
+            raise RuntimeError("Handle has been closed")
+        return _list_topics(lib.gregor_consumer_metadata, h.ptr, topic, timeout)
 
     def memberid(self):
         buf = ctypes.create_string_buffer(512)
@@ -1095,17 +1246,21 @@ class Consumer:
         return pystr(buf.value) or None
 
     def consumer_group_metadata(self):
+        self._ptr()
         return ConsumerGroupMetadata(self._group_id)
 
     def close(self):
         """Leaves the group (revoke callbacks run here), stops fetching and frees the consumer."""
-        if self._closed:
+        if self._closed or self._h is None:
             return
         p = self._h.ptr
-        self._closed = True
         if p:
+            # still open while it runs: on_revoke may call unassign() and
+            # commit(), as confluent-kafka allows
             lib.gregor_consumer_close(p)
+            self._closed = True
             self._h.free()
+        self._closed = True
         self._raise_cb_error()
 
 
