@@ -150,6 +150,11 @@ pub struct PartitionResult<T> {
 pub(crate) struct Call {
     /// When the client gives up.
     pub deadline: Instant,
+    /// When the client gives up finding a broker to send to: the request
+    /// timeout, which an operation timeout does not extend (as in
+    /// librdkafka, where only a request already sent waits for the
+    /// operation).
+    pub route_deadline: Instant,
     /// The operation timeout to send, in ms.
     pub op_timeout_ms: i32,
     /// The validate-only flag.
@@ -159,6 +164,26 @@ pub(crate) struct Call {
 impl Call {
     fn left(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    /// Time left to find a broker.
+    fn route_left(&self) -> Duration {
+        self.route_deadline
+            .min(self.deadline)
+            .saturating_duration_since(Instant::now())
+    }
+
+    /// A failure to reach any broker, as the call's error: retriable while
+    /// there is time to find one, else `_TIMED_OUT` (librdkafka's admin
+    /// requests wait for a broker until their request timeout and then fail
+    /// with `_TIMED_OUT`, never with `_ALL_BROKERS_DOWN`).
+    fn routed<T>(&self, r: Result<T>) -> Result<T> {
+        match r {
+            Err(e) if unreachable(&e) && self.route_left() <= RETRY_BACKOFF => Err(Error::timed_out(
+                format!("timed out waiting for a broker: {e}"),
+            )),
+            other => other,
+        }
     }
 
     /// True if there is time to retry after a backoff.
@@ -254,6 +279,11 @@ pub(crate) fn call<R: Request>(
     send(conn, deadline, build)?.wait(deadline)
 }
 
+/// Whether an error means no broker could be reached.
+fn unreachable(e: &Error) -> bool {
+    matches!(e, Error::Local { code, .. } if matches!(*code, local::TRANSPORT | local::ALL_BROKERS_DOWN))
+}
+
 /// Whether an error for a whole request means "try again" (after a refresh).
 fn retriable(e: &Error) -> bool {
     match e {
@@ -295,8 +325,10 @@ impl AdminClient {
     /// A call's timing for an API without an operation timeout.
     pub(crate) fn start(&self, opts: &AdminOptions) -> Call {
         let request = opts.request_timeout.unwrap_or(self.default_timeout);
+        let now = Instant::now();
         Call {
-            deadline: Instant::now() + request,
+            deadline: now + request,
+            route_deadline: now + request,
             op_timeout_ms: 0,
             validate_only: opts.validate_only,
         }
@@ -312,8 +344,10 @@ impl AdminClient {
             Some(op) => request.max(op + Duration::from_secs(1)),
             None => request,
         };
+        let now = Instant::now();
         Call {
-            deadline: Instant::now() + wait,
+            deadline: now + wait,
+            route_deadline: now + request,
             op_timeout_ms: i32::try_from(op.as_millis()).unwrap_or(i32::MAX),
             validate_only: opts.validate_only,
         }
@@ -325,18 +359,18 @@ impl AdminClient {
     pub(crate) fn controller(&self, c: &Call, refresh: bool) -> Result<BrokerConn> {
         let mut md = self.cluster.snapshot();
         if refresh || !md.brokers.contains_key(&md.controller_id) {
-            md = self.cluster.fetch_metadata(Some(&[]), false, c.left())?;
+            md = c.routed(self.cluster.fetch_metadata(Some(&[]), false, c.route_left()))?;
         }
         if md.controller_id >= 0 && md.brokers.contains_key(&md.controller_id) {
-            self.cluster.conn(md.controller_id, Purpose::Metadata)
+            c.routed(self.cluster.conn(md.controller_id, Purpose::Metadata))
         } else {
-            self.cluster.any_conn(Purpose::Metadata, c.left())
+            c.routed(self.cluster.any_conn(Purpose::Metadata, c.route_left()))
         }
     }
 
     /// Some broker's connection.
     pub(crate) fn any(&self, c: &Call) -> Result<BrokerConn> {
-        self.cluster.any_conn(Purpose::Metadata, c.left())
+        c.routed(self.cluster.any_conn(Purpose::Metadata, c.route_left()))
     }
 
     /// Broker `id`'s connection, refreshing metadata if it is not known.
@@ -344,7 +378,7 @@ impl AdminClient {
         if let Ok(conn) = self.cluster.conn(id, Purpose::Metadata) {
             return Ok(conn);
         }
-        self.cluster.fetch_metadata(Some(&[]), false, c.left())?;
+        c.routed(self.cluster.fetch_metadata(Some(&[]), false, c.route_left()))?;
         self.cluster.conn(id, Purpose::Metadata).map_err(|_| {
             Error::kafka(
                 KafkaCode::BROKER_NOT_AVAILABLE,
@@ -373,9 +407,8 @@ impl AdminClient {
 
     /// Every broker's id, from fresh metadata.
     pub(crate) fn broker_ids(&self, c: &Call) -> Result<Vec<i32>> {
-        Ok(self
-            .cluster
-            .fetch_metadata(Some(&[]), false, c.left())?
+        Ok(c
+            .routed(self.cluster.fetch_metadata(Some(&[]), false, c.route_left()))?
             .brokers
             .keys()
             .copied()
@@ -456,15 +489,14 @@ impl AdminClient {
                 let tp = &parts[i];
                 let leader = match fixed_broker {
                     Some(b) => Ok(b),
-                    None => self
-                        .cluster
-                        .leader(&tp.topic, tp.partition, c.left())
+                    None => c
+                        .routed(self.cluster.leader(&tp.topic, tp.partition, c.route_left()))
                         .map(|(l, _)| l),
                 };
                 match leader {
                     Ok(l) => groups.entry(l).or_default().push(i),
                     Err(e) => {
-                        if is_code(&e, KafkaCode::LEADER_NOT_AVAILABLE) {
+                        if is_code(&e, KafkaCode::LEADER_NOT_AVAILABLE) || unreachable(&e) {
                             again.push(i);
                         }
                         out[i] = Some(Err(e));

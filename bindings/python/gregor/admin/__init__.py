@@ -13,6 +13,22 @@ from enum import Enum
 
 from .._lib import cstr, cstr_array, errbuf, handle_array, lib, ms, pystr
 from .. import _make_config, _merge_conf
+from ._more import (  # noqa: F401
+    DeletedRecords,
+    ListOffsetsResultInfo,
+    OffsetSpec,
+    ScramCredentialInfo,
+    ScramMechanism,
+    TopicDescription,
+    UserScramCredentialAlteration,
+    UserScramCredentialDeletion,
+    UserScramCredentialsDescription,
+    UserScramCredentialUpsertion,
+    _check_timeouts,
+    _ElectionType,
+    _MoreCalls,
+)
+from .._model import ElectionType, IsolationLevel, TopicCollection, TopicPartitionInfo  # noqa: F401
 from ..error import KafkaError, KafkaException, raise_for
 
 __all__ = [
@@ -38,6 +54,20 @@ __all__ = [
     "ConsumerGroupState",
     "ConsumerGroupType",
     "Node",
+    "OffsetSpec",
+    "ListOffsetsResultInfo",
+    "DeletedRecords",
+    "TopicDescription",
+    "ScramMechanism",
+    "ScramCredentialInfo",
+    "UserScramCredentialsDescription",
+    "UserScramCredentialAlteration",
+    "UserScramCredentialUpsertion",
+    "UserScramCredentialDeletion",
+    "ElectionType",
+    "IsolationLevel",
+    "TopicCollection",
+    "TopicPartitionInfo",
 ]
 
 
@@ -387,6 +417,7 @@ class _Options:
         unknown = set(kwargs) - self.ALLOWED - set(allowed)
         if unknown:
             raise TypeError(f"unexpected keyword argument(s): {', '.join(sorted(unknown))}")
+        _check_timeouts(kwargs)
         self.ptr = lib.gregor_admin_options_new()
         if "request_timeout" in kwargs and kwargs["request_timeout"] is not None:
             lib.gregor_admin_options_set_request_timeout(self.ptr, ms(kwargs["request_timeout"], -1))
@@ -406,30 +437,50 @@ def _new_future():
     return f
 
 
-class AdminClient:
+class AdminClient(_MoreCalls):
     """confluent-kafka's AdminClient: requests return futures."""
+
+    _handle = None  # until __init__ has run (a subclass may not call it)
+    _pool = None
 
     def __init__(self, conf=None, **kwargs):
         conf = _merge_conf(conf, kwargs)
         ch = _make_config(conf, "admin")
         try:
             eb = errbuf()
-            self._ptr = lib.gregor_admin_new(ch, eb, len(eb))
-            if not self._ptr:
+            h = lib.gregor_admin_new(ch, eb, len(eb))
+            if not h:
                 raise_for(KafkaError._INVALID_CONFIG, eb)
         finally:
             lib.gregor_config_free(ch)
+        self._handle = h
         self._metadata_conf = conf
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="gregor-admin")
 
+    @property
+    def _ptr(self):
+        h = self._handle
+        if not h:
+            raise RuntimeError("AdminClient has been closed")
+        return h
+
+    def _check_open(self):
+        if not self._handle:
+            raise RuntimeError("AdminClient has been closed")
+
+    def close(self):
+        """Waits for the requests in flight, then frees the client; later
+        calls raise RuntimeError("AdminClient has been closed")."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+        h, self._handle = self._handle, None
+        if h:
+            lib.gregor_admin_free(h)
+
     def __del__(self):
         try:
-            pool = getattr(self, "_pool", None)
-            if pool is not None:
-                pool.shutdown(wait=True)
-            if getattr(self, "_ptr", None):
-                lib.gregor_admin_free(self._ptr)
-                self._ptr = None
+            self.close()
         except Exception:
             pass
 
@@ -564,6 +615,8 @@ class AdminClient:
         # short-lived producer (no connections until asked) serves it.
         from .. import Producer
 
+        if not self._handle:
+            raise RuntimeError("Handle has been closed")
         p = Producer(self._conf_for_metadata())
         try:
             return p.list_topics(topic, timeout)
@@ -904,3 +957,22 @@ def _source(v):
         return ConfigSource(v)
     except ValueError:
         return ConfigSource.UNKNOWN_CONFIG
+
+
+def _open_only(fn):
+    def call(self, *args, **kwargs):
+        self._check_open()
+        return fn(self, *args, **kwargs)
+
+    call.__name__, call.__qualname__, call.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    return call
+
+
+# every request raises RuntimeError("AdminClient has been closed") on a
+# closed (or never initialised) client, before looking at its arguments
+for _name in ("create_topics", "delete_topics", "create_partitions", "describe_configs", "alter_configs",
+              "incremental_alter_configs", "create_acls", "describe_acls", "delete_acls", "describe_cluster",
+              "list_consumer_groups", "describe_consumer_groups", "delete_consumer_groups",
+              "list_consumer_group_offsets", "alter_consumer_group_offsets"):
+    setattr(AdminClient, _name, _open_only(getattr(AdminClient, _name)))
+del _name

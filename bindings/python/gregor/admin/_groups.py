@@ -234,16 +234,9 @@ def delete_consumer_groups(self, group_ids, **kwargs):
 
 
 def _one_request(requests, what):
-    from . import ConsumerGroupTopicPartitions
+    from ._more import _check_group_offsets_request
 
-    if not isinstance(requests, list) or len(requests) != 1:
-        raise ValueError(f"{what}: expected a list of exactly one ConsumerGroupTopicPartitions")
-    req = requests[0]
-    if not isinstance(req, ConsumerGroupTopicPartitions):
-        raise TypeError(f"{what}: expected ConsumerGroupTopicPartitions")
-    if not isinstance(req.group_id, str) or not req.group_id:
-        raise ValueError(f"{what}: group_id must be a non-empty string")
-    return req
+    return _check_group_offsets_request(requests, altering=what.startswith("alter"))
 
 
 def _offsets_results(out):
