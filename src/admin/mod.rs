@@ -179,10 +179,23 @@ impl Call {
     /// with `_TIMED_OUT`, never with `_ALL_BROKERS_DOWN`).
     fn routed<T>(&self, r: Result<T>) -> Result<T> {
         match r {
-            Err(e) if unreachable(&e) && self.route_left() <= RETRY_BACKOFF => Err(Error::timed_out(
-                format!("timed out waiting for a broker: {e}"),
-            )),
+            Err(e) if unreachable(&e) && self.route_left() <= RETRY_BACKOFF => Err(
+                Error::timed_out(format!("timed out waiting for a broker: {e}")),
+            ),
             other => other,
+        }
+    }
+
+    /// `f(time left)` again, after a backoff, while no broker can be
+    /// reached and there is time to find one; then as `routed`.
+    fn route<T>(&self, mut f: impl FnMut(Duration) -> Result<T>) -> Result<T> {
+        loop {
+            match f(self.route_left()) {
+                Err(e) if unreachable(&e) && self.route_left() > RETRY_BACKOFF => {
+                    std::thread::sleep(RETRY_BACKOFF);
+                }
+                other => return self.routed(other),
+            }
         }
     }
 
@@ -359,18 +372,18 @@ impl AdminClient {
     pub(crate) fn controller(&self, c: &Call, refresh: bool) -> Result<BrokerConn> {
         let mut md = self.cluster.snapshot();
         if refresh || !md.brokers.contains_key(&md.controller_id) {
-            md = c.routed(self.cluster.fetch_metadata(Some(&[]), false, c.route_left()))?;
+            md = c.route(|t| self.cluster.fetch_metadata(Some(&[]), false, t))?;
         }
         if md.controller_id >= 0 && md.brokers.contains_key(&md.controller_id) {
             c.routed(self.cluster.conn(md.controller_id, Purpose::Metadata))
         } else {
-            c.routed(self.cluster.any_conn(Purpose::Metadata, c.route_left()))
+            c.route(|t| self.cluster.any_conn(Purpose::Metadata, t))
         }
     }
 
     /// Some broker's connection.
     pub(crate) fn any(&self, c: &Call) -> Result<BrokerConn> {
-        c.routed(self.cluster.any_conn(Purpose::Metadata, c.route_left()))
+        c.route(|t| self.cluster.any_conn(Purpose::Metadata, t))
     }
 
     /// Broker `id`'s connection, refreshing metadata if it is not known.
@@ -378,7 +391,7 @@ impl AdminClient {
         if let Ok(conn) = self.cluster.conn(id, Purpose::Metadata) {
             return Ok(conn);
         }
-        c.routed(self.cluster.fetch_metadata(Some(&[]), false, c.route_left()))?;
+        c.route(|t| self.cluster.fetch_metadata(Some(&[]), false, t))?;
         self.cluster.conn(id, Purpose::Metadata).map_err(|_| {
             Error::kafka(
                 KafkaCode::BROKER_NOT_AVAILABLE,
@@ -407,12 +420,13 @@ impl AdminClient {
 
     /// Every broker's id, from fresh metadata.
     pub(crate) fn broker_ids(&self, c: &Call) -> Result<Vec<i32>> {
-        Ok(c
-            .routed(self.cluster.fetch_metadata(Some(&[]), false, c.route_left()))?
-            .brokers
-            .keys()
-            .copied()
-            .collect())
+        Ok(
+            c.route(|t| self.cluster.fetch_metadata(Some(&[]), false, t))?
+                .brokers
+                .keys()
+                .copied()
+                .collect(),
+        )
     }
 
     /// Sends `keys` to the controller in one request (`once` builds, sends
@@ -490,7 +504,7 @@ impl AdminClient {
                 let leader = match fixed_broker {
                     Some(b) => Ok(b),
                     None => c
-                        .routed(self.cluster.leader(&tp.topic, tp.partition, c.route_left()))
+                        .route(|t| self.cluster.leader(&tp.topic, tp.partition, t))
                         .map(|(l, _)| l),
                 };
                 match leader {

@@ -601,6 +601,10 @@ def _list_topics(fn, handle, topic, timeout):
     eb = errbuf()
     rc = fn(handle, cstr(topic), ms(timeout, 60000 if timeout is None or timeout < 0 else 0), byref(out), eb,
             len(eb))
+    if rc == KafkaError._ALL_BROKERS_DOWN:
+        # librdkafka's rd_kafka_metadata() answers _TRANSPORT when no broker
+        # became usable within the timeout; code written for it checks that
+        rc = KafkaError._TRANSPORT
     raise_for(rc, eb)
     try:
         return _metadata(out)

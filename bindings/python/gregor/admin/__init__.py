@@ -185,6 +185,8 @@ class NewTopic:
         self.num_partitions = num_partitions
         self.replication_factor = replication_factor
         self.replica_assignment = replica_assignment
+        if config is not None and not isinstance(config, dict):
+            raise TypeError("config must be a dict of str: str")
         self.config = dict(config or {})
 
     def __hash__(self):
@@ -286,6 +288,16 @@ class AclBinding:
     _filter = False
 
     def __init__(self, restype, name, resource_pattern_type, principal, host, operation, permission_type):
+        # confluent-kafka's checks: None is a ValueError (a filter's strings
+        # may be None), a wrong type a TypeError
+        args = {"restype": restype, "name": name, "resource_pattern_type": resource_pattern_type,
+                "principal": principal, "host": host, "operation": operation, "permission_type": permission_type}
+        for k, v in args.items():
+            if v is None and not (self._filter and k in ("name", "principal", "host")):
+                raise ValueError(f"Expected {k} to be not None")
+        for k in ("name", "principal", "host"):
+            if args[k] is not None and not isinstance(args[k], str):
+                raise TypeError(f"Expected {k} to be a string")
         self.restype = _enum(restype, ResourceType, "restype")
         self.name = name
         self.resource_pattern_type = _enum(resource_pattern_type, ResourcePatternType, "resource_pattern_type")
@@ -297,11 +309,11 @@ class AclBinding:
             for field in ("name", "principal", "host"):
                 if not isinstance(getattr(self, field), str):
                     raise TypeError(f"Expected {field} to be a string")
-            for field, bad in (("restype", (ResourceType.ANY, ResourceType.UNKNOWN)),
-                               ("resource_pattern_type",
-                                (ResourcePatternType.ANY, ResourcePatternType.MATCH, ResourcePatternType.UNKNOWN)),
-                               ("operation", (AclOperation.ANY, AclOperation.UNKNOWN)),
-                               ("permission_type", (AclPermissionType.ANY, AclPermissionType.UNKNOWN))):
+            # UNKNOWN stays allowed: a binding the broker describes may carry it
+            for field, bad in (("restype", (ResourceType.ANY,)),
+                               ("resource_pattern_type", (ResourcePatternType.ANY, ResourcePatternType.MATCH)),
+                               ("operation", (AclOperation.ANY,)),
+                               ("permission_type", (AclPermissionType.ANY,))):
                 if getattr(self, field) in bad:
                     raise ValueError(f"Cannot use enum {getattr(self, field).name}, value not allowed for {field}")
 
@@ -437,6 +449,36 @@ def _new_future():
     return f
 
 
+def _check_incremental(r):
+    """An incremental_alter_configs resource, checked as confluent-kafka does."""
+    entries = r.incremental_configs
+    if not entries:
+        raise ValueError(f"{r}: expected a non-empty list of ConfigEntry with an incremental_operation")
+    seen = set()
+    for e in entries:
+        if not isinstance(e, ConfigEntry):
+            raise TypeError(f"{r}: expected ConfigEntry objects, not {type(e).__name__}")
+        if not isinstance(e.name, str):
+            raise TypeError(f"{r}: a ConfigEntry name must be a str, not {type(e.name).__name__}")
+        if not isinstance(e.incremental_operation, AlterConfigOpType):
+            raise TypeError(f"{r}: incremental_operation of {e.name} must be an AlterConfigOpType")
+        if e.name in seen:
+            raise KafkaException(KafkaError(KafkaError._INVALID_ARG, f"{r}: duplicate ConfigEntry found: {e.name}"))
+        seen.add(e.name)
+
+
+def _check_acl_list(items, cls, what):
+    if items is None:
+        raise TypeError(f"Expected non-empty list of {what} objects")
+    if not isinstance(items, list) or not items:
+        raise ValueError(f"Expected non-empty list of {what} objects")
+    for b in items:
+        if not isinstance(b, cls) or (cls is AclBinding and isinstance(b, AclBindingFilter)):
+            raise ValueError(f"Expected list of {what} objects")
+    if len(set(items)) != len(items):
+        raise ValueError(f"duplicate {what} objects not allowed")
+
+
 class AdminClient(_MoreCalls):
     """confluent-kafka's AdminClient: requests return futures."""
 
@@ -565,6 +607,9 @@ class AdminClient(_MoreCalls):
         """{topic: Future(None)}."""
         if not isinstance(topics, list) or not topics:
             raise ValueError("Expected non-empty list of topic strings")
+        for t in topics:
+            if not isinstance(t, str) or not t:
+                raise ValueError("Expected list of topic strings")
         opts = _Options(kwargs)
         arr = cstr_array(topics)
         futures = {t: _new_future() for t in topics}
@@ -574,7 +619,9 @@ class AdminClient(_MoreCalls):
 
     def create_partitions(self, new_partitions, **kwargs):
         """{topic: Future(None)}."""
-        if not isinstance(new_partitions, list) or not new_partitions:
+        if not isinstance(new_partitions, list):
+            raise TypeError("Expected list of NewPartitions objects")
+        if not new_partitions:
             raise ValueError("Expected non-empty list of NewPartitions objects")
         opts = _Options(kwargs)
         handles = []
@@ -659,15 +706,21 @@ class AdminClient(_MoreCalls):
             res[key] = entries
         return res
 
-    def _config_call(self, resources, kwargs, fill, call, allowed=()):
-        if not isinstance(resources, list) or not resources:
+    def _config_call(self, resources, kwargs, fill, call, allowed=(), check=None):
+        if not isinstance(resources, list):
+            raise TypeError("Expected list of ConfigResource objects")
+        if not resources:
             raise ValueError("Expected non-empty list of ConfigResource objects")
+        for r in resources:
+            if not isinstance(r, ConfigResource):
+                raise ValueError("Expected list of ConfigResource objects")
+        if check is not None:
+            for r in resources:
+                check(r)
         opts = _Options(kwargs, allowed)
         handles = []
         try:
             for r in resources:
-                if not isinstance(r, ConfigResource):
-                    raise TypeError("Expected list of ConfigResource objects")
                 h = lib.gregor_config_resource_new(r.restype.value, cstr(r.name))
                 if not h:
                     raise ValueError(f"invalid config resource {r!r}")
@@ -742,7 +795,7 @@ class AdminClient(_MoreCalls):
         def call(arr, n, opts, out, eb):
             return lib.gregor_admin_incremental_alter_configs(self._ptr, arr, n, opts.ptr, out, eb, len(eb))
 
-        futures = self._config_call(resources, kwargs, fill, call)
+        futures = self._config_call(resources, kwargs, fill, call, check=_check_incremental)
         return self._none_results(futures)
 
     @staticmethod
@@ -792,8 +845,7 @@ class AdminClient(_MoreCalls):
 
     def create_acls(self, acls, **kwargs):
         """{AclBinding: Future(None)}."""
-        if not isinstance(acls, list) or not acls:
-            raise ValueError("Expected non-empty list of AclBinding objects")
+        _check_acl_list(acls, AclBinding, "AclBinding")
         opts = _Options(kwargs)
         handles = []
         try:
@@ -860,8 +912,7 @@ class AdminClient(_MoreCalls):
 
     def delete_acls(self, acl_binding_filters, **kwargs):
         """{AclBindingFilter: Future([AclBinding deleted])}."""
-        if not isinstance(acl_binding_filters, list) or not acl_binding_filters:
-            raise ValueError("Expected non-empty list of AclBindingFilter objects")
+        _check_acl_list(acl_binding_filters, AclBindingFilter, "AclBindingFilter")
         opts = _Options(kwargs)
         handles = []
         try:

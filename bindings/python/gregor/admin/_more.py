@@ -745,3 +745,65 @@ class _MoreCalls:
 
 
 del ctypes
+
+
+class GroupMember:
+    """A member of a group, as ``list_groups`` reports it."""
+
+    def __init__(self, id, client_id, client_host):
+        self.id = id
+        self.client_id = client_id
+        self.client_host = client_host
+        self.metadata = None
+        self.assignment = None
+
+
+class GroupMetadata:
+    """A group, as the legacy ``list_groups`` reports it."""
+
+    def __init__(self, id, broker, state, protocol_type, protocol, members, error=None):
+        self.id = id
+        self.broker = broker
+        self.state = state
+        self.protocol_type = protocol_type
+        self.protocol = protocol
+        self.members = members
+        self.error = error
+
+    def __repr__(self):
+        return f"GroupMetadata({self.id})"
+
+    def __str__(self):
+        return str(self.id)
+
+
+def _list_groups(self, group=None, timeout=-1):
+    """The legacy group listing (confluent-kafka's list_groups): a list of
+    GroupMetadata, synchronous; raises KafkaException when it fails."""
+    _KAFKA_TIMEOUT_WAIT = 60.0  # seconds, when no timeout is given
+    if not self._handle:
+        raise RuntimeError("Handle has been closed")
+    t = None if timeout is None or timeout < 0 else timeout
+    kw = {} if t is None else {"request_timeout": t}
+    if group is not None:
+        ids = [group]
+    else:
+        res = self.list_consumer_groups(**kw).result(_KAFKA_TIMEOUT_WAIT if t is None else t + 5)
+        ids = [g.group_id for g in res.valid]
+    out = []
+    if not ids:
+        return out
+    for gid, f in self.describe_consumer_groups(ids, **kw).items():
+        try:
+            d = f.result(_KAFKA_TIMEOUT_WAIT if t is None else t + 5)
+        except KafkaException as e:
+            out.append(GroupMetadata(gid, None, None, None, None, [], e.args[0]))
+            continue
+        members = [GroupMember(m.member_id, m.client_id, m.host) for m in d.members]
+        out.append(GroupMetadata(gid, d.coordinator, d.state.name if d.state is not None else None,
+                                 "consumer" if d.is_simple_consumer_group is False else "",
+                                 d.partition_assignor, members))
+    return out
+
+
+_MoreCalls.list_groups = _list_groups
