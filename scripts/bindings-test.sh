@@ -6,6 +6,7 @@
 #     gregor installed by pip (into a temporary directory) over
 #     target/debug/libgregor.so — the same script, only KAFKA_IMPL differs;
 #   - bindings/python/tests/test_gregor.py (gregor-only edge cases);
+#   - bindings/python/tests/test_confluent_api.py (the rest of confluent-kafka's API);
 #   - the Ruby minitest suite (bindings/ruby/test);
 #   - scripts/pkgconfig-test.sh (make install + the C example via pkg-config).
 #
@@ -33,6 +34,8 @@ run_python() {
     KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_compat.py
     log "python: gregor-only tests"
     PYTHONPATH="$site" python3 bindings/python/tests/test_gregor.py
+    log "python: the rest of confluent-kafka's API"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_confluent_api.py
     rm -rf "$site"
 }
 

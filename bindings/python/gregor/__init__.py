@@ -1232,8 +1232,14 @@ class Consumer:
         try:
             eb = errbuf()
             rc = lib.gregor_consumer_offsets_for_times(self._ptr(), tpl, ms(timeout, 60000), eb, len(eb))
-            raise_for(rc, eb)
-            return _tpl_to_list(tpl)
+            out = _tpl_to_list(tpl)
+            # As librdkafka: a partition's own error (an unknown partition)
+            # is that partition's .error; the call fails only when it timed
+            # out before every offset was found, or as a whole.
+            if rc and (len(out) != len(partitions) or all(tp.error is None for tp in out)
+                       or any(tp.error is not None and tp.error.code() == KafkaError._TIMED_OUT for tp in out)):
+                raise_for(rc, eb)
+            return out
         finally:
             lib.gregor_tpl_free(tpl)
 
