@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use super::conn::{self, ReadHalf, WriteHalf};
 use super::errors::io_error;
-use super::sasl::Mechanism;
+use super::sasl::{CredentialsOverride, Mechanism};
 use super::tls::TlsSettings;
 use crate::config::Config;
 use crate::error::{local, Error, Result};
@@ -62,6 +62,9 @@ pub struct NetConfig {
     pub tls: Option<TlsSettings>,
     /// The SASL mechanism when `security.protocol` is `sasl_*`.
     pub sasl: Option<Mechanism>,
+    /// User name and password set at run time, over `sasl`'s (shared by
+    /// every clone: one per client).
+    pub sasl_credentials: CredentialsOverride,
 }
 
 impl NetConfig {
@@ -86,6 +89,7 @@ impl NetConfig {
             nodelay: c.bool("socket.nagle.disable"),
             tls: TlsSettings::from_config(c)?,
             sasl: Mechanism::from_config(c)?,
+            sasl_credentials: CredentialsOverride::default(),
         })
     }
 }
@@ -976,6 +980,7 @@ impl BrokerConn {
         let cfg = &self.inner.cfg;
         let (mut rd, mut wr, apis) = self.negotiate(deadline, closes)?;
         if let Some(mech) = &cfg.sasl {
+            let mech = &cfg.sasl_credentials.apply(mech);
             let setup_deadline = Instant::now()
                 + deadline
                     .saturating_duration_since(Instant::now())

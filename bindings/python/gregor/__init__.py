@@ -640,6 +640,20 @@ STATS_CB = ctypes.CFUNCTYPE(None, c_void_p, ctypes.c_char_p, ctypes.c_size_t, c_
 _lib_extra = __import__("gregor._lib", fromlist=["EXTRA"]).EXTRA
 _lib_extra["gregor_producer_set_stats_cb"] = (c_int, [c_void_p, STATS_CB, c_void_p])
 _lib_extra["gregor_consumer_set_stats_cb"] = (c_int, [c_void_p, STATS_CB, c_void_p])
+for _role in ("producer", "consumer", "admin"):
+    _lib_extra[f"gregor_{_role}_set_sasl_credentials"] = (c_int, [c_void_p, ctypes.c_char_p, ctypes.c_char_p])
+del _role
+
+
+def _set_sasl_credentials(fn, ptr, username, password):
+    """The SASL user name and password for authentications from now on
+    (librdkafka's rd_kafka_sasl_set_credentials); connections already
+    authenticated are left alone."""
+    if not isinstance(username, str):
+        raise TypeError(f"username must be str, not {type(username).__name__}")
+    if not isinstance(password, str):
+        raise TypeError(f"password must be str, not {type(password).__name__}")
+    raise_for(fn(ptr, cstr(username), cstr(password)))
 
 
 def _pop_stats_cb(conf):
@@ -818,6 +832,10 @@ class Producer:
     def __len__(self):
         p = self._h.ptr if self._h is not None else None
         return lib.gregor_producer_len(p) if p else 0
+
+    def set_sasl_credentials(self, username, password):
+        """Sets the SASL user name and password new connections authenticate with."""
+        _set_sasl_credentials(lib.gregor_producer_set_sasl_credentials, self._ptr(), username, password)
 
     def __bool__(self):
         return True
@@ -1254,6 +1272,10 @@ class Consumer:
         rc = lib.gregor_consumer_member_id(self._ptr(), buf, len(buf))
         raise_for(rc)
         return pystr(buf.value) or None
+
+    def set_sasl_credentials(self, username, password):
+        """Sets the SASL user name and password new connections authenticate with."""
+        _set_sasl_credentials(lib.gregor_consumer_set_sasl_credentials, self._ptr(), username, password)
 
     def consumer_group_metadata(self):
         self._ptr()

@@ -437,5 +437,41 @@ class WithBroker(unittest.TestCase):
             user, ScramMechanism.SCRAM_SHA_256)])[user].result(TIMEOUT)
 
 
+class SaslCredentials(unittest.TestCase):
+    """Against the SCRAM listener ($GREGOR_TEST_BROKER_SASL, default
+    127.0.0.1:9094; users made by scripts/services.sh)."""
+
+    SASL = os.environ.get("GREGOR_TEST_BROKER_SASL", "127.0.0.1:9094")
+
+    def conf(self, password):
+        return {"bootstrap.servers": self.SASL, "security.protocol": "sasl_plaintext",
+                "sasl.mechanisms": "SCRAM-SHA-256", "sasl.username": "gregor256", "sasl.password": password}
+
+    def test_set_sasl_credentials_serves_the_next_authentication(self):
+        p = Producer(self.conf("not-the-password"))
+        with self.assertRaises(KafkaException):
+            p.list_topics(timeout=5)
+        p.set_sasl_credentials("gregor256", "gregor-pw-256")
+        reports = []
+        p.produce(unique("sasl"), b"v", on_delivery=lambda err, msg: reports.append(err))
+        self.assertEqual(p.flush(TIMEOUT), 0)
+        self.assertEqual(reports, [None])
+        a = AdminClient(self.conf("not-the-password"))
+        a.set_sasl_credentials("gregor256", "gregor-pw-256")
+        self.assertGreater(len(a.list_topics(timeout=TIMEOUT).brokers), 0)
+        a.close()
+
+    def test_argument_types(self):
+        for client in (Producer({"bootstrap.servers": NOWHERE}),
+                       Consumer({"bootstrap.servers": NOWHERE, "group.id": "g"}),
+                       AdminClient({"bootstrap.servers": NOWHERE})):
+            client.set_sasl_credentials("u", "p")  # kept even without SASL configured, as librdkafka
+            with self.assertRaises(TypeError):
+                client.set_sasl_credentials(None, "p")
+            with self.assertRaises(TypeError):
+                client.set_sasl_credentials("u", None)
+            client.close()
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -665,6 +665,9 @@ class AdminClient(_MoreCalls):
         if not self._handle:
             raise RuntimeError("Handle has been closed")
         p = Producer(self._conf_for_metadata())
+        creds = getattr(self, "_sasl_credentials", None)
+        if creds is not None:
+            p.set_sasl_credentials(*creds)
         try:
             return p.list_topics(topic, timeout)
         finally:

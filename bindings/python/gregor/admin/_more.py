@@ -351,6 +351,14 @@ class _MoreCalls:
             time.sleep(timeout)
         return 0
 
+    def set_sasl_credentials(self, username, password):
+        """Sets the SASL user name and password new connections authenticate
+        with (also those of list_topics)."""
+        from .. import _set_sasl_credentials
+
+        _set_sasl_credentials(lib.gregor_admin_set_sasl_credentials, self._ptr, username, password)
+        self._sasl_credentials = (username, password)
+
     def describe_topics(self, topics, **kwargs):
         """{topic: Future(TopicDescription)}."""
         from . import Node, _Options, _new_future
