@@ -69,6 +69,6 @@ impl CredentialsOverride {
 
     /// There is no mechanism to apply them to.
     pub fn apply(&self, m: &Mechanism) -> Mechanism {
-        match *m {}
+        m.clone()
     }
 }

@@ -401,6 +401,32 @@ class WithBroker(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "Consumer closed"):
             c.poll(0)
 
+    def test_lost_partitions_go_to_on_revoke_without_on_lost(self):
+        # exceeding max.poll.interval.ms leaves the group: the partitions are
+        # lost; confluent-kafka hands them to on_revoke when there is no on_lost
+        for with_lost in (False, True):
+            t = self.topic(1)
+            ev = []
+            c = Consumer({"bootstrap.servers": BROKER, "group.id": unique("g"), "session.timeout.ms": 6000,
+                          "max.poll.interval.ms": 1500})
+            cbs = {"on_assign": lambda cons, p: ev.append("assign"),
+                   "on_revoke": lambda cons, p: ev.append(("revoke", [tp.partition for tp in p]))}
+            if with_lost:
+                cbs["on_lost"] = lambda cons, p: ev.append(("lost", [tp.partition for tp in p]))
+            c.subscribe([t], **cbs)
+            try:
+                deadline = time.time() + TIMEOUT
+                while not ev and time.time() < deadline:
+                    c.poll(0.2)
+                self.assertEqual(ev, ["assign"])
+                time.sleep(3)
+                deadline = time.time() + TIMEOUT
+                while len(ev) < 2 and time.time() < deadline:
+                    c.poll(0.2)
+                self.assertEqual(ev[1], ("lost" if with_lost else "revoke", [0]))
+            finally:
+                c.close()
+
     def test_stats_cb_gets_json(self):
         seen = []
         p = Producer({"bootstrap.servers": BROKER, "statistics.interval.ms": 100,

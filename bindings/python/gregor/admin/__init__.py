@@ -497,7 +497,10 @@ class AdminClient(_MoreCalls):
             lib.gregor_config_free(ch)
         self._handle = h
         self._metadata_conf = conf
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="gregor-admin")
+        # One worker: requests run in the order they were made, so a read
+        # made after a write sees it (delete_records then list_offsets), as
+        # with librdkafka, whose admin requests go out in order.
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="gregor-admin")
 
     @property
     def _ptr(self):
