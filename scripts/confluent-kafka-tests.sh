@@ -11,7 +11,8 @@
 # CKP_DIR is a checkout of confluentinc/confluent-kafka-python (nothing of it
 # is copied here). `--impl confluent_kafka` runs the same files on the
 # installed confluent-kafka instead, for the side-by-side count. With
-# `--floor N` the script fails when fewer than N tests pass. The default
+# `--floor N` the script fails when fewer than N tests pass (on gregor with
+# the default files: GREGOR_FLOOR below unless given). The default
 # files are the unit tests that need no broker (the ones issue 17 counts);
 # name others (tests/integration/...) to try them (with BROKERS=host:port;
 # their fixtures import confluent_kafka.schema_registry, which gregor does
@@ -27,7 +28,13 @@ src=${1:?usage: $0 CKP_DIR [--impl gregor|confluent_kafka] [--floor N] [test fil
 shift
 src=$(cd "$src" && pwd)
 impl=gregor
-floor=0
+# The floor for gregor on the default files: the pass count this branch
+# reached (issue 17; 10 before it). Clients without bootstrap.servers
+# (issue 16 item 7), error_cb / throttle_cb (items 2-4), logger / debug
+# (item 1) and purge (items 5-6) raise it when they land: with an empty
+# bootstrap.servers accepted, this branch passes 136.
+GREGOR_FLOOR=86
+floor=
 files=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -37,6 +44,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 if [ ${#files[@]} -eq 0 ]; then
+    [ -n "$floor" ] || { [ "$impl" = gregor ] && floor=$GREGOR_FLOOR; }
     for f in Producer Consumer Admin misc error kafka_error message Messages topic_partition threads log \
         partitioners enums; do
         files+=("tests/test_$f.py")
@@ -126,7 +134,7 @@ EOF
 done
 printf '%-44s %7s %7s %7s %7s %7s\n' "total ($impl)" "$total_p" "$total_f" "$total_e" "$total_s" "$total_n"
 echo "logs: $out"
-if [ "$total_p" -lt "$floor" ]; then
+if [ "$total_p" -lt "${floor:-0}" ]; then
     echo "FAIL: $total_p tests pass, fewer than the floor of $floor" >&2
     exit 1
 fi

@@ -980,7 +980,6 @@ impl BrokerConn {
         let cfg = &self.inner.cfg;
         let (mut rd, mut wr, apis) = self.negotiate(deadline, closes)?;
         if let Some(mech) = &cfg.sasl {
-            let mech = &cfg.sasl_credentials.apply(mech);
             let setup_deadline = Instant::now()
                 + deadline
                     .saturating_duration_since(Instant::now())
@@ -989,7 +988,8 @@ impl BrokerConn {
                 &mut rd,
                 &mut wr,
                 &apis,
-                mech,
+                // the credentials set at run time, if any, over the configured ones
+                &cfg.sasl_credentials.apply(mech),
                 setup_deadline,
                 &self.inner.name,
                 &cfg.client_id,

@@ -68,7 +68,7 @@ impl CredentialsOverride {
     pub fn set(&self, _username: &str, _password: &str) {}
 
     /// There is no mechanism to apply them to.
-    pub fn apply(&self, m: &Mechanism) -> Mechanism {
-        m.clone()
+    pub fn apply<'a>(&self, m: &'a Mechanism) -> std::borrow::Cow<'a, Mechanism> {
+        std::borrow::Cow::Borrowed(m)
     }
 }

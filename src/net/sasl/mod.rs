@@ -13,6 +13,7 @@ pub mod b64;
 pub mod oauthbearer;
 pub mod scram;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::{ErrorKind, Write};
 use std::sync::{Arc, RwLock};
@@ -76,22 +77,22 @@ impl CredentialsOverride {
     }
 
     /// `m` with the credentials set last, if any (OAUTHBEARER has none).
-    pub fn apply(&self, m: &Mechanism) -> Mechanism {
+    pub fn apply<'a>(&self, m: &'a Mechanism) -> Cow<'a, Mechanism> {
         let g = self
             .0
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         match (&*g, m) {
-            (Some((u, p)), Mechanism::Plain { .. }) => Mechanism::Plain {
+            (Some((u, p)), Mechanism::Plain { .. }) => Cow::Owned(Mechanism::Plain {
                 username: u.clone(),
                 password: p.clone(),
-            },
-            (Some((u, p)), Mechanism::Scram { hash, .. }) => Mechanism::Scram {
+            }),
+            (Some((u, p)), Mechanism::Scram { hash, .. }) => Cow::Owned(Mechanism::Scram {
                 hash: *hash,
                 username: u.clone(),
                 password: p.clone(),
-            },
-            _ => m.clone(),
+            }),
+            _ => Cow::Borrowed(m),
         }
     }
 }
