@@ -497,10 +497,10 @@ class AdminClient(_MoreCalls):
             lib.gregor_config_free(ch)
         self._handle = h
         self._metadata_conf = conf
-        # One worker: requests run in the order they were made, so a read
-        # made after a write sees it (delete_records then list_offsets), as
-        # with librdkafka, whose admin requests go out in order.
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="gregor-admin")
+        # Requests run concurrently (a slow one does not hold up the
+        # others, as with librdkafka); unlike librdkafka's, two made one
+        # after the other without waiting are not sent in that order.
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="gregor-admin")
 
     @property
     def _ptr(self):
