@@ -238,7 +238,7 @@ class ConfigEntry:
         return f"ConfigEntry({self.name}=\"{self.value}\")"
 
     def __str__(self):
-        return f"{self.name}={self.value}"
+        return f"{self.name}=\"{self.value}\""
 
 
 class ConfigResource:
