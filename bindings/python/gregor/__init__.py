@@ -637,7 +637,7 @@ class _Handle:
 # -- producer ---------------------------------------------------------------
 
 STATS_CB = ctypes.CFUNCTYPE(None, c_void_p, ctypes.c_char_p, ctypes.c_size_t, c_void_p)
-_lib_extra = __import__("gregor._lib", fromlist=["EXTRA"]).EXTRA
+from ._lib import EXTRA as _lib_extra  # noqa: E402
 _lib_extra["gregor_producer_set_stats_cb"] = (c_int, [c_void_p, STATS_CB, c_void_p])
 _lib_extra["gregor_consumer_set_stats_cb"] = (c_int, [c_void_p, STATS_CB, c_void_p])
 for _role in ("producer", "consumer", "admin"):
