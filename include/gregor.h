@@ -4243,6 +4243,26 @@ int32_t gregor_partitioner(const char *partitioner, const uint8_t *key, size_t k
 int gregor_producer_purge(const gregor_producer *producer, int flags);
 
 /**
+ * Sets the SASL user name and password (both NUL-terminated, copied) the
+ * producer authenticates with from now on (PLAIN and SCRAM). As librdkafka,
+ * the values are accepted even when SASL is not configured. Returns 0 or
+ * `GREGOR_ERR__INVALID_ARG` (a NULL argument, text not UTF-8). Does not
+ * block. Thread-safe.
+ */
+int gregor_producer_set_sasl_credentials(const gregor_producer *producer, const char *username, const char *password);
+
+/**
+ * As `gregor_producer_set_sasl_credentials`, for a consumer.
+ */
+int gregor_consumer_set_sasl_credentials(const gregor_consumer *consumer, const char *username, const char *password);
+
+/**
+ * As `gregor_producer_set_sasl_credentials`, for an admin client
+ * (`GREGOR_ERR__NOT_IMPLEMENTED` in a build without the `admin` feature).
+ */
+int gregor_admin_set_sasl_credentials(const gregor_admin *admin, const char *username, const char *password);
+
+/**
  * Sets (or with NULL `cb`, clears) the producer's statistics callback.
  * Every `statistics.interval.ms` (0, the default: never) it gets a JSON
  * snapshot inside `gregor_producer_poll` / `gregor_producer_flush`, on the

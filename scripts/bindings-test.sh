@@ -7,6 +7,7 @@
 #     target/debug/libgregor.so — the same script, only KAFKA_IMPL differs;
 #   - bindings/python/tests/test_gregor.py (gregor-only edge cases);
 #   - bindings/python/tests/test_config.py (configuration dicts) with both;
+#   - bindings/python/tests/test_confluent_api.py (the rest of confluent-kafka's API);
 #   - the Ruby minitest suite (bindings/ruby/test);
 #   - scripts/pkgconfig-test.sh (make install + the C example via pkg-config).
 #
@@ -43,6 +44,8 @@ run_python() {
     KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_purge.py
     log "python: logger (issue 16)"
     PYTHONPATH="$site" python3 bindings/python/tests/test_log.py
+    log "python: the rest of confluent-kafka's API"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_confluent_api.py
     rm -rf "$site"
 }
 

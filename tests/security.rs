@@ -294,6 +294,48 @@ fn scram_wrong_password_is_refused_with_the_kafka_code() {
 }
 
 #[test]
+fn sasl_credentials_set_at_run_time_serve_the_next_authentication() {
+    // librdkafka's rd_kafka_sasl_set_credentials: a client made with a
+    // wrong password authenticates once the right one is set; every clone
+    // of the network settings (every connection of one client) sees it
+    if !security_up() {
+        return;
+    }
+    let b = sasl_broker();
+    let c = scram_cfg(
+        &b,
+        "sasl_plaintext",
+        "SCRAM-SHA-256",
+        "gregor256",
+        "not-the-password",
+    );
+    let mut net = NetConfig::from_config(&c).unwrap();
+    net.connect_timeout = Duration::from_secs(10);
+    let first = BrokerConn::new(b.as_str(), b.as_str(), net.clone());
+    let e = first
+        .call(&MetadataRequest::default(), Some(Duration::from_secs(10)))
+        .unwrap_err();
+    assert!(e.code() == 58 || e.code() == local::AUTHENTICATION, "{e}");
+    first.close();
+    net.sasl_credentials.set("gregor256", "gregor-pw-256");
+    let again = BrokerConn::new(b.as_str(), b.as_str(), net.clone());
+    let r = again.call(&MetadataRequest::default(), Some(Duration::from_secs(10)));
+    again.close();
+    assert!(r.is_ok(), "{:?}", r.err());
+    // a client's cluster passes them to its connections
+    let producer = Producer::new(&c).unwrap();
+    producer
+        .cluster()
+        .set_sasl_credentials("gregor256", "gregor-pw-256");
+    let topic = common::unique_topic("sasl-set");
+    let rec = ProducerRecord::new(&topic, &b"after set_sasl_credentials"[..]);
+    producer
+        .send_sync(&rec, Some(Duration::from_secs(30)))
+        .unwrap_or_else(|e| panic!("produce with the credentials set: {e}"));
+    producer.close(Duration::from_secs(5));
+}
+
+#[test]
 fn scram_over_tls() {
     if !security_up() {
         return;

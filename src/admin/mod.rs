@@ -148,6 +148,11 @@ pub struct PartitionResult<T> {
 pub(crate) struct Call {
     /// When the client gives up.
     pub deadline: Instant,
+    /// When the client gives up finding a broker to send to: the request
+    /// timeout, which an operation timeout does not extend (as in
+    /// librdkafka, where only a request already sent waits for the
+    /// operation).
+    pub route_deadline: Instant,
     /// The operation timeout to send, in ms.
     pub op_timeout_ms: i32,
     /// The validate-only flag.
@@ -161,6 +166,41 @@ pub(crate) struct Call {
 impl Call {
     fn left(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    /// Time left to find a broker.
+    fn route_left(&self) -> Duration {
+        self.route_deadline
+            .min(self.deadline)
+            .saturating_duration_since(Instant::now())
+    }
+
+    /// A failure to reach any broker, as the call's error: retriable while
+    /// there is time to find one, else `_TIMED_OUT` (librdkafka's admin
+    /// requests wait for a broker until their request timeout and then fail
+    /// with `_TIMED_OUT`, never with `_ALL_BROKERS_DOWN`).
+    fn routed<T>(&self, r: Result<T>) -> Result<T> {
+        match r {
+            Err(e) if unreachable(&e) && self.route_left() <= self.next_backoff(0) => Err(
+                Error::timed_out(format!("timed out waiting for a broker: {e}")),
+            ),
+            other => other,
+        }
+    }
+
+    /// `f(time left)` again, after a backoff, while no broker can be
+    /// reached and there is time to find one; then as `routed`.
+    fn route<T>(&self, mut f: impl FnMut(Duration) -> Result<T>) -> Result<T> {
+        let mut n = 0;
+        loop {
+            match f(self.route_left()) {
+                Err(e) if unreachable(&e) && self.route_left() > self.next_backoff(n) => {
+                    std::thread::sleep(self.next_backoff(n));
+                    n += 1;
+                }
+                other => return self.routed(other),
+            }
+        }
     }
 
     /// True if there is time to retry after a backoff.
@@ -265,6 +305,11 @@ pub(crate) fn call<R: Request>(
     send(conn, deadline, build)?.wait(deadline)
 }
 
+/// Whether an error means no broker could be reached.
+fn unreachable(e: &Error) -> bool {
+    matches!(e, Error::Local { code, .. } if matches!(*code, local::TRANSPORT | local::ALL_BROKERS_DOWN))
+}
+
 /// Whether an error for a whole request means "try again" (after a refresh).
 fn retriable(e: &Error) -> bool {
     match e {
@@ -307,8 +352,10 @@ impl AdminClient {
     /// A call's timing for an API without an operation timeout.
     pub(crate) fn start(&self, opts: &AdminOptions) -> Call {
         let request = opts.request_timeout.unwrap_or(self.default_timeout);
+        let now = Instant::now();
         Call {
-            deadline: Instant::now() + request,
+            deadline: now + request,
+            route_deadline: now + request,
             op_timeout_ms: 0,
             validate_only: opts.validate_only,
             backoff: (
@@ -329,8 +376,10 @@ impl AdminClient {
             Some(op) => request.max(op + Duration::from_secs(1)),
             None => request,
         };
+        let now = Instant::now();
         Call {
-            deadline: Instant::now() + wait,
+            deadline: now + wait,
+            route_deadline: now + request,
             op_timeout_ms: i32::try_from(op.as_millis()).unwrap_or(i32::MAX),
             validate_only: opts.validate_only,
             backoff: (
@@ -347,18 +396,18 @@ impl AdminClient {
     pub(crate) fn controller(&self, c: &Call, refresh: bool) -> Result<BrokerConn> {
         let mut md = self.cluster.snapshot();
         if refresh || !md.brokers.contains_key(&md.controller_id) {
-            md = self.cluster.fetch_metadata(Some(&[]), false, c.left())?;
+            md = c.route(|t| self.cluster.fetch_metadata(Some(&[]), false, t))?;
         }
         if md.controller_id >= 0 && md.brokers.contains_key(&md.controller_id) {
-            self.cluster.conn(md.controller_id, Purpose::Metadata)
+            c.routed(self.cluster.conn(md.controller_id, Purpose::Metadata))
         } else {
-            self.cluster.any_conn(Purpose::Metadata, c.left())
+            c.route(|t| self.cluster.any_conn(Purpose::Metadata, t))
         }
     }
 
     /// Some broker's connection.
     pub(crate) fn any(&self, c: &Call) -> Result<BrokerConn> {
-        self.cluster.any_conn(Purpose::Metadata, c.left())
+        c.route(|t| self.cluster.any_conn(Purpose::Metadata, t))
     }
 
     /// Broker `id`'s connection, refreshing metadata if it is not known.
@@ -366,7 +415,7 @@ impl AdminClient {
         if let Ok(conn) = self.cluster.conn(id, Purpose::Metadata) {
             return Ok(conn);
         }
-        self.cluster.fetch_metadata(Some(&[]), false, c.left())?;
+        c.route(|t| self.cluster.fetch_metadata(Some(&[]), false, t))?;
         self.cluster.conn(id, Purpose::Metadata).map_err(|_| {
             Error::kafka(
                 KafkaCode::BROKER_NOT_AVAILABLE,
@@ -395,13 +444,13 @@ impl AdminClient {
 
     /// Every broker's id, from fresh metadata.
     pub(crate) fn broker_ids(&self, c: &Call) -> Result<Vec<i32>> {
-        Ok(self
-            .cluster
-            .fetch_metadata(Some(&[]), false, c.left())?
-            .brokers
-            .keys()
-            .copied()
-            .collect())
+        Ok(
+            c.route(|t| self.cluster.fetch_metadata(Some(&[]), false, t))?
+                .brokers
+                .keys()
+                .copied()
+                .collect(),
+        )
     }
 
     /// Sends `keys` to the controller in one request (`once` builds, sends
@@ -478,15 +527,14 @@ impl AdminClient {
                 let tp = &parts[i];
                 let leader = match fixed_broker {
                     Some(b) => Ok(b),
-                    None => self
-                        .cluster
-                        .leader(&tp.topic, tp.partition, c.left())
+                    None => c
+                        .route(|t| self.cluster.leader(&tp.topic, tp.partition, t))
                         .map(|(l, _)| l),
                 };
                 match leader {
                     Ok(l) => groups.entry(l).or_default().push(i),
                     Err(e) => {
-                        if is_code(&e, KafkaCode::LEADER_NOT_AVAILABLE) {
+                        if is_code(&e, KafkaCode::LEADER_NOT_AVAILABLE) || unreachable(&e) {
                             again.push(i);
                         }
                         out[i] = Some(Err(e));

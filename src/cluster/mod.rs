@@ -921,6 +921,15 @@ impl Cluster {
         v
     }
 
+    /// Sets the SASL user name and password used by authentications that
+    /// start from now on (new connections and reconnections); connections
+    /// already authenticated stay as they are. As librdkafka's
+    /// `rd_kafka_sasl_set_credentials`, the values are kept even when SASL is
+    /// not configured.
+    pub fn set_sasl_credentials(&self, username: &str, password: &str) {
+        self.inner.net.sasl_credentials.set(username, password);
+    }
+
     /// Closes every connection for good: requests waiting for a response
     /// fail, and every later request (including a retry of one of those)
     /// fails at once with `_DESTROY` instead of reconnecting. For a client

@@ -37,6 +37,7 @@ pub mod message;
 pub mod metadata;
 pub mod producer;
 mod raw;
+pub mod sasl;
 pub mod stats;
 pub mod tpl;
 #[cfg_attr(not(feature = "zookeeper"), path = "off/zk.rs")]
@@ -57,6 +58,7 @@ pub use message::*;
 pub use metadata::*;
 pub use producer::*;
 pub use raw::gregor_slice;
+pub use sasl::*;
 pub use stats::*;
 pub use tpl::*;
 pub use zk::*;

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use super::conn::{self, AddressFamily, ReadHalf, SocketOptions, WriteHalf};
 use super::errors::io_error;
 use super::events::Events;
-use super::sasl::Mechanism;
+use super::sasl::{CredentialsOverride, Mechanism};
 use super::tls::TlsSettings;
 use crate::config::Config;
 use crate::error::{local, Error, Result};
@@ -79,6 +79,9 @@ pub struct NetConfig {
     /// The client's logger (src/log.rs); [`Logger::off`] from
     /// [`NetConfig::from_config`], the client's own once a cluster has it.
     pub log: Logger,
+    /// User name and password set at run time, over `sasl`'s (shared by
+    /// every clone: one per client).
+    pub sasl_credentials: CredentialsOverride,
 }
 
 impl NetConfig {
@@ -113,6 +116,7 @@ impl NetConfig {
             events: Events::new(),
             protocol: c.str("security.protocol").to_string(),
             log: Logger::off(),
+            sasl_credentials: CredentialsOverride::default(),
         })
     }
 }
@@ -1156,7 +1160,8 @@ impl BrokerConn {
                 &mut rd,
                 &mut wr,
                 &apis,
-                mech,
+                // the credentials set at run time, if any, over the configured ones
+                &cfg.sasl_credentials.apply(mech),
                 setup_deadline,
                 &self.inner.name,
                 &cfg.client_id,

@@ -61,3 +61,24 @@ pub fn authenticate(
 ) -> Result<()> {
     match *mechanism {}
 }
+
+/// Credentials set at run time: accepted, as librdkafka accepts them
+/// without SASL configured; without the `sasl` feature nothing uses them.
+#[derive(Clone, Default)]
+pub struct CredentialsOverride;
+
+impl fmt::Debug for CredentialsOverride {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CredentialsOverride(..)")
+    }
+}
+
+impl CredentialsOverride {
+    /// Nothing to replace without SASL.
+    pub fn set(&self, _username: &str, _password: &str) {}
+
+    /// There is no mechanism to apply them to.
+    pub fn apply<'a>(&self, m: &'a Mechanism) -> std::borrow::Cow<'a, Mechanism> {
+        std::borrow::Cow::Borrowed(m)
+    }
+}

@@ -62,7 +62,9 @@ impl Partitioner {
             (Partitioner::Murmur2 | Partitioner::Murmur2Random, k) => {
                 hashed(murmur2(k.unwrap_or(&[])) as u32 & 0x7fff_ffff)
             }
-            (Partitioner::Fnv1a | Partitioner::Fnv1aRandom, k) => hashed(fnv1a(k.unwrap_or(&[]))),
+            (Partitioner::Fnv1a | Partitioner::Fnv1aRandom, k) => {
+                hashed(fnv1a_partition_hash(k.unwrap_or(&[])))
+            }
         }
     }
 }
@@ -112,6 +114,16 @@ pub fn fnv1a(data: &[u8]) -> u32 {
         h = h.wrapping_mul(0x0100_0193);
     }
     h
+}
+
+/// The hash librdkafka's `fnv1a` partitioner takes the modulo of: FNV-1a
+/// read as a signed 32-bit value, made non-negative (librdkafka's
+/// `rd_fnv1a`, "to match the Sarama NewHashPartitioner implementation";
+/// `i32::MIN` stays as it is), so keys land on the same partitions as with
+/// librdkafka and Sarama.
+pub fn fnv1a_partition_hash(data: &[u8]) -> u32 {
+    // the casts reinterpret the bits, as librdkafka's C does
+    (fnv1a(data) as i32).wrapping_abs() as u32
 }
 
 /// A small fast random source for keyless partitioning (not for security).
@@ -179,5 +191,21 @@ mod tests {
     fn fnv1a_known_value() {
         assert_eq!(fnv1a(b""), 0x811c_9dc5);
         assert_eq!(fnv1a(b"a"), 0xe40c_292c);
+    }
+
+    #[test]
+    fn fnv1a_partitions_as_librdkafka() {
+        // partitions librdkafka 2.16's fnv1a partitioner gives (through
+        // confluent-kafka's fnv1a()) for these keys among 7 and 1000
+        for (key, p7, p1000) in [
+            (&b""[..], 2, 35),
+            (b"a", 6, 76),
+            (b"kafka", 4, 545),
+            (b"gregor-key-1", 4, 215),
+        ] {
+            let h = fnv1a_partition_hash(key);
+            assert_eq!(h % 7, p7, "{key:?}");
+            assert_eq!(h % 1000, p1000, "{key:?}");
+        }
     }
 }

@@ -67,9 +67,9 @@ _POLL_SLICE_MS = 200  # an "infinite" wait is a loop of these, so Ctrl-C works
 
 
 def version():
-    """(version string, int) of these bindings (the library's version)."""
-    v = pystr(lib.gregor_version())
-    return v, _vint(v)
+    """The version string of these bindings (the library's), as
+    confluent-kafka's version() returns its own version string."""
+    return pystr(lib.gregor_version())
 
 
 def libversion():
@@ -118,6 +118,12 @@ def _make_config(conf, role, log_cb=None, log_queue=True):
     are served by poll/flush on the caller's thread, as confluent-kafka does
     for its ``logger`` (the admin client, which has no poll, passes
     ``log_queue=False``: its lines come from gregor's threads)."""
+    dtc = conf.get("default.topic.config")
+    if isinstance(dtc, dict):
+        # the deprecated topic-level dict: its properties apply over the
+        # top-level ones, as librdkafka's default topic conf does
+        conf = {k: v for k, v in conf.items() if k != "default.topic.config"}
+        conf.update(dtc)
     h = lib.gregor_config_new()
     try:
         if log_cb is not None:
@@ -136,7 +142,7 @@ def _make_config(conf, role, log_cb=None, log_queue=True):
                     KafkaError(KafkaError._INVALID_ARG, f"{role}: callback property {k!r} is not supported")
                 )
             if v is None:
-                raise KafkaException(KafkaError(KafkaError._INVALID_ARG, f"config property {k!r} is None"))
+                continue  # None leaves the property unset, as in confluent-kafka
             eb = errbuf()
             rc = lib.gregor_config_set(h, cstr(k), cstr(_conf_value(v)), eb, len(eb))
             raise_for(rc, eb)
@@ -187,6 +193,8 @@ __all__.append("config_dump")
 
 def _merge_conf(conf, kwargs):
     if conf is None:
+        if not kwargs:
+            raise TypeError("expected configuration dict")
         conf = {}
     if not isinstance(conf, dict):
         raise TypeError("expected configuration dict")
@@ -219,7 +227,24 @@ class TopicPartition:
         return self._key() == other._key()
 
     def __lt__(self, other):
+        if not isinstance(other, TopicPartition):
+            return NotImplemented
         return self._key() < other._key()
+
+    def __le__(self, other):
+        if not isinstance(other, TopicPartition):
+            return NotImplemented
+        return self._key() <= other._key()
+
+    def __gt__(self, other):
+        if not isinstance(other, TopicPartition):
+            return NotImplemented
+        return self._key() > other._key()
+
+    def __ge__(self, other):
+        if not isinstance(other, TopicPartition):
+            return NotImplemented
+        return self._key() >= other._key()
 
     def __hash__(self):
         return hash(self._key())
@@ -233,12 +258,18 @@ class TopicPartition:
     __str__ = __repr__
 
 
-def _tpl_from(partitions, with_offsets=True):
-    """A gregor_tpl from a list of TopicPartition (caller frees)."""
+def _tpl_from(partitions, with_offsets=True, check_only=False):
+    """A gregor_tpl from a list of TopicPartition (caller frees); with
+    ``check_only`` only the TypeError checks."""
     if partitions is None:
         raise TypeError("expected list of TopicPartition")
     if isinstance(partitions, TopicPartition):
         raise TypeError("expected list of TopicPartition")
+    if check_only:
+        for tp in partitions:
+            if not isinstance(tp, TopicPartition):
+                raise TypeError("expected list of TopicPartition")
+        return None
     h = lib.gregor_tpl_new()
     try:
         for i, tp in enumerate(partitions):
@@ -279,30 +310,72 @@ def _tpl_to_list(h):
     return out
 
 
-class Message:
-    """A consumed message, a delivery report's message, or an error event."""
+_SLOTS = ("_topic", "_partition", "_offset", "_key", "_value", "_headers", "_timestamp", "_error",
+          "_leader_epoch", "_latency", "_delivery_count")
 
-    __slots__ = ("_topic", "_partition", "_offset", "_key", "_value", "_headers", "_timestamp",
-                 "_error", "_leader_epoch", "_latency")
+
+def _not_message(self):
+    return TypeError(f"descriptor requires a 'Message' object but received {type(self).__name__!r}")
+
+
+class Message:
+    """A consumed message, a delivery report's message, or an error event.
+
+    ``Message(topic, partition, offset, key, value, headers, error, timestamp,
+    latency, leader_epoch, delivery_count)``, every argument optional, builds
+    one for tests, normalised as confluent-kafka does: a negative partition
+    is -1 (``partition()`` None), a negative offset OFFSET_INVALID
+    (``offset()`` None), a negative leader epoch or latency "none".
+    Messages compare equal by topic, value, key, headers, error, partition,
+    offset, leader epoch and timestamp (not latency), are not ordered, and
+    pickle.
+    """
+
+    __slots__ = _SLOTS
+
+    def __new__(cls, *args, **kwargs):
+        # Every field set, so a Message made by __new__ alone (as pickle
+        # may) reads back as zeros, as confluent-kafka's does.
+        self = object.__new__(cls)
+        self._topic = self._key = self._value = self._headers = self._error = None
+        self._partition = self._offset = self._leader_epoch = self._delivery_count = 0
+        self._timestamp = (TIMESTAMP_NOT_AVAILABLE, 0)
+        self._latency = 0.0
+        return self
 
     def __init__(self, topic=None, partition=-1, offset=OFFSET_INVALID, key=None, value=None, headers=None,
-                 error=None, timestamp=(TIMESTAMP_NOT_AVAILABLE, 0), leader_epoch=None, latency=None):
+                 error=None, timestamp=None, latency=-1.0, leader_epoch=-1, delivery_count=-1):
+        if not isinstance(self, Message):
+            raise _not_message(self)
+        partition = _c_int(partition, 32, "partition")
+        offset = _c_int(offset, 64, "offset")
+        leader_epoch = _c_int(leader_epoch, 32, "leader_epoch")
+        delivery_count = _c_int(delivery_count, 16, "delivery_count")
+        if latency is None or isinstance(latency, (str, bytes)):
+            raise TypeError("latency must be a float")
+        latency = float(latency)
+        if timestamp is None:
+            timestamp = (TIMESTAMP_NOT_AVAILABLE, 0)
+        elif not isinstance(timestamp, tuple) or len(timestamp) != 2:
+            raise TypeError("timestamp must be a tuple of (int, int)")
+        else:
+            timestamp = (int(timestamp[0]), int(timestamp[1]))
         self._topic = topic
-        self._partition = partition
-        self._offset = offset
         self._key = key
         self._value = value
         self._headers = headers
         self._error = error
         self._timestamp = timestamp
-        self._leader_epoch = leader_epoch
-        self._latency = latency
+        self._partition = -1 if partition < 0 else partition
+        self._offset = OFFSET_INVALID if offset < 0 else offset
+        self._leader_epoch = -1 if leader_epoch < 0 else leader_epoch
+        self._latency = -1.0 if latency < 0 else latency
+        self._delivery_count = -1 if delivery_count <= 0 else delivery_count
 
     @classmethod
     def _from_c(cls, h):
         """Copies a gregor_message (borrowed) into Python objects."""
         err = lib.gregor_message_err(h)
-        error = KafkaError(err, pystr(lib.gregor_message_errstr(h)) or None) if err else None
         tstype = c_int(0)
         ts = lib.gregor_message_timestamp(h, byref(tstype))
         headers = None
@@ -313,65 +386,196 @@ class Message:
                 name, value = Slice(), Slice()
                 if lib.gregor_message_header(h, i, byref(name), byref(value)) == 0:
                     headers.append(((name.bytes() or b"").decode("utf-8", "replace"), value.bytes()))
-        topic = pystr(lib.gregor_message_topic(h)) or None
+        m = object.__new__(cls)
+        m._topic = pystr(lib.gregor_message_topic(h)) or None
+        m._partition = lib.gregor_message_partition(h)
+        off = lib.gregor_message_offset(h)
+        m._offset = off if off >= 0 else OFFSET_INVALID
+        m._key = lib.gregor_message_key(h).bytes()
+        m._value = lib.gregor_message_value(h).bytes()
+        m._headers = headers
+        m._error = KafkaError(err, pystr(lib.gregor_message_errstr(h)) or None) if err else None
+        m._timestamp = (tstype.value, ts if tstype.value else 0)
         ep = lib.gregor_message_leader_epoch(h)
-        return cls(
-            topic=topic,
-            partition=lib.gregor_message_partition(h),
-            offset=lib.gregor_message_offset(h),
-            key=lib.gregor_message_key(h).bytes(),
-            value=lib.gregor_message_value(h).bytes(),
-            headers=headers,
-            error=error,
-            timestamp=(tstype.value, ts if tstype.value else 0),
-            leader_epoch=ep if ep >= 0 else None,
-        )
+        m._leader_epoch = ep if ep >= 0 else -1
+        m._latency = -1.0
+        m._delivery_count = -1
+        return m
 
     def topic(self):
-        return self._topic
+        try:
+            return self._topic
+        except AttributeError:
+            raise _not_message(self) from None
 
     def partition(self):
-        return self._partition if self._partition is not None and self._partition >= 0 else None
+        try:
+            p = self._partition
+        except AttributeError:
+            raise _not_message(self) from None
+        return None if p == -1 else p
 
     def offset(self):
-        return self._offset if self._offset is not None and self._offset >= 0 else None
+        try:
+            o = self._offset
+        except AttributeError:
+            raise _not_message(self) from None
+        return o if o >= 0 else None
 
     def key(self):
-        return self._key
+        try:
+            return self._key
+        except AttributeError:
+            raise _not_message(self) from None
 
     def value(self):
-        return self._value
+        try:
+            return self._value
+        except AttributeError:
+            raise _not_message(self) from None
 
     def headers(self):
-        return self._headers
+        try:
+            return self._headers
+        except AttributeError:
+            raise _not_message(self) from None
 
     def timestamp(self):
-        return self._timestamp
+        try:
+            return self._timestamp
+        except AttributeError:
+            raise _not_message(self) from None
 
     def error(self):
-        return self._error
+        try:
+            return self._error
+        except AttributeError:
+            raise _not_message(self) from None
 
     def leader_epoch(self):
-        return self._leader_epoch
+        try:
+            e = self._leader_epoch
+        except AttributeError:
+            raise _not_message(self) from None
+        return e if e >= 0 else None
 
     def latency(self):
-        return self._latency
+        """Seconds from produce() to the delivery report, or None."""
+        try:
+            lat = self._latency
+        except AttributeError:
+            raise _not_message(self) from None
+        return None if lat is None or lat < 0 else lat
+
+    def delivery_count(self):
+        """How often a share group delivered this record (KIP-932), or None."""
+        try:
+            n = self._delivery_count
+        except AttributeError:
+            raise _not_message(self) from None
+        return n if n > 0 else None
+
+    def _set(self, name, v):
+        if not isinstance(self, Message):
+            raise _not_message(self)
+        setattr(self, name, v)
 
     def set_headers(self, headers):
-        self._headers = headers
+        Message._set(self, "_headers", headers)
 
     def set_key(self, key):
-        self._key = key
+        Message._set(self, "_key", key)
 
     def set_value(self, value):
-        self._value = value
+        Message._set(self, "_value", value)
+
+    def set_topic(self, topic):
+        Message._set(self, "_topic", topic)
+
+    def set_error(self, error):
+        Message._set(self, "_error", error)
 
     def __len__(self):
         return len(self._value) if self._value is not None else 0
 
+    def __eq__(self, other):
+        if self is other:
+            return True
+        if not isinstance(other, Message):
+            return False
+        return (self._topic == other._topic and self._value == other._value and self._key == other._key
+                and self._headers == other._headers and self._error == other._error
+                and self._partition == other._partition and self._offset == other._offset
+                and self._leader_epoch == other._leader_epoch and self._timestamp[1] == other._timestamp[1])
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = None
+
+    def __reduce__(self):
+        lat = self._latency
+        return (Message, (self._topic, self._partition, self._offset, self._key, self._value, self._headers,
+                          self._error, self._timestamp, lat if lat is not None and lat >= 0 else -1.0,
+                          self._leader_epoch, self._delivery_count))
+
     def __repr__(self):
-        return (f"Message(topic={self._topic!r}, partition={self._partition}, offset={self._offset}, "
-                f"error={self._error!r})")
+        return (f"<gregor.Message topic={self._topic!r} partition={self._partition} offset={self._offset} "
+                f"error={self._error!r}>")
+
+
+def _c_int(v, bits, name):
+    """``v`` as a C integer of ``bits`` bits: TypeError for a non-integer,
+    OverflowError out of range (as confluent-kafka's argument parsing)."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        try:
+            v = v.__index__()
+        except AttributeError:
+            raise TypeError(f"{name} must be an integer, not {type(v).__name__}") from None
+    lim = 1 << (bits - 1)
+    if not -lim <= v < lim:
+        raise OverflowError(f"{name} {v} does not fit in {bits} bits")
+    return v
+
+
+class Messages:
+    """A read-only batch of Messages (what a share consumer's poll returns):
+    a sequence, not a list; slices stay Messages."""
+
+    __slots__ = ("_records",)
+
+    def __init__(self, records=None):
+        self._records = list(records) if records is not None else []
+
+    @classmethod
+    def _from_list(cls, records):
+        m = cls.__new__(cls)
+        m._records = records
+        return m
+
+    def is_empty(self):
+        return not self._records
+
+    def count(self):
+        return len(self._records)
+
+    def records(self):
+        """The messages as a new list."""
+        return list(self._records)
+
+    def __len__(self):
+        return len(self._records)
+
+    def __iter__(self):
+        return iter(self._records)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return Messages._from_list(self._records[index])
+        return self._records[index]
+
+    def __repr__(self):
+        return f"Messages({self._records!r})"
 
 
 # -- metadata ---------------------------------------------------------------
@@ -468,6 +672,10 @@ def _list_topics(fn, handle, topic, timeout):
     eb = errbuf()
     rc = fn(handle, cstr(topic), ms(timeout), byref(out), eb,
             len(eb))
+    if rc == KafkaError._ALL_BROKERS_DOWN:
+        # librdkafka's rd_kafka_metadata() answers _TRANSPORT when no broker
+        # became usable within the timeout; code written for it checks that
+        rc = KafkaError._TRANSPORT
     raise_for(rc, eb)
     try:
         return _metadata(out)
@@ -499,6 +707,46 @@ class _Handle:
 
 # -- producer ---------------------------------------------------------------
 
+STATS_CB = ctypes.CFUNCTYPE(None, c_void_p, ctypes.c_char_p, ctypes.c_size_t, c_void_p)
+from ._lib import EXTRA as _lib_extra  # noqa: E402
+_lib_extra["gregor_producer_set_stats_cb"] = (c_int, [c_void_p, STATS_CB, c_void_p])
+_lib_extra["gregor_consumer_set_stats_cb"] = (c_int, [c_void_p, STATS_CB, c_void_p])
+for _role in ("producer", "consumer", "admin"):
+    _lib_extra[f"gregor_{_role}_set_sasl_credentials"] = (c_int, [c_void_p, ctypes.c_char_p, ctypes.c_char_p])
+del _role
+
+
+def _set_sasl_credentials(fn, ptr, username, password):
+    """The SASL user name and password for authentications from now on
+    (librdkafka's rd_kafka_sasl_set_credentials); connections already
+    authenticated are left alone."""
+    if not isinstance(username, str):
+        raise TypeError(f"username must be str, not {type(username).__name__}")
+    if not isinstance(password, str):
+        raise TypeError(f"password must be str, not {type(password).__name__}")
+    raise_for(fn(ptr, cstr(username), cstr(password)))
+
+
+def _pop_stats_cb(conf):
+    """Takes ``stats_cb`` out of ``conf``: None or a callable (TypeError otherwise)."""
+    cb = conf.pop("stats_cb", None)
+    if cb is not None and not callable(cb):
+        raise TypeError("expected stats_cb property as a callable function")
+    return cb
+
+
+def _stats_trampoline(client, cb):
+    """A C stats callback calling ``cb(json_str)``; an exception is kept for
+    the poll call to raise, as confluent-kafka does."""
+
+    def on_stats(_h, json, _n, _opaque):
+        try:
+            cb(pystr(json))
+        except BaseException as e:
+            client._keep_error(e)
+
+    return STATS_CB(on_stats)
+
 
 # gregor_producer_purge's flags (librdkafka's RD_KAFKA_PURGE_F_*)
 _PURGE_F_QUEUE = 0x1
@@ -509,12 +757,15 @@ _PURGE_F_NON_BLOCKING = 0x4
 class Producer:
     """confluent-kafka's Producer over gregor_producer."""
 
+    _h = None  # until __init__ has run (a subclass may not call it)
+
     def __init__(self, conf=None, **kwargs):
         conf = _merge_conf(conf, kwargs)
         self._default_cb = conf.pop("on_delivery", None) or conf.pop("delivery.report.callback", None)
         self._only_error = str(conf.pop("delivery.report.only.error", False)).lower() in ("true", "1")
         error_cb, throttle_cb = _pop_event_cbs(conf)
         self._log_cb = _pop_logger(conf)
+        stats_cb = _pop_stats_cb(conf)
         ch = _make_config(conf, "producer", self._log_cb)
         try:
             eb = errbuf()
@@ -529,14 +780,31 @@ class Producer:
         self._cb_error = None
         self._dr_cb = DR_CB(self._on_dr)
         events = _install_events(self, "producer", ptr, error_cb, throttle_cb)
-        self._h = _Handle(ptr, lib.gregor_producer_free, (self._dr_cb, self._log_cb, *events))
+        self._stats_cb = _stats_trampoline(self, stats_cb) if stats_cb is not None else None
+        self._h = _Handle(ptr, lib.gregor_producer_free, (self._dr_cb, self._log_cb, self._stats_cb, *events))
         lib.gregor_producer_set_dr_cb(ptr, self._dr_cb, None)
+        if self._stats_cb is not None:
+            raise_for(lib.gregor_producer_set_stats_cb(ptr, self._stats_cb, None))
 
     def _ptr(self):
-        p = self._h.ptr
+        h = self._h
+        p = h.ptr if h is not None else None
         if not p:
             raise RuntimeError("Producer has been closed")
         return p
+
+    def _keep_error(self, e):
+        if self._cb_error is None:
+            self._cb_error = e
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        """Flushes and closes the producer; exceptions propagate."""
+        if self._h is not None and self._h.ptr:
+            self.close()
+        return None
 
     def _on_dr(self, dr_p, _opaque):
         try:
@@ -583,6 +851,7 @@ class Producer:
         Raises ``BufferError`` when the queue is full (as confluent-kafka
         does) and ``KafkaException`` for other errors.
         """
+        ph = self._ptr()
         if not isinstance(topic, str):
             raise TypeError("topic must be str")
         cb = on_delivery or callback or self._default_cb
@@ -608,7 +877,7 @@ class Producer:
             kp, kn = buf_arg(kb)
             vp, vn = buf_arg(vb)
             eb = errbuf()
-            rc = lib.gregor_producer_send(self._ptr(), cstr(topic), int(partition), kp, kn, vp, vn, hdrs,
+            rc = lib.gregor_producer_send(ph, cstr(topic), int(partition), kp, kn, vp, vn, hdrs,
                                           int(timestamp or 0), ident, 0, eb, len(eb))
             if rc:
                 with self._id_lock:
@@ -657,8 +926,12 @@ class Producer:
         raise_for(lib.gregor_producer_purge(self._ptr(), flags))
 
     def __len__(self):
-        p = self._h.ptr
+        p = self._h.ptr if self._h is not None else None
         return lib.gregor_producer_len(p) if p else 0
+
+    def set_sasl_credentials(self, username, password):
+        """Sets the SASL user name and password new connections authenticate with."""
+        _set_sasl_credentials(lib.gregor_producer_set_sasl_credentials, self._ptr(), username, password)
 
     def __bool__(self):
         return True
@@ -698,12 +971,63 @@ class Producer:
         return KafkaError(code, pystr(eb.value) or None, fatal=True) if code else None
 
     def close(self, timeout=None):
-        """gregor extra: flush up to ``timeout`` s, then free the producer."""
-        p = self._h.ptr
+        """Flushes up to ``timeout`` s (None: 30 s), then frees the producer.
+        Returns True (as confluent-kafka's close does); later calls raise
+        RuntimeError("Producer has been closed")."""
+        p = self._h.ptr if self._h is not None else None
         if p:
             lib.gregor_producer_close(p, ms(timeout, 30000))
-            self._raise_cb_error()
             self._h.free()
+            self._raise_cb_error()
+        return True
+
+    def produce_batch(self, topic, messages, partition=-1, callback=None, on_delivery=None):
+        """Produces a list of message dicts (``value``, ``key``, ``partition``,
+        ``callback``, ``headers``; other keys are ignored) to ``topic``.
+        Returns how many were queued; each message that was not gets an
+        ``_error`` (KafkaError) in its dict. The whole list is checked first
+        (TypeError / ValueError / NotImplementedError for a timestamp, as
+        confluent-kafka), so a bad entry produces nothing. Unlike
+        confluent-kafka, headers are sent, not ignored."""
+        if not isinstance(topic, str):
+            raise TypeError(f"topic must be str, not {type(topic).__name__}")
+        if not isinstance(messages, list):
+            raise TypeError("messages must be a list")
+        partition = _c_int(partition, 32, "partition")
+        default_cb = callback if callback is not None else on_delivery
+        if not messages:
+            return 0
+        self._ptr()
+        plan = []
+        for i, m in enumerate(messages):
+            if not isinstance(m, dict):
+                raise TypeError(f"Message at index {i} must be a dict")
+            value, key = m.get("value"), m.get("key")
+            if value is not None and not isinstance(value, (bytes, str)):
+                raise TypeError(f"Message value at index {i} must be bytes or str")
+            if key is not None and not isinstance(key, (bytes, str)):
+                raise TypeError(f"Message key at index {i} must be bytes or str")
+            part = m.get("partition")
+            if part is not None and (isinstance(part, bool) or not isinstance(part, int)):
+                raise TypeError(f"Message partition at index {i} must be int")
+            if m.get("timestamp") is not None:
+                raise NotImplementedError("Message timestamps are not currently supported in batch mode")
+            headers = m.get("headers")
+            if headers is not None and not isinstance(headers, (dict, list)):
+                raise ValueError(f"Invalid headers at index {i}")
+            cb = m.get("callback") or default_cb
+            plan.append((m, value, key, partition if part is None else part, cb, headers))
+        good = 0
+        for m, value, key, part, cb, headers in plan:
+            try:
+                Producer.produce(self, topic, value, key, part, on_delivery=cb, headers=headers)
+                good += 1
+            except BufferError as e:
+                m["_error"] = KafkaError(KafkaError._QUEUE_FULL, f"Message failed: {e}")
+            except KafkaException as e:
+                err = e.args[0]
+                m["_error"] = KafkaError(err.code(), f"Message failed: {err.str()}")
+        return good
 
 
 # -- consumer ---------------------------------------------------------------
@@ -723,12 +1047,16 @@ class ConsumerGroupMetadata:
 class Consumer:
     """confluent-kafka's Consumer over gregor_consumer."""
 
+    _h = None  # until __init__ has run (a subclass may not call it)
+    _closed = False
+
     def __init__(self, conf=None, **kwargs):
         conf = _merge_conf(conf, kwargs)
         self._on_commit = conf.pop("on_commit", None)
         self._group_id = conf.get("group.id")
         error_cb, throttle_cb = _pop_event_cbs(conf)
         self._log_cb = _pop_logger(conf)
+        stats_cb = _pop_stats_cb(conf)
         ch = _make_config(conf, "consumer", self._log_cb)
         try:
             eb = errbuf()
@@ -743,15 +1071,27 @@ class Consumer:
         self._rebalance_cb = REBALANCE_CB(self._on_rebalance)
         self._commit_cb = COMMIT_CB(self._on_commit_c)
         events = _install_events(self, "consumer", ptr, error_cb, throttle_cb)
-        self._h = _Handle(ptr, lib.gregor_consumer_free, (self._rebalance_cb, self._commit_cb, self._log_cb, *events))
+        self._stats_cb = _stats_trampoline(self, stats_cb) if stats_cb is not None else None
+        self._h = _Handle(ptr, lib.gregor_consumer_free, (self._rebalance_cb, self._commit_cb, self._log_cb, self._stats_cb, *events))
         if self._on_commit is not None:
             raise_for(lib.gregor_consumer_set_commit_cb(ptr, self._commit_cb, None))
+        if self._stats_cb is not None:
+            raise_for(lib.gregor_consumer_set_stats_cb(ptr, self._stats_cb, None))
 
     def _ptr(self):
-        p = self._h.ptr
+        h = self._h
+        p = h.ptr if h is not None else None
         if not p or self._closed:
             raise RuntimeError("Consumer closed")
         return p
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        """Closes the consumer (leaving its group); exceptions propagate."""
+        self.close()
+        return None
 
     def _keep_error(self, e):
         if self._cb_error is None:
@@ -864,9 +1204,13 @@ class Consumer:
 
     def consume(self, num_messages=1, timeout=-1):
         """Up to ``num_messages`` messages, waiting up to ``timeout`` s (-1: until there are that many)."""
-        if not isinstance(num_messages, int) or num_messages < 1 or num_messages > 1000000:
-            raise ValueError("num_messages must be between 1 and 1000000 (1M)")
         p = self._ptr()
+        if isinstance(num_messages, bool) or not isinstance(num_messages, int):
+            raise TypeError("num_messages must be an integer")
+        if num_messages < 0 or num_messages > 1000000:
+            raise ValueError("num_messages must be between 0 and 1000000 (1M)")
+        if num_messages == 0:
+            return []
         deadline = None if timeout is None or timeout < 0 else time.monotonic() + timeout
         out = []
         while len(out) < num_messages:
@@ -899,12 +1243,21 @@ class Consumer:
         if message is not None:
             if message.error() is not None:
                 raise KafkaException(KafkaError(KafkaError._INVALID_ARG, "Cannot commit an error message"))
-            parts = [TopicPartition(message.topic(), message.partition(), message.offset() + 1,
+            parts = [TopicPartition(message.topic(), message.partition(), message._offset + 1,
                                     leader_epoch=message.leader_epoch())]
         elif offsets is not None:
             parts = list(offsets)
         else:
             parts = None
+        if parts is not None:
+            # librdkafka leaves logical (negative) offsets out of a commit and
+            # fails with _NO_OFFSET when nothing is left; so does this
+            _tpl_from(parts, check_only=True)
+            parts = [tp for tp in parts if tp.offset >= 0]
+            if not parts:
+                if asynchronous:
+                    return None
+                raise KafkaException(KafkaError(KafkaError._NO_OFFSET, "Local: No offset stored"))
         tpl = _tpl_from(parts) if parts is not None else None
         try:
             eb = errbuf()
@@ -921,17 +1274,24 @@ class Consumer:
                 lib.gregor_tpl_free(tpl)
 
     def store_offsets(self, message=None, offsets=None):
+        p = self._ptr()
         if message is not None and offsets is not None:
             raise ValueError("message and offsets are mutually exclusive")
         if message is not None:
-            parts = [TopicPartition(message.topic(), message.partition(), message.offset() + 1)]
+            parts = [TopicPartition(message.topic(), message.partition(), message._offset + 1)]
         elif offsets is not None:
             parts = list(offsets)
         else:
-            raise ValueError("expected message or offsets")
+            raise ValueError("expected either message or offsets")
+        # a logical (negative) offset is stored by librdkafka but never
+        # committed: nothing to store here
+        _tpl_from(parts, check_only=True)
+        parts = [tp for tp in parts if tp.offset >= 0]
+        if not parts:
+            return
         tpl = _tpl_from(parts)
         try:
-            raise_for(lib.gregor_consumer_store_offsets(self._ptr(), tpl))
+            raise_for(lib.gregor_consumer_store_offsets(p, tpl))
         finally:
             lib.gregor_tpl_free(tpl)
 
@@ -992,13 +1352,22 @@ class Consumer:
         try:
             eb = errbuf()
             rc = lib.gregor_consumer_offsets_for_times(self._ptr(), tpl, ms(timeout), eb, len(eb))
-            raise_for(rc, eb)
-            return _tpl_to_list(tpl)
+            out = _tpl_to_list(tpl)
+            # As librdkafka: a partition's own error (an unknown partition)
+            # is that partition's .error; the call fails only when it timed
+            # out before every offset was found, or as a whole.
+            if rc and (len(out) != len(partitions) or all(tp.error is None for tp in out)
+                       or any(tp.error is not None and tp.error.code() == KafkaError._TIMED_OUT for tp in out)):
+                raise_for(rc, eb)
+            return out
         finally:
             lib.gregor_tpl_free(tpl)
 
     def list_topics(self, topic=None, timeout=-1):
-        return _list_topics(lib.gregor_consumer_metadata, self._ptr(), topic, timeout)
+        h = self._h
+        if h is None or not h.ptr or self._closed:
+            raise RuntimeError("Handle has been closed")
+        return _list_topics(lib.gregor_consumer_metadata, h.ptr, topic, timeout)
 
     def memberid(self):
         buf = ctypes.create_string_buffer(512)
@@ -1006,18 +1375,26 @@ class Consumer:
         raise_for(rc)
         return pystr(buf.value) or None
 
+    def set_sasl_credentials(self, username, password):
+        """Sets the SASL user name and password new connections authenticate with."""
+        _set_sasl_credentials(lib.gregor_consumer_set_sasl_credentials, self._ptr(), username, password)
+
     def consumer_group_metadata(self):
+        self._ptr()
         return ConsumerGroupMetadata(self._group_id)
 
     def close(self):
         """Leaves the group (revoke callbacks run here), stops fetching and frees the consumer."""
-        if self._closed:
+        if self._closed or self._h is None:
             return
         p = self._h.ptr
-        self._closed = True
         if p:
+            # still open while it runs: on_revoke may call unassign() and
+            # commit(), as confluent-kafka allows
             lib.gregor_consumer_close(p)
+            self._closed = True
             self._h.free()
+        self._closed = True
         self._raise_cb_error()
 
 
@@ -1025,3 +1402,30 @@ class Consumer:
 from .admin import ConsumerGroupState, ConsumerGroupTopicPartitions, ConsumerGroupType, Node  # noqa: E402
 
 __all__ += ["ConsumerGroupState", "ConsumerGroupTopicPartitions", "ConsumerGroupType", "Node"]
+
+# confluent-kafka's other top-level names (issue 17).
+from ._model import AcknowledgeType, ElectionType, IsolationLevel, TopicCollection, TopicPartitionInfo  # noqa: E402
+from ._partitioners import consistent, fnv1a, murmur2  # noqa: E402
+from ._serializing import _make_classes  # noqa: E402
+from ._share import DeserializingShareConsumer, ShareConsumer  # noqa: E402
+from . import serialization  # noqa: E402,F401
+
+SerializingProducer, DeserializingConsumer = _make_classes()
+del _make_classes
+
+
+class ThrottleEvent:
+    """A request the broker throttled: broker name and id, throttle time in seconds."""
+
+    def __init__(self, broker_name, broker_id, throttle_time):
+        self.broker_name = broker_name
+        self.broker_id = broker_id
+        self.throttle_time = throttle_time
+
+    def __str__(self):
+        return "{}/{} throttled for {} ms".format(self.broker_name, self.broker_id, int(self.throttle_time * 1000))
+
+
+__all__ += ["Messages", "AcknowledgeType", "ElectionType", "IsolationLevel", "TopicCollection",
+            "TopicPartitionInfo", "murmur2", "consistent", "fnv1a", "SerializingProducer", "DeserializingConsumer",
+            "ShareConsumer", "DeserializingShareConsumer", "ThrottleEvent"]

@@ -11,6 +11,19 @@ from ._lib import lib, pystr
 
 _NAMES = {code: name for code, name, _desc in error_descs()}
 
+# Codes only the bindings raise (serializers of SerializingProducer /
+# DeserializingConsumer): librdkafka's values, used where libgregor has no
+# such code.
+_BINDING_CODES = {
+    -162: ("_KEY_SERIALIZATION", "Local: Key serialization error"),
+    -161: ("_VALUE_SERIALIZATION", "Local: Value serialization error"),
+    -160: ("_KEY_DESERIALIZATION", "Local: Key deserialization error"),
+    -159: ("_VALUE_DESERIALIZATION", "Local: Value deserialization error"),
+}
+for _code, (_name, _text) in _BINDING_CODES.items():
+    if _name not in _NAMES.values():
+        _NAMES.setdefault(_code, _name)
+
 
 class KafkaError:
     """An error: a code (0 ok, > 0 the broker's, < 0 local), its name and text."""
@@ -34,6 +47,10 @@ class KafkaError:
         """The human-readable reason."""
         if self._reason:
             return self._reason
+        if self._code not in _NAMES:
+            return f"Err-{self._code}?"  # librdkafka's text for a code it does not know
+        if self._code in _BINDING_CODES and _NAMES[self._code] == _BINDING_CODES[self._code][0]:
+            return _BINDING_CODES[self._code][1]
         return pystr(lib.gregor_err_str(self._code)) or self.name()
 
     def fatal(self):
@@ -118,3 +135,63 @@ def raise_for(code, errbuf=None, reason=None):
 def error_names():
     """{code: name} as loaded from the library."""
     return dict(_NAMES)
+
+
+# -- the errors SerializingProducer / DeserializingConsumer raise ---------------
+
+from .serialization import SerializationError  # noqa: E402  (it imports KafkaException from here)
+
+
+class _KafkaClientError(KafkaException):
+    """A client error: the KafkaError, the exception that caused it (if any)
+    and, when consuming, the message as received."""
+
+    def __init__(self, kafka_error, exception=None, kafka_message=None):
+        super().__init__(kafka_error)
+        self.exception = exception
+        self.kafka_message = kafka_message
+
+    @property
+    def code(self):
+        return self.args[0].code()
+
+    @property
+    def name(self):
+        return self.args[0].name()
+
+
+class ConsumeError(_KafkaClientError):
+    """Consuming failed; after a deserialization error ``kafka_message`` holds
+    the message as received."""
+
+    def __init__(self, kafka_error, exception=None, kafka_message=None):
+        super().__init__(kafka_error, exception, kafka_message)
+
+
+class KeyDeserializationError(ConsumeError, SerializationError):
+    def __init__(self, exception=None, kafka_message=None):
+        super().__init__(KafkaError(KafkaError._KEY_DESERIALIZATION, str(exception)), exception=exception,
+                         kafka_message=kafka_message)
+
+
+class ValueDeserializationError(ConsumeError, SerializationError):
+    def __init__(self, exception=None, kafka_message=None):
+        super().__init__(KafkaError(KafkaError._VALUE_DESERIALIZATION, str(exception)), exception=exception,
+                         kafka_message=kafka_message)
+
+
+class ProduceError(_KafkaClientError):
+    """Producing failed."""
+
+    def __init__(self, kafka_error, exception=None):
+        super().__init__(kafka_error, exception, None)
+
+
+class KeySerializationError(ProduceError, SerializationError):
+    def __init__(self, exception=None):
+        super().__init__(KafkaError(KafkaError._KEY_SERIALIZATION, str(exception)), exception=exception)
+
+
+class ValueSerializationError(ProduceError, SerializationError):
+    def __init__(self, exception=None):
+        super().__init__(KafkaError(KafkaError._VALUE_SERIALIZATION, str(exception)), exception=exception)

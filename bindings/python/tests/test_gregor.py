@@ -97,12 +97,15 @@ class ConfigErrors(unittest.TestCase):
         self.assertIn("fetch.wait.max.ms", cm.exception.args[0].str())
 
     def test_none_value_and_callable(self):
+        # None leaves a property unset (confluent-kafka passes NULL)
+        p = Producer({"bootstrap.servers": BROKER, "client.id": None})
+        self.assertEqual(len(p), 0)
+        # a callable for a property that takes no callback is refused
         with self.assertRaises(KafkaException) as cm:
-            Producer({"bootstrap.servers": None})
+            Producer({"bootstrap.servers": BROKER, "client.id": print})
         self.assertEqual(cm.exception.args[0].code(), KafkaError._INVALID_ARG)
-        with self.assertRaises(KafkaException) as cm:
-            Producer({"bootstrap.servers": BROKER, "stats_cb": print})
-        self.assertEqual(cm.exception.args[0].code(), KafkaError._INVALID_ARG)
+        with self.assertRaises(TypeError):
+            Producer({"bootstrap.servers": BROKER, "stats_cb": 1})
 
     def test_non_dict_config(self):
         with self.assertRaises(TypeError):
@@ -206,7 +209,11 @@ class ConsumerEdges(unittest.TestCase):
             with self.assertRaises(TypeError):
                 c.subscribe("t")
             with self.assertRaises(ValueError):
-                c.consume(0)
+                c.consume(-1)
+            with self.assertRaises(ValueError) as cm:
+                c.consume(1000001)
+            self.assertEqual(str(cm.exception), "num_messages must be between 0 and 1000000 (1M)")
+            self.assertEqual(c.consume(0), [], "0 asks for nothing, as in confluent-kafka")
             with self.assertRaises(TypeError):
                 c.seek("t")
             with self.assertRaises(ValueError):

@@ -161,7 +161,7 @@ fn tps(tpl: &gregor_tpl) -> Vec<TopicPartition> {
 
 /// An admin client. Thread-safe.
 pub struct gregor_admin {
-    inner: AdminClient,
+    pub(crate) inner: AdminClient,
     life: Life,
 }
 

@@ -13,8 +13,10 @@ pub mod b64;
 pub mod oauthbearer;
 pub mod scram;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::{ErrorKind, Write};
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use super::conn::{self, ReadHalf, WriteHalf};
@@ -48,6 +50,51 @@ pub enum Mechanism {
     },
     /// OAUTHBEARER with a configured token.
     OAuthBearer(oauthbearer::TokenSource),
+}
+
+/// SASL credentials set after the client was made (librdkafka's
+/// `rd_kafka_sasl_set_credentials`): shared by every connection of one
+/// client; PLAIN and SCRAM authentications that start after the change use
+/// them, connections already authenticated are left alone.
+#[derive(Clone, Default)]
+pub struct CredentialsOverride(Arc<RwLock<Option<(String, String)>>>);
+
+impl fmt::Debug for CredentialsOverride {
+    // Credentials stay out of logs and error messages.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CredentialsOverride(..)")
+    }
+}
+
+impl CredentialsOverride {
+    /// Replaces the user name and password for authentications from now on.
+    pub fn set(&self, username: &str, password: &str) {
+        let mut g = self
+            .0
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *g = Some((username.to_string(), password.to_string()));
+    }
+
+    /// `m` with the credentials set last, if any (OAUTHBEARER has none).
+    pub fn apply<'a>(&self, m: &'a Mechanism) -> Cow<'a, Mechanism> {
+        let g = self
+            .0
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match (&*g, m) {
+            (Some((u, p)), Mechanism::Plain { .. }) => Cow::Owned(Mechanism::Plain {
+                username: u.clone(),
+                password: p.clone(),
+            }),
+            (Some((u, p)), Mechanism::Scram { hash, .. }) => Cow::Owned(Mechanism::Scram {
+                hash: *hash,
+                username: u.clone(),
+                password: p.clone(),
+            }),
+            _ => Cow::Borrowed(m),
+        }
+    }
 }
 
 impl fmt::Debug for Mechanism {

@@ -14,6 +14,22 @@ from enum import Enum
 from .._descriptors import enum_descs
 from .._lib import cstr, cstr_array, errbuf, handle_array, lib, ms, pystr
 from .. import _make_config, _merge_conf, _pop_logger
+from ._more import (  # noqa: F401
+    DeletedRecords,
+    ListOffsetsResultInfo,
+    OffsetSpec,
+    ScramCredentialInfo,
+    ScramMechanism,
+    TopicDescription,
+    UserScramCredentialAlteration,
+    UserScramCredentialDeletion,
+    UserScramCredentialsDescription,
+    UserScramCredentialUpsertion,
+    _check_timeouts,
+    _ElectionType,
+    _MoreCalls,
+)
+from .._model import ElectionType, IsolationLevel, TopicCollection, TopicPartitionInfo  # noqa: F401
 from ..error import KafkaError, KafkaException, raise_for
 
 __all__ = [
@@ -39,6 +55,20 @@ __all__ = [
     "ConsumerGroupState",
     "ConsumerGroupType",
     "Node",
+    "OffsetSpec",
+    "ListOffsetsResultInfo",
+    "DeletedRecords",
+    "TopicDescription",
+    "ScramMechanism",
+    "ScramCredentialInfo",
+    "UserScramCredentialsDescription",
+    "UserScramCredentialAlteration",
+    "UserScramCredentialUpsertion",
+    "UserScramCredentialDeletion",
+    "ElectionType",
+    "IsolationLevel",
+    "TopicCollection",
+    "TopicPartitionInfo",
 ]
 
 
@@ -112,6 +142,8 @@ class NewTopic:
         self.num_partitions = num_partitions
         self.replication_factor = replication_factor
         self.replica_assignment = replica_assignment
+        if config is not None and not isinstance(config, dict):
+            raise TypeError("config must be a dict of str: str")
         self.config = dict(config or {})
 
     def __hash__(self):
@@ -163,7 +195,7 @@ class ConfigEntry:
         return f"ConfigEntry({self.name}=\"{self.value}\")"
 
     def __str__(self):
-        return f"{self.name}={self.value}"
+        return f"{self.name}=\"{self.value}\""
 
 
 class ConfigResource:
@@ -213,6 +245,16 @@ class AclBinding:
     _filter = False
 
     def __init__(self, restype, name, resource_pattern_type, principal, host, operation, permission_type):
+        # confluent-kafka's checks: None is a ValueError (a filter's strings
+        # may be None), a wrong type a TypeError
+        args = {"restype": restype, "name": name, "resource_pattern_type": resource_pattern_type,
+                "principal": principal, "host": host, "operation": operation, "permission_type": permission_type}
+        for k, v in args.items():
+            if v is None and not (self._filter and k in ("name", "principal", "host")):
+                raise ValueError(f"Expected {k} to be not None")
+        for k in ("name", "principal", "host"):
+            if args[k] is not None and not isinstance(args[k], str):
+                raise TypeError(f"Expected {k} to be a string")
         self.restype = _enum(restype, ResourceType, "restype")
         self.name = name
         self.resource_pattern_type = _enum(resource_pattern_type, ResourcePatternType, "resource_pattern_type")
@@ -224,11 +266,11 @@ class AclBinding:
             for field in ("name", "principal", "host"):
                 if not isinstance(getattr(self, field), str):
                     raise TypeError(f"Expected {field} to be a string")
-            for field, bad in (("restype", (ResourceType.ANY, ResourceType.UNKNOWN)),
-                               ("resource_pattern_type",
-                                (ResourcePatternType.ANY, ResourcePatternType.MATCH, ResourcePatternType.UNKNOWN)),
-                               ("operation", (AclOperation.ANY, AclOperation.UNKNOWN)),
-                               ("permission_type", (AclPermissionType.ANY, AclPermissionType.UNKNOWN))):
+            # UNKNOWN stays allowed: a binding the broker describes may carry it
+            for field, bad in (("restype", (ResourceType.ANY,)),
+                               ("resource_pattern_type", (ResourcePatternType.ANY, ResourcePatternType.MATCH)),
+                               ("operation", (AclOperation.ANY,)),
+                               ("permission_type", (AclPermissionType.ANY,))):
                 if getattr(self, field) in bad:
                     raise ValueError(f"Cannot use enum {getattr(self, field).name}, value not allowed for {field}")
 
@@ -344,6 +386,7 @@ class _Options:
         unknown = set(kwargs) - self.ALLOWED - set(allowed)
         if unknown:
             raise TypeError(f"unexpected keyword argument(s): {', '.join(sorted(unknown))}")
+        _check_timeouts(kwargs)
         self.ptr = lib.gregor_admin_options_new()
         if "request_timeout" in kwargs and kwargs["request_timeout"] is not None:
             lib.gregor_admin_options_set_request_timeout(self.ptr, ms(kwargs["request_timeout"], -1))
@@ -363,8 +406,41 @@ def _new_future():
     return f
 
 
-class AdminClient:
+def _check_incremental(r):
+    """An incremental_alter_configs resource, checked as confluent-kafka does."""
+    entries = r.incremental_configs
+    if not entries:
+        raise ValueError(f"{r}: expected a non-empty list of ConfigEntry with an incremental_operation")
+    seen = set()
+    for e in entries:
+        if not isinstance(e, ConfigEntry):
+            raise TypeError(f"{r}: expected ConfigEntry objects, not {type(e).__name__}")
+        if not isinstance(e.name, str):
+            raise TypeError(f"{r}: a ConfigEntry name must be a str, not {type(e.name).__name__}")
+        if not isinstance(e.incremental_operation, AlterConfigOpType):
+            raise TypeError(f"{r}: incremental_operation of {e.name} must be an AlterConfigOpType")
+        if e.name in seen:
+            raise KafkaException(KafkaError(KafkaError._INVALID_ARG, f"{r}: duplicate ConfigEntry found: {e.name}"))
+        seen.add(e.name)
+
+
+def _check_acl_list(items, cls, what):
+    if items is None:
+        raise TypeError(f"Expected non-empty list of {what} objects")
+    if not isinstance(items, list) or not items:
+        raise ValueError(f"Expected non-empty list of {what} objects")
+    for b in items:
+        if not isinstance(b, cls) or (cls is AclBinding and isinstance(b, AclBindingFilter)):
+            raise ValueError(f"Expected list of {what} objects")
+    if len(set(items)) != len(items):
+        raise ValueError(f"duplicate {what} objects not allowed")
+
+
+class AdminClient(_MoreCalls):
     """confluent-kafka's AdminClient: requests return futures."""
+
+    _handle = None  # until __init__ has run (a subclass may not call it)
+    _pool = None
 
     def __init__(self, conf=None, **kwargs):
         conf = _merge_conf(conf, kwargs)
@@ -372,22 +448,42 @@ class AdminClient:
         ch = _make_config(conf, "admin", self._log_cb, log_queue=False)
         try:
             eb = errbuf()
-            self._ptr = lib.gregor_admin_new(ch, eb, len(eb))
-            if not self._ptr:
+            h = lib.gregor_admin_new(ch, eb, len(eb))
+            if not h:
                 raise_for(KafkaError._INVALID_CONFIG, eb)
         finally:
             lib.gregor_config_free(ch)
+        self._handle = h
         self._metadata_conf = conf
+        # Requests run concurrently (a slow one does not hold up the
+        # others, as with librdkafka); unlike librdkafka's, two made one
+        # after the other without waiting are not sent in that order.
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="gregor-admin")
+
+    @property
+    def _ptr(self):
+        h = self._handle
+        if not h:
+            raise RuntimeError("AdminClient has been closed")
+        return h
+
+    def _check_open(self):
+        if not self._handle:
+            raise RuntimeError("AdminClient has been closed")
+
+    def close(self):
+        """Waits for the requests in flight, then frees the client; later
+        calls raise RuntimeError("AdminClient has been closed")."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+        h, self._handle = self._handle, None
+        if h:
+            lib.gregor_admin_free(h)
 
     def __del__(self):
         try:
-            pool = getattr(self, "_pool", None)
-            if pool is not None:
-                pool.shutdown(wait=True)
-            if getattr(self, "_ptr", None):
-                lib.gregor_admin_free(self._ptr)
-                self._ptr = None
+            self.close()
         except Exception:
             pass
 
@@ -472,6 +568,9 @@ class AdminClient:
         """{topic: Future(None)}."""
         if not isinstance(topics, list) or not topics:
             raise ValueError("Expected non-empty list of topic strings")
+        for t in topics:
+            if not isinstance(t, str) or not t:
+                raise ValueError("Expected list of topic strings")
         opts = _Options(kwargs)
         arr = cstr_array(topics)
         futures = {t: _new_future() for t in topics}
@@ -481,7 +580,9 @@ class AdminClient:
 
     def create_partitions(self, new_partitions, **kwargs):
         """{topic: Future(None)}."""
-        if not isinstance(new_partitions, list) or not new_partitions:
+        if not isinstance(new_partitions, list):
+            raise TypeError("Expected list of NewPartitions objects")
+        if not new_partitions:
             raise ValueError("Expected non-empty list of NewPartitions objects")
         opts = _Options(kwargs)
         handles = []
@@ -522,7 +623,12 @@ class AdminClient:
         # short-lived producer (no connections until asked) serves it.
         from .. import Producer
 
+        if not self._handle:
+            raise RuntimeError("Handle has been closed")
         p = Producer(self._conf_for_metadata())
+        creds = getattr(self, "_sasl_credentials", None)
+        if creds is not None:
+            p.set_sasl_credentials(*creds)
         try:
             return p.list_topics(topic, timeout)
         finally:
@@ -564,15 +670,21 @@ class AdminClient:
             res[key] = entries
         return res
 
-    def _config_call(self, resources, kwargs, fill, call, allowed=()):
-        if not isinstance(resources, list) or not resources:
+    def _config_call(self, resources, kwargs, fill, call, allowed=(), check=None):
+        if not isinstance(resources, list):
+            raise TypeError("Expected list of ConfigResource objects")
+        if not resources:
             raise ValueError("Expected non-empty list of ConfigResource objects")
+        for r in resources:
+            if not isinstance(r, ConfigResource):
+                raise ValueError("Expected list of ConfigResource objects")
+        if check is not None:
+            for r in resources:
+                check(r)
         opts = _Options(kwargs, allowed)
         handles = []
         try:
             for r in resources:
-                if not isinstance(r, ConfigResource):
-                    raise TypeError("Expected list of ConfigResource objects")
                 h = lib.gregor_config_resource_new(r.restype.value, cstr(r.name))
                 if not h:
                     raise ValueError(f"invalid config resource {r!r}")
@@ -647,7 +759,7 @@ class AdminClient:
         def call(arr, n, opts, out, eb):
             return lib.gregor_admin_incremental_alter_configs(self._ptr, arr, n, opts.ptr, out, eb, len(eb))
 
-        futures = self._config_call(resources, kwargs, fill, call)
+        futures = self._config_call(resources, kwargs, fill, call, check=_check_incremental)
         return self._none_results(futures)
 
     @staticmethod
@@ -697,8 +809,7 @@ class AdminClient:
 
     def create_acls(self, acls, **kwargs):
         """{AclBinding: Future(None)}."""
-        if not isinstance(acls, list) or not acls:
-            raise ValueError("Expected non-empty list of AclBinding objects")
+        _check_acl_list(acls, AclBinding, "AclBinding")
         opts = _Options(kwargs)
         handles = []
         try:
@@ -765,8 +876,7 @@ class AdminClient:
 
     def delete_acls(self, acl_binding_filters, **kwargs):
         """{AclBindingFilter: Future([AclBinding deleted])}."""
-        if not isinstance(acl_binding_filters, list) or not acl_binding_filters:
-            raise ValueError("Expected non-empty list of AclBindingFilter objects")
+        _check_acl_list(acl_binding_filters, AclBindingFilter, "AclBindingFilter")
         opts = _Options(kwargs)
         handles = []
         try:
@@ -862,3 +972,22 @@ def _source(v):
         return ConfigSource(v)
     except ValueError:
         return ConfigSource.UNKNOWN_CONFIG
+
+
+def _open_only(fn):
+    def call(self, *args, **kwargs):
+        self._check_open()
+        return fn(self, *args, **kwargs)
+
+    call.__name__, call.__qualname__, call.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    return call
+
+
+# every request raises RuntimeError("AdminClient has been closed") on a
+# closed (or never initialised) client, before looking at its arguments
+for _name in ("create_topics", "delete_topics", "create_partitions", "describe_configs", "alter_configs",
+              "incremental_alter_configs", "create_acls", "describe_acls", "delete_acls", "describe_cluster",
+              "list_consumer_groups", "describe_consumer_groups", "delete_consumer_groups",
+              "list_consumer_group_offsets", "alter_consumer_group_offsets"):
+    setattr(AdminClient, _name, _open_only(getattr(AdminClient, _name)))
+del _name

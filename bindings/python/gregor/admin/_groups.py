@@ -105,8 +105,19 @@ def list_consumer_groups(self, **kwargs):
     """Future(ListConsumerGroupsResult): every broker's groups, and the brokers that failed."""
     from . import ConsumerGroupListing, ListConsumerGroupsResult, _Options
 
-    states = [k for k, v in _STATE_BY_NAME.items() if v in {s.name for s in kwargs.pop("states", None) or ()}]
-    types = [k for k, v in _TYPE_BY_NAME.items() if v in {t.name for t in kwargs.pop("types", None) or ()}]
+    from . import ConsumerGroupState, ConsumerGroupType
+
+    want_states, want_types = kwargs.pop("states", None), kwargs.pop("types", None)
+    for given, cls, name in ((want_states, ConsumerGroupState, "states"), (want_types, ConsumerGroupType, "types")):
+        if given is None:
+            continue
+        if not isinstance(given, set):
+            raise TypeError(f"'{name}' must be a set")
+        for v in given:
+            if not isinstance(v, cls):
+                raise TypeError(f"All elements of {name} must be of type {cls.__name__}")
+    states = [k for k, v in _STATE_BY_NAME.items() if v in {s.name for s in want_states or ()}]
+    types = [k for k, v in _TYPE_BY_NAME.items() if v in {t.name for t in want_types or ()}]
     opts = _Options(kwargs)
     sarr, tarr = cstr_array(states), cstr_array(types)
     f = _new_future()
@@ -144,8 +155,7 @@ def describe_consumer_groups(self, group_ids, **kwargs):
     from . import ConsumerGroupDescription, MemberAssignment, MemberDescription, Node, _Options
     from .. import TopicPartition
 
-    if not isinstance(group_ids, list) or not group_ids:
-        raise ValueError("Expected a non-empty list of group ids")
+    _check_group_ids(group_ids)
     include_ops = 1 if kwargs.pop("include_authorized_operations", False) else 0
     opts = _Options(kwargs)
     arr = cstr_array(group_ids)
@@ -207,8 +217,7 @@ def delete_consumer_groups(self, group_ids, **kwargs):
     """{group_id: Future(None)}; a group with members fails with NON_EMPTY_GROUP."""
     from . import _Options
 
-    if not isinstance(group_ids, list) or not group_ids:
-        raise ValueError("Expected a non-empty list of group ids")
+    _check_group_ids(group_ids)
     opts = _Options(kwargs)
     arr = cstr_array(group_ids)
     futures = {g: _new_future() for g in group_ids}
@@ -233,17 +242,22 @@ def delete_consumer_groups(self, group_ids, **kwargs):
     return futures
 
 
-def _one_request(requests, what):
-    from . import ConsumerGroupTopicPartitions
+def _check_group_ids(group_ids):
+    if not isinstance(group_ids, list):
+        raise TypeError("Expected input to be list of group ids")
+    if not group_ids:
+        raise ValueError("Expected at least one group id")
+    for g in group_ids:
+        if not isinstance(g, str):
+            raise TypeError("Expected list of group ids to be strings")
+        if not g:
+            raise ValueError("Group id cannot be empty")
 
-    if not isinstance(requests, list) or len(requests) != 1:
-        raise ValueError(f"{what}: expected a list of exactly one ConsumerGroupTopicPartitions")
-    req = requests[0]
-    if not isinstance(req, ConsumerGroupTopicPartitions):
-        raise TypeError(f"{what}: expected ConsumerGroupTopicPartitions")
-    if not isinstance(req.group_id, str) or not req.group_id:
-        raise ValueError(f"{what}: group_id must be a non-empty string")
-    return req
+
+def _one_request(requests, what):
+    from ._more import _check_group_offsets_request
+
+    return _check_group_offsets_request(requests, altering=what.startswith("alter"))
 
 
 def _offsets_results(out):
