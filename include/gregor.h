@@ -3246,6 +3246,23 @@ int gregor_producer_abort_transaction(const gregor_producer *producer, int timeo
 int32_t gregor_partitioner(const char *partitioner, const uint8_t *key, size_t key_len, int32_t partition_count);
 
 /**
+ * librdkafka's name for error code `err` (`rd_kafka_err2name`):
+ * "UNKNOWN_TOPIC_OR_PART", "MSG_SIZE_TOO_LARGE", "_PARTITION_EOF"; gregor's
+ * name for a code librdkafka does not know; "ERR_<code>?" for a code
+ * neither knows. Valid until the next call on this thread for such an
+ * unknown code, for ever otherwise; never free it. Thread-safe.
+ */
+const char *gregor_err_rdkafka_name(int err);
+
+/**
+ * librdkafka's text for error code `err` (`rd_kafka_err2str`): "Broker:
+ * Message size too large", "Local: Timed out"; "Err-<code>?" for a code
+ * neither librdkafka nor gregor knows. Lifetime as
+ * `gregor_err_rdkafka_name`. Thread-safe.
+ */
+const char *gregor_err_rdkafka_str(int err);
+
+/**
  * Sets (or with NULL `cb`, clears) the producer's statistics callback.
  * Every `statistics.interval.ms` (0, the default: never) it gets a JSON
  * snapshot inside `gregor_producer_poll` / `gregor_producer_flush`, on the

@@ -27,6 +27,7 @@ pub mod handles;
 pub mod legacy07;
 mod lifetime;
 pub mod producer;
+pub mod rdkafka_compat;
 pub mod stats;
 #[cfg_attr(not(feature = "zookeeper"), path = "off/zk.rs")]
 pub mod zk;
@@ -38,5 +39,6 @@ pub use features::*;
 pub use handles::*;
 pub use legacy07::*;
 pub use producer::*;
+pub use rdkafka_compat::*;
 pub use stats::*;
 pub use zk::*;

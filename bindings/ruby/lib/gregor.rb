@@ -15,6 +15,7 @@ require_relative "gregor/config"
 require_relative "gregor/producer"
 require_relative "gregor/consumer"
 require_relative "gregor/admin"
+require_relative "gregor/admin_acl"
 require_relative "gregor/metadata"
 
 module Gregor

@@ -74,7 +74,13 @@ module Gregor
     class ListOffsetsReport
       attr_reader :offsets
 
-      def initialize(offsets: [])
+      # `result_infos:`/`result_count:` are rdkafka-ruby's (librdkafka's
+      # result array): only a NULL one (no results) exists without librdkafka.
+      def initialize(offsets: [], result_infos: nil, result_count: 0)
+        if result_infos.is_a?(FFI::Pointer) && !result_infos.null? && result_count.positive?
+          raise ArgumentError, "librdkafka's ListOffsets result infos do not exist in gregor; pass offsets:"
+        end
+
         @offsets = offsets
       end
     end

@@ -21,7 +21,23 @@ module Gregor
     # assignment changes (rdkafka-ruby's consumer_rebalance_listener).
     attr_accessor :consumer_rebalance_listener
 
+    # rdkafka-ruby's switch for librdkafka's rd_kafka_poll_set_consumer
+    # (default true). Accepted and kept; gregor has one queue per consumer,
+    # served by Consumer#poll either way.
+    attr_accessor :consumer_poll_set
+
+    @instances = 0
+    @instances_lock = Mutex.new
+
+    # librdkafka's instance name: "<client.id>#<type>-<n>", n counting the
+    # clients this process made (client.id defaults to gregor's "gregor").
+    def self.instance_name(client_id, type)
+      n = @instances_lock.synchronize { @instances += 1 }
+      "#{client_id || 'gregor'}##{type}-#{n}"
+    end
+
     def initialize(config_hash = {})
+      @consumer_poll_set = true
       @config_hash = {}
       config_hash.each { |k, v| self[k] = v }
     end
@@ -78,11 +94,13 @@ module Gregor
     # and have no effect: gregor starts its threads itself and serves
     # callbacks inside poll/flush/wait.
     def producer(**_options)
-      Producer.new(native_config, partitioner: self[:partitioner] || "consistent_random")
+      Producer.new(native_config, partitioner: self[:partitioner] || "consistent_random",
+                                  name: Config.instance_name(self["client.id"], "producer"))
     end
 
     def consumer(**_options)
-      Consumer.new(native_config, rebalance_listener: @consumer_rebalance_listener)
+      Consumer.new(native_config, rebalance_listener: @consumer_rebalance_listener,
+                                  name: Config.instance_name(self["client.id"], "consumer"))
     end
 
     def admin(**_options)

@@ -4,6 +4,7 @@ module Gregor
   # A consumer (rdkafka-ruby's shape): `subscribe(*topics)` or `assign`,
   # then `poll(ms)` or `each { |message| }`, `commit`, `close`.
   class Consumer
+    include Enumerable
     # A message's headers (rdkafka-ruby's Consumer::Headers): a frozen Hash
     # of name => value (a String, or an Array of them for a repeated name;
     # nil for a null value).
@@ -151,7 +152,12 @@ module Gregor
     # Frees (the C side drops the callbacks first).
     FREE = ->(ptr) { Native.gregor_consumer_free(ptr) }
 
-    def initialize(native_config, rebalance_listener: nil)
+    # librdkafka's instance name shape, "<client.id>#consumer-<n>".
+    attr_reader :name
+
+    def initialize(native_config, rebalance_listener: nil, name: nil)
+      @name = name
+      @assignment_lost = false
       buf = Native.errbuf
       native = Native.gregor_consumer_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
@@ -175,7 +181,7 @@ module Gregor
     # Joins the group for `topics`; partitions come with later polls.
     def subscribe(*topics)
       native_call(:subscribe) do |native|
-        Native.check!(Native.gregor_consumer_set_rebalance_cb(native, @rebalance_cb, nil)) if @rebalance_listener
+        Native.check!(Native.gregor_consumer_set_rebalance_cb(native, @rebalance_cb, nil))
         arr, _keep = Native.cstr_array(topics.flatten)
         buf = Native.errbuf
         Native.check!(Native.gregor_consumer_subscribe(native, arr, topics.flatten.size, buf, Native::ERRSTR_SIZE),
@@ -455,6 +461,28 @@ module Gregor
       end
     end
 
+    # True when the group took this consumer's partitions away without a
+    # rebalance (session expired, fenced, max.poll.interval.ms exceeded:
+    # GREGOR_REBALANCE_LOST) and none were assigned since, as librdkafka's
+    # rd_kafka_assignment_lost.
+    def assignment_lost?
+      raise ClosedConsumerError, :assignment_lost? if closed?
+
+      @assignment_lost
+    end
+
+    # The cluster id the brokers report (Metadata v2+), nil if none.
+    def cluster_id(timeout_ms = 2_000)
+      native_call(:cluster_id) do |native|
+        Metadata.new(:gregor_consumer_metadata, native, nil, timeout_ms, topics: false).cluster_id
+      end
+    end
+
+    # rdkafka-ruby raises NotImplementedError too (use #poll_batch).
+    def each_batch(*_args)
+      raise NotImplementedError, "each_batch was removed; use #poll_batch"
+    end
+
     def closed?
       @native.closed?
     end
@@ -475,6 +503,9 @@ module Gregor
 
     # Runs inside poll/close; the library applies the change after it returns.
     def on_rebalance(_c, event, tpl, _opaque)
+      @assignment_lost = event == REBALANCE_LOST if [REBALANCE_ASSIGNED, REBALANCE_LOST].include?(event)
+      return unless @rebalance_listener
+
       list = tpl.null? ? TopicPartitionList.new : TopicPartitionList.from_native(tpl)
       if event == REBALANCE_ASSIGNED
         @rebalance_listener.on_partitions_assigned(list) if @rebalance_listener.respond_to?(:on_partitions_assigned)

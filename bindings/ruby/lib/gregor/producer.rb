@@ -69,7 +69,22 @@ module Gregor
     # Raised by DeliveryHandle#wait when the report did not come in time.
     WaitTimeoutError = AbstractHandle::WaitTimeoutError
 
-    attr_accessor :delivery_callback
+    attr_reader :delivery_callback, :delivery_callback_arity
+
+    # Called with each DeliveryReport on the thread serving reports (inside
+    # poll/flush/DeliveryHandle#wait); a callable taking two arguments also
+    # gets the DeliveryHandle (rdkafka-ruby's shape).
+    def delivery_callback=(callback)
+      raise TypeError, "Callback has to be callable" unless callback.respond_to?(:call)
+
+      @delivery_callback = callback
+      @delivery_callback_arity = callback.respond_to?(:arity) ? callback.arity : callback.method(:call).arity
+    end
+
+    # librdkafka's instance name shape: "<client.id>#producer-<n>", n
+    # counting the clients made in this process (client.id's default is
+    # gregor's, "gregor").
+    attr_reader :name
 
     # Wakes calls blocked in C (poll, flush) without freeing.
     CLOSE = ->(ptr) { Native.gregor_producer_close(ptr, 0) }
@@ -102,8 +117,9 @@ module Gregor
       end
     end
 
-    def initialize(native_config, partitioner: "consistent_random")
+    def initialize(native_config, partitioner: "consistent_random", name: nil)
       @partitioner = partitioner.to_s
+      @name = name
       buf = Native.errbuf
       native = Native.gregor_producer_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
@@ -157,16 +173,20 @@ module Gregor
       ts = case timestamp
            when nil then 0
            when Time then (timestamp.to_r * 1000).to_i
-           else Integer(timestamp)
+           when Integer then timestamp
+           else raise TypeError, "Timestamp has to be nil, an Integer or a Time"
            end
       hdrs = nil
       keep = []
       if headers && !headers.empty?
         hdrs = Native.gregor_headers_new
         headers.each do |name, value|
-          p, n = Native.bytes(value)
-          keep << p
-          Native.gregor_headers_add(hdrs, name.to_s, p, n)
+          # an Array value: the header repeated, once per element, in order
+          (value.is_a?(Array) ? value : [value]).each do |v|
+            p, n = Native.bytes(v)
+            keep << p
+            Native.gregor_headers_add(hdrs, name.to_s, p, n)
+          end
         end
       end
       kp, kn = Native.bytes(key)
@@ -216,11 +236,7 @@ module Gregor
 
     # Messages not yet reported.
     def queue_size
-      return 0 if closed?
-
       @native.use(:queue_size) { |native| Native.gregor_producer_len(native) }
-    rescue ClosedProducerError
-      0
     end
 
     alias queue_length queue_size
@@ -238,6 +254,16 @@ module Gregor
 
     private
 
+    def call_delivery_callback(report, handle)
+      return unless @delivery_callback
+
+      case @delivery_callback_arity
+      when 0 then @delivery_callback.call
+      when 1 then @delivery_callback.call(report)
+      else @delivery_callback.call(report, handle)
+      end
+    end
+
     def on_delivery(dr, _opaque)
       id = dr[:msg_opaque].address
       handle = @lock.synchronize { @pending.delete(id) }
@@ -246,7 +272,7 @@ module Gregor
       error = dr[:err].zero? ? nil : RdkafkaError.new(dr[:err], broker_message: dr[:errstr])
       report = DeliveryReport.new(dr[:partition], dr[:offset], dr[:topic], error, handle.label)
       handle._complete(report)
-      @delivery_callback&.call(report)
+      call_delivery_callback(report, handle)
     rescue StandardError => e
       warn "gregor: delivery callback raised #{e.class}: #{e.message}"
     end
