@@ -41,6 +41,8 @@ run_ruby() {
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_gregor.rb
     log "ruby: admin/consumer calls in rdkafka-ruby's shapes"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_more_api.rb
+    log "ruby: error texts, ACLs, names and callbacks in rdkafka-ruby's shapes"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_rdkafka_shape.rb
     # close under calls in flight (issue 24): 1000 rounds each for admin,
     # producer and consumer, 15-30 s; GREGOR_LIFETIME_ROUNDS to change
     log "ruby: close while calls are in flight (${GREGOR_LIFETIME_ROUNDS:-1000} rounds each)"

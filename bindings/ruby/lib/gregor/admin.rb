@@ -179,6 +179,15 @@ module Gregor
     # CreateTopicHandle at once; the request runs on its own thread.
     def create_topic(topic_name, partition_count, replication_factor, topic_config = {})
       ensure_open(:create_topic)
+      # librdkafka's rd_kafka_NewTopic_new bounds and texts (-1: the
+      # broker's default)
+      unless partition_count.is_a?(Integer) && partition_count >= -1 && partition_count <= 100_000
+        raise Config::ConfigError, "num_partitions out of expected range 1..100000 or -1 for broker default"
+      end
+      unless replication_factor.is_a?(Integer) && replication_factor >= -1 && replication_factor <= 10_000
+        raise Config::ConfigError, "replication_factor out of expected range -1..10000"
+      end
+
       nt = Native.gregor_new_topic_new(topic_name.to_s, partition_count, replication_factor)
       raise ArgumentError, "invalid topic name #{topic_name.inspect}" if nt.null?
 
@@ -311,7 +320,7 @@ module Gregor
     end
 
     # Cluster metadata (all topics, or `topic_name`).
-    def metadata(topic_name = nil, timeout_ms = 2_000)
+    def metadata(topic_name = nil, timeout_ms = Defaults::METADATA_TIMEOUT_MS)
       @native.use(:metadata) { |native| Metadata.new(:gregor_admin_metadata, native, topic_name, timeout_ms) }
     end
 

@@ -171,6 +171,7 @@ module Gregor
     def create_acl(resource_type:, resource_name:, resource_pattern_type:, principal:, host:, operation:,
                    permission_type:)
       ensure_open(:create_acl)
+      check_acl_numbers(resource_type, resource_pattern_type, operation, permission_type, filter: false)
       buf = Native.errbuf
       binding = Native.gregor_acl_binding_new(resource_type, resource_name&.to_s, resource_pattern_type,
                                               principal&.to_s, host&.to_s, operation, permission_type,
@@ -264,7 +265,20 @@ module Gregor
 
     private
 
+    # The ranges librdkafka's rd_kafka_AclBinding_new / _AclBindingFilter_new
+    # accept (with Kafka's DELEGATION_TOKEN 6 and USER 7 resource types):
+    # UNKNOWN is never valid; ANY (and MATCH) only in a filter. Raises
+    # Config::ConfigError with librdkafka's text.
+    def check_acl_numbers(resource_type, pattern_type, operation, permission_type, filter:)
+      low = filter ? 1 : 2
+      raise Config::ConfigError, "Invalid resource type" unless (low..7).cover?(resource_type)
+      raise Config::ConfigError, "Invalid resource pattern type" unless ((filter ? 1 : 3)..4).cover?(pattern_type)
+      raise Config::ConfigError, "Invalid operation" unless (low..12).cover?(operation)
+      raise Config::ConfigError, "Invalid permission type" unless (low..3).cover?(permission_type)
+    end
+
     def acl_filter(resource_type, resource_name, resource_pattern_type, principal, host, operation, permission_type)
+      check_acl_numbers(resource_type, resource_pattern_type, operation, permission_type, filter: true)
       buf = Native.errbuf
       filter = Native.gregor_acl_filter_new(resource_type, resource_name&.to_s, resource_pattern_type,
                                             principal&.to_s, host&.to_s, operation, permission_type,

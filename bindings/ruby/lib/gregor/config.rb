@@ -100,7 +100,8 @@ module Gregor
 
     def consumer(**_options)
       Consumer.new(native_config, rebalance_listener: @consumer_rebalance_listener,
-                                  name: Config.instance_name(self["client.id"], "consumer"))
+                                  name: Config.instance_name(self["client.id"], "consumer"),
+                                  read_committed: self["isolation.level"].to_s != "read_uncommitted")
     end
 
     def admin(**_options)

@@ -69,7 +69,7 @@ module Gregor
     # runs the block when the entry is missing or older than the TTL; a
     # higher count always wins, a lower one only once the entry expired.
     class PartitionsCountCache
-      DEFAULT_TTL_MS = 30_000
+      DEFAULT_TTL_MS = Defaults::PARTITIONS_COUNT_CACHE_TTL_MS
 
       def initialize(ttl = :not_provided, ttl_ms: :not_provided)
         @ttl_ms =

@@ -108,6 +108,7 @@ module Gregor
     bind :gregor_tpl_partition, [:pointer, :size_t], :int32
     bind :gregor_tpl_offset, [:pointer, :size_t], :int64
     bind :gregor_tpl_err, [:pointer, :size_t], :int
+    bind :gregor_tpl_leader_epoch, [:pointer, :size_t], :int32
     bind :gregor_tpl_set_metadata, [:pointer, :size_t, :string], :int32
 
     bind :gregor_consumer_new, [:pointer] + E, :pointer

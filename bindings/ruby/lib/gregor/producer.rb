@@ -111,7 +111,16 @@ module Gregor
     def self.stats_proc
       lambda do |_handle, json, len, _opaque|
         cb = Config.statistics_callback
-        cb&.call(JSON.parse(json.read_bytes(len)))
+        next unless cb
+
+        stats = JSON.parse(json.read_bytes(len))
+        # As rdkafka-ruby: each snapshot's topics refresh the process-wide
+        # partition count cache (partitions but the UA one, "-1").
+        (stats["topics"] || {}).each do |topic, details|
+          count = (details["partitions"] || {}).keys.count { |k| k != "-1" }
+          Producer.partitions_count_cache.set(topic, count) if count.positive?
+        end
+        cb.call(stats)
       rescue StandardError => e
         warn "gregor: statistics callback raised #{e.class}: #{e.message}"
       end
@@ -205,7 +214,7 @@ module Gregor
     end
 
     # Cluster metadata (all topics, or `topic_name`).
-    def metadata(topic_name = nil, timeout_ms = 2_000)
+    def metadata(topic_name = nil, timeout_ms = Defaults::METADATA_TIMEOUT_MS)
       @native.use(:metadata) { |native| Metadata.new(:gregor_producer_metadata, native, topic_name, timeout_ms) }
     end
 
@@ -230,7 +239,7 @@ module Gregor
 
     # Waits up to `timeout_ms` until every message has its report. Returns
     # true if none is left outstanding.
-    def flush(timeout_ms = 5000)
+    def flush(timeout_ms = Defaults::PRODUCER_FLUSH_TIMEOUT_MS)
       @native.use(:flush) { |native| Native.gregor_producer_flush(native, timeout_ms).zero? }
     end
 
@@ -248,7 +257,7 @@ module Gregor
     # Flushes for up to `timeout_ms`, then frees the producer. Threads in
     # calls on it (a DeliveryHandle#wait, a flush) return first; later
     # calls raise ClosedProducerError.
-    def close(timeout_ms = 5000)
+    def close(timeout_ms = Defaults::PRODUCER_FLUSH_TIMEOUT_MS)
       @native.close(->(native) { Native.gregor_producer_close(native, timeout_ms) })
     end
 
