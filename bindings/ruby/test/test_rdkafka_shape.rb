@@ -197,4 +197,47 @@ class GregorRdkafkaShapeTest < GregorTest
   ensure
     Gregor::Config.statistics_callback = nil
   end
+
+  # librdkafka (so rdkafka-ruby) and gregor are not fork-safe: a forked
+  # child has none of the client's threads. There the inherited producer
+  # reads as closed and its close and finalizer leave the parent's handle
+  # alone; the parent's producer keeps working.
+  def test_forked_child_treats_an_inherited_producer_as_closed
+    topic = create_topic(1)
+    producer = config.producer
+    producer.produce(topic: topic, payload: "a", partition: 0).wait(max_wait_timeout_ms: 30_000)
+    pid = fork do
+      closed = producer.closed?
+      producer.close
+      refused = begin
+        producer.produce(topic: topic, payload: "b")
+        false
+      rescue Gregor::ClosedProducerError
+        true
+      end
+      exit(closed && producer.closed? && refused ? 0 : 1) # runs the finalizers
+    end
+    _, status = Process.wait2(pid)
+    refute status.signaled?
+    assert_equal 0, status.exitstatus
+    refute producer.closed?
+    assert_equal 1, producer.produce(topic: topic, payload: "c", partition: 0).wait(max_wait_timeout_ms: 30_000).offset
+    producer.close
+  end
+
+  def test_topic_config_is_refused_and_start_is_accepted
+    producer = config.producer(native_kafka_auto_start: false)
+    assert_nil producer.start
+    e = assert_raises(Gregor::Config::ConfigError) { producer.produce(topic: "t", payload: "", topic_config: { invalid: "x" }) }
+    assert_match(/invalid/, e.message)
+    e = assert_raises(Gregor::Config::ConfigError) { producer.produce(topic: "t", payload: "", topic_config: { acks: 1 }) }
+    assert_match(/per-topic/, e.message)
+    producer.close
+    assert_raises(Gregor::ClosedProducerError) { producer.start }
+    @admin.start
+    consumer = config("group.id" => unique("g")).consumer
+    consumer.start
+    consumer.close
+    assert_raises(Gregor::ClosedConsumerError) { consumer.start }
+  end
 end

@@ -180,7 +180,7 @@ module Gregor
 
       arr = FFI::MemoryPointer.new(:pointer, 1)
       arr.put_pointer(0, binding)
-      start(CreateAclHandle.new, :create_acl) do |handle|
+      run_async(CreateAclHandle.new, :create_acl) do |handle|
         acl_call(handle, :gregor_admin_create_acls) do |native, out, ebuf|
           Native.gregor_admin_create_acls(native, arr, 1, nil, out, ebuf, Native::ERRSTR_SIZE)
         end
@@ -196,7 +196,7 @@ module Gregor
       ensure_open(:describe_acl)
       filter = acl_filter(resource_type, resource_name, resource_pattern_type, principal, host, operation,
                           permission_type)
-      start(DescribeAclHandle.new, :describe_acl) do |handle|
+      run_async(DescribeAclHandle.new, :describe_acl) do |handle|
         out = FFI::MemoryPointer.new(:pointer)
         buf = Native.errbuf
         rc = @native.use(:describe_acl) do |native|
@@ -229,7 +229,7 @@ module Gregor
                           permission_type)
       arr = FFI::MemoryPointer.new(:pointer, 1)
       arr.put_pointer(0, filter)
-      start(DeleteAclHandle.new, :delete_acl) do |handle|
+      run_async(DeleteAclHandle.new, :delete_acl) do |handle|
         out = FFI::MemoryPointer.new(:pointer)
         buf = Native.errbuf
         rc = @native.use(:delete_acl) do |native|

@@ -553,6 +553,16 @@ module Gregor
       raise NotImplementedError, "each_batch was removed; use #poll_batch"
     end
 
+    # rdkafka-ruby starts its polling thread here (Config#consumer(native_kafka_auto_start: false)
+    # defers it); gregor's client runs from creation and serves callbacks in
+    # the caller's calls, so there is nothing left to start. Raises
+    # ClosedConsumerError once closed.
+    def start
+      raise ClosedConsumerError, :start if closed?
+
+      nil
+    end
+
     def closed?
       @native.closed?
     end

@@ -20,6 +20,11 @@ module Gregor
   # - A finalizer frees the handle if the owner is garbage collected without
   #   #close (no call can be in flight then: each holds the owner).
   #
+  # - Across fork the handle stays the parent's: the child has none of the
+  #   library's threads, so there the handle reports closed, calls raise the
+  #   closed error, and #close and the finalizer leave it alone (as
+  #   rdkafka-ruby does for librdkafka, which is not fork-safe either).
+  #
   # The C library's own contract (gregor.h preamble) makes a free under a
   # call memory-safe as well; this keeps the binding clear of the one case
   # it does not cover (address reuse) and makes `close` wait for its calls.
@@ -37,24 +42,34 @@ module Gregor
       @inflight = 0
       @state = :open # :open, :closing, :closed
       @cell = [ptr] # what the finalizer frees (emptied by #close)
-      ObjectSpace.define_finalizer(owner, self.class.finalizer(@cell, freer))
+      @pid = Process.pid
+      ObjectSpace.define_finalizer(owner, self.class.finalizer(@cell, freer, @pid))
     end
 
     # The finalizer: must not reference the owner.
-    def self.finalizer(cell, freer)
+    def self.finalizer(cell, freer, pid)
       proc do
+        next unless Process.pid == pid # a forked child's copy: the parent's
+
         ptr = cell.pop
         freer.call(ptr) if ptr
       end
     end
 
     def closed?
-      @state != :open
+      @state != :open || inherited?
+    end
+
+    # True in a process forked after the handle was made.
+    def inherited?
+      Process.pid != @pid
     end
 
     # Yields the pointer with this call counted in flight; raises the
     # client's closed error (naming `method`) once closing has begun.
     def use(method)
+      raise @error.new(method) if inherited?
+
       @lock.synchronize do
         raise @error.new(method) unless @state == :open
 
@@ -73,6 +88,8 @@ module Gregor
     # runs first with the pointer while no new call can start (a producer
     # flushes there).
     def close(before_close = nil)
+      return if inherited?
+
       ptr = nil
       @lock.synchronize do
         if @state != :open

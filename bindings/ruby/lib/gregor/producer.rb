@@ -154,7 +154,7 @@ module Gregor
     # it among the topic's partitions (Producer#partition_count, cached).
     def produce(topic:, payload: nil, key: nil, partition: nil, partition_key: nil, timestamp: nil, headers: nil,
                 label: nil, topic_config: nil, partitioner: nil)
-      _ = topic_config # rdkafka-ruby's per-topic settings: not supported, ignored
+      check_topic_config(topic_config) if topic_config && !topic_config.empty?
       if partition.nil? && partition_key
         count = partition_count(topic.to_s)
         if count.positive?
@@ -250,6 +250,16 @@ module Gregor
 
     alias queue_length queue_size
 
+    # rdkafka-ruby starts its polling thread here (Config#producer(native_kafka_auto_start: false)
+    # defers it); gregor's client runs from creation and serves callbacks in
+    # the caller's calls, so there is nothing left to start. Raises
+    # ClosedProducerError once closed.
+    def start
+      raise ClosedProducerError, :start if closed?
+
+      nil
+    end
+
     def closed?
       @native.closed?
     end
@@ -262,6 +272,27 @@ module Gregor
     end
 
     private
+
+    # rdkafka-ruby's per-message topic settings (librdkafka topic handles
+    # with their own acks, compression, message.timeout.ms): gregor has one
+    # set of settings per producer. A property gregor does not know is the
+    # ConfigError rdkafka-ruby raises; a known one raises ConfigError too,
+    # rather than being dropped without a word.
+    def check_topic_config(topic_config)
+      conf = Native.gregor_config_new
+      begin
+        topic_config.each do |k, v|
+          buf = Native.errbuf
+          value = v == true ? "true" : v == false ? "false" : v.to_s
+          rc = Native.gregor_config_set(conf, k.to_s, value, buf, Native::ERRSTR_SIZE)
+          raise Config::ConfigError, buf.read_string unless rc.zero?
+        end
+      ensure
+        Native.gregor_config_free(conf)
+      end
+      raise Config::ConfigError, "topic_config (#{topic_config.keys.join(', ')}): gregor has no per-topic " \
+                                 "producer settings; set them on the producer's Config"
+    end
 
     def call_delivery_callback(report, handle)
       return unless @delivery_callback
