@@ -5,6 +5,7 @@
 # arrays, assignment_lost?, cluster_id), against the broker at
 # $GREGOR_TEST_BROKER: ruby -Ilib test/test_rdkafka_shape.rb
 require_relative "test_gregor"
+require "timeout"
 
 class GregorRdkafkaShapeTest < GregorTest
   # only the tests below: GregorTest's run from test_gregor.rb
@@ -239,5 +240,44 @@ class GregorRdkafkaShapeTest < GregorTest
     consumer.start
     consumer.close
     assert_raises(Gregor::ClosedConsumerError) { consumer.start }
+  end
+
+  # rdkafka-ruby's producer polling thread: delivery callbacks come while
+  # the application does not poll.
+  def test_polling_thread_serves_delivery_callbacks
+    topic = create_topic(1)
+    producer = config.producer
+    assert producer.polling_thread?
+    reports = Queue.new
+    producer.delivery_callback = ->(report) { reports << report }
+    producer.produce(topic: topic, payload: "x", partition: 0, label: "l1")
+    report = Timeout.timeout(30) { reports.pop }
+    assert_equal "l1", report.label
+    assert_equal 0, report.offset
+    producer.close
+    # without it, reports wait for a poll
+    producer = config.producer(run_polling_thread: false)
+    refute producer.polling_thread?
+    producer.delivery_callback = ->(report) { reports << report }
+    handle = producer.produce(topic: topic, payload: "y", partition: 0)
+    sleep 0.5
+    assert reports.empty?
+    assert_equal 1, handle.wait(max_wait_timeout_ms: 30_000).offset
+    assert_equal 1, reports.pop.offset
+    producer.close
+  end
+
+  # A producer dropped without close: its finalizer stops the polling thread
+  # and the thread frees the handle.
+  def test_unclosed_producer_with_polling_thread_is_collected
+    before = Thread.list.count { |t| t.name == "gregor-poll" }
+    5.times { config.producer }
+    GC.start
+    deadline = Time.now + 20
+    until Thread.list.count { |t| t.name == "gregor-poll" && t.alive? } <= before || Time.now > deadline
+      GC.start
+      sleep 0.1
+    end
+    assert_operator Thread.list.count { |t| t.name == "gregor-poll" && t.alive? }, :<=, before
   end
 end

@@ -43,17 +43,69 @@ module Gregor
       @state = :open # :open, :closing, :closed
       @cell = [ptr] # what the finalizer frees (emptied by #close)
       @pid = Process.pid
-      ObjectSpace.define_finalizer(owner, self.class.finalizer(@cell, freer, @pid))
+      @shared = { poller: nil, finalize: false } # with the polling thread
+      ObjectSpace.define_finalizer(owner, self.class.finalizer(@cell, freer, @pid, @shared, closer))
     end
 
     # The finalizer: must not reference the owner.
-    def self.finalizer(cell, freer, pid)
+    # With a polling thread alive it only asks the thread to stop (and wakes
+    # its poll): the thread frees once out of its call.
+    def self.finalizer(cell, freer, pid, shared, closer)
       proc do
         next unless Process.pid == pid # a forked child's copy: the parent's
 
-        ptr = cell.pop
-        freer.call(ptr) if ptr
+        if shared[:poller]&.alive?
+          shared[:finalize] = true
+          ptr = cell.first
+          closer&.call(ptr) if ptr
+        else
+          ptr = cell.pop
+          freer.call(ptr) if ptr
+        end
       end
+    end
+
+    # Starts a thread that calls `poll.call(ptr, timeout_ms)` (a counted
+    # call, see #use) over and over until the handle is closed, so
+    # callbacks run without the application polling (rdkafka-ruby's
+    # polling thread). `poll` must not hold the owner, and the thread holds
+    # only this NativeHandle and `keep` (the callbacks the C side calls):
+    # an owner dropped without #close is still garbage collected, and its
+    # finalizer has the thread free the handle once out of its poll.
+    def start_polling(poll, timeout_ms, keep)
+      @shared[:poller] = self.class.poller(self, @cell, @freer, @shared, poll, timeout_ms, keep)
+    end
+
+    def polling?
+      !@shared[:poller].nil?
+    end
+
+    # Waits for the polling thread to end after #close (not from itself).
+    def join_poller
+      t = @shared[:poller]
+      t.join if t && t != Thread.current && !inherited?
+    end
+
+    def self.poller(handle, cell, freer, shared, poll, timeout_ms, keep)
+      thread = Thread.new do
+        _ = keep
+        loop do
+          if shared[:finalize]
+            ptr = cell.pop
+            freer.call(ptr) if ptr
+            break
+          end
+          handle.use(:poll) { |ptr| poll.call(ptr, timeout_ms) }
+        rescue ClosedClientError
+          break
+        rescue StandardError => e
+          warn "gregor: polling thread: #{e.class}: #{e.message}"
+          sleep(timeout_ms / 1000.0) # backoff before the next poll
+        end
+      end
+      thread.report_on_exception = false
+      thread.name = "gregor-poll"
+      thread
     end
 
     def closed?

@@ -55,7 +55,7 @@ module Gregor
 
       # Serves reports instead of sleeping (gregor has no background thread).
       def wait_step(left)
-        return super unless @producer
+        return super unless @producer && !@producer.polling_thread?
 
         ms = left ? [[(left * 1000).ceil, 100].min, 1].max : 100
         begin
@@ -69,22 +69,88 @@ module Gregor
     # Raised by DeliveryHandle#wait when the report did not come in time.
     WaitTimeoutError = AbstractHandle::WaitTimeoutError
 
-    attr_reader :delivery_callback, :delivery_callback_arity
+    # The messages in flight and the callbacks the C side calls, apart from
+    # the Producer so the polling thread can keep them alive without keeping
+    # the Producer (which its finalizer then frees).
+    class Deliveries
+      attr_reader :delivery_callback, :delivery_callback_arity, :dr_cb, :stats_cb
 
-    # Called with each DeliveryReport on the thread serving reports (inside
-    # poll/flush/DeliveryHandle#wait); a callable taking two arguments also
-    # gets the DeliveryHandle (rdkafka-ruby's shape).
+      def initialize
+        @pending = {}
+        @next_id = 1
+        @lock = Mutex.new
+        @dr_cb = method(:on_delivery).to_proc # kept referenced while the C side holds it
+        @stats_cb = Config.statistics_callback ? Producer.stats_proc : nil
+      end
+
+      def delivery_callback=(callback)
+        raise TypeError, "Callback has to be callable" unless callback.respond_to?(:call)
+
+        @delivery_callback = callback
+        @delivery_callback_arity = callback.respond_to?(:arity) ? callback.arity : callback.method(:call).arity
+      end
+
+      # Registers `handle`; returns the id the C side passes back.
+      def add(handle)
+        @lock.synchronize do
+          i = @next_id
+          @next_id += 1
+          @pending[i] = handle
+          i
+        end
+      end
+
+      def remove(id)
+        @lock.synchronize { @pending.delete(id) }
+      end
+
+      private
+
+      def call_delivery_callback(report, handle)
+        return unless @delivery_callback
+
+        case @delivery_callback_arity
+        when 0 then @delivery_callback.call
+        when 1 then @delivery_callback.call(report)
+        else @delivery_callback.call(report, handle)
+        end
+      end
+
+      def on_delivery(dr, _opaque)
+        handle = remove(dr[:msg_opaque].address)
+        return unless handle
+
+        error = dr[:err].zero? ? nil : RdkafkaError.new(dr[:err], broker_message: dr[:errstr])
+        report = DeliveryReport.new(dr[:partition], dr[:offset], dr[:topic], error, handle.label)
+        handle._complete(report)
+        call_delivery_callback(report, handle)
+      rescue StandardError => e
+        warn "gregor: delivery callback raised #{e.class}: #{e.message}"
+      end
+    end
+
+    # Called with each DeliveryReport on the thread serving reports (the
+    # polling thread, or inside poll/flush/DeliveryHandle#wait); a callable
+    # taking two arguments also gets the DeliveryHandle (rdkafka-ruby's shape).
     def delivery_callback=(callback)
-      raise TypeError, "Callback has to be callable" unless callback.respond_to?(:call)
+      @deliveries.delivery_callback = callback
+    end
 
-      @delivery_callback = callback
-      @delivery_callback_arity = callback.respond_to?(:arity) ? callback.arity : callback.method(:call).arity
+    def delivery_callback
+      @deliveries.delivery_callback
+    end
+
+    def delivery_callback_arity
+      @deliveries.delivery_callback_arity
     end
 
     # librdkafka's instance name shape: "<client.id>#producer-<n>", n
     # counting the clients made in this process (client.id's default is
     # gregor's, "gregor").
     attr_reader :name
+
+    # What the polling thread runs (made here, where it holds no Producer).
+    POLL = ->(ptr, ms) { Native.gregor_producer_poll(ptr, ms) }
 
     # Wakes calls blocked in C (poll, flush) without freeing.
     CLOSE = ->(ptr) { Native.gregor_producer_close(ptr, 0) }
@@ -126,7 +192,12 @@ module Gregor
       end
     end
 
-    def initialize(native_config, partitioner: "consistent_random", name: nil)
+    # `run_polling_thread` (rdkafka-ruby's, default true): a thread serves
+    # delivery reports and statistics every `poll_timeout_ms`, so callbacks
+    # come without the application polling; false leaves that to
+    # poll/flush/DeliveryHandle#wait.
+    def initialize(native_config, partitioner: "consistent_random", name: nil, run_polling_thread: true,
+                   poll_timeout_ms: 100)
       @partitioner = partitioner.to_s
       @name = name
       buf = Native.errbuf
@@ -134,16 +205,11 @@ module Gregor
       Native.gregor_config_free(native_config)
       raise Config::ConfigError, buf.read_string if native.null?
 
-      @pending = {}
-      @next_id = 1
-      @lock = Mutex.new
-      @dr_cb = method(:on_delivery).to_proc # kept referenced while the C side holds it
-      Native.gregor_producer_set_dr_cb(native, @dr_cb, nil)
-      if Config.statistics_callback
-        @stats_cb = Producer.stats_proc # kept referenced while the C side holds it
-        Native.gregor_producer_set_stats_cb(native, @stats_cb, nil)
-      end
+      @deliveries = Deliveries.new
+      Native.gregor_producer_set_dr_cb(native, @deliveries.dr_cb, nil)
+      Native.gregor_producer_set_stats_cb(native, @deliveries.stats_cb, nil) if @deliveries.stats_cb
       @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedProducerError)
+      @native.start_polling(POLL, poll_timeout_ms, @deliveries) if run_polling_thread
     end
 
     # Queues a message. `payload`/`key` nil mean null; `partition` nil lets
@@ -173,12 +239,7 @@ module Gregor
       handle[:pending] = true
       handle.topic = topic.to_s
       AbstractHandle.register(handle)
-      id = @lock.synchronize do
-        i = @next_id
-        @next_id += 1
-        @pending[i] = handle
-        i
-      end
+      id = @deliveries.add(handle)
       ts = case timestamp
            when nil then 0
            when Time then (timestamp.to_r * 1000).to_i
@@ -204,7 +265,7 @@ module Gregor
       rc = Native.gregor_producer_send(native, topic.to_s, partition || -1, kp, kn, vp, vn, hdrs, ts,
                                        FFI::Pointer.new(id), 0, buf, Native::ERRSTR_SIZE)
       unless rc.zero?
-        @lock.synchronize { @pending.delete(id) }
+        @deliveries.remove(id)
         AbstractHandle.remove(handle)
         Native.check!(rc, buf)
       end
@@ -264,11 +325,17 @@ module Gregor
       @native.closed?
     end
 
+    # Whether a polling thread serves this producer's reports.
+    def polling_thread?
+      @native.polling?
+    end
+
     # Flushes for up to `timeout_ms`, then frees the producer. Threads in
     # calls on it (a DeliveryHandle#wait, a flush) return first; later
     # calls raise ClosedProducerError.
     def close(timeout_ms = Defaults::PRODUCER_FLUSH_TIMEOUT_MS)
       @native.close(->(native) { Native.gregor_producer_close(native, timeout_ms) })
+      @native.join_poller
     end
 
     private
@@ -292,29 +359,6 @@ module Gregor
       end
       raise Config::ConfigError, "topic_config (#{topic_config.keys.join(', ')}): gregor has no per-topic " \
                                  "producer settings; set them on the producer's Config"
-    end
-
-    def call_delivery_callback(report, handle)
-      return unless @delivery_callback
-
-      case @delivery_callback_arity
-      when 0 then @delivery_callback.call
-      when 1 then @delivery_callback.call(report)
-      else @delivery_callback.call(report, handle)
-      end
-    end
-
-    def on_delivery(dr, _opaque)
-      id = dr[:msg_opaque].address
-      handle = @lock.synchronize { @pending.delete(id) }
-      return unless handle
-
-      error = dr[:err].zero? ? nil : RdkafkaError.new(dr[:err], broker_message: dr[:errstr])
-      report = DeliveryReport.new(dr[:partition], dr[:offset], dr[:topic], error, handle.label)
-      handle._complete(report)
-      call_delivery_callback(report, handle)
-    rescue StandardError => e
-      warn "gregor: delivery callback raised #{e.class}: #{e.message}"
     end
   end
 end
