@@ -111,6 +111,10 @@ class GregorRdkafkaShapeTest < GregorTest
     producer.produce(topic: topic, payload: "w", partition: 0).wait(max_wait_timeout_ms: 30_000)
     assert_equal 1, only_report.first.offset
     assert_raises(TypeError) { producer.produce(topic: topic, payload: "x", timestamp: "10101010") }
+    exploding = Object.new
+    def exploding.to_s = raise("boom")
+    assert_raises(RuntimeError) { producer.produce(topic: topic, payload: "x", headers: { "k" => exploding }) }
+    assert_empty Gregor::AbstractHandle::REGISTRY # nothing left registered by the failed produces
     producer.close
     assert_raises(Gregor::ClosedProducerError) { producer.queue_size }
 
@@ -255,6 +259,7 @@ class GregorRdkafkaShapeTest < GregorTest
     assert_equal "l1", report.label
     assert_equal 0, report.offset
     producer.close
+    assert_raises(Gregor::ClosedProducerError) { producer.events_poll_nb_each { |_| } }
     # without it, reports wait for a poll
     producer = config.producer(run_polling_thread: false)
     refute producer.polling_thread?
@@ -262,8 +267,12 @@ class GregorRdkafkaShapeTest < GregorTest
     handle = producer.produce(topic: topic, payload: "y", partition: 0)
     sleep 0.5
     assert reports.empty?
-    assert_equal 1, handle.wait(max_wait_timeout_ms: 30_000).offset
+    counts = []
+    deadline = Time.now + 30
+    producer.events_poll_nb_each { |n| counts << n } while counts.empty? && Time.now < deadline
+    assert_equal [1], counts
     assert_equal 1, reports.pop.offset
+    refute handle.pending?
     producer.close
   end
 

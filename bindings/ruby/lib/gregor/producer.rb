@@ -240,6 +240,7 @@ module Gregor
       handle.topic = topic.to_s
       AbstractHandle.register(handle)
       id = @deliveries.add(handle)
+      queued = false
       ts = case timestamp
            when nil then 0
            when Time then (timestamp.to_r * 1000).to_i
@@ -264,14 +265,16 @@ module Gregor
       buf = Native.errbuf
       rc = Native.gregor_producer_send(native, topic.to_s, partition || -1, kp, kn, vp, vn, hdrs, ts,
                                        FFI::Pointer.new(id), 0, buf, Native::ERRSTR_SIZE)
-      unless rc.zero?
-        @deliveries.remove(id)
-        AbstractHandle.remove(handle)
-        Native.check!(rc, buf)
-      end
+      Native.check!(rc, buf)
+      queued = true
       handle
     ensure
       Native.gregor_headers_free(hdrs) if hdrs
+      # not queued (refused, or a bad argument raised): no report will come
+      unless queued
+        @deliveries.remove(id)
+        AbstractHandle.remove(handle)
+      end
     end
 
     # Cluster metadata (all topics, or `topic_name`).
@@ -296,6 +299,19 @@ module Gregor
     # Serves delivery reports for up to `timeout_ms`; returns how many.
     def poll(timeout_ms = 0)
       @native.use(:poll) { |native| Native.gregor_producer_poll(native, timeout_ms) }
+    end
+
+    # Serves what is ready (delivery reports, statistics) without waiting,
+    # yielding each poll's count, until none is left or the block returns
+    # :stop (rdkafka-ruby's events_poll_nb_each).
+    def events_poll_nb_each
+      raise ClosedProducerError, :events_poll_nb_each if closed?
+
+      loop do
+        count = poll(0)
+        break if count.zero?
+        break if yield(count) == :stop
+      end
     end
 
     # Waits up to `timeout_ms` until every message has its report. Returns
