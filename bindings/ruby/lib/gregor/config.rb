@@ -91,12 +91,13 @@ module Gregor
 
     # rdkafka-ruby's options: `run_polling_thread:` (producer, default true)
     # starts a thread serving delivery reports and statistics every
-    # `native_kafka_poll_timeout_ms` (default 100); `native_kafka_auto_start:`
+    # `native_kafka_poll_timeout_ms` (Defaults::NATIVE_KAFKA_POLL_TIMEOUT_MS); `native_kafka_auto_start:`
     # is accepted and has no effect (the client runs from creation; #start
     # has nothing left to do). The consumer serves its callbacks in #poll
     # and the admin client runs each request on its own thread, so their
     # options are accepted without effect.
-    def producer(native_kafka_auto_start: true, native_kafka_poll_timeout_ms: 100, run_polling_thread: true)
+    def producer(native_kafka_auto_start: true, native_kafka_poll_timeout_ms: Defaults::NATIVE_KAFKA_POLL_TIMEOUT_MS,
+                 run_polling_thread: true)
       _ = native_kafka_auto_start
       Producer.new(native_config, partitioner: self[:partitioner] || "consistent_random",
                                   name: Config.instance_name(self["client.id"], "producer"),

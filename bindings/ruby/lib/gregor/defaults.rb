@@ -3,9 +3,9 @@
 module Gregor
   # The default timeouts of the binding's calls (rdkafka-ruby's Defaults,
   # same names and values): the value a call uses when its timeout argument
-  # is left out. rdkafka-ruby's internal timings (its polling thread's
-  # NATIVE_KAFKA_POLL_TIMEOUT_MS, purge and metadata retry sleeps) have no
-  # counterpart: gregor has no polling thread and retries inside the library.
+  # is left out. rdkafka-ruby's internal timings (purge and metadata retry
+  # sleeps, its synchronize loop) have no counterpart: gregor retries inside
+  # the library.
   module Defaults
     CONSUMER_COMMITTED_TIMEOUT_MS = 2_000
     CONSUMER_CLUSTER_ID_TIMEOUT_MS = 1_000
@@ -17,5 +17,7 @@ module Gregor
     METADATA_TIMEOUT_MS = 2_000
     HANDLE_WAIT_TIMEOUT_MS = 60_000
     PARTITIONS_COUNT_CACHE_TTL_MS = 30_000
+    # How long each poll of the producer's polling thread waits.
+    NATIVE_KAFKA_POLL_TIMEOUT_MS = 100
   end
 end

@@ -197,7 +197,7 @@ module Gregor
     # come without the application polling; false leaves that to
     # poll/flush/DeliveryHandle#wait.
     def initialize(native_config, partitioner: "consistent_random", name: nil, run_polling_thread: true,
-                   poll_timeout_ms: 100)
+                   poll_timeout_ms: Defaults::NATIVE_KAFKA_POLL_TIMEOUT_MS)
       @partitioner = partitioner.to_s
       @name = name
       buf = Native.errbuf
