@@ -289,4 +289,49 @@ class GregorRdkafkaShapeTest < GregorTest
     end
     assert_operator Thread.list.count { |t| t.name == "gregor-poll" && t.alive? }, :<=, before
   end
+
+  # A member that stops polling past max.poll.interval.ms loses its
+  # partitions (GREGOR_REBALANCE_LOST): assignment_lost? is true until the
+  # group assigns it partitions again. About 8 s.
+  def test_assignment_lost_after_max_poll_interval
+    topic = create_topic(1)
+    events = []
+    listener = Object.new
+    listener.define_singleton_method(:on_partitions_assigned) { |_l| events << :assigned }
+    listener.define_singleton_method(:on_partitions_revoked) { |_l| events << :revoked }
+    cfg = config("group.id" => unique("g"), "session.timeout.ms" => 6000, "max.poll.interval.ms" => 6000,
+                 "heartbeat.interval.ms" => 1000)
+    cfg.consumer_rebalance_listener = listener
+    consumer = cfg.consumer
+    consumer.subscribe(topic)
+    deadline = Time.now + TIMEOUT
+    consumer.poll(200) while consumer.assignment.empty? && Time.now < deadline
+    refute_empty consumer.assignment
+    refute consumer.assignment_lost?
+    sleep 7 # no poll past max.poll.interval.ms
+    errors = []
+    lost = false
+    deadline = Time.now + TIMEOUT
+    until lost || Time.now > deadline
+      begin
+        consumer.poll(200)
+      rescue Gregor::RdkafkaError => e
+        errors << e.code
+      end
+      lost = consumer.assignment_lost?
+    end
+    assert lost
+    assert_includes errors, :max_poll_exceeded
+    deadline = Time.now + TIMEOUT
+    while consumer.assignment_lost? && Time.now < deadline
+      begin
+        consumer.poll(200)
+      rescue Gregor::RdkafkaError
+        nil
+      end
+    end
+    refute consumer.assignment_lost?
+    assert_equal %i[assigned revoked assigned], events.first(3)
+    consumer.close
+  end
 end

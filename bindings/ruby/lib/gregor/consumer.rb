@@ -182,7 +182,9 @@ module Gregor
     # Joins the group for `topics`; partitions come with later polls.
     def subscribe(*topics)
       native_call(:subscribe) do |native|
-        Native.check!(Native.gregor_consumer_set_rebalance_cb(native, @rebalance_cb, nil))
+        # only with a listener: a rebalance callback makes the assignment
+        # wait for a poll (gregor applies it itself otherwise)
+        Native.check!(Native.gregor_consumer_set_rebalance_cb(native, @rebalance_cb, nil)) if @rebalance_listener
         arr, _keep = Native.cstr_array(topics.flatten)
         buf = Native.errbuf
         Native.check!(Native.gregor_consumer_subscribe(native, arr, topics.flatten.size, buf, Native::ERRSTR_SIZE),
@@ -534,7 +536,9 @@ module Gregor
     # True when the group took this consumer's partitions away without a
     # rebalance (session expired, fenced, max.poll.interval.ms exceeded:
     # GREGOR_REBALANCE_LOST) and none were assigned since, as librdkafka's
-    # rd_kafka_assignment_lost.
+    # rd_kafka_assignment_lost. Read from the rebalance events, which
+    # gregor hands to a consumer with a rebalance listener
+    # (Config#consumer_rebalance_listener=) only: without one it stays false.
     def assignment_lost?
       raise ClosedConsumerError, :assignment_lost? if closed?
 
