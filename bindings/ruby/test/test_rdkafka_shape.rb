@@ -334,4 +334,26 @@ class GregorRdkafkaShapeTest < GregorTest
     assert_equal %i[assigned revoked assigned], events.first(3)
     consumer.close
   end
+
+  def test_store_offset_with_metadata_then_commit
+    topic = create_topic(1)
+    producer = config.producer
+    producer.produce(topic: topic, payload: "m", partition: 0).wait(max_wait_timeout_ms: 30_000)
+    producer.close
+    group = unique("g")
+    consumer = config("group.id" => group, "enable.auto.offset.store" => false, "enable.auto.commit" => false).consumer
+    consumer.assign(Gregor::Consumer::TopicPartitionList.new.tap do |l|
+      l.add_topic_and_partitions_with_offsets(topic, 0 => 0)
+    end)
+    message = poll_until(consumer, 1).first
+    consumer.store_offset(message, "meta-1")
+    consumer.commit
+    list = Gregor::Consumer::TopicPartitionList.new.tap { |l| l.add_topic(topic, [0]) }
+    partition = consumer.committed(list, 30_000).to_h[topic].first
+    assert_equal 1, partition.offset
+    # the test broker (nisshi) keeps no commit metadata; a Kafka broker
+    # gives it back (tests/group.rs checks the bytes sent)
+    assert_includes [nil, "meta-1"], partition.metadata
+    consumer.close
+  end
 end

@@ -126,6 +126,7 @@ module Gregor
         @data.each do |topic, parts|
           (parts || []).each do |p|
             Native.gregor_tpl_add(tpl, topic, p.partition, p.offset.nil? ? default_offset : p.offset)
+            Native.gregor_tpl_set_metadata(tpl, Native.gregor_tpl_count(tpl) - 1, p.metadata) if p.metadata
           end
         end
         tpl
@@ -137,7 +138,7 @@ module Gregor
           topic = Native.gregor_tpl_topic(tpl, i)
           err = Native.gregor_tpl_err(tpl, i)
           (data[topic] ||= []) << Partition.new(Native.gregor_tpl_partition(tpl, i), Native.gregor_tpl_offset(tpl, i),
-                                                err)
+                                                err, Native.gregor_tpl_metadata(tpl, i))
         end
         new(data)
       end

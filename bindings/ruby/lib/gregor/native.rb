@@ -110,6 +110,7 @@ module Gregor
     bind :gregor_tpl_err, [:pointer, :size_t], :int
     bind :gregor_tpl_leader_epoch, [:pointer, :size_t], :int32
     bind :gregor_tpl_set_metadata, [:pointer, :size_t, :string], :int32
+    bind :gregor_tpl_metadata, [:pointer, :size_t], :string
 
     bind :gregor_consumer_new, [:pointer] + E, :pointer
     bind :gregor_consumer_free, [:pointer], :void, blocking: true
