@@ -182,28 +182,22 @@ int main(void) {
     CHECK_CONTAINS(errstr, "conf");
     CHECK(gregor_producer_new(NULL, NULL, 0) == NULL);
 
-    /* a producer property on a consumer, and the other way round */
-    CHECK(gregor_consumer_new(conf, errstr, sizeof errstr) == NULL);
-    CHECK_CONTAINS(errstr, "acks");
+    /* a producer property on a consumer, and the other way round: a
+     * warning, as librdkafka, and the client is made (test_config_dump) */
+    gregor_consumer *wc = gregor_consumer_new(conf, errstr, sizeof errstr);
+    CHECK_MSG(wc != NULL, "%s", errstr);
+    gregor_consumer_free(wc);
+    /* a construction error names the property, truncated to the buffer */
     gregor_config *cconf = gregor_config_new();
-    CHECK_OK(gregor_config_set(cconf, "bootstrap.servers", "127.0.0.1:1", errstr,
+    CHECK_OK(gregor_config_set(cconf, "bootstrap.servers", "127.0.0.1:notaport", errstr,
                                sizeof errstr),
              errstr);
-    CHECK_OK(gregor_config_set(cconf, "group.id", "g", errstr, sizeof errstr), errstr);
     CHECK(gregor_producer_new(cconf, errstr, sizeof errstr) == NULL);
-    CHECK_CONTAINS(errstr, "group.id");
+    CHECK_CONTAINS(errstr, "bootstrap.servers");
     char tiny[5];
     CHECK(gregor_producer_new(cconf, tiny, sizeof tiny) == NULL);
     CHECK_INT(strlen(tiny), 4);
     gregor_config_free(cconf);
-
-    /* no bootstrap.servers */
-    gregor_config *empty = gregor_config_new();
-    CHECK(gregor_producer_new(empty, errstr, sizeof errstr) == NULL);
-    CHECK_CONTAINS(errstr, "bootstrap.servers");
-    CHECK(gregor_consumer_new(empty, errstr, sizeof errstr) == NULL);
-    CHECK_CONTAINS(errstr, "bootstrap.servers");
-    gregor_config_free(empty);
 
     /* the producer copies conf: freeing conf first is fine */
     gregor_producer *p = gregor_producer_new(conf, errstr, sizeof errstr);

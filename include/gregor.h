@@ -2369,6 +2369,24 @@ int gregor_admin_alter_group_offsets(const gregor_admin *admin, const char *grou
 int gregor_admin_delete_group_offsets(const gregor_admin *admin, const char *group, const gregor_tpl *partitions, const gregor_admin_options *options, gregor_partition_results **out, char *errstr, size_t errstr_size);
 
 /**
+ * The effective configuration of `conf`: every property with its value or
+ * default, as an array of `*cntp` strings alternating name and value
+ * (`*cntp` is twice the number of properties). Aliases and callbacks are
+ * left out; secrets (`sasl.password`, `ssl.key.password`, `ssl.key.pem`,
+ * `sasl.oauthbearer.client.secret`, `sasl.oauthbearer.token`, ...) are
+ * shown as `[redacted]`, set or not. Free with `gregor_config_dump_free`
+ * and the same count. Returns NULL (and leaves `*cntp`) if `conf` or `cntp`
+ * is NULL. Borrows `conf`.
+ */
+char **gregor_config_dump(const gregor_config *conf, size_t *cntp);
+
+/**
+ * Frees an array from `gregor_config_dump`; `cnt` is the count it gave.
+ * NULL is a no-op.
+ */
+void gregor_config_dump_free(char **arr, size_t cnt);
+
+/**
  * Removes every partition from the assignment. Returns 0. Thread-safe.
  */
 int gregor_consumer_unassign(const gregor_consumer *consumer, char *errstr, size_t errstr_size);

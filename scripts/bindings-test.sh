@@ -6,6 +6,7 @@
 #     gregor installed by pip (into a temporary directory) over
 #     target/debug/libgregor.so — the same script, only KAFKA_IMPL differs;
 #   - bindings/python/tests/test_gregor.py (gregor-only edge cases);
+#   - bindings/python/tests/test_config.py (configuration dicts) with both;
 #   - the Ruby minitest suite (bindings/ruby/test);
 #   - scripts/pkgconfig-test.sh (make install + the C example via pkg-config).
 #
@@ -33,6 +34,9 @@ run_python() {
     KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_compat.py
     log "python: gregor-only tests"
     PYTHONPATH="$site" python3 bindings/python/tests/test_gregor.py
+    log "python: typical configuration dicts, confluent-kafka then gregor"
+    KAFKA_IMPL=confluent_kafka python3 bindings/python/tests/test_config.py
+    KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_config.py
     rm -rf "$site"
 }
 
@@ -43,6 +47,8 @@ run_ruby() {
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_more_api.rb
     log "ruby: error texts, ACLs, names and callbacks in rdkafka-ruby's shapes"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_rdkafka_shape.rb
+    log "ruby: configuration (dump, tolerant roles)"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_config.rb
     # close under calls in flight (issue 24): 1000 rounds each for admin,
     # producer and consumer, 15-30 s; GREGOR_LIFETIME_ROUNDS to change
     log "ruby: close while calls are in flight (${GREGOR_LIFETIME_ROUNDS:-1000} rounds each)"

@@ -72,16 +72,12 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use crate::cluster::{Cluster, Purpose};
-use crate::config::{Config, Role};
+use crate::config::{ClientKind, Config};
 use crate::error::{local, Error, Result};
 use crate::net::{BrokerConn, PendingResponse};
 use crate::protocol::find_coordinator::FindCoordinatorRequest;
 use crate::protocol::{api_name, ErrorAction, KafkaCode, Request};
 use crate::wire::EncodeError;
-
-/// How long to wait before retrying a call whose routing was stale (as
-/// librdkafka's `retry.backoff.ms` default).
-const RETRY_BACKOFF: Duration = Duration::from_millis(100);
 
 /// Options of one admin call (librdkafka's `rd_kafka_AdminOptions_t`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -146,7 +142,7 @@ pub struct PartitionResult<T> {
 }
 
 /// One call's timing, from its options.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Call {
     /// When the client gives up.
     pub deadline: Instant,
@@ -154,6 +150,10 @@ pub(crate) struct Call {
     pub op_timeout_ms: i32,
     /// The validate-only flag.
     pub validate_only: bool,
+    /// `retry.backoff.ms` and `retry.backoff.max.ms`.
+    backoff: (Duration, Duration),
+    /// Retries so far (the backoff doubles with each).
+    attempts: std::cell::Cell<u32>,
 }
 
 impl Call {
@@ -163,11 +163,20 @@ impl Call {
 
     /// True if there is time to retry after a backoff.
     fn can_retry(&self) -> bool {
-        self.left() > RETRY_BACKOFF
+        self.left() > self.next_backoff(self.attempts.get())
     }
 
+    fn next_backoff(&self, n: u32) -> Duration {
+        let (first, max) = self.backoff;
+        first.saturating_mul(1 << n.min(20)).min(max)
+    }
+
+    /// Waits before a retry: `retry.backoff.ms`, doubling per retry up to
+    /// `retry.backoff.max.ms` (as librdkafka's admin requests).
     fn backoff(&self) {
-        std::thread::sleep(RETRY_BACKOFF.min(self.left()));
+        let n = self.attempts.get();
+        self.attempts.set(n + 1);
+        std::thread::sleep(self.next_backoff(n).min(self.left()));
     }
 }
 
@@ -273,11 +282,12 @@ impl AdminClient {
     /// An admin client for `cfg`'s cluster. Nothing is connected yet.
     ///
     /// # Errors
-    /// A bad configuration, or a producer- or consumer-only property.
+    /// A bad configuration (producer and consumer properties are warnings).
     pub fn new(cfg: &Config) -> Result<AdminClient> {
-        cfg.check_role(Role::Any)?;
+        let cluster = Cluster::new(cfg)?;
+        crate::config::log_warnings(cfg, ClientKind::Admin);
         Ok(AdminClient {
-            cluster: Cluster::new(cfg)?,
+            cluster,
             default_timeout: cfg.ms("socket.timeout.ms"),
         })
     }
@@ -299,6 +309,11 @@ impl AdminClient {
             deadline: Instant::now() + request,
             op_timeout_ms: 0,
             validate_only: opts.validate_only,
+            backoff: (
+                self.cluster.retry_backoff(0),
+                self.cluster.retry_backoff(u32::MAX),
+            ),
+            attempts: std::cell::Cell::new(0),
         }
     }
 
@@ -316,6 +331,11 @@ impl AdminClient {
             deadline: Instant::now() + wait,
             op_timeout_ms: i32::try_from(op.as_millis()).unwrap_or(i32::MAX),
             validate_only: opts.validate_only,
+            backoff: (
+                self.cluster.retry_backoff(0),
+                self.cluster.retry_backoff(u32::MAX),
+            ),
+            attempts: std::cell::Cell::new(0),
         }
     }
 

@@ -93,7 +93,7 @@ pub fn build_config(o: &Options, role: Option<Role>) -> Result<Config, CliError>
         if let Some(role) = role {
             let mut probe = Config::new();
             probe.set(k, v).map_err(fatal)?;
-            if probe.check_role(role).is_err() {
+            if Config::role(k).is_some_and(|r| r != Role::Any && r != role) {
                 let (mine, other) = if role == Role::Producer {
                     ("producer", "consumer")
                 } else {
@@ -288,7 +288,8 @@ fn version() -> String {
 fn properties() -> String {
     let mut s = format!("{:<40} | {:<20} | Description\n", "Property", "Default");
     s.push_str(&format!("{:-<40}-|-{:-<20}-|-{:-<40}\n", "", "", ""));
-    for (name, default, doc) in Config::properties() {
+    for p in Config::properties() {
+        let (name, default, doc) = (p.name, p.default, p.doc);
         s.push_str(&format!("{name:<40} | {default:<20} | {doc}\n"));
     }
     s
@@ -297,8 +298,8 @@ fn properties() -> String {
 /// `-X dump`: every property's value.
 fn dump(cfg: &Config) -> String {
     let mut s = String::from("# Global config\n");
-    for (name, _, _) in Config::properties() {
-        s.push_str(&format!("{name} = {}\n", cfg.get(name).unwrap_or("")));
+    for (name, value) in cfg.dump() {
+        s.push_str(&format!("{name} = {value}\n"));
     }
     s.push_str("\n# Topic config\n\n");
     s

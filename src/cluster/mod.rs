@@ -182,6 +182,8 @@ struct Inner {
     conns: Mutex<HashMap<(i32, Purpose), BrokerConn>>,
     bootstrap_conns: Mutex<Vec<BrokerConn>>,
     max_age: Duration,
+    /// `retry.backoff.ms` and `retry.backoff.max.ms`.
+    retry_backoff: (Duration, Duration),
     /// Set by [`Cluster::shutdown`]: no request may start any more.
     shut_down: std::sync::atomic::AtomicBool,
 }
@@ -204,18 +206,29 @@ impl Cluster {
     /// view (bootstrap list and broker addresses) without a restart. Nothing
     /// is connected to a broker yet; ZooKeeper is read at once.
     ///
+    /// With neither property set the cluster has no brokers: requests fail
+    /// with `_TRANSPORT` (as librdkafka's client without brokers).
+    ///
     /// # Errors
-    /// If neither property is set, `bootstrap.servers` is malformed, or
-    /// ZooKeeper cannot be read or lists no broker with such an endpoint.
+    /// If `bootstrap.servers` is malformed, or ZooKeeper cannot be read or
+    /// lists no broker with such an endpoint.
     pub fn new(cfg: &Config) -> Result<Cluster> {
         let zk_connect = cfg.str("zookeeper.connect").trim().to_string();
         let from_zk = cfg.str("bootstrap.servers").trim().is_empty() && !zk_connect.is_empty();
-        let bootstrap = if from_zk {
+        // No bootstrap.servers (nor ZooKeeper) is a client with no brokers,
+        // as librdkafka's: it is created, and its requests fail later.
+        let bootstrap = if from_zk || cfg.str("bootstrap.servers").trim().is_empty() {
             Vec::new()
         } else {
             parse_bootstrap(cfg.str("bootstrap.servers"))?
         };
         let net = NetConfig::from_config(cfg)?;
+        let bootstrap =
+            if cfg.str("client.dns.lookup") == "resolve_canonical_bootstrap_servers_only" {
+                canonical_bootstrap(bootstrap, net.socket.family)
+            } else {
+                bootstrap
+            };
         let bootstrap_conns = bootstrap
             .iter()
             .map(|a| BrokerConn::new(format!("{a}/bootstrap"), a.clone(), net.clone()))
@@ -242,6 +255,7 @@ impl Cluster {
                         .min(Duration::from_millis(ms as u64)),
                     _ => cfg.ms("metadata.max.age.ms"),
                 },
+                retry_backoff: (cfg.ms("retry.backoff.ms"), cfg.ms("retry.backoff.max.ms")),
                 shut_down: std::sync::atomic::AtomicBool::new(false),
             }),
         };
@@ -328,6 +342,18 @@ impl Cluster {
         });
     }
 
+    /// The wait before retry number `attempt` (0 for the first) of a failed
+    /// request: `retry.backoff.ms` doubling per attempt up to
+    /// `retry.backoff.max.ms` (KIP-580, librdkafka's exponential backoff),
+    /// for every client: coordinator lookups, group commits and offset
+    /// fetches, admin calls.
+    pub fn retry_backoff(&self, attempt: u32) -> Duration {
+        let (first, max) = self.inner.retry_backoff;
+        first
+            .saturating_mul(1 << attempt.min(20))
+            .min(max.max(first))
+    }
+
     /// The configuration the cluster was made with.
     pub fn config(&self) -> &Config {
         &self.inner.cfg
@@ -381,7 +407,19 @@ impl Cluster {
             ..Default::default()
         };
         let mut errors = Vec::new();
-        for conn in self.metadata_candidates() {
+        let candidates = self.metadata_candidates();
+        if candidates.is_empty() {
+            // A client without brokers (no bootstrap.servers): as
+            // librdkafka's, which waits for a usable broker until the
+            // timeout and then fails with _TRANSPORT; waiting at most a
+            // second here keeps callers that retry from spinning.
+            std::thread::sleep(timeout.min(Duration::from_secs(1)));
+            self.check_open()?;
+            return Err(Error::transport(
+                "no broker to ask: bootstrap.servers is empty and no broker is known",
+            ));
+        }
+        for conn in candidates {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() || self.check_open().is_err() {
                 break;
@@ -608,13 +646,15 @@ impl Cluster {
 
     /// The coordinator of a group (`key_type` 0) or transactional id (1),
     /// found with FindCoordinator, as its group-purpose connection. Retries
-    /// COORDINATOR_NOT_AVAILABLE / COORDINATOR_LOAD_IN_PROGRESS until `timeout`.
+    /// COORDINATOR_NOT_AVAILABLE / COORDINATOR_LOAD_IN_PROGRESS until `timeout`,
+    /// waiting [`Cluster::retry_backoff`] between attempts.
     ///
     /// # Errors
     /// The coordinator error, or network errors.
     pub fn coordinator(&self, key: &str, key_type: i8, timeout: Duration) -> Result<BrokerConn> {
         use crate::protocol::find_coordinator::FindCoordinatorRequest;
         let deadline = Instant::now() + timeout;
+        let mut attempt = 0;
         loop {
             let conn = self.any_conn(Purpose::Metadata, timeout)?;
             let version = conn.version_for::<FindCoordinatorRequest>(deadline)?;
@@ -652,10 +692,12 @@ impl Cluster {
                 }
                 return self.conn(id, Purpose::Group);
             }
-            if !code.is_retriable() || Instant::now() + Duration::from_millis(100) >= deadline {
+            let backoff = self.retry_backoff(attempt);
+            attempt += 1;
+            if !code.is_retriable() || Instant::now() + backoff >= deadline {
                 return Err(Error::kafka(code, format!("find coordinator for {key}")));
             }
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(backoff);
         }
     }
 
@@ -797,6 +839,25 @@ fn zk_brokers_lenient(list: &[crate::registry::ZkBroker], protocol: &str) -> Vec
         .filter_map(|b| zk_brokers_info(std::slice::from_ref(b), protocol).ok())
         .flatten()
         .collect()
+}
+
+/// `client.dns.lookup=resolve_canonical_bootstrap_servers_only`: each
+/// bootstrap server becomes the canonical names of the addresses it resolves
+/// to (librdkafka, as the Java client, for Kerberos and TLS names behind
+/// aliases). One that does not resolve is kept as given, so connecting to it
+/// reports the error.
+fn canonical_bootstrap(list: Vec<String>, family: crate::net::conn::AddressFamily) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in list {
+        let names =
+            crate::net::conn::canonical_names(&entry, family).unwrap_or_else(|_| vec![entry]);
+        for n in names {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+    }
+    out
 }
 
 /// Splits `bootstrap.servers` ("host:port,host:port", an optional

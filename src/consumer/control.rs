@@ -138,6 +138,11 @@ impl Control {
         }
     }
 
+    /// `allow.auto.create.topics` (false by default for consumers, as librdkafka).
+    fn auto_create(&self) -> bool {
+        self.cluster.config().bool("allow.auto.create.topics")
+    }
+
     fn timeout(&self) -> Duration {
         self.shared.settings.socket_timeout
     }
@@ -182,7 +187,9 @@ impl Control {
         }
         let s = &self.shared.settings;
         for (topic, parts) in topics {
-            let info = self.cluster.topic(&topic, false, self.timeout());
+            let info = self
+                .cluster
+                .topic(&topic, self.auto_create(), self.timeout());
             let shared = self.shared.clone();
             let mut st = shared.lock();
             let retry = Instant::now() + s.error_backoff;
@@ -497,7 +504,10 @@ impl Control {
             t
         };
         for topic in topics {
-            let Ok(info) = self.cluster.topic(&topic, false, self.timeout()) else {
+            let Ok(info) = self
+                .cluster
+                .topic(&topic, self.auto_create(), self.timeout())
+            else {
                 continue;
             };
             let shared = self.shared.clone();
@@ -714,7 +724,7 @@ pub(crate) fn offset_fetch_full(
     tps: &[Tp],
     deadline: Instant,
 ) -> Result<HashMap<Tp, Result<Committed>>> {
-    retrying(deadline, || {
+    retrying(cluster, deadline, || {
         let conn = coordinator(cluster, group, deadline)?;
         let version = conn.version_for::<OffsetFetchRequest>(deadline)?;
         let mut by_topic: BTreeMap<&str, Vec<i32>> = BTreeMap::new();

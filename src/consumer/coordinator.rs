@@ -3,7 +3,7 @@
 //! ([`super::control`]) and the group coordinator thread ([`super::group`])
 //! both use it and it uses neither.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::cluster::{Cluster, Purpose};
 use crate::error::{local, Error, Result};
@@ -17,7 +17,7 @@ use crate::protocol::KafkaCode;
 /// # Errors
 /// The coordinator lookup's error at the deadline, or a permanent one.
 pub(crate) fn coordinator(cluster: &Cluster, group: &str, deadline: Instant) -> Result<BrokerConn> {
-    retrying(deadline, || {
+    retrying(cluster, deadline, || {
         let left = deadline.saturating_duration_since(Instant::now());
         let conn = cluster.any_conn(Purpose::Group, left)?;
         let version = conn.version_for::<FindCoordinatorRequest>(deadline)?;
@@ -64,14 +64,20 @@ pub(crate) fn coordinator(cluster: &Cluster, group: &str, deadline: Instant) -> 
 }
 
 /// Runs `f` until it succeeds, fails for good, or `deadline` is near;
-/// waits 50 ms doubling to 1 s between retriable failures.
-pub(super) fn retrying<T>(deadline: Instant, mut f: impl FnMut() -> Result<T>) -> Result<T> {
-    let mut backoff = Duration::from_millis(50);
+/// waits [`Cluster::retry_backoff`] (`retry.backoff.ms` doubling up to
+/// `retry.backoff.max.ms`) between retriable failures.
+pub(super) fn retrying<T>(
+    cluster: &Cluster,
+    deadline: Instant,
+    mut f: impl FnMut() -> Result<T>,
+) -> Result<T> {
+    let mut attempt = 0;
     loop {
+        let backoff = cluster.retry_backoff(attempt);
         match f() {
             Err(e) if e.is_retriable() && Instant::now() + backoff < deadline => {
                 std::thread::sleep(backoff);
-                backoff = (backoff * 2).min(Duration::from_secs(1));
+                attempt += 1;
             }
             r => return r,
         }

@@ -88,7 +88,7 @@ impl Fetcher {
                 let mut wanted = Vec::new();
                 let mut asked = HashMap::new();
                 for (tp, p) in &st.parts {
-                    if p.fetchable(self.broker, now) {
+                    if p.fetchable(self.broker, now, s.queued_min) {
                         wanted.push((
                             tp.clone(),
                             PartitionRequest {

@@ -59,7 +59,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::cluster::Cluster;
-use crate::config::{Config, Role};
+use crate::config::{ClientKind, Config};
 use crate::error::{local, Error, Result};
 use crate::message::{offset, Message};
 use crate::record::DecodeOptions;
@@ -209,10 +209,9 @@ impl Consumer {
     /// A consumer for `cfg`. Connects lazily; starts its control thread.
     ///
     /// # Errors
-    /// On a bad configuration (a producer property, no `bootstrap.servers`,
+    /// On a bad configuration (a malformed `bootstrap.servers`,
     /// a group-commit property not supported yet).
     pub fn new(cfg: &Config) -> Result<Consumer> {
-        cfg.check_role(Role::Consumer)?;
         let group_settings = GroupSettings::from_config(cfg)?;
         let cluster = Cluster::new(cfg)?;
         let group = cfg.str("group.id");
@@ -236,6 +235,7 @@ impl Consumer {
             },
             socket_timeout: cfg.ms("socket.timeout.ms"),
             max_buffered: (cfg.int("queued.max.messages.kbytes") as usize) * 1024,
+            queued_min: cfg.int("queued.min.messages"),
             error_backoff: cfg.ms("fetch.error.backoff.ms"),
             rack: cfg.get("client.rack").unwrap_or_default().to_string(),
             group_id: (!group.is_empty()).then(|| group.to_string()),
@@ -275,6 +275,7 @@ impl Consumer {
                 })?;
             group_thread = Some(h);
         }
+        crate::config::log_warnings(cfg, ClientKind::Consumer);
         Ok(Consumer {
             cluster,
             shared,

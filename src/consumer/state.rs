@@ -51,6 +51,8 @@ pub(crate) struct Settings {
     pub socket_timeout: Duration,
     /// `queued.max.messages.kbytes` in bytes.
     pub max_buffered: usize,
+    /// `queued.min.messages`.
+    pub queued_min: i64,
     pub error_backoff: Duration,
     /// `client.rack`, sent with fetches (KIP-392).
     pub rack: String,
@@ -240,11 +242,19 @@ impl Part {
     }
 
     /// Whether the fetch thread of broker `id` may fetch this partition now.
-    pub fn fetchable(&self, id: i32, now: Instant) -> bool {
+    pub fn fetchable(&self, id: i32, now: Instant, queued_min: i64) -> bool {
         self.source() == id
             && self.phase == Phase::Active
             && !self.paused
             && self.retry_at.is_none_or(|t| t <= now)
+            && !self.holds_enough(queued_min)
+    }
+
+    /// `queued.min.messages`: the partition's queue already holds that many
+    /// offsets (fetched, not yet handed out), so it is not fetched again
+    /// until the application consumes (librdkafka's per-partition minimum).
+    fn holds_enough(&self, queued_min: i64) -> bool {
+        !self.queue.is_empty() && self.app_pos >= 0 && self.fetch_pos - self.app_pos >= queued_min
     }
 
     /// Reports `e` unless the same code was the last one reported.
@@ -426,7 +436,12 @@ impl State {
     /// The next queued message or event, its record decoded (and its batch
     /// decompressed) here. `freed` is set
     /// when the buffer went from full to not full.
-    pub fn next(&mut self, max_buffered: usize, options: &DecodeOptions, freed: &mut bool) -> Next {
+    pub fn next(
+        &mut self,
+        _max_buffered: usize,
+        options: &DecodeOptions,
+        freed: &mut bool,
+    ) -> Next {
         loop {
             if let Some((key, c)) = &mut self.current {
                 if let Some(r) = c.batch.next() {
@@ -491,11 +506,10 @@ impl State {
                 }
                 // the chunk is done: the position passes what it skipped too
                 let (key, c) = self.current.take().expect("current is set");
-                let before = self.buffered;
                 self.buffered -= c.bytes;
-                if before >= max_buffered && self.buffered < max_buffered {
-                    *freed = true;
-                }
+                // a chunk done frees room (bytes, and queued.min.messages'
+                // count): the fetchers look again
+                *freed = true;
                 if let Some(p) = self.parts.get_mut(&key) {
                     p.rxmsgs += c.msgs;
                     p.rxmsg_bytes += c.msg_bytes;

@@ -19,6 +19,7 @@
 #[cfg_attr(not(feature = "admin"), path = "off/admin.rs")]
 pub mod admin;
 pub mod codes;
+pub mod config_dump;
 pub mod consumer;
 pub mod features;
 mod guard;
@@ -34,6 +35,7 @@ pub mod zk;
 
 pub use admin::*;
 pub use codes::*;
+pub use config_dump::*;
 pub use consumer::*;
 pub use features::*;
 pub use handles::*;

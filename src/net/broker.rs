@@ -17,12 +17,13 @@
 //! then SASL authenticates the connection when configured (src/net/sasl/).
 
 use std::collections::{HashMap, HashSet};
+use std::io::ErrorKind;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::conn::{self, ReadHalf, WriteHalf};
+use super::conn::{self, AddressFamily, ReadHalf, SocketOptions, WriteHalf};
 use super::errors::io_error;
 use super::sasl::Mechanism;
 use super::tls::TlsSettings;
@@ -56,8 +57,14 @@ pub struct NetConfig {
     pub api_version_timeout: Duration,
     /// `broker.version.fallback`.
     pub version_fallback: String,
-    /// `socket.nagle.disable`.
-    pub nodelay: bool,
+    /// `socket.nagle.disable`, `socket.keepalive.enable`,
+    /// `socket.send.buffer.bytes`, `socket.receive.buffer.bytes`,
+    /// `broker.address.family`.
+    pub socket: SocketOptions,
+    /// `connections.max.idle.ms`: a connection with no request in flight
+    /// and no traffic for this long is closed (the next request reconnects).
+    /// Zero: never.
+    pub max_idle: Duration,
     /// TLS settings when `security.protocol` is `ssl` or `sasl_ssl`.
     pub tls: Option<TlsSettings>,
     /// The SASL mechanism when `security.protocol` is `sasl_*`.
@@ -83,7 +90,14 @@ impl NetConfig {
             api_version_request: c.bool("api.version.request"),
             api_version_timeout: c.ms("api.version.request.timeout.ms"),
             version_fallback: c.str("broker.version.fallback").to_string(),
-            nodelay: c.bool("socket.nagle.disable"),
+            socket: SocketOptions {
+                nodelay: c.bool("socket.nagle.disable"),
+                keepalive: c.bool("socket.keepalive.enable"),
+                send_buffer: c.int("socket.send.buffer.bytes") as usize,
+                recv_buffer: c.int("socket.receive.buffer.bytes") as usize,
+                family: AddressFamily::from_name(c.str("broker.address.family")),
+            },
+            max_idle: c.ms("connections.max.idle.ms"),
             tls: TlsSettings::from_config(c)?,
             sasl: Mechanism::from_config(c)?,
         })
@@ -203,6 +217,9 @@ struct Inner {
     /// would hold the connecting caller until its deadline).
     dial: Mutex<Dial>,
     next_corr: AtomicI32,
+    /// When a frame was last written or read (kept only when
+    /// `connections.max.idle.ms` is set).
+    last_active: Mutex<Instant>,
     /// Statistics counters: relaxed atomics, bumped where the work happens.
     counters: Counters,
 }
@@ -429,6 +446,7 @@ impl BrokerConn {
                 readers: Mutex::new(Vec::new()),
                 dial: Mutex::new(Dial::default()),
                 next_corr: AtomicI32::new(1),
+                last_active: Mutex::new(Instant::now()),
                 counters: Counters::default(),
             }),
         }
@@ -490,6 +508,14 @@ impl BrokerConn {
             rtt_samples: samples,
             rtt_sum: rtt.sum,
         }
+    }
+
+    /// The current session's socket options as the system reports them
+    /// (SO_KEEPALIVE, SO_SNDBUF, SO_RCVBUF); `None` when not connected.
+    pub fn socket_options(&self) -> Option<(bool, usize, usize)> {
+        let w = lock(&self.inner.writer);
+        w.as_ref()
+            .and_then(|(_, s)| conn::socket_options(s.socket()).ok())
     }
 
     /// The broker's API versions, connecting first if needed.
@@ -720,6 +746,9 @@ impl BrokerConn {
             ))),
         };
         drop(w);
+        if !self.inner.cfg.max_idle.is_zero() {
+            *lock(&self.inner.last_active) = Instant::now();
+        }
         let c = &self.inner.counters;
         match &result {
             Ok(()) => {
@@ -743,10 +772,21 @@ impl BrokerConn {
     /// Ends session `generation` (if still current): closes the socket and
     /// fails every waiter with `err`.
     fn fail(&self, generation: u64, err: Error) {
+        self.end_session(generation, err, false);
+    }
+
+    /// As [`BrokerConn::fail`]; with `only_if_idle`, only if no request is
+    /// in flight (checked under the same lock that registers requests, so
+    /// an idle close never fails a request that just started). Returns
+    /// whether the session was ended.
+    fn end_session(&self, generation: u64, err: Error, only_if_idle: bool) -> bool {
         let waiters: Vec<Waiter> = {
             let mut st = lock(&self.inner.state);
             if st.generation != generation || !st.alive {
-                return;
+                return false;
+            }
+            if only_if_idle && !(st.pending.is_empty() && st.abandoned.is_empty()) {
+                return false;
             }
             st.alive = false;
             self.inner
@@ -774,6 +814,7 @@ impl BrokerConn {
         for w in waiters {
             w.complete(Err(err.clone()));
         }
+        true
     }
 
     /// Closes the connection for good: as [`BrokerConn::close`], and no
@@ -939,6 +980,8 @@ impl BrokerConn {
             .socket()
             .set_read_timeout(None)
             .map_err(|e| io_error(&self.inner.name, "set timeout", &e))?;
+        // a new session starts active (its idle time counts from now)
+        *lock(&self.inner.last_active) = Instant::now();
         let weak = Arc::downgrade(&self.inner);
         let name = self.inner.name.clone();
         let max = self.inner.cfg.max_response;
@@ -1007,7 +1050,7 @@ impl BrokerConn {
             .min(cfg.connect_timeout);
         let setup_deadline =
             Instant::now() + budget.min(cfg.api_version_timeout + cfg.connect_timeout);
-        let stream = conn::connect(&self.inner.addr, budget, cfg.nodelay)
+        let stream = conn::connect(&self.inner.addr, budget, &cfg.socket)
             .map_err(|e| retag(e, name, &self.inner.addr))?;
         {
             let mut d = lock(&self.inner.dial);
@@ -1150,9 +1193,15 @@ fn reader_loop(
     name: String,
 ) {
     loop {
+        if !wait_while_idle(&weak, generation, &read_half, &name) {
+            return;
+        }
         let result = conn::read_frame(&mut read_half, max, &name);
         let Some(inner) = weak.upgrade() else { return };
         let conn = BrokerConn { inner };
+        if !conn.inner.cfg.max_idle.is_zero() {
+            *lock(&conn.inner.last_active) = Instant::now();
+        }
         match result {
             Ok(frame) => {
                 let c = &conn.inner.counters;
@@ -1201,6 +1250,58 @@ fn reader_loop(
                 conn.fail(generation, e);
                 return;
             }
+        }
+    }
+}
+
+/// `connections.max.idle.ms`: while no request is in flight, waits for
+/// the socket to become readable (peeking, so nothing is consumed), and
+/// closes the session once nothing was written or read for that long, as
+/// librdkafka ("Connection max idle time exceeded"). Returns false when the
+/// session is over. With requests in flight it returns at once: their
+/// responses are read without a timeout, as before.
+fn wait_while_idle(weak: &Weak<Inner>, generation: u64, rd: &ReadHalf, name: &str) -> bool {
+    loop {
+        let Some(inner) = weak.upgrade() else {
+            return false;
+        };
+        let max_idle = inner.cfg.max_idle;
+        if max_idle.is_zero() {
+            return true;
+        }
+        let quiet = {
+            let st = lock(&inner.state);
+            if st.generation != generation || !st.alive {
+                return false;
+            }
+            st.pending.is_empty() && st.abandoned.is_empty()
+        };
+        if !quiet {
+            return rd.socket().set_read_timeout(None).is_ok();
+        }
+        let idle = lock(&inner.last_active).elapsed();
+        if idle >= max_idle {
+            let conn = BrokerConn { inner };
+            let err = Error::transport(format!(
+                "{name}: connection max idle time exceeded ({} ms since last activity)",
+                idle.as_millis()
+            ));
+            if conn.end_session(generation, err, true) {
+                return false;
+            }
+            // a request started meanwhile: read its response
+            continue;
+        }
+        drop(inner);
+        let wait = (max_idle - idle).max(Duration::from_millis(1));
+        let sock = rd.socket();
+        if sock.set_read_timeout(Some(wait)).is_err() {
+            return true;
+        }
+        match sock.peek(&mut [0u8; 1]) {
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            // data, EOF or an error: read_frame sees it
+            _ => return sock.set_read_timeout(None).is_ok(),
         }
     }
 }

@@ -3,7 +3,9 @@
 //! two halves are plain TCP (`TcpStream::try_clone`) or TLS (src/net/tls.rs).
 
 use std::io::{self, ErrorKind, Read, Write};
-use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
+
+use socket2::{Domain, Protocol, SockRef, Socket, Type};
 use std::time::Duration;
 
 use super::errors::io_error;
@@ -87,28 +89,143 @@ impl Write for WriteHalf {
     }
 }
 
+/// `broker.address.family`: which addresses a broker name may resolve to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AddressFamily {
+    /// IPv4 and IPv6.
+    #[default]
+    Any,
+    /// IPv4 only.
+    V4,
+    /// IPv6 only.
+    V6,
+}
+
+impl AddressFamily {
+    /// From the property's value (`any`, `v4`, `v6`).
+    pub fn from_name(s: &str) -> AddressFamily {
+        match s {
+            "v4" => AddressFamily::V4,
+            "v6" => AddressFamily::V6,
+            _ => AddressFamily::Any,
+        }
+    }
+
+    fn admits(self, a: &SocketAddr) -> bool {
+        match self {
+            AddressFamily::Any => true,
+            AddressFamily::V4 => a.is_ipv4(),
+            AddressFamily::V6 => a.is_ipv6(),
+        }
+    }
+}
+
+/// Options of every broker socket (librdkafka's `socket.*` properties).
+#[derive(Debug, Clone, Default)]
+pub struct SocketOptions {
+    /// `socket.nagle.disable`: TCP_NODELAY.
+    pub nodelay: bool,
+    /// `socket.keepalive.enable`: SO_KEEPALIVE.
+    pub keepalive: bool,
+    /// `socket.send.buffer.bytes`: SO_SNDBUF (0: the system default).
+    pub send_buffer: usize,
+    /// `socket.receive.buffer.bytes`: SO_RCVBUF (0: the system default).
+    pub recv_buffer: usize,
+    /// `broker.address.family`.
+    pub family: AddressFamily,
+}
+
+/// The addresses `addr` ("host:port") resolves to, of `family`.
+///
+/// # Errors
+/// `_RESOLVE` if the name does not resolve, or to no address of `family`.
+pub fn resolve(addr: &str, family: AddressFamily) -> Result<Vec<SocketAddr>> {
+    let addrs: Vec<SocketAddr> = addr
+        .to_socket_addrs()
+        .map_err(|e| Error::local(local::RESOLVE, format!("{addr}: cannot resolve: {e}")))?
+        .filter(|a| family.admits(a))
+        .collect();
+    if addrs.is_empty() {
+        let which = match family {
+            AddressFamily::Any => "",
+            AddressFamily::V4 => " IPv4 (broker.address.family=v4)",
+            AddressFamily::V6 => " IPv6 (broker.address.family=v6)",
+        };
+        return Err(Error::local(
+            local::RESOLVE,
+            format!("{addr}: resolves to no{which} address"),
+        ));
+    }
+    Ok(addrs)
+}
+
+/// `client.dns.lookup=resolve_canonical_bootstrap_servers_only`: the
+/// names `addr` ("host:port") stands for — each address it resolves to (of
+/// `family`), named by a reverse lookup (the address itself if it has no
+/// name), with the port — as librdkafka expands a bootstrap server.
+///
+/// # Errors
+/// `_RESOLVE` if the name does not resolve.
+pub fn canonical_names(addr: &str, family: AddressFamily) -> Result<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    for a in resolve(addr, family)? {
+        let host = reverse_lookup(&a).unwrap_or_else(|| a.ip().to_string());
+        let name = if host.contains(':') {
+            format!("[{host}]:{}", a.port())
+        } else {
+            format!("{host}:{}", a.port())
+        };
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    Ok(out)
+}
+
+/// The host name of `a` by getnameinfo(3) (NI_NAMEREQD: `None` if the
+/// address has no name). std has no reverse lookup.
+#[allow(unsafe_code)]
+fn reverse_lookup(a: &SocketAddr) -> Option<String> {
+    let sa = socket2::SockAddr::from(*a);
+    let mut host = [0 as libc::c_char; 1025]; // NI_MAXHOST
+                                              // SAFETY: `sa` is a valid socket address of `sa.len()` bytes; `host` is
+                                              // a writable buffer of the length passed; no service buffer is asked
+                                              // for (NULL, 0). getnameinfo is thread-safe and writes a NUL-terminated
+                                              // name into `host` when it returns 0.
+    let rc = unsafe {
+        libc::getnameinfo(
+            sa.as_ptr().cast(),
+            sa.len(),
+            host.as_mut_ptr(),
+            host.len() as libc::socklen_t,
+            std::ptr::null_mut(),
+            0,
+            libc::NI_NAMEREQD,
+        )
+    };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: getnameinfo succeeded, so `host` holds a NUL-terminated string.
+    let name = unsafe { std::ffi::CStr::from_ptr(host.as_ptr()) };
+    name.to_str().ok().map(str::to_string)
+}
+
 /// Opens a TCP connection to `addr` ("host:port"), trying each address the
-/// name resolves to within `timeout` overall.
+/// name resolves to (of `opts.family`) within `timeout` overall; the socket
+/// options are set before connecting (so a receive buffer size also
+/// shapes the TCP window, as librdkafka sets them).
 ///
 /// # Errors
 /// `_RESOLVE` if the name does not resolve, `_TRANSPORT` if no address accepts.
-pub fn connect(addr: &str, timeout: Duration, nodelay: bool) -> Result<TcpStream> {
-    let addrs: Vec<_> = addr
-        .to_socket_addrs()
-        .map_err(|e| Error::local(local::RESOLVE, format!("{addr}: cannot resolve: {e}")))?
-        .collect();
-    if addrs.is_empty() {
-        return Err(Error::local(
-            local::RESOLVE,
-            format!("{addr}: resolves to no address"),
-        ));
-    }
+pub fn connect(addr: &str, timeout: Duration, opts: &SocketOptions) -> Result<TcpStream> {
+    let addrs = resolve(addr, opts.family)?;
     let per = timeout / addrs.len() as u32;
     let mut last = None;
     for a in &addrs {
-        match TcpStream::connect_timeout(a, per.max(Duration::from_millis(10))) {
+        match connect_one(a, per.max(Duration::from_millis(10)), opts) {
             Ok(s) => {
-                s.set_nodelay(nodelay)
+                s.set_nodelay(opts.nodelay)
                     .map_err(|e| io_error(addr, "set TCP_NODELAY", &e))?;
                 return Ok(s);
             }
@@ -117,6 +234,31 @@ pub fn connect(addr: &str, timeout: Duration, nodelay: bool) -> Result<TcpStream
     }
     let e = last.map_or_else(|| "no address".to_string(), |e| e.to_string());
     Err(Error::transport(format!("{addr}: connect failed: {e}")))
+}
+
+fn connect_one(a: &SocketAddr, timeout: Duration, opts: &SocketOptions) -> io::Result<TcpStream> {
+    let s = Socket::new(Domain::for_address(*a), Type::STREAM, Some(Protocol::TCP))?;
+    if opts.keepalive {
+        s.set_keepalive(true)?;
+    }
+    if opts.send_buffer > 0 {
+        s.set_send_buffer_size(opts.send_buffer)?;
+    }
+    if opts.recv_buffer > 0 {
+        s.set_recv_buffer_size(opts.recv_buffer)?;
+    }
+    s.connect_timeout(&(*a).into(), timeout)?;
+    Ok(s.into())
+}
+
+/// The options a connected socket has, as the system reports them
+/// (getsockopt): (SO_KEEPALIVE, SO_SNDBUF, SO_RCVBUF).
+///
+/// # Errors
+/// If the system cannot tell.
+pub fn socket_options(s: &TcpStream) -> io::Result<(bool, usize, usize)> {
+    let r = SockRef::from(s);
+    Ok((r.keepalive()?, r.send_buffer_size()?, r.recv_buffer_size()?))
 }
 
 /// Reads one size-prefixed frame and returns its content (without the size).
@@ -194,13 +336,14 @@ mod tests {
 
     #[test]
     fn unresolvable_and_refused() {
-        let e = connect("no-such-host.invalid:9092", Duration::from_secs(2), true).unwrap_err();
+        let o = SocketOptions::default();
+        let e = connect("no-such-host.invalid:9092", Duration::from_secs(2), &o).unwrap_err();
         assert_eq!(e.code(), local::RESOLVE);
         // a port nothing listens on
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = l.local_addr().unwrap().port();
         drop(l);
-        let e = connect(&format!("127.0.0.1:{port}"), Duration::from_secs(2), true).unwrap_err();
+        let e = connect(&format!("127.0.0.1:{port}"), Duration::from_secs(2), &o).unwrap_err();
         assert_eq!(e.code(), local::TRANSPORT);
     }
 }

@@ -186,11 +186,16 @@ pub(crate) struct TopicQ {
     pub name: Arc<str>,
     /// Partition count (0 until known).
     pub partitions: i32,
-    /// Keyless messages stick to this partition until its batch closes.
-    pub sticky: Option<i32>,
+    /// Keyless messages stick to this partition until the instant given
+    /// (`sticky.partitioning.linger.ms` after it was picked, KIP-480 as
+    /// librdkafka).
+    pub sticky: Option<(i32, Instant)>,
     pub unassigned: VecDeque<Unassigned>,
     /// Last metadata request for it.
     pub asked: Option<Instant>,
+    /// Metadata requests since its leaders were last all known: the next
+    /// waits `topic.metadata.refresh.fast.interval.ms` doubled this often.
+    pub fast: u32,
     /// Queues by partition index.
     pub parts: Vec<PartQ>,
 }
@@ -203,6 +208,7 @@ impl TopicQ {
             sticky: None,
             unassigned: VecDeque::new(),
             asked: None,
+            fast: 0,
             parts: Vec::new(),
         }
     }
@@ -524,15 +530,12 @@ impl Acc {
         let hurry = self.hurry();
         let mut next: Option<Instant> = None;
         for tq in self.topics.values_mut() {
-            for (p, pq) in tq.parts.iter_mut().enumerate() {
+            for pq in &mut tq.parts {
                 let Some(open) = &pq.open else { continue };
                 let due = open.created + self.linger;
                 if hurry || due <= now {
                     let b = pq.open.take().expect("open");
                     pq.ready.push_back(b);
-                    if tq.sticky == Some(p as i32) {
-                        tq.sticky = None;
-                    }
                 } else {
                     next = Some(next.map_or(due, |n: Instant| n.min(due)));
                 }
@@ -731,9 +734,6 @@ fn append_to(
             let full = pq.open.take().expect("open");
             pq.ready.push_back(full);
             wake = true;
-            if tq.sticky == Some(partition) {
-                tq.sticky = None;
-            }
         }
     }
     let name = &tq.name;
@@ -790,10 +790,22 @@ fn pick_partition(
     if let Some(p) = sh.settings.partitioner.partition(key, n) {
         return Ok(p);
     }
-    // keyless: sticky partitioning (KIP-480)
-    Ok(*tq
-        .sticky
-        .get_or_insert_with(|| (partitioner::random_u32() % n.max(1) as u32) as i32))
+    // keyless: sticky partitioning (KIP-480): one random partition for
+    // sticky.partitioning.linger.ms, then another (0: a random one per message)
+    let random = || (partitioner::random_u32() % n.max(1) as u32) as i32;
+    let linger = sh.settings.sticky_linger;
+    if linger.is_zero() {
+        return Ok(random());
+    }
+    let now = Instant::now();
+    match tq.sticky {
+        Some((p, until)) if now < until && p < n => Ok(p),
+        _ => {
+            let p = random();
+            tq.sticky = Some((p, now + linger));
+            Ok(p)
+        }
+    }
 }
 
 fn one_message_batch(tp: Tp, meta: MsgMeta) -> Batch {

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use crate::cluster::Cluster;
 use crate::compression::Codec;
-use crate::config::{Config, Role};
+use crate::config::{ClientKind, Config};
 use crate::error::{local, Error, Result};
 use crate::message::{Delivery, ProducerRecord};
 use crate::stats::{Emitter, PartStats, StatsCallback, TopicStats, Totals};
@@ -58,6 +58,9 @@ pub type DeliveryCallback = Box<dyn FnMut(&DeliveryReport) + Send>;
 /// Settings read once from the configuration.
 #[derive(Debug, Clone)]
 pub(crate) struct Settings {
+    /// `allow.auto.create.topics`: true unless set otherwise (librdkafka's
+    /// producer default, unlike its consumer's).
+    pub auto_create: bool,
     pub acks: i16,
     pub codec: Codec,
     pub level: Option<i32>,
@@ -67,6 +70,11 @@ pub(crate) struct Settings {
     pub retry_backoff: Duration,
     pub retry_backoff_max: Duration,
     pub linger: Duration,
+    /// `topic.metadata.refresh.fast.interval.ms`; unset: `retry.backoff.ms`
+    /// (librdkafka).
+    pub fast_refresh: Duration,
+    /// `sticky.partitioning.linger.ms`; unset: twice `linger.ms` (librdkafka).
+    pub sticky_linger: Duration,
     pub batch_size: usize,
     pub batch_num_messages: usize,
     pub max_messages: usize,
@@ -81,6 +89,16 @@ pub(crate) struct Settings {
 }
 
 impl Settings {
+    /// The wait before asking again for the metadata of a topic without
+    /// known leaders, after `asked` requests: fast at first, doubling up to
+    /// `retry.backoff.max.ms` (librdkafka's
+    /// `topic.metadata.refresh.fast.interval.ms`).
+    pub fn fast_refresh_after(&self, asked: u32) -> Duration {
+        self.fast_refresh
+            .saturating_mul(1 << asked.min(20))
+            .min(self.retry_backoff_max.max(self.fast_refresh))
+    }
+
     fn from_config(cfg: &Config) -> Result<Settings> {
         let codec: Codec = cfg
             .str("compression.type")
@@ -110,6 +128,8 @@ impl Settings {
             ms => Duration::from_millis(ms as u64),
         };
         Ok(Settings {
+            auto_create: !cfg.is_set("allow.auto.create.topics")
+                || cfg.bool("allow.auto.create.topics"),
             acks: if idempotence {
                 -1
             } else {
@@ -126,6 +146,16 @@ impl Settings {
             retry_backoff: cfg.ms("retry.backoff.ms"),
             retry_backoff_max: cfg.ms("retry.backoff.max.ms"),
             linger: cfg.ms("linger.ms"),
+            fast_refresh: if cfg.is_set("topic.metadata.refresh.fast.interval.ms") {
+                cfg.ms("topic.metadata.refresh.fast.interval.ms")
+            } else {
+                cfg.ms("retry.backoff.ms")
+            },
+            sticky_linger: if cfg.is_set("sticky.partitioning.linger.ms") {
+                cfg.ms("sticky.partitioning.linger.ms")
+            } else {
+                (cfg.ms("linger.ms") * 2).min(Duration::from_millis(900_000))
+            },
             batch_size: cfg.int("batch.size") as usize,
             batch_num_messages: cfg.int("batch.num.messages") as usize,
             max_messages: cfg.int("queue.buffering.max.messages") as usize,
@@ -179,10 +209,9 @@ impl Producer {
     /// A producer for `cfg`. Starts the sender thread; connects lazily.
     ///
     /// # Errors
-    /// On a bad configuration (a consumer property, no `bootstrap.servers`,
+    /// On a bad configuration (a malformed `bootstrap.servers`,
     /// idempotence with more than 5 in flight or acks other than all).
     pub fn new(cfg: &Config) -> Result<Producer> {
-        cfg.check_role(Role::Producer)?;
         let settings = Settings::from_config(cfg)?;
         let cluster = Cluster::new(cfg)?;
         let shared = Arc::new(Shared {
@@ -205,6 +234,7 @@ impl Producer {
             .map_err(|e| {
                 Error::local(local::FAIL, format!("cannot start the sender thread: {e}"))
             })?;
+        crate::config::log_warnings(cfg, ClientKind::Producer);
         Ok(Producer {
             shared,
             sender: Mutex::new(Some((handle, ended_rx))),

@@ -44,7 +44,7 @@ impl Partitioner {
 
     /// The partition for `key` among `partitions` (> 0), or `None` when the
     /// choice is free (keyless with a `*_random` partitioner, or `random`):
-    /// the caller then picks (sticky per batch).
+    /// the caller then picks (sticky for `sticky.partitioning.linger.ms`).
     pub fn partition(self, key: Option<&[u8]>, partitions: i32) -> Option<i32> {
         let n = partitions.max(1) as u32;
         let hashed = |h: u32| Some((h % n) as i32);

@@ -67,13 +67,14 @@ pub(crate) fn run(sh: &Arc<Shared>) {
             }
         }
         // topics waiting for metadata
-        let retry = sh.settings.retry_backoff.max(Duration::from_millis(50));
         for (t, tq) in &mut acc.topics {
             if tq.partitions == 0 || !tq.unassigned.is_empty() {
+                let retry = sh.settings.fast_refresh_after(tq.fast.saturating_sub(1));
                 match tq.asked {
                     Some(at) if at + retry > now => soonest(Some(at + retry)),
                     _ => {
                         tq.asked = Some(now);
+                        tq.fast += 1;
                         work.metadata.push(t.clone());
                     }
                 }
@@ -172,13 +173,15 @@ fn collect_sends(
     }
     for t in need_meta {
         if let Some(tq) = acc.topics.get_mut(&t) {
-            if tq
-                .asked
-                .is_none_or(|at| at + sh.settings.retry_backoff <= now)
-            {
-                tq.asked = Some(now);
-                if !work.metadata.contains(&t) {
-                    work.metadata.push(t);
+            let retry = sh.settings.fast_refresh_after(tq.fast.saturating_sub(1));
+            match tq.asked {
+                Some(at) if at + retry > now => soonest(Some(at + retry)),
+                _ => {
+                    tq.asked = Some(now);
+                    tq.fast += 1;
+                    if !work.metadata.contains(&t) {
+                        work.metadata.push(t);
+                    }
                 }
             }
         }
@@ -190,14 +193,22 @@ fn refresh_metadata(sh: &Shared, topics: &[Arc<str>]) {
         sh.cluster.invalidate(t);
     }
     let names: Vec<&str> = topics.iter().map(|t| &**t).collect();
-    let result = sh
-        .cluster
-        .fetch_metadata(Some(&names), true, sh.settings.socket_timeout);
+    let result = sh.cluster.fetch_metadata(
+        Some(&names),
+        sh.settings.auto_create,
+        sh.settings.socket_timeout,
+    );
     let mut acc = sh.acc();
     if let Ok(md) = result {
         for t in topics {
             if let Some(info) = md.topics.get(&**t) {
                 if info.error.is_ok() && !info.partitions.is_empty() {
+                    if info.partitions.iter().all(|p| p.leader >= 0) {
+                        // leaders known: the next loss starts fast again
+                        if let Some(tq) = acc.topics.get_mut(&**t) {
+                            tq.fast = 0;
+                        }
+                    }
                     acc.assign_unassigned(sh, t, info.partitions.len() as i32);
                 } else if !info.error.is_ok() && !info.error.is_retriable() {
                     // an invalid or forbidden topic will not become valid by waiting
@@ -206,7 +217,8 @@ fn refresh_metadata(sh: &Shared, topics: &[Arc<str>]) {
             }
         }
     }
-    // failures: the topics stay waiting and are asked again after retry.backoff.ms
+    // failures: the topics stay waiting and are asked again after
+    // topic.metadata.refresh.fast.interval.ms, doubling up to retry.backoff.max.ms
     sh.wake.notify_all();
 }
 

@@ -58,7 +58,7 @@ use std::time::{Duration, Instant};
 use zookeeper::{Acl, CreateMode, ZkError, ZkState, ZooKeeper};
 
 use super::groups::{member_json, parse_member, GroupMember};
-use crate::config::{Config, Role};
+use crate::config::{ClientKind, Config};
 use crate::consumer::{Consumer, TopicPartitionOffset};
 use crate::error::{local, Error, Result};
 use crate::message::{offset, Message};
@@ -277,7 +277,7 @@ impl BalancedConsumer {
     /// producer property), no topics or a bad name, ZooKeeper or the
     /// brokers unreachable.
     pub fn new(cfg: &Config, topics: &[&str]) -> Result<BalancedConsumer> {
-        cfg.check_role(Role::Consumer)?;
+        crate::config::log_warnings(cfg, ClientKind::Consumer);
         let group = cfg.str("group.id").to_string();
         if group.is_empty() {
             return Err(Error::Config {

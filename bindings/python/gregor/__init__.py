@@ -114,6 +114,35 @@ def _make_config(conf, role):
     return h
 
 
+def config_dump(conf=None, **kwargs):
+    """The effective configuration a client made from ``conf`` would have:
+    every property (canonical names) with its value or default, as a dict
+    of strings, checked as a client checks it (librdkafka's
+    ``rd_kafka_conf_dump``). Secrets (``sasl.password``,
+    ``ssl.key.password``, ``ssl.key.pem``, ``sasl.oauthbearer.*`` secrets
+    and tokens, ...) read ``"[redacted]"``, set or not. Callback entries
+    (``on_delivery``, ``error_cb``, ...) are left out."""
+    conf = {k: v for k, v in _merge_conf(conf, kwargs).items() if not callable(v)}
+    for k in ("on_delivery", "on_commit", "delivery.report.callback"):
+        conf.pop(k, None)
+    h = _make_config(conf, "config")
+    try:
+        n = ctypes.c_size_t(0)
+        arr = lib.gregor_config_dump(h, ctypes.byref(n))
+        if not arr:
+            raise KafkaException(KafkaError(KafkaError._FAIL, "gregor_config_dump failed"))
+        try:
+            strs = ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p))
+            return {strs[i].decode(): strs[i + 1].decode() for i in range(0, n.value, 2)}
+        finally:
+            lib.gregor_config_dump_free(arr, n)
+    finally:
+        lib.gregor_config_free(h)
+
+
+__all__.append("config_dump")
+
+
 def _merge_conf(conf, kwargs):
     if conf is None:
         conf = {}

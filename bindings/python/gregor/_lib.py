@@ -79,6 +79,8 @@ SIGNATURES = {
     "gregor_config_new": (P, []),
     "gregor_config_set": (c_int, [P, S, S] + E),
     "gregor_config_free": (None, [P]),
+    "gregor_config_dump": (PP, [P, POINTER(c_size_t)]),
+    "gregor_config_dump_free": (None, [PP, c_size_t]),
     # headers
     "gregor_headers_new": (P, []),
     "gregor_headers_add": (c_int, [P, S, POINTER(c_uint8), c_size_t]),

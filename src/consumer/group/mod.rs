@@ -460,8 +460,9 @@ pub(crate) fn commit(
     if offsets.is_empty() {
         return Err(Error::local(local::NO_OFFSET, "no offsets to commit"));
     }
-    let mut backoff = Duration::from_millis(50);
+    let mut retries = 0;
     loop {
+        let backoff = cluster.retry_backoff(retries);
         let attempt = commit_once(group, cluster, offsets, deadline);
         let retry = match &attempt {
             Err(e) => e.is_retriable() || e.code() == local::TRANSPORT,
@@ -476,7 +477,7 @@ pub(crate) fn commit(
             group.lock().coord = None;
             if Instant::now() + backoff < deadline {
                 std::thread::sleep(backoff);
-                backoff = (backoff * 2).min(Duration::from_secs(1));
+                retries += 1;
                 continue;
             }
         }

@@ -421,8 +421,10 @@ impl Coordinator {
             return;
         } else {
             let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+            // allow.auto.create.topics: the subscription may create topics
+            let create = self.cluster.config().bool("allow.auto.create.topics");
             self.cluster
-                .fetch_metadata(Some(&names), false, s.socket_timeout)
+                .fetch_metadata(Some(&names), create, s.socket_timeout)
         };
         let Ok(meta) = meta else { return };
         let mut m = self.group.lock();
@@ -672,9 +674,10 @@ impl Coordinator {
             let counts: BTreeMap<String, i32> = if names.is_empty() {
                 BTreeMap::new()
             } else {
+                let create = self.cluster.config().bool("allow.auto.create.topics");
                 let meta = self
                     .cluster
-                    .fetch_metadata(Some(&names), false, s.socket_timeout)
+                    .fetch_metadata(Some(&names), create, s.socket_timeout)
                     .map_err(JoinFailed::Backoff)?;
                 meta.topics
                     .values()

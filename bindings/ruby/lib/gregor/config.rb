@@ -114,6 +114,30 @@ module Gregor
       Admin.new(native_config)
     end
 
+    # The effective configuration clients made from this one would have:
+    # every property (canonical names) with its value or default, as a Hash
+    # of Strings, checked as a client checks it (librdkafka's
+    # rd_kafka_conf_dump). Secrets (sasl.password, ssl.key.password,
+    # ssl.key.pem, sasl.oauthbearer.* secrets and tokens, ...) read
+    # "[redacted]", set or not.
+    def dump
+      conf = native_config
+      begin
+        cnt = FFI::MemoryPointer.new(:size_t)
+        arr = Native.gregor_config_dump(conf, cnt)
+        raise ConfigError, "gregor_config_dump failed" if arr.null?
+
+        n = cnt.read(:size_t)
+        begin
+          arr.get_array_of_pointer(0, n).map(&:read_string).each_slice(2).to_h
+        ensure
+          Native.gregor_config_dump_free(arr, n)
+        end
+      ensure
+        Native.gregor_config_free(conf)
+      end
+    end
+
     private
 
     # Calls `yield`-free: returns a gregor_config the caller frees.

@@ -62,6 +62,8 @@ module Gregor
     bind :gregor_config_new, [], :pointer
     bind :gregor_config_set, [:pointer, :string, :string] + E, :int
     bind :gregor_config_free, [:pointer], :void
+    bind :gregor_config_dump, [:pointer, :pointer], :pointer
+    bind :gregor_config_dump_free, [:pointer, :size_t], :void
 
     bind :gregor_headers_new, [], :pointer
     bind :gregor_headers_add, [:pointer, :string, :pointer, :size_t], :int
