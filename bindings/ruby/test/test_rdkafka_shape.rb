@@ -163,6 +163,12 @@ class GregorRdkafkaShapeTest < GregorTest
     consumer.close
   end
 
+  def test_describe_properties_is_the_dump_with_symbol_keys
+    props = Gregor::Config.new("client.id" => "shape-client").describe_properties
+    assert_equal "shape-client", props[:"client.id"]
+    assert_equal Gregor::Config.new("client.id" => "shape-client").dump.size, props.size
+  end
+
   def test_create_topic_bounds_and_defaults
     e = assert_raises(Gregor::Config::ConfigError) { @admin.create_topic(unique("t"), -999, 1) }
     assert_match(/num_partitions out of expected range/, e.message)

@@ -120,6 +120,11 @@ module Gregor
     # rd_kafka_conf_dump). Secrets (sasl.password, ssl.key.password,
     # ssl.key.pem, sasl.oauthbearer.* secrets and tokens, ...) read
     # "[redacted]", set or not.
+    # rdkafka-ruby's name for the same dump: a Hash of Symbol => String.
+    def describe_properties
+      dump.transform_keys(&:to_sym)
+    end
+
     def dump
       conf = native_config
       begin
