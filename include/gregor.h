@@ -4243,6 +4243,23 @@ int32_t gregor_partitioner(const char *partitioner, const uint8_t *key, size_t k
 int gregor_producer_purge(const gregor_producer *producer, int flags);
 
 /**
+ * librdkafka's name for error code `err` (`rd_kafka_err2name`):
+ * "UNKNOWN_TOPIC_OR_PART", "MSG_SIZE_TOO_LARGE", "_PARTITION_EOF"; gregor's
+ * name for a code librdkafka does not know; "ERR_<code>?" for a code
+ * neither knows. Valid until the next call on this thread for such an
+ * unknown code, for ever otherwise; never free it. Thread-safe.
+ */
+const char *gregor_err_rdkafka_name(int err);
+
+/**
+ * librdkafka's text for error code `err` (`rd_kafka_err2str`): "Broker:
+ * Message size too large", "Local: Timed out"; "Err-<code>?" for a code
+ * neither librdkafka nor gregor knows. Lifetime as
+ * `gregor_err_rdkafka_name`. Thread-safe.
+ */
+const char *gregor_err_rdkafka_str(int err);
+
+/**
  * Sets the SASL user name and password (both NUL-terminated, copied) the
  * producer authenticates with from now on (PLAIN and SCRAM). As librdkafka,
  * the values are accepted even when SASL is not configured. Returns 0 or

@@ -56,6 +56,8 @@ run_ruby() {
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_gregor.rb
     log "ruby: admin/consumer calls in rdkafka-ruby's shapes"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_more_api.rb
+    log "ruby: error texts, ACLs, names and callbacks in rdkafka-ruby's shapes"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_rdkafka_shape.rb
     log "ruby: configuration (dump, tolerant roles)"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_config.rb
     log "ruby: Config.error_callback"

@@ -17,7 +17,7 @@ module Gregor
     private_constant :REGISTRY_MUTEX
 
     # How long `wait` waits without a timeout given, in ms.
-    DEFAULT_WAIT_TIMEOUT_MS = 60_000
+    DEFAULT_WAIT_TIMEOUT_MS = Defaults::HANDLE_WAIT_TIMEOUT_MS
 
     # Raised by `wait` when the call is still pending at the timeout.
     class WaitTimeoutError < RuntimeError; end

@@ -74,7 +74,13 @@ module Gregor
     class ListOffsetsReport
       attr_reader :offsets
 
-      def initialize(offsets: [])
+      # `result_infos:`/`result_count:` are rdkafka-ruby's (librdkafka's
+      # result array): only a NULL one (no results) exists without librdkafka.
+      def initialize(offsets: [], result_infos: nil, result_count: 0)
+        if result_infos.is_a?(FFI::Pointer) && !result_infos.null? && result_count.positive?
+          raise ArgumentError, "librdkafka's ListOffsets result infos do not exist in gregor; pass offsets:"
+        end
+
         @offsets = offsets
       end
     end
@@ -173,6 +179,15 @@ module Gregor
     # CreateTopicHandle at once; the request runs on its own thread.
     def create_topic(topic_name, partition_count, replication_factor, topic_config = {})
       ensure_open(:create_topic)
+      # librdkafka's rd_kafka_NewTopic_new bounds and texts (-1: the
+      # broker's default)
+      unless partition_count.is_a?(Integer) && partition_count >= -1 && partition_count <= 100_000
+        raise Config::ConfigError, "num_partitions out of expected range 1..100000 or -1 for broker default"
+      end
+      unless replication_factor.is_a?(Integer) && replication_factor >= -1 && replication_factor <= 10_000
+        raise Config::ConfigError, "replication_factor out of expected range -1..10000"
+      end
+
       nt = Native.gregor_new_topic_new(topic_name.to_s, partition_count, replication_factor)
       raise ArgumentError, "invalid topic name #{topic_name.inspect}" if nt.null?
 
@@ -186,7 +201,7 @@ module Gregor
       end
       arr = FFI::MemoryPointer.new(:pointer, 1)
       arr.put_pointer(0, nt)
-      start(CreateTopicHandle.new, :create_topic) do |handle|
+      run_async(CreateTopicHandle.new, :create_topic) do |handle|
         topic_call(handle, :gregor_admin_create_topics, arr, CreateTopicReport, topic_name)
       ensure
         Native.gregor_new_topic_free(nt)
@@ -196,7 +211,7 @@ module Gregor
     def delete_topic(topic_name)
       ensure_open(:delete_topic)
       arr, keep = Native.cstr_array([topic_name.to_s])
-      start(DeleteTopicHandle.new, :delete_topic) do |handle|
+      run_async(DeleteTopicHandle.new, :delete_topic) do |handle|
         keep # referenced until the call is done
         topic_call(handle, :gregor_admin_delete_topics, arr, DeleteTopicReport, topic_name)
       end
@@ -211,7 +226,7 @@ module Gregor
 
       arr = FFI::MemoryPointer.new(:pointer, 1)
       arr.put_pointer(0, np)
-      start(CreatePartitionsHandle.new, :create_partitions) do |handle|
+      run_async(CreatePartitionsHandle.new, :create_partitions) do |handle|
         topic_call(handle, :gregor_admin_create_partitions, arr, CreatePartitionsReport, topic_name)
       ensure
         Native.gregor_new_partitions_free(np)
@@ -223,7 +238,7 @@ module Gregor
     def delete_group(group_id)
       ensure_open(:delete_group)
       arr, keep = Native.cstr_array([group_id.to_s])
-      start(DeleteGroupsHandle.new, :delete_group) do |handle|
+      run_async(DeleteGroupsHandle.new, :delete_group) do |handle|
         keep # referenced until the call is done
         topic_call(handle, :gregor_admin_delete_groups, arr, DeleteGroupsReport, group_id, results: :group_results,
                                                                                           name: :group_id)
@@ -247,7 +262,7 @@ module Gregor
       end
       tpl = Native.gregor_tpl_new
       parsed.each { |topic, partition, offset| Native.gregor_tpl_add(tpl, topic, partition, offset) }
-      start(ListOffsetsHandle.new, :list_offsets) do |handle|
+      run_async(ListOffsetsHandle.new, :list_offsets) do |handle|
         partition_call(handle, :list_offsets, tpl, isolation_level.to_i == 1 ? 1 : 0)
       ensure
         Native.gregor_tpl_free(tpl)
@@ -261,7 +276,7 @@ module Gregor
       ensure_open(:describe_configs)
       parsed = resources.map { |r| [r.fetch(:resource_type), r.fetch(:resource_name)] }
       arr, natives = config_resources(parsed)
-      start(DescribeConfigsHandle.new, :describe_configs) do |handle|
+      run_async(DescribeConfigsHandle.new, :describe_configs) do |handle|
         config_call(handle, DescribeConfigsReport, natives) do |native, out, buf|
           Native.gregor_admin_describe_configs(native, arr, natives.size, nil, 0, 1, 0, nil, out, buf,
                                                Native::ERRSTR_SIZE)
@@ -295,7 +310,7 @@ module Gregor
         natives.each { |n| Native.gregor_config_resource_free(n) }
         raise
       end
-      start(IncrementalAlterConfigsHandle.new, :incremental_alter_configs) do |handle|
+      run_async(IncrementalAlterConfigsHandle.new, :incremental_alter_configs) do |handle|
         config_call(handle, IncrementalAlterConfigsReport, natives) do |native, out, buf|
           Native.gregor_admin_incremental_alter_configs(native, arr, natives.size, nil, out, buf, Native::ERRSTR_SIZE)
         end
@@ -305,8 +320,18 @@ module Gregor
     end
 
     # Cluster metadata (all topics, or `topic_name`).
-    def metadata(topic_name = nil, timeout_ms = 2_000)
+    def metadata(topic_name = nil, timeout_ms = Defaults::METADATA_TIMEOUT_MS)
       @native.use(:metadata) { |native| Metadata.new(:gregor_admin_metadata, native, topic_name, timeout_ms) }
+    end
+
+    # rdkafka-ruby starts its polling thread here (Config#admin(native_kafka_auto_start: false)
+    # defers it); gregor's client runs from creation and serves callbacks in
+    # the caller's calls, so there is nothing left to start. Raises
+    # ClosedAdminError once closed.
+    def start
+      raise ClosedAdminError, :start if closed?
+
+      nil
     end
 
     def closed?
@@ -326,7 +351,7 @@ module Gregor
     end
 
     # Runs `yield handle` on a new thread; the handle is pending until then.
-    def start(handle, _method)
+    def run_async(handle, _method)
       handle[:pending] = true
       AbstractHandle.register(handle)
       thread = Thread.new do

@@ -21,7 +21,23 @@ module Gregor
     # assignment changes (rdkafka-ruby's consumer_rebalance_listener).
     attr_accessor :consumer_rebalance_listener
 
+    # rdkafka-ruby's switch for librdkafka's rd_kafka_poll_set_consumer
+    # (default true). Accepted and kept; gregor has one queue per consumer,
+    # served by Consumer#poll either way.
+    attr_accessor :consumer_poll_set
+
+    @instances = 0
+    @instances_lock = Mutex.new
+
+    # librdkafka's instance name: "<client.id>#<type>-<n>", n counting the
+    # clients this process made (client.id defaults to gregor's "gregor").
+    def self.instance_name(client_id, type)
+      n = @instances_lock.synchronize { @instances += 1 }
+      "#{client_id || 'gregor'}##{type}-#{n}"
+    end
+
     def initialize(config_hash = {})
+      @consumer_poll_set = true
       @config_hash = {}
       config_hash.each { |k, v| self[k] = v }
     end
@@ -119,16 +135,25 @@ module Gregor
       end
     end
 
-    # rdkafka-ruby's options (`native_kafka_auto_start:`,
-    # `native_kafka_poll_timeout_ms:`, `run_polling_thread:`) are accepted
-    # and have no effect: gregor starts its threads itself and serves
-    # callbacks inside poll/flush/wait.
-    def producer(**_options)
-      Producer.new(native_config, partitioner: self[:partitioner] || "consistent_random")
+    # rdkafka-ruby's options: `run_polling_thread:` (producer, default true)
+    # starts a thread serving delivery reports and statistics every
+    # `native_kafka_poll_timeout_ms` (Defaults::NATIVE_KAFKA_POLL_TIMEOUT_MS); `native_kafka_auto_start:`
+    # is accepted and has no effect (the client runs from creation; #start
+    # has nothing left to do). The consumer serves its callbacks in #poll
+    # and the admin client runs each request on its own thread, so their
+    # options are accepted without effect.
+    def producer(native_kafka_auto_start: true, native_kafka_poll_timeout_ms: Defaults::NATIVE_KAFKA_POLL_TIMEOUT_MS,
+                 run_polling_thread: true)
+      _ = native_kafka_auto_start
+      Producer.new(native_config, partitioner: self[:partitioner] || "consistent_random",
+                                  name: Config.instance_name(self["client.id"], "producer"),
+                                  run_polling_thread: run_polling_thread, poll_timeout_ms: native_kafka_poll_timeout_ms)
     end
 
     def consumer(**_options)
-      Consumer.new(native_config, rebalance_listener: @consumer_rebalance_listener)
+      Consumer.new(native_config, rebalance_listener: @consumer_rebalance_listener,
+                                  name: Config.instance_name(self["client.id"], "consumer"),
+                                  read_committed: self["isolation.level"].to_s != "read_uncommitted")
     end
 
     def admin(**_options)
@@ -141,6 +166,11 @@ module Gregor
     # rd_kafka_conf_dump). Secrets (sasl.password, ssl.key.password,
     # ssl.key.pem, sasl.oauthbearer.* secrets and tokens, ...) read
     # "[redacted]", set or not.
+    # rdkafka-ruby's name for the same dump: a Hash of Symbol => String.
+    def describe_properties
+      dump.transform_keys(&:to_sym)
+    end
+
     def dump
       conf = native_config
       begin

@@ -4,6 +4,7 @@ module Gregor
   # A consumer (rdkafka-ruby's shape): `subscribe(*topics)` or `assign`,
   # then `poll(ms)` or `each { |message| }`, `commit`, `close`.
   class Consumer
+    include Enumerable
     # A message's headers (rdkafka-ruby's Consumer::Headers): a frozen Hash
     # of name => value (a String, or an Array of them for a repeated name;
     # nil for a null value).
@@ -125,6 +126,7 @@ module Gregor
         @data.each do |topic, parts|
           (parts || []).each do |p|
             Native.gregor_tpl_add(tpl, topic, p.partition, p.offset.nil? ? default_offset : p.offset)
+            Native.gregor_tpl_set_metadata(tpl, Native.gregor_tpl_count(tpl) - 1, p.metadata) if p.metadata
           end
         end
         tpl
@@ -136,7 +138,7 @@ module Gregor
           topic = Native.gregor_tpl_topic(tpl, i)
           err = Native.gregor_tpl_err(tpl, i)
           (data[topic] ||= []) << Partition.new(Native.gregor_tpl_partition(tpl, i), Native.gregor_tpl_offset(tpl, i),
-                                                err)
+                                                err, Native.gregor_tpl_metadata(tpl, i))
         end
         new(data)
       end
@@ -154,7 +156,13 @@ module Gregor
       Native.gregor_consumer_free(ptr)
     end
 
-    def initialize(native_config, rebalance_listener: nil)
+    # librdkafka's instance name shape, "<client.id>#consumer-<n>".
+    attr_reader :name
+
+    def initialize(native_config, rebalance_listener: nil, name: nil, read_committed: true)
+      @name = name
+      @read_committed = read_committed
+      @assignment_lost = false
       buf = Native.errbuf
       native = Native.gregor_consumer_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
@@ -172,13 +180,15 @@ module Gregor
     end
 
     # Cluster metadata (all topics, or `topic_name`).
-    def metadata(topic_name = nil, timeout_ms = 2_000)
+    def metadata(topic_name = nil, timeout_ms = Defaults::METADATA_TIMEOUT_MS)
       native_call(:metadata) { |native| Metadata.new(:gregor_consumer_metadata, native, topic_name, timeout_ms) }
     end
 
     # Joins the group for `topics`; partitions come with later polls.
     def subscribe(*topics)
       native_call(:subscribe) do |native|
+        # only with a listener: a rebalance callback makes the assignment
+        # wait for a poll (gregor applies it itself otherwise)
         Native.check!(Native.gregor_consumer_set_rebalance_cb(native, @rebalance_cb, nil)) if @rebalance_listener
         arr, _keep = Native.cstr_array(topics.flatten)
         buf = Native.errbuf
@@ -305,7 +315,7 @@ module Gregor
         break if closed?
 
         message = begin
-          poll(250)
+          poll(Defaults::CONSUMER_POLL_TIMEOUT_MS)
         rescue ClosedConsumerError
           break
         end
@@ -330,7 +340,7 @@ module Gregor
     end
 
     # The group's committed offsets for `list` (default: the assignment).
-    def committed(list = nil, timeout_ms = 5000)
+    def committed(list = nil, timeout_ms = Defaults::CONSUMER_COMMITTED_TIMEOUT_MS)
       native_call(:committed) do |native|
         list ||= assignment
         with_tpl(list) do |tpl|
@@ -365,6 +375,13 @@ module Gregor
         buf = Native.errbuf
         Native.check!(Native.gregor_consumer_seek(native, topic.to_s, partition, offset, buf, Native::ERRSTR_SIZE), buf)
       end
+    end
+
+    # rdkafka-ruby's seek by topic, partition and offset.
+    def seek_by(topic, partition, offset)
+      raise ClosedConsumerError, :seek_by if closed?
+
+      seek(topic, partition, offset)
     end
 
     # Stops fetching the partitions of `list` (a TopicPartitionList); raises
@@ -408,7 +425,7 @@ module Gregor
 
     # For each entry of `list` whose offset is a timestamp (ms, or a Time),
     # the first offset at or after it (-1: none).
-    def offsets_for_times(list, timeout_ms = 1000)
+    def offsets_for_times(list, timeout_ms = Defaults::CONSUMER_OFFSETS_FOR_TIMES_TIMEOUT_MS)
       raise TypeError, "list has to be a TopicPartitionList" unless list.is_a?(TopicPartitionList)
 
       native_call(:offsets_for_times) do |native|
@@ -432,23 +449,85 @@ module Gregor
     # {topic => {partition => lag}}: each partition's high watermark minus
     # its offset in `topic_partition_list` (usually `committed`); partitions
     # without an offset (nil or invalid) are left out.
-    def lag(topic_partition_list, watermark_timeout_ms = 1000)
+    # One batched query (#list_offsets, :latest, at the consumer's
+    # isolation level) for every partition with an offset.
+    def lag(topic_partition_list, watermark_timeout_ms = Defaults::CONSUMER_LAG_TIMEOUT_MS)
       raise ClosedConsumerError, :lag if closed?
 
-      topic_partition_list.to_h.to_h do |topic, partitions|
-        lags = {}
-        (partitions || []).each do |p|
-          next if p.offset.nil? || p.offset == -1001 # none committed (GREGOR_OFFSET_INVALID)
-
-          _low, high = query_watermark_offsets(topic, p.partition, watermark_timeout_ms)
-          lags[p.partition] = high - p.offset
+      by_topic = topic_partition_list.to_h
+      with_offset = ->(p) { !(p.offset.nil? || p.offset == -1001) } # none committed (GREGOR_OFFSET_INVALID)
+      request = {}
+      by_topic.each do |topic, partitions|
+        (partitions || []).select(&with_offset).each do |p|
+          (request[topic] ||= []) << { partition: p.partition, offset: :latest }
         end
-        [topic, lags]
+      end
+      ends = {}
+      unless request.empty?
+        begin
+          report = list_offsets(request, isolation_level: @read_committed ? 1 : 0,
+                                         timeout_ms: watermark_timeout_ms).wait(max_wait_timeout_ms: watermark_timeout_ms)
+        rescue AbstractHandle::WaitTimeoutError
+          raise RdkafkaError.new(ERRORS.fetch(:_TIMED_OUT), "Error querying watermark offsets of '#{request.keys.join(', ')}'")
+        end
+        report.offsets.each { |r| (ends[r[:topic]] ||= {})[r[:partition]] = r[:offset] }
+      end
+      by_topic.to_h do |topic, partitions|
+        [topic, (partitions || []).select(&with_offset).to_h { |p| [p.partition, ends.fetch(topic).fetch(p.partition) - p.offset] }]
       end
     end
 
+    # rdkafka-ruby's Consumer#list_offsets: `{topic => [{partition:, offset:}]}`
+    # with offset :earliest, :latest, :max_timestamp or a timestamp (ms).
+    # Asked through this consumer's connections at its own isolation.level
+    # (`isolation_level:` may name it; another level raises ArgumentError:
+    # use Admin#list_offsets), on the calling thread: the
+    # Admin::ListOffsetsHandle it returns is complete, its report in
+    # Admin::ListOffsetsReport's shape (timestamp -1: not asked for).
+    def list_offsets(topic_partition_offsets, isolation_level: nil, timeout_ms: Defaults::HANDLE_WAIT_TIMEOUT_MS)
+      raise ClosedConsumerError, :list_offsets if closed?
+
+      own = @read_committed ? 1 : 0
+      if isolation_level && isolation_level != own
+        raise ArgumentError, "this consumer reads #{@read_committed ? 'committed' : 'uncommitted'} offsets " \
+                             "(isolation.level); use Admin#list_offsets for isolation_level #{isolation_level}"
+      end
+      specs = topic_partition_offsets.flat_map do |topic, partitions|
+        partitions.map do |spec|
+          offset = spec.fetch(:offset)
+          native = offset.is_a?(Integer) ? offset : Admin::OFFSET_SPECS[offset]
+          raise ArgumentError, "Unknown offset specification: #{offset.inspect}" unless native
+
+          [topic.to_s, spec.fetch(:partition), native]
+        end
+      end
+      handle = Admin::ListOffsetsHandle.new
+      native_call(:list_offsets) do |native|
+        tpl = Native.gregor_tpl_new
+        begin
+          specs.each { |t, p, o| Native.gregor_tpl_add(tpl, t, p, o) }
+          buf = Native.errbuf
+          rc = specs.empty? ? 0 : Native.gregor_consumer_offsets_for_times(native, tpl, timeout_ms, buf, Native::ERRSTR_SIZE)
+          if rc.zero?
+            offsets = Array.new(Native.gregor_tpl_count(tpl)) do |i|
+              epoch = Native.gregor_tpl_leader_epoch(tpl, i)
+              { topic: Native.gregor_tpl_topic(tpl, i), partition: Native.gregor_tpl_partition(tpl, i),
+                offset: Native.gregor_tpl_offset(tpl, i), timestamp: -1, leader_epoch: epoch == -1 ? nil : epoch }
+            end
+            handle.result = Admin::ListOffsetsReport.new(offsets: offsets)
+          else
+            handle[:response] = rc
+            handle.broker_message = buf.read_string
+          end
+        ensure
+          Native.gregor_tpl_free(tpl)
+        end
+      end
+      handle
+    end
+
     # [low, high] watermarks of a partition, asked of its leader.
-    def query_watermark_offsets(topic, partition, timeout_ms = 5000)
+    def query_watermark_offsets(topic, partition, timeout_ms = Defaults::CONSUMER_QUERY_WATERMARK_TIMEOUT_MS)
       native_call(:query_watermark_offsets) do |native|
         low = FFI::MemoryPointer.new(:int64)
         high = FFI::MemoryPointer.new(:int64)
@@ -457,6 +536,40 @@ module Gregor
                                                         Native::ERRSTR_SIZE), buf)
         [low.read_int64, high.read_int64]
       end
+    end
+
+    # True when the group took this consumer's partitions away without a
+    # rebalance (session expired, fenced, max.poll.interval.ms exceeded:
+    # GREGOR_REBALANCE_LOST) and none were assigned since, as librdkafka's
+    # rd_kafka_assignment_lost. Read from the rebalance events, which
+    # gregor hands to a consumer with a rebalance listener
+    # (Config#consumer_rebalance_listener=) only: without one it stays false.
+    def assignment_lost?
+      raise ClosedConsumerError, :assignment_lost? if closed?
+
+      @assignment_lost
+    end
+
+    # The cluster id the brokers report (Metadata v2+), nil if none.
+    def cluster_id(timeout_ms = Defaults::CONSUMER_CLUSTER_ID_TIMEOUT_MS)
+      native_call(:cluster_id) do |native|
+        Metadata.new(:gregor_consumer_metadata, native, nil, timeout_ms, topics: false).cluster_id
+      end
+    end
+
+    # rdkafka-ruby raises NotImplementedError too (use #poll_batch).
+    def each_batch(*_args)
+      raise NotImplementedError, "each_batch was removed; use #poll_batch"
+    end
+
+    # rdkafka-ruby starts its polling thread here (Config#consumer(native_kafka_auto_start: false)
+    # defers it); gregor's client runs from creation and serves callbacks in
+    # the caller's calls, so there is nothing left to start. Raises
+    # ClosedConsumerError once closed.
+    def start
+      raise ClosedConsumerError, :start if closed?
+
+      nil
     end
 
     def closed?
@@ -479,6 +592,9 @@ module Gregor
 
     # Runs inside poll/close; the library applies the change after it returns.
     def on_rebalance(_c, event, tpl, _opaque)
+      @assignment_lost = event == REBALANCE_LOST if [REBALANCE_ASSIGNED, REBALANCE_LOST].include?(event)
+      return unless @rebalance_listener
+
       list = tpl.null? ? TopicPartitionList.new : TopicPartitionList.from_native(tpl)
       if event == REBALANCE_ASSIGNED
         @rebalance_listener.on_partitions_assigned(list) if @rebalance_listener.respond_to?(:on_partitions_assigned)

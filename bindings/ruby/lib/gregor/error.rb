@@ -1,6 +1,17 @@
 # frozen_string_literal: true
 
 module Gregor
+  # librdkafka's name (rd_kafka_err2name) and text (rd_kafka_err2str) of
+  # `code`, from libgregor (gregor_err_rdkafka_name / _str); gregor's own
+  # name and text from a library without them.
+  def self.rdkafka_error_name(code)
+    !Native::MISSING.include?(:gregor_err_rdkafka_name) ? Native.gregor_err_rdkafka_name(code) : error_name(code)
+  end
+
+  def self.rdkafka_error_text(code)
+    !Native::MISSING.include?(:gregor_err_rdkafka_str) ? Native.gregor_err_rdkafka_str(code) : Native.gregor_err_str(code)
+  end
+
   # Base of gregor's errors.
   class BaseError < RuntimeError; end
 
@@ -23,20 +34,24 @@ module Gregor
       super(to_s)
     end
 
-    # The code's name, lower case, without librdkafka's leading underscore.
+    # The code's name as librdkafka spells it (rd_kafka_err2name: :unknown_topic_or_part,
+    # :msg_size_too_large), lower case, without the leading underscore of
+    # local codes (:partition_eof); :err_<n>? for a code nobody knows.
     def code
-      name = Gregor.error_name(@rdkafka_response)
-      (name.start_with?("_") ? name[1..] : name).downcase.to_sym
+      name = Gregor.rdkafka_error_name(@rdkafka_response).downcase
+      (name.start_with?("_") ? name[1..] : name).to_sym
     end
 
+    # As rdkafka-ruby's: "[prefix - ]<librdkafka's text> (<code>)[ [instance]]",
+    # e.g. "Broker: Message size too large (msg_size_too_large)". The
+    # broker's (or gregor's) own detail is in #broker_message.
     def to_s
       prefix = @message_prefix ? "#{@message_prefix} - " : ""
-      text = @broker_message || Gregor::Native.gregor_err_str(@rdkafka_response)
-      "#{prefix}#{text} (#{code})#{@instance_name ? " [#{@instance_name}]" : ''}"
+      "#{prefix}#{Gregor.rdkafka_error_text(@rdkafka_response)} (#{code})#{@instance_name ? " [#{@instance_name}]" : ''}"
     end
 
     def is_partition_eof?
-      @rdkafka_response == Gregor::ERRORS.fetch(:_PARTITION_EOF)
+      code == :partition_eof
     end
 
     def ==(other)
@@ -108,6 +123,9 @@ module Gregor
   module Bindings
     ERRORS.each do |name, code|
       const_set(:"RD_KAFKA_RESP_ERR_#{name}", code)
+      # librdkafka's name where it differs from Kafka's (UNKNOWN_TOPIC_OR_PART)
+      rd = Gregor.rdkafka_error_name(code)
+      const_set(:"RD_KAFKA_RESP_ERR_#{rd}", code) if rd =~ /\A_?[A-Z][A-Z0-9_]*\z/ && !const_defined?(:"RD_KAFKA_RESP_ERR_#{rd}", false)
     end
     RD_KAFKA_PARTITION_UA = -1
     RD_KAFKA_OFFSET_BEGINNING = -2

@@ -7,12 +7,14 @@ module Gregor
   # replica_count:, replicas:, in_sync_replica_brokers:, isrs:}]}. A topic or
   # partition error raises RdkafkaError, as in rdkafka-ruby.
   class Metadata
-    attr_reader :brokers, :topics
+    attr_reader :brokers, :topics, :cluster_id, :controller_id
 
     # Asks through a producer or consumer pointer (`fn` is
     # :gregor_producer_metadata or :gregor_consumer_metadata) about every
     # topic, or `topic_name`.
-    def initialize(fn, native, topic_name = nil, timeout_ms = 2_000)
+    # `topics: false` reads only the cluster part (brokers, ids).
+    def initialize(fn, native, topic_name = nil, timeout_ms = 2_000, topics: true)
+      @read_topics = topics
       out = FFI::MemoryPointer.new(:pointer)
       buf = Native.errbuf
       Native.check!(Native.public_send(fn, native, topic_name&.to_s, timeout_ms, out, buf, Native::ERRSTR_SIZE), buf)
@@ -27,11 +29,13 @@ module Gregor
     private
 
     def read(md)
+      @cluster_id = Native.gregor_metadata_cluster_id(md)
+      @controller_id = Native.gregor_metadata_controller_id(md)
       @brokers = Array.new(Native.gregor_metadata_broker_count(md)) do |i|
         { broker_id: Native.gregor_metadata_broker_id(md, i), broker_name: Native.gregor_metadata_broker_host(md, i),
           broker_port: Native.gregor_metadata_broker_port(md, i) }
       end
-      @topics = Array.new(Native.gregor_metadata_topic_count(md)) do |t|
+      @topics = Array.new(@read_topics ? Native.gregor_metadata_topic_count(md) : 0) do |t|
         err = Native.gregor_metadata_topic_err(md, t)
         raise RdkafkaError.new(err) unless err.zero?
 
@@ -65,7 +69,7 @@ module Gregor
     # runs the block when the entry is missing or older than the TTL; a
     # higher count always wins, a lower one only once the entry expired.
     class PartitionsCountCache
-      DEFAULT_TTL_MS = 30_000
+      DEFAULT_TTL_MS = Defaults::PARTITIONS_COUNT_CACHE_TTL_MS
 
       def initialize(ttl = :not_provided, ttl_ms: :not_provided)
         @ttl_ms =

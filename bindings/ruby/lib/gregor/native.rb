@@ -58,6 +58,8 @@ module Gregor
     bind :gregor_version, [], :string
     bind :gregor_err_name, [:int], :string
     bind :gregor_err_str, [:int], :string
+    bind :gregor_err_rdkafka_name, [:int], :string
+    bind :gregor_err_rdkafka_str, [:int], :string
 
     bind :gregor_config_new, [], :pointer
     bind :gregor_config_set, [:pointer, :string, :string] + E, :int
@@ -88,6 +90,8 @@ module Gregor
     bind :gregor_consumer_metadata, [:pointer, :string, :int, :pointer] + E, :int, blocking: true
 
     bind :gregor_metadata_broker_count, [:pointer], :size_t
+    bind :gregor_metadata_cluster_id, [:pointer], :string
+    bind :gregor_metadata_controller_id, [:pointer], :int32
     bind :gregor_metadata_broker_id, [:pointer, :size_t], :int32
     bind :gregor_metadata_broker_host, [:pointer, :size_t], :string
     bind :gregor_metadata_broker_port, [:pointer, :size_t], :int32
@@ -110,7 +114,9 @@ module Gregor
     bind :gregor_tpl_partition, [:pointer, :size_t], :int32
     bind :gregor_tpl_offset, [:pointer, :size_t], :int64
     bind :gregor_tpl_err, [:pointer, :size_t], :int
+    bind :gregor_tpl_leader_epoch, [:pointer, :size_t], :int32
     bind :gregor_tpl_set_metadata, [:pointer, :size_t, :string], :int32
+    bind :gregor_tpl_metadata, [:pointer, :size_t], :string
 
     bind :gregor_consumer_new, [:pointer] + E, :pointer
     bind :gregor_consumer_free, [:pointer], :void, blocking: true

@@ -55,7 +55,7 @@ module Gregor
 
       # Serves reports instead of sleeping (gregor has no background thread).
       def wait_step(left)
-        return super unless @producer
+        return super unless @producer && !@producer.polling_thread?
 
         ms = left ? [[(left * 1000).ceil, 100].min, 1].max : 100
         begin
@@ -69,7 +69,90 @@ module Gregor
     # Raised by DeliveryHandle#wait when the report did not come in time.
     WaitTimeoutError = AbstractHandle::WaitTimeoutError
 
-    attr_accessor :delivery_callback
+    # The messages in flight and the callbacks the C side calls, apart from
+    # the Producer so the polling thread can keep them alive without keeping
+    # the Producer (which its finalizer then frees).
+    class Deliveries
+      attr_reader :delivery_callback, :delivery_callback_arity, :dr_cb, :stats_cb
+      # the error callback the C side holds (kept alive with the other callbacks)
+      attr_accessor :error_cb
+
+      def initialize
+        @pending = {}
+        @next_id = 1
+        @lock = Mutex.new
+        @dr_cb = method(:on_delivery).to_proc # kept referenced while the C side holds it
+        @stats_cb = Config.statistics_callback ? Producer.stats_proc : nil
+      end
+
+      def delivery_callback=(callback)
+        raise TypeError, "Callback has to be callable" unless callback.respond_to?(:call)
+
+        @delivery_callback = callback
+        @delivery_callback_arity = callback.respond_to?(:arity) ? callback.arity : callback.method(:call).arity
+      end
+
+      # Registers `handle`; returns the id the C side passes back.
+      def add(handle)
+        @lock.synchronize do
+          i = @next_id
+          @next_id += 1
+          @pending[i] = handle
+          i
+        end
+      end
+
+      def remove(id)
+        @lock.synchronize { @pending.delete(id) }
+      end
+
+      private
+
+      def call_delivery_callback(report, handle)
+        return unless @delivery_callback
+
+        case @delivery_callback_arity
+        when 0 then @delivery_callback.call
+        when 1 then @delivery_callback.call(report)
+        else @delivery_callback.call(report, handle)
+        end
+      end
+
+      def on_delivery(dr, _opaque)
+        handle = remove(dr[:msg_opaque].address)
+        return unless handle
+
+        error = dr[:err].zero? ? nil : RdkafkaError.new(dr[:err], broker_message: dr[:errstr])
+        report = DeliveryReport.new(dr[:partition], dr[:offset], dr[:topic], error, handle.label)
+        handle._complete(report)
+        call_delivery_callback(report, handle)
+      rescue StandardError => e
+        warn "gregor: delivery callback raised #{e.class}: #{e.message}"
+      end
+    end
+
+    # Called with each DeliveryReport on the thread serving reports (the
+    # polling thread, or inside poll/flush/DeliveryHandle#wait); a callable
+    # taking two arguments also gets the DeliveryHandle (rdkafka-ruby's shape).
+    def delivery_callback=(callback)
+      @deliveries.delivery_callback = callback
+    end
+
+    def delivery_callback
+      @deliveries.delivery_callback
+    end
+
+    def delivery_callback_arity
+      @deliveries.delivery_callback_arity
+    end
+
+    # librdkafka's instance name shape: "<client.id>#producer-<n>", n
+    # counting the clients made in this process (client.id's default is
+    # gregor's, "gregor").
+    attr_reader :name
+
+    # What the polling thread runs (made here, where it holds no Producer).
+    POLL = ->(ptr, ms) { Native.gregor_producer_poll(ptr, ms) }
 
     # Wakes calls blocked in C (poll, flush) without freeing.
     CLOSE = ->(ptr) { Native.gregor_producer_close(ptr, 0) }
@@ -97,30 +180,40 @@ module Gregor
     def self.stats_proc
       lambda do |_handle, json, len, _opaque|
         cb = Config.statistics_callback
-        cb&.call(JSON.parse(json.read_bytes(len)))
+        next unless cb
+
+        stats = JSON.parse(json.read_bytes(len))
+        # As rdkafka-ruby: each snapshot's topics refresh the process-wide
+        # partition count cache (partitions but the UA one, "-1").
+        (stats["topics"] || {}).each do |topic, details|
+          count = (details["partitions"] || {}).keys.count { |k| k != "-1" }
+          Producer.partitions_count_cache.set(topic, count) if count.positive?
+        end
+        cb.call(stats)
       rescue StandardError => e
         warn "gregor: statistics callback raised #{e.class}: #{e.message}"
       end
     end
 
-    def initialize(native_config, partitioner: "consistent_random")
+    # `run_polling_thread` (rdkafka-ruby's, default true): a thread serves
+    # delivery reports and statistics every `poll_timeout_ms`, so callbacks
+    # come without the application polling; false leaves that to
+    # poll/flush/DeliveryHandle#wait.
+    def initialize(native_config, partitioner: "consistent_random", name: nil, run_polling_thread: true,
+                   poll_timeout_ms: Defaults::NATIVE_KAFKA_POLL_TIMEOUT_MS)
       @partitioner = partitioner.to_s
+      @name = name
       buf = Native.errbuf
       native = Native.gregor_producer_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
       raise Config::ConfigError, buf.read_string if native.null?
 
-      @pending = {}
-      @next_id = 1
-      @lock = Mutex.new
-      @dr_cb = method(:on_delivery).to_proc # kept referenced while the C side holds it
-      Native.gregor_producer_set_dr_cb(native, @dr_cb, nil)
-      if Config.statistics_callback
-        @stats_cb = Producer.stats_proc # kept referenced while the C side holds it
-        Native.gregor_producer_set_stats_cb(native, @stats_cb, nil)
-      end
-      @error_cb = Events.install(:producer, native) # kept referenced while the C side holds it
+      @deliveries = Deliveries.new
+      Native.gregor_producer_set_dr_cb(native, @deliveries.dr_cb, nil)
+      Native.gregor_producer_set_stats_cb(native, @deliveries.stats_cb, nil) if @deliveries.stats_cb
+      @deliveries.error_cb = Events.install(:producer, native)
       @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedProducerError)
+      @native.start_polling(POLL, poll_timeout_ms, @deliveries) if run_polling_thread
     end
 
     # The error that stopped the idempotent/transactional producer for good
@@ -137,7 +230,7 @@ module Gregor
     # it among the topic's partitions (Producer#partition_count, cached).
     def produce(topic:, payload: nil, key: nil, partition: nil, partition_key: nil, timestamp: nil, headers: nil,
                 label: nil, topic_config: nil, partitioner: nil)
-      _ = topic_config # rdkafka-ruby's per-topic settings: not supported, ignored
+      check_topic_config(topic_config) if topic_config && !topic_config.empty?
       if partition.nil? && partition_key
         count = partition_count(topic.to_s)
         if count.positive?
@@ -156,25 +249,25 @@ module Gregor
       handle[:pending] = true
       handle.topic = topic.to_s
       AbstractHandle.register(handle)
-      id = @lock.synchronize do
-        i = @next_id
-        @next_id += 1
-        @pending[i] = handle
-        i
-      end
+      id = @deliveries.add(handle)
+      queued = false
       ts = case timestamp
            when nil then 0
            when Time then (timestamp.to_r * 1000).to_i
-           else Integer(timestamp)
+           when Integer then timestamp
+           else raise TypeError, "Timestamp has to be nil, an Integer or a Time"
            end
       hdrs = nil
       keep = []
       if headers && !headers.empty?
         hdrs = Native.gregor_headers_new
         headers.each do |name, value|
-          p, n = Native.bytes(value)
-          keep << p
-          Native.gregor_headers_add(hdrs, name.to_s, p, n)
+          # an Array value: the header repeated, once per element, in order
+          (value.is_a?(Array) ? value : [value]).each do |v|
+            p, n = Native.bytes(v)
+            keep << p
+            Native.gregor_headers_add(hdrs, name.to_s, p, n)
+          end
         end
       end
       kp, kn = Native.bytes(key)
@@ -184,23 +277,25 @@ module Gregor
                                        FFI::Pointer.new(id), 0, buf, Native::ERRSTR_SIZE)
       if rc == QUEUE_FULL
         # delivery reports not served yet count against the queue (as in
-        # librdkafka); rdkafka-ruby's polling thread would have served them
+        # librdkafka); serve what is ready and try once more
         Native.gregor_producer_poll(native, 0)
         rc = Native.gregor_producer_send(native, topic.to_s, partition || -1, kp, kn, vp, vn, hdrs, ts,
                                          FFI::Pointer.new(id), 0, buf, Native::ERRSTR_SIZE)
       end
-      unless rc.zero?
-        @lock.synchronize { @pending.delete(id) }
-        AbstractHandle.remove(handle)
-        Native.check!(rc, buf)
-      end
+      Native.check!(rc, buf)
+      queued = true
       handle
     ensure
       Native.gregor_headers_free(hdrs) if hdrs
+      # not queued (refused, or a bad argument raised): no report will come
+      unless queued
+        @deliveries.remove(id)
+        AbstractHandle.remove(handle)
+      end
     end
 
     # Cluster metadata (all topics, or `topic_name`).
-    def metadata(topic_name = nil, timeout_ms = 2_000)
+    def metadata(topic_name = nil, timeout_ms = Defaults::METADATA_TIMEOUT_MS)
       @native.use(:metadata) { |native| Metadata.new(:gregor_producer_metadata, native, topic_name, timeout_ms) }
     end
 
@@ -223,9 +318,22 @@ module Gregor
       @native.use(:poll) { |native| Native.gregor_producer_poll(native, timeout_ms) }
     end
 
+    # Serves what is ready (delivery reports, statistics) without waiting,
+    # yielding each poll's count, until none is left or the block returns
+    # :stop (rdkafka-ruby's events_poll_nb_each).
+    def events_poll_nb_each
+      raise ClosedProducerError, :events_poll_nb_each if closed?
+
+      loop do
+        count = poll(0)
+        break if count.zero?
+        break if yield(count) == :stop
+      end
+    end
+
     # Waits up to `timeout_ms` until every message has its report. Returns
     # true if none is left outstanding.
-    def flush(timeout_ms = 5000)
+    def flush(timeout_ms = Defaults::PRODUCER_FLUSH_TIMEOUT_MS)
       @native.use(:flush) { |native| Native.gregor_producer_flush(native, timeout_ms).zero? }
     end
 
@@ -252,39 +360,59 @@ module Gregor
 
     # Messages not yet reported.
     def queue_size
-      return 0 if closed?
-
       @native.use(:queue_size) { |native| Native.gregor_producer_len(native) }
-    rescue ClosedProducerError
-      0
     end
 
     alias queue_length queue_size
+
+    # rdkafka-ruby starts its polling thread here (Config#producer(native_kafka_auto_start: false)
+    # defers it); gregor's client runs from creation and serves callbacks in
+    # the caller's calls, so there is nothing left to start. Raises
+    # ClosedProducerError once closed.
+    def start
+      raise ClosedProducerError, :start if closed?
+
+      nil
+    end
 
     def closed?
       @native.closed?
     end
 
+    # Whether a polling thread serves this producer's reports.
+    def polling_thread?
+      @native.polling?
+    end
+
     # Flushes for up to `timeout_ms`, then frees the producer. Threads in
     # calls on it (a DeliveryHandle#wait, a flush) return first; later
     # calls raise ClosedProducerError.
-    def close(timeout_ms = 5000)
+    def close(timeout_ms = Defaults::PRODUCER_FLUSH_TIMEOUT_MS)
       @native.close(->(native) { Native.gregor_producer_close(native, timeout_ms) })
+      @native.join_poller
     end
 
     private
 
-    def on_delivery(dr, _opaque)
-      id = dr[:msg_opaque].address
-      handle = @lock.synchronize { @pending.delete(id) }
-      return unless handle
-
-      error = dr[:err].zero? ? nil : RdkafkaError.new(dr[:err], broker_message: dr[:errstr])
-      report = DeliveryReport.new(dr[:partition], dr[:offset], dr[:topic], error, handle.label)
-      handle._complete(report)
-      @delivery_callback&.call(report)
-    rescue StandardError => e
-      warn "gregor: delivery callback raised #{e.class}: #{e.message}"
+    # rdkafka-ruby's per-message topic settings (librdkafka topic handles
+    # with their own acks, compression, message.timeout.ms): gregor has one
+    # set of settings per producer. A property gregor does not know is the
+    # ConfigError rdkafka-ruby raises; a known one raises ConfigError too,
+    # rather than being dropped without a word.
+    def check_topic_config(topic_config)
+      conf = Native.gregor_config_new
+      begin
+        topic_config.each do |k, v|
+          buf = Native.errbuf
+          value = v == true ? "true" : v == false ? "false" : v.to_s
+          rc = Native.gregor_config_set(conf, k.to_s, value, buf, Native::ERRSTR_SIZE)
+          raise Config::ConfigError, buf.read_string unless rc.zero?
+        end
+      ensure
+        Native.gregor_config_free(conf)
+      end
+      raise Config::ConfigError, "topic_config (#{topic_config.keys.join(', ')}): gregor has no per-topic " \
+                                 "producer settings; set them on the producer's Config"
     end
   end
 end
