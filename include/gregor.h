@@ -4245,7 +4245,7 @@ int gregor_producer_purge(const gregor_producer *producer, int flags);
 /**
  * librdkafka's name for error code `err` (`rd_kafka_err2name`):
  * "UNKNOWN_TOPIC_OR_PART", "MSG_SIZE_TOO_LARGE", "_PARTITION_EOF"; gregor's
- * name for a code librdkafka does not know; "ERR_<code>?" for a code
+ * name for a code librdkafka does not know; "`ERR_<code>?`" for a code
  * neither knows. Valid until the next call on this thread for such an
  * unknown code, for ever otherwise; never free it. Thread-safe.
  */
@@ -4253,7 +4253,7 @@ const char *gregor_err_rdkafka_name(int err);
 
 /**
  * librdkafka's text for error code `err` (`rd_kafka_err2str`): "Broker:
- * Message size too large", "Local: Timed out"; "Err-<code>?" for a code
+ * Message size too large", "Local: Timed out"; "`Err-<code>?`" for a code
  * neither librdkafka nor gregor knows. Lifetime as
  * `gregor_err_rdkafka_name`. Thread-safe.
  */
@@ -4680,7 +4680,7 @@ int gregor_zk_list_group_offsets(const gregor_zk *zk, const char *group, const c
  * Copies znode `path`'s data into the caller-owned `buf` (up to `size`
  * bytes; NULL with `size` 0 to ask the length) and writes its full length
  * to `*len` (may be NULL). Returns 0, or `GREGOR_ERR__FAIL` with
- * "no node <path>" in `errstr` if there is no such znode.
+ * "`no node <path>`" in `errstr` if there is no such znode.
  */
 int gregor_zk_get(const gregor_zk *zk, const char *path, uint8_t *buf, size_t size, size_t *len, char *errstr, size_t errstr_size);
 

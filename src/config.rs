@@ -1,7 +1,7 @@
 //! Configuration: string properties with librdkafka's names, meanings and
 //! defaults (CONFIGURATION.md of librdkafka), plus `zookeeper.connect`.
 //!
-//! One table, [`PROPS`], knows every property of librdkafka 2.15's
+//! One table, `PROPS`, knows every property of librdkafka 2.15's
 //! CONFIGURATION.md by name (tests/fixtures/librdkafka-2.15-properties.txt
 //! is that list; docs/CONFIGURATION.md is generated from this table), as
 //! tolerant as librdkafka and no more:

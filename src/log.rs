@@ -19,7 +19,7 @@
 //!
 //! Logging that is off costs a comparison of two plain fields held in the
 //! [`Logger`] itself (no atomic, no pointer chase, no allocation): the
-//! macros [`debug!`] and [`at!`] test them before any formatting. Messages
+//! macros `debug!` and `at!` test them before any formatting. Messages
 //! never carry a secret: call sites log names, addresses, codes and states,
 //! never passwords, tokens or keys.
 

@@ -199,7 +199,7 @@ fn lookup(
 
 /// librdkafka's name for error code `err` (`rd_kafka_err2name`):
 /// "UNKNOWN_TOPIC_OR_PART", "MSG_SIZE_TOO_LARGE", "_PARTITION_EOF"; gregor's
-/// name for a code librdkafka does not know; "ERR_<code>?" for a code
+/// name for a code librdkafka does not know; "`ERR_<code>?`" for a code
 /// neither knows. Valid until the next call on this thread for such an
 /// unknown code, for ever otherwise; never free it. Thread-safe.
 #[no_mangle]
@@ -210,7 +210,7 @@ pub extern "C" fn gregor_err_rdkafka_name(err: c_int) -> *const c_char {
 }
 
 /// librdkafka's text for error code `err` (`rd_kafka_err2str`): "Broker:
-/// Message size too large", "Local: Timed out"; "Err-<code>?" for a code
+/// Message size too large", "Local: Timed out"; "`Err-<code>?`" for a code
 /// neither librdkafka nor gregor knows. Lifetime as
 /// `gregor_err_rdkafka_name`. Thread-safe.
 #[no_mangle]

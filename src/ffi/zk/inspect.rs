@@ -534,7 +534,7 @@ pub extern "C" fn gregor_zk_list_group_offsets(
 /// Copies znode `path`'s data into the caller-owned `buf` (up to `size`
 /// bytes; NULL with `size` 0 to ask the length) and writes its full length
 /// to `*len` (may be NULL). Returns 0, or `GREGOR_ERR__FAIL` with
-/// "no node <path>" in `errstr` if there is no such znode.
+/// "`no node <path>`" in `errstr` if there is no such znode.
 #[no_mangle]
 pub extern "C" fn gregor_zk_get(
     zk: *const gregor_zk,
