@@ -190,11 +190,6 @@
 #define GREGOR_ERR__UNSUPPORTED_FEATURE -165
 
 /**
- * Local: Fatal error
- */
-#define GREGOR_ERR__FATAL -150
-
-/**
  * Local: Purged in queue
  */
 #define GREGOR_ERR__PURGE_QUEUE -152
@@ -203,6 +198,11 @@
  * Local: Purged in flight
  */
 #define GREGOR_ERR__PURGE_INFLIGHT -151
+
+/**
+ * Local: Fatal error
+ */
+#define GREGOR_ERR__FATAL -150
 
 /**
  * Local: Maximum application poll interval (max.poll.interval.ms) exceeded

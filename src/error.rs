@@ -175,9 +175,9 @@ pub mod local {
             "_UNSUPPORTED_FEATURE",
             "Local: Required feature not supported by broker",
         ),
-        (FATAL, "_FATAL", "Local: Fatal error"),
         (PURGE_QUEUE, "_PURGE_QUEUE", "Local: Purged in queue"),
         (PURGE_INFLIGHT, "_PURGE_INFLIGHT", "Local: Purged in flight"),
+        (FATAL, "_FATAL", "Local: Fatal error"),
         (
             MAX_POLL_EXCEEDED,
             "_MAX_POLL_EXCEEDED",

@@ -50,12 +50,12 @@ pub const GREGOR_ERR__AUTHENTICATION: c_int = -169;
 pub const GREGOR_ERR__NO_OFFSET: c_int = -168;
 /// Local: Required feature not supported by broker
 pub const GREGOR_ERR__UNSUPPORTED_FEATURE: c_int = -165;
-/// Local: Fatal error
-pub const GREGOR_ERR__FATAL: c_int = -150;
 /// Local: Purged in queue
 pub const GREGOR_ERR__PURGE_QUEUE: c_int = -152;
 /// Local: Purged in flight
 pub const GREGOR_ERR__PURGE_INFLIGHT: c_int = -151;
+/// Local: Fatal error
+pub const GREGOR_ERR__FATAL: c_int = -150;
 /// Local: Maximum application poll interval (max.poll.interval.ms) exceeded
 pub const GREGOR_ERR__MAX_POLL_EXCEEDED: c_int = -147;
 /// Local: Invalid configuration property or value
