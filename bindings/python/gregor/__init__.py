@@ -1414,18 +1414,6 @@ SerializingProducer, DeserializingConsumer = _make_classes()
 del _make_classes
 
 
-class ThrottleEvent:
-    """A request the broker throttled: broker name and id, throttle time in seconds."""
-
-    def __init__(self, broker_name, broker_id, throttle_time):
-        self.broker_name = broker_name
-        self.broker_id = broker_id
-        self.throttle_time = throttle_time
-
-    def __str__(self):
-        return "{}/{} throttled for {} ms".format(self.broker_name, self.broker_id, int(self.throttle_time * 1000))
-
-
 __all__ += ["Messages", "AcknowledgeType", "ElectionType", "IsolationLevel", "TopicCollection",
             "TopicPartitionInfo", "murmur2", "consistent", "fnv1a", "SerializingProducer", "DeserializingConsumer",
-            "ShareConsumer", "DeserializingShareConsumer", "ThrottleEvent"]
+            "ShareConsumer", "DeserializingShareConsumer"]
