@@ -61,12 +61,15 @@ pub(crate) fn field<R, T: Copy>(r: *const R, default: T, f: impl FnOnce(&R) -> O
 }
 
 /// A result object made of indexed items (topics, partitions, groups, …).
+/// The admin and ZooKeeper results are the ones made of items.
+#[cfg(any(feature = "admin", feature = "zookeeper"))]
 pub(crate) trait Items {
     type Item;
     fn items(&self) -> &[Self::Item];
 }
 
 /// `impl Items` for result types that keep their items in a field `items`.
+#[cfg(any(feature = "admin", feature = "zookeeper"))]
 macro_rules! impl_items {
     ($($t:ty: $item:ty),* $(,)?) => {$(
         impl $crate::ffi::guard::Items for $t {
@@ -77,9 +80,11 @@ macro_rules! impl_items {
         }
     )*};
 }
+#[cfg(any(feature = "admin", feature = "zookeeper"))]
 pub(crate) use impl_items;
 
 /// Reads `f` of item `i` of `r` (`default` for NULL or out of range).
+#[cfg(any(feature = "admin", feature = "zookeeper"))]
 pub(crate) fn item<R: Items, T: Copy>(
     r: *const R,
     i: usize,
@@ -90,6 +95,7 @@ pub(crate) fn item<R: Items, T: Copy>(
 }
 
 /// The number of items of `r` (0 for NULL).
+#[cfg(any(feature = "admin", feature = "zookeeper"))]
 pub(crate) fn count<R: Items>(r: *const R) -> usize {
     field(r, 0, |r| Some(r.items().len()))
 }

@@ -116,6 +116,8 @@ impl NetConfig {
             events: Events::new(),
             protocol: c.str("security.protocol").to_string(),
             log: Logger::off(),
+            // a unit struct without the sasl feature
+            #[allow(clippy::default_constructed_unit_structs)]
             sasl_credentials: CredentialsOverride::default(),
         })
     }
@@ -1057,7 +1059,10 @@ impl BrokerConn {
                     .last_error
                     .as_ref()
                     .is_some_and(|l| l.to_string() == e.to_string());
-                if same {
+                if by_client {
+                    // a connect the client itself ended (close, free): no error
+                    log::debug!(log, ctx::BROKER, "FAIL", "{e}");
+                } else if same {
                     log::debug!(log, ctx::BROKER, "FAIL", "{e} (identical to last error)");
                 } else {
                     log::at!(
