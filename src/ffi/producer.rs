@@ -92,15 +92,7 @@ pub extern "C" fn gregor_producer_send_sync(
         if partition < -1 {
             return Err(Error::invalid_arg(format!("invalid partition {partition}")));
         }
-        let hs: Vec<(&str, Option<&[u8]>)> = if headers.is_null() {
-            Vec::new()
-        } else {
-            handle(headers, "headers")?
-                .inner
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_deref()))
-                .collect()
-        };
+        let hs = header_pairs(headers)?;
         let rec = ProducerRecord {
             topic,
             partition: (partition >= 0).then_some(partition),
@@ -262,15 +254,7 @@ pub extern "C" fn gregor_producer_send(
         if partition < -1 {
             return Err(Error::invalid_arg(format!("invalid partition {partition}")));
         }
-        let hs: Vec<(&str, Option<&[u8]>)> = if headers.is_null() {
-            Vec::new()
-        } else {
-            handle(headers, "headers")?
-                .inner
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_deref()))
-                .collect()
-        };
+        let hs = header_pairs(headers)?;
         let rec = ProducerRecord {
             topic,
             partition: (partition >= 0).then_some(partition),
@@ -444,6 +428,21 @@ pub extern "C" fn gregor_partitioner(
             _ => crate::error::local::INVALID_ARG,
         }
     })
+}
+
+/// A header as `ProducerRecord` takes it: name, value (None: null).
+type HeaderPair<'a> = (&'a str, Option<&'a [u8]>);
+
+/// The (name, value) pairs of a message's headers; none for NULL.
+fn header_pairs<'a>(headers: *const gregor_headers) -> Result<Vec<HeaderPair<'a>>, Error> {
+    if headers.is_null() {
+        return Ok(Vec::new());
+    }
+    Ok(handle(headers, "headers")?
+        .inner
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_deref()))
+        .collect())
 }
 
 // ----- purge (librdkafka's rd_kafka_purge) -----
