@@ -556,11 +556,15 @@ static gregor_headers *build_headers(PyObject *headers, int want_list, PyObject 
     PyObject *items = NULL, *it = NULL, *item;
     gregor_headers *h = NULL;
     *hlist = NULL;
+    /* a list of (name, value) tuples or a dict, as confluent-kafka: TypeError otherwise */
     if (PyDict_Check(headers))
         items = PyDict_Items(headers);
-    else {
+    else if (PyList_Check(headers)) {
         items = headers;
         Py_INCREF(items);
+    } else {
+        PyErr_SetString(PyExc_TypeError, "Headers are expected to be a list of (key, value) tuples or a dict");
+        return NULL;
     }
     if (items == NULL)
         return NULL;
@@ -575,17 +579,12 @@ static gregor_headers *build_headers(PyObject *headers, int want_list, PyObject 
         goto fail;
     }
     while ((item = PyIter_Next(it)) != NULL) {
-        PyObject *pair = PySequence_Tuple(item), *name, *hv, *nb = NULL, *vobj = NULL;
+        PyObject *pair = item, *name, *hv, *nb = NULL, *vobj = NULL;
         const char *vp;
         Py_ssize_t vn;
         int rc;
-        Py_DECREF(item);
-        if (pair == NULL)
-            goto fail;
-        if (PyTuple_GET_SIZE(pair) != 2) {
-            PyErr_Format(PyExc_ValueError, PyTuple_GET_SIZE(pair) > 2 ? "too many values to unpack (expected 2)"
-                                                                      : "not enough values to unpack (expected 2, got %zd)",
-                         PyTuple_GET_SIZE(pair));
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "Headers are expected to be a list of (key, value) tuples");
             Py_DECREF(pair);
             goto fail;
         }
