@@ -154,6 +154,9 @@ def _make_config(conf, role, log_cb=None, log_queue=True):
                 continue  # None leaves the property unset, as in confluent-kafka
             eb = errbuf()
             rc = lib.gregor_config_set(h, cstr(k), cstr(_conf_value(v)), eb, len(eb))
+            if rc and "is not one of" in (pystr(eb.value) or ""):
+                # librdkafka's wording first (programs match on it), then gregor's list of values
+                raise_for(rc, reason=f'Invalid value for configuration property "{k}": {v} ({pystr(eb.value)})')
             raise_for(rc, eb)
     except BaseException:
         lib.gregor_config_free(h)
@@ -1276,4 +1279,19 @@ __all__ += ["Messages", "AcknowledgeType", "ElectionType", "IsolationLevel", "To
             "ShareConsumer", "DeserializingShareConsumer"]
 
 
-_native.setup(lib.cdll._handle, Message, KafkaError, raise_for, to_bytes)
+def _dr_error(code, detail):
+    """A delivery report's KafkaError: the code's description, as
+    confluent-kafka's (which is librdkafka's rd_kafka_err2str, "Local: Message
+    timed out"), then gregor's detail (topic, partition, cause) in
+    parentheses."""
+    desc = KafkaError(code).str()
+    if detail:
+        name = KafkaError(code).name()
+        if name and detail.startswith(name + ": "):
+            detail = detail[len(name) + 2:]
+        if detail and detail != desc:
+            return KafkaError(code, f"{desc} ({detail})")
+    return KafkaError(code, desc)
+
+
+_native.setup(lib.cdll._handle, Message, KafkaError, raise_for, to_bytes, _dr_error)

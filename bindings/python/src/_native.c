@@ -83,6 +83,7 @@ static PyTypeObject *MessageType; /* gregor.Message (a class with __slots__) */
 static PyObject *KafkaErrorType;  /* gregor.KafkaError */
 static PyObject *raise_for_fn;    /* gregor.error.raise_for(code, errbuf, reason) */
 static PyObject *to_bytes_fn;     /* gregor._lib.to_bytes(v) */
+static PyObject *dr_error_fn;     /* gregor._dr_error(code, detail): a report's KafkaError */
 
 /* Message's slots, in this order; their offsets come from the class's
  * member descriptors, so a Message is built with one allocation and eleven
@@ -319,7 +320,7 @@ static void dispatch(ProducerObject *self)
             PyObject *err, *msg, *res, *args[2];
             PyObject *vals[N_SLOTS];
             if (r->err) {
-                err = kafka_error(r->err, r->errstr);
+                err = PyObject_CallFunction(dr_error_fn, "iz", r->err, r->errstr);
                 if (err == NULL) {
                     keep_error(&self->cb_error);
                     goto next;
@@ -1315,13 +1316,13 @@ static PyTypeObject ConsumerBaseType = {
 
 /* ---------------------------------------------------------------- module */
 
-/* setup(dl_handle, Message, KafkaError, raise_for, to_bytes) */
+/* setup(dl_handle, Message, KafkaError, raise_for, to_bytes, dr_error) */
 static PyObject *mod_setup(PyObject *m, PyObject *args)
 {
-    PyObject *h, *msg, *ke, *rf, *tb;
+    PyObject *h, *msg, *ke, *rf, *tb, *de;
     void *dl;
     int i;
-    if (!PyArg_ParseTuple(args, "OO!OOO:setup", &h, &PyType_Type, &msg, &ke, &rf, &tb))
+    if (!PyArg_ParseTuple(args, "OO!OOOO:setup", &h, &PyType_Type, &msg, &ke, &rf, &tb, &de))
         return NULL;
     dl = PyLong_AsVoidPtr(h);
     if (dl == NULL && PyErr_Occurred())
@@ -1350,12 +1351,14 @@ static PyObject *mod_setup(PyObject *m, PyObject *args)
     Py_XSETREF(raise_for_fn, rf);
     Py_INCREF(tb);
     Py_XSETREF(to_bytes_fn, tb);
+    Py_INCREF(de);
+    Py_XSETREF(dr_error_fn, de);
     lib_ready = 1;
     Py_RETURN_NONE;
 }
 
 static PyMethodDef module_methods[] = {
-    {"setup", mod_setup, METH_VARARGS, "setup(dl_handle, Message, KafkaError, raise_for, to_bytes)"},
+    {"setup", mod_setup, METH_VARARGS, "setup(dl_handle, Message, KafkaError, raise_for, to_bytes, dr_error)"},
     {NULL}};
 
 static struct PyModuleDef native_module = {PyModuleDef_HEAD_INIT, "gregor._native",
