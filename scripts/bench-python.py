@@ -11,6 +11,8 @@ each) it creates a topic, then
   produce: ``p.produce(topic, payload, on_delivery=dr)`` + ``p.poll(0)`` for
            every message (``poll(0.1)`` and retry on BufferError), then
            ``flush()``; dr counts the reports (all must succeed);
+  produce(no cb): ``p.produce(topic, payload)`` alone (``poll(0.1)`` and
+           retry on BufferError), then ``flush()``;
   consume: assign() of every partition from OFFSET_BEGINNING (no group
            join in the measurement), then ``c.poll(1.0)`` until all N
            messages are read, checking ``error()`` and ``len(value())``;
@@ -73,12 +75,29 @@ def child(impl, brokers, topic, count, size, partitions):
     if left or done[0] != count:
         sys.exit(f"{impl}: produce: {done[0]} delivered, {done[1]} failed, {left} left of {count}")
     out["produce"] = (count / (t1 - t0), c1 - c0)
+
+    # produce without a callback: produce() alone, poll only when the queue is full
+    c0, t0 = cpu(), time.perf_counter()
+    for _ in range(count):
+        while True:
+            try:
+                produce(topic, payload)
+                break
+            except BufferError:
+                poll(0.1)
+    left = p.flush(60)
+    t1, c1 = time.perf_counter(), cpu()
+    if left:
+        sys.exit(f"{impl}: produce (no callback): {left} left of {count}")
+    out["produce(no cb)"] = (count / (t1 - t0), c1 - c0)
     del p
 
     # consume with poll(), then with consume(1000)
     for mode in ("poll", "batch"):
         c = mod.Consumer({"bootstrap.servers": brokers, "group.id": f"{topic}-{mode}",
                           "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+        # the first `count` messages of each partition's log are the callback phase's and
+        # the no-callback phase's: read `count` of them from the beginning
         c.assign([mod.TopicPartition(topic, i, mod.OFFSET_BEGINNING) for i in range(partitions)])
         got = nbytes = 0
         c0, t0 = cpu(), time.perf_counter()
@@ -167,7 +186,7 @@ def main():
     print(f"Python clients: {args.count:,} x {args.size}-byte messages, {args.partitions} partitions, "
           f"broker {args.brokers}, {args.rounds} round(s) (median)")
     print(f"{'phase':<16}{'client':<17}{'msgs/s':>12}{'CPU s':>8}")
-    phases = ["produce", "consume", "consume(batch)"]
+    phases = ["produce", "produce(no cb)", "consume", "consume(batch)"]
     for ph in phases:
         med = {}
         for impl in impls:

@@ -125,11 +125,36 @@ static PyObject *new_message(PyObject *vals[N_SLOTS])
         goto fail;
     for (i = 0; i < N_SLOTS; i++)
         *(PyObject **)((char *)m + slot_off[i]) = vals[i];
+    /* What a Message holds (str, bytes, int, float, a tuple of ints, a
+     * list of (str, bytes) tuples, a KafkaError) cannot refer back to it,
+     * so the cyclic GC need not visit it: at 10^5 messages/s the
+     * collections it would trigger cost more than building them. (A
+     * program that makes a cycle through a setter, m.set_headers([m]),
+     * leaks that message.) */
+    PyObject_GC_UnTrack(m);
     return m;
 fail:
     for (i = 0; i < N_SLOTS; i++)
         Py_XDECREF(vals[i]);
     return NULL;
+}
+
+static PyObject *ts_tuple(int type, int64_t ts)
+{
+    PyObject *t = PyTuple_New(2), *a, *b;
+    if (t == NULL)
+        return NULL;
+    a = PyLong_FromLong(type);
+    b = PyLong_FromLongLong(ts);
+    if (a == NULL || b == NULL) {
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        Py_DECREF(t);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(t, 0, a);
+    PyTuple_SET_ITEM(t, 1, b);
+    return t;
 }
 
 static PyObject *kafka_error(int code, const char *reason)
@@ -222,6 +247,97 @@ static void keep_error(PyObject **slot)
     Py_XDECREF(value);
     Py_XDECREF(tb);
 }
+
+/* Message accessors in C, installed on gregor.Message by setup() as method
+ * descriptors (the Python class keeps its constructor, setters, equality
+ * and pickling). */
+static PyObject *slot_get(PyObject *self, int i)
+{
+    PyObject *v = *(PyObject **)((char *)self + slot_off[i]);
+    if (v == NULL) {
+        PyErr_Format(PyExc_TypeError, "descriptor requires a 'Message' object but received '%s'",
+                     Py_TYPE(self)->tp_name);
+        return NULL;
+    }
+    return v;
+}
+
+#define PLAIN_GETTER(fname, slot)                                \
+    static PyObject *fname(PyObject *self, PyObject *unused)     \
+    {                                                            \
+        PyObject *v = slot_get(self, slot);                      \
+        Py_XINCREF(v);                                           \
+        return v;                                                \
+    }
+PLAIN_GETTER(msg_topic, S_TOPIC)
+PLAIN_GETTER(msg_key, S_KEY)
+PLAIN_GETTER(msg_value, S_VALUE)
+PLAIN_GETTER(msg_headers, S_HEADERS)
+PLAIN_GETTER(msg_timestamp, S_TIMESTAMP)
+PLAIN_GETTER(msg_error, S_ERROR)
+#undef PLAIN_GETTER
+
+/* None when the slot is an int below `min` (partition -1, offset < 0, epoch < 0) */
+static PyObject *int_or_none(PyObject *self, int slot, long min)
+{
+    PyObject *v = slot_get(self, slot);
+    if (v == NULL)
+        return NULL;
+    if (PyLong_Check(v)) {
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow == 0 && x < min)
+            Py_RETURN_NONE;
+    }
+    Py_INCREF(v);
+    return v;
+}
+
+static PyObject *msg_partition(PyObject *self, PyObject *unused)
+{
+    PyObject *v = slot_get(self, S_PARTITION);
+    if (v == NULL)
+        return NULL;
+    if (PyLong_Check(v) && PyLong_AsLong(v) == -1 && !PyErr_Occurred())
+        Py_RETURN_NONE;
+    PyErr_Clear();
+    Py_INCREF(v);
+    return v;
+}
+
+static PyObject *msg_offset(PyObject *self, PyObject *unused)
+{
+    return int_or_none(self, S_OFFSET, 0);
+}
+
+static PyObject *msg_leader_epoch(PyObject *self, PyObject *unused)
+{
+    return int_or_none(self, S_LEADER_EPOCH, 0);
+}
+
+static PyObject *msg_latency(PyObject *self, PyObject *unused)
+{
+    PyObject *v = slot_get(self, S_LATENCY);
+    if (v == NULL)
+        return NULL;
+    if (v == Py_None || (PyFloat_Check(v) && PyFloat_AS_DOUBLE(v) < 0))
+        Py_RETURN_NONE;
+    Py_INCREF(v);
+    return v;
+}
+
+static PyMethodDef message_accessors[] = {
+    {"topic", msg_topic, METH_NOARGS, "The topic name (str), or None."},
+    {"partition", msg_partition, METH_NOARGS, "The partition, or None."},
+    {"offset", msg_offset, METH_NOARGS, "The offset, or None."},
+    {"key", msg_key, METH_NOARGS, "The key (bytes), or None."},
+    {"value", msg_value, METH_NOARGS, "The value (bytes), or None."},
+    {"headers", msg_headers, METH_NOARGS, "The headers: a list of (str, bytes) tuples, or None."},
+    {"timestamp", msg_timestamp, METH_NOARGS, "(timestamp type, milliseconds since the epoch)."},
+    {"error", msg_error, METH_NOARGS, "A KafkaError for an error event or failed delivery, else None."},
+    {"leader_epoch", msg_leader_epoch, METH_NOARGS, "The partition leader's epoch, or None."},
+    {"latency", msg_latency, METH_NOARGS, "Seconds from produce() to the delivery report, or None."},
+    {NULL}};
 
 /* ---------------------------------------------------------------- producer */
 
@@ -343,7 +459,7 @@ static void dispatch(ProducerObject *self)
             vals[S_OFFSET] = r->offset < 0 ? (Py_INCREF(c_offset_invalid), c_offset_invalid)
                                            : PyLong_FromLongLong(r->offset);
             if (r->timestamp > 0)
-                vals[S_TIMESTAMP] = Py_BuildValue("(iL)", 1, (long long)r->timestamp);
+                vals[S_TIMESTAMP] = ts_tuple(1, r->timestamp);
             else {
                 vals[S_TIMESTAMP] = c_ts_none;
                 Py_INCREF(c_ts_none);
@@ -1128,7 +1244,7 @@ static PyObject *message_from(ConsumerObject *self, const gregor_message *h)
         vals[S_HEADERS] = l;
     }
     ts = p_gregor_message_timestamp(h, &tstype);
-    vals[S_TIMESTAMP] = tstype == 0 ? (Py_INCREF(c_ts_none), c_ts_none) : Py_BuildValue("(iL)", tstype, (long long)ts);
+    vals[S_TIMESTAMP] = tstype == 0 ? (Py_INCREF(c_ts_none), c_ts_none) : ts_tuple(tstype, ts);
     vals[S_ERROR] = err ? kafka_error(err, p_gregor_message_errstr(h)) : (Py_INCREF(Py_None), Py_None);
     ep = p_gregor_message_leader_epoch(h);
     vals[S_LEADER_EPOCH] = ep >= 0 ? PyLong_FromLong(ep) : (Py_INCREF(c_minus1), c_minus1);
@@ -1178,8 +1294,19 @@ static PyObject *Consumer_poll(ConsumerObject *self, PyObject *const *args, Py_s
         return NULL;
     if (tms == 0)
         return poll_once(self, p, 0);
+    /* the first slice without reading the clock: a message is usually there */
+    m = poll_once(self, p, tms > 0 && tms < SLICE_MS ? (int)tms : SLICE_MS);
+    if (m != Py_None)
+        return m;
+    Py_DECREF(m);
+    if (tms > 0 && tms <= SLICE_MS)
+        Py_RETURN_NONE;
+    if (PyErr_CheckSignals() < 0)
+        return NULL;
+    if ((p = consumer_ptr(self)) == NULL)
+        return NULL;
     if (tms > 0)
-        deadline = monotonic_s() + tms / 1000.0;
+        deadline = monotonic_s() + (tms - SLICE_MS) / 1000.0;
     for (;;) {
         int wait = SLICE_MS;
         if (tms > 0) {
@@ -1342,6 +1469,16 @@ static PyObject *mod_setup(PyObject *m, PyObject *args)
             return NULL;
         }
         slot_off[i] = ((PyMemberDescrObject *)d)->d_member->offset;
+    }
+    for (i = 0; message_accessors[i].ml_name != NULL; i++) {
+        PyObject *d = PyDescr_NewMethod((PyTypeObject *)msg, &message_accessors[i]);
+        int rc;
+        if (d == NULL)
+            return NULL;
+        rc = PyObject_SetAttrString(msg, message_accessors[i].ml_name, d);
+        Py_DECREF(d);
+        if (rc < 0)
+            return NULL;
     }
     Py_INCREF(msg);
     Py_XSETREF(MessageType, (PyTypeObject *)msg);
