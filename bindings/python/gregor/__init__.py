@@ -20,7 +20,6 @@ from ._lib import (
     COMMIT_CB,
     LOG_CB,
     REBALANCE_CB,
-    Slice,
     cstr,
     cstr_array,
     errbuf,
@@ -384,100 +383,9 @@ class Message:
         self._latency = -1.0 if latency < 0 else latency
         self._delivery_count = -1 if delivery_count <= 0 else delivery_count
 
-    @classmethod
-    def _from_c(cls, h):
-        """Copies a gregor_message (borrowed) into Python objects."""
-        err = lib.gregor_message_err(h)
-        tstype = c_int(0)
-        ts = lib.gregor_message_timestamp(h, byref(tstype))
-        headers = None
-        n = lib.gregor_message_header_count(h)
-        if n:
-            headers = []
-            for i in range(n):
-                name, value = Slice(), Slice()
-                if lib.gregor_message_header(h, i, byref(name), byref(value)) == 0:
-                    headers.append(((name.bytes() or b"").decode("utf-8", "replace"), value.bytes()))
-        m = object.__new__(cls)
-        m._topic = pystr(lib.gregor_message_topic(h)) or None
-        m._partition = lib.gregor_message_partition(h)
-        off = lib.gregor_message_offset(h)
-        m._offset = off if off >= 0 else OFFSET_INVALID
-        m._key = lib.gregor_message_key(h).bytes()
-        m._value = lib.gregor_message_value(h).bytes()
-        m._headers = headers
-        m._error = KafkaError(err, pystr(lib.gregor_message_errstr(h)) or None) if err else None
-        m._timestamp = (tstype.value, ts if tstype.value else 0)
-        ep = lib.gregor_message_leader_epoch(h)
-        m._leader_epoch = ep if ep >= 0 else -1
-        m._latency = -1.0
-        m._delivery_count = -1
-        return m
-
-    def topic(self):
-        try:
-            return self._topic
-        except AttributeError:
-            raise _not_message(self) from None
-
-    def partition(self):
-        try:
-            p = self._partition
-        except AttributeError:
-            raise _not_message(self) from None
-        return None if p == -1 else p
-
-    def offset(self):
-        try:
-            o = self._offset
-        except AttributeError:
-            raise _not_message(self) from None
-        return o if o >= 0 else None
-
-    def key(self):
-        try:
-            return self._key
-        except AttributeError:
-            raise _not_message(self) from None
-
-    def value(self):
-        try:
-            return self._value
-        except AttributeError:
-            raise _not_message(self) from None
-
-    def headers(self):
-        try:
-            return self._headers
-        except AttributeError:
-            raise _not_message(self) from None
-
-    def timestamp(self):
-        try:
-            return self._timestamp
-        except AttributeError:
-            raise _not_message(self) from None
-
-    def error(self):
-        try:
-            return self._error
-        except AttributeError:
-            raise _not_message(self) from None
-
-    def leader_epoch(self):
-        try:
-            e = self._leader_epoch
-        except AttributeError:
-            raise _not_message(self) from None
-        return e if e >= 0 else None
-
-    def latency(self):
-        """Seconds from produce() to the delivery report, or None."""
-        try:
-            lat = self._latency
-        except AttributeError:
-            raise _not_message(self) from None
-        return None if lat is None or lat < 0 else lat
+    # topic(), partition(), offset(), key(), value(), headers(), timestamp(),
+    # error(), leader_epoch() and latency() are installed by gregor._native
+    # (C method descriptors reading the slots; see setup() at the end).
 
     def delivery_count(self):
         """How often a share group delivered this record (KIP-932), or None."""
