@@ -1378,6 +1378,9 @@ static PyObject *Consumer_consume(ConsumerObject *self, PyObject *args, PyObject
             Py_DECREF(m);
             if (rc < 0)
                 goto fail;
+            /* messages keep coming: still answer Ctrl-C (a cheap flag test) */
+            if ((PyList_GET_SIZE(out) & 255) == 0 && PyErr_CheckSignals() < 0)
+                goto fail;
             continue;
         }
         Py_DECREF(m);
