@@ -1,4 +1,4 @@
-"""Builds gregor._native, the compiled hot paths (src/_native.c), with the
+"""Builds gregor._native, the compiled hot paths (src/_native.c, producer.c, consumer.c), with the
 system C compiler against libgregor's header, gregor.h. The header is looked
 for in: $GREGOR_INCLUDE; the repository's include/ (an in-tree build:
 ``pip install bindings/python``); ``pkg-config --cflags gregor`` (after
@@ -43,10 +43,12 @@ setup(
     ext_modules=[
         Extension(
             "gregor._native",
-            sources=["src/_native.c"],
+            sources=["src/_native.c", "src/producer.c", "src/consumer.c"],
+            depends=["src/native.h"],
             include_dirs=header_dirs(),
             libraries=["dl"],
-            extra_compile_args=["-O2", "-std=gnu11", "-Wall", "-Wno-missing-field-initializers"],
+            # hidden: the files share helpers, but the module exports only PyInit__native
+            extra_compile_args=["-O2", "-std=gnu11", "-Wall", "-Wno-missing-field-initializers", "-fvisibility=hidden"],
         )
     ]
 )

@@ -9,7 +9,7 @@ rebalances, commits) run on the thread that calls ``poll``/``flush``/
 
 The per-message paths (``Producer.produce`` / ``poll`` / ``flush`` and
 ``Consumer.poll`` / ``consume``, with delivery-report dispatch and Message
-construction) are the compiled extension ``gregor._native`` (src/_native.c,
+construction) are the compiled extension ``gregor._native`` (src/*.c,
 built by pip with the system compiler); the rest goes through ctypes.
 """
 
