@@ -170,7 +170,7 @@ module Gregor
       buf = Native.errbuf
       native = Native.gregor_admin_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
-      raise Config::ConfigError, buf.read_string if native.null?
+      raise Config::ClientCreationError.from_library(buf.read_string) if native.null?
 
       @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedAdminError)
     end
@@ -212,7 +212,7 @@ module Gregor
       ensure_open(:delete_topic)
       arr, keep = Native.cstr_array([topic_name.to_s])
       run_async(DeleteTopicHandle.new, :delete_topic) do |handle|
-        keep # referenced until the call is done
+        keep.size # referenced until the call is done
         topic_call(handle, :gregor_admin_delete_topics, arr, DeleteTopicReport, topic_name)
       end
     end
@@ -239,7 +239,7 @@ module Gregor
       ensure_open(:delete_group)
       arr, keep = Native.cstr_array([group_id.to_s])
       run_async(DeleteGroupsHandle.new, :delete_group) do |handle|
-        keep # referenced until the call is done
+        keep.size # referenced until the call is done
         topic_call(handle, :gregor_admin_delete_groups, arr, DeleteGroupsReport, group_id, results: :group_results,
                                                                                           name: :group_id)
       end
@@ -336,6 +336,15 @@ module Gregor
 
     def closed?
       @native.closed?
+    end
+
+    # rdkafka-ruby's: serves the admin client's queued events without
+    # waiting, yielding each poll's count until none is left or the block
+    # returns :stop. gregor's admin client queues no events (each request
+    # completes its own handle on its own thread), so it never yields.
+    def events_poll_nb_each
+      ensure_open(:events_poll_nb_each)
+      nil
     end
 
     # Frees the admin client. Requests in flight on their threads return

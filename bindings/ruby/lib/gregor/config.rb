@@ -7,9 +7,20 @@ module Gregor
     # Raised for an unknown property or a bad value.
     class ConfigError < RuntimeError; end
 
-    # rdkafka-ruby raises it when librdkafka cannot create a client; gregor
-    # reports a bad configuration as ConfigError (kept for rescuers).
-    class ClientCreationError < RuntimeError; end
+    # Raised when the library refuses to make a client from a configuration
+    # whose properties were each accepted (rd_kafka_new's failure in
+    # rdkafka-ruby): a file that cannot be read, a missing
+    # bootstrap.servers, settings that contradict each other. A ConfigError
+    # too, so code rescuing either keeps working.
+    class ClientCreationError < ConfigError
+      # librdkafka's text for a file property that cannot be loaded
+      # ("ssl.ca.location failed: ..."), from gregor's
+      # ('configuration property "ssl.ca.location": ...').
+      def self.from_library(text)
+        m = /\Aconfiguration property "(ssl\.[a-z.]+\.location|ssl\.[a-z.]*pem)": (.*)\z/m.match(text)
+        new(m ? "#{m[1]} failed: #{m[2]}" : text)
+      end
+    end
 
     # Raised when setting a nil logger.
     class NoLoggerError < RuntimeError; end
@@ -205,9 +216,23 @@ module Gregor
         next if rc.zero?
 
         Native.gregor_config_free(conf)
-        raise ConfigError, buf.read_string
+        raise ConfigError, Config.rdkafka_config_text(k, value, buf.read_string)
       end
       conf
+    end
+
+    # librdkafka's texts (rd_kafka_conf_set's errstr, which rdkafka-ruby's
+    # ConfigError carries) for the refusals applications match on: an
+    # unknown property and an empty value for a property that needs one;
+    # gregor's own text otherwise (it names the property and the reason).
+    def self.rdkafka_config_text(key, value, text)
+      if text.end_with?(": no such configuration property")
+        "No such configuration property: \"#{key}\""
+      elsif value.empty?
+        "Configuration property \"#{key}\" cannot be set to empty value"
+      else
+        text
+      end
     end
   end
 end

@@ -166,13 +166,13 @@ module Gregor
       buf = Native.errbuf
       native = Native.gregor_consumer_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
-      raise Config::ConfigError, buf.read_string if native.null?
+      raise Config::ClientCreationError.from_library(buf.read_string) if native.null?
 
-      if Config.statistics_callback
-        @stats_cb = Producer.stats_proc # kept referenced while the C side holds it
-        Native.gregor_consumer_set_stats_cb(native, @stats_cb, nil)
-      end
-      @error_cb = Events.install(:consumer, native) # kept referenced while the C side holds it
+      # both read Config's callbacks at each call (rdkafka-ruby installs them
+      # on every client too)
+      @stats_cb = Producer.stats_proc # kept referenced while the C side holds it
+      Native.gregor_consumer_set_stats_cb(native, @stats_cb, nil)
+      @error_cb = Events.install(:consumer, native, name) # kept referenced while the C side holds it
       @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedConsumerError)
 
       @rebalance_listener = rebalance_listener
@@ -293,6 +293,46 @@ module Gregor
       raise ClosedConsumerError, :poll_batch_nb if closed?
 
       batch(timeout_ms, max_items)
+    end
+
+    # rdkafka-ruby's events_poll: serves librdkafka's main queue (statistics,
+    # errors, logs) apart from the messages when `consumer_poll_set` is
+    # false. gregor's consumer has one queue: its events are served by
+    # #poll (and poll_nb, poll_batch, each) with the messages, whatever
+    # consumer_poll_set says, so there is never a separate event to serve
+    # here (as with librdkafka's default, consumer_poll_set true). Waits up
+    # to `timeout_ms` (negative: until the consumer is closed), so a loop
+    # around it does not spin; returns 0, the events served.
+    def events_poll(timeout_ms = Defaults::CONSUMER_EVENTS_POLL_TIMEOUT_MS)
+      raise ClosedConsumerError, :events_poll if closed?
+
+      deadline = timeout_ms.negative? ? nil : Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout_ms / 1000.0
+      loop do
+        left = deadline ? deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC) : 0.1
+        break if left <= 0 || closed?
+
+        sleep([left, 0.1].min)
+      end
+      0
+    end
+
+    # events_poll without waiting by default (rdkafka-ruby's non-blocking
+    # variant).
+    def events_poll_nb(timeout_ms = 0)
+      events_poll(timeout_ms)
+    end
+
+    # Yields the count of each events_poll_nb(0) that served events, until
+    # none is left or the block returns :stop (rdkafka-ruby's): never
+    # yields, as events_poll serves none (see above).
+    def events_poll_nb_each
+      raise ClosedConsumerError, :events_poll_nb_each if closed?
+
+      loop do
+        count = events_poll_nb(0)
+        break if count.zero?
+        break if yield(count) == :stop
+      end
     end
 
     # Stores the offset after `message` (with commit `metadata`) for the
