@@ -427,4 +427,31 @@ class GregorRdkafkaShapeTest < GregorTest
     assert_match(/events_poll_nb_each/, e.message)
     assert_equal 100, Gregor::Defaults::PRODUCER_PURGE_FLUSH_TIMEOUT_MS
   end
+
+  # rdkafka-ruby's to_native_tpl/from_native_tpl round trip: a topic
+  # without partitions, offsets nil or a Time; a bad offset frees the list.
+  def test_native_tpl_round_trip
+    l = Gregor::Consumer::TopicPartitionList
+    [l.new.tap { |x| x.add_topic("t") }, l.new.tap { |x| x.add_topic("t", 0..16) },
+     l.new.tap { |x| x.add_topic_and_partitions_with_offsets("t", 0 => 100, 1 => nil) }].each do |list|
+      tpl = list.to_native_tpl
+      assert_equal list, l.from_native_tpl(tpl)
+      Gregor::Native.gregor_tpl_free(tpl)
+    end
+    at = Time.at(1_505_069_646, 250_000)
+    tpl = l.new.tap { |x| x.add_topic_and_partitions_with_offsets("t", 0 => at) }.to_native_tpl
+    assert_equal((at.to_f * 1000).floor, l.from_native_tpl(tpl).to_h["t"].first.offset)
+    Gregor::Native.gregor_tpl_free(tpl)
+    assert_raises(TypeError) { l.new.tap { |x| x.add_topic_and_partitions_with_offsets("t", 0 => "x") }.to_native_tpl }
+  end
+
+  # librdkafka refuses store_offset while enable.auto.offset.store is on
+  # (its default).
+  def test_store_offset_needs_auto_offset_store_off
+    consumer = config("group.id" => unique("g")).consumer
+    message = Struct.new(:topic, :partition, :offset).new("t", 0, 5)
+    e = assert_raises(Gregor::RdkafkaError) { consumer.store_offset(message) }
+    assert_equal :invalid_arg, e.code
+    consumer.close
+  end
 end

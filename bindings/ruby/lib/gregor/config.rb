@@ -164,7 +164,8 @@ module Gregor
     def consumer(**_options)
       Consumer.new(native_config, rebalance_listener: @consumer_rebalance_listener,
                                   name: Config.instance_name(self["client.id"], "consumer"),
-                                  read_committed: self["isolation.level"].to_s != "read_uncommitted")
+                                  read_committed: self["isolation.level"].to_s != "read_uncommitted",
+                                  auto_offset_store: !%w[false f 0].include?(self["enable.auto.offset.store"].to_s.downcase))
     end
 
     def admin(**_options)

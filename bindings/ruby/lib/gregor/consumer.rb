@@ -132,6 +132,54 @@ module Gregor
         tpl
       end
 
+      # rdkafka-ruby's to_native_tpl, over a gregor_tpl the caller frees
+      # (gregor_tpl_free): a topic without partitions is one entry with
+      # partition -1 (librdkafka's RD_KAFKA_PARTITION_UA), a nil offset is
+      # -1001 (OFFSET_INVALID), a Time offset its ms since the epoch. Frees
+      # the list if an entry cannot be added (TypeError for an offset that
+      # is no Integer, Time or nil).
+      def to_native_tpl
+        tpl = Native.gregor_tpl_new
+        begin
+          @data.each do |topic, parts|
+            next Native.gregor_tpl_add(tpl, topic.to_s, PARTITION_UA, OFFSET_INVALID) unless parts
+
+            parts.each do |p|
+              offset = p.offset.is_a?(Time) ? (p.offset.to_f * 1000).floor : p.offset
+              raise TypeError, "offset has to be an Integer, a Time or nil: #{offset.inspect}" unless offset.nil? || offset.is_a?(Integer)
+
+              Native.check!(Native.gregor_tpl_add(tpl, topic.to_s, p.partition, offset || OFFSET_INVALID))
+              Native.gregor_tpl_set_metadata(tpl, Native.gregor_tpl_count(tpl) - 1, p.metadata) if p.metadata
+            end
+          end
+        rescue Exception # rubocop:disable Lint/RescueException -- free, then re-raise whatever it was
+          Native.gregor_tpl_free(tpl)
+          raise
+        end
+        tpl
+      end
+
+      # rdkafka-ruby's from_native_tpl: the list a gregor_tpl holds (it is
+      # not freed), read back as to_native_tpl wrote it.
+      def self.from_native_tpl(tpl)
+        data = {}
+        Native.gregor_tpl_count(tpl).times do |i|
+          topic = Native.gregor_tpl_topic(tpl, i)
+          partition = Native.gregor_tpl_partition(tpl, i)
+          if partition == PARTITION_UA
+            data[topic] = nil
+            next
+          end
+          offset = Native.gregor_tpl_offset(tpl, i)
+          (data[topic] ||= []) << Partition.new(partition, offset == OFFSET_INVALID ? nil : offset,
+                                                Native.gregor_tpl_err(tpl, i), Native.gregor_tpl_metadata(tpl, i))
+        end
+        new(data)
+      end
+
+      PARTITION_UA = -1
+      OFFSET_INVALID = -1001
+
       def self.from_native(tpl)
         data = {}
         Native.gregor_tpl_count(tpl).times do |i|
@@ -159,8 +207,9 @@ module Gregor
     # librdkafka's instance name shape, "<client.id>#consumer-<n>".
     attr_reader :name
 
-    def initialize(native_config, rebalance_listener: nil, name: nil, read_committed: true)
+    def initialize(native_config, rebalance_listener: nil, name: nil, read_committed: true, auto_offset_store: true)
       @name = name
+      @auto_offset_store = auto_offset_store
       @read_committed = read_committed
       @assignment_lost = false
       buf = Native.errbuf
@@ -335,9 +384,18 @@ module Gregor
       end
     end
 
+    INVALID_ARG = -186 # GREGOR_ERR__INVALID_ARG
+
     # Stores the offset after `message` (with commit `metadata`) for the
-    # next commit (with `enable.auto.offset.store` false).
+    # next commit; needs `enable.auto.offset.store` false (RdkafkaError
+    # :invalid_arg otherwise, as librdkafka).
     def store_offset(message, metadata = nil)
+      # librdkafka's rd_kafka_offsets_store refuses it while the consumer
+      # stores offsets itself (enable.auto.offset.store, default true)
+      if @auto_offset_store
+        raise RdkafkaError.new(INVALID_ARG, broker_message: "store_offset needs enable.auto.offset.store=false")
+      end
+
       list = TopicPartitionList.new
       list.add_topic_and_partitions_with_offsets(message.topic, [[message.partition, message.offset + 1]])
       native_call(:store_offset) do |native|
