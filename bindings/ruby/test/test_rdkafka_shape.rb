@@ -454,4 +454,14 @@ class GregorRdkafkaShapeTest < GregorTest
     assert_equal :invalid_arg, e.code
     consumer.close
   end
+
+  # A BROKER config resource is named by a broker id, checked before
+  # sending, as librdkafka.
+  def test_broker_config_resource_needs_a_broker_id
+    e = assert_raises(Gregor::RdkafkaError) do
+      @admin.describe_configs([{ resource_type: 4, resource_name: "non-existing" }]).wait(max_wait_timeout_ms: 30_000)
+    end
+    assert_equal :invalid_arg, e.code
+    assert_match(/Expected an int32 broker_id/, e.broker_message)
+  end
 end

@@ -159,6 +159,7 @@ module Gregor
     # rdkafka-ruby's resource type numbers (librdkafka's) => gregor.h's
     # GREGOR_CONFIG_RESOURCE_* (topic 2 and broker 4 agree; group differs).
     CONFIG_RESOURCE_TYPES = { 2 => 2, 4 => 4, 3 => 32, 8 => 8 }.freeze
+    CONFIG_RESOURCE_BROKER = 4 # Kafka's (and librdkafka's) BROKER resource type
 
     # The old name of the admin handles' base (kept for gregor's callers).
     Handle = AbstractHandle
@@ -387,6 +388,13 @@ module Gregor
     def config_resources(parsed)
       natives = []
       parsed.each do |type, name, *|
+        # as librdkafka (rd_kafka_ConfigResource_get_single_broker_id): a
+        # BROKER resource is named by its broker id, checked before sending
+        if CONFIG_RESOURCE_TYPES[type] == CONFIG_RESOURCE_BROKER && !(name.to_s =~ /\A\d{1,10}\z/ && name.to_i < 2**31)
+          natives.each { |x| Native.gregor_config_resource_free(x) }
+          raise RdkafkaError.new(ERRORS.fetch(:_INVALID_ARG),
+                                 broker_message: "Expected an int32 broker_id for ConfigResource(type=BROKER, name=#{name})")
+        end
         n = CONFIG_RESOURCE_TYPES[type] && Native.gregor_config_resource_new(CONFIG_RESOURCE_TYPES[type], name.to_s)
         if n.nil? || n.null?
           natives.each { |x| Native.gregor_config_resource_free(x) }
