@@ -339,6 +339,16 @@ module Gregor
       @native.closed?
     end
 
+    # rdkafka-ruby's Admin.describe_errors (librdkafka's
+    # rd_kafka_get_err_descs): every error code the library knows, as
+    # {code => {code:, description:, name:}} with librdkafka's names and
+    # texts, read from the library's descriptor table.
+    def self.describe_errors
+      Descriptors.errors.to_h do |code, _name, _desc|
+        [code, { code: code, description: Gregor.rdkafka_error_text(code), name: Gregor.rdkafka_error_name(code) }]
+      end
+    end
+
     # rdkafka-ruby's: serves the admin client's queued events without
     # waiting, yielding each poll's count until none is left or the block
     # returns :stop. gregor's admin client queues no events (each request
