@@ -167,7 +167,14 @@ module Gregor
     CLOSE = ->(ptr) { Native.gregor_admin_close(ptr) }
     FREE = ->(ptr) { Native.gregor_admin_free(ptr) }
 
-    def initialize(native_config)
+    include OAuthBearer::Client
+
+    # "<client.id>#producer-<n>", as librdkafka names its admin clients.
+    attr_reader :name
+
+    def initialize(native_config, name: nil, oauth_id: nil)
+      @name = name
+      @oauth_id = oauth_id
       buf = Native.errbuf
       native = Native.gregor_admin_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
@@ -362,9 +369,12 @@ module Gregor
     # first (with an error); later calls raise ClosedAdminError.
     def close
       @native.close
+      OAuthBearer.unregister(@oauth_id)
     end
 
     private
+
+    def oauth_kind = :admin
 
     def ensure_open(method)
       raise ClosedAdminError, method if closed?

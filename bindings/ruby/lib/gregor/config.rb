@@ -156,20 +156,26 @@ module Gregor
     def producer(native_kafka_auto_start: true, native_kafka_poll_timeout_ms: Defaults::NATIVE_KAFKA_POLL_TIMEOUT_MS,
                  run_polling_thread: true)
       _ = native_kafka_auto_start
-      Producer.new(native_config, partitioner: self[:partitioner] || "consistent_random",
-                                  name: Config.instance_name(self["client.id"], "producer"),
-                                  run_polling_thread: run_polling_thread, poll_timeout_ms: native_kafka_poll_timeout_ms)
+      name = Config.instance_name(self["client.id"], "producer")
+      conf, oauth_id = native_config_for(name)
+      Producer.new(conf, partitioner: self[:partitioner] || "consistent_random", name: name, oauth_id: oauth_id,
+                         run_polling_thread: run_polling_thread, poll_timeout_ms: native_kafka_poll_timeout_ms)
     end
 
     def consumer(**_options)
-      Consumer.new(native_config, rebalance_listener: @consumer_rebalance_listener,
-                                  name: Config.instance_name(self["client.id"], "consumer"),
+      name = Config.instance_name(self["client.id"], "consumer")
+      conf, oauth_id = native_config_for(name)
+      Consumer.new(conf, rebalance_listener: @consumer_rebalance_listener, name: name, oauth_id: oauth_id,
                                   read_committed: self["isolation.level"].to_s != "read_uncommitted",
                                   auto_offset_store: !%w[false f 0].include?(self["enable.auto.offset.store"].to_s.downcase))
     end
 
+    # The admin client's name is a producer's, as librdkafka's admin
+    # clients are producer instances ("<client.id>#producer-<n>").
     def admin(**_options)
-      Admin.new(native_config)
+      name = Config.instance_name(self["client.id"], "producer")
+      conf, oauth_id = native_config_for(name)
+      Admin.new(conf, name: name, oauth_id: oauth_id)
     end
 
     # The effective configuration clients made from this one would have:
@@ -202,6 +208,14 @@ module Gregor
     end
 
     private
+
+    # native_config for the client `name`, with the OAUTHBEARER refresh
+    # callback when Config.oauthbearer_token_refresh_callback is set:
+    # [conf, registry id or nil].
+    def native_config_for(name)
+      conf = native_config
+      [conf, OAuthBearer.install(conf, name)]
+    end
 
     # Calls `yield`-free: returns a gregor_config the caller frees.
     def native_config

@@ -5,6 +5,7 @@ module Gregor
   # then `poll(ms)` or `each { |message| }`, `commit`, `close`.
   class Consumer
     include Enumerable
+    include OAuthBearer::Client
     # A message's headers (rdkafka-ruby's Consumer::Headers): a frozen Hash
     # of name => value (a String, or an Array of them for a repeated name;
     # nil for a null value).
@@ -207,7 +208,9 @@ module Gregor
     # librdkafka's instance name shape, "<client.id>#consumer-<n>".
     attr_reader :name
 
-    def initialize(native_config, rebalance_listener: nil, name: nil, read_committed: true, auto_offset_store: true)
+    def initialize(native_config, rebalance_listener: nil, name: nil, read_committed: true, auto_offset_store: true,
+                   oauth_id: nil)
+      @oauth_id = oauth_id
       @name = name
       @auto_offset_store = auto_offset_store
       @read_committed = read_committed
@@ -679,9 +682,12 @@ module Gregor
     # ClosedConsumerError.
     def close
       @native.close
+      OAuthBearer.unregister(@oauth_id)
     end
 
     private
+
+    def oauth_kind = :consumer
 
     # Runs `yield native` counted in flight (ClosedConsumerError once closed).
     def native_call(method, &blk)

@@ -5,6 +5,7 @@ module Gregor
   # a DeliveryHandle; `handle.wait` serves delivery reports (gregor_producer_poll,
   # which releases the VM lock) until this one has come.
   class Producer
+    include OAuthBearer::Client
     # What a delivered (or failed) message got.
     DeliveryReport = Struct.new(:partition, :offset, :topic_name, :error, :label) do
       alias_method :topic, :topic_name
@@ -212,7 +213,8 @@ module Gregor
     # come without the application polling; false leaves that to
     # poll/flush/DeliveryHandle#wait.
     def initialize(native_config, partitioner: "consistent_random", name: nil, run_polling_thread: true,
-                   poll_timeout_ms: Defaults::NATIVE_KAFKA_POLL_TIMEOUT_MS)
+                   poll_timeout_ms: Defaults::NATIVE_KAFKA_POLL_TIMEOUT_MS, oauth_id: nil)
+      @oauth_id = oauth_id
       @partitioner = partitioner.to_s
       @name = name
       buf = Native.errbuf
@@ -409,7 +411,10 @@ module Gregor
     def close(timeout_ms = Defaults::PRODUCER_FLUSH_TIMEOUT_MS)
       @native.close(->(native) { Native.gregor_producer_close(native, timeout_ms) })
       @native.join_poller
+      OAuthBearer.unregister(@oauth_id)
     end
+
+    private def oauth_kind = :producer
 
     private
 
