@@ -36,6 +36,10 @@ use crate::protocol::versions::{ApiRange, BrokerApis};
 use crate::protocol::{decode_response, encode_request, KafkaCode, Message, Request};
 use crate::wire::{Bytes, Reader, Writer};
 
+/// KIP-368 re-authentication of established sessions.
+#[path = "reauth.rs"]
+mod reauth;
+
 /// Network settings shared by all connections of a client.
 #[derive(Debug, Clone)]
 pub struct NetConfig {
@@ -92,6 +96,12 @@ impl NetConfig {
     /// [`Error::Config`] naming a security property whose value or file
     /// is unusable.
     pub fn from_config(c: &Config) -> Result<Self> {
+        let events = Events::new();
+        let sasl = Mechanism::from_config(c)?;
+        if let Some(m) = &sasl {
+            // the OAUTHBEARER token refresh starts with the client
+            m.attach(&events);
+        }
         Ok(NetConfig {
             client_id: c.str("client.id").to_string(),
             connect_timeout: c.ms("socket.connection.setup.timeout.ms"),
@@ -112,8 +122,8 @@ impl NetConfig {
             },
             max_idle: c.ms("connections.max.idle.ms"),
             tls: TlsSettings::from_config(c)?,
-            sasl: Mechanism::from_config(c)?,
-            events: Events::new(),
+            sasl,
+            events,
             protocol: c.str("security.protocol").to_string(),
             log: Logger::off(),
             // a unit struct without the sasl feature
@@ -241,6 +251,10 @@ struct Inner {
     last_active: Mutex<Instant>,
     /// Statistics counters: relaxed atomics, bumped where the work happens.
     counters: Counters,
+    /// Set while the session re-authenticates (KIP-368): no other request
+    /// is written until the last SaslAuthenticate response is in.
+    reauth_gate: Mutex<bool>,
+    reauth_done: Condvar,
 }
 
 /// A connect in progress, as far as [`BrokerConn::close`] goes.
@@ -471,6 +485,8 @@ impl BrokerConn {
                 next_corr: AtomicI32::new(1),
                 last_active: Mutex::new(Instant::now()),
                 counters: Counters::default(),
+                reauth_gate: Mutex::new(false),
+                reauth_done: Condvar::new(),
             }),
         }
     }
@@ -766,6 +782,20 @@ impl BrokerConn {
     }
 
     fn write(&self, generation: u64, frame: &[u8]) -> Result<()> {
+        self.write_gated(generation, frame, false)
+    }
+
+    /// Writes a frame; unless `reauth` (the re-authentication's own
+    /// requests), waits while the session re-authenticates.
+    fn write_gated(&self, generation: u64, frame: &[u8], reauth: bool) -> Result<()> {
+        let mut gate = lock(&self.inner.reauth_gate);
+        while *gate && !reauth {
+            gate = self
+                .inner
+                .reauth_done
+                .wait_timeout(gate, Duration::from_millis(100))
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
         let mut w = lock(&self.inner.writer);
         let result = match w.as_mut() {
             Some((g, s)) if *g == generation => conn::write_frame(s, frame, &self.inner.name),
@@ -775,6 +805,7 @@ impl BrokerConn {
             ))),
         };
         drop(w);
+        drop(gate);
         if !self.inner.cfg.max_idle.is_zero() {
             *lock(&self.inner.last_active) = Instant::now();
         }
@@ -1025,7 +1056,8 @@ impl BrokerConn {
         let mut st = lock(&self.inner.state);
         st.connecting = false;
         self.inner.changed.notify_all();
-        let result = result.and_then(|(rd, wr, apis)| {
+        let mut lifetime = 0;
+        let result = result.and_then(|(rd, wr, apis, session_lifetime)| {
             // The writer and the I/O thread are in place before the session
             // is seen alive (all under the state lock). Marking it alive
             // first let a request find no writer and fail the new session
@@ -1040,8 +1072,14 @@ impl BrokerConn {
             st.retry_at = None;
             st.last_error = None;
             st.apis = Arc::new(apis);
+            lifetime = session_lifetime;
             Ok((generation, st.apis.clone()))
         });
+        if let Ok((generation, apis)) = &result {
+            if lifetime > 0 {
+                self.start_reauth(*generation, apis, lifetime);
+            }
+        }
         match &result {
             Ok(_) => log::debug!(
                 log,
@@ -1144,9 +1182,27 @@ impl BrokerConn {
 
     /// Connects (TLS handshake included), negotiates versions and
     /// authenticates, synchronously on the new socket.
-    fn connect(&self, deadline: Instant, closes: u64) -> Result<(ReadHalf, WriteHalf, BrokerApis)> {
+    fn connect(
+        &self,
+        deadline: Instant,
+        closes: u64,
+    ) -> Result<(ReadHalf, WriteHalf, BrokerApis, i64)> {
         let cfg = &self.inner.cfg;
+        if let Some(mech) = &cfg.sasl {
+            // an OAUTHBEARER connection waits for its token before dialling
+            let until = Instant::now()
+                + deadline
+                    .saturating_duration_since(Instant::now())
+                    .min(cfg.connect_timeout);
+            mech.ready(until).map_err(|e| match e {
+                Error::Local { code, message } => {
+                    Error::local(code, format!("{}: {message}", self.inner.name))
+                }
+                e => e,
+            })?;
+        }
         let (mut rd, mut wr, apis) = self.negotiate(deadline, closes)?;
+        let mut lifetime = 0;
         if let Some(mech) = &cfg.sasl {
             log::debug!(
                 cfg.log,
@@ -1161,7 +1217,7 @@ impl BrokerConn {
                 + deadline
                     .saturating_duration_since(Instant::now())
                     .min(cfg.connect_timeout);
-            super::sasl::authenticate(
+            lifetime = super::sasl::authenticate(
                 &mut rd,
                 &mut wr,
                 &apis,
@@ -1186,12 +1242,12 @@ impl BrokerConn {
                 cfg.log,
                 ctx::SECURITY | ctx::BROKER,
                 "SASLAUTH",
-                "{}: Authenticated with SASL mechanism {}",
+                "{}: Authenticated with SASL mechanism {} (session lifetime {lifetime} ms)",
                 self.inner.name,
                 mech.name()
             );
         }
-        Ok((rd, wr, apis))
+        Ok((rd, wr, apis, lifetime))
     }
 
     /// Connects (TLS handshake included) and negotiates versions.
