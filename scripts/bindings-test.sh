@@ -46,6 +46,8 @@ run_python() {
     PYTHONPATH="$site" python3 bindings/python/tests/test_log.py
     log "python: the rest of confluent-kafka's API"
     PYTHONPATH="$site" python3 bindings/python/tests/test_confluent_api.py
+    log "python: oauth_cb (SASL/OAUTHBEARER token refresh)"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_oauth.py
     rm -rf "$site"
 }
 

@@ -863,3 +863,68 @@ fn real_sasl_broker_still_authenticates_and_reports_its_session_lifetime() {
         .unwrap_or_else(|| panic!("no authentication logged: {logs:?}"));
     println!("FIGURES real broker {b}: {line}");
 }
+
+/// The real SASL broker gives a 60 s session lifetime: a SCRAM session
+/// re-authenticates before it runs out and stays usable. Takes a minute,
+/// so it runs on demand: `cargo test --test oauthbearer -- --ignored`.
+#[test]
+#[ignore]
+fn real_sasl_broker_scram_session_is_reauthenticated_before_its_lifetime() {
+    let b = env_or("GREGOR_TEST_BROKER_SASL", "127.0.0.1:9094");
+    if !common::service_up("the SASL test broker", &b) {
+        return;
+    }
+    let logs = Arc::new(Mutex::new(Vec::<(Instant, String)>::new()));
+    let l2 = logs.clone();
+    let mut c = cfg(&[
+        ("bootstrap.servers", &b),
+        ("security.protocol", "sasl_plaintext"),
+        ("sasl.mechanisms", "SCRAM-SHA-512"),
+        ("sasl.username", "gregor512"),
+        ("sasl.password", "gregor-pw-512"),
+        ("debug", "security"),
+    ]);
+    c.set_log_callback(Some(gregor::log::LogCallback::new(move |_, _, _, m| {
+        l2.lock().unwrap().push((Instant::now(), m.to_string()));
+    })));
+    let producer = gregor::producer::Producer::new(&c).unwrap();
+    let topic = common::unique_topic("oauth-reauth");
+    let t0 = Instant::now();
+    let mut sent = 0;
+    while t0.elapsed() < Duration::from_secs(66) {
+        let rec = gregor::message::ProducerRecord::new(&topic, &b"across re-authentication"[..]);
+        producer
+            .send_sync(&rec, Some(Duration::from_secs(30)))
+            .unwrap_or_else(|e| panic!("produce at {:?}: {e}", t0.elapsed()));
+        sent += 1;
+        thread::sleep(Duration::from_millis(500));
+    }
+    let connects = producer
+        .cluster()
+        .connections()
+        .iter()
+        .map(|(_, c)| c.take_stats().connects)
+        .sum::<u64>();
+    producer.close(Duration::from_secs(5));
+    let logs = logs.lock().unwrap();
+    let first = logs
+        .iter()
+        .find(|(_, l)| l.contains("Authenticated with SASL mechanism"))
+        .expect("authenticated");
+    let re: Vec<&(Instant, String)> = logs
+        .iter()
+        .filter(|(_, l)| l.contains("Re-authenticated"))
+        .collect();
+    assert!(!re.is_empty(), "no re-authentication in 66 s");
+    let after = (re[0].0 - first.0).as_millis();
+    assert!(
+        after < 60_000,
+        "re-authenticated {after} ms after the first"
+    );
+    println!(
+        "FIGURES real broker SCRAM-SHA-512: session lifetime 60000 ms, re-authenticated \
+         {after} ms after authenticating ({}), {sent} messages produced across it, \
+         {connects} connect(s) in all",
+        re[0].1
+    );
+}
