@@ -60,6 +60,8 @@ run_ruby() {
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_more_api.rb
     log "ruby: error texts, ACLs, names and callbacks in rdkafka-ruby's shapes"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_rdkafka_shape.rb
+    log "ruby: OAUTHBEARER refresh callback and set_token in rdkafka-ruby's shape"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_oauth.rb
     log "ruby: configuration (dump, tolerant roles)"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_config.rb
     log "ruby: Config.error_callback"

@@ -172,6 +172,7 @@ module Gregor
       Native.gregor_config_free(native_config)
       raise Config::ConfigError, buf.read_string if native.null?
 
+      OAuth.register(native, :admin, nil)
       @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedAdminError)
     end
 

@@ -113,7 +113,9 @@ module Gregor
       # (:transport, :ssl, :authentication, :all_brokers_down, :fatal, …) of
       # every producer and consumer made afterwards, also inside its poll
       # calls (see gregor/events.rb); `oauthbearer_token_refresh_callback`
-      # is kept for compatibility (the C API has no OAUTHBEARER callback).
+      # gets (sasl.oauthbearer.config, client name) when an OAUTHBEARER
+      # token is needed, and answers with the client's
+      # oauthbearer_set_token (see gregor/oauth.rb).
       attr_reader :statistics_callback, :error_callback, :oauthbearer_token_refresh_callback
 
       def statistics_callback=(callback)
@@ -194,6 +196,7 @@ module Gregor
     # Calls `yield`-free: returns a gregor_config the caller frees.
     def native_config
       conf = Native.gregor_config_new
+      OAuth.install(conf)
       unless Native::MISSING.include?(:gregor_config_set_log_cb)
         Native.gregor_config_set_log_cb(conf, Config.log_callback, nil)
         Native.gregor_config_set(conf, "log.queue", "true", Native.errbuf, Native::ERRSTR_SIZE) unless @config_hash.key?("log.queue")

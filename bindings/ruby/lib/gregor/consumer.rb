@@ -168,6 +168,7 @@ module Gregor
       Native.gregor_config_free(native_config)
       raise Config::ConfigError, buf.read_string if native.null?
 
+      OAuth.register(native, :consumer, name)
       if Config.statistics_callback
         @stats_cb = Producer.stats_proc # kept referenced while the C side holds it
         Native.gregor_consumer_set_stats_cb(native, @stats_cb, nil)

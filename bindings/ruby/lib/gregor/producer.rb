@@ -208,6 +208,7 @@ module Gregor
       Native.gregor_config_free(native_config)
       raise Config::ConfigError, buf.read_string if native.null?
 
+      OAuth.register(native, :producer, name)
       @deliveries = Deliveries.new
       Native.gregor_producer_set_dr_cb(native, @deliveries.dr_cb, nil)
       Native.gregor_producer_set_stats_cb(native, @deliveries.stats_cb, nil) if @deliveries.stats_cb
