@@ -97,6 +97,17 @@ class OAuthCb(unittest.TestCase):
                 p2.poll(0.05)
         self.assertIn("unexpired", cm.exception.args[0].str())
 
+    def test_admin_client_gets_its_oauth_cb_without_poll(self):
+        from gregor.admin import AdminClient
+
+        calls = []
+        a = AdminClient(conf(oauth_cb=lambda cfg: calls.append(cfg) or ("admin-token", time.time() + 60)))
+        deadline = time.time() + 5
+        while not calls and time.time() < deadline:
+            time.sleep(0.02)
+        self.assertEqual(calls, ["principal=py scope=a"])
+        self.assertIsNone(a._cb_error)
+
     def test_not_callable_is_a_type_error(self):
         with self.assertRaises(TypeError):
             Producer(conf(oauth_cb="nope"))
