@@ -60,6 +60,8 @@ run_python() {
     log "python: the confluent_kafka compatibility package (test_compat.py unchanged, as confluent_kafka)"
     PYTHONPATH="$compat:$site" python3 bindings/python/tests/test_compat_package.py
     KAFKA_IMPL=confluent_kafka PYTHONPATH="$compat:$site" python3 bindings/python/tests/test_compat.py
+    log "python: oauth_cb (SASL/OAUTHBEARER token refresh)"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_oauth.py
     rm -rf "$site" "$compat"
 }
 

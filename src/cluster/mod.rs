@@ -930,6 +930,27 @@ impl Cluster {
         self.inner.net.sasl_credentials.set(username, password);
     }
 
+    /// The client's OAUTHBEARER token holder (set a token, report a
+    /// failure, set the refresh callback: src/net/sasl/token.rs).
+    ///
+    /// # Errors
+    /// `_STATE` when OAUTHBEARER is not the configured mechanism (as
+    /// librdkafka's `rd_kafka_oauthbearer_set_token`).
+    #[cfg(feature = "sasl")]
+    pub fn oauthbearer(&self) -> Result<crate::net::sasl::token::OAuthBearer> {
+        self.inner
+            .net
+            .sasl
+            .as_ref()
+            .and_then(|m| m.oauthbearer().cloned())
+            .ok_or_else(|| {
+                Error::local(
+                    local::STATE,
+                    "SASL/OAUTHBEARER is not the configured authentication mechanism",
+                )
+            })
+    }
+
     /// Closes every connection for good: requests waiting for a response
     /// fail, and every later request (including a retry of one of those)
     /// fails at once with `_DESTROY` instead of reconnecting. For a client
@@ -940,6 +961,11 @@ impl Cluster {
             .store(true, std::sync::atomic::Ordering::SeqCst);
         #[cfg(feature = "zookeeper")]
         lock(&self.inner.zk_watch).take();
+        // the OAUTHBEARER refresher thread ends with the client
+        #[cfg(feature = "sasl")]
+        if let Ok(ob) = self.oauthbearer() {
+            ob.stop();
+        }
         for c in lock(&self.inner.conns).drain().map(|(_, c)| c) {
             c.shutdown();
         }

@@ -35,6 +35,8 @@ mod lifetime;
 pub mod log;
 pub mod message;
 pub mod metadata;
+pub mod oauthbearer;
+pub mod oauthbearer_cb;
 pub mod producer;
 mod raw;
 pub mod rdkafka_compat;
