@@ -491,14 +491,27 @@ impl Producer {
                             }),
                         }
                     }
+                    // KIP-447's fields exist from v3; a broker before it
+                    // gets the request without them (as librdkafka), and
+                    // does not fence zombie members
+                    let v = conn.version_for::<TxnOffsetCommitRequest>(deadline)?;
+                    let kip447 = v >= 3;
                     let req = TxnOffsetCommitRequest {
                         transactional_id: txn_id.clone(),
                         group_id: group_id.to_string(),
                         producer_id,
                         producer_epoch,
-                        generation_id: group.generation_id,
-                        member_id: group.member_id.clone(),
-                        group_instance_id: group.group_instance_id.clone(),
+                        generation_id: if kip447 { group.generation_id } else { -1 },
+                        member_id: if kip447 {
+                            group.member_id.clone()
+                        } else {
+                            String::new()
+                        },
+                        group_instance_id: if kip447 {
+                            group.group_instance_id.clone()
+                        } else {
+                            None
+                        },
                         topics,
                         ..Default::default()
                     };
