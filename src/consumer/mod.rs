@@ -1455,7 +1455,11 @@ fn close_group_async(
     }
     let member_id = g.member_id();
     if !member_id.is_empty() && s.instance_id.is_none() {
-        let _ = group::leave(g, cluster, &member_id, deadline);
+        // a revocation nobody polled for used the bound up: leaving still
+        // gets a moment, so the group rebalances now rather than after
+        // session.timeout.ms
+        let floor = Instant::now() + s.socket_timeout.min(Duration::from_secs(2));
+        let _ = group::leave(g, cluster, &member_id, deadline.max(floor));
     }
     let mut m = g.lock();
     m.member_id.clear();
