@@ -46,10 +46,13 @@ use gregor::protocol::txn_offset_commit::{
 use gregor::protocol::{Message, Request, RequestHeader, ResponseHeader};
 use gregor::wire::{Reader, Writer};
 
+/// TxnOffsetCommit requests received: version, decoded body, raw body.
+type Commits = Arc<Mutex<Vec<(i16, TxnOffsetCommitRequest, Vec<u8>)>>>;
+
 struct Peer {
     addr: String,
     /// TxnOffsetCommit requests received: version, decoded body, raw body.
-    commits: Arc<Mutex<Vec<(i16, TxnOffsetCommitRequest, Vec<u8>)>>>,
+    commits: Commits,
     /// The error code TxnOffsetCommit answers for every partition.
     answer: Arc<AtomicI16>,
 }
@@ -87,7 +90,7 @@ fn peer(txn_offset_commit_max: i16) -> Peer {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
     let addr = format!("127.0.0.1:{port}");
-    let commits: Arc<Mutex<Vec<(i16, TxnOffsetCommitRequest, Vec<u8>)>>> = Arc::default();
+    let commits: Commits = Arc::default();
     let answer = Arc::new(AtomicI16::new(0));
     let (c2, a2) = (commits.clone(), answer.clone());
     thread::spawn(move || {
