@@ -66,6 +66,8 @@ run_ruby() {
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_purge.rb
     log "ruby: Config.logger (issue 16)"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_log.rb
+    log "ruby: event_io / yield_now / close_start / group metadata (issue 22)"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_event_loop.rb
     # close under calls in flight (issue 24): 1000 rounds each for admin,
     # producer and consumer, 15-30 s; GREGOR_LIFETIME_ROUNDS to change
     log "ruby: close while calls are in flight (${GREGOR_LIFETIME_ROUNDS:-1000} rounds each)"
