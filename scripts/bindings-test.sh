@@ -46,6 +46,8 @@ run_python() {
     PYTHONPATH="$site" python3 bindings/python/tests/test_log.py
     log "python: the rest of confluent-kafka's API"
     PYTHONPATH="$site" python3 bindings/python/tests/test_confluent_api.py
+    log "python: io events, yield, asyncio example, group metadata, close_start (issue 22)"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_event_loop.py
     rm -rf "$site"
 }
 

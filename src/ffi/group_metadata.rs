@@ -7,10 +7,11 @@ use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 
 use super::consumer::gregor_consumer;
+use super::events::{gregor_error_t, txn_call};
 use super::guard::{guard, guard_code};
 use super::lifetime::enter;
 use super::producer::gregor_producer;
-use super::raw::{c_str, cptr, cs, cso, free, handle, static_cstr, timeout};
+use super::raw::{c_str, cptr, cs, cso, free, handle, opt_c_str, static_cstr, timeout};
 use super::tpl::gregor_tpl;
 use crate::message::ConsumerGroupMetadata;
 
@@ -59,6 +60,38 @@ pub extern "C" fn gregor_group_metadata_new(group_id: *const c_char) -> *mut gre
     guard(ptr::null_mut(), || match c_str(group_id, "group_id") {
         Ok(g) if !g.is_empty() => boxed(ConsumerGroupMetadata::new(g)),
         _ => ptr::null_mut(),
+    })
+}
+
+/// Group metadata with every field given
+/// (`rd_kafka_consumer_group_metadata_new_with_genid`): a binding that kept
+/// a consumer's metadata as values builds it back with this. `member_id`
+/// NULL is ""; `group_instance_id` NULL is none. NULL for a NULL or empty
+/// `group_id`. Caller owns the result.
+#[no_mangle]
+pub extern "C" fn gregor_group_metadata_new_with_genid(
+    group_id: *const c_char,
+    generation_id: i32,
+    member_id: *const c_char,
+    group_instance_id: *const c_char,
+) -> *mut gregor_group_metadata {
+    guard(ptr::null_mut(), || {
+        let (Ok(g), Ok(m), Ok(i)) = (
+            c_str(group_id, "group_id"),
+            opt_c_str(member_id, "member_id"),
+            opt_c_str(group_instance_id, "group_instance_id"),
+        ) else {
+            return ptr::null_mut();
+        };
+        if g.is_empty() {
+            return ptr::null_mut();
+        }
+        boxed(ConsumerGroupMetadata {
+            group_id: g.to_string(),
+            generation_id,
+            member_id: m.unwrap_or_default().to_string(),
+            group_instance_id: i.map(str::to_string),
+        })
     })
 }
 
@@ -184,5 +217,28 @@ pub extern "C" fn gregor_consumer_close_start(consumer: *const gregor_consumer) 
 pub extern "C" fn gregor_consumer_closed(consumer: *const gregor_consumer) -> c_int {
     guard(-1, || {
         enter(consumer).map_or(-1, |c| c_int::from(c.inner.closed()))
+    })
+}
+
+/// As `gregor_producer_send_offsets_to_transaction_with_metadata`,
+/// returning an error object (`gregor_error_t`, NULL on success) with
+/// librdkafka's flags: a fenced member's error has `txn_requires_abort`.
+/// A negative `timeout_ms` waits forever.
+#[no_mangle]
+pub extern "C" fn gregor_producer_txn_send_offsets_with_metadata(
+    producer: *const gregor_producer,
+    offsets: *const gregor_tpl,
+    metadata: *const gregor_group_metadata,
+    timeout_ms: c_int,
+) -> *mut gregor_error_t {
+    txn_call(producer, |p| {
+        let list = handle(offsets, "offsets")?;
+        let meta = handle(metadata, "metadata")?;
+        let offs: Vec<(&str, i32, i64)> = list
+            .inner
+            .iter()
+            .map(|t| (t.topic.as_str(), t.partition, t.offset))
+            .collect();
+        p.send_offsets_to_transaction_with(&offs, &meta.inner, timeout(timeout_ms))
     })
 }
