@@ -1409,6 +1409,13 @@ typedef struct gregor_group_descriptions gregor_group_descriptions;
 typedef struct gregor_group_listings gregor_group_listings;
 
 /**
+ * A consumer's group metadata: group id, generation id, member id, group
+ * instance id, as when it was taken. Immutable; free with
+ * `gregor_group_metadata_free`.
+ */
+typedef struct gregor_group_metadata gregor_group_metadata;
+
+/**
  * Per-group results of deleting groups. Immutable.
  */
 typedef struct gregor_group_results gregor_group_results;
@@ -1733,6 +1740,18 @@ typedef void (*gregor_producer_stats_cb)(const gregor_producer *producer, const 
  * A consumer's statistics callback: as `gregor_producer_stats_cb`.
  */
 typedef void (*gregor_consumer_stats_cb)(const gregor_consumer *consumer, const char *json, size_t json_len, void *cb_opaque);
+
+/**
+ * A producer's event callback (`rd_kafka_queue_cb_event_enable`'s
+ * `event_cb`): runs on a gregor thread when the producer's queue becomes
+ * non-empty; must only wake the application's loop.
+ */
+typedef void (*gregor_producer_event_cb)(const gregor_producer *producer, void *opaque);
+
+/**
+ * A consumer's event callback: as `gregor_producer_event_cb`.
+ */
+typedef void (*gregor_consumer_event_cb)(const gregor_consumer *consumer, void *opaque);
 
 #ifdef __cplusplus
 extern "C" {
@@ -3662,6 +3681,107 @@ gregor_error_t *gregor_producer_txn_abort(const gregor_producer *producer, int t
 const char *gregor_builtin_features(void);
 
 /**
+ * The consumer's group metadata now (`rd_kafka_consumer_group_metadata`):
+ * generation -1 and member id "" before it joined. NULL without
+ * `group.id` (or for a NULL / freed consumer). Caller owns the result.
+ */
+gregor_group_metadata *gregor_consumer_group_metadata(const gregor_consumer *consumer);
+
+/**
+ * Group metadata with only a group id (generation -1, no member:
+ * `rd_kafka_consumer_group_metadata_new`), for brokers before KIP-447.
+ * NULL for a NULL or empty `group_id`. Caller owns the result.
+ */
+gregor_group_metadata *gregor_group_metadata_new(const char *group_id);
+
+/**
+ * Group metadata with every field given
+ * (`rd_kafka_consumer_group_metadata_new_with_genid`): a binding that kept
+ * a consumer's metadata as values builds it back with this. `member_id`
+ * NULL is ""; `group_instance_id` NULL is none. NULL for a NULL or empty
+ * `group_id`. Caller owns the result.
+ */
+gregor_group_metadata *gregor_group_metadata_new_with_genid(const char *group_id, int32_t generation_id, const char *member_id, const char *group_instance_id);
+
+/**
+ * The group id (borrowed: valid until the metadata is freed); NULL for NULL.
+ */
+const char *gregor_group_metadata_group_id(const gregor_group_metadata *m);
+
+/**
+ * The generation id (-1 when not in a generation, or for NULL).
+ */
+int32_t gregor_group_metadata_generation_id(const gregor_group_metadata *m);
+
+/**
+ * The member id ("" before joining; borrowed); NULL for NULL.
+ */
+const char *gregor_group_metadata_member_id(const gregor_group_metadata *m);
+
+/**
+ * The group instance id of a static member (borrowed), or NULL.
+ */
+const char *gregor_group_metadata_group_instance_id(const gregor_group_metadata *m);
+
+/**
+ * Frees group metadata (NULL is a no-op).
+ */
+void gregor_group_metadata_free(gregor_group_metadata *m);
+
+/**
+ * `gregor_producer_send_offsets_to_transaction` with the consumer's group
+ * metadata (`rd_kafka_send_offsets_to_transaction`, KIP-447): the
+ * TxnOffsetCommit carries the generation, member id and group instance
+ * id (v3+), so the coordinator refuses a member the group moved on from
+ * with `GREGOR_ERR_ILLEGAL_GENERATION`, `GREGOR_ERR_UNKNOWN_MEMBER_ID` or
+ * `GREGOR_ERR_FENCED_INSTANCE_ID`; the transaction must then be aborted.
+ * Borrows `offsets` and `metadata`.
+ */
+int gregor_producer_send_offsets_to_transaction_with_metadata(const gregor_producer *producer, const gregor_tpl *offsets, const gregor_group_metadata *metadata, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * "EAGER" or "COOPERATIVE" for a consumer in a group, else "NONE"
+ * (`rd_kafka_rebalance_protocol`; static strings). "NONE" for NULL.
+ */
+const char *gregor_consumer_rebalance_protocol(const gregor_consumer *consumer);
+
+/**
+ * 1 if the group took the consumer's partitions away without a rebalance
+ * (a `GREGOR_REBALANCE_LOST` event was served) and none were assigned
+ * since (`rd_kafka_assignment_lost`), else 0 (also for NULL).
+ */
+int gregor_consumer_assignment_lost(const gregor_consumer *consumer);
+
+/**
+ * Starts closing the consumer and returns at once
+ * (`rd_kafka_consumer_close_queue`): a gregor thread commits (with
+ * `enable.auto.commit`), gives the partitions up and leaves the group. The
+ * revocation is served by `gregor_consumer_poll` on the caller's thread
+ * (the rebalance callback runs there), so keep polling (or waiting on the
+ * io-event fd and polling) until `gregor_consumer_closed` returns 1; once
+ * the consumer's threads stopped, polls return an error message
+ * `GREGOR_ERR__STATE`, and the end of the close writes the io-event fd.
+ * `gregor_consumer_free` still frees the handle (waiting for the close).
+ * Returns 0, or `GREGOR_ERR__STATE` if closed or closing already.
+ */
+int gregor_consumer_close_start(const gregor_consumer *consumer);
+
+/**
+ * 1 once the consumer is closed (a `gregor_consumer_close_start` that
+ * ended, or `gregor_consumer_close`), else 0 (`rd_kafka_consumer_closed`).
+ * -1 for a NULL or freed consumer.
+ */
+int gregor_consumer_closed(const gregor_consumer *consumer);
+
+/**
+ * As `gregor_producer_send_offsets_to_transaction_with_metadata`,
+ * returning an error object (`gregor_error_t`, NULL on success) with
+ * librdkafka's flags: a fenced member's error has `txn_requires_abort`.
+ * A negative `timeout_ms` waits forever.
+ */
+gregor_error_t *gregor_producer_txn_send_offsets_with_metadata(const gregor_producer *producer, const gregor_tpl *offsets, const gregor_group_metadata *metadata, int timeout_ms);
+
+/**
  * A new, empty header list. Caller owns it: free with `gregor_headers_free`.
  */
 gregor_headers *gregor_headers_new(void);
@@ -4459,6 +4579,50 @@ int32_t gregor_tpl_set_metadata(gregor_tpl *tpl, size_t idx, const char *metadat
  * changed or freed; NULL if it has none (or out of range).
  */
 const char *gregor_tpl_metadata(const gregor_tpl *tpl, size_t idx);
+
+/**
+ * Writes `payload` (`size` bytes, 1 to 1024, copied) to `fd` whenever the
+ * producer's queue of delivery reports and client events goes from empty
+ * to non-empty, and after a poll / flush that left some queued; `fd` -1
+ * disables. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_producer_io_event_enable(const gregor_producer *producer, int fd, const void *payload, size_t size);
+
+/**
+ * Runs `cb(producer, opaque)` (on a gregor thread) where
+ * `gregor_producer_io_event_enable` would write; NULL `cb` disables.
+ * Returns 0 or an error code.
+ */
+int gregor_producer_cb_event_enable(const gregor_producer *producer, gregor_producer_event_cb cb, void *opaque);
+
+/**
+ * Makes a `gregor_producer_poll` / `gregor_producer_flush` blocked on
+ * another thread return now, as if its timeout ran out (or the next one
+ * that would wait). Safe from any thread; a no-op for NULL.
+ */
+void gregor_producer_yield(const gregor_producer *producer);
+
+/**
+ * Writes `payload` (`size` bytes, 1 to 1024, copied) to `fd` whenever the
+ * consumer's queue (messages, errors, rebalances, commit results, client
+ * events) goes from empty to non-empty, and after a poll that left some
+ * queued; `fd` -1 disables. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_consumer_io_event_enable(const gregor_consumer *consumer, int fd, const void *payload, size_t size);
+
+/**
+ * Runs `cb(consumer, opaque)` (on a gregor thread) where
+ * `gregor_consumer_io_event_enable` would write; NULL `cb` disables.
+ * Returns 0 or an error code.
+ */
+int gregor_consumer_cb_event_enable(const gregor_consumer *consumer, gregor_consumer_event_cb cb, void *opaque);
+
+/**
+ * Makes a `gregor_consumer_poll` blocked on another thread return NULL
+ * now, as if its timeout ran out (or the next one that would wait). Safe
+ * from any thread; a no-op for NULL.
+ */
+void gregor_consumer_yield(const gregor_consumer *consumer);
 
 /**
  * Opens a ZooKeeper session. `zk_connect` is `host:port[,host:port…][/chroot]`;

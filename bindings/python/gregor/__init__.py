@@ -837,10 +837,10 @@ class Producer(_native.ProducerBase):
         _raise_txn(lib.gregor_producer_txn_begin(self._ptr()))
 
     def send_offsets_to_transaction(self, positions, group_metadata, timeout=None):
-        gid = getattr(group_metadata, "group_id", group_metadata)
+        # KIP-447: generation, member id and instance id go along (_event_loop)
         tpl = _tpl_from(positions)
         try:
-            _raise_txn(lib.gregor_producer_txn_send_offsets(self._ptr(), tpl, cstr(gid), ms(timeout)))
+            _raise_txn(_event_loop.send_offsets(self._ptr(), tpl, group_metadata, ms(timeout)))
         finally:
             lib.gregor_tpl_free(tpl)
 
@@ -924,11 +924,7 @@ _REBALANCE_REVOKED = 2
 _REBALANCE_LOST = 3
 
 
-class ConsumerGroupMetadata:
-    """What ``send_offsets_to_transaction`` needs of a consumer's group."""
-
-    def __init__(self, group_id):
-        self.group_id = group_id
+from ._event_loop import ConsumerGroupMetadata  # noqa: E402  (KIP-447: group id, generation, member, instance)
 
 
 class Consumer(_native.ConsumerBase):
@@ -1225,8 +1221,7 @@ class Consumer(_native.ConsumerBase):
         _set_sasl_credentials(lib.gregor_consumer_set_sasl_credentials, self._ptr(), username, password)
 
     def consumer_group_metadata(self):
-        self._ptr()
-        return ConsumerGroupMetadata(self._group_id)
+        return _event_loop.group_metadata(self._ptr(), self._group_id)
 
     def close(self):
         """Leaves the group (revoke callbacks run here), stops fetching and frees the consumer."""
@@ -1254,6 +1249,9 @@ from ._partitioners import consistent, fnv1a, murmur2  # noqa: E402
 from ._serializing import _make_classes  # noqa: E402
 from ._share import DeserializingShareConsumer, ShareConsumer  # noqa: E402
 from . import serialization  # noqa: E402,F401
+from . import _event_loop  # noqa: E402
+
+_event_loop._install(Producer, Consumer)  # io_event_enable, yield_, close_start, ...
 
 SerializingProducer, DeserializingConsumer = _make_classes()
 del _make_classes

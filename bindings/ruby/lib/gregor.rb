@@ -20,6 +20,7 @@ require_relative "gregor/consumer"
 require_relative "gregor/admin"
 require_relative "gregor/admin_acl"
 require_relative "gregor/metadata"
+require_relative "gregor/event_loop"
 
 module Gregor
   # The loaded libgregor's version.

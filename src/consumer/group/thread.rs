@@ -172,8 +172,7 @@ impl Coordinator {
             event,
             cooperative: self.cooperative(),
         });
-        drop(st);
-        self.shared.data.notify_all();
+        self.shared.queued(st);
         id
     }
 
@@ -182,8 +181,7 @@ impl Coordinator {
         let mut st = self.shared.lock();
         st.events
             .push_back(Message::event(Arc::from(""), -1, -1, e));
-        drop(st);
-        self.shared.data.notify_all();
+        self.shared.queued(st);
     }
 
     /// Waits until poll served event `id` (or the consumer closes, or the
@@ -280,8 +278,7 @@ impl Coordinator {
         let mut st = self.shared.lock();
         st.group_events
             .push_back(GroupEvent::Commit { result, offsets });
-        drop(st);
-        self.shared.data.notify_all();
+        self.shared.queued(st);
     }
 
     fn auto_commit(&mut self) {
@@ -312,8 +309,7 @@ impl Coordinator {
         let mut st = self.shared.lock();
         st.group_events
             .push_back(GroupEvent::Commit { result, offsets });
-        drop(st);
-        self.shared.data.notify_all();
+        self.shared.queued(st);
     }
 
     /// Unsubscribe: give everything up and leave.
