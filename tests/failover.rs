@@ -731,9 +731,15 @@ fn replace_cluster(strategy: &str) -> Replaced {
     a.topic("rb", 1, 1);
     b.topic("rb", 1, 1);
     let both = format!("{},{}", a.bootstrap, b.bootstrap);
+    // without re-bootstrap nothing will arrive: wait less for it
+    let (timeout, wait) = if strategy == "none" {
+        ("2500", 3)
+    } else {
+        ("5000", 7)
+    };
     let extra = [
         ("metadata.recovery.strategy", strategy),
-        ("message.timeout.ms", "5000"),
+        ("message.timeout.ms", timeout),
         ("retry.backoff.ms", "20"),
         ("reconnect.backoff.max.ms", "200"),
     ];
@@ -778,7 +784,7 @@ fn replace_cluster(strategy: &str) -> Replaced {
     let mut consumed = Vec::new();
     // the consumer's position (5) is valid on B once B has 5 messages, so
     // it reads at least after5..after19 (all of them if it resets first)
-    let until = Instant::now() + Duration::from_secs(7);
+    let until = Instant::now() + Duration::from_secs(wait);
     let late = |v: &String| {
         v.strip_prefix("after")
             .and_then(|n| n.parse::<u32>().ok())
