@@ -399,3 +399,179 @@ fn every_retriable_error_once_and_repeatedly_loses_nothing() {
     );
     assert!(bad.is_empty(), "{bad:#?}");
 }
+
+/// Requests per broker per second of `api` (None: every API) in `t`.
+fn rate(requests: &[mock_cluster::Tracked], brokers: i32, t: Duration) -> Vec<f64> {
+    (1..=brokers)
+        .map(|b| requests.iter().filter(|r| r.broker == b).count() as f64 / t.as_secs_f64())
+        .collect()
+}
+
+#[test]
+fn idle_producer_and_consumer_make_a_few_requests_per_second_per_broker() {
+    let cluster = MockCluster::start(3);
+    cluster.rebalance_delay(0);
+    cluster.topic("multi-idle", PARTITIONS, 3);
+    let p = Producer::new(&config(
+        &cluster.bootstrap,
+        &[("enable.idempotence", "true")],
+    ))
+    .unwrap();
+    assert!(produce(&p, "multi-idle", 0..N).is_empty());
+    let c = reader(
+        &cluster.bootstrap,
+        &[
+            ("group.id", "multi-idle-g"),
+            ("auto.offset.reset", "earliest"),
+        ],
+    );
+    c.subscribe(&["multi-idle"]).unwrap();
+    let (got, _) = consume(&c, N, Duration::from_secs(20));
+    assert_eq!(got.len(), N);
+    // both idle now: the producer has nothing to send, the consumer
+    // nothing to read (long-polling fetches, heartbeats, auto commits)
+    cluster.track_start();
+    cluster.track_clear();
+    let idle = Duration::from_secs(3);
+    let t0 = Instant::now();
+    while t0.elapsed() < idle {
+        p.poll(Duration::from_millis(50));
+        assert!(c
+            .poll(Duration::from_millis(50))
+            .unwrap()
+            .is_none_or(|m| m.error.is_some()));
+    }
+    let requests = cluster.tracked();
+    let all = rate(&requests, 3, idle);
+    let mut by_api: BTreeMap<i16, usize> = BTreeMap::new();
+    for r in &requests {
+        *by_api.entry(r.api_key).or_default() += 1;
+    }
+    println!(
+        "idle producer + consumer for {} s: requests per broker per second {:?}; by API key {:?}",
+        idle.as_secs(),
+        all.iter().map(|r| format!("{r:.1}")).collect::<Vec<_>>(),
+        by_api
+    );
+    c.close();
+    // librdkafka idles at about two Fetch a second per broker
+    // (fetch.wait.max.ms 500) plus a heartbeat every 3 s
+    assert!(all.iter().all(|&r| r <= 5.0), "{all:?} {by_api:?}");
+}
+
+#[test]
+fn group_follows_its_coordinator_when_the_coordinators_broker_goes_down() {
+    let cluster = MockCluster::start(3);
+    cluster.rebalance_delay(0);
+    let topic = "multi-cdown";
+    cluster.topic(topic, PARTITIONS, 3);
+    // the data stays on brokers 2 and 3; broker 1 coordinates the group
+    for p in 0..PARTITIONS {
+        cluster.leader(topic, p, 2 + p % 2);
+    }
+    cluster.coordinator("group", "multi-cdown-g", 1);
+    let fill = Producer::new(&config(&cluster.bootstrap, &[])).unwrap();
+    assert!(produce(&fill, topic, 0..N).is_empty());
+    let gcfg = [
+        ("group.id", "multi-cdown-g"),
+        ("auto.offset.reset", "earliest"),
+        ("enable.auto.commit", "false"),
+        ("heartbeat.interval.ms", "100"),
+        ("session.timeout.ms", "2000"),
+    ];
+    let c = reader(&cluster.bootstrap, &gcfg);
+    c.subscribe(&[topic]).unwrap();
+    let (mut got, _) = consume(&c, N, Duration::from_secs(20));
+    c.commit(None, Duration::from_secs(10)).unwrap();
+    let t0 = Instant::now();
+    cluster.coordinator("group", "multi-cdown-g", 2);
+    cluster.down(1);
+    assert!(produce(&fill, topic, N..2 * N).is_empty());
+    let (more, _) = consume(&c, N, Duration::from_secs(20));
+    got.extend(more);
+    let committed = c.commit(None, Duration::from_secs(10));
+    let took = t0.elapsed();
+    c.close();
+    let mut o = Outcome::default();
+    check(&mut o, &got, 0..2 * N);
+    println!(
+        "group coordinator's broker down: read {} (lost {}, duplicated {}, reordered {}) in {:.2} s; commit {:?}",
+        o.read,
+        o.lost,
+        o.duplicated,
+        o.reordered,
+        took.as_secs_f64(),
+        committed.as_ref().map(|l| l.iter().map(|t| t.offset).sum::<i64>())
+    );
+    assert_eq!((o.lost, o.duplicated, o.reordered), (0, 0, 0));
+    let total: i64 = committed.unwrap().iter().map(|t| t.offset).sum();
+    assert_eq!(total, 2 * N as i64);
+}
+
+#[test]
+fn transactions_across_a_transaction_coordinator_move_and_its_broker_down() {
+    let cluster = MockCluster::start(3);
+    let topic = "multi-txn";
+    cluster.topic(topic, PARTITIONS, 3);
+    for p in 0..PARTITIONS {
+        cluster.leader(topic, p, 2 + p % 2);
+    }
+    cluster.coordinator("txn", "multi-txn-t", 1);
+    let p = Producer::new(&config(
+        &cluster.bootstrap,
+        &[
+            ("transactional.id", "multi-txn-t"),
+            ("retry.backoff.ms", "20"),
+        ],
+    ))
+    .unwrap();
+    p.init_transactions(Duration::from_secs(20)).unwrap();
+    cluster.track_start();
+    let t0 = Instant::now();
+    let mut errors = Vec::new();
+    // transaction 1 on broker 1; 2 after the coordinator moved to broker
+    // 2; 3 after broker 1 went down; 4 after it moved back to a broker 1
+    // that is down (found on broker 3 then)
+    for (i, step) in ["", "move", "down", "move3"].iter().enumerate() {
+        match *step {
+            "move" => cluster.coordinator("txn", "multi-txn-t", 2),
+            "down" => cluster.down(1),
+            "move3" => cluster.coordinator("txn", "multi-txn-t", 3),
+            _ => {}
+        }
+        p.begin_transaction().unwrap();
+        errors.extend(produce(&p, topic, i * N..(i + 1) * N));
+        if let Err(e) = p.commit_transaction(Duration::from_secs(20)) {
+            errors.push(format!("commit {i}: {e}"));
+        }
+    }
+    let took = t0.elapsed();
+    let end_txn: Vec<i32> = cluster
+        .versions()
+        .iter()
+        .filter(|(_, n, _)| n == "EndTxn")
+        .map(|(b, _, _)| *b)
+        .collect();
+    let c = reader(&cluster.bootstrap, &[("isolation.level", "read_committed")]);
+    assign_all(&c, topic);
+    let (got, _) = consume(&c, 4 * N, Duration::from_secs(20));
+    c.close();
+    let mut o = Outcome::default();
+    check(&mut o, &got, 0..4 * N);
+    println!(
+        "transactions across coordinator moves and its broker down: 4 × {N} messages committed in {:.2} s, \
+         read {} (lost {}, duplicated {}, reordered {}); EndTxn by broker {end_txn:?}; errors {errors:?}",
+        took.as_secs_f64(),
+        o.read,
+        o.lost,
+        o.duplicated,
+        o.reordered
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!((o.lost, o.duplicated, o.reordered), (0, 0, 0));
+    assert_eq!(
+        end_txn,
+        [1, 2, 2, 3],
+        "each commit at the coordinator of its time"
+    );
+}

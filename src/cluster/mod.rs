@@ -967,9 +967,12 @@ impl Cluster {
             .iter()
             .filter_map(|id| self.conn(*id, purpose).ok())
             .collect();
+        // one that is up, else one not failing to connect (a broker that
+        // went down stays first in id order), else any
         conns
             .iter()
             .find(|c| c.is_connected())
+            .or_else(|| conns.iter().find(|c| !c.is_failing()))
             .or(conns.first())
             .cloned()
             .ok_or_else(|| Error::local(local::ALL_BROKERS_DOWN, "no broker known"))
