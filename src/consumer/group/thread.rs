@@ -575,8 +575,14 @@ impl Coordinator {
                 let new = m.last_error != Some(code);
                 m.last_error = Some(code);
                 drop(m);
-                // transport trouble is retried quietly, as librdkafka
-                if new && e.code() != local::TRANSPORT && e.code() != local::TIMED_OUT {
+                // transport trouble and retriable errors (the coordinator
+                // moving or loading) are retried quietly, as librdkafka
+                // reports only a JoinGroup / SyncGroup error it cannot retry
+                if new
+                    && e.code() != local::TRANSPORT
+                    && e.code() != local::TIMED_OUT
+                    && !e.is_retriable()
+                {
                     self.report(e);
                 }
                 self.join_retry_at = Some(Instant::now() + self.join_backoff);
