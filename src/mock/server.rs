@@ -9,8 +9,8 @@ use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::state::{code, TrackedRequest};
 use super::ctx::Ctx;
+use super::state::{code, TrackedRequest};
 use super::{groups, handlers, txn, Shared};
 use crate::protocol::api_versions::{ApiVersion, ApiVersionsRequest, ApiVersionsResponse};
 use crate::protocol::header::{RequestHeader, ResponseHeader};
