@@ -35,6 +35,8 @@ mod lifetime;
 pub mod log;
 pub mod message;
 pub mod metadata;
+#[cfg_attr(not(feature = "mock"), path = "off/mock.rs")]
+pub mod mock;
 pub mod producer;
 mod raw;
 pub mod rdkafka_compat;
@@ -57,6 +59,7 @@ pub use legacy07::*;
 pub use log::*;
 pub use message::*;
 pub use metadata::*;
+pub use mock::*;
 pub use producer::*;
 pub use raw::gregor_slice;
 pub use rdkafka_compat::*;
