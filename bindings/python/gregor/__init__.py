@@ -1417,3 +1417,4 @@ del _make_classes
 __all__ += ["Messages", "AcknowledgeType", "ElectionType", "IsolationLevel", "TopicCollection",
             "TopicPartitionInfo", "murmur2", "consistent", "fnv1a", "SerializingProducer", "DeserializingConsumer",
             "ShareConsumer", "DeserializingShareConsumer"]
+from . import mock  # noqa: E402,F401
