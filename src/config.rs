@@ -837,8 +837,12 @@ fn missing_feature(name: &str, value: &str) -> Option<&'static str> {
     let sasl = name.starts_with("sasl.")
         || name.starts_with("enable.sasl.")
         || (name == "security.protocol" && value.starts_with("sasl"));
+    // A non-zero test.mock.num.brokers needs the mock cluster (0 is a no-op).
+    let mock = name.starts_with("test.mock.") && value.trim() != "0";
     if zookeeper && !cfg!(feature = "zookeeper") {
         Some("zookeeper")
+    } else if mock && !cfg!(feature = "mock") {
+        Some("mock")
     } else if tls && !cfg!(feature = "tls") {
         Some("tls")
     } else if sasl && !cfg!(feature = "sasl") {
