@@ -1477,6 +1477,11 @@ typedef struct gregor_message gregor_message;
 typedef struct gregor_metadata gregor_metadata;
 
 /**
+ * A running mock cluster; `gregor_mock_cluster_destroy` stops it.
+ */
+typedef struct gregor_mock_cluster gregor_mock_cluster;
+
+/**
  * Partitions to add to a topic.
  */
 typedef struct gregor_new_partitions gregor_new_partitions;
@@ -1683,6 +1688,24 @@ typedef void (*gregor_log_cb)(void *opaque, int level, const char *fac, const ch
  * on `handle`.
  */
 typedef void (*gregor_oauthbearer_token_refresh_cb)(void *handle, const char *oauthbearer_config, void *opaque);
+
+/**
+ * One request a mock broker received while tracking was on.
+ */
+typedef struct {
+  /**
+   * The broker that received it.
+   */
+  int32_t broker_id;
+  /**
+   * Its API key.
+   */
+  int16_t api_key;
+  /**
+   * Its version.
+   */
+  int16_t api_version;
+} gregor_mock_request;
 
 /**
  * One message's outcome, borrowed for the duration of the callback.
@@ -3673,7 +3696,7 @@ gregor_error_t *gregor_producer_txn_abort(const gregor_producer *producer, int t
 
 /**
  * The optional Cargo features this library was built with,
- * comma-separated: "zookeeper,legacy07,admin,tls,sasl" when built with
+ * comma-separated: "zookeeper,legacy07,admin,tls,sasl,mock" when built with
  * all of them (the default), "" with none. The functions and
  * configuration properties of a feature left out fail with
  * `GREGOR_ERR__NOT_IMPLEMENTED`. A static string: do not free it.
@@ -4311,6 +4334,115 @@ int gregor_admin_oauthbearer_set_token_failure(const gregor_admin *admin, const 
  * (NULL `conf`). Not thread-safe for one `conf`.
  */
 int gregor_config_set_oauthbearer_token_refresh_cb(gregor_config *conf, gregor_oauthbearer_token_refresh_cb cb, void *opaque);
+
+/**
+ * Starts a mock cluster of `broker_cnt` brokers (IDs 1..=broker_cnt) on
+ * ephemeral ports of 127.0.0.1. NULL on error, with the reason in `errstr`.
+ * Free with `gregor_mock_cluster_destroy`.
+ */
+gregor_mock_cluster *gregor_mock_cluster_new(int broker_cnt, char *errstr, size_t errstr_size);
+
+/**
+ * The cluster's `host:port,...` list for `bootstrap.servers`, owned by the
+ * cluster (valid until it is destroyed). NULL for a NULL cluster.
+ */
+const char *gregor_mock_cluster_bootstraps(const gregor_mock_cluster *mcluster);
+
+/**
+ * Stops every broker and frees the cluster. NULL is a no-op.
+ */
+void gregor_mock_cluster_destroy(gregor_mock_cluster *mcluster);
+
+/**
+ * Creates `topic` with `partition_cnt` partitions of `replication_factor`
+ * replicas, leaders spread over the brokers. 0, `GREGOR_ERR__INVALID_ARG`
+ * or TOPIC_ALREADY_EXISTS (36).
+ */
+int gregor_mock_topic_create(gregor_mock_cluster *mcluster, const char *topic, int partition_cnt, int replication_factor);
+
+/**
+ * Makes `broker_id` the leader of `topic` [`partition`]; its leader epoch
+ * goes up by one. `GREGOR_ERR__UNKNOWN_TOPIC` for an unknown partition.
+ */
+int gregor_mock_partition_set_leader(gregor_mock_cluster *mcluster, const char *topic, int32_t partition, int32_t broker_id);
+
+/**
+ * Takes a broker down: its connections close and new ones are refused.
+ */
+int gregor_mock_broker_set_down(gregor_mock_cluster *mcluster, int32_t broker_id);
+
+/**
+ * Brings a broker back up on its port.
+ */
+int gregor_mock_broker_set_up(gregor_mock_cluster *mcluster, int32_t broker_id);
+
+/**
+ * Delays every response of a broker by `rtt_ms` milliseconds.
+ */
+int gregor_mock_broker_set_rtt(gregor_mock_cluster *mcluster, int32_t broker_id, int rtt_ms);
+
+/**
+ * Sets a broker's rack (NULL: none).
+ */
+int gregor_mock_broker_set_rack(gregor_mock_cluster *mcluster, int32_t broker_id, const char *rack);
+
+/**
+ * The next `cnt` requests of `api_key` (on any broker) are answered with
+ * `errors[0..cnt]` in turn (librdkafka's
+ * `rd_kafka_mock_push_request_errors_array`).
+ */
+int gregor_mock_push_request_errors(gregor_mock_cluster *mcluster, int16_t api_key, size_t cnt, const int16_t *errors);
+
+/**
+ * As `gregor_mock_push_request_errors`, on one broker, each error answered
+ * after `rtts_ms[i]` milliseconds (`rtts_ms` may be NULL: no delay).
+ */
+int gregor_mock_broker_push_request_error_rtts(gregor_mock_cluster *mcluster, int32_t broker_id, int16_t api_key, size_t cnt, const int16_t *errors, const int *rtts_ms);
+
+/**
+ * Pins the coordinator of a group (`key_type` "group") or transactional
+ * ID ("transaction") to `broker_id`.
+ */
+int gregor_mock_coordinator_set(gregor_mock_cluster *mcluster, const char *key_type, const char *key, int32_t broker_id);
+
+/**
+ * Narrows the versions of `api_key` the brokers advertise and accept
+ * (`min_version` = `max_version` = -1: back to the served range).
+ */
+int gregor_mock_set_apiversion(gregor_mock_cluster *mcluster, int16_t api_key, int16_t min_version, int16_t max_version);
+
+/**
+ * Kafka's `group.initial.rebalance.delay.ms` for groups formed from now on
+ * (default 3000, as librdkafka's mock).
+ */
+int gregor_mock_group_initial_rebalance_delay_ms(gregor_mock_cluster *mcluster, int delay_ms);
+
+/**
+ * Starts recording every request (broker, API key, version).
+ */
+int gregor_mock_start_request_tracking(gregor_mock_cluster *mcluster);
+
+/**
+ * Stops recording and forgets what was recorded.
+ */
+int gregor_mock_stop_request_tracking(gregor_mock_cluster *mcluster);
+
+/**
+ * Copies up to `max` recorded requests, oldest first, into `out`; returns
+ * how many were recorded in all (call with `max` 0 to size the array).
+ */
+size_t gregor_mock_get_requests(gregor_mock_cluster *mcluster, gregor_mock_request *out, size_t max);
+
+/**
+ * Forgets the requests recorded so far (tracking stays on).
+ */
+int gregor_mock_clear_requests(gregor_mock_cluster *mcluster);
+
+/**
+ * The high watermark of `topic` [`partition`], or -1 if there is no such
+ * partition.
+ */
+int64_t gregor_mock_partition_high_watermark(gregor_mock_cluster *mcluster, const char *topic, int32_t partition);
 
 /**
  * A new producer configured by `conf` (copied; the caller keeps and frees

@@ -125,6 +125,9 @@ fi
 phase "bindings (Python, Ruby, pkg-config)"
 scripts/bindings-test.sh
 
+phase "gregor mock (kcat, confluent-kafka, C/Python/Ruby examples)"
+scripts/mock-tests.sh
+
 phase "fuzz (${FUZZ_SECONDS:-12} s a target)"
 scripts/fuzz.sh
 log "all tests passed"

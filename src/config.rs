@@ -539,6 +539,12 @@ static PROPS: &[Prop] = props! {
         "Deprecated: fsync() interval for the offset file, in milliseconds.";
     "consume.callback.max.messages": int(0, 1000000), "0", Consumer, No,
         "Maximum number of messages to dispatch in one `rd_kafka_consume_callback*()` call (0 = unlimited).";
+    // librdkafka's test properties (rdkafka_conf.c, not in its CONFIGURATION.md):
+    // a private mock cluster (src/mock) for this client.
+    "test.mock.num.brokers": int(0, 10000), "0", Any,
+        "Number of mock brokers to create (gregor's own mock cluster, `gregor::mock`): overrides bootstrap.servers with their list; 0 = off.";
+    "test.mock.broker.rtt": int(0, 3_600_000), "0", Any,
+        "Response delay of every mock broker, in ms (with test.mock.num.brokers).";
 };
 
 fn find(key: &str) -> Option<&'static Prop> {
@@ -831,8 +837,12 @@ fn missing_feature(name: &str, value: &str) -> Option<&'static str> {
     let sasl = name.starts_with("sasl.")
         || name.starts_with("enable.sasl.")
         || (name == "security.protocol" && value.starts_with("sasl"));
+    // A non-zero test.mock.num.brokers needs the mock cluster (0 is a no-op).
+    let mock = name.starts_with("test.mock.") && value.trim() != "0";
     if zookeeper && !cfg!(feature = "zookeeper") {
         Some("zookeeper")
+    } else if mock && !cfg!(feature = "mock") {
+        Some("mock")
     } else if tls && !cfg!(feature = "tls") {
         Some("tls")
     } else if sasl && !cfg!(feature = "sasl") {

@@ -275,6 +275,9 @@ struct Inner {
     recovery: Recovery,
     /// The broker list comes from ZooKeeper.
     from_zk: bool,
+    /// The private mock cluster `test.mock.num.brokers` started.
+    #[cfg(feature = "mock")]
+    mock: Option<Arc<crate::mock::Cluster>>,
 }
 
 /// A client's handle on the cluster; cheap to clone and thread-safe.
@@ -288,6 +291,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Cluster {
+    /// The private mock cluster `test.mock.num.brokers` started for this
+    /// client, to control from a test (librdkafka's
+    /// `rd_kafka_handle_mock_cluster`).
+    #[cfg(feature = "mock")]
+    pub fn mock_cluster(&self) -> Option<&crate::mock::Cluster> {
+        self.inner.mock.as_deref()
+    }
+
     /// A cluster handle for `bootstrap.servers`, or, when that is empty, for
     /// the brokers registered in ZooKeeper at `zookeeper.connect` (the
     /// endpoint matching `security.protocol`). With ZooKeeper, `/brokers/ids`
@@ -314,10 +325,36 @@ impl Cluster {
         let from_zk = cfg.str("bootstrap.servers").trim().is_empty() && !zk_connect.is_empty();
         // No bootstrap.servers (nor ZooKeeper) is a client with no brokers,
         // as librdkafka's: it is created, and its requests fail later.
-        let bootstrap = if from_zk || cfg.str("bootstrap.servers").trim().is_empty() {
+        // test.mock.num.brokers (as librdkafka): a private mock cluster whose
+        // brokers replace bootstrap.servers; it lives as long as this handle.
+        #[cfg(feature = "mock")]
+        let mock = match cfg.int("test.mock.num.brokers") {
+            n if n > 0 => {
+                let m = crate::mock::Cluster::new(n as usize).map_err(|e| Error::Config {
+                    key: "test.mock.num.brokers".into(),
+                    reason: e.to_string(),
+                })?;
+                let rtt = Duration::from_millis(cfg.int("test.mock.broker.rtt").max(0) as u64);
+                for id in m.broker_ids() {
+                    let _ = m.set_broker_rtt(id, rtt);
+                }
+                Some(Arc::new(m))
+            }
+            _ => None,
+        };
+        #[cfg(feature = "mock")]
+        let from_zk = from_zk && mock.is_none();
+        #[cfg(feature = "mock")]
+        let bootstrap_servers = match &mock {
+            Some(m) => m.bootstrap_servers(),
+            None => cfg.str("bootstrap.servers").to_owned(),
+        };
+        #[cfg(not(feature = "mock"))]
+        let bootstrap_servers = cfg.str("bootstrap.servers").to_owned();
+        let bootstrap = if from_zk || bootstrap_servers.trim().is_empty() {
             Vec::new()
         } else {
-            parse_bootstrap(cfg.str("bootstrap.servers"))?
+            parse_bootstrap(&bootstrap_servers)?
         };
         let mut net = NetConfig::from_config(cfg)?;
         net.log = log;
@@ -345,6 +382,8 @@ impl Cluster {
                 zk_watch: Mutex::new(None),
                 conns: Mutex::new(HashMap::new()),
                 bootstrap_conns: Mutex::new(bootstrap_conns),
+                #[cfg(feature = "mock")]
+                mock,
                 // Known topics are refreshed every topic.metadata.refresh.interval.ms
                 // (-1: only when metadata.max.age.ms runs out), on their next use.
                 max_age: match cfg.int("topic.metadata.refresh.interval.ms") {

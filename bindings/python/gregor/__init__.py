@@ -1278,3 +1278,4 @@ def _dr_error(code, detail):
 
 
 _native.setup(lib.cdll._handle, Message, KafkaError, raise_for, to_bytes, _dr_error)
+from . import mock  # noqa: E402,F401
