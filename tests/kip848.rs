@@ -317,6 +317,24 @@ fn wait_progress(log: &Shared, more: usize) {
     }
 }
 
+/// Waits until `member` was assigned partitions.
+fn wait_assigned(log: &Shared, member: &str) {
+    let until = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < until {
+        if log
+            .lock()
+            .unwrap()
+            .events
+            .iter()
+            .any(|e| e.1 == member && e.2 == "assign" && !e.3.is_empty())
+        {
+            return;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    panic!("{member} got no partitions within 30 s");
+}
+
 /// The ownership intervals (member, from, to) of each partition, from the
 /// members' events; `to` is +inf while still owned.
 fn ownership(log: &Log) -> BTreeMap<i32, Vec<(String, f64, f64)>> {
@@ -425,6 +443,7 @@ fn gregor_members_alone_share_a_topic_exactly_once() {
     let a = GregorMember::start(&cluster.bootstrap, "a", "kip848-a", "k848a", &[], &log);
     wait_progress(&log, 60);
     let b = GregorMember::start(&cluster.bootstrap, "b", "kip848-a", "k848a", &[], &log);
+    wait_assigned(&log, "b");
     wait_progress(&log, 60);
     let s1 = GregorMember::start(
         &cluster.bootstrap,
@@ -434,6 +453,7 @@ fn gregor_members_alone_share_a_topic_exactly_once() {
         &[("group.instance.id", "kip848-static")],
         &log,
     );
+    wait_assigned(&log, "static1");
     wait_progress(&log, 60);
     // the coordinator moves
     cluster.coordinator("group", "kip848-a", 2);
@@ -453,6 +473,7 @@ fn gregor_members_alone_share_a_topic_exactly_once() {
         &[("group.instance.id", "kip848-static")],
         &log,
     );
+    wait_assigned(&log, "static2");
     wait_progress(&log, 60);
     b.stop();
     let n = wait_consumed(&log, PARTS as usize * PER, Duration::from_secs(60));
@@ -465,11 +486,22 @@ fn gregor_members_alone_share_a_topic_exactly_once() {
         summary(&l)
     );
     assert!(l.commit_errors.is_empty(), "{:?}", l.commit_errors);
-    // the static member came back with partitions of its own
-    assert!(l
-        .events
-        .iter()
-        .any(|e| e.1 == "static2" && e.2 == "assign" && !e.3.is_empty()));
+    // KIP-848 static membership: the restarted instance gets back what its
+    // predecessor gave up on close (its last revocation)
+    let pick = |who: &str, kind: &str, first: bool| {
+        let mut it = l
+            .events
+            .iter()
+            .filter(|e| e.1 == who && e.2 == kind && !e.3.is_empty());
+        let e = if first { it.next() } else { it.last() };
+        e.map(|e| e.3.clone())
+    };
+    assert_eq!(
+        pick("static2", "assign", true),
+        pick("static1", "revoke", false),
+        "{:?}",
+        l.events
+    );
     check(&l, PARTS, PER as i64, true);
 }
 

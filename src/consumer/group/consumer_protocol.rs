@@ -483,6 +483,27 @@ impl Member848 {
                 return Outcome::Retry;
             }
         }
+        log::debug!(
+            self.cluster.log(),
+            ctx::CGRP,
+            "HEARTBEAT",
+            "Group \"{}\": heartbeat answered in state {}: epoch {} -> {}, interval {} ms, {}",
+            s.group_id,
+            self.state.name(),
+            req.member_epoch,
+            resp.member_epoch,
+            resp.heartbeat_interval_ms,
+            match &resp.assignment {
+                Some(a) => format!(
+                    "assignment of {} partition(s)",
+                    a.topic_partitions
+                        .iter()
+                        .map(|t| t.partitions.len())
+                        .sum::<usize>()
+                ),
+                None => "no new assignment".into(),
+            }
+        );
         if let Some(id) = resp.member_id.as_ref().filter(|id| !id.is_empty()) {
             if *id != self.member_id {
                 self.member_id = id.clone();
@@ -930,8 +951,42 @@ pub(crate) fn leave(
         instance_id: s.instance_id.clone(),
         ..Default::default()
     };
-    let resp = send(group, cluster, &req, deadline)?;
-    let code = KafkaCode(resp.error_code);
+    // coordinator errors are retried (with backoff) until the deadline:
+    // a static member that fails to leave keeps its instance id taken
+    // until its session runs out
+    let mut attempt = 0;
+    let resp = loop {
+        let r = send(group, cluster, &req, deadline);
+        let retry = match &r {
+            Ok(r) => matches!(
+                KafkaCode(r.error_code),
+                KafkaCode::NOT_COORDINATOR
+                    | KafkaCode::COORDINATOR_NOT_AVAILABLE
+                    | KafkaCode::COORDINATOR_LOAD_IN_PROGRESS
+            ),
+            Err(e) => e.code() == local::TRANSPORT || e.code() == local::TIMED_OUT,
+        };
+        let backoff = cluster.retry_backoff(attempt);
+        if !retry || Instant::now() + backoff >= deadline {
+            break r;
+        }
+        group.lock().coord = None;
+        std::thread::sleep(backoff);
+        attempt += 1;
+    };
+    log::debug!(
+        cluster.log(),
+        ctx::CGRP,
+        "LEAVE",
+        "Group \"{}\": member {member_id} leaves with epoch {}: {}",
+        s.group_id,
+        req.member_epoch,
+        match &resp {
+            Ok(r) => KafkaCode(r.error_code).to_string(),
+            Err(e) => e.to_string(),
+        }
+    );
+    let code = KafkaCode(resp?.error_code);
     if code.is_ok() || code == KafkaCode::UNKNOWN_MEMBER_ID {
         Ok(())
     } else {

@@ -495,6 +495,20 @@ pub(crate) fn commit(
             }),
         };
         if retry {
+            crate::log::debug!(
+                cluster.log(),
+                crate::log::ctx::CGRP,
+                "COMMIT",
+                "Group \"{}\": offset commit retried: {}",
+                group.settings.group_id,
+                match &attempt {
+                    Err(e) => e.to_string(),
+                    Ok(entries) => first_error(entries)
+                        .err()
+                        .map(|e| e.to_string())
+                        .unwrap_or_default(),
+                }
+            );
             group.lock().coord = None;
             if Instant::now() + backoff < deadline {
                 std::thread::sleep(backoff);
