@@ -487,10 +487,10 @@ static PROPS: &[Prop] = props! {
         "Interceptors added through rd_kafka_conf_interceptor_add_..() and any configuration handled by interceptors.";
     "group.protocol.type": Kind::Str, "consumer", Consumer, No,
         "Group protocol type for the `classic` group protocol.";
-    "group.protocol": Kind::Enum(&[&["classic"], &["consumer"]]), "classic", Consumer, No,
-        "Group protocol to use.";
-    "group.remote.assignor": Kind::Str, "", Consumer, No,
-        "Server side assignor to use.";
+    "group.protocol": Kind::Enum(&[&["classic"], &["consumer"]]), "classic", Consumer, Yes,
+        "Group protocol: `classic` (JoinGroup/SyncGroup) or `consumer`, the broker-driven protocol of KIP-848 (ConsumerGroupHeartbeat; session.timeout.ms, heartbeat.interval.ms and partition.assignment.strategy are then the broker's).";
+    "group.remote.assignor": Kind::Str, "", Consumer, Yes,
+        "With group.protocol=consumer: the broker-side assignor (uniform or range); empty lets the broker choose.";
     "coordinator.query.interval.ms": int(1, 3600000), "600000", Consumer, No,
         "How often to query for the current client group coordinator.";
     "queued.min.messages": int(1, 10000000), "100000", Consumer, Yes,

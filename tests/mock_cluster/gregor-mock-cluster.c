@@ -25,6 +25,8 @@
  *   coord group|txn KEY BROKER          place a group/transaction coordinator
  *   apiversion APIKEY MIN MAX           the version range brokers advertise
  *   rebalance_delay MS                  group.initial.rebalance.delay.ms
+ *   consumer_group HB_MS SESSION_MS     heartbeat interval and session timeout
+ *                                       of KIP-848 consumer groups
  *   track start|stop|clear|dump         request tracking; dump answers one
  *                                       "request BROKER APIKEY TIME_US" line
  *                                       per request since start or clear
@@ -177,6 +179,12 @@ static int command(int argc, char **argv) {
         if (argc != 4) return usage("apiversion APIKEY MIN MAX");
         return answer(rd_kafka_mock_set_apiversion(mc, (int16_t)atoi(argv[1]), (int16_t)atoi(argv[2]),
                                                    (int16_t)atoi(argv[3])));
+    }
+    if (!strcmp(c, "consumer_group")) {
+        if (argc != 3) return usage("consumer_group HB_MS SESSION_MS");
+        rd_kafka_mock_set_group_consumer_heartbeat_interval_ms(mc, atoi(argv[1]));
+        rd_kafka_mock_set_group_consumer_session_timeout_ms(mc, atoi(argv[2]));
+        return answer(RD_KAFKA_RESP_ERR_NO_ERROR);
     }
     if (!strcmp(c, "rebalance_delay")) {
         if (argc != 2) return usage("rebalance_delay MS");

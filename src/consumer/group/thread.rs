@@ -67,6 +67,10 @@ impl Coordinator {
 
     /// Runs until the consumer closes.
     pub fn run(mut self) {
+        if self.group.settings.consumer_protocol {
+            // group.protocol=consumer: the KIP-848 member instead
+            return consumer_protocol::Member848::new(self.group, self.shared, self.cluster).run();
+        }
         while let Some(a) = self.next_action() {
             match a {
                 Action::AsyncCommit(offsets) => self.async_commit(offsets),
