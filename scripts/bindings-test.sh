@@ -60,6 +60,10 @@ run_python() {
     log "python: the confluent_kafka compatibility package (test_compat.py unchanged, as confluent_kafka)"
     PYTHONPATH="$compat:$site" python3 bindings/python/tests/test_compat_package.py
     KAFKA_IMPL=confluent_kafka PYTHONPATH="$compat:$site" python3 bindings/python/tests/test_compat.py
+    log "python: oauth_cb (SASL/OAUTHBEARER token refresh)"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_oauth.py
+    log "python: io events, yield, asyncio example, group metadata, close_start (issue 22)"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_event_loop.py
     rm -rf "$site" "$compat"
 }
 
@@ -80,6 +84,10 @@ run_ruby() {
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_purge.rb
     log "ruby: Config.logger (issue 16)"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_log.rb
+    log "ruby: OAUTHBEARER refresh callback and set_token (issue 22)"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_oauthbearer.rb
+    log "ruby: event_io / yield_now / close_start / group metadata (issue 22)"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_event_loop.rb
     # close under calls in flight (issue 24): 1000 rounds each for admin,
     # producer and consumer, 15-30 s; GREGOR_LIFETIME_ROUNDS to change
     log "ruby: close while calls are in flight (${GREGOR_LIFETIME_ROUNDS:-1000} rounds each)"

@@ -646,6 +646,76 @@ def _stats_trampoline(client, cb):
     return STATS_CB(on_stats)
 
 
+# -- SASL/OAUTHBEARER: confluent-kafka's oauth_cb ------------------------------
+
+OAUTH_CB = ctypes.CFUNCTYPE(None, c_void_p, ctypes.c_char_p, c_void_p)
+_lib_extra["gregor_config_set_oauthbearer_token_refresh_cb"] = (c_int, [c_void_p, OAUTH_CB, c_void_p])
+for _role in ("producer", "consumer", "admin"):
+    _lib_extra[f"gregor_{_role}_oauthbearer_set_token"] = (
+        c_int,
+        [c_void_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p),
+         ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t],
+    )
+    _lib_extra[f"gregor_{_role}_oauthbearer_set_token_failure"] = (c_int, [c_void_p, ctypes.c_char_p])
+del _role
+
+
+def _pop_oauth_cb(conf):
+    """Takes ``oauth_cb`` out of ``conf``: None or a callable (TypeError otherwise)."""
+    cb = conf.pop("oauth_cb", None)
+    if cb is not None and not callable(cb):
+        raise TypeError("expected oauth_cb property as a callable function")
+    return cb
+
+
+def _oauth_trampoline(client, cb, role):
+    """A C token refresh callback calling confluent-kafka's
+    ``oauth_cb(oauthbearer_config) -> (token, expiry[, principal[, extensions]])``
+    (``expiry`` in seconds since the epoch, ``extensions`` a dict) and
+    handing the answer to ``gregor_<role>_oauthbearer_set_token``. An
+    exception (or a token gregor refuses) becomes
+    ``..._set_token_failure`` and is raised by the next poll, as
+    confluent-kafka raises it."""
+    set_token = getattr(lib, f"gregor_{role}_oauthbearer_set_token")
+    set_failure = getattr(lib, f"gregor_{role}_oauthbearer_set_token_failure")
+
+    def on_refresh(handle, config, _opaque):
+        try:
+            res = cb(pystr(config) or "")
+            if not isinstance(res, tuple) or not 2 <= len(res) <= 4:
+                raise TypeError("oauth_cb must return (token, expiry[, principal[, extensions]])")
+            token, expiry = res[0], res[1]
+            principal = res[2] if len(res) > 2 else ""
+            extensions = res[3] if len(res) > 3 and res[3] is not None else {}
+            if not isinstance(extensions, dict):
+                raise TypeError("oauth_cb extensions must be a dict")
+            flat = []
+            for k, v in extensions.items():
+                flat += [k, v]
+            arr = cstr_array(flat)
+            eb = errbuf()
+            rc = set_token(handle, cstr(token), int(float(expiry) * 1000), cstr(principal or ""),
+                           arr, len(flat), eb, len(eb))
+            raise_for(rc, eb)
+        except BaseException as e:
+            try:
+                set_failure(handle, cstr(str(e) or type(e).__name__))
+            finally:
+                client._keep_error(e)
+
+    return OAUTH_CB(on_refresh)
+
+
+def _set_oauth_cb(ch, client, cb, role):
+    """Sets ``cb`` (from :func:`_pop_oauth_cb`) on config handle ``ch``;
+    returns the C callback to keep alive with the client (or None)."""
+    if cb is None:
+        return None
+    tramp = _oauth_trampoline(client, cb, role)
+    raise_for(lib.gregor_config_set_oauthbearer_token_refresh_cb(ch, tramp, None))
+    return tramp
+
+
 # gregor_producer_purge's flags (librdkafka's RD_KAFKA_PURGE_F_*)
 _PURGE_F_QUEUE = 0x1
 _PURGE_F_INFLIGHT = 0x2
@@ -686,8 +756,11 @@ class Producer(_native.ProducerBase):
         error_cb, throttle_cb = _pop_event_cbs(conf)
         self._log_cb = _pop_logger(conf)
         stats_cb = _pop_stats_cb(conf)
+        oauth_cb = _pop_oauth_cb(conf)
+        self._cb_error = None
         ch = _make_config(conf, "producer", self._log_cb)
         try:
+            self._oauth_cb = _set_oauth_cb(ch, self, oauth_cb, "producer")
             eb = errbuf()
             ptr = lib.gregor_producer_new(ch, eb, len(eb))
             if not ptr:
@@ -703,7 +776,7 @@ class Producer(_native.ProducerBase):
         events = _install_events(self, "producer", ptr, error_cb, throttle_cb)
         self._stats_cb = _stats_trampoline(self, stats_cb) if stats_cb is not None else None
         # ctypes callbacks the library holds: released only after the handle is freed
-        self._keep = (self._log_cb, self._stats_cb, *events)
+        self._keep = (self._log_cb, self._stats_cb, self._oauth_cb, *events)
         if self._stats_cb is not None:
             raise_for(lib.gregor_producer_set_stats_cb(ptr, self._stats_cb, None))
 
@@ -764,10 +837,10 @@ class Producer(_native.ProducerBase):
         _raise_txn(lib.gregor_producer_txn_begin(self._ptr()))
 
     def send_offsets_to_transaction(self, positions, group_metadata, timeout=None):
-        gid = getattr(group_metadata, "group_id", group_metadata)
+        # KIP-447: generation, member id and instance id go along (_event_loop)
         tpl = _tpl_from(positions)
         try:
-            _raise_txn(lib.gregor_producer_txn_send_offsets(self._ptr(), tpl, cstr(gid), ms(timeout)))
+            _raise_txn(_event_loop.send_offsets(self._ptr(), tpl, group_metadata, ms(timeout)))
         finally:
             lib.gregor_tpl_free(tpl)
 
@@ -851,11 +924,7 @@ _REBALANCE_REVOKED = 2
 _REBALANCE_LOST = 3
 
 
-class ConsumerGroupMetadata:
-    """What ``send_offsets_to_transaction`` needs of a consumer's group."""
-
-    def __init__(self, group_id):
-        self.group_id = group_id
+from ._event_loop import ConsumerGroupMetadata  # noqa: E402  (KIP-447: group id, generation, member, instance)
 
 
 class Consumer(_native.ConsumerBase):
@@ -873,8 +942,11 @@ class Consumer(_native.ConsumerBase):
         error_cb, throttle_cb = _pop_event_cbs(conf)
         self._log_cb = _pop_logger(conf)
         stats_cb = _pop_stats_cb(conf)
+        oauth_cb = _pop_oauth_cb(conf)
+        self._cb_error = None
         ch = _make_config(conf, "consumer", self._log_cb)
         try:
+            self._oauth_cb = _set_oauth_cb(ch, self, oauth_cb, "consumer")
             eb = errbuf()
             ptr = lib.gregor_consumer_new(ch, eb, len(eb))
             if not ptr:
@@ -894,7 +966,8 @@ class Consumer(_native.ConsumerBase):
         events = _install_events(self, "consumer", ptr, error_cb, throttle_cb)
         self._stats_cb = _stats_trampoline(self, stats_cb) if stats_cb is not None else None
         # ctypes callbacks the library holds: released only after the handle is freed
-        self._keep = (self._rebalance_cb, self._commit_cb, self._log_cb, self._stats_cb, *events)
+        self._keep = (self._rebalance_cb, self._commit_cb, self._log_cb, self._stats_cb, self._oauth_cb,
+                      *events)
         if self._on_commit is not None:
             raise_for(lib.gregor_consumer_set_commit_cb(ptr, self._commit_cb, None))
         if self._stats_cb is not None:
@@ -1148,8 +1221,7 @@ class Consumer(_native.ConsumerBase):
         _set_sasl_credentials(lib.gregor_consumer_set_sasl_credentials, self._ptr(), username, password)
 
     def consumer_group_metadata(self):
-        self._ptr()
-        return ConsumerGroupMetadata(self._group_id)
+        return _event_loop.group_metadata(self._ptr(), self._group_id)
 
     def close(self):
         """Leaves the group (revoke callbacks run here), stops fetching and frees the consumer."""
@@ -1177,6 +1249,9 @@ from ._partitioners import consistent, fnv1a, murmur2  # noqa: E402
 from ._serializing import _make_classes  # noqa: E402
 from ._share import DeserializingShareConsumer, ShareConsumer  # noqa: E402
 from . import serialization  # noqa: E402,F401
+from . import _event_loop  # noqa: E402
+
+_event_loop._install(Producer, Consumer)  # io_event_enable, yield_, close_start, ...
 
 SerializingProducer, DeserializingConsumer = _make_classes()
 del _make_classes
@@ -1203,3 +1278,4 @@ def _dr_error(code, detail):
 
 
 _native.setup(lib.cdll._handle, Message, KafkaError, raise_for, to_bytes, _dr_error)
+from . import mock  # noqa: E402,F401
