@@ -39,6 +39,7 @@ run_python() {
     compat=$(mktemp -d)
     python3 -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation --target "$compat" \
         bindings/python/compat
+    rm -rf bindings/python/compat/build bindings/python/compat/*.egg-info
     rm -rf bindings/python/build bindings/python/*.egg-info
     log "python: test_compat.py with gregor"
     KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_compat.py
