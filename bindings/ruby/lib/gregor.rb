@@ -20,6 +20,8 @@ require_relative "gregor/consumer"
 require_relative "gregor/admin"
 require_relative "gregor/admin_acl"
 require_relative "gregor/metadata"
+require_relative "gregor/event_loop"
+require_relative "gregor/mock_cluster"
 
 module Gregor
   # The loaded libgregor's version.

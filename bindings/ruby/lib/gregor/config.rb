@@ -124,7 +124,9 @@ module Gregor
       # (:transport, :ssl, :authentication, :all_brokers_down, :fatal, …) of
       # every producer and consumer made afterwards, also inside its poll
       # calls (see gregor/events.rb); `oauthbearer_token_refresh_callback`
-      # is kept for compatibility (the C API has no OAUTHBEARER callback).
+      # gets (sasl.oauthbearer.config, client name) when an OAUTHBEARER
+      # token is needed, and answers with the client's
+      # oauthbearer_set_token (see gregor/oauthbearer.rb).
       attr_reader :statistics_callback, :error_callback, :oauthbearer_token_refresh_callback
 
       def statistics_callback=(callback)
