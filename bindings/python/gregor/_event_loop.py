@@ -123,7 +123,9 @@ def _install(Producer, Consumer):
 
     def producer_yield(self):
         """Makes a poll()/flush() blocked on another thread return now."""
-        lib.gregor_producer_yield(self._ptr())
+        ptr = self._ptr()
+        self._yield_pending = True  # the compiled poll/flush loop stops waiting (gregor._native)
+        lib.gregor_producer_yield(ptr)
 
     def consumer_io_event_enable(self, fd, payload=b"\x01\0\0\0\0\0\0\0"):
         """Writes ``payload`` to ``fd`` when messages or events wait for poll
@@ -132,7 +134,9 @@ def _install(Producer, Consumer):
 
     def consumer_yield(self):
         """Makes a poll() blocked on another thread return None now."""
-        lib.gregor_consumer_yield(self._ptr())
+        ptr = self._ptr()
+        self._yield_pending = True  # the compiled poll/consume loop stops waiting (gregor._native)
+        lib.gregor_consumer_yield(ptr)
 
     def rebalance_protocol(self):
         """"EAGER" or "COOPERATIVE" once in a group, else "NONE"."""

@@ -10,6 +10,7 @@ typedef struct {
     PyObject *cb_error; /* _cb_error */
     PyObject *keep;     /* _keep */
     char closed;        /* _closed */
+    char yield_pending; /* _yield_pending: yield_() was called; the waiting poll returns None */
     PyObject *topic_obj; /* the last topic name seen, reused */
     char *topic_c;
 } ConsumerObject;
@@ -204,6 +205,15 @@ static PyObject *poll_once(ConsumerObject *self, gregor_consumer *p, int wait_ms
     return m;
 }
 
+/* True (once) after yield_(): gregor_consumer_yield woke the wait. */
+static int took_yield(ConsumerObject *self)
+{
+    if (!self->yield_pending)
+        return 0;
+    self->yield_pending = 0;
+    return 1;
+}
+
 /* poll(timeout=None): the next message or error event, or None after
  * `timeout` s (None or negative: wait). */
 static PyObject *Consumer_poll(ConsumerObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -223,7 +233,7 @@ static PyObject *Consumer_poll(ConsumerObject *self, PyObject *const *args, Py_s
     if (m != Py_None)
         return m;
     Py_DECREF(m);
-    if (tms > 0 && tms <= SLICE_MS)
+    if (took_yield(self) || (tms > 0 && tms <= SLICE_MS))
         Py_RETURN_NONE;
     if (PyErr_CheckSignals() < 0)
         return NULL;
@@ -244,7 +254,7 @@ static PyObject *Consumer_poll(ConsumerObject *self, PyObject *const *args, Py_s
         if (m != Py_None)
             return m;
         Py_DECREF(m);
-        if (tms > 0 && monotonic_s() >= deadline)
+        if (took_yield(self) || (tms > 0 && monotonic_s() >= deadline))
             Py_RETURN_NONE;
         if (PyErr_CheckSignals() < 0)
             return NULL;
@@ -323,8 +333,11 @@ static PyObject *Consumer_consume(ConsumerObject *self, PyObject *args, PyObject
             Py_DECREF(m);
             if (rc < 0)
                 goto fail;
-        } else
+        } else {
             Py_DECREF(m);
+            if (took_yield(self))
+                break;
+        }
         if (PyErr_CheckSignals() < 0)
             goto fail;
         if ((p = consumer_ptr(self)) == NULL)
@@ -349,6 +362,7 @@ static PyMethodDef Consumer_methods[] = {
 static PyMemberDef Consumer_members[] = {{"_cb_error", T_OBJECT, offsetof(ConsumerObject, cb_error), 0, NULL},
                                          {"_keep", T_OBJECT, offsetof(ConsumerObject, keep), 0, NULL},
                                          {"_closed", T_BOOL, offsetof(ConsumerObject, closed), 0, NULL},
+                                         {"_yield_pending", T_BOOL, offsetof(ConsumerObject, yield_pending), 0, NULL},
                                          {NULL}};
 
 static PyGetSetDef Consumer_getset[] = {{"_hptr", (getter)Consumer_hptr, NULL, NULL, NULL}, {NULL}};

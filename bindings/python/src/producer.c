@@ -21,6 +21,7 @@ typedef struct {
     PyObject *cb_error;   /* _cb_error */
     PyObject *keep;       /* _keep: ctypes callbacks the library holds */
     char only_error;      /* _only_error */
+    char yield_pending;   /* _yield_pending: yield_() was called; the waiting poll/flush returns */
     pthread_mutex_t mu;   /* guards recs */
     dr_rec *recs;
     size_t nrecs, caprecs;
@@ -616,6 +617,10 @@ static PyObject *Producer_poll(ProducerObject *self, PyObject *const *args, Py_s
         dispatch(self);
         if (raise_stored(&self->cb_error) < 0)
             return NULL;
+        if (self->yield_pending) { /* gregor_producer_yield woke this wait: return now */
+            self->yield_pending = 0;
+            return PyLong_FromLong(n);
+        }
         if (n > 0 || (tms > 0 && monotonic_s() >= deadline))
             return PyLong_FromLong(n);
         if (PyErr_CheckSignals() < 0)
@@ -654,6 +659,10 @@ static PyObject *Producer_flush(ProducerObject *self, PyObject *const *args, Py_
         dispatch(self);
         if (raise_stored(&self->cb_error) < 0)
             return NULL;
+        if (self->yield_pending) {
+            self->yield_pending = 0;
+            break;
+        }
         if (rc == 0 || (tms >= 0 && monotonic_s() >= deadline))
             break;
         if (PyErr_CheckSignals() < 0)
@@ -697,6 +706,7 @@ static PyMemberDef Producer_members[] = {
     {"_cb_error", T_OBJECT, offsetof(ProducerObject, cb_error), 0, NULL},
     {"_keep", T_OBJECT, offsetof(ProducerObject, keep), 0, NULL},
     {"_only_error", T_BOOL, offsetof(ProducerObject, only_error), 0, NULL},
+    {"_yield_pending", T_BOOL, offsetof(ProducerObject, yield_pending), 0, NULL},
     {NULL}};
 
 static PyGetSetDef Producer_getset[] = {{"_hptr", (getter)Producer_hptr, NULL, NULL, NULL}, {NULL}};
