@@ -1477,6 +1477,11 @@ typedef struct gregor_message gregor_message;
 typedef struct gregor_metadata gregor_metadata;
 
 /**
+ * A running mock cluster; `gregor_mock_cluster_destroy` stops it.
+ */
+typedef struct gregor_mock_cluster gregor_mock_cluster;
+
+/**
  * Partitions to add to a topic.
  */
 typedef struct gregor_new_partitions gregor_new_partitions;
@@ -1672,6 +1677,35 @@ typedef void (*gregor_consumer_throttle_cb)(const gregor_consumer *consumer, con
  * and borrowed: valid only during the call.
  */
 typedef void (*gregor_log_cb)(void *opaque, int level, const char *fac, const char *name, const char *buf);
+
+/**
+ * The token refresh callback: `handle` is the `gregor_producer *`,
+ * `gregor_consumer *` or `gregor_admin *` made from the configuration the
+ * callback was set on; `oauthbearer_config` is the value of
+ * `sasl.oauthbearer.config` (NUL-terminated, borrowed for the call);
+ * `opaque` is what was given with the callback. The callback calls
+ * `gregor_*_oauthbearer_set_token` or `gregor_*_oauthbearer_set_token_failure`
+ * on `handle`.
+ */
+typedef void (*gregor_oauthbearer_token_refresh_cb)(void *handle, const char *oauthbearer_config, void *opaque);
+
+/**
+ * One request a mock broker received while tracking was on.
+ */
+typedef struct {
+  /**
+   * The broker that received it.
+   */
+  int32_t broker_id;
+  /**
+   * Its API key.
+   */
+  int16_t api_key;
+  /**
+   * Its version.
+   */
+  int16_t api_version;
+} gregor_mock_request;
 
 /**
  * One message's outcome, borrowed for the duration of the callback.
@@ -3662,7 +3696,7 @@ gregor_error_t *gregor_producer_txn_abort(const gregor_producer *producer, int t
 
 /**
  * The optional Cargo features this library was built with,
- * comma-separated: "zookeeper,legacy07,admin,tls,sasl" when built with
+ * comma-separated: "zookeeper,legacy07,admin,tls,sasl,mock" when built with
  * all of them (the default), "" with none. The functions and
  * configuration properties of a feature left out fail with
  * `GREGOR_ERR__NOT_IMPLEMENTED`. A static string: do not free it.
@@ -4226,6 +4260,189 @@ size_t gregor_metadata_partition_isrs(const gregor_metadata *md, size_t t, size_
  * Frees a metadata snapshot. NULL is a no-op.
  */
 void gregor_metadata_free(gregor_metadata *md);
+
+/**
+ * Sets the producer's SASL/OAUTHBEARER token, as librdkafka's
+ * `rd_kafka_oauthbearer_set_token`: `token_value` (NUL-terminated,
+ * copied), `md_lifetime_ms` when it expires (ms since the epoch),
+ * `md_principal_name` (NULL: empty), and `extension_size` strings at
+ * `extensions` alternating key and value (RFC 7628 section 3.1: keys
+ * 1*ALPHA and not `auth`; values VCHAR, SP, HTAB, CR, LF). Authentications
+ * from now on (new connections and KIP-368 re-authentications) use it;
+ * connections waiting for a token go on; the next refresh is due 80 %
+ * through its lifetime. Returns 0; `GREGOR_ERR__INVALID_ARG` with the
+ * reason in `errstr` (never quoting the token) for an expired token, an odd
+ * `extension_size`, a malformed key or value; `GREGOR_ERR__STATE` when
+ * OAUTHBEARER is not the configured mechanism. Thread-safe; may be called
+ * from the refresh callback.
+ */
+int gregor_producer_oauthbearer_set_token(const gregor_producer *producer, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token`, for a consumer.
+ */
+int gregor_consumer_oauthbearer_set_token(const gregor_consumer *consumer, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
+
+/**
+ * Reports that the producer's token could not be had, as librdkafka's
+ * `rd_kafka_oauthbearer_set_token_failure`: `errstr` is the reason (a
+ * non-empty NUL-terminated string). A token still valid stays in use; the
+ * next refresh is 10 s later; an `_AUTHENTICATION` error event carries the
+ * reason; connections waiting for a token fail with it. Returns 0,
+ * `GREGOR_ERR__INVALID_ARG` (NULL or empty reason) or `GREGOR_ERR__STATE`.
+ */
+int gregor_producer_oauthbearer_set_token_failure(const gregor_producer *producer, const char *errstr);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token_failure`, for a consumer.
+ */
+int gregor_consumer_oauthbearer_set_token_failure(const gregor_consumer *consumer, const char *errstr);
+
+/**
+ * Runs the producer's token refresh callback on a gregor thread instead
+ * of inside poll, as librdkafka's `rd_kafka_sasl_background_callbacks_enable`
+ * (for applications that do not poll). Returns 0 or `GREGOR_ERR__STATE`.
+ */
+int gregor_producer_sasl_background_callbacks_enable(const gregor_producer *producer);
+
+/**
+ * As `gregor_producer_sasl_background_callbacks_enable`, for a consumer.
+ */
+int gregor_consumer_sasl_background_callbacks_enable(const gregor_consumer *consumer);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token`, for an admin client
+ * (`GREGOR_ERR__NOT_IMPLEMENTED` in a build without the `admin` feature).
+ */
+int gregor_admin_oauthbearer_set_token(const gregor_admin *admin, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token_failure`, for an admin client.
+ */
+int gregor_admin_oauthbearer_set_token_failure(const gregor_admin *admin, const char *errstr);
+
+/**
+ * Sets (or with NULL `cb`, clears) the OAUTHBEARER token refresh callback
+ * of the clients made from `conf` afterwards. It runs when a token is
+ * needed: at the start and 80 % through the current token's lifetime (10 s
+ * after a failure), inside `gregor_producer_poll` / `_flush` /
+ * `gregor_consumer_poll` on the polling thread, as librdkafka runs it from
+ * `rd_kafka_poll`; on a gregor thread for an admin client (which has no
+ * poll) or after `gregor_*_sasl_background_callbacks_enable`. Connections
+ * wait for the first token. With it set, the built-in unsecured JWT and
+ * OIDC refreshers are not used. Returns 0 or `GREGOR_ERR__INVALID_ARG`
+ * (NULL `conf`). Not thread-safe for one `conf`.
+ */
+int gregor_config_set_oauthbearer_token_refresh_cb(gregor_config *conf, gregor_oauthbearer_token_refresh_cb cb, void *opaque);
+
+/**
+ * Starts a mock cluster of `broker_cnt` brokers (IDs 1..=broker_cnt) on
+ * ephemeral ports of 127.0.0.1. NULL on error, with the reason in `errstr`.
+ * Free with `gregor_mock_cluster_destroy`.
+ */
+gregor_mock_cluster *gregor_mock_cluster_new(int broker_cnt, char *errstr, size_t errstr_size);
+
+/**
+ * The cluster's `host:port,...` list for `bootstrap.servers`, owned by the
+ * cluster (valid until it is destroyed). NULL for a NULL cluster.
+ */
+const char *gregor_mock_cluster_bootstraps(const gregor_mock_cluster *mcluster);
+
+/**
+ * Stops every broker and frees the cluster. NULL is a no-op.
+ */
+void gregor_mock_cluster_destroy(gregor_mock_cluster *mcluster);
+
+/**
+ * Creates `topic` with `partition_cnt` partitions of `replication_factor`
+ * replicas, leaders spread over the brokers. 0, `GREGOR_ERR__INVALID_ARG`
+ * or TOPIC_ALREADY_EXISTS (36).
+ */
+int gregor_mock_topic_create(gregor_mock_cluster *mcluster, const char *topic, int partition_cnt, int replication_factor);
+
+/**
+ * Makes `broker_id` the leader of `topic` [`partition`]; its leader epoch
+ * goes up by one. `GREGOR_ERR__UNKNOWN_TOPIC` for an unknown partition.
+ */
+int gregor_mock_partition_set_leader(gregor_mock_cluster *mcluster, const char *topic, int32_t partition, int32_t broker_id);
+
+/**
+ * Takes a broker down: its connections close and new ones are refused.
+ */
+int gregor_mock_broker_set_down(gregor_mock_cluster *mcluster, int32_t broker_id);
+
+/**
+ * Brings a broker back up on its port.
+ */
+int gregor_mock_broker_set_up(gregor_mock_cluster *mcluster, int32_t broker_id);
+
+/**
+ * Delays every response of a broker by `rtt_ms` milliseconds.
+ */
+int gregor_mock_broker_set_rtt(gregor_mock_cluster *mcluster, int32_t broker_id, int rtt_ms);
+
+/**
+ * Sets a broker's rack (NULL: none).
+ */
+int gregor_mock_broker_set_rack(gregor_mock_cluster *mcluster, int32_t broker_id, const char *rack);
+
+/**
+ * The next `cnt` requests of `api_key` (on any broker) are answered with
+ * `errors[0..cnt]` in turn (librdkafka's
+ * `rd_kafka_mock_push_request_errors_array`).
+ */
+int gregor_mock_push_request_errors(gregor_mock_cluster *mcluster, int16_t api_key, size_t cnt, const int16_t *errors);
+
+/**
+ * As `gregor_mock_push_request_errors`, on one broker, each error answered
+ * after `rtts_ms[i]` milliseconds (`rtts_ms` may be NULL: no delay).
+ */
+int gregor_mock_broker_push_request_error_rtts(gregor_mock_cluster *mcluster, int32_t broker_id, int16_t api_key, size_t cnt, const int16_t *errors, const int *rtts_ms);
+
+/**
+ * Pins the coordinator of a group (`key_type` "group") or transactional
+ * ID ("transaction") to `broker_id`.
+ */
+int gregor_mock_coordinator_set(gregor_mock_cluster *mcluster, const char *key_type, const char *key, int32_t broker_id);
+
+/**
+ * Narrows the versions of `api_key` the brokers advertise and accept
+ * (`min_version` = `max_version` = -1: back to the served range).
+ */
+int gregor_mock_set_apiversion(gregor_mock_cluster *mcluster, int16_t api_key, int16_t min_version, int16_t max_version);
+
+/**
+ * Kafka's `group.initial.rebalance.delay.ms` for groups formed from now on
+ * (default 3000, as librdkafka's mock).
+ */
+int gregor_mock_group_initial_rebalance_delay_ms(gregor_mock_cluster *mcluster, int delay_ms);
+
+/**
+ * Starts recording every request (broker, API key, version).
+ */
+int gregor_mock_start_request_tracking(gregor_mock_cluster *mcluster);
+
+/**
+ * Stops recording and forgets what was recorded.
+ */
+int gregor_mock_stop_request_tracking(gregor_mock_cluster *mcluster);
+
+/**
+ * Copies up to `max` recorded requests, oldest first, into `out`; returns
+ * how many were recorded in all (call with `max` 0 to size the array).
+ */
+size_t gregor_mock_get_requests(gregor_mock_cluster *mcluster, gregor_mock_request *out, size_t max);
+
+/**
+ * Forgets the requests recorded so far (tracking stays on).
+ */
+int gregor_mock_clear_requests(gregor_mock_cluster *mcluster);
+
+/**
+ * The high watermark of `topic` [`partition`], or -1 if there is no such
+ * partition.
+ */
+int64_t gregor_mock_partition_high_watermark(gregor_mock_cluster *mcluster, const char *topic, int32_t partition);
 
 /**
  * A new producer configured by `conf` (copied; the caller keeps and frees

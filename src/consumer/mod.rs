@@ -1226,7 +1226,8 @@ impl Consumer {
             let _ = h.join();
         }
         let member_id = g.member_id();
-        if !member_id.is_empty() && s.instance_id.is_none() {
+        // a KIP-848 static member leaves too, with epoch -2
+        if !member_id.is_empty() && (s.instance_id.is_none() || s.consumer_protocol) {
             let _ = group::leave(g, &self.cluster, &member_id, deadline);
         }
         let mut m = g.lock();

@@ -36,6 +36,10 @@ mod lifetime;
 pub mod log;
 pub mod message;
 pub mod metadata;
+pub mod oauthbearer;
+pub mod oauthbearer_cb;
+#[cfg_attr(not(feature = "mock"), path = "off/mock.rs")]
+pub mod mock;
 pub mod producer;
 mod raw;
 pub mod rdkafka_compat;
@@ -60,6 +64,7 @@ pub use legacy07::*;
 pub use log::*;
 pub use message::*;
 pub use metadata::*;
+pub use mock::*;
 pub use producer::*;
 pub use raw::gregor_slice;
 pub use rdkafka_compat::*;

@@ -67,6 +67,10 @@ impl Coordinator {
 
     /// Runs until the consumer closes.
     pub fn run(mut self) {
+        if self.group.settings.consumer_protocol {
+            // group.protocol=consumer: the KIP-848 member instead
+            return consumer_protocol::Member848::new(self.group, self.shared, self.cluster).run();
+        }
         while let Some(a) = self.next_action() {
             match a {
                 Action::AsyncCommit(offsets) => self.async_commit(offsets),
@@ -575,8 +579,14 @@ impl Coordinator {
                 let new = m.last_error != Some(code);
                 m.last_error = Some(code);
                 drop(m);
-                // transport trouble is retried quietly, as librdkafka
-                if new && e.code() != local::TRANSPORT && e.code() != local::TIMED_OUT {
+                // transport trouble and retriable errors (the coordinator
+                // moving or loading) are retried quietly, as librdkafka
+                // reports only a JoinGroup / SyncGroup error it cannot retry
+                if new
+                    && e.code() != local::TRANSPORT
+                    && e.code() != local::TIMED_OUT
+                    && !e.is_retriable()
+                {
                     self.report(e);
                 }
                 self.join_retry_at = Some(Instant::now() + self.join_backoff);
