@@ -411,6 +411,7 @@ static const symbol symbols[] = {
     SYM(gregor_producer_set_sasl_credentials),
     SYM(gregor_producer_set_stats_cb),
     SYM(gregor_producer_set_throttle_cb),
+    SYM(gregor_producer_start_background),
     SYM(gregor_producer_txn_abort),
     SYM(gregor_producer_txn_begin),
     SYM(gregor_producer_txn_commit),

@@ -4784,6 +4784,16 @@ int gregor_consumer_cb_event_enable(const gregor_consumer *consumer, gregor_cons
 void gregor_consumer_yield(const gregor_consumer *consumer);
 
 /**
+ * Serves the producer's delivery reports and client events on a gregor
+ * thread from now on, as they come, instead of inside
+ * `gregor_producer_poll` (librdkafka's background queue /
+ * `background_event_cb`): the callbacks then run on that thread. Poll and
+ * flush still work. The thread ends when the producer is closed or freed.
+ * Returns 0, or `GREGOR_ERR__STATE` if started already.
+ */
+int gregor_producer_start_background(const gregor_producer *producer);
+
+/**
  * Opens a ZooKeeper session. `zk_connect` is `host:port[,host:port…][/chroot]`;
  * `session_timeout_ms` (> 0) is the session timeout and bounds each call.
  * Does not block on the network (the session is made in the background).
