@@ -1409,6 +1409,13 @@ typedef struct gregor_group_descriptions gregor_group_descriptions;
 typedef struct gregor_group_listings gregor_group_listings;
 
 /**
+ * A consumer's group metadata: group id, generation id, member id, group
+ * instance id, as when it was taken. Immutable; free with
+ * `gregor_group_metadata_free`.
+ */
+typedef struct gregor_group_metadata gregor_group_metadata;
+
+/**
  * Per-group results of deleting groups. Immutable.
  */
 typedef struct gregor_group_results gregor_group_results;
@@ -1468,6 +1475,11 @@ typedef struct gregor_message gregor_message;
  * A metadata snapshot. Immutable; thread-safe to read.
  */
 typedef struct gregor_metadata gregor_metadata;
+
+/**
+ * A running mock cluster; `gregor_mock_cluster_destroy` stops it.
+ */
+typedef struct gregor_mock_cluster gregor_mock_cluster;
 
 /**
  * Partitions to add to a topic.
@@ -1678,6 +1690,24 @@ typedef void (*gregor_log_cb)(void *opaque, int level, const char *fac, const ch
 typedef void (*gregor_oauthbearer_token_refresh_cb)(void *handle, const char *oauthbearer_config, void *opaque);
 
 /**
+ * One request a mock broker received while tracking was on.
+ */
+typedef struct {
+  /**
+   * The broker that received it.
+   */
+  int32_t broker_id;
+  /**
+   * Its API key.
+   */
+  int16_t api_key;
+  /**
+   * Its version.
+   */
+  int16_t api_version;
+} gregor_mock_request;
+
+/**
  * One message's outcome, borrowed for the duration of the callback.
  */
 typedef struct {
@@ -1733,6 +1763,18 @@ typedef void (*gregor_producer_stats_cb)(const gregor_producer *producer, const 
  * A consumer's statistics callback: as `gregor_producer_stats_cb`.
  */
 typedef void (*gregor_consumer_stats_cb)(const gregor_consumer *consumer, const char *json, size_t json_len, void *cb_opaque);
+
+/**
+ * A producer's event callback (`rd_kafka_queue_cb_event_enable`'s
+ * `event_cb`): runs on a gregor thread when the producer's queue becomes
+ * non-empty; must only wake the application's loop.
+ */
+typedef void (*gregor_producer_event_cb)(const gregor_producer *producer, void *opaque);
+
+/**
+ * A consumer's event callback: as `gregor_producer_event_cb`.
+ */
+typedef void (*gregor_consumer_event_cb)(const gregor_consumer *consumer, void *opaque);
 
 #ifdef __cplusplus
 extern "C" {
@@ -3654,12 +3696,113 @@ gregor_error_t *gregor_producer_txn_abort(const gregor_producer *producer, int t
 
 /**
  * The optional Cargo features this library was built with,
- * comma-separated: "zookeeper,legacy07,admin,tls,sasl" when built with
+ * comma-separated: "zookeeper,legacy07,admin,tls,sasl,mock" when built with
  * all of them (the default), "" with none. The functions and
  * configuration properties of a feature left out fail with
  * `GREGOR_ERR__NOT_IMPLEMENTED`. A static string: do not free it.
  */
 const char *gregor_builtin_features(void);
+
+/**
+ * The consumer's group metadata now (`rd_kafka_consumer_group_metadata`):
+ * generation -1 and member id "" before it joined. NULL without
+ * `group.id` (or for a NULL / freed consumer). Caller owns the result.
+ */
+gregor_group_metadata *gregor_consumer_group_metadata(const gregor_consumer *consumer);
+
+/**
+ * Group metadata with only a group id (generation -1, no member:
+ * `rd_kafka_consumer_group_metadata_new`), for brokers before KIP-447.
+ * NULL for a NULL or empty `group_id`. Caller owns the result.
+ */
+gregor_group_metadata *gregor_group_metadata_new(const char *group_id);
+
+/**
+ * Group metadata with every field given
+ * (`rd_kafka_consumer_group_metadata_new_with_genid`): a binding that kept
+ * a consumer's metadata as values builds it back with this. `member_id`
+ * NULL is ""; `group_instance_id` NULL is none. NULL for a NULL or empty
+ * `group_id`. Caller owns the result.
+ */
+gregor_group_metadata *gregor_group_metadata_new_with_genid(const char *group_id, int32_t generation_id, const char *member_id, const char *group_instance_id);
+
+/**
+ * The group id (borrowed: valid until the metadata is freed); NULL for NULL.
+ */
+const char *gregor_group_metadata_group_id(const gregor_group_metadata *m);
+
+/**
+ * The generation id (-1 when not in a generation, or for NULL).
+ */
+int32_t gregor_group_metadata_generation_id(const gregor_group_metadata *m);
+
+/**
+ * The member id ("" before joining; borrowed); NULL for NULL.
+ */
+const char *gregor_group_metadata_member_id(const gregor_group_metadata *m);
+
+/**
+ * The group instance id of a static member (borrowed), or NULL.
+ */
+const char *gregor_group_metadata_group_instance_id(const gregor_group_metadata *m);
+
+/**
+ * Frees group metadata (NULL is a no-op).
+ */
+void gregor_group_metadata_free(gregor_group_metadata *m);
+
+/**
+ * `gregor_producer_send_offsets_to_transaction` with the consumer's group
+ * metadata (`rd_kafka_send_offsets_to_transaction`, KIP-447): the
+ * TxnOffsetCommit carries the generation, member id and group instance
+ * id (v3+), so the coordinator refuses a member the group moved on from
+ * with `GREGOR_ERR_ILLEGAL_GENERATION`, `GREGOR_ERR_UNKNOWN_MEMBER_ID` or
+ * `GREGOR_ERR_FENCED_INSTANCE_ID`; the transaction must then be aborted.
+ * Borrows `offsets` and `metadata`.
+ */
+int gregor_producer_send_offsets_to_transaction_with_metadata(const gregor_producer *producer, const gregor_tpl *offsets, const gregor_group_metadata *metadata, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * "EAGER" or "COOPERATIVE" for a consumer in a group, else "NONE"
+ * (`rd_kafka_rebalance_protocol`; static strings). "NONE" for NULL.
+ */
+const char *gregor_consumer_rebalance_protocol(const gregor_consumer *consumer);
+
+/**
+ * 1 if the group took the consumer's partitions away without a rebalance
+ * (a `GREGOR_REBALANCE_LOST` event was served) and none were assigned
+ * since (`rd_kafka_assignment_lost`), else 0 (also for NULL).
+ */
+int gregor_consumer_assignment_lost(const gregor_consumer *consumer);
+
+/**
+ * Starts closing the consumer and returns at once
+ * (`rd_kafka_consumer_close_queue`): a gregor thread commits (with
+ * `enable.auto.commit`), gives the partitions up and leaves the group. The
+ * revocation is served by `gregor_consumer_poll` on the caller's thread
+ * (the rebalance callback runs there), so keep polling (or waiting on the
+ * io-event fd and polling) until `gregor_consumer_closed` returns 1; once
+ * the consumer's threads stopped, polls return an error message
+ * `GREGOR_ERR__STATE`, and the end of the close writes the io-event fd.
+ * `gregor_consumer_free` still frees the handle (waiting for the close).
+ * Returns 0, or `GREGOR_ERR__STATE` if closed or closing already.
+ */
+int gregor_consumer_close_start(const gregor_consumer *consumer);
+
+/**
+ * 1 once the consumer is closed (a `gregor_consumer_close_start` that
+ * ended, or `gregor_consumer_close`), else 0 (`rd_kafka_consumer_closed`).
+ * -1 for a NULL or freed consumer.
+ */
+int gregor_consumer_closed(const gregor_consumer *consumer);
+
+/**
+ * As `gregor_producer_send_offsets_to_transaction_with_metadata`,
+ * returning an error object (`gregor_error_t`, NULL on success) with
+ * librdkafka's flags: a fenced member's error has `txn_requires_abort`.
+ * A negative `timeout_ms` waits forever.
+ */
+gregor_error_t *gregor_producer_txn_send_offsets_with_metadata(const gregor_producer *producer, const gregor_tpl *offsets, const gregor_group_metadata *metadata, int timeout_ms);
 
 /**
  * A new, empty header list. Caller owns it: free with `gregor_headers_free`.
@@ -4193,6 +4336,115 @@ int gregor_admin_oauthbearer_set_token_failure(const gregor_admin *admin, const 
 int gregor_config_set_oauthbearer_token_refresh_cb(gregor_config *conf, gregor_oauthbearer_token_refresh_cb cb, void *opaque);
 
 /**
+ * Starts a mock cluster of `broker_cnt` brokers (IDs 1..=broker_cnt) on
+ * ephemeral ports of 127.0.0.1. NULL on error, with the reason in `errstr`.
+ * Free with `gregor_mock_cluster_destroy`.
+ */
+gregor_mock_cluster *gregor_mock_cluster_new(int broker_cnt, char *errstr, size_t errstr_size);
+
+/**
+ * The cluster's `host:port,...` list for `bootstrap.servers`, owned by the
+ * cluster (valid until it is destroyed). NULL for a NULL cluster.
+ */
+const char *gregor_mock_cluster_bootstraps(const gregor_mock_cluster *mcluster);
+
+/**
+ * Stops every broker and frees the cluster. NULL is a no-op.
+ */
+void gregor_mock_cluster_destroy(gregor_mock_cluster *mcluster);
+
+/**
+ * Creates `topic` with `partition_cnt` partitions of `replication_factor`
+ * replicas, leaders spread over the brokers. 0, `GREGOR_ERR__INVALID_ARG`
+ * or TOPIC_ALREADY_EXISTS (36).
+ */
+int gregor_mock_topic_create(gregor_mock_cluster *mcluster, const char *topic, int partition_cnt, int replication_factor);
+
+/**
+ * Makes `broker_id` the leader of `topic` [`partition`]; its leader epoch
+ * goes up by one. `GREGOR_ERR__UNKNOWN_TOPIC` for an unknown partition.
+ */
+int gregor_mock_partition_set_leader(gregor_mock_cluster *mcluster, const char *topic, int32_t partition, int32_t broker_id);
+
+/**
+ * Takes a broker down: its connections close and new ones are refused.
+ */
+int gregor_mock_broker_set_down(gregor_mock_cluster *mcluster, int32_t broker_id);
+
+/**
+ * Brings a broker back up on its port.
+ */
+int gregor_mock_broker_set_up(gregor_mock_cluster *mcluster, int32_t broker_id);
+
+/**
+ * Delays every response of a broker by `rtt_ms` milliseconds.
+ */
+int gregor_mock_broker_set_rtt(gregor_mock_cluster *mcluster, int32_t broker_id, int rtt_ms);
+
+/**
+ * Sets a broker's rack (NULL: none).
+ */
+int gregor_mock_broker_set_rack(gregor_mock_cluster *mcluster, int32_t broker_id, const char *rack);
+
+/**
+ * The next `cnt` requests of `api_key` (on any broker) are answered with
+ * `errors[0..cnt]` in turn (librdkafka's
+ * `rd_kafka_mock_push_request_errors_array`).
+ */
+int gregor_mock_push_request_errors(gregor_mock_cluster *mcluster, int16_t api_key, size_t cnt, const int16_t *errors);
+
+/**
+ * As `gregor_mock_push_request_errors`, on one broker, each error answered
+ * after `rtts_ms[i]` milliseconds (`rtts_ms` may be NULL: no delay).
+ */
+int gregor_mock_broker_push_request_error_rtts(gregor_mock_cluster *mcluster, int32_t broker_id, int16_t api_key, size_t cnt, const int16_t *errors, const int *rtts_ms);
+
+/**
+ * Pins the coordinator of a group (`key_type` "group") or transactional
+ * ID ("transaction") to `broker_id`.
+ */
+int gregor_mock_coordinator_set(gregor_mock_cluster *mcluster, const char *key_type, const char *key, int32_t broker_id);
+
+/**
+ * Narrows the versions of `api_key` the brokers advertise and accept
+ * (`min_version` = `max_version` = -1: back to the served range).
+ */
+int gregor_mock_set_apiversion(gregor_mock_cluster *mcluster, int16_t api_key, int16_t min_version, int16_t max_version);
+
+/**
+ * Kafka's `group.initial.rebalance.delay.ms` for groups formed from now on
+ * (default 3000, as librdkafka's mock).
+ */
+int gregor_mock_group_initial_rebalance_delay_ms(gregor_mock_cluster *mcluster, int delay_ms);
+
+/**
+ * Starts recording every request (broker, API key, version).
+ */
+int gregor_mock_start_request_tracking(gregor_mock_cluster *mcluster);
+
+/**
+ * Stops recording and forgets what was recorded.
+ */
+int gregor_mock_stop_request_tracking(gregor_mock_cluster *mcluster);
+
+/**
+ * Copies up to `max` recorded requests, oldest first, into `out`; returns
+ * how many were recorded in all (call with `max` 0 to size the array).
+ */
+size_t gregor_mock_get_requests(gregor_mock_cluster *mcluster, gregor_mock_request *out, size_t max);
+
+/**
+ * Forgets the requests recorded so far (tracking stays on).
+ */
+int gregor_mock_clear_requests(gregor_mock_cluster *mcluster);
+
+/**
+ * The high watermark of `topic` [`partition`], or -1 if there is no such
+ * partition.
+ */
+int64_t gregor_mock_partition_high_watermark(gregor_mock_cluster *mcluster, const char *topic, int32_t partition);
+
+/**
  * A new producer configured by `conf` (copied; the caller keeps and frees
  * `conf`). Returns NULL on a bad configuration, with the reason in `errstr`.
  * Does not connect yet. Caller owns the producer: free with `gregor_producer_free`.
@@ -4459,6 +4711,50 @@ int32_t gregor_tpl_set_metadata(gregor_tpl *tpl, size_t idx, const char *metadat
  * changed or freed; NULL if it has none (or out of range).
  */
 const char *gregor_tpl_metadata(const gregor_tpl *tpl, size_t idx);
+
+/**
+ * Writes `payload` (`size` bytes, 1 to 1024, copied) to `fd` whenever the
+ * producer's queue of delivery reports and client events goes from empty
+ * to non-empty, and after a poll / flush that left some queued; `fd` -1
+ * disables. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_producer_io_event_enable(const gregor_producer *producer, int fd, const void *payload, size_t size);
+
+/**
+ * Runs `cb(producer, opaque)` (on a gregor thread) where
+ * `gregor_producer_io_event_enable` would write; NULL `cb` disables.
+ * Returns 0 or an error code.
+ */
+int gregor_producer_cb_event_enable(const gregor_producer *producer, gregor_producer_event_cb cb, void *opaque);
+
+/**
+ * Makes a `gregor_producer_poll` / `gregor_producer_flush` blocked on
+ * another thread return now, as if its timeout ran out (or the next one
+ * that would wait). Safe from any thread; a no-op for NULL.
+ */
+void gregor_producer_yield(const gregor_producer *producer);
+
+/**
+ * Writes `payload` (`size` bytes, 1 to 1024, copied) to `fd` whenever the
+ * consumer's queue (messages, errors, rebalances, commit results, client
+ * events) goes from empty to non-empty, and after a poll that left some
+ * queued; `fd` -1 disables. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_consumer_io_event_enable(const gregor_consumer *consumer, int fd, const void *payload, size_t size);
+
+/**
+ * Runs `cb(consumer, opaque)` (on a gregor thread) where
+ * `gregor_consumer_io_event_enable` would write; NULL `cb` disables.
+ * Returns 0 or an error code.
+ */
+int gregor_consumer_cb_event_enable(const gregor_consumer *consumer, gregor_consumer_event_cb cb, void *opaque);
+
+/**
+ * Makes a `gregor_consumer_poll` blocked on another thread return NULL
+ * now, as if its timeout ran out (or the next one that would wait). Safe
+ * from any thread; a no-op for NULL.
+ */
+void gregor_consumer_yield(const gregor_consumer *consumer);
 
 /**
  * Opens a ZooKeeper session. `zk_connect` is `host:port[,host:port…][/chroot]`;

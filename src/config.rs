@@ -317,9 +317,9 @@ static PROPS: &[Prop] = props! {
         "Indicates the builtin features for this build of librdkafka.";
     "message.copy.max.bytes": int(0, 1000000000), "65535", Any, No,
         "Maximum size for message to be copied to buffer.";
-    "metadata.recovery.strategy": Kind::Enum(&[&["none"], &["rebootstrap"]]), "rebootstrap", Any, No,
+    "metadata.recovery.strategy": Kind::Enum(&[&["none"], &["rebootstrap"]]), "rebootstrap", Any, Yes,
         "Controls how the client recovers when none of the brokers known to it is available.";
-    "metadata.recovery.rebootstrap.trigger.ms": int(0, 2147483647), "300000", Any, No,
+    "metadata.recovery.rebootstrap.trigger.ms": int(0, 2147483647), "300000", Any, Yes,
         "If a client configured to rebootstrap using `metadata.recovery.strategy=rebootstrap` is unable to obtain metadata from any of the brokers for this interval, client repeats the bootstrap process using `bootstrap.servers` configuration and brokers added through `rd_kafka_brokers_add()`.";
     "topic.metadata.refresh.fast.interval.ms": int(1, 60000), "100", Any, Yes,
         "When a topic loses its leader a new metadata request will be enqueued immediately and then with this initial interval, exponentially increasing upto `retry.backoff.max.ms`, until the topic metadata has been refreshed.";
@@ -487,10 +487,10 @@ static PROPS: &[Prop] = props! {
         "Interceptors added through rd_kafka_conf_interceptor_add_..() and any configuration handled by interceptors.";
     "group.protocol.type": Kind::Str, "consumer", Consumer, No,
         "Group protocol type for the `classic` group protocol.";
-    "group.protocol": Kind::Enum(&[&["classic"], &["consumer"]]), "classic", Consumer, No,
-        "Group protocol to use.";
-    "group.remote.assignor": Kind::Str, "", Consumer, No,
-        "Server side assignor to use.";
+    "group.protocol": Kind::Enum(&[&["classic"], &["consumer"]]), "classic", Consumer, Yes,
+        "Group protocol: `classic` (JoinGroup/SyncGroup) or `consumer`, the broker-driven protocol of KIP-848 (ConsumerGroupHeartbeat; session.timeout.ms, heartbeat.interval.ms and partition.assignment.strategy are then the broker's).";
+    "group.remote.assignor": Kind::Str, "", Consumer, Yes,
+        "With group.protocol=consumer: the broker-side assignor (uniform or range); empty lets the broker choose.";
     "coordinator.query.interval.ms": int(1, 3600000), "600000", Consumer, No,
         "How often to query for the current client group coordinator.";
     "queued.min.messages": int(1, 10000000), "100000", Consumer, Yes,
@@ -539,6 +539,12 @@ static PROPS: &[Prop] = props! {
         "Deprecated: fsync() interval for the offset file, in milliseconds.";
     "consume.callback.max.messages": int(0, 1000000), "0", Consumer, No,
         "Maximum number of messages to dispatch in one `rd_kafka_consume_callback*()` call (0 = unlimited).";
+    // librdkafka's test properties (rdkafka_conf.c, not in its CONFIGURATION.md):
+    // a private mock cluster (src/mock) for this client.
+    "test.mock.num.brokers": int(0, 10000), "0", Any,
+        "Number of mock brokers to create (gregor's own mock cluster, `gregor::mock`): overrides bootstrap.servers with their list; 0 = off.";
+    "test.mock.broker.rtt": int(0, 3_600_000), "0", Any,
+        "Response delay of every mock broker, in ms (with test.mock.num.brokers).";
 };
 
 fn find(key: &str) -> Option<&'static Prop> {
@@ -831,8 +837,12 @@ fn missing_feature(name: &str, value: &str) -> Option<&'static str> {
     let sasl = name.starts_with("sasl.")
         || name.starts_with("enable.sasl.")
         || (name == "security.protocol" && value.starts_with("sasl"));
+    // A non-zero test.mock.num.brokers needs the mock cluster (0 is a no-op).
+    let mock = name.starts_with("test.mock.") && value.trim() != "0";
     if zookeeper && !cfg!(feature = "zookeeper") {
         Some("zookeeper")
+    } else if mock && !cfg!(feature = "mock") {
+        Some("mock")
     } else if tls && !cfg!(feature = "tls") {
         Some("tls")
     } else if sasl && !cfg!(feature = "sasl") {

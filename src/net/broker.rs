@@ -500,6 +500,12 @@ impl BrokerConn {
         lock(&self.inner.state).alive
     }
 
+    /// True while the last connection attempts failed (reset by a
+    /// successful connect): a broker to ask last when another will do.
+    pub fn is_failing(&self) -> bool {
+        lock(&self.inner.state).failures > 0
+    }
+
     /// Requests sent and not yet answered.
     pub fn in_flight(&self) -> usize {
         let st = lock(&self.inner.state);

@@ -29,7 +29,7 @@ use crate::cluster::Cluster;
 use crate::compression::Codec;
 use crate::config::{ClientKind, Config};
 use crate::error::{local, Error, Result};
-pub use crate::message::MessageStatus;
+pub use crate::message::{ConsumerGroupMetadata, MessageStatus};
 use crate::message::{Delivery, Header, ProducerRecord};
 use crate::record::BatchRecords;
 use crate::stats::{Emitter, PartStats, StatsCallback, TopicStats, Totals};
@@ -266,6 +266,9 @@ pub(crate) struct Shared {
     pub changed: Condvar,
     pub dr_cb: Mutex<Option<DeliveryCallback>>,
     pub txn: Mutex<txn::TxnState>,
+    /// The event-loop trigger (the same as `Acc::wakeup`, reachable
+    /// without the accumulator's lock).
+    pub wakeup: Arc<crate::net::wakeup::Wakeup>,
 }
 
 impl Shared {
@@ -312,9 +315,12 @@ impl Producer {
             crate::log::parse_debug(cfg.str("debug")).unwrap_or(0)
         );
         let cluster = Cluster::with_log(cfg, log)?;
+        let acc = Acc::new(&settings);
+        let wakeup = acc.wakeup.clone();
         let shared = Arc::new(Shared {
             cluster,
-            acc: Mutex::new(Acc::new(&settings)),
+            acc: Mutex::new(acc),
+            wakeup,
             settings,
             wake: Condvar::new(),
             changed: Condvar::new(),
@@ -326,6 +332,7 @@ impl Producer {
         shared.cluster.events().set_waker(Some(Arc::new(move || {
             if let Some(sh) = weak.upgrade() {
                 crate::net::events::notify_locked(&sh.acc, &sh.changed);
+                sh.wakeup.signal();
             }
         })));
         let s2 = shared.clone();
@@ -588,7 +595,49 @@ impl Producer {
         log.serve();
         let n = self.poll_reports(timeout);
         log.serve();
+        self.served();
         n
+    }
+
+    /// A `poll` or `flush` returned: consumes the outstanding event-loop
+    /// trigger, and runs it again if reports or events still wait.
+    fn served(&self) {
+        let acc = self.shared.acc();
+        let more = !acc.done.is_empty() || self.shared.cluster.events().pending();
+        acc.wakeup.served(more);
+    }
+
+    /// Sets (or with `None` removes) the event-loop trigger: it runs when
+    /// the producer's queue of delivery reports and client events goes from
+    /// empty to non-empty, and again after a [`Producer::poll`] that left
+    /// something queued (librdkafka's `rd_kafka_queue_cb_event_enable` on
+    /// the main queue). It may run on a gregor thread holding internal
+    /// locks: it must only signal (write an fd, wake a loop), never call the
+    /// producer.
+    pub fn set_event_trigger(&self, trigger: Option<crate::net::wakeup::Trigger>) {
+        let acc = self.shared.acc();
+        let pending = !acc.done.is_empty() || self.shared.cluster.events().pending();
+        acc.wakeup.set(trigger, pending);
+    }
+
+    /// The io-event form of [`Producer::set_event_trigger`]
+    /// (`rd_kafka_queue_io_event_enable`): writes `payload` to `out` (an
+    /// eventfd, a pipe's write end, a socket; best non-blocking) at each
+    /// trigger. Write errors (a full pipe: the reader has a wakeup pending
+    /// anyway) are ignored.
+    pub fn set_io_event<W: std::io::Write + Send + 'static>(&self, out: W, payload: Vec<u8>) {
+        self.set_event_trigger(Some(crate::net::wakeup::writer_trigger(out, payload)));
+    }
+
+    /// Wakes a [`Producer::poll`] or [`Producer::flush`] blocked on another
+    /// thread: it returns as if its timeout ran out (poll: 0, flush:
+    /// `_TIMED_OUT`); nothing else changes. With no call waiting, the next
+    /// one that would wait returns at once (as `rd_kafka_queue_yield`).
+    pub fn yield_now(&self) {
+        let mut acc = self.shared.acc();
+        acc.yielded = true;
+        self.shared.changed.notify_all();
+        drop(acc);
     }
 
     fn poll_reports(&self, timeout: Duration) -> usize {
@@ -610,6 +659,10 @@ impl Producer {
                 }
                 let now = Instant::now();
                 if now >= deadline || acc.closing {
+                    return 0;
+                }
+                if acc.yielded {
+                    acc.yielded = false;
                     return 0;
                 }
                 if self.stats.is_due() {
@@ -704,7 +757,8 @@ impl Producer {
                 break Err(Error::local(local::DESTROY, "producer closed"));
             }
             let now = Instant::now();
-            if now >= deadline {
+            if now >= deadline || acc.yielded {
+                acc.yielded = false;
                 break Err(Error::timed_out(format!(
                     "flush: {} message(s) still outstanding",
                     acc.outstanding()
@@ -726,6 +780,7 @@ impl Producer {
         acc.flushing -= 1;
         drop(acc);
         log.serve();
+        self.served();
         result
     }
 

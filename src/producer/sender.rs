@@ -719,6 +719,10 @@ fn earlier_outstanding(acc: &super::accumulator::Acc, tp: &Tp, seq_no: u64) -> b
 fn retry_or_fail(sh: &Shared, acc: &mut super::accumulator::Acc, mut b: Batch, e: Error) {
     let action = match &e {
         Error::Kafka { code, .. } => code.action(),
+        // The leader's connection failed: the leader may have moved, or the
+        // whole cluster (KIP-899 re-bootstrap starts from a metadata
+        // request), as librdkafka refreshes metadata when a broker goes down.
+        e if e.code() == local::TRANSPORT => ErrorAction::RefreshMetadataAndRetry,
         e if e.is_retriable() => ErrorAction::Retry,
         _ => ErrorAction::Fail,
     };
