@@ -493,7 +493,7 @@ fn gregor_members_alone_share_a_topic_exactly_once() {
             .events
             .iter()
             .filter(|e| e.1 == who && e.2 == kind && !e.3.is_empty());
-        let e = if first { it.next() } else { it.last() };
+        let e = if first { it.next() } else { it.next_back() };
         e.map(|e| e.3.clone())
     };
     assert_eq!(
