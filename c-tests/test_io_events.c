@@ -11,6 +11,8 @@
  *    milliseconds (measured and printed); a yield with nobody polling makes
  *    the next waiting poll return at once.
  * 4. Bad arguments get GREGOR_ERR__INVALID_ARG.
+ * 5. gregor_producer_start_background: reports reach the callback on a
+ *    gregor thread with no poll at all.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -127,6 +129,17 @@ static void run_loop(int ep, int pfd, int cfd, gregor_producer *p, gregor_consum
             }
         }
     }
+}
+
+static atomic_int bg_reports, bg_on_main;
+static pthread_t main_thread;
+
+static void on_bg_delivery(const gregor_delivery_report *dr, void *opaque) {
+    (void)opaque;
+    if (dr->err == 0)
+        atomic_fetch_add(&bg_reports, 1);
+    if (pthread_equal(pthread_self(), main_thread))
+        atomic_fetch_add(&bg_on_main, 1);
 }
 
 static atomic_int cb_calls;
@@ -296,6 +309,21 @@ int main(void) {
     m = gregor_consumer_poll(c, 300);
     CHECK(m == NULL);
     CHECK(now_ms() - at >= 250);
+
+    /* 5. background serving: no poll */
+    main_thread = pthread_self();
+    gregor_producer *bg = test_producer(pp);
+    CHECK_OK(gregor_producer_set_dr_cb(bg, on_bg_delivery, NULL), "set_dr_cb");
+    CHECK_INT(gregor_producer_start_background(bg), 0);
+    CHECK_INT(gregor_producer_start_background(bg), GREGOR_ERR__STATE);
+    send_range(bg, topic, 0, 100);
+    int64_t bg_deadline = now_ms() + 30000;
+    while (atomic_load(&bg_reports) < 100 && now_ms() < bg_deadline)
+        usleep(10 * 1000);
+    printf("background: %d reports served with no poll\n", atomic_load(&bg_reports));
+    CHECK_INT(atomic_load(&bg_reports), 100);
+    CHECK_INT(atomic_load(&bg_on_main), 0);
+    gregor_producer_free(bg);
 
     CHECK_INT(gregor_producer_io_event_enable(p, -1, NULL, 0), 0);
     CHECK_INT(gregor_consumer_io_event_enable(c, -1, NULL, 0), 0);

@@ -190,6 +190,11 @@
 #define GREGOR_ERR__UNSUPPORTED_FEATURE -165
 
 /**
+ * Local: No such entry
+ */
+#define GREGOR_ERR__NOENT -156
+
+/**
  * Local: Purged in queue
  */
 #define GREGOR_ERR__PURGE_QUEUE -152
@@ -1336,6 +1341,16 @@
 #define GREGOR_PURGE_F_NON_BLOCKING 4
 
 /**
+ * `gregor_zk_migrate_offsets` direction: ZooKeeper → Kafka.
+ */
+#define GREGOR_ZK_MIGRATE_TO_KAFKA 0
+
+/**
+ * `gregor_zk_migrate_offsets` direction: Kafka → ZooKeeper.
+ */
+#define GREGOR_ZK_MIGRATE_TO_ZK 1
+
+/**
  * One ACL binding (to create).
  */
 typedef struct gregor_acl_binding gregor_acl_binding;
@@ -1570,6 +1585,12 @@ typedef struct gregor_zk gregor_zk;
 typedef struct gregor_zk_brokers gregor_zk_brokers;
 
 /**
+ * Config change notifications (the children of `/config/changes`): each
+ * znode's name and the entity whose config changed. Immutable.
+ */
+typedef struct gregor_zk_config_changes gregor_zk_config_changes;
+
+/**
  * A member of a ZooKeeper-coordinated (Kafka 0.8 high-level consumer)
  * group. Thread-safe.
  */
@@ -1579,6 +1600,12 @@ typedef struct gregor_zk_consumer gregor_zk_consumer;
  * A list of names (topics, groups, members). Immutable.
  */
 typedef struct gregor_zk_names gregor_zk_names;
+
+/**
+ * Partitions named by an admin request or notification, in the znode's
+ * order: topic, partition, and (reassignments) the new replicas. Immutable.
+ */
+typedef struct gregor_zk_partitions gregor_zk_partitions;
 
 /**
  * A topic as ZooKeeper holds it. Immutable.
@@ -4757,6 +4784,16 @@ int gregor_consumer_cb_event_enable(const gregor_consumer *consumer, gregor_cons
 void gregor_consumer_yield(const gregor_consumer *consumer);
 
 /**
+ * Serves the producer's delivery reports and client events on a gregor
+ * thread from now on, as they come, instead of inside
+ * `gregor_producer_poll` (librdkafka's background queue /
+ * `background_event_cb`): the callbacks then run on that thread. Poll and
+ * flush still work. The thread ends when the producer is closed or freed.
+ * Returns 0, or `GREGOR_ERR__STATE` if started already.
+ */
+int gregor_producer_start_background(const gregor_producer *producer);
+
+/**
  * Opens a ZooKeeper session. `zk_connect` is `host:port[,host:port…][/chroot]`;
  * `session_timeout_ms` (> 0) is the session timeout and bounds each call.
  * Does not block on the network (the session is made in the background).
@@ -4855,6 +4892,98 @@ void gregor_zk_consumer_close(const gregor_zk_consumer *consumer);
  * pointer is a no-op.
  */
 void gregor_zk_consumer_free(gregor_zk_consumer *consumer);
+
+/**
+ * The topics marked for deletion (`/admin/delete_topics/<topic>`), in name
+ * order; empty if none. On success `*out` receives them (caller owns; free
+ * with `gregor_zk_names_free`).
+ */
+int gregor_zk_list_topic_deletions(const gregor_zk *zk, gregor_zk_names **out, char *errstr, size_t errstr_size);
+
+/**
+ * The partition reassignment in progress (`/admin/reassign_partitions`):
+ * each partition with its target replicas (`gregor_zk_partitions_replicas`);
+ * empty if none. On success `*out` receives it (caller owns; free with
+ * `gregor_zk_partitions_free`).
+ */
+int gregor_zk_list_reassignments(const gregor_zk *zk, gregor_zk_partitions **out, char *errstr, size_t errstr_size);
+
+/**
+ * The preferred replica election in progress
+ * (`/admin/preferred_replica_election`), empty if none. As
+ * `gregor_zk_list_reassignments` for the rest (no replicas).
+ */
+int gregor_zk_list_preferred_replica_elections(const gregor_zk *zk, gregor_zk_partitions **out, char *errstr, size_t errstr_size);
+
+/**
+ * The ISR change notifications (the children of
+ * `/isr_change_notification`, in znode order): one row per partition
+ * named, with its notification's znode name
+ * (`gregor_zk_partitions_notification`). As
+ * `gregor_zk_list_reassignments` for the rest (no replicas).
+ */
+int gregor_zk_list_isr_changes(const gregor_zk *zk, gregor_zk_partitions **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of partitions (0 for NULL).
+ */
+size_t gregor_zk_partitions_count(const gregor_zk_partitions *p);
+
+/**
+ * Row `i`'s topic.
+ */
+const char *gregor_zk_partitions_topic(const gregor_zk_partitions *p, size_t i);
+
+/**
+ * Row `i`'s partition.
+ */
+int32_t gregor_zk_partitions_partition(const gregor_zk_partitions *p, size_t i);
+
+/**
+ * Row `i`: copies up to `max` of its new replica ids (reassignments; none
+ * otherwise) into `out` and returns how many there are.
+ */
+size_t gregor_zk_partitions_replicas(const gregor_zk_partitions *p, size_t i, int32_t *out, size_t max);
+
+/**
+ * Row `i`'s notification znode name (`isr_change_0000000001`) for ISR
+ * changes; NULL for the admin requests.
+ */
+const char *gregor_zk_partitions_notification(const gregor_zk_partitions *p, size_t i);
+
+/**
+ * Frees a partition list. NULL is a no-op.
+ */
+void gregor_zk_partitions_free(gregor_zk_partitions *p);
+
+/**
+ * The config change notifications, in znode order: each one's name
+ * (`config_change_0000000003`) and entity path (`topics/<topic>`,
+ * `clients/<id>`, …; version 1 notifications give
+ * `<entity_type>/<entity_name>`). On success `*out` receives them (caller
+ * owns; free with `gregor_zk_config_changes_free`).
+ */
+int gregor_zk_list_config_changes(const gregor_zk *zk, gregor_zk_config_changes **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of notifications (0 for NULL).
+ */
+size_t gregor_zk_config_changes_count(const gregor_zk_config_changes *c);
+
+/**
+ * Notification `i`'s znode name.
+ */
+const char *gregor_zk_config_changes_name(const gregor_zk_config_changes *c, size_t i);
+
+/**
+ * Notification `i`'s entity path.
+ */
+const char *gregor_zk_config_changes_entity_path(const gregor_zk_config_changes *c, size_t i);
+
+/**
+ * Frees a list of config change notifications. NULL is a no-op.
+ */
+void gregor_zk_config_changes_free(gregor_zk_config_changes *c);
 
 /**
  * The topics under `/brokers/topics`, in name order. On success `*out`
@@ -5060,8 +5189,9 @@ int gregor_zk_list_group_offsets(const gregor_zk *zk, const char *group, const c
 /**
  * Copies znode `path`'s data into the caller-owned `buf` (up to `size`
  * bytes; NULL with `size` 0 to ask the length) and writes its full length
- * to `*len` (may be NULL). Returns 0, or `GREGOR_ERR__FAIL` with
- * "`no node <path>`" in `errstr` if there is no such znode.
+ * to `*len` (may be NULL). Returns 0, or `GREGOR_ERR__NOENT` (librdkafka's
+ * `RD_KAFKA_RESP_ERR__NOENT`, "No such entry") with "`no node <path>`" in
+ * `errstr` if there is no such znode.
  */
 int gregor_zk_get(const gregor_zk *zk, const char *path, uint8_t *buf, size_t size, size_t *len, char *errstr, size_t errstr_size);
 
@@ -5077,6 +5207,30 @@ int gregor_zk_put(const gregor_zk *zk, const char *path, const uint8_t *data, si
  * znode that does not exist succeeds.
  */
 int gregor_zk_delete(const gregor_zk *zk, const char *path, char *errstr, size_t errstr_size);
+
+/**
+ * Copies `group`'s offsets one way: `direction` is
+ * `GREGOR_ZK_MIGRATE_TO_KAFKA` or `GREGOR_ZK_MIGRATE_TO_ZK`. Every topic's,
+ * or `topic`'s only (NULL: all). With `dry_run` non-zero nothing is
+ * written, and `*out` holds what would be.
+ *
+ * The brokers are reached through `conf` (borrowed for the call; its
+ * `bootstrap.servers` or `zookeeper.connect` and security settings), or,
+ * with `conf` NULL, through the brokers registered in the session's
+ * ZooKeeper (`zookeeper.connect` = the session's connect string, plaintext).
+ * Blocks up to `timeout_ms` for the Kafka side (the header's timeout rule:
+ * negative waits forever) and up to the session timeout for each
+ * ZooKeeper call.
+ *
+ * On success `*out` receives the offsets copied (topic, partition, offset,
+ * in topic and partition order; caller owns, free with `gregor_tpl_free`).
+ * Errors: `GREGOR_ERR__INVALID_ARG` for a bad direction or NULL argument;
+ * the broker's error for a refused commit or fetch (e.g.
+ * `GREGOR_ERR_GROUP_AUTHORIZATION_FAILED`); `GREGOR_ERR__UNSUPPORTED_FEATURE`
+ * for a broker with only OffsetCommit v0; `GREGOR_ERR__BAD_MSG` for a
+ * malformed offset znode.
+ */
+int gregor_zk_migrate_offsets(const gregor_zk *zk, const gregor_config *conf, const char *group, const char *topic, int direction, int dry_run, int timeout_ms, gregor_tpl **out, char *errstr, size_t errstr_size);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -200,3 +200,35 @@ fn assignment_lost_after_max_poll_interval() {
     assert_eq!(ev.last(), Some(&(1, false)), "{ev:?}");
     c.close();
 }
+
+#[test]
+fn close_after_close_start_serves_the_revocation_itself() {
+    if !common::broker_up() {
+        return;
+    }
+    let topic = common::unique_topic("events-close3");
+    common::create_topic(&topic, 1);
+    let group = common::unique_topic("events-close3-g");
+    let c = member(&group, &[]);
+    let events: Arc<Mutex<Vec<(i32, std::thread::ThreadId)>>> = Arc::default();
+    let e2 = events.clone();
+    c.set_rebalance_callback(move |_, ev: RebalanceEvent| {
+        e2.lock()
+            .unwrap()
+            .push((ev.code(), std::thread::current().id()));
+    });
+    c.subscribe(&[&topic]).unwrap();
+    poll_until(&c, |c| !c.assignment().is_empty());
+    c.close_start().unwrap();
+    // no poll: close itself serves the revocation, promptly
+    let t = Instant::now();
+    c.close();
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert!(c.closed());
+    let ev = events.lock().unwrap().clone();
+    assert_eq!(
+        ev.last().copied(),
+        Some((2, std::thread::current().id())),
+        "{ev:?}"
+    );
+}

@@ -111,6 +111,17 @@ fn credential(bytes: &[u8]) -> Option<String> {
 /// A scripted SASL broker: answers every SaslAuthenticate with
 /// `lifetime_ms` as the session lifetime and Metadata after `meta_delay`.
 fn sasl_peer(lifetime_ms: i64, meta_delay: Duration) -> (String, Arc<Mutex<Vec<Seen>>>) {
+    sasl_peer_refusing(lifetime_ms, meta_delay, false)
+}
+
+/// As [`sasl_peer`]; with `refuse_reauth`, a re-authentication is refused
+/// (SASL_AUTHENTICATION_FAILED) and the connection closed, as a broker
+/// that no longer accepts the credentials does.
+fn sasl_peer_refusing(
+    lifetime_ms: i64,
+    meta_delay: Duration,
+    refuse_reauth: bool,
+) -> (String, Arc<Mutex<Vec<Seen>>>) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = l.local_addr().unwrap().to_string();
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -121,7 +132,7 @@ fn sasl_peer(lifetime_ms: i64, meta_delay: Duration) -> (String, Arc<Mutex<Vec<S
             let Ok(s) = s else { return };
             let i = n.fetch_add(1, Ordering::SeqCst);
             let seen = seen2.clone();
-            thread::spawn(move || serve_sasl(i, s, lifetime_ms, meta_delay, &seen));
+            thread::spawn(move || serve_sasl(i, s, lifetime_ms, meta_delay, refuse_reauth, &seen));
         }
     });
     (addr, seen)
@@ -132,6 +143,7 @@ fn serve_sasl(
     mut s: TcpStream,
     lifetime_ms: i64,
     meta_delay: Duration,
+    refuse_reauth: bool,
     seen: &Mutex<Vec<Seen>>,
 ) {
     let mut authenticated = false;
@@ -182,6 +194,14 @@ fn serve_sasl(
                 rec.raw = String::from_utf8_lossy(&buf).into_owned();
                 let mut resp = SaslAuthenticateResponse::default();
                 resp.session_lifetime_ms = lifetime_ms;
+                if refuse_reauth && authenticated {
+                    resp.error_code = 58;
+                    resp.error_message = Some("credentials no longer valid".into());
+                    let hv = if version >= 2 { 1 } else { 0 };
+                    seen.lock().unwrap().push(rec);
+                    let _ = s.write_all(&frame(corr, hv, &resp.to_bytes(version).unwrap()));
+                    return;
+                }
                 resp.auth_bytes = Bytes::from(Vec::new());
                 in_auth = false;
                 authenticated = true;
@@ -253,7 +273,7 @@ fn auths(seen: &[Seen], conn: usize) -> Vec<Seen> {
 
 #[test]
 fn refresh_callback_from_poll_and_reauthentication_with_the_refreshed_token() {
-    const LIFETIME: i64 = 1500; // the broker's session lifetime
+    const LIFETIME: i64 = 2500; // the broker's session lifetime
     const TOKEN_LIFE: i64 = 1000; // each token's lifetime: refreshed after 800 ms
     let (addr, seen) = sasl_peer(LIFETIME, Duration::from_millis(30));
     let mut net =
@@ -287,7 +307,7 @@ fn refresh_callback_from_poll_and_reauthentication_with_the_refreshed_token() {
             let conn = conn.clone();
             thread::spawn(move || {
                 let mut ok = 0;
-                while t0.elapsed() < Duration::from_millis(3300) {
+                while t0.elapsed() < Duration::from_millis(5300) {
                     conn.call(&MetadataRequest::default(), Some(Duration::from_secs(10)))
                         .unwrap_or_else(|e| panic!("request during re-authentication: {e}"));
                     ok += 1;
@@ -352,7 +372,7 @@ fn refresh_callback_from_poll_and_reauthentication_with_the_refreshed_token() {
 
 #[test]
 fn plain_reauthenticates_with_the_credentials_set_last() {
-    const LIFETIME: i64 = 800;
+    const LIFETIME: i64 = 1500;
     let (addr, seen) = sasl_peer(LIFETIME, Duration::ZERO);
     let c = cfg(&[
         ("bootstrap.servers", &addr),
@@ -382,6 +402,41 @@ fn plain_reauthenticates_with_the_credentials_set_last() {
     for w in a.windows(2) {
         assert!((w[1].at - w[0].at).as_millis() < LIFETIME as u128);
     }
+}
+
+#[test]
+fn a_refused_reauthentication_ends_the_session_and_the_next_request_reconnects() {
+    const LIFETIME: i64 = 600;
+    let (addr, seen) = sasl_peer_refusing(LIFETIME, Duration::ZERO, true);
+    let c = oauth_cfg(&addr, &[("sasl.oauthbearer.token", "fixed-token")]);
+    let net = NetConfig::from_config(&c).unwrap();
+    let errors = Arc::new(Mutex::new(Vec::new()));
+    let e2 = errors.clone();
+    net.events
+        .set_error_callback(Some(Box::new(move |e| e2.lock().unwrap().push(e.clone()))));
+    let conn = BrokerConn::new(addr.as_str(), addr.as_str(), net.clone());
+    conn.call(&MetadataRequest::default(), Some(Duration::from_secs(5)))
+        .unwrap();
+    thread::sleep(Duration::from_millis(LIFETIME as u64 + 200));
+    assert!(
+        !conn.is_connected(),
+        "the session outlived a refused re-authentication"
+    );
+    // the next request authenticates afresh on a new connection
+    conn.call(&MetadataRequest::default(), Some(Duration::from_secs(5)))
+        .unwrap();
+    conn.close();
+    net.events.serve();
+    let seen = seen.lock().unwrap();
+    assert_eq!(auths(&seen, 0).len(), 2);
+    assert_eq!(auths(&seen, 1).len(), 1);
+    let errors = errors.lock().unwrap();
+    assert!(
+        errors.iter().any(|e| e.code() == local::AUTHENTICATION
+            && e.to_string().contains("re-authentication failed")
+            && e.to_string().contains("credentials no longer valid")),
+        "{errors:?}"
+    );
 }
 
 #[test]
@@ -657,7 +712,7 @@ fn jwt_sub(token: &str) -> String {
 #[test]
 fn oidc_client_credentials_against_a_local_https_endpoint_with_refresh_on_the_wire() {
     const TOKEN_LIFE_S: f64 = 2.0;
-    const SESSION_MS: i64 = 1200;
+    const SESSION_MS: i64 = 2000;
     let (url, requests) = token_endpoint(TOKEN_LIFE_S);
     let (addr, seen) = sasl_peer(SESSION_MS, Duration::ZERO);
     let c = oauth_cfg(
@@ -684,7 +739,7 @@ fn oidc_client_credentials_against_a_local_https_endpoint_with_refresh_on_the_wi
     let first_auth = t0.elapsed();
     // idle for a while: the tokens are refreshed in the background, and the
     // re-authentications carry them to the broker
-    thread::sleep(Duration::from_millis(3800));
+    thread::sleep(Duration::from_millis(4300));
     conn.call(&MetadataRequest::default(), Some(Duration::from_secs(10)))
         .unwrap();
     conn.close();

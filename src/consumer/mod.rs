@@ -1246,13 +1246,22 @@ impl Consumer {
     /// `socket.timeout.ms` and 10 s.
     pub fn close(&self) {
         if self.closed.swap(true, Ordering::SeqCst) {
-            // a close started by close_start: wait for it (it is bounded)
+            // a close started by close_start: serve what it queues (the
+            // revocation) here, as the blocking close does, until it ends
+            // (it is bounded)
             let t = self
                 .close_thread
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .take();
             if let Some(t) = t {
+                while !t.is_finished() {
+                    let ev = self.shared.lock().group_events.pop_front();
+                    match ev {
+                        Some(ev) => self.serve(ev),
+                        None => std::thread::sleep(Duration::from_millis(5)),
+                    }
+                }
                 let _ = t.join();
             }
             return;

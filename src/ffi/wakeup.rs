@@ -179,3 +179,16 @@ pub extern "C" fn gregor_consumer_yield(consumer: *const gregor_consumer) {
         }
     })
 }
+
+/// Serves the producer's delivery reports and client events on a gregor
+/// thread from now on, as they come, instead of inside
+/// `gregor_producer_poll` (librdkafka's background queue /
+/// `background_event_cb`): the callbacks then run on that thread. Poll and
+/// flush still work. The thread ends when the producer is closed or freed.
+/// Returns 0, or `GREGOR_ERR__STATE` if started already.
+#[no_mangle]
+pub extern "C" fn gregor_producer_start_background(producer: *const gregor_producer) -> c_int {
+    guard_code(ptr::null_mut(), 0, || {
+        enter(producer)?.inner.start_background()
+    })
+}

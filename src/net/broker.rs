@@ -1243,6 +1243,9 @@ fn reader_loop(
                     conn.inner.counters.rx_errs.fetch_add(1, Ordering::Relaxed);
                 }
                 drop(st);
+                // a broker refusing a re-authentication answers, then
+                // closes: let the re-authentication report its answer
+                conn.await_reauth(Duration::from_millis(200));
                 conn.fail(generation, e);
                 return;
             }

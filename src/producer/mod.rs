@@ -294,6 +294,8 @@ pub struct Producer {
     sender: Mutex<Option<(JoinHandle<()>, std::sync::mpsc::Receiver<()>)>>,
     /// `statistics.interval.ms` and the statistics callback.
     stats: Emitter,
+    /// The thread [`Producer::start_background`] started.
+    background: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Producer {
@@ -351,6 +353,7 @@ impl Producer {
             shared,
             sender: Mutex::new(Some((handle, ended_rx))),
             stats: Emitter::new(cfg, "producer"),
+            background: Mutex::new(None),
         })
     }
 
@@ -698,28 +701,42 @@ impl Producer {
     /// [`Producer::serve`] with the callback's lock held.
     fn serve_locked(
         &self,
-        mut cb: MutexGuard<'_, Option<DeliveryCallback>>,
+        cb: MutexGuard<'_, Option<DeliveryCallback>>,
         done: std::collections::VecDeque<accumulator::Done>,
     ) -> usize {
-        // their records no longer count against the queue: a blocked
-        // send_blocking may go on
-        self.shared.changed.notify_all();
-        let mut n = 0;
-        let only_error = self.shared.settings.dr_only_error;
-        let timeout = self.shared.settings.message_timeout;
-        let now = Instant::now();
-        for d in done {
-            if only_error && d.result.is_ok() {
-                continue; // delivery.report.only.error
-            }
-            d.each(now, timeout, &mut |r| {
-                n += 1;
-                if let Some(cb) = cb.as_mut() {
-                    cb(r);
-                }
-            });
+        serve_done(&self.shared, cb, done)
+    }
+
+    /// Serves delivery reports and client events on a gregor thread from
+    /// now on, as they come, instead of inside [`Producer::poll`] (as
+    /// librdkafka's background queue with `background_event_cb`): for
+    /// applications with no thread to poll from. The callbacks then run on
+    /// that thread, one at a time; `poll` and `flush` still work (each
+    /// report is served once, by whichever takes it). The thread ends when
+    /// the producer closes.
+    ///
+    /// # Errors
+    /// `_STATE` if already started or closed; `_FAIL` if no thread starts.
+    pub fn start_background(&self) -> Result<()> {
+        let mut slot = self.background.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_some() || self.shared.acc().closing {
+            return Err(Error::local(
+                local::STATE,
+                "background serving is started already, or the producer is closed",
+            ));
         }
-        n
+        let sh = self.shared.clone();
+        let h = std::thread::Builder::new()
+            .name("gregor background".into())
+            .spawn(move || background(&sh))
+            .map_err(|e| {
+                Error::local(
+                    local::FAIL,
+                    format!("cannot start the background thread: {e}"),
+                )
+            })?;
+        *slot = Some(h);
+        Ok(())
     }
 
     /// Sends everything queued now, and waits up to `timeout` until every
@@ -888,6 +905,15 @@ impl Producer {
         self.shared.wake.notify_all();
         self.shared.changed.notify_all();
         self.shared.cluster.shutdown();
+        let bg = self
+            .background
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        // (not from its own callback: it ends by itself once it returns)
+        if let Some(h) = bg.filter(|h| h.thread().id() != std::thread::current().id()) {
+            let _ = h.join();
+        }
         if let Some((h, ended)) = self.sender.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let wait = deadline
                 .saturating_duration_since(Instant::now())
@@ -898,6 +924,59 @@ impl Producer {
         }
         let done = self.shared.acc().take_done();
         self.serve(done);
+    }
+}
+
+/// Turns outcomes into reports for the delivery callback `cb` (its lock
+/// held), on the calling thread; returns how many.
+fn serve_done(
+    shared: &Shared,
+    mut cb: MutexGuard<'_, Option<DeliveryCallback>>,
+    done: std::collections::VecDeque<accumulator::Done>,
+) -> usize {
+    // their records no longer count against the queue: a blocked
+    // send_blocking may go on
+    shared.changed.notify_all();
+    let mut n = 0;
+    let only_error = shared.settings.dr_only_error;
+    let timeout = shared.settings.message_timeout;
+    let now = Instant::now();
+    for d in done {
+        if only_error && d.result.is_ok() {
+            continue; // delivery.report.only.error
+        }
+        d.each(now, timeout, &mut |r| {
+            n += 1;
+            if let Some(cb) = cb.as_mut() {
+                cb(r);
+            }
+        });
+    }
+    n
+}
+
+/// The thread of [`Producer::start_background`]: serves reports and client
+/// events as they come, until the producer closes.
+fn background(sh: &Shared) {
+    let events = sh.cluster.events().clone();
+    loop {
+        let mut acc = sh.acc();
+        while acc.done.is_empty() && !events.pending() && !acc.closing {
+            acc = sh
+                .changed
+                .wait_timeout(acc, Duration::from_millis(200))
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+        if acc.closing {
+            return;
+        }
+        let done = acc.take_done();
+        drop(acc);
+        if !done.is_empty() {
+            let cb = sh.dr_cb.lock().unwrap_or_else(|e| e.into_inner());
+            serve_done(sh, cb, done);
+        }
+        events.serve();
     }
 }
 

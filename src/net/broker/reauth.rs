@@ -110,15 +110,38 @@ impl BrokerConn {
             generation,
             deadline,
         };
-        let r = sasl::exchange(
+        sasl::exchange(
             &mut io,
             &apis,
             &cfg.sasl_credentials.apply(mech),
             &self.inner.name,
-        );
+        )
+    }
+
+    /// Opens the write gate after a re-authentication (and after a failed
+    /// one ended the session).
+    fn open_gate(&self) {
         *lock(&self.inner.reauth_gate) = false;
         self.inner.reauth_done.notify_all();
-        r
+    }
+
+    /// Waits up to `limit` for a re-authentication in progress to end (the
+    /// I/O thread, on a read error, so the broker's refusal is what the
+    /// session ends with rather than the close that follows it).
+    pub(super) fn await_reauth(&self, limit: Duration) {
+        let until = Instant::now() + limit;
+        let mut gate = lock(&self.inner.reauth_gate);
+        while *gate {
+            let now = Instant::now();
+            if now >= until {
+                return;
+            }
+            gate = self
+                .inner
+                .reauth_done
+                .wait_timeout(gate, until - now)
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
     }
 }
 
@@ -153,7 +176,16 @@ fn reauth_loop(weak: &Weak<Inner>, generation: u64, mut lifetime_ms: i64) {
             "{}: Re-authenticating (session lifetime {lifetime_ms} ms)",
             conn.inner.name
         );
-        match conn.reauthenticate(generation) {
+        let r = conn.reauthenticate(generation);
+        if let Err(e) = &r {
+            let e = Error::local(
+                crate::error::local::AUTHENTICATION,
+                format!("{}: SASL re-authentication failed: {e}", conn.inner.name),
+            );
+            conn.fail(generation, e);
+        }
+        conn.open_gate();
+        match r {
             Ok(l) => {
                 log::debug!(
                     log,
@@ -167,14 +199,7 @@ fn reauth_loop(weak: &Weak<Inner>, generation: u64, mut lifetime_ms: i64) {
                 }
                 lifetime_ms = l;
             }
-            Err(e) => {
-                let e = Error::local(
-                    crate::error::local::AUTHENTICATION,
-                    format!("{}: SASL re-authentication failed: {e}", conn.inner.name),
-                );
-                conn.fail(generation, e);
-                return;
-            }
+            Err(_) => return,
         }
     }
 }
