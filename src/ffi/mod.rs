@@ -36,10 +36,10 @@ mod lifetime;
 pub mod log;
 pub mod message;
 pub mod metadata;
-pub mod oauthbearer;
-pub mod oauthbearer_cb;
 #[cfg_attr(not(feature = "mock"), path = "off/mock.rs")]
 pub mod mock;
+pub mod oauthbearer;
+pub mod oauthbearer_cb;
 pub mod producer;
 mod raw;
 pub mod rdkafka_compat;

@@ -250,15 +250,8 @@ pub extern "C" fn gregor_log_dirs_dir_count(l: *const gregor_log_dirs, b: usize)
     item(l, b, 0, |x| x.dirs.len())
 }
 
-/// Reads `f` of the item at (b, d) (`default` for NULL or out of range).
-fn dir<T: Copy>(
-    l: *const gregor_log_dirs,
-    b: usize,
-    d: usize,
-    default: T,
-    f: impl FnOnce(&CDir) -> T,
-) -> T {
-    field(l, default, |l| l.items.get(b)?.dirs.get(d).map(f))
+fn dir_at(l: &gregor_log_dirs, b: usize, d: usize) -> Option<&CDir> {
+    l.items.get(b)?.dirs.get(d)
 }
 
 /// Broker `b`, directory `d`: its path.
@@ -268,13 +261,15 @@ pub extern "C" fn gregor_log_dirs_dir_path(
     b: usize,
     d: usize,
 ) -> *const c_char {
-    dir(l, b, d, ptr::null(), |x| x.path.as_ptr())
+    field(l, ptr::null(), |l| dir_at(l, b, d).map(|x| x.path.as_ptr()))
 }
 
 /// Broker `b`, directory `d`: its error code (e.g. `GREGOR_ERR_KAFKA_STORAGE_ERROR`).
 #[no_mangle]
 pub extern "C" fn gregor_log_dirs_dir_err(l: *const gregor_log_dirs, b: usize, d: usize) -> c_int {
-    dir(l, b, d, local::INVALID_ARG, |x| x.err.code)
+    field(l, local::INVALID_ARG, |l| {
+        dir_at(l, b, d).map(|x| x.err.code)
+    })
 }
 
 /// Broker `b`, directory `d`: the volume's size in bytes (-1 if not known).
@@ -284,7 +279,7 @@ pub extern "C" fn gregor_log_dirs_dir_total_bytes(
     b: usize,
     d: usize,
 ) -> i64 {
-    dir(l, b, d, -1, |x| x.total_bytes)
+    field(l, -1, |l| dir_at(l, b, d).map(|x| x.total_bytes))
 }
 
 /// Broker `b`, directory `d`: the volume's usable bytes (-1 if not known).
@@ -294,7 +289,7 @@ pub extern "C" fn gregor_log_dirs_dir_usable_bytes(
     b: usize,
     d: usize,
 ) -> i64 {
-    dir(l, b, d, -1, |x| x.usable_bytes)
+    field(l, -1, |l| dir_at(l, b, d).map(|x| x.usable_bytes))
 }
 
 /// Broker `b`, directory `d`: number of replicas in it.
@@ -304,21 +299,11 @@ pub extern "C" fn gregor_log_dirs_replica_count(
     b: usize,
     d: usize,
 ) -> usize {
-    dir(l, b, d, 0, |x| x.replicas.len())
+    field(l, 0, |l| dir_at(l, b, d).map(|x| x.replicas.len()))
 }
 
-/// Reads `f` of the item at (b, d, r) (`default` for NULL or out of range).
-fn replica<T: Copy>(
-    l: *const gregor_log_dirs,
-    b: usize,
-    d: usize,
-    r: usize,
-    default: T,
-    f: impl FnOnce(&CReplica) -> T,
-) -> T {
-    field(l, default, |l| {
-        l.items.get(b)?.dirs.get(d)?.replicas.get(r).map(f)
-    })
+fn replica_at(l: &gregor_log_dirs, b: usize, d: usize, r: usize) -> Option<&CReplica> {
+    dir_at(l, b, d)?.replicas.get(r)
 }
 
 /// Replica `r` of broker `b`'s directory `d`: its topic.
@@ -329,7 +314,9 @@ pub extern "C" fn gregor_log_dirs_replica_topic(
     d: usize,
     r: usize,
 ) -> *const c_char {
-    replica(l, b, d, r, ptr::null(), |x| x.topic.as_ptr())
+    field(l, ptr::null(), |l| {
+        replica_at(l, b, d, r).map(|x| x.topic.as_ptr())
+    })
 }
 
 /// Replica `r`: its partition.
@@ -340,7 +327,7 @@ pub extern "C" fn gregor_log_dirs_replica_partition(
     d: usize,
     r: usize,
 ) -> i32 {
-    replica(l, b, d, r, -1, |x| x.partition)
+    field(l, -1, |l| replica_at(l, b, d, r).map(|x| x.partition))
 }
 
 /// Replica `r`: the size of its segments in bytes.
@@ -351,7 +338,7 @@ pub extern "C" fn gregor_log_dirs_replica_size(
     d: usize,
     r: usize,
 ) -> i64 {
-    replica(l, b, d, r, -1, |x| x.size)
+    field(l, -1, |l| replica_at(l, b, d, r).map(|x| x.size))
 }
 
 /// Replica `r`: its offset lag.
@@ -362,7 +349,7 @@ pub extern "C" fn gregor_log_dirs_replica_offset_lag(
     d: usize,
     r: usize,
 ) -> i64 {
-    replica(l, b, d, r, -1, |x| x.offset_lag)
+    field(l, -1, |l| replica_at(l, b, d, r).map(|x| x.offset_lag))
 }
 
 /// Replica `r`: 1 if it is a future replica being moved here.
@@ -373,7 +360,9 @@ pub extern "C" fn gregor_log_dirs_replica_is_future(
     d: usize,
     r: usize,
 ) -> c_int {
-    replica(l, b, d, r, -1, |x| c_int::from(x.is_future))
+    field(l, -1, |l| {
+        replica_at(l, b, d, r).map(|x| c_int::from(x.is_future))
+    })
 }
 
 /// Frees log dirs. NULL is a no-op.

@@ -373,7 +373,9 @@ pub extern "C" fn gregor_group_descriptions_group_id(
     d: *const gregor_group_descriptions,
     i: usize,
 ) -> *const c_char {
-    item(d, i, ptr::null(), |g| g.group_id.as_ptr())
+    guard(ptr::null(), || {
+        group_at(d, i).map_or(ptr::null(), |g| g.group_id.as_ptr())
+    })
 }
 
 /// Group `i`'s error code (e.g. `GREGOR_ERR_GROUP_AUTHORIZATION_FAILED`).
@@ -382,7 +384,9 @@ pub extern "C" fn gregor_group_descriptions_err(
     d: *const gregor_group_descriptions,
     i: usize,
 ) -> c_int {
-    item(d, i, local::INVALID_ARG, |g| g.err.code)
+    guard(local::INVALID_ARG, || {
+        group_at(d, i).map_or(local::INVALID_ARG, |g| g.err.code)
+    })
 }
 
 /// Group `i`'s error text ("" on success).
@@ -391,7 +395,9 @@ pub extern "C" fn gregor_group_descriptions_errstr(
     d: *const gregor_group_descriptions,
     i: usize,
 ) -> *const c_char {
-    item(d, i, ptr::null(), |g| g.err.text.as_ptr())
+    guard(ptr::null(), || {
+        group_at(d, i).map_or(ptr::null(), |g| g.err.text.as_ptr())
+    })
 }
 
 /// Group `i`'s state ("Stable", "Empty", "Dead", …).
@@ -400,7 +406,9 @@ pub extern "C" fn gregor_group_descriptions_state(
     d: *const gregor_group_descriptions,
     i: usize,
 ) -> *const c_char {
-    item(d, i, ptr::null(), |g| g.state.as_ptr())
+    guard(ptr::null(), || {
+        group_at(d, i).map_or(ptr::null(), |g| g.state.as_ptr())
+    })
 }
 
 /// Group `i`'s protocol type ("consumer", …).
@@ -409,7 +417,9 @@ pub extern "C" fn gregor_group_descriptions_protocol_type(
     d: *const gregor_group_descriptions,
     i: usize,
 ) -> *const c_char {
-    item(d, i, ptr::null(), |g| g.protocol_type.as_ptr())
+    guard(ptr::null(), || {
+        group_at(d, i).map_or(ptr::null(), |g| g.protocol_type.as_ptr())
+    })
 }
 
 /// Group `i`'s chosen protocol (for consumers the assignor; "" unless Stable).
@@ -418,7 +428,9 @@ pub extern "C" fn gregor_group_descriptions_protocol(
     d: *const gregor_group_descriptions,
     i: usize,
 ) -> *const c_char {
-    item(d, i, ptr::null(), |g| g.protocol.as_ptr())
+    guard(ptr::null(), || {
+        group_at(d, i).map_or(ptr::null(), |g| g.protocol.as_ptr())
+    })
 }
 
 /// Group `i`'s coordinator: writes its broker id, host (borrowed) and port
@@ -451,7 +463,9 @@ pub extern "C" fn gregor_group_descriptions_authorized_operations(
     out: *mut c_int,
     max: usize,
 ) -> c_int {
-    item(d, i, -1, |g| copy_ops(&g.ops, out, max))
+    guard(-1, || {
+        group_at(d, i).map_or(-1, |g| copy_ops(&g.ops, out, max))
+    })
 }
 
 /// Number of members of group `i`.
@@ -460,7 +474,7 @@ pub extern "C" fn gregor_group_descriptions_member_count(
     d: *const gregor_group_descriptions,
     i: usize,
 ) -> usize {
-    item(d, i, 0, |g| g.members.len())
+    guard(0, || group_at(d, i).map_or(0, |g| g.members.len()))
 }
 
 /// Group `i`, member `m`: its member ID.
@@ -470,7 +484,9 @@ pub extern "C" fn gregor_group_descriptions_member_id(
     i: usize,
     m: usize,
 ) -> *const c_char {
-    member(d, i, m, ptr::null(), |x| x.member_id.as_ptr())
+    guard(ptr::null(), || {
+        member_at(d, i, m).map_or(ptr::null(), |x| x.member_id.as_ptr())
+    })
 }
 
 /// Group `i`, member `m`: its static group instance ID (NULL if none).
@@ -480,7 +496,9 @@ pub extern "C" fn gregor_group_descriptions_member_group_instance_id(
     i: usize,
     m: usize,
 ) -> *const c_char {
-    member(d, i, m, ptr::null(), |x| cptr(&x.group_instance_id))
+    guard(ptr::null(), || {
+        member_at(d, i, m).map_or(ptr::null(), |x| cptr(&x.group_instance_id))
+    })
 }
 
 /// Group `i`, member `m`: its client ID.
@@ -490,7 +508,9 @@ pub extern "C" fn gregor_group_descriptions_member_client_id(
     i: usize,
     m: usize,
 ) -> *const c_char {
-    member(d, i, m, ptr::null(), |x| x.client_id.as_ptr())
+    guard(ptr::null(), || {
+        member_at(d, i, m).map_or(ptr::null(), |x| x.client_id.as_ptr())
+    })
 }
 
 /// Group `i`, member `m`: its host.
@@ -500,7 +520,9 @@ pub extern "C" fn gregor_group_descriptions_member_client_host(
     i: usize,
     m: usize,
 ) -> *const c_char {
-    member(d, i, m, ptr::null(), |x| x.client_host.as_ptr())
+    guard(ptr::null(), || {
+        member_at(d, i, m).map_or(ptr::null(), |x| x.client_host.as_ptr())
+    })
 }
 
 /// Group `i`, member `m`: its metadata bytes as sent (borrowed; `len` 0 if none).
@@ -536,7 +558,9 @@ pub extern "C" fn gregor_group_descriptions_member_subscription_err(
     i: usize,
     m: usize,
 ) -> c_int {
-    member(d, i, m, local::INVALID_ARG, |x| x.sub_err.code)
+    guard(local::INVALID_ARG, || {
+        member_at(d, i, m).map_or(local::INVALID_ARG, |x| x.sub_err.code)
+    })
 }
 
 /// Group `i`, member `m`: why its subscription did not decode ("" if it did).
@@ -546,7 +570,9 @@ pub extern "C" fn gregor_group_descriptions_member_subscription_errstr(
     i: usize,
     m: usize,
 ) -> *const c_char {
-    member(d, i, m, ptr::null(), |x| x.sub_err.text.as_ptr())
+    guard(ptr::null(), || {
+        member_at(d, i, m).map_or(ptr::null(), |x| x.sub_err.text.as_ptr())
+    })
 }
 
 fn sub_at<'a>(d: *const gregor_group_descriptions, i: usize, m: usize) -> Option<&'a CSub> {
@@ -555,44 +581,6 @@ fn sub_at<'a>(d: *const gregor_group_descriptions, i: usize, m: usize) -> Option
 
 fn asg_at<'a>(d: *const gregor_group_descriptions, i: usize, m: usize) -> Option<&'a CAsg> {
     member_at(d, i, m)?.asg.as_ref()
-}
-
-/// Reads `f` of member `m` of group `i` (`default` for NULL or out of range).
-fn member<T: Copy>(
-    d: *const gregor_group_descriptions,
-    i: usize,
-    m: usize,
-    default: T,
-    f: impl FnOnce(&CMember) -> T,
-) -> T {
-    field(d, default, |d| d.items.get(i)?.members.get(m).map(f))
-}
-
-/// Reads `f` of the decoded subscription of member `m` of group `i`
-/// (`default` for NULL, out of range, or no subscription).
-fn sub<T: Copy>(
-    d: *const gregor_group_descriptions,
-    i: usize,
-    m: usize,
-    default: T,
-    f: impl FnOnce(&CSub) -> T,
-) -> T {
-    field(d, default, |d| {
-        d.items.get(i)?.members.get(m)?.sub.as_ref().map(f)
-    })
-}
-
-/// As `sub`, for the decoded assignment.
-fn asg<T: Copy>(
-    d: *const gregor_group_descriptions,
-    i: usize,
-    m: usize,
-    default: T,
-    f: impl FnOnce(&CAsg) -> T,
-) -> T {
-    field(d, default, |d| {
-        d.items.get(i)?.members.get(m)?.asg.as_ref().map(f)
-    })
 }
 
 /// Group `i`, member `m`: the consumer protocol version of its decoded
@@ -604,7 +592,7 @@ pub extern "C" fn gregor_group_descriptions_member_subscription_version(
     i: usize,
     m: usize,
 ) -> c_int {
-    sub(d, i, m, -1, |s| s.version)
+    guard(-1, || sub_at(d, i, m).map_or(-1, |s| s.version))
 }
 
 /// Number of topics member `m` of group `i` subscribes to (0 if no subscription).
@@ -614,7 +602,7 @@ pub extern "C" fn gregor_group_descriptions_member_subscription_topic_count(
     i: usize,
     m: usize,
 ) -> usize {
-    sub(d, i, m, 0, |s| s.topics.len())
+    guard(0, || sub_at(d, i, m).map_or(0, |s| s.topics.len()))
 }
 
 /// Subscribed topic `k` of member `m` of group `i`.
@@ -640,7 +628,7 @@ pub extern "C" fn gregor_group_descriptions_member_owned_count(
     i: usize,
     m: usize,
 ) -> usize {
-    sub(d, i, m, 0, |s| s.owned.len())
+    guard(0, || sub_at(d, i, m).map_or(0, |s| s.owned.len()))
 }
 
 /// Owned partition `k` of member `m` of group `i`: writes its topic
@@ -672,7 +660,7 @@ pub extern "C" fn gregor_group_descriptions_member_generation_id(
     i: usize,
     m: usize,
 ) -> i32 {
-    sub(d, i, m, -1, |s| s.generation_id)
+    guard(-1, || sub_at(d, i, m).map_or(-1, |s| s.generation_id))
 }
 
 /// Member `m` of group `i`: its rack (subscription v3+; NULL if none).
@@ -682,7 +670,9 @@ pub extern "C" fn gregor_group_descriptions_member_rack_id(
     i: usize,
     m: usize,
 ) -> *const c_char {
-    sub(d, i, m, ptr::null(), |s| cptr(&s.rack_id))
+    guard(ptr::null(), || {
+        sub_at(d, i, m).map_or(ptr::null(), |s| cptr(&s.rack_id))
+    })
 }
 
 /// Member `m` of group `i`: its subscription's user data (borrowed; `ptr`
@@ -706,7 +696,9 @@ pub extern "C" fn gregor_group_descriptions_member_assignment_err(
     i: usize,
     m: usize,
 ) -> c_int {
-    member(d, i, m, local::INVALID_ARG, |x| x.asg_err.code)
+    guard(local::INVALID_ARG, || {
+        member_at(d, i, m).map_or(local::INVALID_ARG, |x| x.asg_err.code)
+    })
 }
 
 /// Group `i`, member `m`: why its assignment did not decode ("" if it did).
@@ -716,7 +708,9 @@ pub extern "C" fn gregor_group_descriptions_member_assignment_errstr(
     i: usize,
     m: usize,
 ) -> *const c_char {
-    member(d, i, m, ptr::null(), |x| x.asg_err.text.as_ptr())
+    guard(ptr::null(), || {
+        member_at(d, i, m).map_or(ptr::null(), |x| x.asg_err.text.as_ptr())
+    })
 }
 
 /// Group `i`, member `m`: the consumer protocol version of its decoded
@@ -727,7 +721,7 @@ pub extern "C" fn gregor_group_descriptions_member_assignment_version(
     i: usize,
     m: usize,
 ) -> c_int {
-    asg(d, i, m, -1, |a| a.version)
+    guard(-1, || asg_at(d, i, m).map_or(-1, |a| a.version))
 }
 
 /// Number of partitions assigned to member `m` of group `i` (0 if no assignment).
@@ -737,7 +731,7 @@ pub extern "C" fn gregor_group_descriptions_member_assignment_count(
     i: usize,
     m: usize,
 ) -> usize {
-    asg(d, i, m, 0, |a| a.partitions.len())
+    guard(0, || asg_at(d, i, m).map_or(0, |a| a.partitions.len()))
 }
 
 /// Assigned partition `k` of member `m` of group `i`: writes its topic

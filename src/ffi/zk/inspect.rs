@@ -174,15 +174,8 @@ pub extern "C" fn gregor_zk_list_brokers(
     })
 }
 
-/// Reads `f` of the item at (i, j) (`default` for NULL or out of range).
-fn endpoint<T: Copy>(
-    b: *const gregor_zk_brokers,
-    i: usize,
-    j: usize,
-    default: T,
-    f: impl FnOnce(&CEndpoint) -> T,
-) -> T {
-    field(b, default, |b| b.items.get(i)?.endpoints.get(j).map(f))
+fn endpoint_at(b: &gregor_zk_brokers, i: usize, j: usize) -> Option<&CEndpoint> {
+    b.items.get(i)?.endpoints.get(j)
 }
 
 /// Number of brokers (0 for NULL).
@@ -222,7 +215,9 @@ pub extern "C" fn gregor_zk_brokers_endpoint_listener(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    endpoint(b, i, j, ptr::null(), |e| e.listener.as_ptr())
+    field(b, ptr::null(), |b| {
+        endpoint_at(b, i, j).map(|e| e.listener.as_ptr())
+    })
 }
 
 /// Broker `i`, endpoint `j`: its security protocol (e.g. "SASL_SSL").
@@ -232,7 +227,9 @@ pub extern "C" fn gregor_zk_brokers_endpoint_security_protocol(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    endpoint(b, i, j, ptr::null(), |e| e.security_protocol.as_ptr())
+    field(b, ptr::null(), |b| {
+        endpoint_at(b, i, j).map(|e| e.security_protocol.as_ptr())
+    })
 }
 
 /// Broker `i`, endpoint `j`: its host.
@@ -242,7 +239,9 @@ pub extern "C" fn gregor_zk_brokers_endpoint_host(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    endpoint(b, i, j, ptr::null(), |e| e.host.as_ptr())
+    field(b, ptr::null(), |b| {
+        endpoint_at(b, i, j).map(|e| e.host.as_ptr())
+    })
 }
 
 /// Broker `i`, endpoint `j`: its port.
@@ -252,7 +251,7 @@ pub extern "C" fn gregor_zk_brokers_endpoint_port(
     i: usize,
     j: usize,
 ) -> i32 {
-    endpoint(b, i, j, -1, |e| e.port)
+    field(b, -1, |b| endpoint_at(b, i, j).map(|e| e.port))
 }
 
 /// Frees a broker list. NULL is a no-op.
