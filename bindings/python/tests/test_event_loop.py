@@ -57,12 +57,8 @@ class EventLoopTest(unittest.TestCase):
         self.assertEqual(empty, 0)
         c.close()
 
-    # The compiled poll (bindings/python/src, KeyboardInterrupt-interruptible)
-    # polls the library in slices and goes on after a slice that found
-    # nothing, so a yield ends one slice only: known failure until the
-    # extension stops its loop on a yield (reported to the lead). Expected to
-    # fail, so CI notices when it starts to pass.
-    @unittest.expectedFailure
+    # The compiled poll waits in slices (Ctrl-C); a yield sets the handle's
+    # _yield_pending flag, which ends the whole wait, not only one slice.
     def test_yield_wakes_a_blocked_poll(self):
         c = Consumer({"bootstrap.servers": BROKER, "group.id": "py-events-y"})
         c.assign([TopicPartition(new_topic(), 0, 0)])
