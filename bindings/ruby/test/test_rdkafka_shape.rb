@@ -464,4 +464,23 @@ class GregorRdkafkaShapeTest < GregorTest
     assert_equal :invalid_arg, e.code
     assert_match(/Expected an int32 broker_id/, e.broker_message)
   end
+
+  # rdkafka-ruby's enable_queue_io_events: the payload is written to the
+  # application's fd when a delivery report is ready; ClosedInnerError once
+  # closed.
+  def test_enable_queue_io_events_wakes_the_fd
+    topic = create_topic(1)
+    producer = config.producer(run_polling_thread: false)
+    r, w = IO.pipe
+    producer.enable_queue_io_events(w.fileno, "wake")
+    producer.produce(topic: topic, payload: "x", partition: 0)
+    refute_nil IO.select([r], nil, nil, 30), "no wakeup"
+    assert_equal "wake", r.read_nonblock(4)
+    assert_operator producer.poll(1000), :>=, 1
+    producer.close
+    assert_raises(Gregor::ClosedInnerError) { producer.enable_queue_io_events(w.fileno) }
+  ensure
+    r&.close
+    w&.close
+  end
 end

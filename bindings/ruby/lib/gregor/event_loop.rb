@@ -83,6 +83,32 @@ module Gregor
       @event_pipe.reader
     end
 
+    # rdkafka-ruby's enable_queue_io_events (librdkafka's
+    # rd_kafka_queue_io_event_enable on the client's queue): writes
+    # `payload` to the application's `fd` whenever the queue poll serves
+    # goes from empty to non-empty (gregor_*_io_event_enable); an event
+    # loop or fiber scheduler waits on the fd's read end and then polls.
+    # ClosedInnerError on a closed client, as rdkafka-ruby.
+    def enable_queue_io_events(fd, payload = "\x01")
+      raise ClosedInnerError if closed?
+
+      bytes = payload.to_s.b
+      raise ArgumentError, "payload must be 1 to 1024 bytes" unless (1..1024).cover?(bytes.bytesize)
+
+      buf = FFI::MemoryPointer.new(:uint8, bytes.bytesize)
+      buf.put_bytes(0, bytes)
+      rc = begin
+        @native.use(:enable_queue_io_events) do |native|
+          Native.send(:"gregor_#{event_prefix}_io_event_enable", native, Integer(fd), buf, bytes.bytesize)
+        end
+      rescue ClosedClientError
+        raise ClosedInnerError
+      end
+      raise RdkafkaError.new(rc, broker_message: "io_event_enable failed") unless rc.zero?
+
+      nil
+    end
+
     # Reads the pending wakeups of #event_io without blocking; their count
     # of bytes (0 if none).
     def drain_event_io
