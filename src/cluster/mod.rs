@@ -19,6 +19,9 @@ use crate::protocol::metadata::{MetadataRequest, MetadataRequestTopic, MetadataR
 use crate::protocol::KafkaCode;
 use crate::wire::Uuid;
 
+mod recovery;
+use recovery::Recovery;
+
 /// What a connection is for; each purpose gets its own connection per broker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Purpose {
@@ -267,6 +270,11 @@ struct Inner {
     retry_backoff: (Duration, Duration),
     /// Set by [`Cluster::shutdown`]: no request may start any more.
     shut_down: std::sync::atomic::AtomicBool,
+    /// KIP-899 / KIP-1102 re-bootstrap (not with a ZooKeeper broker list,
+    /// which is always current).
+    recovery: Recovery,
+    /// The broker list comes from ZooKeeper.
+    from_zk: bool,
     /// The private mock cluster `test.mock.num.brokers` started.
     #[cfg(feature = "mock")]
     mock: Option<Arc<crate::mock::Cluster>>,
@@ -386,6 +394,8 @@ impl Cluster {
                 },
                 retry_backoff: (cfg.ms("retry.backoff.ms"), cfg.ms("retry.backoff.max.ms")),
                 shut_down: std::sync::atomic::AtomicBool::new(false),
+                recovery: Recovery::from_config(cfg),
+                from_zk,
             }),
         };
         #[cfg(not(feature = "zookeeper"))]
@@ -547,7 +557,8 @@ impl Cluster {
             ..Default::default()
         };
         let mut errors = Vec::new();
-        let candidates = self.metadata_candidates();
+        self.inner.recovery.started(Instant::now());
+        let mut candidates = self.metadata_candidates();
         if candidates.is_empty() {
             // A client without brokers (no bootstrap.servers): as
             // librdkafka's, which waits for a usable broker until the
@@ -559,7 +570,29 @@ impl Cluster {
                 "no broker to ask: bootstrap.servers is empty and no broker is known",
             ));
         }
-        for conn in candidates {
+        let mut asked = 0;
+        loop {
+            if asked == candidates.len() {
+                // Every known broker failed (or the trigger time passed
+                // without an answer): go back to bootstrap.servers, in this
+                // same call while time is left (KIP-899, KIP-1102).
+                if self.inner.from_zk
+                    || !self
+                        .inner
+                        .recovery
+                        .rebootstrap_after_failure(true, Instant::now())
+                {
+                    break;
+                }
+                self.rebootstrap();
+                candidates = self.metadata_candidates();
+                asked = 0;
+                if candidates.is_empty() {
+                    break;
+                }
+            }
+            let conn = candidates[asked].clone();
+            asked += 1;
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() || self.check_open().is_err() {
                 break;
@@ -609,6 +642,7 @@ impl Cluster {
                         meta.controller_id
                     );
                     self.absorb(&meta, topics);
+                    self.inner.recovery.answered();
                     return Ok(meta);
                 }
                 Err(e) => {
@@ -622,6 +656,16 @@ impl Cluster {
                     errors.push(e)
                 }
             }
+        }
+        // Asked only some of the known brokers before the deadline: the
+        // trigger time alone may still call for a re-bootstrap.
+        if !self.inner.from_zk
+            && self
+                .inner
+                .recovery
+                .rebootstrap_after_failure(false, Instant::now())
+        {
+            self.rebootstrap();
         }
         self.check_open()?;
         // Every broker refused our certificate check or credentials: that
@@ -644,7 +688,9 @@ impl Cluster {
         ))
     }
 
-    /// Known brokers' metadata connections first, then the bootstrap ones.
+    /// Known brokers' metadata connections (those up first); the bootstrap
+    /// ones until a broker has answered (after a re-bootstrap too), or
+    /// always when ZooKeeper lists the brokers.
     fn metadata_candidates(&self) -> Vec<BrokerConn> {
         let ids: Vec<i32> = self.snapshot().brokers.keys().copied().collect();
         let mut out: Vec<BrokerConn> = ids
@@ -653,8 +699,31 @@ impl Cluster {
             .collect();
         // prefer a connection that is already up
         out.sort_by_key(|c| !c.is_connected());
-        out.extend(lock(&self.inner.bootstrap_conns).iter().cloned());
+        if out.is_empty() || self.inner.from_zk || self.inner.recovery.bootstrapping() {
+            out.extend(lock(&self.inner.bootstrap_conns).iter().cloned());
+        }
         out
+    }
+
+    /// KIP-899: forgets the learned brokers (their connections are dropped,
+    /// every topic is stale) so the next metadata request goes to
+    /// `bootstrap.servers`.
+    fn rebootstrap(&self) {
+        log::at!(
+            self.inner.net.log,
+            crate::log::level::NOTICE,
+            "REBOOTSTRAP",
+            "Starting re-bootstrap sequence: no metadata from the known brokers; \
+             asking bootstrap.servers {}",
+            self.bootstrap().join(",")
+        );
+        {
+            let mut cache = self.inner.cache.write().unwrap_or_else(|e| e.into_inner());
+            cache.meta.brokers.clear();
+            cache.brokers_age = None;
+            cache.topic_age.clear();
+        }
+        lock(&self.inner.conns).clear();
     }
 
     fn absorb(&self, meta: &Metadata, asked: Option<&[&str]>) {
@@ -937,9 +1006,12 @@ impl Cluster {
             .iter()
             .filter_map(|id| self.conn(*id, purpose).ok())
             .collect();
+        // one that is up, else one not failing to connect (a broker that
+        // went down stays first in id order), else any
         conns
             .iter()
             .find(|c| c.is_connected())
+            .or_else(|| conns.iter().find(|c| !c.is_failing()))
             .or(conns.first())
             .cloned()
             .ok_or_else(|| Error::local(local::ALL_BROKERS_DOWN, "no broker known"))
@@ -969,6 +1041,27 @@ impl Cluster {
         self.inner.net.sasl_credentials.set(username, password);
     }
 
+    /// The client's OAUTHBEARER token holder (set a token, report a
+    /// failure, set the refresh callback: src/net/sasl/token.rs).
+    ///
+    /// # Errors
+    /// `_STATE` when OAUTHBEARER is not the configured mechanism (as
+    /// librdkafka's `rd_kafka_oauthbearer_set_token`).
+    #[cfg(feature = "sasl")]
+    pub fn oauthbearer(&self) -> Result<crate::net::sasl::token::OAuthBearer> {
+        self.inner
+            .net
+            .sasl
+            .as_ref()
+            .and_then(|m| m.oauthbearer().cloned())
+            .ok_or_else(|| {
+                Error::local(
+                    local::STATE,
+                    "SASL/OAUTHBEARER is not the configured authentication mechanism",
+                )
+            })
+    }
+
     /// Closes every connection for good: requests waiting for a response
     /// fail, and every later request (including a retry of one of those)
     /// fails at once with `_DESTROY` instead of reconnecting. For a client
@@ -979,6 +1072,11 @@ impl Cluster {
             .store(true, std::sync::atomic::Ordering::SeqCst);
         #[cfg(feature = "zookeeper")]
         lock(&self.inner.zk_watch).take();
+        // the OAUTHBEARER refresher thread ends with the client
+        #[cfg(feature = "sasl")]
+        if let Ok(ob) = self.oauthbearer() {
+            ob.stop();
+        }
         for c in lock(&self.inner.conns).drain().map(|(_, c)| c) {
             c.shutdown();
         }

@@ -31,6 +31,8 @@ use crate::protocol::{decode_response, encode_request, Message, Request};
 use crate::wire::{Bytes, Reader, Writer};
 
 mod handshake;
+/// KIP-368 re-authentication of established sessions.
+mod reauth;
 
 /// Network settings shared by all connections of a client.
 #[derive(Debug, Clone)]
@@ -88,6 +90,12 @@ impl NetConfig {
     /// [`Error::Config`] naming a security property whose value or file
     /// is unusable.
     pub fn from_config(c: &Config) -> Result<Self> {
+        let events = Events::new();
+        let sasl = Mechanism::from_config(c)?;
+        if let Some(m) = &sasl {
+            // the OAUTHBEARER token refresh starts with the client
+            m.attach(&events);
+        }
         Ok(NetConfig {
             client_id: c.str("client.id").to_string(),
             connect_timeout: c.ms("socket.connection.setup.timeout.ms"),
@@ -108,8 +116,8 @@ impl NetConfig {
             },
             max_idle: c.ms("connections.max.idle.ms"),
             tls: TlsSettings::from_config(c)?,
-            sasl: Mechanism::from_config(c)?,
-            events: Events::new(),
+            sasl,
+            events,
             protocol: c.str("security.protocol").to_string(),
             log: Logger::off(),
             // a unit struct without the sasl feature
@@ -237,6 +245,10 @@ struct Inner {
     last_active: Mutex<Instant>,
     /// Statistics counters: relaxed atomics, bumped where the work happens.
     counters: Counters,
+    /// Set while the session re-authenticates (KIP-368): no other request
+    /// is written until the last SaslAuthenticate response is in.
+    reauth_gate: Mutex<bool>,
+    reauth_done: Condvar,
 }
 
 /// A connect in progress, as far as [`BrokerConn::close`] goes.
@@ -467,6 +479,8 @@ impl BrokerConn {
                 next_corr: AtomicI32::new(1),
                 last_active: Mutex::new(Instant::now()),
                 counters: Counters::default(),
+                reauth_gate: Mutex::new(false),
+                reauth_done: Condvar::new(),
             }),
         }
     }
@@ -484,6 +498,12 @@ impl BrokerConn {
     /// True while a session is up.
     pub fn is_connected(&self) -> bool {
         lock(&self.inner.state).alive
+    }
+
+    /// True while the last connection attempts failed (reset by a
+    /// successful connect): a broker to ask last when another will do.
+    pub fn is_failing(&self) -> bool {
+        lock(&self.inner.state).failures > 0
     }
 
     /// Requests sent and not yet answered.
@@ -762,6 +782,20 @@ impl BrokerConn {
     }
 
     fn write(&self, generation: u64, frame: &[u8]) -> Result<()> {
+        self.write_gated(generation, frame, false)
+    }
+
+    /// Writes a frame; unless `reauth` (the re-authentication's own
+    /// requests), waits while the session re-authenticates.
+    fn write_gated(&self, generation: u64, frame: &[u8], reauth: bool) -> Result<()> {
+        let mut gate = lock(&self.inner.reauth_gate);
+        while *gate && !reauth {
+            gate = self
+                .inner
+                .reauth_done
+                .wait_timeout(gate, Duration::from_millis(100))
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
         let mut w = lock(&self.inner.writer);
         let result = match w.as_mut() {
             Some((g, s)) if *g == generation => conn::write_frame(s, frame, &self.inner.name),
@@ -771,6 +805,7 @@ impl BrokerConn {
             ))),
         };
         drop(w);
+        drop(gate);
         if !self.inner.cfg.max_idle.is_zero() {
             *lock(&self.inner.last_active) = Instant::now();
         }
@@ -1021,7 +1056,8 @@ impl BrokerConn {
         let mut st = lock(&self.inner.state);
         st.connecting = false;
         self.inner.changed.notify_all();
-        let result = result.and_then(|(rd, wr, apis)| {
+        let mut lifetime = 0;
+        let result = result.and_then(|(rd, wr, apis, session_lifetime)| {
             // The writer and the I/O thread are in place before the session
             // is seen alive (all under the state lock). Marking it alive
             // first let a request find no writer and fail the new session
@@ -1036,8 +1072,14 @@ impl BrokerConn {
             st.retry_at = None;
             st.last_error = None;
             st.apis = Arc::new(apis);
+            lifetime = session_lifetime;
             Ok((generation, st.apis.clone()))
         });
+        if let Ok((generation, apis)) = &result {
+            if lifetime > 0 {
+                self.start_reauth(*generation, apis, lifetime);
+            }
+        }
         match &result {
             Ok(_) => log::debug!(
                 log,
@@ -1201,6 +1243,9 @@ fn reader_loop(
                     conn.inner.counters.rx_errs.fetch_add(1, Ordering::Relaxed);
                 }
                 drop(st);
+                // a broker refusing a re-authentication answers, then
+                // closes: let the re-authentication report its answer
+                conn.await_reauth(Duration::from_millis(200));
                 conn.fail(generation, e);
                 return;
             }

@@ -25,6 +25,8 @@
  *   coord group|txn KEY BROKER          place a group/transaction coordinator
  *   apiversion APIKEY MIN MAX           the version range brokers advertise
  *   rebalance_delay MS                  group.initial.rebalance.delay.ms
+ *   consumer_group HB_MS SESSION_MS     heartbeat interval and session timeout
+ *                                       of KIP-848 consumer groups
  *   track start|stop|clear|dump         request tracking; dump answers one
  *                                       "request BROKER APIKEY TIME_US" line
  *                                       per request since start or clear
@@ -169,12 +171,20 @@ static int command(int argc, char **argv) {
     if (!strcmp(c, "coord")) {
         if (argc != 4 || (strcmp(argv[1], "group") && strcmp(argv[1], "txn")))
             return usage("coord group|txn KEY BROKER");
-        return answer(rd_kafka_mock_coordinator_set(mc, argv[1], argv[2], atoi(argv[3])));
+        /* the mock names the transaction coordinator's kind "transaction" */
+        return answer(rd_kafka_mock_coordinator_set(
+            mc, strcmp(argv[1], "txn") ? argv[1] : "transaction", argv[2], atoi(argv[3])));
     }
     if (!strcmp(c, "apiversion")) {
         if (argc != 4) return usage("apiversion APIKEY MIN MAX");
         return answer(rd_kafka_mock_set_apiversion(mc, (int16_t)atoi(argv[1]), (int16_t)atoi(argv[2]),
                                                    (int16_t)atoi(argv[3])));
+    }
+    if (!strcmp(c, "consumer_group")) {
+        if (argc != 3) return usage("consumer_group HB_MS SESSION_MS");
+        rd_kafka_mock_set_group_consumer_heartbeat_interval_ms(mc, atoi(argv[1]));
+        rd_kafka_mock_set_group_consumer_session_timeout_ms(mc, atoi(argv[2]));
+        return answer(RD_KAFKA_RESP_ERR_NO_ERROR);
     }
     if (!strcmp(c, "rebalance_delay")) {
         if (argc != 2) return usage("rebalance_delay MS");

@@ -151,6 +151,10 @@ impl MockCluster {
     pub fn rebalance_delay(&self, ms: u32) {
         self.ok(&format!("rebalance_delay {ms}"));
     }
+    /// KIP-848 consumer groups' heartbeat interval and session timeout.
+    pub fn consumer_group(&self, heartbeat_ms: u32, session_ms: u32) {
+        self.ok(&format!("consumer_group {heartbeat_ms} {session_ms}"));
+    }
     pub fn track_start(&self) {
         self.ok("track start");
     }

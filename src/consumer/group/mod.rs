@@ -65,6 +65,7 @@ use crate::protocol::sync_group::{SyncGroupRequest, SyncGroupRequestAssignment};
 use crate::protocol::KafkaCode;
 use crate::wire::Bytes;
 
+pub(crate) mod consumer_protocol;
 mod thread;
 
 pub(crate) use thread::Coordinator;
@@ -85,6 +86,12 @@ pub(crate) struct GroupSettings {
     pub auto_commit_interval: Duration,
     pub refresh_interval: Duration,
     pub socket_timeout: Duration,
+    /// `group.protocol=consumer`: the KIP-848 protocol (consumer_protocol.rs).
+    pub consumer_protocol: bool,
+    /// `group.remote.assignor`, for the consumer protocol.
+    pub remote_assignor: Option<String>,
+    /// `client.rack`, sent with the consumer protocol's heartbeats.
+    pub rack: Option<String>,
 }
 
 impl GroupSettings {
@@ -154,14 +161,26 @@ impl GroupSettings {
                 Duration::from_secs(300)
             },
             socket_timeout: cfg.ms("socket.timeout.ms"),
+            consumer_protocol: cfg.str("group.protocol") == "consumer",
+            remote_assignor: Some(cfg.str("group.remote.assignor"))
+                .filter(|a| !a.is_empty())
+                .map(str::to_string),
+            rack: cfg
+                .get("client.rack")
+                .filter(|r| !r.is_empty())
+                .map(str::to_string),
         }))
     }
 
-    /// True when every assignor is cooperative (KIP-429).
+    /// True when every assignor is cooperative (KIP-429), and for the
+    /// consumer protocol, whose rebalances are incremental (librdkafka's
+    /// `rd_kafka_rebalance_protocol` says COOPERATIVE for it too).
     pub fn cooperative(&self) -> bool {
-        self.assignors
-            .iter()
-            .all(|a| a.protocol() == RebalanceProtocol::Cooperative)
+        self.consumer_protocol
+            || self
+                .assignors
+                .iter()
+                .all(|a| a.protocol() == RebalanceProtocol::Cooperative)
     }
 }
 
@@ -470,10 +489,26 @@ pub(crate) fn commit(
                 e.error
                     .as_ref()
                     .and_then(Error::kafka_code)
-                    .is_some_and(coordinator_moved)
+                    // KIP-848: a stale member epoch is retried with the
+                    // epoch the next heartbeat brings
+                    .is_some_and(|c| coordinator_moved(c) || c == KafkaCode::STALE_MEMBER_EPOCH)
             }),
         };
         if retry {
+            crate::log::debug!(
+                cluster.log(),
+                crate::log::ctx::CGRP,
+                "COMMIT",
+                "Group \"{}\": offset commit retried: {}",
+                group.settings.group_id,
+                match &attempt {
+                    Err(e) => e.to_string(),
+                    Ok(entries) => first_error(entries)
+                        .err()
+                        .map(|e| e.to_string())
+                        .unwrap_or_default(),
+                }
+            );
             group.lock().coord = None;
             if Instant::now() + backoff < deadline {
                 std::thread::sleep(backoff);
@@ -651,6 +686,9 @@ pub(crate) fn leave(
     deadline: Instant,
 ) -> Result<()> {
     let s = &group.settings;
+    if s.consumer_protocol {
+        return consumer_protocol::leave(group, cluster, member_id, deadline);
+    }
     let conn = coordinator(group, cluster, deadline)?;
     let version = conn.version_for::<LeaveGroupRequest>(deadline)?;
     let req = if version >= 3 {

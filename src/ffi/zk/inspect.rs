@@ -19,7 +19,7 @@ use crate::zk::{TopicAssignment, ZkBroker};
 impl_items!(gregor_zk_names: CString, gregor_zk_brokers: CBroker);
 
 /// Runs `f` on the session and stores its result in `*out`.
-fn read_into<T>(
+pub(super) fn read_into<T>(
     zk: *const gregor_zk,
     out: *mut *mut T,
     errstr: *mut c_char,
@@ -42,7 +42,7 @@ pub struct gregor_zk_names {
     items: Vec<CString>,
 }
 
-fn names(v: Vec<String>) -> gregor_zk_names {
+pub(super) fn names(v: Vec<String>) -> gregor_zk_names {
     gregor_zk_names {
         items: v.iter().map(|s| cs(s)).collect(),
     }
@@ -533,8 +533,9 @@ pub extern "C" fn gregor_zk_list_group_offsets(
 
 /// Copies znode `path`'s data into the caller-owned `buf` (up to `size`
 /// bytes; NULL with `size` 0 to ask the length) and writes its full length
-/// to `*len` (may be NULL). Returns 0, or `GREGOR_ERR__FAIL` with
-/// "`no node <path>`" in `errstr` if there is no such znode.
+/// to `*len` (may be NULL). Returns 0, or `GREGOR_ERR__NOENT` (librdkafka's
+/// `RD_KAFKA_RESP_ERR__NOENT`, "No such entry") with "`no node <path>`" in
+/// `errstr` if there is no such znode.
 #[no_mangle]
 pub extern "C" fn gregor_zk_get(
     zk: *const gregor_zk,
@@ -551,7 +552,7 @@ pub extern "C" fn gregor_zk_get(
         let data = zk
             .inner
             .get(path)?
-            .ok_or_else(|| Error::local(local::FAIL, format!("no node {path}")))?;
+            .ok_or_else(|| Error::local(local::NOENT, format!("no node {path}")))?;
         copy_out(&data[..data.len().min(size)], buf);
         put(len, data.len());
         Ok(())

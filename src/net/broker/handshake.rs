@@ -6,7 +6,10 @@
 //! retried at the broker's own version on UNSUPPORTED_VERSION, or at v0 when
 //! that answer does not parse, KIP-511) or
 //! taken from `broker.version.fallback` when `api.version.request` is false;
-//! then SASL authenticates the connection when configured (src/net/sasl/).
+//! then SASL authenticates the connection when configured (src/net/sasl/),
+//! which gives the session lifetime KIP-368 re-authentication works from
+//! (src/net/broker/reauth.rs). An OAUTHBEARER connection first waits for
+//! its token (src/net/sasl/token.rs).
 
 use std::time::{Duration, Instant};
 
@@ -27,9 +30,24 @@ impl BrokerConn {
         &self,
         deadline: Instant,
         closes: u64,
-    ) -> Result<(ReadHalf, WriteHalf, BrokerApis)> {
+    ) -> Result<(ReadHalf, WriteHalf, BrokerApis, i64)> {
         let cfg = &self.inner.cfg;
+        if let Some(mech) = &cfg.sasl {
+            // an OAUTHBEARER connection waits for its token before dialling
+            let until = Instant::now()
+                + deadline
+                    .saturating_duration_since(Instant::now())
+                    .min(cfg.connect_timeout);
+            mech.ready(until).map_err(|e| match e {
+                Error::Local { code, message } => {
+                    Error::local(code, format!("{}: {message}", self.inner.name))
+                }
+                e => e,
+            })?;
+        }
         let (mut rd, mut wr, apis) = self.negotiate(deadline, closes)?;
+        // the broker's session lifetime (KIP-368), 0 for none
+        let mut lifetime = 0;
         if let Some(mech) = &cfg.sasl {
             log::debug!(
                 cfg.log,
@@ -44,7 +62,7 @@ impl BrokerConn {
                 + deadline
                     .saturating_duration_since(Instant::now())
                     .min(cfg.connect_timeout);
-            super::super::sasl::authenticate(
+            lifetime = super::super::sasl::authenticate(
                 &mut rd,
                 &mut wr,
                 &apis,
@@ -69,12 +87,12 @@ impl BrokerConn {
                 cfg.log,
                 ctx::SECURITY | ctx::BROKER,
                 "SASLAUTH",
-                "{}: Authenticated with SASL mechanism {}",
+                "{}: Authenticated with SASL mechanism {} (session lifetime {lifetime} ms)",
                 self.inner.name,
                 mech.name()
             );
         }
-        Ok((rd, wr, apis))
+        Ok((rd, wr, apis, lifetime))
     }
 
     /// Connects (TLS handshake included) and negotiates versions.
