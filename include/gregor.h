@@ -1706,17 +1706,6 @@ typedef void (*gregor_consumer_throttle_cb)(const gregor_consumer *consumer, con
 typedef void (*gregor_log_cb)(void *opaque, int level, const char *fac, const char *name, const char *buf);
 
 /**
- * The token refresh callback: `handle` is the `gregor_producer *`,
- * `gregor_consumer *` or `gregor_admin *` made from the configuration the
- * callback was set on; `oauthbearer_config` is the value of
- * `sasl.oauthbearer.config` (NUL-terminated, borrowed for the call);
- * `opaque` is what was given with the callback. The callback calls
- * `gregor_*_oauthbearer_set_token` or `gregor_*_oauthbearer_set_token_failure`
- * on `handle`.
- */
-typedef void (*gregor_oauthbearer_token_refresh_cb)(void *handle, const char *oauthbearer_config, void *opaque);
-
-/**
  * One request a mock broker received while tracking was on.
  */
 typedef struct {
@@ -1733,6 +1722,17 @@ typedef struct {
    */
   int16_t api_version;
 } gregor_mock_request;
+
+/**
+ * The token refresh callback: `handle` is the `gregor_producer *`,
+ * `gregor_consumer *` or `gregor_admin *` made from the configuration the
+ * callback was set on; `oauthbearer_config` is the value of
+ * `sasl.oauthbearer.config` (NUL-terminated, borrowed for the call);
+ * `opaque` is what was given with the callback. The callback calls
+ * `gregor_*_oauthbearer_set_token` or `gregor_*_oauthbearer_set_token_failure`
+ * on `handle`.
+ */
+typedef void (*gregor_oauthbearer_token_refresh_cb)(void *handle, const char *oauthbearer_config, void *opaque);
 
 /**
  * One message's outcome, borrowed for the duration of the callback.
@@ -4289,80 +4289,6 @@ size_t gregor_metadata_partition_isrs(const gregor_metadata *md, size_t t, size_
 void gregor_metadata_free(gregor_metadata *md);
 
 /**
- * Sets the producer's SASL/OAUTHBEARER token, as librdkafka's
- * `rd_kafka_oauthbearer_set_token`: `token_value` (NUL-terminated,
- * copied), `md_lifetime_ms` when it expires (ms since the epoch),
- * `md_principal_name` (NULL: empty), and `extension_size` strings at
- * `extensions` alternating key and value (RFC 7628 section 3.1: keys
- * 1*ALPHA and not `auth`; values VCHAR, SP, HTAB, CR, LF). Authentications
- * from now on (new connections and KIP-368 re-authentications) use it;
- * connections waiting for a token go on; the next refresh is due 80 %
- * through its lifetime. Returns 0; `GREGOR_ERR__INVALID_ARG` with the
- * reason in `errstr` (never quoting the token) for an expired token, an odd
- * `extension_size`, a malformed key or value; `GREGOR_ERR__STATE` when
- * OAUTHBEARER is not the configured mechanism. Thread-safe; may be called
- * from the refresh callback.
- */
-int gregor_producer_oauthbearer_set_token(const gregor_producer *producer, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
-
-/**
- * As `gregor_producer_oauthbearer_set_token`, for a consumer.
- */
-int gregor_consumer_oauthbearer_set_token(const gregor_consumer *consumer, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
-
-/**
- * Reports that the producer's token could not be had, as librdkafka's
- * `rd_kafka_oauthbearer_set_token_failure`: `errstr` is the reason (a
- * non-empty NUL-terminated string). A token still valid stays in use; the
- * next refresh is 10 s later; an `_AUTHENTICATION` error event carries the
- * reason; connections waiting for a token fail with it. Returns 0,
- * `GREGOR_ERR__INVALID_ARG` (NULL or empty reason) or `GREGOR_ERR__STATE`.
- */
-int gregor_producer_oauthbearer_set_token_failure(const gregor_producer *producer, const char *errstr);
-
-/**
- * As `gregor_producer_oauthbearer_set_token_failure`, for a consumer.
- */
-int gregor_consumer_oauthbearer_set_token_failure(const gregor_consumer *consumer, const char *errstr);
-
-/**
- * Runs the producer's token refresh callback on a gregor thread instead
- * of inside poll, as librdkafka's `rd_kafka_sasl_background_callbacks_enable`
- * (for applications that do not poll). Returns 0 or `GREGOR_ERR__STATE`.
- */
-int gregor_producer_sasl_background_callbacks_enable(const gregor_producer *producer);
-
-/**
- * As `gregor_producer_sasl_background_callbacks_enable`, for a consumer.
- */
-int gregor_consumer_sasl_background_callbacks_enable(const gregor_consumer *consumer);
-
-/**
- * As `gregor_producer_oauthbearer_set_token`, for an admin client
- * (`GREGOR_ERR__NOT_IMPLEMENTED` in a build without the `admin` feature).
- */
-int gregor_admin_oauthbearer_set_token(const gregor_admin *admin, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
-
-/**
- * As `gregor_producer_oauthbearer_set_token_failure`, for an admin client.
- */
-int gregor_admin_oauthbearer_set_token_failure(const gregor_admin *admin, const char *errstr);
-
-/**
- * Sets (or with NULL `cb`, clears) the OAUTHBEARER token refresh callback
- * of the clients made from `conf` afterwards. It runs when a token is
- * needed: at the start and 80 % through the current token's lifetime (10 s
- * after a failure), inside `gregor_producer_poll` / `_flush` /
- * `gregor_consumer_poll` on the polling thread, as librdkafka runs it from
- * `rd_kafka_poll`; on a gregor thread for an admin client (which has no
- * poll) or after `gregor_*_sasl_background_callbacks_enable`. Connections
- * wait for the first token. With it set, the built-in unsecured JWT and
- * OIDC refreshers are not used. Returns 0 or `GREGOR_ERR__INVALID_ARG`
- * (NULL `conf`). Not thread-safe for one `conf`.
- */
-int gregor_config_set_oauthbearer_token_refresh_cb(gregor_config *conf, gregor_oauthbearer_token_refresh_cb cb, void *opaque);
-
-/**
  * Starts a mock cluster of `broker_cnt` brokers (IDs 1..=broker_cnt) on
  * ephemeral ports of 127.0.0.1. NULL on error, with the reason in `errstr`.
  * Free with `gregor_mock_cluster_destroy`.
@@ -4470,6 +4396,80 @@ int gregor_mock_clear_requests(gregor_mock_cluster *mcluster);
  * partition.
  */
 int64_t gregor_mock_partition_high_watermark(gregor_mock_cluster *mcluster, const char *topic, int32_t partition);
+
+/**
+ * Sets the producer's SASL/OAUTHBEARER token, as librdkafka's
+ * `rd_kafka_oauthbearer_set_token`: `token_value` (NUL-terminated,
+ * copied), `md_lifetime_ms` when it expires (ms since the epoch),
+ * `md_principal_name` (NULL: empty), and `extension_size` strings at
+ * `extensions` alternating key and value (RFC 7628 section 3.1: keys
+ * 1*ALPHA and not `auth`; values VCHAR, SP, HTAB, CR, LF). Authentications
+ * from now on (new connections and KIP-368 re-authentications) use it;
+ * connections waiting for a token go on; the next refresh is due 80 %
+ * through its lifetime. Returns 0; `GREGOR_ERR__INVALID_ARG` with the
+ * reason in `errstr` (never quoting the token) for an expired token, an odd
+ * `extension_size`, a malformed key or value; `GREGOR_ERR__STATE` when
+ * OAUTHBEARER is not the configured mechanism. Thread-safe; may be called
+ * from the refresh callback.
+ */
+int gregor_producer_oauthbearer_set_token(const gregor_producer *producer, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token`, for a consumer.
+ */
+int gregor_consumer_oauthbearer_set_token(const gregor_consumer *consumer, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
+
+/**
+ * Reports that the producer's token could not be had, as librdkafka's
+ * `rd_kafka_oauthbearer_set_token_failure`: `errstr` is the reason (a
+ * non-empty NUL-terminated string). A token still valid stays in use; the
+ * next refresh is 10 s later; an `_AUTHENTICATION` error event carries the
+ * reason; connections waiting for a token fail with it. Returns 0,
+ * `GREGOR_ERR__INVALID_ARG` (NULL or empty reason) or `GREGOR_ERR__STATE`.
+ */
+int gregor_producer_oauthbearer_set_token_failure(const gregor_producer *producer, const char *errstr);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token_failure`, for a consumer.
+ */
+int gregor_consumer_oauthbearer_set_token_failure(const gregor_consumer *consumer, const char *errstr);
+
+/**
+ * Runs the producer's token refresh callback on a gregor thread instead
+ * of inside poll, as librdkafka's `rd_kafka_sasl_background_callbacks_enable`
+ * (for applications that do not poll). Returns 0 or `GREGOR_ERR__STATE`.
+ */
+int gregor_producer_sasl_background_callbacks_enable(const gregor_producer *producer);
+
+/**
+ * As `gregor_producer_sasl_background_callbacks_enable`, for a consumer.
+ */
+int gregor_consumer_sasl_background_callbacks_enable(const gregor_consumer *consumer);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token`, for an admin client
+ * (`GREGOR_ERR__NOT_IMPLEMENTED` in a build without the `admin` feature).
+ */
+int gregor_admin_oauthbearer_set_token(const gregor_admin *admin, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token_failure`, for an admin client.
+ */
+int gregor_admin_oauthbearer_set_token_failure(const gregor_admin *admin, const char *errstr);
+
+/**
+ * Sets (or with NULL `cb`, clears) the OAUTHBEARER token refresh callback
+ * of the clients made from `conf` afterwards. It runs when a token is
+ * needed: at the start and 80 % through the current token's lifetime (10 s
+ * after a failure), inside `gregor_producer_poll` / `_flush` /
+ * `gregor_consumer_poll` on the polling thread, as librdkafka runs it from
+ * `rd_kafka_poll`; on a gregor thread for an admin client (which has no
+ * poll) or after `gregor_*_sasl_background_callbacks_enable`. Connections
+ * wait for the first token. With it set, the built-in unsecured JWT and
+ * OIDC refreshers are not used. Returns 0 or `GREGOR_ERR__INVALID_ARG`
+ * (NULL `conf`). Not thread-safe for one `conf`.
+ */
+int gregor_config_set_oauthbearer_token_refresh_cb(gregor_config *conf, gregor_oauthbearer_token_refresh_cb cb, void *opaque);
 
 /**
  * A new producer configured by `conf` (copied; the caller keeps and frees

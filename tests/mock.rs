@@ -386,3 +386,72 @@ fn api_versions_caps_and_unserved_apis() {
     assert_eq!(r.error_code, 35);
     assert!(!r.api_keys.is_empty());
 }
+
+#[test]
+fn incremental_fetch_sessions_carry_only_what_changed() {
+    use gregor::protocol::fetch::{FetchPartition, FetchRequest, FetchTopic};
+    let mc = Cluster::new(1).unwrap();
+    mc.create_topic("mock-seq", 2, 1).unwrap();
+    let mut s = TcpStream::connect(mc.bootstrap_servers()).unwrap();
+    let fetch = |s: &mut TcpStream, id: i32, epoch: i32, parts: &[(i32, i64)]| {
+        let mut req = FetchRequest::default();
+        req.max_wait_ms = 10;
+        req.min_bytes = 1;
+        req.session_id = id;
+        req.session_epoch = epoch;
+        if !parts.is_empty() {
+            let mut t = FetchTopic::default();
+            t.topic = "mock-seq".into();
+            t.partitions = parts
+                .iter()
+                .map(|&(p, off)| {
+                    let mut fp = FetchPartition::default();
+                    fp.partition = p;
+                    fp.fetch_offset = off;
+                    fp.partition_max_bytes = 1 << 20;
+                    fp
+                })
+                .collect();
+            req.topics = vec![t];
+        }
+        let r = exchange(s, 12, &req).unwrap();
+        let parts: Vec<(i32, i64, usize)> = r
+            .responses
+            .iter()
+            .flat_map(|t| t.partitions.iter())
+            .map(|p| {
+                (
+                    p.partition_index,
+                    p.high_watermark,
+                    p.records.as_ref().map_or(0, |r| r.len()),
+                )
+            })
+            .collect();
+        (r.error_code, r.session_id, parts)
+    };
+    // A new session: every partition in the answer.
+    let (e, id, parts) = fetch(&mut s, 0, 0, &[(0, 0), (1, 0)]);
+    assert_eq!((e, parts.len()), (0, 2));
+    assert_ne!(id, 0, "a session was created");
+    // Nothing changed: an empty incremental answer.
+    let (e, id2, parts) = fetch(&mut s, id, 1, &[]);
+    assert_eq!((e, id2, parts.len()), (0, id, 0));
+    // Partition 0 gets a record: only it is in the next answer, with the data.
+    let mut p = TcpStream::connect(mc.bootstrap_servers()).unwrap();
+    assert_eq!(produce_seq(&mut p, -1, -1, -1, 1).0, 0);
+    let (e, _, parts) = fetch(&mut s, id, 2, &[]);
+    assert_eq!(e, 0);
+    assert_eq!(parts.len(), 1);
+    assert_eq!((parts[0].0, parts[0].1), (0, 1));
+    assert!(parts[0].2 > 0, "the record came");
+    // The client moves its offset: nothing new to send.
+    let (_, _, parts) = fetch(&mut s, id, 3, &[(0, 1)]);
+    assert!(parts.is_empty(), "{parts:?}");
+    // A wrong epoch, an unknown session.
+    assert_eq!(fetch(&mut s, id, 9, &[]).0, 71);
+    assert_eq!(fetch(&mut s, id + 1, 1, &[]).0, 70);
+    // Epoch -1 closes the session: a full answer without one.
+    let (e, id3, parts) = fetch(&mut s, id, -1, &[(0, 0), (1, 0)]);
+    assert_eq!((e, id3, parts.len()), (0, 0, 2));
+    assert_eq!(fetch(&mut s, id, 4, &[]).0, 70);
+}

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use super::ctx::Ctx;
-use super::state::{code, valid_topic_name, Partition, State, StoredBatch};
+use super::state::{code, valid_topic_name, FetchSession, Partition, State, StoredBatch};
 use crate::protocol::create_partitions::*;
 use crate::protocol::create_topics::*;
 use crate::protocol::delete_records::*;
@@ -23,6 +23,9 @@ use crate::protocol::offset_for_leader_epoch::*;
 use crate::protocol::produce::*;
 use crate::record::crc32c::crc32c;
 use crate::wire::{Bytes, Uuid};
+
+/// Kafka's `max.incremental.fetch.session.cache.slots` default.
+const MAX_FETCH_SESSIONS: usize = 1000;
 
 /// Kafka's own cap on a Fetch's wait (a client asking more waits this long).
 const MAX_FETCH_WAIT: Duration = Duration::from_secs(30);
@@ -485,97 +488,266 @@ fn fetch_partition(
     d
 }
 
+/// One partition a Fetch reads: from the request, or from its fetch session.
+struct Want {
+    topic: Option<String>,
+    topic_id: Uuid,
+    fp: fetch::FetchPartition,
+    /// In an incremental session: (high watermark, last stable offset, log
+    /// start) last sent, `None` for a partition the client just added.
+    last: Option<(i64, i64, i64)>,
+}
+
+/// Sets up the fetch session (KIP-227) the request names and returns the
+/// partitions to read, the session ID to answer with and whether the
+/// answer is incremental; or a top-level error code.
+fn session_wants(
+    st: &mut State,
+    ctx: &Ctx<'_>,
+    req: &FetchRequest,
+) -> Result<(Vec<Want>, i32, bool), i16> {
+    let name_of = |st: &State, t: &fetch::FetchTopic| {
+        if ctx.version >= 13 {
+            st.topic_by_id(&t.topic_id).map(|(n, _)| n.clone())
+        } else {
+            Some(t.topic.clone())
+        }
+    };
+    let from_request = |st: &State| -> Vec<Want> {
+        req.topics
+            .iter()
+            .flat_map(|t| {
+                let name = name_of(st, t);
+                t.partitions.iter().map(move |fp| Want {
+                    topic: name.clone(),
+                    topic_id: t.topic_id,
+                    fp: fp.clone(),
+                    last: None,
+                })
+            })
+            .collect()
+    };
+    // Session ID 0, epoch -1: a full fetch outside any session. A session ID
+    // with epoch -1 closes that session (and is a full fetch too).
+    if req.session_epoch == -1 {
+        if req.session_id != 0 {
+            st.fetch_sessions.remove(&req.session_id);
+        }
+        return Ok((from_request(st), 0, false));
+    }
+    if req.session_epoch == 0 {
+        // A new session (replacing the one named, if any).
+        if req.session_id != 0 {
+            st.fetch_sessions.remove(&req.session_id);
+        }
+        if st.fetch_sessions.len() >= MAX_FETCH_SESSIONS {
+            // Kafka's answer when its session cache is full: a full fetch,
+            // session ID 0 (no session).
+            return Ok((from_request(st), 0, false));
+        }
+        let mut id = 0;
+        while id == 0 || st.fetch_sessions.contains_key(&id) {
+            id = (super::state::random_u64() & 0x7fff_ffff) as i32;
+        }
+        let mut sess = FetchSession {
+            broker: ctx.broker,
+            next_epoch: 1,
+            parts: BTreeMap::new(),
+        };
+        let wants = from_request(st);
+        for w in &wants {
+            if let Some(t) = &w.topic {
+                sess.parts.insert(
+                    (t.clone(), w.fp.partition),
+                    (w.topic_id, w.fp.clone(), (-1, -1, -1)),
+                );
+            }
+        }
+        st.fetch_sessions.insert(id, sess);
+        return Ok((wants, id, false));
+    }
+    let Some(sess) = st.fetch_sessions.get(&req.session_id) else {
+        return Err(70); // FETCH_SESSION_ID_NOT_FOUND
+    };
+    if sess.broker != ctx.broker {
+        return Err(70);
+    }
+    if sess.next_epoch != req.session_epoch {
+        return Err(71); // INVALID_FETCH_SESSION_EPOCH
+    }
+    // Forgotten partitions leave; the ones in the request are added or updated.
+    let mut updates = Vec::new();
+    for t in &req.topics {
+        let Some(name) = name_of(st, t) else { continue };
+        for fp in &t.partitions {
+            updates.push((name.clone(), t.topic_id, fp.clone()));
+        }
+    }
+    let forgotten: Vec<(String, i32)> = req
+        .forgotten_topics_data
+        .iter()
+        .flat_map(|f| {
+            let name = if ctx.version >= 13 {
+                st.topic_by_id(&f.topic_id).map(|(n, _)| n.clone())
+            } else {
+                Some(f.topic.clone())
+            };
+            f.partitions
+                .iter()
+                .filter_map(move |p| name.clone().map(|n| (n, *p)))
+        })
+        .collect();
+    let sess = st.fetch_sessions.get_mut(&req.session_id).expect("checked");
+    for k in forgotten {
+        sess.parts.remove(&k);
+    }
+    for (name, id, fp) in updates {
+        let last = sess
+            .parts
+            .get(&(name.clone(), fp.partition))
+            .map_or((-1, -1, -1), |p| p.2);
+        sess.parts.insert((name, fp.partition), (id, fp, last));
+    }
+    sess.next_epoch = if sess.next_epoch == i32::MAX {
+        1
+    } else {
+        sess.next_epoch + 1
+    };
+    let wants = sess
+        .parts
+        .iter()
+        .map(|((t, _), (id, fp, last))| Want {
+            topic: Some(t.clone()),
+            topic_id: *id,
+            fp: fp.clone(),
+            last: Some(*last),
+        })
+        .collect();
+    Ok((wants, req.session_id, true))
+}
+
 pub(crate) fn fetch(ctx: &Ctx<'_>, req: FetchRequest) -> Option<FetchResponse> {
     let read_committed = req.isolation_level == 1;
     let wait =
         Duration::from_millis(u64::try_from(req.max_wait_ms).unwrap_or(0)).min(MAX_FETCH_WAIT);
     let deadline = Instant::now() + wait;
     let mut st = ctx.shared.lock();
-    if req.session_id != 0 {
-        // This mock hands out no fetch sessions (it answers session ID 0,
-        // which KIP-227 lets a broker do), so any other ID is unknown.
-        return Some(FetchResponse {
-            error_code: 70, // FETCH_SESSION_ID_NOT_FOUND
-            ..Default::default()
-        });
-    }
+    let (wants, session_id, incremental) = match session_wants(&mut st, ctx, &req) {
+        Ok(w) => w,
+        Err(error_code) => {
+            return Some(FetchResponse {
+                error_code,
+                ..Default::default()
+            })
+        }
+    };
     loop {
         let mut budget = usize::try_from(req.max_bytes).unwrap_or(0);
         let mut total = 0usize;
         let mut any_error = false;
         let mut leaders = Vec::new();
-        let mut responses = Vec::new();
-        for t in &req.topics {
-            let name = if ctx.version >= 13 {
-                st.topic_by_id(&t.topic_id).map(|(n, _)| n.clone())
-            } else {
-                Some(t.topic.clone())
+        let mut datas = Vec::new();
+        for w in &wants {
+            let d = match &w.topic {
+                Some(n) => fetch_partition(&st, ctx, n, &w.fp, read_committed, &mut budget),
+                None => fetch::PartitionData {
+                    partition_index: w.fp.partition,
+                    error_code: code::UNKNOWN_TOPIC_ID,
+                    high_watermark: -1,
+                    ..Default::default()
+                },
             };
-            let partitions = t
-                .partitions
-                .iter()
-                .map(|fp| match &name {
-                    Some(n) => {
-                        let d = fetch_partition(&st, ctx, n, fp, read_committed, &mut budget);
-                        total += d.records.as_ref().map_or(0, |r| r.len());
-                        if d.error_code != code::NONE {
-                            any_error = true;
-                            if d.error_code == code::NOT_LEADER_OR_FOLLOWER
-                                && !leaders.contains(&d.current_leader.leader_id)
-                            {
-                                leaders.push(d.current_leader.leader_id);
-                            }
-                        }
-                        d
-                    }
-                    None => {
-                        any_error = true;
-                        fetch::PartitionData {
-                            partition_index: fp.partition,
-                            error_code: code::UNKNOWN_TOPIC_ID,
-                            high_watermark: -1,
-                            ..Default::default()
-                        }
-                    }
-                })
-                .collect();
-            responses.push(fetch::FetchableTopicResponse {
-                topic: t.topic.clone(),
-                topic_id: t.topic_id,
-                partitions,
-                ..Default::default()
-            });
+            let records = d.records.as_ref().map_or(0, |r| r.len());
+            total += records;
+            if d.error_code != code::NONE {
+                any_error = true;
+                if d.error_code == code::NOT_LEADER_OR_FOLLOWER
+                    && !leaders.contains(&d.current_leader.leader_id)
+                {
+                    leaders.push(d.current_leader.leader_id);
+                }
+            }
+            // An incremental answer carries only what changed (KIP-227).
+            let now = (d.high_watermark, d.last_stable_offset, d.log_start_offset);
+            let include =
+                !incremental || records > 0 || d.error_code != code::NONE || w.last != Some(now);
+            datas.push((include, d));
         }
         let now = Instant::now();
         let enough = total > 0 && total >= usize::try_from(req.min_bytes).unwrap_or(0);
-        if enough || any_error || now >= deadline || st.shutdown {
-            let node_endpoints = if ctx.version >= 16 {
-                leaders
-                    .into_iter()
-                    .filter_map(|id| endpoint(&st, id))
-                    .map(|(node_id, host, port, rack)| fetch::NodeEndpoint {
-                        node_id,
-                        host,
-                        port,
-                        rack,
-                        ..Default::default()
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            return Some(FetchResponse {
-                responses,
-                node_endpoints,
-                ..Default::default()
-            });
+        if !(enough || any_error || now >= deadline || st.shutdown) {
+            st = ctx
+                .shared
+                .changed
+                .wait_timeout(st, deadline - now)
+                .map(|(g, _)| g)
+                .unwrap_or_else(|e| e.into_inner().0);
+            continue;
         }
-        st = ctx
-            .shared
-            .changed
-            .wait_timeout(st, deadline - now)
-            .map(|(g, _)| g)
-            .unwrap_or_else(|e| e.into_inner().0);
+        let mut responses: Vec<fetch::FetchableTopicResponse> = Vec::new();
+        let mut sent = Vec::new();
+        for (w, (include, d)) in wants.iter().zip(datas) {
+            if !include {
+                continue;
+            }
+            if let Some(t) = &w.topic {
+                sent.push((
+                    (t.clone(), w.fp.partition),
+                    (d.high_watermark, d.last_stable_offset, d.log_start_offset),
+                ));
+            }
+            let name = if ctx.version >= 13 {
+                String::new()
+            } else {
+                w.topic.clone().unwrap_or_default()
+            };
+            let id = if ctx.version >= 13 {
+                w.topic_id
+            } else {
+                Uuid::ZERO
+            };
+            let same_topic = responses
+                .last()
+                .is_some_and(|r| r.topic == name && r.topic_id == id);
+            if same_topic {
+                responses.last_mut().expect("checked").partitions.push(d);
+            } else {
+                responses.push(fetch::FetchableTopicResponse {
+                    topic: name,
+                    topic_id: id,
+                    partitions: vec![d],
+                    ..Default::default()
+                });
+            }
+        }
+        if let Some(sess) = st.fetch_sessions.get_mut(&session_id) {
+            for (k, v) in sent {
+                if let Some(p) = sess.parts.get_mut(&k) {
+                    p.2 = v;
+                }
+            }
+        }
+        let node_endpoints = if ctx.version >= 16 {
+            leaders
+                .into_iter()
+                .filter_map(|id| endpoint(&st, id))
+                .map(|(node_id, host, port, rack)| fetch::NodeEndpoint {
+                    node_id,
+                    host,
+                    port,
+                    rack,
+                    ..Default::default()
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        return Some(FetchResponse {
+            session_id,
+            responses,
+            node_endpoints,
+            ..Default::default()
+        });
     }
 }
 

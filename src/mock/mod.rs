@@ -174,6 +174,7 @@ impl Builder {
             coordinators: HashMap::new(),
             version_caps: HashMap::new(),
             tracking: None,
+            fetch_sessions: HashMap::new(),
             shutdown: false,
         };
         let shared = Arc::new(Shared {

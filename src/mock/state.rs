@@ -282,7 +282,27 @@ pub(crate) struct State {
     /// Version ranges narrowed with the control API.
     pub version_caps: HashMap<i16, (i16, i16)>,
     pub tracking: Option<Vec<TrackedRequest>>,
+    /// Incremental fetch sessions (KIP-227) by session ID.
+    pub fetch_sessions: HashMap<i32, FetchSession>,
     pub shutdown: bool,
+}
+
+/// One incremental fetch session (KIP-227): its partitions with what the
+/// client last asked (offset, limits) and what it was last sent (high
+/// watermark, last stable offset, log start).
+#[derive(Debug)]
+pub(crate) struct FetchSession {
+    pub broker: i32,
+    pub next_epoch: i32,
+    #[allow(clippy::type_complexity)]
+    pub parts: BTreeMap<
+        (String, i32),
+        (
+            Uuid,
+            crate::protocol::fetch::FetchPartition,
+            (i64, i64, i64),
+        ),
+    >,
 }
 
 impl State {
