@@ -46,6 +46,9 @@ run_python() {
     PYTHONPATH="$site" python3 bindings/python/tests/test_log.py
     log "python: the rest of confluent-kafka's API"
     PYTHONPATH="$site" python3 bindings/python/tests/test_confluent_api.py
+    log "python: group.protocol=consumer (KIP-848) on the mock cluster, confluent-kafka then gregor"
+    KAFKA_IMPL=confluent_kafka python3 bindings/python/tests/test_kip848.py
+    KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_kip848.py
     rm -rf "$site"
 }
 
