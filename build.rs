@@ -5,7 +5,7 @@
 //! library, the tests or the binaries.
 //!
 //! For a build without one of the Cargo features that carry a C API
-//! (`admin`, `zookeeper`, `legacy07`), it also writes that API's stubs to
+//! (`admin`, `zookeeper`, `legacy07`, `mock`), it also writes that API's stubs to
 //! `$OUT_DIR/ffi_off_<module>.rs`, which `src/ffi/off/<module>.rs` includes
 //! in place of `src/ffi/<module>.rs` (or of the directory
 //! `src/ffi/<module>/`): every `#[no_mangle]` function of the real module
@@ -30,6 +30,7 @@ fn main() {
         ("admin", "admin"),
         ("zk", "zookeeper"),
         ("legacy07", "legacy07"),
+        ("mock", "mock"),
     ] {
         let var = format!("CARGO_FEATURE_{}", feature.to_uppercase());
         if env::var_os(&var).is_some() {

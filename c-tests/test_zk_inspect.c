@@ -182,7 +182,7 @@ int main(void) {
     CHECK_INT(len, 0);
     CHECK_OK(gregor_zk_delete(zk, "/x", err, sizeof err), err);
     CHECK_INT(gregor_zk_get(zk, "/x/y/z", buf, sizeof buf, &len, err, sizeof err),
-              GREGOR_ERR__FAIL);
+              GREGOR_ERR__NOENT);
     CHECK_CONTAINS(err, "/x/y/z");
     CHECK_OK(gregor_zk_delete(zk, "/x", err, sizeof err), err); /* already gone */
 
@@ -208,7 +208,7 @@ int main(void) {
 
     CHECK_OK(gregor_zk_delete(zroot, root, err, sizeof err), err);
     CHECK_OK(gregor_zk_get(zroot, "/", NULL, 0, &len, err, sizeof err), err);
-    CHECK_INT(gregor_zk_get(zroot, root, NULL, 0, &len, err, sizeof err), GREGOR_ERR__FAIL);
+    CHECK_INT(gregor_zk_get(zroot, root, NULL, 0, &len, err, sizeof err), GREGOR_ERR__NOENT);
     gregor_zk_free(zroot);
     printf("zk inspect: brokers, topic, controller, group offsets, znodes\n");
     return 0;

@@ -190,6 +190,11 @@
 #define GREGOR_ERR__UNSUPPORTED_FEATURE -165
 
 /**
+ * Local: No such entry
+ */
+#define GREGOR_ERR__NOENT -156
+
+/**
  * Local: Purged in queue
  */
 #define GREGOR_ERR__PURGE_QUEUE -152
@@ -1336,6 +1341,16 @@
 #define GREGOR_PURGE_F_NON_BLOCKING 4
 
 /**
+ * `gregor_zk_migrate_offsets` direction: ZooKeeper → Kafka.
+ */
+#define GREGOR_ZK_MIGRATE_TO_KAFKA 0
+
+/**
+ * `gregor_zk_migrate_offsets` direction: Kafka → ZooKeeper.
+ */
+#define GREGOR_ZK_MIGRATE_TO_ZK 1
+
+/**
  * One ACL binding (to create).
  */
 typedef struct gregor_acl_binding gregor_acl_binding;
@@ -1409,6 +1424,13 @@ typedef struct gregor_group_descriptions gregor_group_descriptions;
 typedef struct gregor_group_listings gregor_group_listings;
 
 /**
+ * A consumer's group metadata: group id, generation id, member id, group
+ * instance id, as when it was taken. Immutable; free with
+ * `gregor_group_metadata_free`.
+ */
+typedef struct gregor_group_metadata gregor_group_metadata;
+
+/**
  * Per-group results of deleting groups. Immutable.
  */
 typedef struct gregor_group_results gregor_group_results;
@@ -1468,6 +1490,11 @@ typedef struct gregor_message gregor_message;
  * A metadata snapshot. Immutable; thread-safe to read.
  */
 typedef struct gregor_metadata gregor_metadata;
+
+/**
+ * A running mock cluster; `gregor_mock_cluster_destroy` stops it.
+ */
+typedef struct gregor_mock_cluster gregor_mock_cluster;
 
 /**
  * Partitions to add to a topic.
@@ -1558,6 +1585,12 @@ typedef struct gregor_zk gregor_zk;
 typedef struct gregor_zk_brokers gregor_zk_brokers;
 
 /**
+ * Config change notifications (the children of `/config/changes`): each
+ * znode's name and the entity whose config changed. Immutable.
+ */
+typedef struct gregor_zk_config_changes gregor_zk_config_changes;
+
+/**
  * A member of a ZooKeeper-coordinated (Kafka 0.8 high-level consumer)
  * group. Thread-safe.
  */
@@ -1567,6 +1600,12 @@ typedef struct gregor_zk_consumer gregor_zk_consumer;
  * A list of names (topics, groups, members). Immutable.
  */
 typedef struct gregor_zk_names gregor_zk_names;
+
+/**
+ * Partitions named by an admin request or notification, in the znode's
+ * order: topic, partition, and (reassignments) the new replicas. Immutable.
+ */
+typedef struct gregor_zk_partitions gregor_zk_partitions;
 
 /**
  * A topic as ZooKeeper holds it. Immutable.
@@ -1667,6 +1706,35 @@ typedef void (*gregor_consumer_throttle_cb)(const gregor_consumer *consumer, con
 typedef void (*gregor_log_cb)(void *opaque, int level, const char *fac, const char *name, const char *buf);
 
 /**
+ * The token refresh callback: `handle` is the `gregor_producer *`,
+ * `gregor_consumer *` or `gregor_admin *` made from the configuration the
+ * callback was set on; `oauthbearer_config` is the value of
+ * `sasl.oauthbearer.config` (NUL-terminated, borrowed for the call);
+ * `opaque` is what was given with the callback. The callback calls
+ * `gregor_*_oauthbearer_set_token` or `gregor_*_oauthbearer_set_token_failure`
+ * on `handle`.
+ */
+typedef void (*gregor_oauthbearer_token_refresh_cb)(void *handle, const char *oauthbearer_config, void *opaque);
+
+/**
+ * One request a mock broker received while tracking was on.
+ */
+typedef struct {
+  /**
+   * The broker that received it.
+   */
+  int32_t broker_id;
+  /**
+   * Its API key.
+   */
+  int16_t api_key;
+  /**
+   * Its version.
+   */
+  int16_t api_version;
+} gregor_mock_request;
+
+/**
  * One message's outcome, borrowed for the duration of the callback.
  */
 typedef struct {
@@ -1722,6 +1790,18 @@ typedef void (*gregor_producer_stats_cb)(const gregor_producer *producer, const 
  * A consumer's statistics callback: as `gregor_producer_stats_cb`.
  */
 typedef void (*gregor_consumer_stats_cb)(const gregor_consumer *consumer, const char *json, size_t json_len, void *cb_opaque);
+
+/**
+ * A producer's event callback (`rd_kafka_queue_cb_event_enable`'s
+ * `event_cb`): runs on a gregor thread when the producer's queue becomes
+ * non-empty; must only wake the application's loop.
+ */
+typedef void (*gregor_producer_event_cb)(const gregor_producer *producer, void *opaque);
+
+/**
+ * A consumer's event callback: as `gregor_producer_event_cb`.
+ */
+typedef void (*gregor_consumer_event_cb)(const gregor_consumer *consumer, void *opaque);
 
 #ifdef __cplusplus
 extern "C" {
@@ -3643,12 +3723,113 @@ gregor_error_t *gregor_producer_txn_abort(const gregor_producer *producer, int t
 
 /**
  * The optional Cargo features this library was built with,
- * comma-separated: "zookeeper,legacy07,admin,tls,sasl" when built with
+ * comma-separated: "zookeeper,legacy07,admin,tls,sasl,mock" when built with
  * all of them (the default), "" with none. The functions and
  * configuration properties of a feature left out fail with
  * `GREGOR_ERR__NOT_IMPLEMENTED`. A static string: do not free it.
  */
 const char *gregor_builtin_features(void);
+
+/**
+ * The consumer's group metadata now (`rd_kafka_consumer_group_metadata`):
+ * generation -1 and member id "" before it joined. NULL without
+ * `group.id` (or for a NULL / freed consumer). Caller owns the result.
+ */
+gregor_group_metadata *gregor_consumer_group_metadata(const gregor_consumer *consumer);
+
+/**
+ * Group metadata with only a group id (generation -1, no member:
+ * `rd_kafka_consumer_group_metadata_new`), for brokers before KIP-447.
+ * NULL for a NULL or empty `group_id`. Caller owns the result.
+ */
+gregor_group_metadata *gregor_group_metadata_new(const char *group_id);
+
+/**
+ * Group metadata with every field given
+ * (`rd_kafka_consumer_group_metadata_new_with_genid`): a binding that kept
+ * a consumer's metadata as values builds it back with this. `member_id`
+ * NULL is ""; `group_instance_id` NULL is none. NULL for a NULL or empty
+ * `group_id`. Caller owns the result.
+ */
+gregor_group_metadata *gregor_group_metadata_new_with_genid(const char *group_id, int32_t generation_id, const char *member_id, const char *group_instance_id);
+
+/**
+ * The group id (borrowed: valid until the metadata is freed); NULL for NULL.
+ */
+const char *gregor_group_metadata_group_id(const gregor_group_metadata *m);
+
+/**
+ * The generation id (-1 when not in a generation, or for NULL).
+ */
+int32_t gregor_group_metadata_generation_id(const gregor_group_metadata *m);
+
+/**
+ * The member id ("" before joining; borrowed); NULL for NULL.
+ */
+const char *gregor_group_metadata_member_id(const gregor_group_metadata *m);
+
+/**
+ * The group instance id of a static member (borrowed), or NULL.
+ */
+const char *gregor_group_metadata_group_instance_id(const gregor_group_metadata *m);
+
+/**
+ * Frees group metadata (NULL is a no-op).
+ */
+void gregor_group_metadata_free(gregor_group_metadata *m);
+
+/**
+ * `gregor_producer_send_offsets_to_transaction` with the consumer's group
+ * metadata (`rd_kafka_send_offsets_to_transaction`, KIP-447): the
+ * TxnOffsetCommit carries the generation, member id and group instance
+ * id (v3+), so the coordinator refuses a member the group moved on from
+ * with `GREGOR_ERR_ILLEGAL_GENERATION`, `GREGOR_ERR_UNKNOWN_MEMBER_ID` or
+ * `GREGOR_ERR_FENCED_INSTANCE_ID`; the transaction must then be aborted.
+ * Borrows `offsets` and `metadata`.
+ */
+int gregor_producer_send_offsets_to_transaction_with_metadata(const gregor_producer *producer, const gregor_tpl *offsets, const gregor_group_metadata *metadata, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * "EAGER" or "COOPERATIVE" for a consumer in a group, else "NONE"
+ * (`rd_kafka_rebalance_protocol`; static strings). "NONE" for NULL.
+ */
+const char *gregor_consumer_rebalance_protocol(const gregor_consumer *consumer);
+
+/**
+ * 1 if the group took the consumer's partitions away without a rebalance
+ * (a `GREGOR_REBALANCE_LOST` event was served) and none were assigned
+ * since (`rd_kafka_assignment_lost`), else 0 (also for NULL).
+ */
+int gregor_consumer_assignment_lost(const gregor_consumer *consumer);
+
+/**
+ * Starts closing the consumer and returns at once
+ * (`rd_kafka_consumer_close_queue`): a gregor thread commits (with
+ * `enable.auto.commit`), gives the partitions up and leaves the group. The
+ * revocation is served by `gregor_consumer_poll` on the caller's thread
+ * (the rebalance callback runs there), so keep polling (or waiting on the
+ * io-event fd and polling) until `gregor_consumer_closed` returns 1; once
+ * the consumer's threads stopped, polls return an error message
+ * `GREGOR_ERR__STATE`, and the end of the close writes the io-event fd.
+ * `gregor_consumer_free` still frees the handle (waiting for the close).
+ * Returns 0, or `GREGOR_ERR__STATE` if closed or closing already.
+ */
+int gregor_consumer_close_start(const gregor_consumer *consumer);
+
+/**
+ * 1 once the consumer is closed (a `gregor_consumer_close_start` that
+ * ended, or `gregor_consumer_close`), else 0 (`rd_kafka_consumer_closed`).
+ * -1 for a NULL or freed consumer.
+ */
+int gregor_consumer_closed(const gregor_consumer *consumer);
+
+/**
+ * As `gregor_producer_send_offsets_to_transaction_with_metadata`,
+ * returning an error object (`gregor_error_t`, NULL on success) with
+ * librdkafka's flags: a fenced member's error has `txn_requires_abort`.
+ * A negative `timeout_ms` waits forever.
+ */
+gregor_error_t *gregor_producer_txn_send_offsets_with_metadata(const gregor_producer *producer, const gregor_tpl *offsets, const gregor_group_metadata *metadata, int timeout_ms);
 
 /**
  * A new, empty header list. Caller owns it: free with `gregor_headers_free`.
@@ -4108,6 +4289,189 @@ size_t gregor_metadata_partition_isrs(const gregor_metadata *md, size_t t, size_
 void gregor_metadata_free(gregor_metadata *md);
 
 /**
+ * Sets the producer's SASL/OAUTHBEARER token, as librdkafka's
+ * `rd_kafka_oauthbearer_set_token`: `token_value` (NUL-terminated,
+ * copied), `md_lifetime_ms` when it expires (ms since the epoch),
+ * `md_principal_name` (NULL: empty), and `extension_size` strings at
+ * `extensions` alternating key and value (RFC 7628 section 3.1: keys
+ * 1*ALPHA and not `auth`; values VCHAR, SP, HTAB, CR, LF). Authentications
+ * from now on (new connections and KIP-368 re-authentications) use it;
+ * connections waiting for a token go on; the next refresh is due 80 %
+ * through its lifetime. Returns 0; `GREGOR_ERR__INVALID_ARG` with the
+ * reason in `errstr` (never quoting the token) for an expired token, an odd
+ * `extension_size`, a malformed key or value; `GREGOR_ERR__STATE` when
+ * OAUTHBEARER is not the configured mechanism. Thread-safe; may be called
+ * from the refresh callback.
+ */
+int gregor_producer_oauthbearer_set_token(const gregor_producer *producer, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token`, for a consumer.
+ */
+int gregor_consumer_oauthbearer_set_token(const gregor_consumer *consumer, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
+
+/**
+ * Reports that the producer's token could not be had, as librdkafka's
+ * `rd_kafka_oauthbearer_set_token_failure`: `errstr` is the reason (a
+ * non-empty NUL-terminated string). A token still valid stays in use; the
+ * next refresh is 10 s later; an `_AUTHENTICATION` error event carries the
+ * reason; connections waiting for a token fail with it. Returns 0,
+ * `GREGOR_ERR__INVALID_ARG` (NULL or empty reason) or `GREGOR_ERR__STATE`.
+ */
+int gregor_producer_oauthbearer_set_token_failure(const gregor_producer *producer, const char *errstr);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token_failure`, for a consumer.
+ */
+int gregor_consumer_oauthbearer_set_token_failure(const gregor_consumer *consumer, const char *errstr);
+
+/**
+ * Runs the producer's token refresh callback on a gregor thread instead
+ * of inside poll, as librdkafka's `rd_kafka_sasl_background_callbacks_enable`
+ * (for applications that do not poll). Returns 0 or `GREGOR_ERR__STATE`.
+ */
+int gregor_producer_sasl_background_callbacks_enable(const gregor_producer *producer);
+
+/**
+ * As `gregor_producer_sasl_background_callbacks_enable`, for a consumer.
+ */
+int gregor_consumer_sasl_background_callbacks_enable(const gregor_consumer *consumer);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token`, for an admin client
+ * (`GREGOR_ERR__NOT_IMPLEMENTED` in a build without the `admin` feature).
+ */
+int gregor_admin_oauthbearer_set_token(const gregor_admin *admin, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token_failure`, for an admin client.
+ */
+int gregor_admin_oauthbearer_set_token_failure(const gregor_admin *admin, const char *errstr);
+
+/**
+ * Sets (or with NULL `cb`, clears) the OAUTHBEARER token refresh callback
+ * of the clients made from `conf` afterwards. It runs when a token is
+ * needed: at the start and 80 % through the current token's lifetime (10 s
+ * after a failure), inside `gregor_producer_poll` / `_flush` /
+ * `gregor_consumer_poll` on the polling thread, as librdkafka runs it from
+ * `rd_kafka_poll`; on a gregor thread for an admin client (which has no
+ * poll) or after `gregor_*_sasl_background_callbacks_enable`. Connections
+ * wait for the first token. With it set, the built-in unsecured JWT and
+ * OIDC refreshers are not used. Returns 0 or `GREGOR_ERR__INVALID_ARG`
+ * (NULL `conf`). Not thread-safe for one `conf`.
+ */
+int gregor_config_set_oauthbearer_token_refresh_cb(gregor_config *conf, gregor_oauthbearer_token_refresh_cb cb, void *opaque);
+
+/**
+ * Starts a mock cluster of `broker_cnt` brokers (IDs 1..=broker_cnt) on
+ * ephemeral ports of 127.0.0.1. NULL on error, with the reason in `errstr`.
+ * Free with `gregor_mock_cluster_destroy`.
+ */
+gregor_mock_cluster *gregor_mock_cluster_new(int broker_cnt, char *errstr, size_t errstr_size);
+
+/**
+ * The cluster's `host:port,...` list for `bootstrap.servers`, owned by the
+ * cluster (valid until it is destroyed). NULL for a NULL cluster.
+ */
+const char *gregor_mock_cluster_bootstraps(const gregor_mock_cluster *mcluster);
+
+/**
+ * Stops every broker and frees the cluster. NULL is a no-op.
+ */
+void gregor_mock_cluster_destroy(gregor_mock_cluster *mcluster);
+
+/**
+ * Creates `topic` with `partition_cnt` partitions of `replication_factor`
+ * replicas, leaders spread over the brokers. 0, `GREGOR_ERR__INVALID_ARG`
+ * or TOPIC_ALREADY_EXISTS (36).
+ */
+int gregor_mock_topic_create(gregor_mock_cluster *mcluster, const char *topic, int partition_cnt, int replication_factor);
+
+/**
+ * Makes `broker_id` the leader of `topic` [`partition`]; its leader epoch
+ * goes up by one. `GREGOR_ERR__UNKNOWN_TOPIC` for an unknown partition.
+ */
+int gregor_mock_partition_set_leader(gregor_mock_cluster *mcluster, const char *topic, int32_t partition, int32_t broker_id);
+
+/**
+ * Takes a broker down: its connections close and new ones are refused.
+ */
+int gregor_mock_broker_set_down(gregor_mock_cluster *mcluster, int32_t broker_id);
+
+/**
+ * Brings a broker back up on its port.
+ */
+int gregor_mock_broker_set_up(gregor_mock_cluster *mcluster, int32_t broker_id);
+
+/**
+ * Delays every response of a broker by `rtt_ms` milliseconds.
+ */
+int gregor_mock_broker_set_rtt(gregor_mock_cluster *mcluster, int32_t broker_id, int rtt_ms);
+
+/**
+ * Sets a broker's rack (NULL: none).
+ */
+int gregor_mock_broker_set_rack(gregor_mock_cluster *mcluster, int32_t broker_id, const char *rack);
+
+/**
+ * The next `cnt` requests of `api_key` (on any broker) are answered with
+ * `errors[0..cnt]` in turn (librdkafka's
+ * `rd_kafka_mock_push_request_errors_array`).
+ */
+int gregor_mock_push_request_errors(gregor_mock_cluster *mcluster, int16_t api_key, size_t cnt, const int16_t *errors);
+
+/**
+ * As `gregor_mock_push_request_errors`, on one broker, each error answered
+ * after `rtts_ms[i]` milliseconds (`rtts_ms` may be NULL: no delay).
+ */
+int gregor_mock_broker_push_request_error_rtts(gregor_mock_cluster *mcluster, int32_t broker_id, int16_t api_key, size_t cnt, const int16_t *errors, const int *rtts_ms);
+
+/**
+ * Pins the coordinator of a group (`key_type` "group") or transactional
+ * ID ("transaction") to `broker_id`.
+ */
+int gregor_mock_coordinator_set(gregor_mock_cluster *mcluster, const char *key_type, const char *key, int32_t broker_id);
+
+/**
+ * Narrows the versions of `api_key` the brokers advertise and accept
+ * (`min_version` = `max_version` = -1: back to the served range).
+ */
+int gregor_mock_set_apiversion(gregor_mock_cluster *mcluster, int16_t api_key, int16_t min_version, int16_t max_version);
+
+/**
+ * Kafka's `group.initial.rebalance.delay.ms` for groups formed from now on
+ * (default 3000, as librdkafka's mock).
+ */
+int gregor_mock_group_initial_rebalance_delay_ms(gregor_mock_cluster *mcluster, int delay_ms);
+
+/**
+ * Starts recording every request (broker, API key, version).
+ */
+int gregor_mock_start_request_tracking(gregor_mock_cluster *mcluster);
+
+/**
+ * Stops recording and forgets what was recorded.
+ */
+int gregor_mock_stop_request_tracking(gregor_mock_cluster *mcluster);
+
+/**
+ * Copies up to `max` recorded requests, oldest first, into `out`; returns
+ * how many were recorded in all (call with `max` 0 to size the array).
+ */
+size_t gregor_mock_get_requests(gregor_mock_cluster *mcluster, gregor_mock_request *out, size_t max);
+
+/**
+ * Forgets the requests recorded so far (tracking stays on).
+ */
+int gregor_mock_clear_requests(gregor_mock_cluster *mcluster);
+
+/**
+ * The high watermark of `topic` [`partition`], or -1 if there is no such
+ * partition.
+ */
+int64_t gregor_mock_partition_high_watermark(gregor_mock_cluster *mcluster, const char *topic, int32_t partition);
+
+/**
  * A new producer configured by `conf` (copied; the caller keeps and frees
  * `conf`). Returns NULL on a bad configuration, with the reason in `errstr`.
  * Does not connect yet. Caller owns the producer: free with `gregor_producer_free`.
@@ -4376,6 +4740,60 @@ int32_t gregor_tpl_set_metadata(gregor_tpl *tpl, size_t idx, const char *metadat
 const char *gregor_tpl_metadata(const gregor_tpl *tpl, size_t idx);
 
 /**
+ * Writes `payload` (`size` bytes, 1 to 1024, copied) to `fd` whenever the
+ * producer's queue of delivery reports and client events goes from empty
+ * to non-empty, and after a poll / flush that left some queued; `fd` -1
+ * disables. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_producer_io_event_enable(const gregor_producer *producer, int fd, const void *payload, size_t size);
+
+/**
+ * Runs `cb(producer, opaque)` (on a gregor thread) where
+ * `gregor_producer_io_event_enable` would write; NULL `cb` disables.
+ * Returns 0 or an error code.
+ */
+int gregor_producer_cb_event_enable(const gregor_producer *producer, gregor_producer_event_cb cb, void *opaque);
+
+/**
+ * Makes a `gregor_producer_poll` / `gregor_producer_flush` blocked on
+ * another thread return now, as if its timeout ran out (or the next one
+ * that would wait). Safe from any thread; a no-op for NULL.
+ */
+void gregor_producer_yield(const gregor_producer *producer);
+
+/**
+ * Writes `payload` (`size` bytes, 1 to 1024, copied) to `fd` whenever the
+ * consumer's queue (messages, errors, rebalances, commit results, client
+ * events) goes from empty to non-empty, and after a poll that left some
+ * queued; `fd` -1 disables. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_consumer_io_event_enable(const gregor_consumer *consumer, int fd, const void *payload, size_t size);
+
+/**
+ * Runs `cb(consumer, opaque)` (on a gregor thread) where
+ * `gregor_consumer_io_event_enable` would write; NULL `cb` disables.
+ * Returns 0 or an error code.
+ */
+int gregor_consumer_cb_event_enable(const gregor_consumer *consumer, gregor_consumer_event_cb cb, void *opaque);
+
+/**
+ * Makes a `gregor_consumer_poll` blocked on another thread return NULL
+ * now, as if its timeout ran out (or the next one that would wait). Safe
+ * from any thread; a no-op for NULL.
+ */
+void gregor_consumer_yield(const gregor_consumer *consumer);
+
+/**
+ * Serves the producer's delivery reports and client events on a gregor
+ * thread from now on, as they come, instead of inside
+ * `gregor_producer_poll` (librdkafka's background queue /
+ * `background_event_cb`): the callbacks then run on that thread. Poll and
+ * flush still work. The thread ends when the producer is closed or freed.
+ * Returns 0, or `GREGOR_ERR__STATE` if started already.
+ */
+int gregor_producer_start_background(const gregor_producer *producer);
+
+/**
  * Opens a ZooKeeper session. `zk_connect` is `host:port[,host:port…][/chroot]`;
  * `session_timeout_ms` (> 0) is the session timeout and bounds each call.
  * Does not block on the network (the session is made in the background).
@@ -4474,6 +4892,98 @@ void gregor_zk_consumer_close(const gregor_zk_consumer *consumer);
  * pointer is a no-op.
  */
 void gregor_zk_consumer_free(gregor_zk_consumer *consumer);
+
+/**
+ * The topics marked for deletion (`/admin/delete_topics/<topic>`), in name
+ * order; empty if none. On success `*out` receives them (caller owns; free
+ * with `gregor_zk_names_free`).
+ */
+int gregor_zk_list_topic_deletions(const gregor_zk *zk, gregor_zk_names **out, char *errstr, size_t errstr_size);
+
+/**
+ * The partition reassignment in progress (`/admin/reassign_partitions`):
+ * each partition with its target replicas (`gregor_zk_partitions_replicas`);
+ * empty if none. On success `*out` receives it (caller owns; free with
+ * `gregor_zk_partitions_free`).
+ */
+int gregor_zk_list_reassignments(const gregor_zk *zk, gregor_zk_partitions **out, char *errstr, size_t errstr_size);
+
+/**
+ * The preferred replica election in progress
+ * (`/admin/preferred_replica_election`), empty if none. As
+ * `gregor_zk_list_reassignments` for the rest (no replicas).
+ */
+int gregor_zk_list_preferred_replica_elections(const gregor_zk *zk, gregor_zk_partitions **out, char *errstr, size_t errstr_size);
+
+/**
+ * The ISR change notifications (the children of
+ * `/isr_change_notification`, in znode order): one row per partition
+ * named, with its notification's znode name
+ * (`gregor_zk_partitions_notification`). As
+ * `gregor_zk_list_reassignments` for the rest (no replicas).
+ */
+int gregor_zk_list_isr_changes(const gregor_zk *zk, gregor_zk_partitions **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of partitions (0 for NULL).
+ */
+size_t gregor_zk_partitions_count(const gregor_zk_partitions *p);
+
+/**
+ * Row `i`'s topic.
+ */
+const char *gregor_zk_partitions_topic(const gregor_zk_partitions *p, size_t i);
+
+/**
+ * Row `i`'s partition.
+ */
+int32_t gregor_zk_partitions_partition(const gregor_zk_partitions *p, size_t i);
+
+/**
+ * Row `i`: copies up to `max` of its new replica ids (reassignments; none
+ * otherwise) into `out` and returns how many there are.
+ */
+size_t gregor_zk_partitions_replicas(const gregor_zk_partitions *p, size_t i, int32_t *out, size_t max);
+
+/**
+ * Row `i`'s notification znode name (`isr_change_0000000001`) for ISR
+ * changes; NULL for the admin requests.
+ */
+const char *gregor_zk_partitions_notification(const gregor_zk_partitions *p, size_t i);
+
+/**
+ * Frees a partition list. NULL is a no-op.
+ */
+void gregor_zk_partitions_free(gregor_zk_partitions *p);
+
+/**
+ * The config change notifications, in znode order: each one's name
+ * (`config_change_0000000003`) and entity path (`topics/<topic>`,
+ * `clients/<id>`, …; version 1 notifications give
+ * `<entity_type>/<entity_name>`). On success `*out` receives them (caller
+ * owns; free with `gregor_zk_config_changes_free`).
+ */
+int gregor_zk_list_config_changes(const gregor_zk *zk, gregor_zk_config_changes **out, char *errstr, size_t errstr_size);
+
+/**
+ * Number of notifications (0 for NULL).
+ */
+size_t gregor_zk_config_changes_count(const gregor_zk_config_changes *c);
+
+/**
+ * Notification `i`'s znode name.
+ */
+const char *gregor_zk_config_changes_name(const gregor_zk_config_changes *c, size_t i);
+
+/**
+ * Notification `i`'s entity path.
+ */
+const char *gregor_zk_config_changes_entity_path(const gregor_zk_config_changes *c, size_t i);
+
+/**
+ * Frees a list of config change notifications. NULL is a no-op.
+ */
+void gregor_zk_config_changes_free(gregor_zk_config_changes *c);
 
 /**
  * The topics under `/brokers/topics`, in name order. On success `*out`
@@ -4679,8 +5189,9 @@ int gregor_zk_list_group_offsets(const gregor_zk *zk, const char *group, const c
 /**
  * Copies znode `path`'s data into the caller-owned `buf` (up to `size`
  * bytes; NULL with `size` 0 to ask the length) and writes its full length
- * to `*len` (may be NULL). Returns 0, or `GREGOR_ERR__FAIL` with
- * "`no node <path>`" in `errstr` if there is no such znode.
+ * to `*len` (may be NULL). Returns 0, or `GREGOR_ERR__NOENT` (librdkafka's
+ * `RD_KAFKA_RESP_ERR__NOENT`, "No such entry") with "`no node <path>`" in
+ * `errstr` if there is no such znode.
  */
 int gregor_zk_get(const gregor_zk *zk, const char *path, uint8_t *buf, size_t size, size_t *len, char *errstr, size_t errstr_size);
 
@@ -4696,6 +5207,30 @@ int gregor_zk_put(const gregor_zk *zk, const char *path, const uint8_t *data, si
  * znode that does not exist succeeds.
  */
 int gregor_zk_delete(const gregor_zk *zk, const char *path, char *errstr, size_t errstr_size);
+
+/**
+ * Copies `group`'s offsets one way: `direction` is
+ * `GREGOR_ZK_MIGRATE_TO_KAFKA` or `GREGOR_ZK_MIGRATE_TO_ZK`. Every topic's,
+ * or `topic`'s only (NULL: all). With `dry_run` non-zero nothing is
+ * written, and `*out` holds what would be.
+ *
+ * The brokers are reached through `conf` (borrowed for the call; its
+ * `bootstrap.servers` or `zookeeper.connect` and security settings), or,
+ * with `conf` NULL, through the brokers registered in the session's
+ * ZooKeeper (`zookeeper.connect` = the session's connect string, plaintext).
+ * Blocks up to `timeout_ms` for the Kafka side (the header's timeout rule:
+ * negative waits forever) and up to the session timeout for each
+ * ZooKeeper call.
+ *
+ * On success `*out` receives the offsets copied (topic, partition, offset,
+ * in topic and partition order; caller owns, free with `gregor_tpl_free`).
+ * Errors: `GREGOR_ERR__INVALID_ARG` for a bad direction or NULL argument;
+ * the broker's error for a refused commit or fetch (e.g.
+ * `GREGOR_ERR_GROUP_AUTHORIZATION_FAILED`); `GREGOR_ERR__UNSUPPORTED_FEATURE`
+ * for a broker with only OffsetCommit v0; `GREGOR_ERR__BAD_MSG` for a
+ * malformed offset znode.
+ */
+int gregor_zk_migrate_offsets(const gregor_zk *zk, const gregor_config *conf, const char *group, const char *topic, int direction, int dry_run, int timeout_ms, gregor_tpl **out, char *errstr, size_t errstr_size);
 
 #ifdef __cplusplus
 }  // extern "C"

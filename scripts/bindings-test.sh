@@ -8,6 +8,10 @@
 #   - bindings/python/tests/test_gregor.py (gregor-only edge cases);
 #   - bindings/python/tests/test_config.py (configuration dicts) with both;
 #   - bindings/python/tests/test_confluent_api.py (the rest of confluent-kafka's API);
+#   - bindings/python/tests/test_native.py (the compiled extension gregor._native,
+#     which pip builds with the system compiler: Ctrl-C, reports, lifetime);
+#   - the `confluent_kafka` compatibility package (bindings/python/compat):
+#     test_compat_package.py, and test_compat.py as confluent_kafka through it;
 #   - the Ruby minitest suite (bindings/ruby/test);
 #   - scripts/pkgconfig-test.sh (make install + the C example via pkg-config).
 #
@@ -30,6 +34,12 @@ run_python() {
     site=$(mktemp -d)
     # pip-installable: install the package as a user would, then test that copy
     python3 -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation --target "$site" bindings/python
+    # the optional `confluent_kafka` compatibility package, in a directory of its own
+    local compat
+    compat=$(mktemp -d)
+    python3 -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation --target "$compat" \
+        bindings/python/compat
+    rm -rf bindings/python/compat/build bindings/python/compat/*.egg-info
     rm -rf bindings/python/build bindings/python/*.egg-info
     log "python: test_compat.py with gregor"
     KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_compat.py
@@ -46,10 +56,19 @@ run_python() {
     PYTHONPATH="$site" python3 bindings/python/tests/test_log.py
     log "python: the rest of confluent-kafka's API"
     PYTHONPATH="$site" python3 bindings/python/tests/test_confluent_api.py
+    log "python: the compiled extension (Ctrl-C in poll/consume/flush, reports, lifetime)"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_native.py
+    log "python: the confluent_kafka compatibility package (test_compat.py unchanged, as confluent_kafka)"
+    PYTHONPATH="$compat:$site" python3 bindings/python/tests/test_compat_package.py
+    KAFKA_IMPL=confluent_kafka PYTHONPATH="$compat:$site" python3 bindings/python/tests/test_compat.py
+    log "python: oauth_cb (SASL/OAUTHBEARER token refresh)"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_oauth.py
+    log "python: io events, yield, asyncio example, group metadata, close_start (issue 22)"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_event_loop.py
     log "python: group.protocol=consumer (KIP-848) on the mock cluster, confluent-kafka then gregor"
     KAFKA_IMPL=confluent_kafka python3 bindings/python/tests/test_kip848.py
     KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_kip848.py
-    rm -rf "$site"
+    rm -rf "$site" "$compat"
 }
 
 run_ruby() {
@@ -69,6 +88,10 @@ run_ruby() {
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_purge.rb
     log "ruby: Config.logger (issue 16)"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_log.rb
+    log "ruby: OAUTHBEARER refresh callback and set_token (issue 22)"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_oauthbearer.rb
+    log "ruby: event_io / yield_now / close_start / group metadata (issue 22)"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_event_loop.rb
     # close under calls in flight (issue 24): 1000 rounds each for admin,
     # producer and consumer, 15-30 s; GREGOR_LIFETIME_ROUNDS to change
     log "ruby: close while calls are in flight (${GREGOR_LIFETIME_ROUNDS:-1000} rounds each)"

@@ -16,11 +16,12 @@ cd "$(dirname "$0")/.."
 
 # name: the features it keeps (legacy07 needs zookeeper: no-zookeeper drops both)
 variants=(
-    "no-zookeeper:admin,tls,sasl"
-    "no-legacy07:zookeeper,admin,tls,sasl"
-    "no-admin:zookeeper,legacy07,tls,sasl"
-    "no-tls:zookeeper,legacy07,admin,sasl"
-    "no-sasl:zookeeper,legacy07,admin,tls"
+    "no-zookeeper:admin,tls,sasl,mock"
+    "no-legacy07:zookeeper,admin,tls,sasl,mock"
+    "no-admin:zookeeper,legacy07,tls,sasl,mock"
+    "no-tls:zookeeper,legacy07,admin,sasl,mock"
+    "no-sasl:zookeeper,legacy07,admin,tls,mock"
+    "no-mock:zookeeper,legacy07,admin,tls,sasl"
     "minimal:"
 )
 want=("$@")

@@ -41,8 +41,9 @@ apt_installed() {
 
 step_apt() {
     # ruby, ruby-ffi, ruby-minitest: the Ruby bindings and their tests (no rubygems network needed)
-    local want=(gcc make patch pkg-config libssl-dev zlib1g-dev zookeeper python3-pip valgrind lz4 zstd gzip openssl
-        ruby ruby-ffi ruby-minitest)
+    # python3-dev: Python.h, for the Python binding's compiled module (bindings/python/src/)
+    local want=(gcc make patch pkg-config libssl-dev zlib1g-dev zookeeper python3-pip python3-dev valgrind lz4 zstd
+        gzip openssl ruby ruby-ffi ruby-minitest)
     local missing=()
     for p in "${want[@]}"; do
         apt_installed "$p" || missing+=("$p")

@@ -106,7 +106,7 @@ cargo test
 phase "failover suite (mock cluster, figures)"
 # Already run once by `cargo test`; again here so its figures (messages,
 # lost, duplicated, requests per broker) are in CI's output.
-cargo test --quiet --test failover -- --nocapture --test-threads=1
+cargo test --quiet --test failover --test failover_matrix -- --nocapture --test-threads=1
 
 # Each optional Cargo feature left out (README "Cargo features"): clippy and
 # the unit tests of every variant; about 1-2 minutes each on 2 cores.
@@ -124,6 +124,9 @@ fi
 
 phase "bindings (Python, Ruby, pkg-config)"
 scripts/bindings-test.sh
+
+phase "gregor mock (kcat, confluent-kafka, C/Python/Ruby examples)"
+scripts/mock-tests.sh
 
 phase "fuzz (${FUZZ_SECONDS:-12} s a target)"
 scripts/fuzz.sh

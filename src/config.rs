@@ -317,9 +317,9 @@ static PROPS: &[Prop] = props! {
         "Indicates the builtin features for this build of librdkafka.";
     "message.copy.max.bytes": int(0, 1000000000), "65535", Any, No,
         "Maximum size for message to be copied to buffer.";
-    "metadata.recovery.strategy": Kind::Enum(&[&["none"], &["rebootstrap"]]), "rebootstrap", Any, No,
+    "metadata.recovery.strategy": Kind::Enum(&[&["none"], &["rebootstrap"]]), "rebootstrap", Any, Yes,
         "Controls how the client recovers when none of the brokers known to it is available.";
-    "metadata.recovery.rebootstrap.trigger.ms": int(0, 2147483647), "300000", Any, No,
+    "metadata.recovery.rebootstrap.trigger.ms": int(0, 2147483647), "300000", Any, Yes,
         "If a client configured to rebootstrap using `metadata.recovery.strategy=rebootstrap` is unable to obtain metadata from any of the brokers for this interval, client repeats the bootstrap process using `bootstrap.servers` configuration and brokers added through `rd_kafka_brokers_add()`.";
     "topic.metadata.refresh.fast.interval.ms": int(1, 60000), "100", Any, Yes,
         "When a topic loses its leader a new metadata request will be enqueued immediately and then with this initial interval, exponentially increasing upto `retry.backoff.max.ms`, until the topic metadata has been refreshed.";
@@ -403,9 +403,9 @@ static PROPS: &[Prop] = props! {
         "Client's private key as set by rd_kafka_conf_set_ssl_cert()";
     "ssl_certificate": Kind::Api, "", Any, No,
         "Client's public key as set by rd_kafka_conf_set_ssl_cert()";
-    "https.ca.location": Kind::Str, "", Any, No,
+    "https.ca.location": Kind::Str, "", Any, Yes,
         "File or directory path to CA certificate(s) for verifying HTTPS endpoints, like `sasl.oauthbearer.token.endpoint.url` used for OAUTHBEARER/OIDC authentication.";
-    "https.ca.pem": Kind::Str, "", Any, No,
+    "https.ca.pem": Kind::Str, "", Any, Yes,
         "CA certificate string (PEM format) for verifying HTTPS endpoints.";
     "ssl_ca": Kind::Api, "", Any, No,
         "CA certificate as set by rd_kafka_conf_set_ssl_cert()";
@@ -437,21 +437,21 @@ static PROPS: &[Prop] = props! {
         "Path to Kerberos keytab file.";
     "sasl.kerberos.min.time.before.relogin": int(0, 86400000), "60000", Any, No,
         "Minimum time in milliseconds between key refresh attempts.";
-    "oauthbearer_token_refresh_cb": Kind::Api, "", Any, No,
+    "oauthbearer_token_refresh_cb": Kind::Api, "", Any, Yes,
         "SASL/OAUTHBEARER token refresh callback (set with rd_kafka_conf_set_oauthbearer_token_refresh_cb(), triggered by rd_kafka_poll(), et.al.";
-    "sasl.oauthbearer.method": Kind::Enum(&[&["default"], &["oidc"]]), "default", Any, No,
+    "sasl.oauthbearer.method": Kind::Enum(&[&["default"], &["oidc"]]), "default", Any, Yes,
         "Set to \"default\" or \"oidc\" to control which login method to be used.";
-    "sasl.oauthbearer.client.id" | "sasl.oauthbearer.client.credentials.client.id": Kind::Str, "", Any, No,
+    "sasl.oauthbearer.client.id" | "sasl.oauthbearer.client.credentials.client.id": Kind::Str, "", Any, Yes,
         "Public identifier for the application.";
-    "sasl.oauthbearer.client.secret" | "sasl.oauthbearer.client.credentials.client.secret": Kind::Str, "", Any, No,
+    "sasl.oauthbearer.client.secret" | "sasl.oauthbearer.client.credentials.client.secret": Kind::Str, "", Any, Yes,
         "Client secret only known to the application and the authorization server.";
-    "sasl.oauthbearer.scope": Kind::Str, "", Any, No,
+    "sasl.oauthbearer.scope": Kind::Str, "", Any, Yes,
         "Client use this to specify the scope of the access request to the broker.";
-    "sasl.oauthbearer.extensions": Kind::Str, "", Any, No,
+    "sasl.oauthbearer.extensions": Kind::Str, "", Any, Yes,
         "Allow additional information to be provided to the broker.";
-    "sasl.oauthbearer.token.endpoint.url": Kind::Str, "", Any, No,
+    "sasl.oauthbearer.token.endpoint.url": Kind::Str, "", Any, Yes,
         "OAuth/OIDC issuer token endpoint HTTP(S) URI used to retrieve token.";
-    "sasl.oauthbearer.sub.claim.name": Kind::Str, "sub", Any, No,
+    "sasl.oauthbearer.sub.claim.name": Kind::Str, "sub", Any, Yes,
         "JWT claim name to use as the subject (principal) when validating OIDC access tokens.";
     "sasl.oauthbearer.grant.type": Kind::Enum(&[&["client_credentials"], &["urn:ietf:params:oauth:grant-type:jwt-bearer"]]), "client_credentials", Any, No,
         "OAuth grant type to use when communicating with the identity provider.";
@@ -539,6 +539,12 @@ static PROPS: &[Prop] = props! {
         "Deprecated: fsync() interval for the offset file, in milliseconds.";
     "consume.callback.max.messages": int(0, 1000000), "0", Consumer, No,
         "Maximum number of messages to dispatch in one `rd_kafka_consume_callback*()` call (0 = unlimited).";
+    // librdkafka's test properties (rdkafka_conf.c, not in its CONFIGURATION.md):
+    // a private mock cluster (src/mock) for this client.
+    "test.mock.num.brokers": int(0, 10000), "0", Any,
+        "Number of mock brokers to create (gregor's own mock cluster, `gregor::mock`): overrides bootstrap.servers with their list; 0 = off.";
+    "test.mock.broker.rtt": int(0, 3_600_000), "0", Any,
+        "Response delay of every mock broker, in ms (with test.mock.num.brokers).";
 };
 
 fn find(key: &str) -> Option<&'static Prop> {
@@ -831,8 +837,12 @@ fn missing_feature(name: &str, value: &str) -> Option<&'static str> {
     let sasl = name.starts_with("sasl.")
         || name.starts_with("enable.sasl.")
         || (name == "security.protocol" && value.starts_with("sasl"));
+    // A non-zero test.mock.num.brokers needs the mock cluster (0 is a no-op).
+    let mock = name.starts_with("test.mock.") && value.trim() != "0";
     if zookeeper && !cfg!(feature = "zookeeper") {
         Some("zookeeper")
+    } else if mock && !cfg!(feature = "mock") {
+        Some("mock")
     } else if tls && !cfg!(feature = "tls") {
         Some("tls")
     } else if sasl && !cfg!(feature = "sasl") {

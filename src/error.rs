@@ -12,188 +12,91 @@ use crate::wire::{DecodeError, EncodeError};
 
 /// Local (client-side) error codes, negative like librdkafka's.
 pub mod local {
-    /// A message or response failed to parse or failed its CRC.
-    ///
-    /// cbindgen:ignore
-    pub const BAD_MSG: i32 = -199;
-    /// Compressed data could not be decompressed.
-    ///
-    /// cbindgen:ignore
-    pub const BAD_COMPRESSION: i32 = -198;
-    /// The handle is being destroyed.
-    ///
-    /// cbindgen:ignore
-    pub const DESTROY: i32 = -197;
-    /// Generic failure.
-    ///
-    /// cbindgen:ignore
-    pub const FAIL: i32 = -196;
-    /// Broker transport failure (connection refused, reset, closed).
-    ///
-    /// cbindgen:ignore
-    pub const TRANSPORT: i32 = -195;
-    /// A host name could not be resolved.
-    ///
-    /// cbindgen:ignore
-    pub const RESOLVE: i32 = -193;
-    /// A message was not delivered within `message.timeout.ms`.
-    ///
-    /// cbindgen:ignore
-    pub const MSG_TIMED_OUT: i32 = -192;
-    /// Reached the end of a partition.
-    ///
-    /// cbindgen:ignore
-    pub const PARTITION_EOF: i32 = -191;
-    /// The partition does not exist in the cluster.
-    ///
-    /// cbindgen:ignore
-    pub const UNKNOWN_PARTITION: i32 = -190;
-    /// The topic does not exist in the cluster.
-    ///
-    /// cbindgen:ignore
-    pub const UNKNOWN_TOPIC: i32 = -188;
-    /// No broker could be reached.
-    ///
-    /// cbindgen:ignore
-    pub const ALL_BROKERS_DOWN: i32 = -187;
-    /// An argument was invalid (NULL, out of range, malformed).
-    ///
-    /// cbindgen:ignore
-    pub const INVALID_ARG: i32 = -186;
-    /// An operation timed out.
-    ///
-    /// cbindgen:ignore
-    pub const TIMED_OUT: i32 = -185;
-    /// The producer queue is full.
-    ///
-    /// cbindgen:ignore
-    pub const QUEUE_FULL: i32 = -184;
-    /// TLS failure: handshake, certificate verification, or a TLS alert.
-    ///
-    /// cbindgen:ignore
-    pub const SSL: i32 = -181;
-    /// The operation is not valid in the current state.
-    ///
-    /// cbindgen:ignore
-    pub const STATE: i32 = -172;
-    /// Not implemented.
-    ///
-    /// cbindgen:ignore
-    pub const NOT_IMPLEMENTED: i32 = -170;
-    /// SASL authentication failed on the client's side (bad server
-    /// signature, broker closed the connection during authentication).
-    ///
-    /// cbindgen:ignore
-    pub const AUTHENTICATION: i32 = -169;
-    /// No stored offset and `auto.offset.reset` is `error`.
-    ///
-    /// cbindgen:ignore
-    pub const NO_OFFSET: i32 = -168;
-    /// The broker lacks a feature the operation needs.
-    ///
-    /// cbindgen:ignore
-    pub const UNSUPPORTED_FEATURE: i32 = -165;
-    /// The application did not poll within `max.poll.interval.ms`: the
-    /// member left its group (the next poll rejoins).
-    ///
-    /// cbindgen:ignore
-    pub const MAX_POLL_EXCEEDED: i32 = -147;
-    /// A message was purged from the producer's queue before it was sent
-    /// (librdkafka's `RD_KAFKA_RESP_ERR__PURGE_QUEUE`).
-    ///
-    /// cbindgen:ignore
-    pub const PURGE_QUEUE: i32 = -152;
-    /// A message was purged while its request was in flight: the broker's
-    /// answer, if one comes, is ignored (librdkafka's
-    /// `RD_KAFKA_RESP_ERR__PURGE_INFLIGHT`).
-    ///
-    /// cbindgen:ignore
-    pub const PURGE_INFLIGHT: i32 = -151;
-    /// A configuration property is unknown or has a bad value.
-    ///
-    /// cbindgen:ignore
-    pub const INVALID_CONFIG: i32 = -145;
-    /// A fatal error: the idempotent or transactional producer (or a
-    /// fenced static group member) stopped for good; the handle's
-    /// `fatal_error` says which error caused it (librdkafka's `_FATAL`).
-    ///
-    /// cbindgen:ignore
-    pub const FATAL: i32 = -150;
-    /// Offset reset by `auto.offset.reset`.
-    ///
-    /// cbindgen:ignore
-    pub const AUTO_OFFSET_RESET: i32 = -140;
-    /// The table: (code, name, description).
-    ///
-    /// cbindgen:ignore
-    pub const TABLE: &[(i32, &str, &str)] = &[
-        (BAD_MSG, "_BAD_MSG", "Local: Bad message format"),
-        (
-            BAD_COMPRESSION,
-            "_BAD_COMPRESSION",
-            "Local: Invalid compressed data",
-        ),
-        (DESTROY, "_DESTROY", "Local: Broker handle destroyed"),
-        (FAIL, "_FAIL", "Local: Communication failure with broker"),
-        (TRANSPORT, "_TRANSPORT", "Local: Broker transport failure"),
-        (RESOLVE, "_RESOLVE", "Local: Host resolution failure"),
-        (MSG_TIMED_OUT, "_MSG_TIMED_OUT", "Local: Message timed out"),
-        (PARTITION_EOF, "_PARTITION_EOF", "Broker: No more messages"),
-        (
-            UNKNOWN_PARTITION,
-            "_UNKNOWN_PARTITION",
-            "Local: Unknown partition",
-        ),
-        (UNKNOWN_TOPIC, "_UNKNOWN_TOPIC", "Local: Unknown topic"),
-        (
-            ALL_BROKERS_DOWN,
-            "_ALL_BROKERS_DOWN",
-            "Local: All broker connections are down",
-        ),
-        (
-            INVALID_ARG,
-            "_INVALID_ARG",
-            "Local: Invalid argument or configuration",
-        ),
-        (TIMED_OUT, "_TIMED_OUT", "Local: Timed out"),
-        (QUEUE_FULL, "_QUEUE_FULL", "Local: Queue full"),
-        (SSL, "_SSL", "Local: SSL error"),
-        (STATE, "_STATE", "Local: Erroneous state"),
-        (
-            NOT_IMPLEMENTED,
-            "_NOT_IMPLEMENTED",
-            "Local: Not implemented",
-        ),
-        (
-            AUTHENTICATION,
-            "_AUTHENTICATION",
-            "Local: Authentication failure",
-        ),
-        (NO_OFFSET, "_NO_OFFSET", "Local: No offset stored"),
-        (
-            UNSUPPORTED_FEATURE,
-            "_UNSUPPORTED_FEATURE",
-            "Local: Required feature not supported by broker",
-        ),
-        (PURGE_QUEUE, "_PURGE_QUEUE", "Local: Purged in queue"),
-        (PURGE_INFLIGHT, "_PURGE_INFLIGHT", "Local: Purged in flight"),
-        (FATAL, "_FATAL", "Local: Fatal error"),
-        (
-            MAX_POLL_EXCEEDED,
-            "_MAX_POLL_EXCEEDED",
-            "Local: Maximum application poll interval (max.poll.interval.ms) exceeded",
-        ),
-        (
-            INVALID_CONFIG,
-            "_INVALID_CONFIG",
-            "Local: Invalid configuration property or value",
-        ),
-        (
-            AUTO_OFFSET_RESET,
-            "_AUTO_OFFSET_RESET",
-            "Local: No offset to automatically reset to",
-        ),
-    ];
+    /// Declares each local code once: its constant (with its doc comment) and
+    /// its row of [`TABLE`] (code, `_NAME`, librdkafka's description). Rows
+    /// are written in code order, as `err_descs` requires.
+    macro_rules! local_codes {
+        ($($(#[doc = $doc:literal])* $name:ident = $code:literal, $text:literal;)*) => {
+            $(
+                $(#[doc = $doc])*
+                ///
+                /// cbindgen:ignore
+                pub const $name: i32 = $code;
+            )*
+            /// The table: (code, name, description), sorted by code.
+            ///
+            /// cbindgen:ignore
+            pub const TABLE: &[(i32, &str, &str)] = &[
+                $(($name, concat!("_", stringify!($name)), $text),)*
+            ];
+        };
+    }
+
+    local_codes! {
+        /// A message or response failed to parse or failed its CRC.
+        BAD_MSG = -199, "Local: Bad message format";
+        /// Compressed data could not be decompressed.
+        BAD_COMPRESSION = -198, "Local: Invalid compressed data";
+        /// The handle is being destroyed.
+        DESTROY = -197, "Local: Broker handle destroyed";
+        /// Generic failure.
+        FAIL = -196, "Local: Communication failure with broker";
+        /// Broker transport failure (connection refused, reset, closed).
+        TRANSPORT = -195, "Local: Broker transport failure";
+        /// A host name could not be resolved.
+        RESOLVE = -193, "Local: Host resolution failure";
+        /// A message was not delivered within `message.timeout.ms`.
+        MSG_TIMED_OUT = -192, "Local: Message timed out";
+        /// Reached the end of a partition.
+        PARTITION_EOF = -191, "Broker: No more messages";
+        /// The partition does not exist in the cluster.
+        UNKNOWN_PARTITION = -190, "Local: Unknown partition";
+        /// The topic does not exist in the cluster.
+        UNKNOWN_TOPIC = -188, "Local: Unknown topic";
+        /// No broker could be reached.
+        ALL_BROKERS_DOWN = -187, "Local: All broker connections are down";
+        /// An argument was invalid (NULL, out of range, malformed).
+        INVALID_ARG = -186, "Local: Invalid argument or configuration";
+        /// An operation timed out.
+        TIMED_OUT = -185, "Local: Timed out";
+        /// The producer queue is full.
+        QUEUE_FULL = -184, "Local: Queue full";
+        /// TLS failure: handshake, certificate verification, or a TLS alert.
+        SSL = -181, "Local: SSL error";
+        /// The operation is not valid in the current state.
+        STATE = -172, "Local: Erroneous state";
+        /// Not implemented.
+        NOT_IMPLEMENTED = -170, "Local: Not implemented";
+        /// SASL authentication failed on the client's side (bad server
+        /// signature, broker closed the connection during authentication).
+        AUTHENTICATION = -169, "Local: Authentication failure";
+        /// No stored offset and `auto.offset.reset` is `error`.
+        NO_OFFSET = -168, "Local: No offset stored";
+        /// The broker lacks a feature the operation needs.
+        UNSUPPORTED_FEATURE = -165, "Local: Required feature not supported by broker";
+        /// No such entry: what was looked up does not exist (a ZooKeeper
+        /// znode, for `gregor_zk_get`); librdkafka's
+        /// `RD_KAFKA_RESP_ERR__NOENT`.
+        NOENT = -156, "Local: No such entry";
+        /// A message was purged from the producer's queue before it was sent
+        /// (librdkafka's `RD_KAFKA_RESP_ERR__PURGE_QUEUE`).
+        PURGE_QUEUE = -152, "Local: Purged in queue";
+        /// A message was purged while its request was in flight: the broker's
+        /// answer, if one comes, is ignored (librdkafka's
+        /// `RD_KAFKA_RESP_ERR__PURGE_INFLIGHT`).
+        PURGE_INFLIGHT = -151, "Local: Purged in flight";
+        /// A fatal error: the idempotent or transactional producer (or a
+        /// fenced static group member) stopped for good; the handle's
+        /// `fatal_error` says which error caused it (librdkafka's `_FATAL`).
+        FATAL = -150, "Local: Fatal error";
+        /// The application did not poll within `max.poll.interval.ms`: the
+        /// member left its group (the next poll rejoins).
+        MAX_POLL_EXCEEDED = -147, "Local: Maximum application poll interval (max.poll.interval.ms) exceeded";
+        /// A configuration property is unknown or has a bad value.
+        INVALID_CONFIG = -145, "Local: Invalid configuration property or value";
+        /// Offset reset by `auto.offset.reset`.
+        AUTO_OFFSET_RESET = -140, "Local: No offset to automatically reset to";
+    }
 }
 
 /// Everything that can go wrong in gregor.

@@ -21,6 +21,8 @@ pub mod ffi;
 pub mod legacy07;
 pub mod log;
 pub mod message;
+#[cfg(feature = "mock")]
+pub mod mock;
 pub mod net;
 pub mod producer;
 pub mod protocol;

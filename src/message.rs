@@ -151,3 +151,35 @@ pub fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
 }
+
+/// A consumer's group membership as the producer's
+/// `send_offsets_to_transaction` passes it on (KIP-447, librdkafka's
+/// `rd_kafka_consumer_group_metadata_t`): TxnOffsetCommit v3+ carries the
+/// generation, member id and group instance id, so the group coordinator
+/// fences offsets a zombie member (one the group moved on from) commits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsumerGroupMetadata {
+    /// The consumer group id.
+    pub group_id: String,
+    /// The group generation the member is in (-1: none, the group-id-only
+    /// form, which the coordinator does not check).
+    pub generation_id: i32,
+    /// The member id the coordinator gave ("" for none).
+    pub member_id: String,
+    /// `group.instance.id` of a static member (KIP-345), or none.
+    pub group_instance_id: Option<String>,
+}
+
+impl ConsumerGroupMetadata {
+    /// The group-id-only form (`rd_kafka_consumer_group_metadata_new`):
+    /// generation -1, no member: for brokers before KIP-447 or a producer
+    /// that commits offsets on a group it does not consume in.
+    pub fn new(group_id: impl Into<String>) -> Self {
+        ConsumerGroupMetadata {
+            group_id: group_id.into(),
+            generation_id: -1,
+            member_id: String::new(),
+            group_instance_id: None,
+        }
+    }
+}

@@ -707,3 +707,146 @@ fn consumer_fetches_from_the_preferred_read_replica_without_a_busy_loop() {
         "busy loop at the end"
     );
 }
+
+/// What a client pair did when its cluster was replaced by another.
+struct Replaced {
+    /// Messages sent after the replacement: delivered, failed.
+    delivered: usize,
+    failed: usize,
+    /// "after" messages the consumer read.
+    consumed: Vec<String>,
+    /// Requests the new cluster received from the clients.
+    new_cluster_requests: usize,
+    took: Duration,
+}
+
+/// KIP-899: a producer and a consumer whose `bootstrap.servers` lists two
+/// 1-broker clusters, A and B; they learn A's broker, A goes away for good
+/// and 20 messages are sent. With `metadata.recovery.strategy=rebootstrap`
+/// they go back to the bootstrap list and carry on with B; with `none`
+/// they keep asking A's broker (as librdkafka 2.10+).
+fn replace_cluster(strategy: &str) -> Replaced {
+    let a = MockCluster::start(1);
+    let b = MockCluster::start(1);
+    a.topic("rb", 1, 1);
+    b.topic("rb", 1, 1);
+    let both = format!("{},{}", a.bootstrap, b.bootstrap);
+    // without re-bootstrap nothing will arrive: wait less for it
+    let (timeout, wait) = if strategy == "none" {
+        ("2500", 3)
+    } else {
+        ("5000", 7)
+    };
+    let extra = [
+        ("metadata.recovery.strategy", strategy),
+        ("message.timeout.ms", timeout),
+        ("retry.backoff.ms", "20"),
+        ("reconnect.backoff.max.ms", "200"),
+    ];
+    let producer = Producer::new(&config(&both, &extra)).unwrap();
+    let ok = Arc::new(AtomicUsize::new(0));
+    let failed = Arc::new(AtomicUsize::new(0));
+    {
+        let (ok, failed) = (ok.clone(), failed.clone());
+        producer.set_delivery_callback(Some(Box::new(move |dr| {
+            if dr.error.is_some() {
+                failed.fetch_add(1, Ordering::SeqCst);
+            } else {
+                ok.fetch_add(1, Ordering::SeqCst);
+            }
+        })));
+    }
+    let mut cextra = extra.to_vec();
+    cextra.push(("auto.offset.reset", "earliest"));
+    let consumer = Consumer::new(&config(&both, &cextra)).unwrap();
+    consumer
+        .assign(&[Tpo::new("rb", 0, offset::BEGINNING)])
+        .unwrap();
+    send_range(&producer, "rb", 0, "before", 0..5);
+    producer.flush(Duration::from_secs(10)).unwrap();
+    assert_eq!(ok.load(Ordering::SeqCst), 5, "delivered to cluster A");
+    ok.store(0, Ordering::SeqCst);
+    let mut before = 0;
+    let until = Instant::now() + Duration::from_secs(10);
+    while before < 5 && Instant::now() < until {
+        if let Some(m) = consumer.poll(Duration::from_millis(50)).unwrap() {
+            if m.error.is_none() {
+                before += 1;
+            }
+        }
+    }
+    assert_eq!(before, 5, "read from cluster A");
+
+    drop(a);
+    b.track_start();
+    let t0 = Instant::now();
+    send_range(&producer, "rb", 0, "after", 0..20);
+    let mut consumed = Vec::new();
+    // the consumer's position (5) is valid on B once B has 5 messages, so
+    // it reads at least after5..after19 (all of them if it resets first)
+    let until = Instant::now() + Duration::from_secs(wait);
+    let late = |v: &String| {
+        v.strip_prefix("after")
+            .and_then(|n| n.parse::<u32>().ok())
+            .is_some_and(|n| n >= 5)
+    };
+    while consumed.iter().filter(|v| late(v)).count() < 15 && Instant::now() < until {
+        producer.poll(Duration::ZERO);
+        if let Some(m) = consumer.poll(Duration::from_millis(50)).unwrap() {
+            if m.error.is_none() {
+                consumed.push(String::from_utf8(m.value.as_deref().unwrap().to_vec()).unwrap());
+            }
+        }
+    }
+    let _ = producer.flush(Duration::from_secs(10));
+    let took = t0.elapsed();
+    let new_cluster_requests = b.tracked().len();
+    consumer.close();
+    Replaced {
+        delivered: ok.load(Ordering::SeqCst),
+        failed: failed.load(Ordering::SeqCst),
+        consumed,
+        new_cluster_requests,
+        took,
+    }
+}
+
+#[test]
+fn producer_and_consumer_rebootstrap_when_their_cluster_is_replaced() {
+    let r = replace_cluster("rebootstrap");
+    println!(
+        "re-bootstrap: after the cluster was replaced, delivered {}/20 (failed {}), consumed {} \
+         in {:.2} s; requests to the new cluster {}",
+        r.delivered,
+        r.failed,
+        r.consumed.len(),
+        r.took.as_secs_f64(),
+        r.new_cluster_requests
+    );
+    assert_eq!((r.delivered, r.failed), (20, 0));
+    for i in 5..20 {
+        let v = format!("after{i}");
+        assert_eq!(
+            r.consumed.iter().filter(|c| **c == v).count(),
+            1,
+            "{v} in {:?}",
+            r.consumed
+        );
+    }
+}
+
+#[test]
+fn with_recovery_strategy_none_clients_do_not_rebootstrap() {
+    let r = replace_cluster("none");
+    println!(
+        "strategy none: after the cluster was replaced, delivered {}/20 (failed {}), consumed {}; \
+         requests to the new cluster {}",
+        r.delivered,
+        r.failed,
+        r.consumed.len(),
+        r.new_cluster_requests
+    );
+    assert_eq!((r.delivered, r.failed), (0, 20));
+    assert!(r.consumed.is_empty(), "{:?}", r.consumed);
+    assert_eq!(r.new_cluster_requests, 0);
+}

@@ -333,6 +333,11 @@ impl AdminClient {
     pub fn new(cfg: &Config) -> Result<AdminClient> {
         let cluster = Cluster::new(cfg)?;
         crate::config::log_warnings(cfg, ClientKind::Admin, cluster.log());
+        // no poll: an OAUTHBEARER refresh callback runs on gregor's thread
+        #[cfg(feature = "sasl")]
+        if let Ok(ob) = cluster.oauthbearer() {
+            ob.enable_background_callbacks();
+        }
         Ok(AdminClient {
             cluster,
             default_timeout: cfg.ms("socket.timeout.ms"),

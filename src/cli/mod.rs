@@ -14,6 +14,8 @@ pub mod format;
 #[cfg(feature = "legacy07")]
 pub mod legacy07;
 pub mod metadata;
+#[cfg(feature = "mock")]
+pub mod mock;
 pub mod produce;
 #[cfg(feature = "zookeeper")]
 pub mod zk;
@@ -131,6 +133,7 @@ pub fn main(argv: Vec<std::ffi::OsString>) -> i32 {
             "legacy07" if !cfg!(feature = "legacy07") => Some("legacy07"),
             "admin" if !cfg!(feature = "admin") => Some("admin"),
             "zk" if !cfg!(feature = "zookeeper") => Some("zookeeper"),
+            "mock" if !cfg!(feature = "mock") => Some("mock"),
             _ => None,
         };
         if let Some(feature) = left_out {
@@ -153,6 +156,13 @@ pub fn main(argv: Vec<std::ffi::OsString>) -> i32 {
         #[cfg(feature = "zookeeper")]
         if sub == "zk" {
             return zk::run(&rest, &mut out, &mut err);
+        }
+        #[cfg(feature = "mock")]
+        if sub == "mock" {
+            // It serves until interrupted: hold no stdio lock meanwhile
+            // (GREGOR_MOCK_DEBUG writes from the brokers' threads).
+            drop((out, err));
+            return mock::run(&rest, &mut std::io::stdout(), &mut std::io::stderr());
         }
     }
     let prog = argv

@@ -333,7 +333,7 @@ fn command(
             Some(d) => writeln!(out, "{}", String::from_utf8_lossy(&d)).map_err(io)?,
             None => {
                 return Err(Error::local(
-                    gregor::error::local::FAIL,
+                    gregor::error::local::NOENT,
                     format!("no node {path}"),
                 ))
             }

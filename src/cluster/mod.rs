@@ -19,6 +19,9 @@ use crate::protocol::metadata::{MetadataRequest, MetadataRequestTopic, MetadataR
 use crate::protocol::KafkaCode;
 use crate::wire::Uuid;
 
+mod recovery;
+use recovery::Recovery;
+
 /// What a connection is for; each purpose gets its own connection per broker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Purpose {
@@ -267,6 +270,14 @@ struct Inner {
     retry_backoff: (Duration, Duration),
     /// Set by [`Cluster::shutdown`]: no request may start any more.
     shut_down: std::sync::atomic::AtomicBool,
+    /// KIP-899 / KIP-1102 re-bootstrap (not with a ZooKeeper broker list,
+    /// which is always current).
+    recovery: Recovery,
+    /// The broker list comes from ZooKeeper.
+    from_zk: bool,
+    /// The private mock cluster `test.mock.num.brokers` started.
+    #[cfg(feature = "mock")]
+    mock: Option<Arc<crate::mock::Cluster>>,
 }
 
 /// A client's handle on the cluster; cheap to clone and thread-safe.
@@ -280,6 +291,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Cluster {
+    /// The private mock cluster `test.mock.num.brokers` started for this
+    /// client, to control from a test (librdkafka's
+    /// `rd_kafka_handle_mock_cluster`).
+    #[cfg(feature = "mock")]
+    pub fn mock_cluster(&self) -> Option<&crate::mock::Cluster> {
+        self.inner.mock.as_deref()
+    }
+
     /// A cluster handle for `bootstrap.servers`, or, when that is empty, for
     /// the brokers registered in ZooKeeper at `zookeeper.connect` (the
     /// endpoint matching `security.protocol`). With ZooKeeper, `/brokers/ids`
@@ -306,10 +325,36 @@ impl Cluster {
         let from_zk = cfg.str("bootstrap.servers").trim().is_empty() && !zk_connect.is_empty();
         // No bootstrap.servers (nor ZooKeeper) is a client with no brokers,
         // as librdkafka's: it is created, and its requests fail later.
-        let bootstrap = if from_zk || cfg.str("bootstrap.servers").trim().is_empty() {
+        // test.mock.num.brokers (as librdkafka): a private mock cluster whose
+        // brokers replace bootstrap.servers; it lives as long as this handle.
+        #[cfg(feature = "mock")]
+        let mock = match cfg.int("test.mock.num.brokers") {
+            n if n > 0 => {
+                let m = crate::mock::Cluster::new(n as usize).map_err(|e| Error::Config {
+                    key: "test.mock.num.brokers".into(),
+                    reason: e.to_string(),
+                })?;
+                let rtt = Duration::from_millis(cfg.int("test.mock.broker.rtt").max(0) as u64);
+                for id in m.broker_ids() {
+                    let _ = m.set_broker_rtt(id, rtt);
+                }
+                Some(Arc::new(m))
+            }
+            _ => None,
+        };
+        #[cfg(feature = "mock")]
+        let from_zk = from_zk && mock.is_none();
+        #[cfg(feature = "mock")]
+        let bootstrap_servers = match &mock {
+            Some(m) => m.bootstrap_servers(),
+            None => cfg.str("bootstrap.servers").to_owned(),
+        };
+        #[cfg(not(feature = "mock"))]
+        let bootstrap_servers = cfg.str("bootstrap.servers").to_owned();
+        let bootstrap = if from_zk || bootstrap_servers.trim().is_empty() {
             Vec::new()
         } else {
-            parse_bootstrap(cfg.str("bootstrap.servers"))?
+            parse_bootstrap(&bootstrap_servers)?
         };
         let mut net = NetConfig::from_config(cfg)?;
         net.log = log;
@@ -337,6 +382,8 @@ impl Cluster {
                 zk_watch: Mutex::new(None),
                 conns: Mutex::new(HashMap::new()),
                 bootstrap_conns: Mutex::new(bootstrap_conns),
+                #[cfg(feature = "mock")]
+                mock,
                 // Known topics are refreshed every topic.metadata.refresh.interval.ms
                 // (-1: only when metadata.max.age.ms runs out), on their next use.
                 max_age: match cfg.int("topic.metadata.refresh.interval.ms") {
@@ -347,6 +394,8 @@ impl Cluster {
                 },
                 retry_backoff: (cfg.ms("retry.backoff.ms"), cfg.ms("retry.backoff.max.ms")),
                 shut_down: std::sync::atomic::AtomicBool::new(false),
+                recovery: Recovery::from_config(cfg),
+                from_zk,
             }),
         };
         #[cfg(not(feature = "zookeeper"))]
@@ -508,7 +557,8 @@ impl Cluster {
             ..Default::default()
         };
         let mut errors = Vec::new();
-        let candidates = self.metadata_candidates();
+        self.inner.recovery.started(Instant::now());
+        let mut candidates = self.metadata_candidates();
         if candidates.is_empty() {
             // A client without brokers (no bootstrap.servers): as
             // librdkafka's, which waits for a usable broker until the
@@ -520,7 +570,29 @@ impl Cluster {
                 "no broker to ask: bootstrap.servers is empty and no broker is known",
             ));
         }
-        for conn in candidates {
+        let mut asked = 0;
+        loop {
+            if asked == candidates.len() {
+                // Every known broker failed (or the trigger time passed
+                // without an answer): go back to bootstrap.servers, in this
+                // same call while time is left (KIP-899, KIP-1102).
+                if self.inner.from_zk
+                    || !self
+                        .inner
+                        .recovery
+                        .rebootstrap_after_failure(true, Instant::now())
+                {
+                    break;
+                }
+                self.rebootstrap();
+                candidates = self.metadata_candidates();
+                asked = 0;
+                if candidates.is_empty() {
+                    break;
+                }
+            }
+            let conn = candidates[asked].clone();
+            asked += 1;
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() || self.check_open().is_err() {
                 break;
@@ -570,6 +642,7 @@ impl Cluster {
                         meta.controller_id
                     );
                     self.absorb(&meta, topics);
+                    self.inner.recovery.answered();
                     return Ok(meta);
                 }
                 Err(e) => {
@@ -583,6 +656,16 @@ impl Cluster {
                     errors.push(e)
                 }
             }
+        }
+        // Asked only some of the known brokers before the deadline: the
+        // trigger time alone may still call for a re-bootstrap.
+        if !self.inner.from_zk
+            && self
+                .inner
+                .recovery
+                .rebootstrap_after_failure(false, Instant::now())
+        {
+            self.rebootstrap();
         }
         self.check_open()?;
         // Every broker refused our certificate check or credentials: that
@@ -605,7 +688,9 @@ impl Cluster {
         ))
     }
 
-    /// Known brokers' metadata connections first, then the bootstrap ones.
+    /// Known brokers' metadata connections (those up first); the bootstrap
+    /// ones until a broker has answered (after a re-bootstrap too), or
+    /// always when ZooKeeper lists the brokers.
     fn metadata_candidates(&self) -> Vec<BrokerConn> {
         let ids: Vec<i32> = self.snapshot().brokers.keys().copied().collect();
         let mut out: Vec<BrokerConn> = ids
@@ -614,8 +699,31 @@ impl Cluster {
             .collect();
         // prefer a connection that is already up
         out.sort_by_key(|c| !c.is_connected());
-        out.extend(lock(&self.inner.bootstrap_conns).iter().cloned());
+        if out.is_empty() || self.inner.from_zk || self.inner.recovery.bootstrapping() {
+            out.extend(lock(&self.inner.bootstrap_conns).iter().cloned());
+        }
         out
+    }
+
+    /// KIP-899: forgets the learned brokers (their connections are dropped,
+    /// every topic is stale) so the next metadata request goes to
+    /// `bootstrap.servers`.
+    fn rebootstrap(&self) {
+        log::at!(
+            self.inner.net.log,
+            crate::log::level::NOTICE,
+            "REBOOTSTRAP",
+            "Starting re-bootstrap sequence: no metadata from the known brokers; \
+             asking bootstrap.servers {}",
+            self.bootstrap().join(",")
+        );
+        {
+            let mut cache = self.inner.cache.write().unwrap_or_else(|e| e.into_inner());
+            cache.meta.brokers.clear();
+            cache.brokers_age = None;
+            cache.topic_age.clear();
+        }
+        lock(&self.inner.conns).clear();
     }
 
     fn absorb(&self, meta: &Metadata, asked: Option<&[&str]>) {
@@ -898,9 +1006,12 @@ impl Cluster {
             .iter()
             .filter_map(|id| self.conn(*id, purpose).ok())
             .collect();
+        // one that is up, else one not failing to connect (a broker that
+        // went down stays first in id order), else any
         conns
             .iter()
             .find(|c| c.is_connected())
+            .or_else(|| conns.iter().find(|c| !c.is_failing()))
             .or(conns.first())
             .cloned()
             .ok_or_else(|| Error::local(local::ALL_BROKERS_DOWN, "no broker known"))
@@ -930,6 +1041,27 @@ impl Cluster {
         self.inner.net.sasl_credentials.set(username, password);
     }
 
+    /// The client's OAUTHBEARER token holder (set a token, report a
+    /// failure, set the refresh callback: src/net/sasl/token.rs).
+    ///
+    /// # Errors
+    /// `_STATE` when OAUTHBEARER is not the configured mechanism (as
+    /// librdkafka's `rd_kafka_oauthbearer_set_token`).
+    #[cfg(feature = "sasl")]
+    pub fn oauthbearer(&self) -> Result<crate::net::sasl::token::OAuthBearer> {
+        self.inner
+            .net
+            .sasl
+            .as_ref()
+            .and_then(|m| m.oauthbearer().cloned())
+            .ok_or_else(|| {
+                Error::local(
+                    local::STATE,
+                    "SASL/OAUTHBEARER is not the configured authentication mechanism",
+                )
+            })
+    }
+
     /// Closes every connection for good: requests waiting for a response
     /// fail, and every later request (including a retry of one of those)
     /// fails at once with `_DESTROY` instead of reconnecting. For a client
@@ -940,6 +1072,11 @@ impl Cluster {
             .store(true, std::sync::atomic::Ordering::SeqCst);
         #[cfg(feature = "zookeeper")]
         lock(&self.inner.zk_watch).take();
+        // the OAUTHBEARER refresher thread ends with the client
+        #[cfg(feature = "sasl")]
+        if let Ok(ob) = self.oauthbearer() {
+            ob.stop();
+        }
         for c in lock(&self.inner.conns).drain().map(|(_, c)| c) {
             c.shutdown();
         }

@@ -412,7 +412,13 @@ impl Control {
                         p.leader = -1;
                         self.cluster.invalidate(&tp.0);
                     }
-                    p.report(e)
+                    // As librdkafka: a temporary error is retried quietly;
+                    // only a permanent one reaches the application.
+                    if e.is_retriable() {
+                        None
+                    } else {
+                        p.report(e)
+                    }
                 }
             };
             if let Some(m) = ev {

@@ -294,7 +294,23 @@ impl Fetcher {
                     }
                 }
             }
-            if first {
+            // librdkafka applies a top-level error to every partition and
+            // handles leadership, replica and storage errors itself, as it
+            // does per partition: the application hears only of the others.
+            let internal = matches!(
+                top,
+                KafkaCode::OFFSET_NOT_AVAILABLE
+                    | KafkaCode::UNKNOWN_TOPIC_OR_PARTITION
+                    | KafkaCode::LEADER_NOT_AVAILABLE
+                    | KafkaCode::NOT_LEADER_OR_FOLLOWER
+                    | KafkaCode::BROKER_NOT_AVAILABLE
+                    | KafkaCode::REPLICA_NOT_AVAILABLE
+                    | KafkaCode::KAFKA_STORAGE_ERROR
+                    | KafkaCode::UNKNOWN_LEADER_EPOCH
+                    | KafkaCode::FENCED_LEADER_EPOCH
+                    | KafkaCode::UNKNOWN_TOPIC_ID
+            );
+            if first && !internal {
                 st.events.push_back(Message::event(
                     Arc::from(""),
                     -1,

@@ -150,6 +150,13 @@ pub struct Consumer {
     /// Counts assignment changes by the application (assign, unassign,
     /// incremental ones), to see whether a rebalance callback made one.
     assign_ops: AtomicU64,
+    /// The group took the assignment away without a rebalance and nothing
+    /// was assigned since (`rd_kafka_assignment_lost`).
+    assignment_lost: AtomicBool,
+    /// Set once the close (blocking or started by `close_start`) is over.
+    close_done: Arc<AtomicBool>,
+    /// The thread of a close started by [`Consumer::close_start`].
+    close_thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 /// Adds a partition to the consumer's state.
@@ -263,6 +270,7 @@ impl Consumer {
         cluster.events().set_waker(Some(Arc::new(move || {
             if let Some(sh) = weak.upgrade() {
                 crate::net::events::notify_locked(&sh.state, &sh.data);
+                sh.wakeup.signal();
             }
         })));
         let threads: Threads = Arc::new(Mutex::new(Vec::new()));
@@ -304,6 +312,9 @@ impl Consumer {
             rebalance_cb: Mutex::new(None),
             commit_cb: Mutex::new(None),
             assign_ops: AtomicU64::new(0),
+            assignment_lost: AtomicBool::new(false),
+            close_done: Arc::new(AtomicBool::new(false)),
+            close_thread: Mutex::new(None),
         })
     }
 
@@ -757,7 +768,49 @@ impl Consumer {
             None => self.poll_inner(timeout),
         };
         log.serve();
+        self.served();
         r
+    }
+
+    /// A `poll` returned: consumes the outstanding event-loop trigger, and
+    /// runs it again if something is still queued.
+    fn served(&self) {
+        let st = self.shared.lock();
+        let more = st.maybe_more() || self.cluster.events().pending();
+        self.shared.wakeup.served(more);
+    }
+
+    /// Sets (or with `None` removes) the event-loop trigger: it runs when
+    /// the consumer's queue (messages, partition and consumer errors,
+    /// rebalances, commit results, client events) goes from empty to
+    /// non-empty, and again after a [`Consumer::poll`] that left something
+    /// queued (one message per poll: an application that polls once per
+    /// trigger never polls in vain). librdkafka's
+    /// `rd_kafka_queue_cb_event_enable` on the consumer queue. It may run on
+    /// a gregor thread holding internal locks: it must only signal, never
+    /// call the consumer.
+    pub fn set_event_trigger(&self, trigger: Option<crate::net::wakeup::Trigger>) {
+        let st = self.shared.lock();
+        let pending = st.maybe_more() || self.cluster.events().pending();
+        self.shared.wakeup.set(trigger, pending);
+    }
+
+    /// The io-event form of [`Consumer::set_event_trigger`]
+    /// (`rd_kafka_queue_io_event_enable`): writes `payload` to `out` at each
+    /// trigger; write errors are ignored.
+    pub fn set_io_event<W: std::io::Write + Send + 'static>(&self, out: W, payload: Vec<u8>) {
+        self.set_event_trigger(Some(crate::net::wakeup::writer_trigger(out, payload)));
+    }
+
+    /// Wakes a [`Consumer::poll`] blocked on another thread: it returns
+    /// `Ok(None)` as if its timeout ran out; nothing else changes. With no
+    /// poll waiting, the next one that would wait returns at once
+    /// (`rd_kafka_queue_yield`).
+    pub fn yield_now(&self) {
+        let mut st = self.shared.lock();
+        st.yielded = true;
+        self.shared.data.notify_all();
+        drop(st);
     }
 
     fn poll_inner(&self, timeout: Duration) -> Result<Option<Message>> {
@@ -797,6 +850,10 @@ impl Consumer {
                     let dl = *deadline.get_or_insert_with(|| Instant::now() + timeout);
                     let now = Instant::now();
                     if now >= dl {
+                        return Ok(None);
+                    }
+                    if st.yielded {
+                        st.yielded = false;
                         return Ok(None);
                     }
                     if self.stats.is_due() {
@@ -864,6 +921,22 @@ impl Consumer {
         self.group
             .as_ref()
             .map_or_else(String::new, |g| g.member_id())
+    }
+
+    /// The consumer's group membership for the producer's
+    /// `send_offsets_to_transaction_with` (KIP-447, librdkafka's
+    /// `rd_kafka_consumer_group_metadata`): group id, generation, member
+    /// id, group instance id, as now (generation -1 and "" before joining).
+    /// `None` without `group.id`.
+    pub fn group_metadata(&self) -> Option<crate::message::ConsumerGroupMetadata> {
+        let g = self.group.as_ref()?;
+        let m = g.lock();
+        Some(crate::message::ConsumerGroupMetadata {
+            group_id: g.settings.group_id.clone(),
+            generation_id: m.generation,
+            member_id: m.member_id.clone(),
+            group_instance_id: g.settings.instance_id.clone(),
+        })
     }
 
     /// "EAGER" or "COOPERATIVE" once in a group, else "NONE" (librdkafka's
@@ -1040,6 +1113,11 @@ impl Consumer {
     /// callback changed the assignment itself.
     fn rebalance(&self, event: &RebalanceEvent, cooperative: bool) {
         let Some(g) = &self.group else { return };
+        match event {
+            RebalanceEvent::Lost(_) => self.assignment_lost.store(true, Ordering::Release),
+            RebalanceEvent::Assigned(_) => self.assignment_lost.store(false, Ordering::Release),
+            RebalanceEvent::Revoked(_) => {}
+        }
         if let RebalanceEvent::Revoked(parts) = event {
             if g.settings.auto_commit {
                 let keys: Vec<Tp> = parts.iter().map(TopicPartitionOffset::key).collect();
@@ -1168,44 +1246,234 @@ impl Consumer {
     /// `socket.timeout.ms` and 10 s.
     pub fn close(&self) {
         if self.closed.swap(true, Ordering::SeqCst) {
+            // a close started by close_start: serve what it queues (the
+            // revocation) here, as the blocking close does, until it ends
+            // (it is bounded)
+            let t = self
+                .close_thread
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            if let Some(t) = t {
+                while !t.is_finished() {
+                    let ev = self.shared.lock().group_events.pop_front();
+                    match ev {
+                        Some(ev) => self.serve(ev),
+                        None => std::thread::sleep(Duration::from_millis(5)),
+                    }
+                }
+                let _ = t.join();
+            }
             return;
         }
+        self.close_blocking();
+        self.close_done.store(true, Ordering::Release);
+    }
+
+    /// True once the consumer is closed: by [`Consumer::close`], or by the
+    /// close [`Consumer::close_start`] began, once it ended
+    /// (`rd_kafka_consumer_closed`).
+    pub fn closed(&self) -> bool {
+        self.close_done.load(Ordering::Acquire)
+    }
+
+    /// True if the group took this consumer's partitions away without a
+    /// rebalance (session expired, fenced, `max.poll.interval.ms`
+    /// exceeded: a [`RebalanceEvent::Lost`] was served) and no assignment
+    /// came since (`rd_kafka_assignment_lost`).
+    pub fn assignment_lost(&self) -> bool {
+        self.assignment_lost.load(Ordering::Acquire)
+    }
+
+    /// Starts closing the consumer without blocking
+    /// (`rd_kafka_consumer_close_queue`): a gregor thread commits the stored
+    /// offsets (with `enable.auto.commit`), hands the partitions back,
+    /// leaves the group and ends the consumer's threads, as
+    /// [`Consumer::close`] does. The revocation is served by
+    /// [`Consumer::poll`] on the application's thread (the rebalance
+    /// callback runs there, with `Revoked`), so keep polling until
+    /// [`Consumer::closed`] is true; polls answer `_STATE` ("the consumer
+    /// is closed") once the fetchers stopped. The end of the close also
+    /// runs the event-loop trigger. A revocation not served within the
+    /// close's bound (`socket.timeout.ms`, at most 10 s) is applied
+    /// without the callback.
+    ///
+    /// # Errors
+    /// `_STATE` if the consumer is closed or closing already.
+    pub fn close_start(&self) -> Result<()> {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return Err(Error::local(
+                local::STATE,
+                "the consumer is closed or closing",
+            ));
+        }
+        let group = self.group.clone();
+        let group_thread = self
+            .group_thread
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        let shared = self.shared.clone();
+        let cluster = self.cluster.clone();
+        let threads = self.threads.clone();
+        let done = self.close_done.clone();
+        let t = std::thread::Builder::new()
+            .name("gregor close".into())
+            .spawn(move || {
+                if let Some(g) = &group {
+                    close_group_async(g, &shared, &cluster, group_thread);
+                }
+                stop_threads(&shared, &cluster, &threads);
+                done.store(true, Ordering::Release);
+                // the end is observable from the event loop: poll answers
+                // _STATE from now on
+                shared.wakeup.served(false);
+                shared.wakeup.signal();
+                let st = shared.lock();
+                shared.data.notify_all();
+                drop(st);
+            })
+            .map_err(|e| Error::local(local::FAIL, format!("cannot start close thread: {e}")))?;
+        *self.close_thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(t);
+        Ok(())
+    }
+
+    fn close_blocking(&self) {
         if let Some(g) = &self.group {
             self.close_group(g);
         }
-        {
-            let mut st = self.shared.lock();
-            st.closed = true;
-            self.shared.work.notify_all();
-            self.shared.data.notify_all();
-        }
-        // Threads blocked on the network are freed by closing the
-        // connections; one may open a new one just then, so close again
-        // until all are out. A thread stuck in a connect to a silent broker
-        // is left to end on its own after 500 ms, so close stays bounded:
-        // it holds only the shared state, which it frees when it ends.
-        let deadline = Instant::now() + Duration::from_millis(500);
-        loop {
-            self.cluster.shutdown();
-            let st = self.shared.lock();
-            if st.running == 0 || Instant::now() >= deadline {
-                break;
-            }
-            let _ = self.shared.data.wait_timeout(st, Duration::from_millis(50));
-        }
-        let handles: Vec<_> = self
-            .threads
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain(..)
-            .collect();
-        for h in handles {
-            if h.is_finished() {
-                let _ = h.join();
-            }
-        }
+        stop_threads(&self.shared, &self.cluster, &self.threads);
         self.cluster.log().serve();
     }
+}
+
+/// Marks the state closed, shuts the connections and waits (bounded) for
+/// the consumer's threads to end.
+fn stop_threads(shared: &Shared, cluster: &Cluster, threads: &Threads) {
+    {
+        let mut st = shared.lock();
+        st.closed = true;
+        shared.work.notify_all();
+        shared.data.notify_all();
+    }
+    // Threads blocked on the network are freed by closing the
+    // connections; one may open a new one just then, so close again
+    // until all are out. A thread stuck in a connect to a silent broker
+    // is left to end on its own after 500 ms, so close stays bounded:
+    // it holds only the shared state, which it frees when it ends.
+    let deadline = Instant::now() + Duration::from_millis(500);
+    loop {
+        cluster.shutdown();
+        let st = shared.lock();
+        if st.running == 0 || Instant::now() >= deadline {
+            break;
+        }
+        let _ = shared.data.wait_timeout(st, Duration::from_millis(50));
+    }
+    let handles: Vec<_> = threads
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .drain(..)
+        .collect();
+    for h in handles {
+        if h.is_finished() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// The group part of a close started by `close_start`, on its own thread:
+/// as `Consumer::close_group`, but the revocation goes to `poll` as a
+/// rebalance event (the callback runs on the application's thread), and is
+/// applied here if no poll serves it within the close's bound.
+fn close_group_async(
+    g: &Arc<Group>,
+    shared: &Arc<Shared>,
+    cluster: &Cluster,
+    group_thread: Option<JoinHandle<()>>,
+) {
+    let s = &g.settings;
+    let deadline = Instant::now() + s.socket_timeout.min(Duration::from_secs(10));
+    let owned = {
+        let mut m = g.lock();
+        m.closing = true;
+        if let Some(c) = m.coord.clone().filter(|_| m.in_join) {
+            c.close();
+            m.coord = None;
+        }
+        std::mem::take(&mut m.owned)
+    };
+    g.cv.notify_all();
+    // the coordinator thread ends first, so it posts nothing after the
+    // revocation below
+    {
+        let mut m = g.lock();
+        while !m.exited && Instant::now() < deadline {
+            m =
+                g.cv.wait_timeout(m, Duration::from_millis(50))
+                    .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+    }
+    if let Some(h) = group_thread.filter(|h| h.is_finished()) {
+        let _ = h.join();
+    }
+    if !owned.is_empty() {
+        let parts: Vec<TopicPartitionOffset> = owned
+            .iter()
+            .map(|(t, p)| TopicPartitionOffset::new(t.as_str(), *p, offset::INVALID))
+            .collect();
+        let id = {
+            let mut m = g.lock();
+            m.next_event += 1;
+            m.next_event
+        };
+        let mut st = shared.lock();
+        st.group_events.push_back(GroupEvent::Rebalance {
+            id,
+            event: RebalanceEvent::Revoked(parts),
+            cooperative: g.rebalance_protocol() == "COOPERATIVE",
+        });
+        shared.queued(st);
+        // poll serves it (committing the stored offsets first with
+        // enable.auto.commit, as for any revocation)
+        let mut m = g.lock();
+        while m.handled < id && Instant::now() < deadline {
+            m =
+                g.cv.wait_timeout(m, Duration::from_millis(50))
+                    .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+        let served = m.handled >= id;
+        drop(m);
+        if !served {
+            let mut st = shared.lock();
+            st.group_events
+                .retain(|e| !matches!(e, GroupEvent::Rebalance { id: i, .. } if *i == id));
+            drop(st);
+            if s.auto_commit {
+                let stored = group::uncommitted(shared, None);
+                if !stored.is_empty() {
+                    let _ = group::commit(g, cluster, shared, &stored, deadline);
+                }
+            }
+            let _ = assign_parts(shared, &[], false);
+        }
+    } else if s.auto_commit {
+        let stored = group::uncommitted(shared, None);
+        if !stored.is_empty() {
+            let _ = group::commit(g, cluster, shared, &stored, deadline);
+        }
+    }
+    let member_id = g.member_id();
+    if !member_id.is_empty() && s.instance_id.is_none() {
+        // a revocation nobody polled for used the bound up: leaving still
+        // gets a moment, so the group rebalances now rather than after
+        // session.timeout.ms
+        let floor = Instant::now() + s.socket_timeout.min(Duration::from_secs(2));
+        let _ = group::leave(g, cluster, &member_id, deadline.max(floor));
+    }
+    let mut m = g.lock();
+    m.member_id.clear();
+    m.joined = false;
 }
 
 impl Drop for Consumer {

@@ -304,6 +304,9 @@ pub(crate) struct State {
     /// `enable.auto.offset.store` with a group: offsets of returned
     /// messages are stored for commit.
     pub auto_store: bool,
+    /// `Consumer::yield_now` was called: the next `poll` that would wait
+    /// returns at once instead.
+    pub yielded: bool,
 }
 
 /// Marks a consumer thread's end (held by the thread, dropped as it ends).
@@ -325,6 +328,9 @@ pub(crate) struct Shared {
     /// Signalled when the control and fetch threads may have work.
     pub work: Condvar,
     pub settings: Settings,
+    /// The application's event-loop trigger (see `crate::net::wakeup`):
+    /// signalled under the state's lock whenever something is queued.
+    pub wakeup: Arc<crate::net::wakeup::Wakeup>,
 }
 
 impl Shared {
@@ -346,10 +352,12 @@ impl Shared {
                 rxmsg_bytes: 0,
                 group_events: VecDeque::new(),
                 auto_store: settings.auto_store,
+                yielded: false,
             }),
             data: Condvar::new(),
             work: Condvar::new(),
             settings,
+            wakeup: crate::net::wakeup::Wakeup::new(),
         }
     }
 
@@ -357,15 +365,48 @@ impl Shared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Wakes pollers if any wait.
+    /// Wakes pollers if any wait, and the event loop if something is
+    /// queued for `poll`.
     pub fn wake_pollers(&self, st: &State) {
         if st.waiting > 0 {
             self.data.notify_all();
         }
+        if st.maybe_more() {
+            self.wakeup.signal();
+        }
+    }
+
+    /// Something was queued under `st` (a group event): signals the event
+    /// loop under the lock, releases it and wakes the pollers.
+    pub fn queued(&self, st: MutexGuard<'_, State>) {
+        self.wakeup.signal();
+        drop(st);
+        self.data.notify_all();
     }
 }
 
 impl State {
+    /// True if `poll` may find something now: a message left in the batch
+    /// being read, a queued chunk or event of a partition not paused, a
+    /// consumer-wide event, a group event. (A chunk whose records all lie
+    /// before the fetch position or in aborted transactions yields
+    /// nothing; that is the only way this says yes in vain.)
+    pub fn maybe_more(&self) -> bool {
+        if !self.events.is_empty() || !self.group_events.is_empty() {
+            return true;
+        }
+        if let Some((_, c)) = &self.current {
+            if c.batch.size_hint().1 != Some(0) || !c.batches.is_empty() {
+                return true;
+            }
+        }
+        self.ready.iter().any(|k| {
+            self.parts
+                .get(k)
+                .is_some_and(|p| !p.paused && !p.queue.is_empty())
+        })
+    }
+
     pub fn version(&mut self) -> u64 {
         self.next_version += 1;
         self.next_version

@@ -50,6 +50,8 @@ pub const GREGOR_ERR__AUTHENTICATION: c_int = -169;
 pub const GREGOR_ERR__NO_OFFSET: c_int = -168;
 /// Local: Required feature not supported by broker
 pub const GREGOR_ERR__UNSUPPORTED_FEATURE: c_int = -165;
+/// Local: No such entry
+pub const GREGOR_ERR__NOENT: c_int = -156;
 /// Local: Purged in queue
 pub const GREGOR_ERR__PURGE_QUEUE: c_int = -152;
 /// Local: Purged in flight

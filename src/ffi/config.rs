@@ -12,7 +12,14 @@ use crate::error::Error;
 /// Configuration properties (librdkafka's names). Not thread-safe.
 pub struct gregor_config {
     pub(crate) inner: Config,
+    /// `gregor_config_set_oauthbearer_token_refresh_cb`: the callback and
+    /// its opaque (src/ffi/oauthbearer.rs).
+    pub(crate) oauthbearer_cb: Option<(OAuthBearerRefreshFn, usize)>,
 }
+
+/// The C token refresh callback (src/ffi/oauthbearer.rs).
+pub(crate) type OAuthBearerRefreshFn =
+    extern "C" fn(*mut std::ffi::c_void, *const c_char, *mut std::ffi::c_void);
 
 // ----- configuration -----
 
@@ -23,6 +30,7 @@ pub extern "C" fn gregor_config_new() -> *mut gregor_config {
     guard(ptr::null_mut(), || {
         Box::into_raw(Box::new(gregor_config {
             inner: Config::new(),
+            oauthbearer_cb: None,
         }))
     })
 }

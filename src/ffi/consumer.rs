@@ -58,10 +58,13 @@ pub extern "C" fn gregor_consumer_new(
     let mut out = ptr::null_mut();
     guard_code(errstr, errstr_size, || {
         let conf = handle(conf, "conf")?;
+        let c = Consumer::new(&conf.inner)?;
+        let cluster = c.cluster().clone();
         out = register(Box::new(gregor_consumer {
-            inner: Consumer::new(&conf.inner)?,
+            inner: c,
             life: Life::new(),
         }));
+        super::oauthbearer_cb::install(conf, &cluster, out.cast(), false);
         Ok(())
     });
     out

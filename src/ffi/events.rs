@@ -342,7 +342,7 @@ fn timeout(ms: c_int) -> Duration {
 /// Runs a transactional call; NULL on success, else its error with the
 /// flags the producer's state after the call gives it. A bad argument is
 /// `GREGOR_ERR__INVALID_ARG` with no flag set.
-fn txn_call(
+pub(crate) fn txn_call(
     producer: *const gregor_producer,
     f: impl FnOnce(&Producer) -> Result<(), Error>,
 ) -> *mut gregor_error_t {

@@ -5,7 +5,7 @@ use std::ffi::{c_char, CString};
 use std::sync::OnceLock;
 
 /// The optional features built in, comma-separated, in the order
-/// zookeeper, legacy07, admin, tls, sasl.
+/// zookeeper, legacy07, admin, tls, sasl, mock.
 pub(crate) fn builtin() -> String {
     [
         ("zookeeper", cfg!(feature = "zookeeper")),
@@ -13,6 +13,7 @@ pub(crate) fn builtin() -> String {
         ("admin", cfg!(feature = "admin")),
         ("tls", cfg!(feature = "tls")),
         ("sasl", cfg!(feature = "sasl")),
+        ("mock", cfg!(feature = "mock")),
     ]
     .iter()
     .filter(|(_, on)| *on)
@@ -22,7 +23,7 @@ pub(crate) fn builtin() -> String {
 }
 
 /// The optional Cargo features this library was built with,
-/// comma-separated: "zookeeper,legacy07,admin,tls,sasl" when built with
+/// comma-separated: "zookeeper,legacy07,admin,tls,sasl,mock" when built with
 /// all of them (the default), "" with none. The functions and
 /// configuration properties of a feature left out fail with
 /// `GREGOR_ERR__NOT_IMPLEMENTED`. A static string: do not free it.
@@ -52,9 +53,10 @@ mod tests {
             feature = "legacy07",
             feature = "admin",
             feature = "tls",
-            feature = "sasl"
+            feature = "sasl",
+            feature = "mock"
         )) {
-            assert_eq!(s, "zookeeper,legacy07,admin,tls,sasl");
+            assert_eq!(s, "zookeeper,legacy07,admin,tls,sasl,mock");
         }
     }
 }

@@ -27,6 +27,7 @@ pub mod descriptors;
 pub mod error;
 pub mod events;
 pub mod features;
+pub mod group_metadata;
 mod guard;
 pub mod headers;
 #[cfg_attr(not(feature = "legacy07"), path = "off/legacy07.rs")]
@@ -35,12 +36,17 @@ mod lifetime;
 pub mod log;
 pub mod message;
 pub mod metadata;
+pub mod oauthbearer;
+pub mod oauthbearer_cb;
+#[cfg_attr(not(feature = "mock"), path = "off/mock.rs")]
+pub mod mock;
 pub mod producer;
 mod raw;
 pub mod rdkafka_compat;
 pub mod sasl;
 pub mod stats;
 pub mod tpl;
+pub mod wakeup;
 #[cfg_attr(not(feature = "zookeeper"), path = "off/zk.rs")]
 pub mod zk;
 
@@ -52,15 +58,18 @@ pub use descriptors::*;
 pub use error::*;
 pub use events::*;
 pub use features::*;
+pub use group_metadata::*;
 pub use headers::*;
 pub use legacy07::*;
 pub use log::*;
 pub use message::*;
 pub use metadata::*;
+pub use mock::*;
 pub use producer::*;
 pub use raw::gregor_slice;
 pub use rdkafka_compat::*;
 pub use sasl::*;
 pub use stats::*;
 pub use tpl::*;
+pub use wakeup::*;
 pub use zk::*;

@@ -52,10 +52,12 @@ pub extern "C" fn gregor_producer_new(
     guard_code(errstr, errstr_size, || {
         let conf = handle(conf, "conf")?;
         let p = Producer::new(&conf.inner)?;
+        let cluster = p.cluster().clone();
         out = register(Box::new(gregor_producer {
             inner: p,
             life: Life::new(),
         }));
+        super::oauthbearer_cb::install(conf, &cluster, out.cast(), false);
         Ok(())
     });
     out

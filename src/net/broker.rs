@@ -8,13 +8,8 @@
 //! broker; the next request reconnects, after `reconnect.backoff.ms`
 //! doubling up to `reconnect.backoff.max.ms` while failures repeat.
 //!
-//! On connect, after the TLS handshake when `security.protocol` says so
-//! (src/net/tls.rs, which also says how a TLS session is shared between the
-//! I/O thread and writers), the API versions are negotiated (ApiVersions,
-//! retried at the broker's own version on UNSUPPORTED_VERSION, or at v0 when
-//! that answer does not parse, KIP-511) or
-//! taken from `broker.version.fallback` when `api.version.request` is false;
-//! then SASL authenticates the connection when configured (src/net/sasl/).
+//! Setting a session up (TLS handshake, ApiVersions, SASL) is in
+//! broker/handshake.rs.
 
 use std::collections::{HashMap, HashSet};
 use std::io::ErrorKind;
@@ -31,10 +26,13 @@ use super::tls::TlsSettings;
 use crate::config::Config;
 use crate::error::{local, Error, Result};
 use crate::log::{self, ctx, level, Logger};
-use crate::protocol::api_versions::{ApiVersionsRequest, ApiVersionsResponse};
-use crate::protocol::versions::{ApiRange, BrokerApis};
-use crate::protocol::{decode_response, encode_request, KafkaCode, Message, Request};
+use crate::protocol::versions::BrokerApis;
+use crate::protocol::{decode_response, encode_request, Message, Request};
 use crate::wire::{Bytes, Reader, Writer};
+
+mod handshake;
+/// KIP-368 re-authentication of established sessions.
+mod reauth;
 
 /// Network settings shared by all connections of a client.
 #[derive(Debug, Clone)]
@@ -92,6 +90,12 @@ impl NetConfig {
     /// [`Error::Config`] naming a security property whose value or file
     /// is unusable.
     pub fn from_config(c: &Config) -> Result<Self> {
+        let events = Events::new();
+        let sasl = Mechanism::from_config(c)?;
+        if let Some(m) = &sasl {
+            // the OAUTHBEARER token refresh starts with the client
+            m.attach(&events);
+        }
         Ok(NetConfig {
             client_id: c.str("client.id").to_string(),
             connect_timeout: c.ms("socket.connection.setup.timeout.ms"),
@@ -112,8 +116,8 @@ impl NetConfig {
             },
             max_idle: c.ms("connections.max.idle.ms"),
             tls: TlsSettings::from_config(c)?,
-            sasl: Mechanism::from_config(c)?,
-            events: Events::new(),
+            sasl,
+            events,
             protocol: c.str("security.protocol").to_string(),
             log: Logger::off(),
             // a unit struct without the sasl feature
@@ -241,6 +245,10 @@ struct Inner {
     last_active: Mutex<Instant>,
     /// Statistics counters: relaxed atomics, bumped where the work happens.
     counters: Counters,
+    /// Set while the session re-authenticates (KIP-368): no other request
+    /// is written until the last SaslAuthenticate response is in.
+    reauth_gate: Mutex<bool>,
+    reauth_done: Condvar,
 }
 
 /// A connect in progress, as far as [`BrokerConn::close`] goes.
@@ -471,6 +479,8 @@ impl BrokerConn {
                 next_corr: AtomicI32::new(1),
                 last_active: Mutex::new(Instant::now()),
                 counters: Counters::default(),
+                reauth_gate: Mutex::new(false),
+                reauth_done: Condvar::new(),
             }),
         }
     }
@@ -488,6 +498,12 @@ impl BrokerConn {
     /// True while a session is up.
     pub fn is_connected(&self) -> bool {
         lock(&self.inner.state).alive
+    }
+
+    /// True while the last connection attempts failed (reset by a
+    /// successful connect): a broker to ask last when another will do.
+    pub fn is_failing(&self) -> bool {
+        lock(&self.inner.state).failures > 0
     }
 
     /// Requests sent and not yet answered.
@@ -766,6 +782,20 @@ impl BrokerConn {
     }
 
     fn write(&self, generation: u64, frame: &[u8]) -> Result<()> {
+        self.write_gated(generation, frame, false)
+    }
+
+    /// Writes a frame; unless `reauth` (the re-authentication's own
+    /// requests), waits while the session re-authenticates.
+    fn write_gated(&self, generation: u64, frame: &[u8], reauth: bool) -> Result<()> {
+        let mut gate = lock(&self.inner.reauth_gate);
+        while *gate && !reauth {
+            gate = self
+                .inner
+                .reauth_done
+                .wait_timeout(gate, Duration::from_millis(100))
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
         let mut w = lock(&self.inner.writer);
         let result = match w.as_mut() {
             Some((g, s)) if *g == generation => conn::write_frame(s, frame, &self.inner.name),
@@ -775,6 +805,7 @@ impl BrokerConn {
             ))),
         };
         drop(w);
+        drop(gate);
         if !self.inner.cfg.max_idle.is_zero() {
             *lock(&self.inner.last_active) = Instant::now();
         }
@@ -1025,7 +1056,8 @@ impl BrokerConn {
         let mut st = lock(&self.inner.state);
         st.connecting = false;
         self.inner.changed.notify_all();
-        let result = result.and_then(|(rd, wr, apis)| {
+        let mut lifetime = 0;
+        let result = result.and_then(|(rd, wr, apis, session_lifetime)| {
             // The writer and the I/O thread are in place before the session
             // is seen alive (all under the state lock). Marking it alive
             // first let a request find no writer and fail the new session
@@ -1040,8 +1072,14 @@ impl BrokerConn {
             st.retry_at = None;
             st.last_error = None;
             st.apis = Arc::new(apis);
+            lifetime = session_lifetime;
             Ok((generation, st.apis.clone()))
         });
+        if let Ok((generation, apis)) = &result {
+            if lifetime > 0 {
+                self.start_reauth(*generation, apis, lifetime);
+            }
+        }
         match &result {
             Ok(_) => log::debug!(
                 log,
@@ -1141,263 +1179,6 @@ impl BrokerConn {
         }
         Ok(())
     }
-
-    /// Connects (TLS handshake included), negotiates versions and
-    /// authenticates, synchronously on the new socket.
-    fn connect(&self, deadline: Instant, closes: u64) -> Result<(ReadHalf, WriteHalf, BrokerApis)> {
-        let cfg = &self.inner.cfg;
-        let (mut rd, mut wr, apis) = self.negotiate(deadline, closes)?;
-        if let Some(mech) = &cfg.sasl {
-            log::debug!(
-                cfg.log,
-                ctx::SECURITY | ctx::BROKER,
-                "SASLMECHS",
-                "{}: Authenticating with SASL mechanism {} (user \"{}\")",
-                self.inner.name,
-                mech.name(),
-                mech.user()
-            );
-            let setup_deadline = Instant::now()
-                + deadline
-                    .saturating_duration_since(Instant::now())
-                    .min(cfg.connect_timeout);
-            super::sasl::authenticate(
-                &mut rd,
-                &mut wr,
-                &apis,
-                // the credentials set at run time, if any, over the configured ones
-                &cfg.sasl_credentials.apply(mech),
-                setup_deadline,
-                &self.inner.name,
-                &cfg.client_id,
-                cfg.max_response,
-            )
-            .inspect_err(|e| {
-                log::debug!(
-                    cfg.log,
-                    ctx::SECURITY | ctx::BROKER,
-                    "SASLAUTH",
-                    "{}: SASL {} authentication failed: {e}",
-                    self.inner.name,
-                    mech.name()
-                )
-            })?;
-            log::debug!(
-                cfg.log,
-                ctx::SECURITY | ctx::BROKER,
-                "SASLAUTH",
-                "{}: Authenticated with SASL mechanism {}",
-                self.inner.name,
-                mech.name()
-            );
-        }
-        Ok((rd, wr, apis))
-    }
-
-    /// Connects (TLS handshake included) and negotiates versions.
-    fn negotiate(
-        &self,
-        deadline: Instant,
-        closes: u64,
-    ) -> Result<(ReadHalf, WriteHalf, BrokerApis)> {
-        let cfg = &self.inner.cfg;
-        let name = &self.inner.name;
-        let budget = deadline
-            .saturating_duration_since(Instant::now())
-            .min(cfg.connect_timeout);
-        let setup_deadline =
-            Instant::now() + budget.min(cfg.api_version_timeout + cfg.connect_timeout);
-        let stream = conn::connect(&self.inner.addr, budget, &cfg.socket)
-            .map_err(|e| retag(e, name, &self.inner.addr))?;
-        {
-            let mut d = lock(&self.inner.dial);
-            if d.closes != closes || d.shut {
-                let _ = stream.shutdown(std::net::Shutdown::Both);
-                return Err(Error::transport(format!(
-                    "{name}: connection closed by client"
-                )));
-            }
-            d.sock = stream.try_clone().ok();
-        }
-        let io_timeout = Some(cfg.request_timeout.max(Duration::from_millis(1)));
-        stream
-            .set_write_timeout(io_timeout)
-            .map_err(|e| io_error(name, "set timeout", &e))?;
-        let (mut rd, mut wr) = match &cfg.tls {
-            None => ReadHalf::plain(stream, name)?,
-            Some(tls) => {
-                log::debug!(
-                    cfg.log,
-                    ctx::SECURITY | ctx::BROKER,
-                    "SSL",
-                    "{name}: Starting SSL handshake with {}",
-                    self.inner.addr
-                );
-                let t0 = Instant::now();
-                let (r, w) =
-                    super::tls::handshake(stream, tls, &self.inner.addr, setup_deadline, name)
-                        .inspect_err(|e| {
-                            log::debug!(
-                                cfg.log,
-                                ctx::SECURITY | ctx::BROKER,
-                                "SSL",
-                                "{name}: SSL handshake failed: {e}"
-                            )
-                        })?;
-                log::debug!(
-                    cfg.log,
-                    ctx::SECURITY | ctx::BROKER,
-                    "SSL",
-                    "{name}: SSL handshake done in {} ms",
-                    t0.elapsed().as_millis()
-                );
-                (ReadHalf::Tls(Box::new(r)), WriteHalf::Tls(Box::new(w)))
-            }
-        };
-        if !cfg.api_version_request {
-            let apis = BrokerApis::fallback(&cfg.version_fallback).map_err(|e| Error::Config {
-                key: "broker.version.fallback".into(),
-                reason: e,
-            })?;
-            log::debug!(
-                cfg.log,
-                ctx::FEATURE | ctx::BROKER,
-                "APIVERSION",
-                "{name}: api.version.request=false: using broker.version.fallback {}",
-                cfg.version_fallback
-            );
-            return Ok((rd, wr, apis));
-        }
-        let mut version = ApiVersionsRequest::MAX_VERSION;
-        for _ in 0..3 {
-            let left = setup_deadline
-                .saturating_duration_since(Instant::now())
-                .max(Duration::from_millis(1));
-            rd.socket()
-                .set_read_timeout(Some(left))
-                .map_err(|e| io_error(name, "set timeout", &e))?;
-            let req = ApiVersionsRequest {
-                client_software_name: "gregor".into(),
-                client_software_version: env!("CARGO_PKG_VERSION").into(),
-                ..Default::default()
-            };
-            let corr = 0;
-            let mut w = Writer::new();
-            encode_request(&mut w, corr, Some(&cfg.client_id), version, &req)?;
-            conn::write_frame(&mut wr, w.as_slice(), name)?;
-            let frame = conn::read_frame(&mut rd, cfg.max_response, name)?;
-            let mut r = Reader::new(&frame);
-            // An UNSUPPORTED_VERSION answer comes as a v0 body (KIP-511).
-            let peek = {
-                let mut p = Reader::new(&frame);
-                p.skip(4).and_then(|_| p.i16()).unwrap_or(0)
-            };
-            let body_version = if peek == KafkaCode::UNSUPPORTED_VERSION.0 {
-                0
-            } else {
-                version
-            };
-            let (header, resp): (_, ApiVersionsResponse) =
-                match decode_response::<ApiVersionsRequest>(&mut r, body_version) {
-                    Ok(decoded) => decoded,
-                    // KIP-511: a client that cannot parse the UNSUPPORTED_VERSION
-                    // answer retries at v0, which every broker understands (some
-                    // brokers answer a flexible request with a body that is neither
-                    // a v0 body nor the requested version's).
-                    Err(_) if peek == KafkaCode::UNSUPPORTED_VERSION.0 && version > 0 => {
-                        log::debug!(
-                            cfg.log,
-                            ctx::FEATURE | ctx::PROTOCOL | ctx::BROKER,
-                            "APIVERSION",
-                            "{name}: ApiVersionRequest v{version} not supported by broker \
-                             (unparsable answer), retrying with v0"
-                        );
-                        version = 0;
-                        continue;
-                    }
-                    Err(error) => {
-                        return Err(Error::Decode {
-                            broker: Some(name.clone()),
-                            error,
-                        })
-                    }
-                };
-            if header.correlation_id != corr {
-                return Err(Error::local(
-                    local::BAD_MSG,
-                    format!(
-                        "{name}: correlation id {} does not match {corr}",
-                        header.correlation_id
-                    ),
-                ));
-            }
-            if resp.error_code == KafkaCode::UNSUPPORTED_VERSION.0 {
-                let broker_max = resp
-                    .api_keys
-                    .iter()
-                    .find(|k| k.api_key == 18)
-                    .map(|k| k.max_version);
-                match crate::protocol::versions::api_versions_retry(resp.error_code, broker_max) {
-                    Some(v) if v < version => {
-                        log::debug!(
-                            cfg.log,
-                            ctx::FEATURE | ctx::PROTOCOL | ctx::BROKER,
-                            "APIVERSION",
-                            "{name}: ApiVersionRequest v{version} not supported by broker, \
-                             retrying with v{v}"
-                        );
-                        version = v;
-                        continue;
-                    }
-                    _ => {}
-                }
-            }
-            if resp.error_code != 0 {
-                log::at!(
-                    cfg.log,
-                    level::ERR,
-                    "APIVERSION",
-                    "{name}: ApiVersionRequest v{version} failed: {}",
-                    KafkaCode(resp.error_code)
-                );
-                return Err(Error::kafka(
-                    KafkaCode(resp.error_code),
-                    format!("{name}: ApiVersions"),
-                ));
-            }
-            log::debug!(
-                cfg.log,
-                ctx::FEATURE | ctx::PROTOCOL | ctx::BROKER,
-                "APIVERSION",
-                "{name}: ApiVersionRequest v{version}: broker supports {} API(s)",
-                resp.api_keys.len()
-            );
-            let apis = BrokerApis::from_ranges(
-                resp.api_keys
-                    .iter()
-                    .map(|k| ApiRange::new(k.api_key, k.min_version, k.max_version)),
-            );
-            return Ok((rd, wr, apis));
-        }
-        Err(Error::local(
-            local::BAD_MSG,
-            format!("{name}: ApiVersions negotiation did not converge"),
-        ))
-    }
-}
-
-/// Puts the broker's name on a connect error that only names the address.
-fn retag(e: Error, name: &str, addr: &str) -> Error {
-    match e {
-        Error::Local { code, message } if name != addr => Error::Local {
-            code,
-            message: format!(
-                "{name}: {}",
-                message.trim_start_matches(&format!("{addr}: "))
-            ),
-        },
-        e => e,
-    }
 }
 
 fn reader_loop(
@@ -1462,6 +1243,9 @@ fn reader_loop(
                     conn.inner.counters.rx_errs.fetch_add(1, Ordering::Relaxed);
                 }
                 drop(st);
+                // a broker refusing a re-authentication answers, then
+                // closes: let the re-authentication report its answer
+                conn.await_reauth(Duration::from_millis(200));
                 conn.fail(generation, e);
                 return;
             }

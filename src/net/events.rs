@@ -57,6 +57,12 @@ pub type ThrottleCallback = Box<dyn FnMut(&ThrottleEvent) + Send>;
 /// What wakes the client's polling threads when an event arrives.
 pub type Waker = Arc<dyn Fn() + Send + Sync>;
 
+/// Work that runs inside `poll` on the application's thread when asked for
+/// (the OAUTHBEARER token refresh callback: librdkafka serves its
+/// OAUTHBEARER_TOKEN_REFRESH op from the main queue in `rd_kafka_poll`).
+/// Returns how many callbacks it ran.
+pub type PollTask = Arc<dyn Fn() -> usize + Send + Sync>;
+
 /// One broker address as far as "all brokers down" goes.
 #[derive(Default)]
 struct BrokerHealth {
@@ -78,6 +84,9 @@ struct State {
     /// Set while every known broker is down and `_ALL_BROKERS_DOWN` was raised.
     all_down: bool,
     waker: Option<Waker>,
+    /// The poll task and whether it was asked for.
+    task: Option<PollTask>,
+    task_due: bool,
 }
 
 /// A client's event queue and broker health; shared by its connections.
@@ -167,9 +176,29 @@ impl Events {
         *lock(&self.throttle_cb) = cb;
     }
 
-    /// True if events wait to be served.
+    /// True if events wait to be served (or the poll task was asked for).
     pub fn pending(&self) -> bool {
-        !lock(&self.state).queue.is_empty()
+        let st = lock(&self.state);
+        !st.queue.is_empty() || (st.task_due && st.task.is_some())
+    }
+
+    /// Sets the task [`Events::serve`] runs when [`Events::request_task`]
+    /// asked for it.
+    pub fn set_poll_task(&self, t: Option<PollTask>) {
+        lock(&self.state).task = t;
+    }
+
+    /// Asks for the poll task to run inside the next `poll`, and wakes the
+    /// pollers.
+    pub fn request_task(&self) {
+        let waker = {
+            let mut st = lock(&self.state);
+            st.task_due = true;
+            st.waker.clone()
+        };
+        if let Some(w) = waker {
+            w();
+        }
     }
 
     /// Queues an event and wakes the pollers.
@@ -322,8 +351,14 @@ impl Events {
     /// how many were served. Events without a callback are dropped (as
     /// librdkafka, which logs an error without `error_cb`).
     pub fn serve(&self) -> usize {
+        let task = {
+            let mut st = lock(&self.state);
+            let due = std::mem::take(&mut st.task_due);
+            st.task.clone().filter(|_| due)
+        };
+        let ran = task.map_or(0, |t| t());
         let q = self.take();
-        let n = q.len();
+        let n = q.len() + ran;
         for ev in q {
             match ev {
                 ClientEvent::Error(e) => {

@@ -11,6 +11,7 @@ pub mod events;
 pub mod sasl;
 #[cfg_attr(not(feature = "tls"), path = "tls_off.rs")]
 pub mod tls;
+pub mod wakeup;
 
 pub use broker::{BrokerConn, NetConfig, PendingResponse};
 pub use events::{ClientEvent, ErrorCallback, Events, ThrottleCallback, ThrottleEvent};

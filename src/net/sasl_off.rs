@@ -32,6 +32,19 @@ impl Mechanism {
         match *self {}
     }
 
+    /// Nothing to start (none exists in this build).
+    pub fn attach(&self, _events: &std::sync::Arc<crate::net::events::Events>) {
+        match *self {}
+    }
+
+    /// Never waits (none exists in this build).
+    ///
+    /// # Errors
+    /// None.
+    pub fn ready(&self, _deadline: Instant) -> Result<()> {
+        match *self {}
+    }
+
     /// `None` for `plaintext` and `ssl`.
     ///
     /// # Errors
@@ -58,8 +71,41 @@ pub fn authenticate(
     _broker: &str,
     _client_id: &str,
     _max_response: usize,
-) -> Result<()> {
+) -> Result<i64> {
     match *mechanism {}
+}
+
+/// How SASL requests travel (see src/net/sasl/mod.rs).
+pub trait Transport {
+    /// Sends `req` at `version` and returns its response.
+    ///
+    /// # Errors
+    /// Transport errors.
+    fn call<R: crate::protocol::Request>(&mut self, req: &R, version: i16) -> Result<R::Response>;
+
+    /// Sends a raw token.
+    ///
+    /// # Errors
+    /// Transport errors.
+    fn raw(&mut self, token: &[u8]) -> Result<Vec<u8>>;
+}
+
+/// Never called: there is no [`Mechanism`].
+///
+/// # Errors
+/// None.
+pub fn exchange(
+    _io: &mut impl Transport,
+    _apis: &BrokerApis,
+    mechanism: &Mechanism,
+    _broker: &str,
+) -> Result<i64> {
+    match *mechanism {}
+}
+
+/// No session re-authenticates without SASL.
+pub fn can_reauthenticate(_apis: &BrokerApis) -> bool {
+    false
 }
 
 /// Credentials set at run time: accepted, as librdkafka accepts them

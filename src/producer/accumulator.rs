@@ -368,6 +368,14 @@ pub(crate) struct Acc {
     max_bytes: usize,
     max_message_bytes: usize,
     message_timeout: Duration,
+    /// `delivery.report.only.error`: successes make no report.
+    dr_only_error: bool,
+    /// The application's event-loop trigger (io / callback event), run when
+    /// a report is queued (see `crate::net::wakeup`).
+    pub wakeup: Arc<crate::net::wakeup::Wakeup>,
+    /// `Producer::yield_now` was called: the next `poll` / `flush` that
+    /// would wait returns at once instead.
+    pub yielded: bool,
 }
 
 impl Acc {
@@ -406,6 +414,9 @@ impl Acc {
             max_bytes: s.max_bytes,
             max_message_bytes: s.max_message_bytes,
             message_timeout: s.message_timeout,
+            dr_only_error: s.dr_only_error,
+            wakeup: crate::net::wakeup::Wakeup::new(),
+            yielded: false,
         }
     }
 
@@ -754,6 +765,8 @@ impl Acc {
                 self.held_bytes += m.size;
             }
         }
+        let reports =
+            b.msgs.iter().any(|m| m.sync.is_none()) && !(self.dr_only_error && result.is_ok());
         self.done.push_back(Done {
             tp: b.tp,
             result,
@@ -761,6 +774,9 @@ impl Acc {
             status,
             records,
         });
+        if reports {
+            self.wakeup.signal();
+        }
     }
 
     /// Purges the messages not sent yet (librdkafka's `RD_KAFKA_PURGE_F_QUEUE`):
@@ -1086,9 +1102,11 @@ mod tests {
         ])
         .unwrap();
         let settings = Settings::from_config(&cfg).unwrap();
+        let acc = Acc::new(&settings);
         Shared {
             cluster: crate::cluster::Cluster::new(&cfg).unwrap(),
-            acc: Mutex::new(Acc::new(&settings)),
+            wakeup: acc.wakeup.clone(),
+            acc: Mutex::new(acc),
             settings,
             wake: Condvar::new(),
             changed: Condvar::new(),

@@ -29,7 +29,7 @@ use crate::cluster::Cluster;
 use crate::compression::Codec;
 use crate::config::{ClientKind, Config};
 use crate::error::{local, Error, Result};
-pub use crate::message::MessageStatus;
+pub use crate::message::{ConsumerGroupMetadata, MessageStatus};
 use crate::message::{Delivery, Header, ProducerRecord};
 use crate::record::BatchRecords;
 use crate::stats::{Emitter, PartStats, StatsCallback, TopicStats, Totals};
@@ -266,6 +266,9 @@ pub(crate) struct Shared {
     pub changed: Condvar,
     pub dr_cb: Mutex<Option<DeliveryCallback>>,
     pub txn: Mutex<txn::TxnState>,
+    /// The event-loop trigger (the same as `Acc::wakeup`, reachable
+    /// without the accumulator's lock).
+    pub wakeup: Arc<crate::net::wakeup::Wakeup>,
 }
 
 impl Shared {
@@ -291,6 +294,8 @@ pub struct Producer {
     sender: Mutex<Option<(JoinHandle<()>, std::sync::mpsc::Receiver<()>)>>,
     /// `statistics.interval.ms` and the statistics callback.
     stats: Emitter,
+    /// The thread [`Producer::start_background`] started.
+    background: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Producer {
@@ -312,9 +317,12 @@ impl Producer {
             crate::log::parse_debug(cfg.str("debug")).unwrap_or(0)
         );
         let cluster = Cluster::with_log(cfg, log)?;
+        let acc = Acc::new(&settings);
+        let wakeup = acc.wakeup.clone();
         let shared = Arc::new(Shared {
             cluster,
-            acc: Mutex::new(Acc::new(&settings)),
+            acc: Mutex::new(acc),
+            wakeup,
             settings,
             wake: Condvar::new(),
             changed: Condvar::new(),
@@ -326,6 +334,7 @@ impl Producer {
         shared.cluster.events().set_waker(Some(Arc::new(move || {
             if let Some(sh) = weak.upgrade() {
                 crate::net::events::notify_locked(&sh.acc, &sh.changed);
+                sh.wakeup.signal();
             }
         })));
         let s2 = shared.clone();
@@ -344,6 +353,7 @@ impl Producer {
             shared,
             sender: Mutex::new(Some((handle, ended_rx))),
             stats: Emitter::new(cfg, "producer"),
+            background: Mutex::new(None),
         })
     }
 
@@ -588,7 +598,49 @@ impl Producer {
         log.serve();
         let n = self.poll_reports(timeout);
         log.serve();
+        self.served();
         n
+    }
+
+    /// A `poll` or `flush` returned: consumes the outstanding event-loop
+    /// trigger, and runs it again if reports or events still wait.
+    fn served(&self) {
+        let acc = self.shared.acc();
+        let more = !acc.done.is_empty() || self.shared.cluster.events().pending();
+        acc.wakeup.served(more);
+    }
+
+    /// Sets (or with `None` removes) the event-loop trigger: it runs when
+    /// the producer's queue of delivery reports and client events goes from
+    /// empty to non-empty, and again after a [`Producer::poll`] that left
+    /// something queued (librdkafka's `rd_kafka_queue_cb_event_enable` on
+    /// the main queue). It may run on a gregor thread holding internal
+    /// locks: it must only signal (write an fd, wake a loop), never call the
+    /// producer.
+    pub fn set_event_trigger(&self, trigger: Option<crate::net::wakeup::Trigger>) {
+        let acc = self.shared.acc();
+        let pending = !acc.done.is_empty() || self.shared.cluster.events().pending();
+        acc.wakeup.set(trigger, pending);
+    }
+
+    /// The io-event form of [`Producer::set_event_trigger`]
+    /// (`rd_kafka_queue_io_event_enable`): writes `payload` to `out` (an
+    /// eventfd, a pipe's write end, a socket; best non-blocking) at each
+    /// trigger. Write errors (a full pipe: the reader has a wakeup pending
+    /// anyway) are ignored.
+    pub fn set_io_event<W: std::io::Write + Send + 'static>(&self, out: W, payload: Vec<u8>) {
+        self.set_event_trigger(Some(crate::net::wakeup::writer_trigger(out, payload)));
+    }
+
+    /// Wakes a [`Producer::poll`] or [`Producer::flush`] blocked on another
+    /// thread: it returns as if its timeout ran out (poll: 0, flush:
+    /// `_TIMED_OUT`); nothing else changes. With no call waiting, the next
+    /// one that would wait returns at once (as `rd_kafka_queue_yield`).
+    pub fn yield_now(&self) {
+        let mut acc = self.shared.acc();
+        acc.yielded = true;
+        self.shared.changed.notify_all();
+        drop(acc);
     }
 
     fn poll_reports(&self, timeout: Duration) -> usize {
@@ -610,6 +662,10 @@ impl Producer {
                 }
                 let now = Instant::now();
                 if now >= deadline || acc.closing {
+                    return 0;
+                }
+                if acc.yielded {
+                    acc.yielded = false;
                     return 0;
                 }
                 if self.stats.is_due() {
@@ -645,28 +701,42 @@ impl Producer {
     /// [`Producer::serve`] with the callback's lock held.
     fn serve_locked(
         &self,
-        mut cb: MutexGuard<'_, Option<DeliveryCallback>>,
+        cb: MutexGuard<'_, Option<DeliveryCallback>>,
         done: std::collections::VecDeque<accumulator::Done>,
     ) -> usize {
-        // their records no longer count against the queue: a blocked
-        // send_blocking may go on
-        self.shared.changed.notify_all();
-        let mut n = 0;
-        let only_error = self.shared.settings.dr_only_error;
-        let timeout = self.shared.settings.message_timeout;
-        let now = Instant::now();
-        for d in done {
-            if only_error && d.result.is_ok() {
-                continue; // delivery.report.only.error
-            }
-            d.each(now, timeout, &mut |r| {
-                n += 1;
-                if let Some(cb) = cb.as_mut() {
-                    cb(r);
-                }
-            });
+        serve_done(&self.shared, cb, done)
+    }
+
+    /// Serves delivery reports and client events on a gregor thread from
+    /// now on, as they come, instead of inside [`Producer::poll`] (as
+    /// librdkafka's background queue with `background_event_cb`): for
+    /// applications with no thread to poll from. The callbacks then run on
+    /// that thread, one at a time; `poll` and `flush` still work (each
+    /// report is served once, by whichever takes it). The thread ends when
+    /// the producer closes.
+    ///
+    /// # Errors
+    /// `_STATE` if already started or closed; `_FAIL` if no thread starts.
+    pub fn start_background(&self) -> Result<()> {
+        let mut slot = self.background.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_some() || self.shared.acc().closing {
+            return Err(Error::local(
+                local::STATE,
+                "background serving is started already, or the producer is closed",
+            ));
         }
-        n
+        let sh = self.shared.clone();
+        let h = std::thread::Builder::new()
+            .name("gregor background".into())
+            .spawn(move || background(&sh))
+            .map_err(|e| {
+                Error::local(
+                    local::FAIL,
+                    format!("cannot start the background thread: {e}"),
+                )
+            })?;
+        *slot = Some(h);
+        Ok(())
     }
 
     /// Sends everything queued now, and waits up to `timeout` until every
@@ -704,7 +774,8 @@ impl Producer {
                 break Err(Error::local(local::DESTROY, "producer closed"));
             }
             let now = Instant::now();
-            if now >= deadline {
+            if now >= deadline || acc.yielded {
+                acc.yielded = false;
                 break Err(Error::timed_out(format!(
                     "flush: {} message(s) still outstanding",
                     acc.outstanding()
@@ -726,6 +797,7 @@ impl Producer {
         acc.flushing -= 1;
         drop(acc);
         log.serve();
+        self.served();
         result
     }
 
@@ -833,6 +905,15 @@ impl Producer {
         self.shared.wake.notify_all();
         self.shared.changed.notify_all();
         self.shared.cluster.shutdown();
+        let bg = self
+            .background
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        // (not from its own callback: it ends by itself once it returns)
+        if let Some(h) = bg.filter(|h| h.thread().id() != std::thread::current().id()) {
+            let _ = h.join();
+        }
         if let Some((h, ended)) = self.sender.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let wait = deadline
                 .saturating_duration_since(Instant::now())
@@ -843,6 +924,59 @@ impl Producer {
         }
         let done = self.shared.acc().take_done();
         self.serve(done);
+    }
+}
+
+/// Turns outcomes into reports for the delivery callback `cb` (its lock
+/// held), on the calling thread; returns how many.
+fn serve_done(
+    shared: &Shared,
+    mut cb: MutexGuard<'_, Option<DeliveryCallback>>,
+    done: std::collections::VecDeque<accumulator::Done>,
+) -> usize {
+    // their records no longer count against the queue: a blocked
+    // send_blocking may go on
+    shared.changed.notify_all();
+    let mut n = 0;
+    let only_error = shared.settings.dr_only_error;
+    let timeout = shared.settings.message_timeout;
+    let now = Instant::now();
+    for d in done {
+        if only_error && d.result.is_ok() {
+            continue; // delivery.report.only.error
+        }
+        d.each(now, timeout, &mut |r| {
+            n += 1;
+            if let Some(cb) = cb.as_mut() {
+                cb(r);
+            }
+        });
+    }
+    n
+}
+
+/// The thread of [`Producer::start_background`]: serves reports and client
+/// events as they come, until the producer closes.
+fn background(sh: &Shared) {
+    let events = sh.cluster.events().clone();
+    loop {
+        let mut acc = sh.acc();
+        while acc.done.is_empty() && !events.pending() && !acc.closing {
+            acc = sh
+                .changed
+                .wait_timeout(acc, Duration::from_millis(200))
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+        if acc.closing {
+            return;
+        }
+        let done = acc.take_done();
+        drop(acc);
+        if !done.is_empty() {
+            let cb = sh.dr_cb.lock().unwrap_or_else(|e| e.into_inner());
+            serve_done(sh, cb, done);
+        }
+        events.serve();
     }
 }
 

@@ -530,7 +530,6 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, tokens: Vec<u64>) {
         acc.inflight.insert(token, ok);
         acc.requests.push((conn.clone(), token, deadline));
         drop(acc);
-        sh.changed.notify_all();
         let weak: Weak<Shared> = Arc::downgrade(sh);
         let conn2 = conn.clone();
         // the callback runs exactly once, whatever happens to the request
@@ -544,6 +543,11 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, tokens: Vec<u64>) {
                 }
             },
         );
+        // Waiters on `changed` (a purge waiting for the encoding to end, a
+        // flush) hear of it after the write, not before: the application
+        // thread, usually waiting in poll there, is not woken for nothing
+        // while the request is still to go out.
+        sh.changed.notify_all();
     }
 }
 
@@ -706,8 +710,10 @@ fn on_response(sh: &Shared, conn: &BrokerConn, token: u64, r: Result<ProduceResp
         }
     }
     drop(acc);
-    sh.wake.notify_all();
+    // the application first (its report is ready), then the sender (a
+    // retry, or room in flight for the next batch)
     sh.changed.notify_all();
+    sh.wake.notify_all();
 }
 
 /// True if an earlier batch of the partition is waiting for a retry or in flight.
@@ -719,6 +725,10 @@ fn earlier_outstanding(acc: &super::accumulator::Acc, tp: &Tp, seq_no: u64) -> b
 fn retry_or_fail(sh: &Shared, acc: &mut super::accumulator::Acc, mut b: Batch, e: Error) {
     let action = match &e {
         Error::Kafka { code, .. } => code.action(),
+        // The leader's connection failed: the leader may have moved, or the
+        // whole cluster (KIP-899 re-bootstrap starts from a metadata
+        // request), as librdkafka refreshes metadata when a broker goes down.
+        e if e.code() == local::TRANSPORT => ErrorAction::RefreshMetadataAndRetry,
         e if e.is_retriable() => ErrorAction::Retry,
         _ => ErrorAction::Fail,
     };

@@ -13,6 +13,7 @@ use super::accumulator::Tp;
 use super::{Producer, Settings, Shared};
 use crate::error::{local, Error, Result};
 use crate::log::{self, ctx, Logger};
+use crate::message::ConsumerGroupMetadata;
 use crate::protocol::add_offsets_to_txn::AddOffsetsToTxnRequest;
 use crate::protocol::add_partitions_to_txn::{AddPartitionsToTxnRequest, AddPartitionsToTxnTopic};
 use crate::protocol::end_txn::EndTxnRequest;
@@ -119,6 +120,12 @@ pub(crate) fn abortable(sh: &Shared, e: &Error) {
 }
 
 fn retriable(code: KafkaCode) -> bool {
+    // A fenced group member (KIP-447): the transaction must be aborted,
+    // as librdkafka (ILLEGAL_GENERATION 22, UNKNOWN_MEMBER_ID 25,
+    // FENCED_INSTANCE_ID 82 make TxnOffsetCommit fail permanently).
+    if matches!(code.0, 22 | 25 | 82) {
+        return false;
+    }
     code.is_retriable()
         || matches!(
             code,
@@ -403,6 +410,32 @@ impl Producer {
         group_id: &str,
         timeout: Duration,
     ) -> Result<()> {
+        self.send_offsets_to_transaction_with(
+            offsets,
+            &ConsumerGroupMetadata::new(group_id),
+            timeout,
+        )
+    }
+
+    /// [`Producer::send_offsets_to_transaction`] with the consumer's group
+    /// metadata (`Consumer::group_metadata`, KIP-447): TxnOffsetCommit v3+
+    /// carries its generation, member id and group instance id, and the
+    /// group coordinator refuses the offsets of a member the group moved on
+    /// from (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID: the
+    /// transaction must then be aborted, as librdkafka).
+    ///
+    /// # Errors
+    /// As [`Producer::send_offsets_to_transaction`].
+    pub fn send_offsets_to_transaction_with(
+        &self,
+        offsets: &[(&str, i32, i64)],
+        group: &ConsumerGroupMetadata,
+        timeout: Duration,
+    ) -> Result<()> {
+        let group_id = group.group_id.as_str();
+        if group_id.is_empty() {
+            return Err(Error::invalid_arg("the group id is empty"));
+        }
         let txn_id = self.transactional_id()?;
         if !matches!(self.shared.txn().phase, Phase::InTxn) {
             return Err(Error::local(local::STATE, "no open transaction"));
@@ -458,11 +491,27 @@ impl Producer {
                             }),
                         }
                     }
+                    // KIP-447's fields exist from v3; a broker before it
+                    // gets the request without them (as librdkafka), and
+                    // does not fence zombie members
+                    let v = conn.version_for::<TxnOffsetCommitRequest>(deadline)?;
+                    let kip447 = v >= 3;
                     let req = TxnOffsetCommitRequest {
                         transactional_id: txn_id.clone(),
                         group_id: group_id.to_string(),
                         producer_id,
                         producer_epoch,
+                        generation_id: if kip447 { group.generation_id } else { -1 },
+                        member_id: if kip447 {
+                            group.member_id.clone()
+                        } else {
+                            String::new()
+                        },
+                        group_instance_id: if kip447 {
+                            group.group_instance_id.clone()
+                        } else {
+                            None
+                        },
                         topics,
                         ..Default::default()
                     };

@@ -155,6 +155,10 @@ pub struct FieldInfo {
     pub ignorable: bool,
     /// Its default value, as `Debug` prints it.
     pub default: String,
+    /// Its own flexible versions where they differ from its message's
+    /// (Kafka's field-level `flexibleVersions`; only the request header's
+    /// client id has one, "none"); `None`: the message's.
+    pub flexible: Option<(i16, i16)>,
 }
 
 macro_rules! int_field {
@@ -470,6 +474,7 @@ impl<T: Field> FieldSpec<T> {
             tag: self.tag,
             ignorable: self.ignorable,
             default: format!("{:?}", self.default_value()),
+            flexible: None,
         }
     }
 }

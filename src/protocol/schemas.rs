@@ -3,7 +3,10 @@
 //! `tests/kafka-schemas/`, see its README): the API key, the valid and
 //! flexible versions, and for every field of every struct, in wire order,
 //! its name, type, versions, nullable versions, tag and whether it is
-//! ignorable. Only the versions gregor implements are compared.
+//! ignorable. Only the versions gregor implements are compared. The
+//! request and response headers (`protocol::header`, declared with its own
+//! `header_codec!`) are checked the same way against `RequestHeader.json`
+//! and `ResponseHeader.json`, field-level flexible versions included.
 //!
 //! The schemas are Kafka's JSON with whole-line `//` comments (Kafka's
 //! generator reads them with comments allowed); field names are Kafka's
@@ -236,6 +239,15 @@ fn compare(
                 out.push(format!("{p}: default {}, Kafka's {theirs}", o.default));
             }
         }
+        let their_flexible = f.get("flexibleVersions").map(|r| clip(range(r), *versions));
+        let our_flexible = o.flexible.map(|r| clip(r, *versions));
+        if our_flexible != their_flexible {
+            out.push(format!(
+                "{p}: field-level flexible versions {}, Kafka's {}",
+                our_flexible.map_or("(the message's)".into(), show),
+                their_flexible.map_or("(the message's)".into(), show)
+            ));
+        }
         compare_type(&p, &o.ty, f, schema, *versions, out);
     }
 }
@@ -293,10 +305,27 @@ fn compare_type(
 
 /// The mismatches of one message type against `<name>.json`.
 fn check<M: Message>(name: &str, out: &mut Vec<String>) {
+    let SchemaType::Struct(_, fields) = M::schema_type() else {
+        unreachable!("a message is a struct");
+    };
+    let ours = (M::MIN_VERSION, M::MAX_VERSION);
+    check_fields(name, ours, M::FIRST_FLEXIBLE, M::API_KEY, &fields(), out);
+}
+
+/// The mismatches of a message or header against `<name>.json`: its
+/// versions `ours`, its first flexible version, its API key (-1 where the
+/// schema has none: the consumer protocol, the headers) and its field table.
+fn check_fields(
+    name: &str,
+    ours: (i16, i16),
+    first_flexible: i16,
+    api_key: i16,
+    fields: &[FieldInfo],
+    out: &mut Vec<String>,
+) {
     let schema = load(name);
     let j = &schema.json;
     let valid = range(&j["validVersions"]);
-    let ours = (M::MIN_VERSION, M::MAX_VERSION);
     if ours != valid {
         out.push(format!(
             "{name}: versions {}, Kafka's {}",
@@ -308,27 +337,46 @@ fn check<M: Message>(name: &str, out: &mut Vec<String>) {
         (lo, hi) if lo <= hi && lo <= valid.1 => lo,
         _ => i16::MAX,
     };
-    if M::FIRST_FLEXIBLE != flexible && !(M::FIRST_FLEXIBLE > ours.1 && flexible == i16::MAX) {
+    if first_flexible != flexible && !(first_flexible > ours.1 && flexible == i16::MAX) {
         out.push(format!(
-            "{name}: flexible from {}, Kafka's {}",
-            M::FIRST_FLEXIBLE,
-            flexible
+            "{name}: flexible from {first_flexible}, Kafka's {flexible}"
         ));
     }
     let key = j["apiKey"].as_i64().map_or(-1, |k| k as i16);
-    if M::API_KEY != key {
-        out.push(format!("{name}: API key {}, Kafka's {key}", M::API_KEY));
+    if api_key != key {
+        out.push(format!("{name}: API key {api_key}, Kafka's {key}"));
     }
-    let SchemaType::Struct(_, fields) = M::schema_type() else {
-        unreachable!("a message is a struct");
-    };
     let span = clip(ours, valid);
     compare(
         name,
-        &fields(),
+        fields,
         j["fields"].as_array().unwrap(),
         &schema,
         span,
+        out,
+    );
+}
+
+/// The request and response headers against `RequestHeader.json` and
+/// `ResponseHeader.json`.
+fn check_headers(out: &mut Vec<String>) {
+    use super::{RequestHeader as Req, ResponseHeader as Resp};
+    let req = (Req::MIN_VERSION, Req::MAX_VERSION);
+    check_fields(
+        "RequestHeader",
+        req,
+        Req::FIRST_FLEXIBLE,
+        -1,
+        &Req::field_table(),
+        out,
+    );
+    let resp = (Resp::MIN_VERSION, Resp::MAX_VERSION);
+    check_fields(
+        "ResponseHeader",
+        resp,
+        Resp::FIRST_FLEXIBLE,
+        -1,
+        &Resp::field_table(),
         out,
     );
 }
@@ -363,10 +411,11 @@ fn every_message_matches_kafkas_schema() {
     use super::consumer_protocol::{ConsumerProtocolAssignment, ConsumerProtocolSubscription};
     check::<ConsumerProtocolSubscription>("ConsumerProtocolSubscription", &mut out);
     check::<ConsumerProtocolAssignment>("ConsumerProtocolAssignment", &mut out);
+    check_headers(&mut out);
     eprintln!(
-        "{} messages ({apis} APIs and the consumer protocol), {} structs, {} fields \
-         compared with Kafka's schemas",
-        2 * apis + 2,
+        "{} messages ({apis} APIs, the consumer protocol, the request and response \
+         headers), {} structs, {} fields compared with Kafka's schemas",
+        2 * apis + 4,
         STRUCTS.load(Ordering::Relaxed),
         FIELDS.load(Ordering::Relaxed)
     );
@@ -376,6 +425,47 @@ fn every_message_matches_kafkas_schema() {
         "{} differences from Kafka's message schemas:\n{}",
         out.len(),
         out.join("\n")
+    );
+}
+
+#[test]
+fn a_header_that_drifts_from_kafkas_schema_is_caught() {
+    use super::RequestHeader as Req;
+    let req = (Req::MIN_VERSION, Req::MAX_VERSION);
+    // The client id written compact in v2, as the header's flexibility
+    // would have it: Kafka's schema says it never is.
+    let mut table = Req::field_table();
+    table[3].flexible = None;
+    let mut out = Vec::new();
+    check_fields(
+        "RequestHeader",
+        req,
+        Req::FIRST_FLEXIBLE,
+        -1,
+        &table,
+        &mut out,
+    );
+    assert_eq!(
+        out,
+        ["RequestHeader.client_id: field-level flexible versions (the message's), Kafka's none"]
+    );
+    // A field dropped, and versions one too many.
+    let mut out = Vec::new();
+    let table = &Req::field_table()[..3];
+    check_fields(
+        "RequestHeader",
+        (0, 3),
+        Req::FIRST_FLEXIBLE,
+        -1,
+        table,
+        &mut out,
+    );
+    assert_eq!(
+        out,
+        [
+            "RequestHeader: versions 0-3, Kafka's 0-2",
+            "RequestHeader.client_id: missing (Kafka: versions 1-2)"
+        ]
     );
 }
 

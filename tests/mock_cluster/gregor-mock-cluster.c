@@ -171,7 +171,9 @@ static int command(int argc, char **argv) {
     if (!strcmp(c, "coord")) {
         if (argc != 4 || (strcmp(argv[1], "group") && strcmp(argv[1], "txn")))
             return usage("coord group|txn KEY BROKER");
-        return answer(rd_kafka_mock_coordinator_set(mc, argv[1], argv[2], atoi(argv[3])));
+        /* the mock names the transaction coordinator's kind "transaction" */
+        return answer(rd_kafka_mock_coordinator_set(
+            mc, strcmp(argv[1], "txn") ? argv[1] : "transaction", argv[2], atoi(argv[3])));
     }
     if (!strcmp(c, "apiversion")) {
         if (argc != 4) return usage("apiversion APIKEY MIN MAX");

@@ -1,4 +1,4 @@
-"""gregor for Python: confluent-kafka's API over libgregor (ctypes).
+"""gregor for Python: confluent-kafka's API over libgregor.
 
 Changing ``import confluent_kafka`` to ``import gregor`` (and
 ``confluent_kafka.admin`` to ``gregor.admin``) is enough for the core:
@@ -6,20 +6,20 @@ Changing ``import confluent_kafka`` to ``import gregor`` (and
 ``KafkaException`` and ``admin.AdminClient``. Callbacks (delivery reports,
 rebalances, commits) run on the thread that calls ``poll``/``flush``/
 ``consume``/``close``, as in confluent-kafka.
+
+The per-message paths (``Producer.produce`` / ``poll`` / ``flush`` and
+``Consumer.poll`` / ``consume``, with delivery-report dispatch and Message
+construction) are the compiled extension ``gregor._native`` (src/*.c,
+built by pip with the system compiler); the rest goes through ctypes.
 """
 
 import ctypes
-import threading
-import time
 from ctypes import byref, c_int, c_int64, c_void_p
 
 from ._lib import (
     COMMIT_CB,
-    DR_CB,
     LOG_CB,
     REBALANCE_CB,
-    Slice,
-    buf_arg,
     cstr,
     cstr_array,
     errbuf,
@@ -31,6 +31,15 @@ from ._lib import (
 from .error import KafkaError, KafkaException, raise_for
 from .events import ThrottleEvent, install as _install_events, pop_callbacks as _pop_event_cbs
 from .events import raise_for_error_object as _raise_txn
+
+try:
+    from . import _native
+except ImportError as _e:  # pragma: no cover - a source checkout without `pip install`
+    raise ImportError(
+        "gregor: the compiled module gregor._native is missing; install the package with "
+        "`pip install bindings/python` (needs a C compiler and Python's headers), or build it in place with "
+        "`python3 setup.py build_ext --inplace` in bindings/python: " + str(_e)
+    ) from None
 
 __all__ = [
     "Producer",
@@ -63,7 +72,6 @@ TIMESTAMP_NOT_AVAILABLE = 0
 TIMESTAMP_CREATE_TIME = 1
 TIMESTAMP_LOG_APPEND_TIME = 2
 
-_POLL_SLICE_MS = 200  # an "infinite" wait is a loop of these, so Ctrl-C works
 
 
 def version():
@@ -145,6 +153,9 @@ def _make_config(conf, role, log_cb=None, log_queue=True):
                 continue  # None leaves the property unset, as in confluent-kafka
             eb = errbuf()
             rc = lib.gregor_config_set(h, cstr(k), cstr(_conf_value(v)), eb, len(eb))
+            if rc and "is not one of" in (pystr(eb.value) or ""):
+                # librdkafka's wording first (programs match on it), then gregor's list of values
+                raise_for(rc, reason=f'Invalid value for configuration property "{k}": {v} ({pystr(eb.value)})')
             raise_for(rc, eb)
     except BaseException:
         lib.gregor_config_free(h)
@@ -372,100 +383,9 @@ class Message:
         self._latency = -1.0 if latency < 0 else latency
         self._delivery_count = -1 if delivery_count <= 0 else delivery_count
 
-    @classmethod
-    def _from_c(cls, h):
-        """Copies a gregor_message (borrowed) into Python objects."""
-        err = lib.gregor_message_err(h)
-        tstype = c_int(0)
-        ts = lib.gregor_message_timestamp(h, byref(tstype))
-        headers = None
-        n = lib.gregor_message_header_count(h)
-        if n:
-            headers = []
-            for i in range(n):
-                name, value = Slice(), Slice()
-                if lib.gregor_message_header(h, i, byref(name), byref(value)) == 0:
-                    headers.append(((name.bytes() or b"").decode("utf-8", "replace"), value.bytes()))
-        m = object.__new__(cls)
-        m._topic = pystr(lib.gregor_message_topic(h)) or None
-        m._partition = lib.gregor_message_partition(h)
-        off = lib.gregor_message_offset(h)
-        m._offset = off if off >= 0 else OFFSET_INVALID
-        m._key = lib.gregor_message_key(h).bytes()
-        m._value = lib.gregor_message_value(h).bytes()
-        m._headers = headers
-        m._error = KafkaError(err, pystr(lib.gregor_message_errstr(h)) or None) if err else None
-        m._timestamp = (tstype.value, ts if tstype.value else 0)
-        ep = lib.gregor_message_leader_epoch(h)
-        m._leader_epoch = ep if ep >= 0 else -1
-        m._latency = -1.0
-        m._delivery_count = -1
-        return m
-
-    def topic(self):
-        try:
-            return self._topic
-        except AttributeError:
-            raise _not_message(self) from None
-
-    def partition(self):
-        try:
-            p = self._partition
-        except AttributeError:
-            raise _not_message(self) from None
-        return None if p == -1 else p
-
-    def offset(self):
-        try:
-            o = self._offset
-        except AttributeError:
-            raise _not_message(self) from None
-        return o if o >= 0 else None
-
-    def key(self):
-        try:
-            return self._key
-        except AttributeError:
-            raise _not_message(self) from None
-
-    def value(self):
-        try:
-            return self._value
-        except AttributeError:
-            raise _not_message(self) from None
-
-    def headers(self):
-        try:
-            return self._headers
-        except AttributeError:
-            raise _not_message(self) from None
-
-    def timestamp(self):
-        try:
-            return self._timestamp
-        except AttributeError:
-            raise _not_message(self) from None
-
-    def error(self):
-        try:
-            return self._error
-        except AttributeError:
-            raise _not_message(self) from None
-
-    def leader_epoch(self):
-        try:
-            e = self._leader_epoch
-        except AttributeError:
-            raise _not_message(self) from None
-        return e if e >= 0 else None
-
-    def latency(self):
-        """Seconds from produce() to the delivery report, or None."""
-        try:
-            lat = self._latency
-        except AttributeError:
-            raise _not_message(self) from None
-        return None if lat is None or lat < 0 else lat
+    # topic(), partition(), offset(), key(), value(), headers(), timestamp(),
+    # error(), leader_epoch() and latency() are installed by gregor._native
+    # (C method descriptors reading the slots; see setup() at the end).
 
     def delivery_count(self):
         """How often a share group delivered this record (KIP-932), or None."""
@@ -683,28 +603,6 @@ def _list_topics(fn, handle, topic, timeout):
         lib.gregor_metadata_free(out)
 
 
-class _Handle:
-    """Owns a C handle; frees it once (explicitly or when collected)."""
-
-    def __init__(self, ptr, free, keep=()):
-        self.ptr = ptr
-        self._free = free
-        self._keep = keep  # callbacks the C side holds: alive until freed
-        self._lock = threading.Lock()
-
-    def free(self):
-        with self._lock:
-            ptr, self.ptr = self.ptr, None
-        if ptr:
-            self._free(ptr)
-
-    def __del__(self):
-        try:
-            self.free()
-        except Exception:
-            pass
-
-
 # -- producer ---------------------------------------------------------------
 
 STATS_CB = ctypes.CFUNCTYPE(None, c_void_p, ctypes.c_char_p, ctypes.c_size_t, c_void_p)
@@ -748,16 +646,108 @@ def _stats_trampoline(client, cb):
     return STATS_CB(on_stats)
 
 
+# -- SASL/OAUTHBEARER: confluent-kafka's oauth_cb ------------------------------
+
+OAUTH_CB = ctypes.CFUNCTYPE(None, c_void_p, ctypes.c_char_p, c_void_p)
+_lib_extra["gregor_config_set_oauthbearer_token_refresh_cb"] = (c_int, [c_void_p, OAUTH_CB, c_void_p])
+for _role in ("producer", "consumer", "admin"):
+    _lib_extra[f"gregor_{_role}_oauthbearer_set_token"] = (
+        c_int,
+        [c_void_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p),
+         ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t],
+    )
+    _lib_extra[f"gregor_{_role}_oauthbearer_set_token_failure"] = (c_int, [c_void_p, ctypes.c_char_p])
+del _role
+
+
+def _pop_oauth_cb(conf):
+    """Takes ``oauth_cb`` out of ``conf``: None or a callable (TypeError otherwise)."""
+    cb = conf.pop("oauth_cb", None)
+    if cb is not None and not callable(cb):
+        raise TypeError("expected oauth_cb property as a callable function")
+    return cb
+
+
+def _oauth_trampoline(client, cb, role):
+    """A C token refresh callback calling confluent-kafka's
+    ``oauth_cb(oauthbearer_config) -> (token, expiry[, principal[, extensions]])``
+    (``expiry`` in seconds since the epoch, ``extensions`` a dict) and
+    handing the answer to ``gregor_<role>_oauthbearer_set_token``. An
+    exception (or a token gregor refuses) becomes
+    ``..._set_token_failure`` and is raised by the next poll, as
+    confluent-kafka raises it."""
+    set_token = getattr(lib, f"gregor_{role}_oauthbearer_set_token")
+    set_failure = getattr(lib, f"gregor_{role}_oauthbearer_set_token_failure")
+
+    def on_refresh(handle, config, _opaque):
+        try:
+            res = cb(pystr(config) or "")
+            if not isinstance(res, tuple) or not 2 <= len(res) <= 4:
+                raise TypeError("oauth_cb must return (token, expiry[, principal[, extensions]])")
+            token, expiry = res[0], res[1]
+            principal = res[2] if len(res) > 2 else ""
+            extensions = res[3] if len(res) > 3 and res[3] is not None else {}
+            if not isinstance(extensions, dict):
+                raise TypeError("oauth_cb extensions must be a dict")
+            flat = []
+            for k, v in extensions.items():
+                flat += [k, v]
+            arr = cstr_array(flat)
+            eb = errbuf()
+            rc = set_token(handle, cstr(token), int(float(expiry) * 1000), cstr(principal or ""),
+                           arr, len(flat), eb, len(eb))
+            raise_for(rc, eb)
+        except BaseException as e:
+            try:
+                set_failure(handle, cstr(str(e) or type(e).__name__))
+            finally:
+                client._keep_error(e)
+
+    return OAUTH_CB(on_refresh)
+
+
+def _set_oauth_cb(ch, client, cb, role):
+    """Sets ``cb`` (from :func:`_pop_oauth_cb`) on config handle ``ch``;
+    returns the C callback to keep alive with the client (or None)."""
+    if cb is None:
+        return None
+    tramp = _oauth_trampoline(client, cb, role)
+    raise_for(lib.gregor_config_set_oauthbearer_token_refresh_cb(ch, tramp, None))
+    return tramp
+
+
 # gregor_producer_purge's flags (librdkafka's RD_KAFKA_PURGE_F_*)
 _PURGE_F_QUEUE = 0x1
 _PURGE_F_INFLIGHT = 0x2
 _PURGE_F_NON_BLOCKING = 0x4
 
 
-class Producer:
-    """confluent-kafka's Producer over gregor_producer."""
+class _NativeHandle:
+    """What the ctypes-side code sees of a client's handle (``.ptr``,
+    ``.free()``); the compiled base class owns it and frees it when the
+    client is closed or collected."""
 
-    _h = None  # until __init__ has run (a subclass may not call it)
+    __slots__ = ("_o",)
+
+    def __init__(self, owner):
+        self._o = owner
+
+    @property
+    def ptr(self):
+        return self._o._hptr
+
+    def free(self):
+        self._o._hfree()
+
+
+class Producer(_native.ProducerBase):
+    """confluent-kafka's Producer over gregor_producer.
+
+    ``produce``, ``poll``, ``flush`` and ``len()`` are compiled
+    (gregor._native.ProducerBase); poll and flush wait in slices of at most
+    100 ms, so Ctrl-C interrupts them."""
+
+    _h = property(_NativeHandle)
 
     def __init__(self, conf=None, **kwargs):
         conf = _merge_conf(conf, kwargs)
@@ -766,29 +756,32 @@ class Producer:
         error_cb, throttle_cb = _pop_event_cbs(conf)
         self._log_cb = _pop_logger(conf)
         stats_cb = _pop_stats_cb(conf)
+        oauth_cb = _pop_oauth_cb(conf)
+        self._cb_error = None
         ch = _make_config(conf, "producer", self._log_cb)
         try:
+            self._oauth_cb = _set_oauth_cb(ch, self, oauth_cb, "producer")
             eb = errbuf()
             ptr = lib.gregor_producer_new(ch, eb, len(eb))
             if not ptr:
                 raise_for(KafkaError._INVALID_CONFIG, eb)
         finally:
             lib.gregor_config_free(ch)
-        self._pending = {}
-        self._next_id = 1
-        self._id_lock = threading.Lock()
         self._cb_error = None
-        self._dr_cb = DR_CB(self._on_dr)
+        try:
+            self._native_attach(ptr)  # owns it from here on; installs the delivery-report callback
+        except BaseException:
+            lib.gregor_producer_free(ptr)
+            raise
         events = _install_events(self, "producer", ptr, error_cb, throttle_cb)
         self._stats_cb = _stats_trampoline(self, stats_cb) if stats_cb is not None else None
-        self._h = _Handle(ptr, lib.gregor_producer_free, (self._dr_cb, self._log_cb, self._stats_cb, *events))
-        lib.gregor_producer_set_dr_cb(ptr, self._dr_cb, None)
+        # ctypes callbacks the library holds: released only after the handle is freed
+        self._keep = (self._log_cb, self._stats_cb, self._oauth_cb, *events)
         if self._stats_cb is not None:
             raise_for(lib.gregor_producer_set_stats_cb(ptr, self._stats_cb, None))
 
     def _ptr(self):
-        h = self._h
-        p = h.ptr if h is not None else None
+        p = self._hptr
         if not p:
             raise RuntimeError("Producer has been closed")
         return p
@@ -802,116 +795,14 @@ class Producer:
 
     def __exit__(self, exc_type, exc_value, traceback):
         """Flushes and closes the producer; exceptions propagate."""
-        if self._h is not None and self._h.ptr:
+        if self._hptr:
             self.close()
         return None
-
-    def _on_dr(self, dr_p, _opaque):
-        try:
-            dr = dr_p.contents
-            ident = dr.msg_opaque or 0
-            with self._id_lock:
-                entry = self._pending.pop(ident, None)
-            if entry is None:
-                return
-            cb, key, value, headers = entry
-            if cb is None:
-                return
-            err = KafkaError(dr.err, pystr(dr.errstr) or None) if dr.err else None
-            if err is None and self._only_error:
-                return
-            # the key, value and headers objects given to produce(), not
-            # copies; the latency from the report (confluent-kafka: seconds)
-            lat = lib.gregor_message_latency(dr.message) if dr.message else -1
-            msg = Message(
-                topic=pystr(dr.topic),
-                partition=dr.partition,
-                offset=dr.offset,
-                key=key,
-                value=value,
-                headers=headers,
-                error=err,
-                timestamp=(TIMESTAMP_CREATE_TIME, dr.timestamp) if dr.timestamp > 0 else (0, 0),
-                latency=lat / 1e6 if lat >= 0 else None,
-            )
-            cb(err, msg)
-        except BaseException as e:  # re-raised from poll/flush, as confluent-kafka does
-            if self._cb_error is None:
-                self._cb_error = e
 
     def _raise_cb_error(self):
         e, self._cb_error = self._cb_error, None
         if e is not None:
             raise e
-
-    def produce(self, topic, value=None, key=None, partition=-1, on_delivery=None, timestamp=0, headers=None,
-                callback=None):
-        """Queues a message; its delivery report comes to ``on_delivery(err, msg)`` in poll/flush.
-
-        Raises ``BufferError`` when the queue is full (as confluent-kafka
-        does) and ``KafkaException`` for other errors.
-        """
-        ph = self._ptr()
-        if not isinstance(topic, str):
-            raise TypeError("topic must be str")
-        cb = on_delivery or callback or self._default_cb
-        kb, vb = to_bytes(key), to_bytes(value)
-        hdrs = None
-        hlist = None
-        if headers:
-            items = headers.items() if isinstance(headers, dict) else headers
-            hlist = []
-            hdrs = lib.gregor_headers_new()
-        try:
-            if hdrs is not None:
-                for name, hv in items:
-                    hb = to_bytes(hv)
-                    hlist.append((name, hb))
-                    p, n = buf_arg(hb)
-                    rc = lib.gregor_headers_add(hdrs, cstr(name), p, n)
-                    raise_for(rc, reason=f"invalid header {name!r}")
-            with self._id_lock:
-                ident = self._next_id
-                self._next_id += 1
-                self._pending[ident] = (cb, kb, vb, hlist)
-            kp, kn = buf_arg(kb)
-            vp, vn = buf_arg(vb)
-            eb = errbuf()
-            rc = lib.gregor_producer_send(ph, cstr(topic), int(partition), kp, kn, vp, vn, hdrs,
-                                          int(timestamp or 0), ident, 0, eb, len(eb))
-            if rc:
-                with self._id_lock:
-                    self._pending.pop(ident, None)
-                if rc == KafkaError._QUEUE_FULL:
-                    raise BufferError(pystr(eb.value) or "Local: Queue full")
-                raise_for(rc, eb)
-        finally:
-            if hdrs is not None:
-                lib.gregor_headers_free(hdrs)
-
-    def poll(self, timeout=None):
-        """Serves delivery reports, waiting up to ``timeout`` s (None: until one). Returns how many."""
-        p = self._ptr()
-        if timeout is None or timeout < 0:
-            while True:
-                n = lib.gregor_producer_poll(p, _POLL_SLICE_MS)
-                self._raise_cb_error()
-                if n:
-                    return n
-        n = lib.gregor_producer_poll(p, ms(timeout))
-        self._raise_cb_error()
-        return n
-
-    def flush(self, timeout=None):
-        """Waits until every message has its report (served meanwhile). Returns how many are left."""
-        p = self._ptr()
-        if timeout is None or timeout < 0:
-            while lib.gregor_producer_flush(p, 1000) != 0:
-                self._raise_cb_error()
-        else:
-            lib.gregor_producer_flush(p, ms(timeout))
-        self._raise_cb_error()
-        return len(self)
 
     def purge(self, in_queue=True, in_flight=True, blocking=True):
         """Purges messages (confluent-kafka's ``purge``, librdkafka's
@@ -924,10 +815,6 @@ class Producer:
         if not blocking:
             flags |= _PURGE_F_NON_BLOCKING
         raise_for(lib.gregor_producer_purge(self._ptr(), flags))
-
-    def __len__(self):
-        p = self._h.ptr if self._h is not None else None
-        return lib.gregor_producer_len(p) if p else 0
 
     def set_sasl_credentials(self, username, password):
         """Sets the SASL user name and password new connections authenticate with."""
@@ -950,10 +837,10 @@ class Producer:
         _raise_txn(lib.gregor_producer_txn_begin(self._ptr()))
 
     def send_offsets_to_transaction(self, positions, group_metadata, timeout=None):
-        gid = getattr(group_metadata, "group_id", group_metadata)
+        # KIP-447: generation, member id and instance id go along (_event_loop)
         tpl = _tpl_from(positions)
         try:
-            _raise_txn(lib.gregor_producer_txn_send_offsets(self._ptr(), tpl, cstr(gid), ms(timeout)))
+            _raise_txn(_event_loop.send_offsets(self._ptr(), tpl, group_metadata, ms(timeout)))
         finally:
             lib.gregor_tpl_free(tpl)
 
@@ -974,10 +861,10 @@ class Producer:
         """Flushes up to ``timeout`` s (None: 30 s), then frees the producer.
         Returns True (as confluent-kafka's close does); later calls raise
         RuntimeError("Producer has been closed")."""
-        p = self._h.ptr if self._h is not None else None
+        p = self._hptr
         if p:
             lib.gregor_producer_close(p, ms(timeout, 30000))
-            self._h.free()
+            self._hfree()  # serves the reports the close collected
             self._raise_cb_error()
         return True
 
@@ -1037,18 +924,16 @@ _REBALANCE_REVOKED = 2
 _REBALANCE_LOST = 3
 
 
-class ConsumerGroupMetadata:
-    """What ``send_offsets_to_transaction`` needs of a consumer's group."""
-
-    def __init__(self, group_id):
-        self.group_id = group_id
+from ._event_loop import ConsumerGroupMetadata  # noqa: E402  (KIP-447: group id, generation, member, instance)
 
 
-class Consumer:
-    """confluent-kafka's Consumer over gregor_consumer."""
+class Consumer(_native.ConsumerBase):
+    """confluent-kafka's Consumer over gregor_consumer.
 
-    _h = None  # until __init__ has run (a subclass may not call it)
-    _closed = False
+    ``poll`` and ``consume`` are compiled (gregor._native.ConsumerBase) and
+    wait in slices of at most 100 ms, so Ctrl-C interrupts them."""
+
+    _h = property(_NativeHandle)
 
     def __init__(self, conf=None, **kwargs):
         conf = _merge_conf(conf, kwargs)
@@ -1057,8 +942,11 @@ class Consumer:
         error_cb, throttle_cb = _pop_event_cbs(conf)
         self._log_cb = _pop_logger(conf)
         stats_cb = _pop_stats_cb(conf)
+        oauth_cb = _pop_oauth_cb(conf)
+        self._cb_error = None
         ch = _make_config(conf, "consumer", self._log_cb)
         try:
+            self._oauth_cb = _set_oauth_cb(ch, self, oauth_cb, "consumer")
             eb = errbuf()
             ptr = lib.gregor_consumer_new(ch, eb, len(eb))
             if not ptr:
@@ -1067,20 +955,26 @@ class Consumer:
             lib.gregor_config_free(ch)
         self._closed = False
         self._cb_error = None
+        try:
+            self._native_attach(ptr)  # owns it from here on
+        except BaseException:
+            lib.gregor_consumer_free(ptr)
+            raise
         self._on_assign = self._on_revoke = self._on_lost = None
         self._rebalance_cb = REBALANCE_CB(self._on_rebalance)
         self._commit_cb = COMMIT_CB(self._on_commit_c)
         events = _install_events(self, "consumer", ptr, error_cb, throttle_cb)
         self._stats_cb = _stats_trampoline(self, stats_cb) if stats_cb is not None else None
-        self._h = _Handle(ptr, lib.gregor_consumer_free, (self._rebalance_cb, self._commit_cb, self._log_cb, self._stats_cb, *events))
+        # ctypes callbacks the library holds: released only after the handle is freed
+        self._keep = (self._rebalance_cb, self._commit_cb, self._log_cb, self._stats_cb, self._oauth_cb,
+                      *events)
         if self._on_commit is not None:
             raise_for(lib.gregor_consumer_set_commit_cb(ptr, self._commit_cb, None))
         if self._stats_cb is not None:
             raise_for(lib.gregor_consumer_set_stats_cb(ptr, self._stats_cb, None))
 
     def _ptr(self):
-        h = self._h
-        p = h.ptr if h is not None else None
+        p = self._hptr
         if not p or self._closed:
             raise RuntimeError("Consumer closed")
         return p
@@ -1174,59 +1068,6 @@ class Consumer:
             return _tpl_to_list(out)
         finally:
             lib.gregor_tpl_free(out)
-
-    # consuming
-
-    def poll(self, timeout=None):
-        """The next message or error event, or None after ``timeout`` s (None: wait)."""
-        p = self._ptr()
-        if timeout is None or timeout < 0:
-            while True:
-                m = self._poll_once(p, _POLL_SLICE_MS)
-                if m is not None:
-                    return m
-                p = self._ptr()
-        return self._poll_once(p, ms(timeout))
-
-    def _poll_once(self, p, timeout_ms):
-        h = lib.gregor_consumer_poll(p, timeout_ms)
-        try:
-            self._raise_cb_error()
-        except BaseException:
-            lib.gregor_message_free(h)
-            raise
-        if not h:
-            return None
-        try:
-            return Message._from_c(h)
-        finally:
-            lib.gregor_message_free(h)
-
-    def consume(self, num_messages=1, timeout=-1):
-        """Up to ``num_messages`` messages, waiting up to ``timeout`` s (-1: until there are that many)."""
-        p = self._ptr()
-        if isinstance(num_messages, bool) or not isinstance(num_messages, int):
-            raise TypeError("num_messages must be an integer")
-        if num_messages < 0 or num_messages > 1000000:
-            raise ValueError("num_messages must be between 0 and 1000000 (1M)")
-        if num_messages == 0:
-            return []
-        deadline = None if timeout is None or timeout < 0 else time.monotonic() + timeout
-        out = []
-        while len(out) < num_messages:
-            if deadline is None:
-                wait_ms = _POLL_SLICE_MS
-            else:
-                left = deadline - time.monotonic()
-                if left <= 0 and out:
-                    break
-                wait_ms = max(0, int(left * 1000))
-            m = self._poll_once(p, wait_ms)
-            if m is not None:
-                out.append(m)
-            elif deadline is not None and time.monotonic() >= deadline:
-                break
-        return out
 
     # offsets
 
@@ -1364,10 +1205,10 @@ class Consumer:
             lib.gregor_tpl_free(tpl)
 
     def list_topics(self, topic=None, timeout=-1):
-        h = self._h
-        if h is None or not h.ptr or self._closed:
+        p = self._hptr
+        if not p or self._closed:
             raise RuntimeError("Handle has been closed")
-        return _list_topics(lib.gregor_consumer_metadata, h.ptr, topic, timeout)
+        return _list_topics(lib.gregor_consumer_metadata, p, topic, timeout)
 
     def memberid(self):
         buf = ctypes.create_string_buffer(512)
@@ -1380,20 +1221,19 @@ class Consumer:
         _set_sasl_credentials(lib.gregor_consumer_set_sasl_credentials, self._ptr(), username, password)
 
     def consumer_group_metadata(self):
-        self._ptr()
-        return ConsumerGroupMetadata(self._group_id)
+        return _event_loop.group_metadata(self._ptr(), self._group_id)
 
     def close(self):
         """Leaves the group (revoke callbacks run here), stops fetching and frees the consumer."""
-        if self._closed or self._h is None:
+        if self._closed:
             return
-        p = self._h.ptr
+        p = self._hptr
         if p:
             # still open while it runs: on_revoke may call unassign() and
             # commit(), as confluent-kafka allows
             lib.gregor_consumer_close(p)
             self._closed = True
-            self._h.free()
+            self._hfree()
         self._closed = True
         self._raise_cb_error()
 
@@ -1409,6 +1249,9 @@ from ._partitioners import consistent, fnv1a, murmur2  # noqa: E402
 from ._serializing import _make_classes  # noqa: E402
 from ._share import DeserializingShareConsumer, ShareConsumer  # noqa: E402
 from . import serialization  # noqa: E402,F401
+from . import _event_loop  # noqa: E402
+
+_event_loop._install(Producer, Consumer)  # io_event_enable, yield_, close_start, ...
 
 SerializingProducer, DeserializingConsumer = _make_classes()
 del _make_classes
@@ -1417,3 +1260,22 @@ del _make_classes
 __all__ += ["Messages", "AcknowledgeType", "ElectionType", "IsolationLevel", "TopicCollection",
             "TopicPartitionInfo", "murmur2", "consistent", "fnv1a", "SerializingProducer", "DeserializingConsumer",
             "ShareConsumer", "DeserializingShareConsumer"]
+
+
+def _dr_error(code, detail):
+    """A delivery report's KafkaError: the code's description, as
+    confluent-kafka's (which is librdkafka's rd_kafka_err2str, "Local: Message
+    timed out"), then gregor's detail (topic, partition, cause) in
+    parentheses."""
+    desc = KafkaError(code).str()
+    if detail:
+        name = KafkaError(code).name()
+        if name and detail.startswith(name + ": "):
+            detail = detail[len(name) + 2:]
+        if detail and detail != desc:
+            return KafkaError(code, f"{desc} ({detail})")
+    return KafkaError(code, desc)
+
+
+_native.setup(lib.cdll._handle, Message, KafkaError, raise_for, to_bytes, _dr_error)
+from . import mock  # noqa: E402,F401

@@ -14,11 +14,14 @@ require_relative "gregor/native_handle"
 require_relative "gregor/abstract_handle"
 require_relative "gregor/config"
 require_relative "gregor/events"
+require_relative "gregor/oauthbearer"
 require_relative "gregor/producer"
 require_relative "gregor/consumer"
 require_relative "gregor/admin"
 require_relative "gregor/admin_acl"
 require_relative "gregor/metadata"
+require_relative "gregor/event_loop"
+require_relative "gregor/mock_cluster"
 
 module Gregor
   # The loaded libgregor's version.

@@ -63,4 +63,23 @@ class GregorEventsTest < Minitest::Test
     refute_includes e.to_s, "events-rb-wrong"
     producer.close
   end
+  # As rdkafka-ruby: every client has the C callback, which reads
+  # Config.error_callback at each call, so one set after the client was
+  # made gets its errors, named after the client.
+  def test_error_callback_set_after_the_client_was_made_names_it
+    producer = Gregor::Config.new("bootstrap.servers" => closed_port, "client.id" => "late-cb",
+                                  "reconnect.backoff.ms" => 100, "message.timeout.ms" => 1000).producer
+    errors = []
+    Gregor::Config.error_callback = ->(e) { errors << e }
+    producer.produce(topic: "events-rb-late", payload: "v")
+    e = poll_for(producer, errors, :transport, 2.0)
+    refute_nil e, errors.map(&:code).inspect
+    assert_match(/\Alate-cb#producer-\d+\z/, e.instance_name)
+    # rdkafka-ruby's name for the callback, callable as its specs call it
+    Gregor::Bindings::ErrorCallback.call(nil, 8, "Broker not available", nil)
+    assert_equal :broker_not_available, errors.last.code
+    assert_equal "Broker not available", errors.last.broker_message
+    assert_nil errors.last.instance_name
+    producer.close
+  end
 end

@@ -28,7 +28,8 @@ class PurgeTest < Minitest::Test
       err = assert_raises(Gregor::RdkafkaError) { h.wait(max_wait_timeout: 5) }
       assert_equal :purge_queue, err.code
     end
-    assert(reports.all? { |r| r.error&.code == :purge_queue })
+    # the callback's report carries the Integer code, as rdkafka-ruby's
+    assert(reports.all? { |r| r.error == Gregor::Bindings::RD_KAFKA_RESP_ERR__PURGE_QUEUE })
 
     again = producer.produce(topic: topic, payload: "after", key: "k", partition: 0)
     assert producer.flush(30_000) # linger.ms is long: flush sends it now

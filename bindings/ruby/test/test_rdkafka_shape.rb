@@ -362,4 +362,106 @@ class GregorRdkafkaShapeTest < GregorTest
     assert_includes [nil, "meta-1"], partition.metadata
     consumer.close
   end
+
+  # rd_kafka_conf_set's texts for an unknown property and an empty value;
+  # a client the library refuses to make is ClientCreationError (also a
+  # ConfigError), with librdkafka's "<file property> failed: ..." text.
+  def test_configuration_errors_read_as_librdkafkas
+    e = assert_raises(Gregor::Config::ConfigError) { Gregor::Config.new("invalid.key" => "v").consumer }
+    assert_equal 'No such configuration property: "invalid.key"', e.message
+    e = assert_raises(Gregor::Config::ConfigError) { Gregor::Config.new("security.protocol" => nil).producer }
+    assert_equal 'Configuration property "security.protocol" cannot be set to empty value', e.message
+    e = assert_raises(Gregor::Config::ConfigError) { Gregor::Config.new("linger.ms" => "abc").producer }
+    assert_includes e.message, "linger.ms" # gregor's own text otherwise
+    refute_kind_of Gregor::Config::ClientCreationError, e
+    bad_ca = { "bootstrap.servers" => BROKER, "security.protocol" => "SSL", "ssl.ca.location" => "/nonsense" }
+    %i[producer consumer admin].each do |kind|
+      e = assert_raises(Gregor::Config::ClientCreationError) { Gregor::Config.new(bad_ca).public_send(kind) }
+      assert_match(/\Assl\.ca\.location failed: .*nonsense/, e.message)
+      assert_kind_of Gregor::Config::ConfigError, e
+    end
+  end
+
+  # The delivery callback's report carries the Integer code (0), as
+  # rdkafka-ruby's; the handle's report an RdkafkaError or nil. flush is
+  # false when time runs out.
+  def test_delivery_callback_report_error_is_the_code_and_flush_times_out
+    topic = create_topic(1)
+    producer = config.producer
+    reports = Queue.new
+    producer.delivery_callback = ->(report) { reports << report }
+    report = producer.produce(topic: topic, payload: "v", partition: 0).wait(max_wait_timeout_ms: 30_000)
+    assert_nil report.error
+    assert_equal 0, Timeout.timeout(30) { reports.pop }.error
+    producer.close
+    stuck = Gregor::Config.new("bootstrap.servers" => "127.0.0.1:1", "message.timeout.ms" => 5000).producer
+    stuck.produce(topic: topic, payload: "v")
+    assert_equal false, stuck.flush(100)
+    stuck.purge
+    assert_equal true, stuck.flush(100)
+    stuck.close
+  end
+
+  # gregor's consumer serves its events in poll and its admin client queues
+  # none: rdkafka-ruby's events polls serve nothing, wait their timeout, and
+  # raise once closed.
+  def test_events_polls_of_consumer_and_admin
+    consumer = config("group.id" => "ruby-events-poll-#{Process.pid}").consumer
+    assert_equal 0, consumer.events_poll_nb
+    t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    assert_equal 0, consumer.events_poll(200)
+    assert_operator Process.clock_gettime(Process::CLOCK_MONOTONIC) - t0, :>=, 0.19
+    yielded = []
+    consumer.events_poll_nb_each { |n| yielded << n }
+    assert_empty yielded
+    waiter = Thread.new { consumer.events_poll(-1) }
+    sleep 0.1
+    consumer.close
+    assert_equal 0, waiter.value # a wait without end returns at close
+    assert_raises(Gregor::ClosedConsumerError) { consumer.events_poll_nb_each { |_| } }
+    @admin.events_poll_nb_each { |n| yielded << n }
+    assert_empty yielded
+    admin = config.admin
+    admin.close
+    e = assert_raises(Gregor::ClosedAdminError) { admin.events_poll_nb_each { |_| } }
+    assert_match(/events_poll_nb_each/, e.message)
+    assert_equal 100, Gregor::Defaults::PRODUCER_PURGE_FLUSH_TIMEOUT_MS
+  end
+
+  # rdkafka-ruby's to_native_tpl/from_native_tpl round trip: a topic
+  # without partitions, offsets nil or a Time; a bad offset frees the list.
+  def test_native_tpl_round_trip
+    l = Gregor::Consumer::TopicPartitionList
+    [l.new.tap { |x| x.add_topic("t") }, l.new.tap { |x| x.add_topic("t", 0..16) },
+     l.new.tap { |x| x.add_topic_and_partitions_with_offsets("t", 0 => 100, 1 => nil) }].each do |list|
+      tpl = list.to_native_tpl
+      assert_equal list, l.from_native_tpl(tpl)
+      Gregor::Native.gregor_tpl_free(tpl)
+    end
+    at = Time.at(1_505_069_646, 250_000)
+    tpl = l.new.tap { |x| x.add_topic_and_partitions_with_offsets("t", 0 => at) }.to_native_tpl
+    assert_equal((at.to_f * 1000).floor, l.from_native_tpl(tpl).to_h["t"].first.offset)
+    Gregor::Native.gregor_tpl_free(tpl)
+    assert_raises(TypeError) { l.new.tap { |x| x.add_topic_and_partitions_with_offsets("t", 0 => "x") }.to_native_tpl }
+  end
+
+  # librdkafka refuses store_offset while enable.auto.offset.store is on
+  # (its default).
+  def test_store_offset_needs_auto_offset_store_off
+    consumer = config("group.id" => unique("g")).consumer
+    message = Struct.new(:topic, :partition, :offset).new("t", 0, 5)
+    e = assert_raises(Gregor::RdkafkaError) { consumer.store_offset(message) }
+    assert_equal :invalid_arg, e.code
+    consumer.close
+  end
+
+  # A BROKER config resource is named by a broker id, checked before
+  # sending, as librdkafka.
+  def test_broker_config_resource_needs_a_broker_id
+    e = assert_raises(Gregor::RdkafkaError) do
+      @admin.describe_configs([{ resource_type: 4, resource_name: "non-existing" }]).wait(max_wait_timeout_ms: 30_000)
+    end
+    assert_equal :invalid_arg, e.code
+    assert_match(/Expected an int32 broker_id/, e.broker_message)
+  end
 end

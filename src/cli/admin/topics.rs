@@ -74,15 +74,7 @@ pub(super) fn create_topics(c: Cmd<'_>) -> Done {
 /// `gregor admin delete-topics`.
 pub(super) fn delete_topics(c: Cmd<'_>) -> Done {
     let Cmd { admin, p, o, rep } = c;
-    let names = p.all("-t");
-    let ids: Vec<Uuid> = p
-        .all("--topic-id")
-        .into_iter()
-        .map(uuid)
-        .collect::<Result<_, _>>()?;
-    if names.is_empty() && ids.is_empty() {
-        return Err(usage("no topic: give -t <topic> or --topic-id <id>"));
-    }
+    let (names, ids) = names_and_ids(p)?;
     let mut all = Vec::new();
     if !names.is_empty() {
         all.extend(admin.delete_topics(&names, o)?);
@@ -92,10 +84,7 @@ pub(super) fn delete_topics(c: Cmd<'_>) -> Done {
     }
     let mut js = Vec::new();
     for t in &all {
-        let what = match &t.name {
-            Some(n) => format!("topic {n}"),
-            None => format!("topic ID {}", t.topic_id.to_kafka_string()),
-        };
+        let what = topic_label(t.name.as_deref(), &t.topic_id);
         rep.entity(what, &t.result, |()| "deleted".to_string());
         js.push(J::Obj(vec![
             ("name", t.name.clone().into()),
@@ -146,15 +135,7 @@ pub(super) fn create_partitions(c: Cmd<'_>) -> Done {
 /// `gregor admin describe-topics`.
 pub(super) fn describe_topics(c: Cmd<'_>) -> Done {
     let Cmd { admin, p, o, rep } = c;
-    let names = p.all("-t");
-    let ids: Vec<Uuid> = p
-        .all("--topic-id")
-        .into_iter()
-        .map(uuid)
-        .collect::<Result<_, _>>()?;
-    if names.is_empty() && ids.is_empty() {
-        return Err(usage("no topic: give -t <topic> or --topic-id <id>"));
-    }
+    let (names, ids) = names_and_ids(p)?;
     let ops = p.flag("--include-authorized-operations");
     let mut all = Vec::new();
     if !names.is_empty() {
@@ -165,10 +146,7 @@ pub(super) fn describe_topics(c: Cmd<'_>) -> Done {
     }
     let mut js = Vec::new();
     for t in &all {
-        let what = match &t.name {
-            Some(n) => format!("topic {n}"),
-            None => format!("topic ID {}", t.topic_id.to_kafka_string()),
-        };
+        let what = topic_label(t.name.as_deref(), &t.topic_id);
         match &t.result {
             Ok(d) => {
                 rep.lines.push(format!(
@@ -297,4 +275,26 @@ pub(super) fn topic_description_json(t: &TopicResult<TopicDescription>) -> J {
         ),
         ("error", error_of(&t.result)),
     ])
+}
+
+/// The topics of `-t <topic>` and `--topic-id <id>` (at least one).
+fn names_and_ids(p: &Parsed) -> Result<(Vec<&str>, Vec<Uuid>), Failure> {
+    let names = p.all("-t");
+    let ids: Vec<Uuid> = p
+        .all("--topic-id")
+        .into_iter()
+        .map(uuid)
+        .collect::<Result<_, _>>()?;
+    if names.is_empty() && ids.is_empty() {
+        return Err(usage("no topic: give -t <topic> or --topic-id <id>"));
+    }
+    Ok((names, ids))
+}
+
+/// "topic NAME", or "topic ID ID" for a topic known by ID only.
+fn topic_label(name: Option<&str>, id: &Uuid) -> String {
+    match name {
+        Some(n) => format!("topic {n}"),
+        None => format!("topic ID {}", id.to_kafka_string()),
+    }
 }

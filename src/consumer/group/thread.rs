@@ -176,8 +176,7 @@ impl Coordinator {
             event,
             cooperative: self.cooperative(),
         });
-        drop(st);
-        self.shared.data.notify_all();
+        self.shared.queued(st);
         id
     }
 
@@ -186,8 +185,7 @@ impl Coordinator {
         let mut st = self.shared.lock();
         st.events
             .push_back(Message::event(Arc::from(""), -1, -1, e));
-        drop(st);
-        self.shared.data.notify_all();
+        self.shared.queued(st);
     }
 
     /// Waits until poll served event `id` (or the consumer closes, or the
@@ -284,8 +282,7 @@ impl Coordinator {
         let mut st = self.shared.lock();
         st.group_events
             .push_back(GroupEvent::Commit { result, offsets });
-        drop(st);
-        self.shared.data.notify_all();
+        self.shared.queued(st);
     }
 
     fn auto_commit(&mut self) {
@@ -316,8 +313,7 @@ impl Coordinator {
         let mut st = self.shared.lock();
         st.group_events
             .push_back(GroupEvent::Commit { result, offsets });
-        drop(st);
-        self.shared.data.notify_all();
+        self.shared.queued(st);
     }
 
     /// Unsubscribe: give everything up and leave.
@@ -583,8 +579,14 @@ impl Coordinator {
                 let new = m.last_error != Some(code);
                 m.last_error = Some(code);
                 drop(m);
-                // transport trouble is retried quietly, as librdkafka
-                if new && e.code() != local::TRANSPORT && e.code() != local::TIMED_OUT {
+                // transport trouble and retriable errors (the coordinator
+                // moving or loading) are retried quietly, as librdkafka
+                // reports only a JoinGroup / SyncGroup error it cannot retry
+                if new
+                    && e.code() != local::TRANSPORT
+                    && e.code() != local::TIMED_OUT
+                    && !e.is_retriable()
+                {
                     self.report(e);
                 }
                 self.join_retry_at = Some(Instant::now() + self.join_backoff);

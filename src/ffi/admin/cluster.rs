@@ -250,8 +250,15 @@ pub extern "C" fn gregor_log_dirs_dir_count(l: *const gregor_log_dirs, b: usize)
     item(l, b, 0, |x| x.dirs.len())
 }
 
-fn dir_at(l: &gregor_log_dirs, b: usize, d: usize) -> Option<&CDir> {
-    l.items.get(b)?.dirs.get(d)
+/// Reads `f` of the item at (b, d) (`default` for NULL or out of range).
+fn dir<T: Copy>(
+    l: *const gregor_log_dirs,
+    b: usize,
+    d: usize,
+    default: T,
+    f: impl FnOnce(&CDir) -> T,
+) -> T {
+    field(l, default, |l| l.items.get(b)?.dirs.get(d).map(f))
 }
 
 /// Broker `b`, directory `d`: its path.
@@ -261,15 +268,13 @@ pub extern "C" fn gregor_log_dirs_dir_path(
     b: usize,
     d: usize,
 ) -> *const c_char {
-    field(l, ptr::null(), |l| dir_at(l, b, d).map(|x| x.path.as_ptr()))
+    dir(l, b, d, ptr::null(), |x| x.path.as_ptr())
 }
 
 /// Broker `b`, directory `d`: its error code (e.g. `GREGOR_ERR_KAFKA_STORAGE_ERROR`).
 #[no_mangle]
 pub extern "C" fn gregor_log_dirs_dir_err(l: *const gregor_log_dirs, b: usize, d: usize) -> c_int {
-    field(l, local::INVALID_ARG, |l| {
-        dir_at(l, b, d).map(|x| x.err.code)
-    })
+    dir(l, b, d, local::INVALID_ARG, |x| x.err.code)
 }
 
 /// Broker `b`, directory `d`: the volume's size in bytes (-1 if not known).
@@ -279,7 +284,7 @@ pub extern "C" fn gregor_log_dirs_dir_total_bytes(
     b: usize,
     d: usize,
 ) -> i64 {
-    field(l, -1, |l| dir_at(l, b, d).map(|x| x.total_bytes))
+    dir(l, b, d, -1, |x| x.total_bytes)
 }
 
 /// Broker `b`, directory `d`: the volume's usable bytes (-1 if not known).
@@ -289,7 +294,7 @@ pub extern "C" fn gregor_log_dirs_dir_usable_bytes(
     b: usize,
     d: usize,
 ) -> i64 {
-    field(l, -1, |l| dir_at(l, b, d).map(|x| x.usable_bytes))
+    dir(l, b, d, -1, |x| x.usable_bytes)
 }
 
 /// Broker `b`, directory `d`: number of replicas in it.
@@ -299,11 +304,21 @@ pub extern "C" fn gregor_log_dirs_replica_count(
     b: usize,
     d: usize,
 ) -> usize {
-    field(l, 0, |l| dir_at(l, b, d).map(|x| x.replicas.len()))
+    dir(l, b, d, 0, |x| x.replicas.len())
 }
 
-fn replica_at(l: &gregor_log_dirs, b: usize, d: usize, r: usize) -> Option<&CReplica> {
-    dir_at(l, b, d)?.replicas.get(r)
+/// Reads `f` of the item at (b, d, r) (`default` for NULL or out of range).
+fn replica<T: Copy>(
+    l: *const gregor_log_dirs,
+    b: usize,
+    d: usize,
+    r: usize,
+    default: T,
+    f: impl FnOnce(&CReplica) -> T,
+) -> T {
+    field(l, default, |l| {
+        l.items.get(b)?.dirs.get(d)?.replicas.get(r).map(f)
+    })
 }
 
 /// Replica `r` of broker `b`'s directory `d`: its topic.
@@ -314,9 +329,7 @@ pub extern "C" fn gregor_log_dirs_replica_topic(
     d: usize,
     r: usize,
 ) -> *const c_char {
-    field(l, ptr::null(), |l| {
-        replica_at(l, b, d, r).map(|x| x.topic.as_ptr())
-    })
+    replica(l, b, d, r, ptr::null(), |x| x.topic.as_ptr())
 }
 
 /// Replica `r`: its partition.
@@ -327,7 +340,7 @@ pub extern "C" fn gregor_log_dirs_replica_partition(
     d: usize,
     r: usize,
 ) -> i32 {
-    field(l, -1, |l| replica_at(l, b, d, r).map(|x| x.partition))
+    replica(l, b, d, r, -1, |x| x.partition)
 }
 
 /// Replica `r`: the size of its segments in bytes.
@@ -338,7 +351,7 @@ pub extern "C" fn gregor_log_dirs_replica_size(
     d: usize,
     r: usize,
 ) -> i64 {
-    field(l, -1, |l| replica_at(l, b, d, r).map(|x| x.size))
+    replica(l, b, d, r, -1, |x| x.size)
 }
 
 /// Replica `r`: its offset lag.
@@ -349,7 +362,7 @@ pub extern "C" fn gregor_log_dirs_replica_offset_lag(
     d: usize,
     r: usize,
 ) -> i64 {
-    field(l, -1, |l| replica_at(l, b, d, r).map(|x| x.offset_lag))
+    replica(l, b, d, r, -1, |x| x.offset_lag)
 }
 
 /// Replica `r`: 1 if it is a future replica being moved here.
@@ -360,9 +373,7 @@ pub extern "C" fn gregor_log_dirs_replica_is_future(
     d: usize,
     r: usize,
 ) -> c_int {
-    field(l, -1, |l| {
-        replica_at(l, b, d, r).map(|x| c_int::from(x.is_future))
-    })
+    replica(l, b, d, r, -1, |x| c_int::from(x.is_future))
 }
 
 /// Frees log dirs. NULL is a no-op.

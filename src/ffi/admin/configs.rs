@@ -310,6 +310,17 @@ pub extern "C" fn gregor_config_results_entry_count(
     item(r, i, 0, |x| x.entries.len())
 }
 
+/// Reads `f` of the item at (i, j) (`default` for NULL or out of range).
+fn entry<T: Copy>(
+    r: *const gregor_config_results,
+    i: usize,
+    j: usize,
+    default: T,
+    f: impl FnOnce(&CEntry) -> T,
+) -> T {
+    field(r, default, |r| r.items.get(i)?.entries.get(j).map(f))
+}
+
 fn entry_at(r: &gregor_config_results, i: usize, j: usize) -> Option<&CEntry> {
     r.items.get(i)?.entries.get(j)
 }
@@ -321,9 +332,7 @@ pub extern "C" fn gregor_config_results_entry_name(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    field(r, ptr::null(), |r| {
-        entry_at(r, i, j).map(|e| e.name.as_ptr())
-    })
+    entry(r, i, j, ptr::null(), |e| e.name.as_ptr())
 }
 
 /// Resource `i`, config `j`: its value (NULL for null or sensitive).
@@ -333,9 +342,7 @@ pub extern "C" fn gregor_config_results_entry_value(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    field(r, ptr::null(), |r| {
-        entry_at(r, i, j).map(|e| cptr(&e.value))
-    })
+    entry(r, i, j, ptr::null(), |e| cptr(&e.value))
 }
 
 /// Resource `i`, config `j`: where the value comes from (`GREGOR_CONFIG_SOURCE_*`).
@@ -345,7 +352,7 @@ pub extern "C" fn gregor_config_results_entry_source(
     i: usize,
     j: usize,
 ) -> c_int {
-    field(r, -1, |r| entry_at(r, i, j).map(|e| e.source))
+    entry(r, i, j, -1, |e| e.source)
 }
 
 /// Resource `i`, config `j`: 1 if the value is the default, 0 if not.
@@ -355,9 +362,7 @@ pub extern "C" fn gregor_config_results_entry_is_default(
     i: usize,
     j: usize,
 ) -> c_int {
-    field(r, -1, |r| {
-        entry_at(r, i, j).map(|e| c_int::from(e.is_default))
-    })
+    entry(r, i, j, -1, |e| c_int::from(e.is_default))
 }
 
 /// Resource `i`, config `j`: 1 if read-only.
@@ -367,9 +372,7 @@ pub extern "C" fn gregor_config_results_entry_is_read_only(
     i: usize,
     j: usize,
 ) -> c_int {
-    field(r, -1, |r| {
-        entry_at(r, i, j).map(|e| c_int::from(e.is_read_only))
-    })
+    entry(r, i, j, -1, |e| c_int::from(e.is_read_only))
 }
 
 /// Resource `i`, config `j`: 1 if sensitive.
@@ -379,9 +382,7 @@ pub extern "C" fn gregor_config_results_entry_is_sensitive(
     i: usize,
     j: usize,
 ) -> c_int {
-    field(r, -1, |r| {
-        entry_at(r, i, j).map(|e| c_int::from(e.is_sensitive))
-    })
+    entry(r, i, j, -1, |e| c_int::from(e.is_sensitive))
 }
 
 /// Resource `i`, config `j`: its data type (Kafka's `ConfigType`: 1
@@ -393,7 +394,7 @@ pub extern "C" fn gregor_config_results_entry_type(
     i: usize,
     j: usize,
 ) -> c_int {
-    field(r, -1, |r| entry_at(r, i, j).map(|e| e.config_type))
+    entry(r, i, j, -1, |e| e.config_type)
 }
 
 /// Resource `i`, config `j`: its documentation (NULL if not asked or none).
@@ -403,9 +404,7 @@ pub extern "C" fn gregor_config_results_entry_documentation(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    field(r, ptr::null(), |r| {
-        entry_at(r, i, j).map(|e| cptr(&e.documentation))
-    })
+    entry(r, i, j, ptr::null(), |e| cptr(&e.documentation))
 }
 
 /// Resource `i`, config `j`: number of synonyms (when asked for).
@@ -415,7 +414,7 @@ pub extern "C" fn gregor_config_results_synonym_count(
     i: usize,
     j: usize,
 ) -> usize {
-    field(r, 0, |r| entry_at(r, i, j).map(|e| e.synonyms.len()))
+    entry(r, i, j, 0, |e| e.synonyms.len())
 }
 
 /// Resource `i`, config `j`, synonym `k`: its name.

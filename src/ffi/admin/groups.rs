@@ -373,9 +373,7 @@ pub extern "C" fn gregor_group_descriptions_group_id(
     d: *const gregor_group_descriptions,
     i: usize,
 ) -> *const c_char {
-    guard(ptr::null(), || {
-        group_at(d, i).map_or(ptr::null(), |g| g.group_id.as_ptr())
-    })
+    item(d, i, ptr::null(), |g| g.group_id.as_ptr())
 }
 
 /// Group `i`'s error code (e.g. `GREGOR_ERR_GROUP_AUTHORIZATION_FAILED`).
@@ -384,9 +382,7 @@ pub extern "C" fn gregor_group_descriptions_err(
     d: *const gregor_group_descriptions,
     i: usize,
 ) -> c_int {
-    guard(local::INVALID_ARG, || {
-        group_at(d, i).map_or(local::INVALID_ARG, |g| g.err.code)
-    })
+    item(d, i, local::INVALID_ARG, |g| g.err.code)
 }
 
 /// Group `i`'s error text ("" on success).
@@ -395,9 +391,7 @@ pub extern "C" fn gregor_group_descriptions_errstr(
     d: *const gregor_group_descriptions,
     i: usize,
 ) -> *const c_char {
-    guard(ptr::null(), || {
-        group_at(d, i).map_or(ptr::null(), |g| g.err.text.as_ptr())
-    })
+    item(d, i, ptr::null(), |g| g.err.text.as_ptr())
 }
 
 /// Group `i`'s state ("Stable", "Empty", "Dead", …).
@@ -406,9 +400,7 @@ pub extern "C" fn gregor_group_descriptions_state(
     d: *const gregor_group_descriptions,
     i: usize,
 ) -> *const c_char {
-    guard(ptr::null(), || {
-        group_at(d, i).map_or(ptr::null(), |g| g.state.as_ptr())
-    })
+    item(d, i, ptr::null(), |g| g.state.as_ptr())
 }
 
 /// Group `i`'s protocol type ("consumer", …).
@@ -417,9 +409,7 @@ pub extern "C" fn gregor_group_descriptions_protocol_type(
     d: *const gregor_group_descriptions,
     i: usize,
 ) -> *const c_char {
-    guard(ptr::null(), || {
-        group_at(d, i).map_or(ptr::null(), |g| g.protocol_type.as_ptr())
-    })
+    item(d, i, ptr::null(), |g| g.protocol_type.as_ptr())
 }
 
 /// Group `i`'s chosen protocol (for consumers the assignor; "" unless Stable).
@@ -428,9 +418,7 @@ pub extern "C" fn gregor_group_descriptions_protocol(
     d: *const gregor_group_descriptions,
     i: usize,
 ) -> *const c_char {
-    guard(ptr::null(), || {
-        group_at(d, i).map_or(ptr::null(), |g| g.protocol.as_ptr())
-    })
+    item(d, i, ptr::null(), |g| g.protocol.as_ptr())
 }
 
 /// Group `i`'s coordinator: writes its broker id, host (borrowed) and port
@@ -463,9 +451,7 @@ pub extern "C" fn gregor_group_descriptions_authorized_operations(
     out: *mut c_int,
     max: usize,
 ) -> c_int {
-    guard(-1, || {
-        group_at(d, i).map_or(-1, |g| copy_ops(&g.ops, out, max))
-    })
+    item(d, i, -1, |g| copy_ops(&g.ops, out, max))
 }
 
 /// Number of members of group `i`.
@@ -474,7 +460,7 @@ pub extern "C" fn gregor_group_descriptions_member_count(
     d: *const gregor_group_descriptions,
     i: usize,
 ) -> usize {
-    guard(0, || group_at(d, i).map_or(0, |g| g.members.len()))
+    item(d, i, 0, |g| g.members.len())
 }
 
 /// Group `i`, member `m`: its member ID.
@@ -484,9 +470,7 @@ pub extern "C" fn gregor_group_descriptions_member_id(
     i: usize,
     m: usize,
 ) -> *const c_char {
-    guard(ptr::null(), || {
-        member_at(d, i, m).map_or(ptr::null(), |x| x.member_id.as_ptr())
-    })
+    member(d, i, m, ptr::null(), |x| x.member_id.as_ptr())
 }
 
 /// Group `i`, member `m`: its static group instance ID (NULL if none).
@@ -496,9 +480,7 @@ pub extern "C" fn gregor_group_descriptions_member_group_instance_id(
     i: usize,
     m: usize,
 ) -> *const c_char {
-    guard(ptr::null(), || {
-        member_at(d, i, m).map_or(ptr::null(), |x| cptr(&x.group_instance_id))
-    })
+    member(d, i, m, ptr::null(), |x| cptr(&x.group_instance_id))
 }
 
 /// Group `i`, member `m`: its client ID.
@@ -508,9 +490,7 @@ pub extern "C" fn gregor_group_descriptions_member_client_id(
     i: usize,
     m: usize,
 ) -> *const c_char {
-    guard(ptr::null(), || {
-        member_at(d, i, m).map_or(ptr::null(), |x| x.client_id.as_ptr())
-    })
+    member(d, i, m, ptr::null(), |x| x.client_id.as_ptr())
 }
 
 /// Group `i`, member `m`: its host.
@@ -520,9 +500,7 @@ pub extern "C" fn gregor_group_descriptions_member_client_host(
     i: usize,
     m: usize,
 ) -> *const c_char {
-    guard(ptr::null(), || {
-        member_at(d, i, m).map_or(ptr::null(), |x| x.client_host.as_ptr())
-    })
+    member(d, i, m, ptr::null(), |x| x.client_host.as_ptr())
 }
 
 /// Group `i`, member `m`: its metadata bytes as sent (borrowed; `len` 0 if none).
@@ -558,9 +536,7 @@ pub extern "C" fn gregor_group_descriptions_member_subscription_err(
     i: usize,
     m: usize,
 ) -> c_int {
-    guard(local::INVALID_ARG, || {
-        member_at(d, i, m).map_or(local::INVALID_ARG, |x| x.sub_err.code)
-    })
+    member(d, i, m, local::INVALID_ARG, |x| x.sub_err.code)
 }
 
 /// Group `i`, member `m`: why its subscription did not decode ("" if it did).
@@ -570,9 +546,7 @@ pub extern "C" fn gregor_group_descriptions_member_subscription_errstr(
     i: usize,
     m: usize,
 ) -> *const c_char {
-    guard(ptr::null(), || {
-        member_at(d, i, m).map_or(ptr::null(), |x| x.sub_err.text.as_ptr())
-    })
+    member(d, i, m, ptr::null(), |x| x.sub_err.text.as_ptr())
 }
 
 fn sub_at<'a>(d: *const gregor_group_descriptions, i: usize, m: usize) -> Option<&'a CSub> {
@@ -581,6 +555,44 @@ fn sub_at<'a>(d: *const gregor_group_descriptions, i: usize, m: usize) -> Option
 
 fn asg_at<'a>(d: *const gregor_group_descriptions, i: usize, m: usize) -> Option<&'a CAsg> {
     member_at(d, i, m)?.asg.as_ref()
+}
+
+/// Reads `f` of member `m` of group `i` (`default` for NULL or out of range).
+fn member<T: Copy>(
+    d: *const gregor_group_descriptions,
+    i: usize,
+    m: usize,
+    default: T,
+    f: impl FnOnce(&CMember) -> T,
+) -> T {
+    field(d, default, |d| d.items.get(i)?.members.get(m).map(f))
+}
+
+/// Reads `f` of the decoded subscription of member `m` of group `i`
+/// (`default` for NULL, out of range, or no subscription).
+fn sub<T: Copy>(
+    d: *const gregor_group_descriptions,
+    i: usize,
+    m: usize,
+    default: T,
+    f: impl FnOnce(&CSub) -> T,
+) -> T {
+    field(d, default, |d| {
+        d.items.get(i)?.members.get(m)?.sub.as_ref().map(f)
+    })
+}
+
+/// As `sub`, for the decoded assignment.
+fn asg<T: Copy>(
+    d: *const gregor_group_descriptions,
+    i: usize,
+    m: usize,
+    default: T,
+    f: impl FnOnce(&CAsg) -> T,
+) -> T {
+    field(d, default, |d| {
+        d.items.get(i)?.members.get(m)?.asg.as_ref().map(f)
+    })
 }
 
 /// Group `i`, member `m`: the consumer protocol version of its decoded
@@ -592,7 +604,7 @@ pub extern "C" fn gregor_group_descriptions_member_subscription_version(
     i: usize,
     m: usize,
 ) -> c_int {
-    guard(-1, || sub_at(d, i, m).map_or(-1, |s| s.version))
+    sub(d, i, m, -1, |s| s.version)
 }
 
 /// Number of topics member `m` of group `i` subscribes to (0 if no subscription).
@@ -602,7 +614,7 @@ pub extern "C" fn gregor_group_descriptions_member_subscription_topic_count(
     i: usize,
     m: usize,
 ) -> usize {
-    guard(0, || sub_at(d, i, m).map_or(0, |s| s.topics.len()))
+    sub(d, i, m, 0, |s| s.topics.len())
 }
 
 /// Subscribed topic `k` of member `m` of group `i`.
@@ -628,7 +640,7 @@ pub extern "C" fn gregor_group_descriptions_member_owned_count(
     i: usize,
     m: usize,
 ) -> usize {
-    guard(0, || sub_at(d, i, m).map_or(0, |s| s.owned.len()))
+    sub(d, i, m, 0, |s| s.owned.len())
 }
 
 /// Owned partition `k` of member `m` of group `i`: writes its topic
@@ -660,7 +672,7 @@ pub extern "C" fn gregor_group_descriptions_member_generation_id(
     i: usize,
     m: usize,
 ) -> i32 {
-    guard(-1, || sub_at(d, i, m).map_or(-1, |s| s.generation_id))
+    sub(d, i, m, -1, |s| s.generation_id)
 }
 
 /// Member `m` of group `i`: its rack (subscription v3+; NULL if none).
@@ -670,9 +682,7 @@ pub extern "C" fn gregor_group_descriptions_member_rack_id(
     i: usize,
     m: usize,
 ) -> *const c_char {
-    guard(ptr::null(), || {
-        sub_at(d, i, m).map_or(ptr::null(), |s| cptr(&s.rack_id))
-    })
+    sub(d, i, m, ptr::null(), |s| cptr(&s.rack_id))
 }
 
 /// Member `m` of group `i`: its subscription's user data (borrowed; `ptr`
@@ -696,9 +706,7 @@ pub extern "C" fn gregor_group_descriptions_member_assignment_err(
     i: usize,
     m: usize,
 ) -> c_int {
-    guard(local::INVALID_ARG, || {
-        member_at(d, i, m).map_or(local::INVALID_ARG, |x| x.asg_err.code)
-    })
+    member(d, i, m, local::INVALID_ARG, |x| x.asg_err.code)
 }
 
 /// Group `i`, member `m`: why its assignment did not decode ("" if it did).
@@ -708,9 +716,7 @@ pub extern "C" fn gregor_group_descriptions_member_assignment_errstr(
     i: usize,
     m: usize,
 ) -> *const c_char {
-    guard(ptr::null(), || {
-        member_at(d, i, m).map_or(ptr::null(), |x| x.asg_err.text.as_ptr())
-    })
+    member(d, i, m, ptr::null(), |x| x.asg_err.text.as_ptr())
 }
 
 /// Group `i`, member `m`: the consumer protocol version of its decoded
@@ -721,7 +727,7 @@ pub extern "C" fn gregor_group_descriptions_member_assignment_version(
     i: usize,
     m: usize,
 ) -> c_int {
-    guard(-1, || asg_at(d, i, m).map_or(-1, |a| a.version))
+    asg(d, i, m, -1, |a| a.version)
 }
 
 /// Number of partitions assigned to member `m` of group `i` (0 if no assignment).
@@ -731,7 +737,7 @@ pub extern "C" fn gregor_group_descriptions_member_assignment_count(
     i: usize,
     m: usize,
 ) -> usize {
-    guard(0, || asg_at(d, i, m).map_or(0, |a| a.partitions.len()))
+    asg(d, i, m, 0, |a| a.partitions.len())
 }
 
 /// Assigned partition `k` of member `m` of group `i`: writes its topic

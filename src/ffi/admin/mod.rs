@@ -197,10 +197,13 @@ pub extern "C" fn gregor_admin_new(
     guard_code(errstr, errstr_size, || {
         let conf = handle(conf, "conf")?;
         let a = AdminClient::new(&conf.inner)?;
+        let cluster = a.cluster().clone();
         out = register(Box::new(gregor_admin {
             inner: a,
             life: Life::new(),
         }));
+        // an admin client has no poll: its refresh callback runs on a gregor thread
+        crate::ffi::oauthbearer_cb::install(conf, &cluster, out.cast(), true);
         Ok(())
     });
     out

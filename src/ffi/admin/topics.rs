@@ -566,8 +566,15 @@ pub extern "C" fn gregor_topic_descriptions_partition_count(
     item(d, i, 0, |x| x.partitions.len())
 }
 
-fn part_at(d: &gregor_topic_descriptions, i: usize, p: usize) -> Option<&PartitionDescription> {
-    d.items.get(i)?.partitions.get(p)
+/// Reads `f` of the item at (i, p) (`default` for NULL or out of range).
+fn part<T: Copy>(
+    d: *const gregor_topic_descriptions,
+    i: usize,
+    p: usize,
+    default: T,
+    f: impl FnOnce(&PartitionDescription) -> T,
+) -> T {
+    field(d, default, |d| d.items.get(i)?.partitions.get(p).map(f))
 }
 
 /// Topic `i`, partition `p` (in index order): its index.
@@ -577,7 +584,7 @@ pub extern "C" fn gregor_topic_descriptions_partition_id(
     i: usize,
     p: usize,
 ) -> i32 {
-    field(d, -1, |d| part_at(d, i, p).map(|x| x.partition))
+    part(d, i, p, -1, |x| x.partition)
 }
 
 /// Topic `i`, partition `p`: its leader's broker id (-1 if none).
@@ -587,7 +594,7 @@ pub extern "C" fn gregor_topic_descriptions_partition_leader(
     i: usize,
     p: usize,
 ) -> i32 {
-    field(d, -1, |d| part_at(d, i, p).map(|x| x.leader))
+    part(d, i, p, -1, |x| x.leader)
 }
 
 /// Topic `i`, partition `p`: its leader epoch (-1 if not known).
@@ -597,7 +604,7 @@ pub extern "C" fn gregor_topic_descriptions_partition_leader_epoch(
     i: usize,
     p: usize,
 ) -> i32 {
-    field(d, -1, |d| part_at(d, i, p).map(|x| x.leader_epoch))
+    part(d, i, p, -1, |x| x.leader_epoch)
 }
 
 /// Topic `i`, partition `p`: copies up to `max` replica ids into `out`,
@@ -610,9 +617,7 @@ pub extern "C" fn gregor_topic_descriptions_partition_replicas(
     out: *mut i32,
     max: usize,
 ) -> usize {
-    field(d, 0, |d| {
-        part_at(d, i, p).map(|x| copy_ids(&x.replicas, out, max))
-    })
+    part(d, i, p, 0, |x| copy_ids(&x.replicas, out, max))
 }
 
 /// As `gregor_topic_descriptions_partition_replicas`, for the in-sync replicas.
@@ -624,9 +629,7 @@ pub extern "C" fn gregor_topic_descriptions_partition_isr(
     out: *mut i32,
     max: usize,
 ) -> usize {
-    field(d, 0, |d| {
-        part_at(d, i, p).map(|x| copy_ids(&x.isr, out, max))
-    })
+    part(d, i, p, 0, |x| copy_ids(&x.isr, out, max))
 }
 
 /// As `gregor_topic_descriptions_partition_replicas`, for the offline replicas.
@@ -638,9 +641,7 @@ pub extern "C" fn gregor_topic_descriptions_partition_offline(
     out: *mut i32,
     max: usize,
 ) -> usize {
-    field(d, 0, |d| {
-        part_at(d, i, p).map(|x| copy_ids(&x.offline_replicas, out, max))
-    })
+    part(d, i, p, 0, |x| copy_ids(&x.offline_replicas, out, max))
 }
 
 /// Frees topic descriptions. NULL is a no-op.

@@ -19,7 +19,7 @@ use crate::zk::{TopicAssignment, ZkBroker};
 impl_items!(gregor_zk_names: CString, gregor_zk_brokers: CBroker);
 
 /// Runs `f` on the session and stores its result in `*out`.
-fn read_into<T>(
+pub(super) fn read_into<T>(
     zk: *const gregor_zk,
     out: *mut *mut T,
     errstr: *mut c_char,
@@ -42,7 +42,7 @@ pub struct gregor_zk_names {
     items: Vec<CString>,
 }
 
-fn names(v: Vec<String>) -> gregor_zk_names {
+pub(super) fn names(v: Vec<String>) -> gregor_zk_names {
     gregor_zk_names {
         items: v.iter().map(|s| cs(s)).collect(),
     }
@@ -174,8 +174,15 @@ pub extern "C" fn gregor_zk_list_brokers(
     })
 }
 
-fn endpoint_at(b: &gregor_zk_brokers, i: usize, j: usize) -> Option<&CEndpoint> {
-    b.items.get(i)?.endpoints.get(j)
+/// Reads `f` of the item at (i, j) (`default` for NULL or out of range).
+fn endpoint<T: Copy>(
+    b: *const gregor_zk_brokers,
+    i: usize,
+    j: usize,
+    default: T,
+    f: impl FnOnce(&CEndpoint) -> T,
+) -> T {
+    field(b, default, |b| b.items.get(i)?.endpoints.get(j).map(f))
 }
 
 /// Number of brokers (0 for NULL).
@@ -215,9 +222,7 @@ pub extern "C" fn gregor_zk_brokers_endpoint_listener(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    field(b, ptr::null(), |b| {
-        endpoint_at(b, i, j).map(|e| e.listener.as_ptr())
-    })
+    endpoint(b, i, j, ptr::null(), |e| e.listener.as_ptr())
 }
 
 /// Broker `i`, endpoint `j`: its security protocol (e.g. "SASL_SSL").
@@ -227,9 +232,7 @@ pub extern "C" fn gregor_zk_brokers_endpoint_security_protocol(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    field(b, ptr::null(), |b| {
-        endpoint_at(b, i, j).map(|e| e.security_protocol.as_ptr())
-    })
+    endpoint(b, i, j, ptr::null(), |e| e.security_protocol.as_ptr())
 }
 
 /// Broker `i`, endpoint `j`: its host.
@@ -239,9 +242,7 @@ pub extern "C" fn gregor_zk_brokers_endpoint_host(
     i: usize,
     j: usize,
 ) -> *const c_char {
-    field(b, ptr::null(), |b| {
-        endpoint_at(b, i, j).map(|e| e.host.as_ptr())
-    })
+    endpoint(b, i, j, ptr::null(), |e| e.host.as_ptr())
 }
 
 /// Broker `i`, endpoint `j`: its port.
@@ -251,7 +252,7 @@ pub extern "C" fn gregor_zk_brokers_endpoint_port(
     i: usize,
     j: usize,
 ) -> i32 {
-    field(b, -1, |b| endpoint_at(b, i, j).map(|e| e.port))
+    endpoint(b, i, j, -1, |e| e.port)
 }
 
 /// Frees a broker list. NULL is a no-op.
@@ -533,8 +534,9 @@ pub extern "C" fn gregor_zk_list_group_offsets(
 
 /// Copies znode `path`'s data into the caller-owned `buf` (up to `size`
 /// bytes; NULL with `size` 0 to ask the length) and writes its full length
-/// to `*len` (may be NULL). Returns 0, or `GREGOR_ERR__FAIL` with
-/// "`no node <path>`" in `errstr` if there is no such znode.
+/// to `*len` (may be NULL). Returns 0, or `GREGOR_ERR__NOENT` (librdkafka's
+/// `RD_KAFKA_RESP_ERR__NOENT`, "No such entry") with "`no node <path>`" in
+/// `errstr` if there is no such znode.
 #[no_mangle]
 pub extern "C" fn gregor_zk_get(
     zk: *const gregor_zk,
@@ -551,7 +553,7 @@ pub extern "C" fn gregor_zk_get(
         let data = zk
             .inner
             .get(path)?
-            .ok_or_else(|| Error::local(local::FAIL, format!("no node {path}")))?;
+            .ok_or_else(|| Error::local(local::NOENT, format!("no node {path}")))?;
         copy_out(&data[..data.len().min(size)], buf);
         put(len, data.len());
         Ok(())

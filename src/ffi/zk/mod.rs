@@ -19,9 +19,13 @@ use crate::error::{local, Error};
 use crate::message::Message;
 use crate::zk::{BalancedConsumer, ZkClient};
 
+mod admin;
 mod inspect;
+mod migrate;
 
+pub use admin::*;
 pub use inspect::*;
+pub use migrate::*;
 
 /// A ZooKeeper session on a Kafka cluster's znodes. Thread-safe.
 pub struct gregor_zk {

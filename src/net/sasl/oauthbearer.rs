@@ -1,4 +1,6 @@
-//! OAUTHBEARER client (RFC 7628, KIP-255) with a configured token:
+//! OAUTHBEARER client (RFC 7628, KIP-255): the client's first message
+//! with the token current when the authentication starts (src/net/sasl/
+//! token.rs keeps and refreshes it; where it comes from):
 //!
 //! - `sasl.oauthbearer.token`: a token obtained elsewhere, sent as is
 //!   (gregor's own property; librdkafka sets one from a refresh callback);
@@ -9,10 +11,9 @@
 //!   [lifeSeconds=…] [extension_NAME=value]…", byte for byte as librdkafka
 //!   builds it. Extensions go into the client's first message.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::fmt;
 
 use super::{auth_error, b64, Session, Step};
-use crate::config::Config;
 use crate::error::{Error, Result};
 
 /// librdkafka's unsecured-JWT settings (`sasl.oauthbearer.config`).
@@ -30,15 +31,6 @@ pub struct Unsecured {
     pub life_seconds: i64,
     /// `extension_NAME=value` pairs, in order.
     pub extensions: Vec<(String, String)>,
-}
-
-/// Where the token comes from.
-#[derive(Clone)]
-pub enum TokenSource {
-    /// A fixed token.
-    Fixed(String),
-    /// An unsecured JWT made for each connection.
-    Unsecured(Unsecured),
 }
 
 fn bad(key: &str, reason: impl Into<String>) -> Error {
@@ -140,7 +132,7 @@ impl Unsecured {
 }
 
 /// A token with its SASL extensions.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Token {
     /// The bearer token.
     pub value: String,
@@ -148,49 +140,67 @@ pub struct Token {
     pub extensions: Vec<(String, String)>,
 }
 
-impl TokenSource {
-    /// Reads the OAUTHBEARER properties.
-    ///
-    /// # Errors
-    /// [`Error::Config`] when there is no token to send.
-    pub fn from_config(c: &Config) -> Result<TokenSource> {
-        let token = c.str("sasl.oauthbearer.token");
-        if !token.is_empty() {
-            return Ok(TokenSource::Fixed(token.to_string()));
-        }
-        if c.bool("enable.sasl.oauthbearer.unsecure.jwt") {
-            return Ok(TokenSource::Unsecured(Unsecured::parse(
-                c.str("sasl.oauthbearer.config"),
-            )?));
-        }
-        Err(bad(
-            "sasl.oauthbearer.token",
-            "OAUTHBEARER needs a token: set sasl.oauthbearer.token, or \
-             enable.sasl.oauthbearer.unsecure.jwt=true with sasl.oauthbearer.config",
-        ))
+impl std::fmt::Debug for Token {
+    // The token value stays out of logs and error messages.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Token")
+            .field("value", &"[redacted]")
+            .field("extensions", &self.extensions)
+            .finish()
     }
+}
 
-    /// The token for a new connection.
-    ///
-    /// # Errors
-    /// Never today; a future refreshing source may fail.
-    pub fn token(&self) -> Result<Token> {
-        Ok(match self {
-            TokenSource::Fixed(t) => Token {
-                value: t.clone(),
-                extensions: Vec::new(),
-            },
-            TokenSource::Unsecured(u) => {
-                let now = SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(0, |d| d.as_millis() as i64);
-                Token {
-                    value: u.jwt(now),
-                    extensions: u.extensions.clone(),
-                }
-            }
-        })
+/// A token as the application hands it over.
+#[derive(Clone, PartialEq, Eq)]
+pub struct OAuthBearerToken {
+    /// The token (often a JWS compact serialization).
+    pub value: String,
+    /// When it expires, in milliseconds since the epoch.
+    pub lifetime_ms: i64,
+    /// The Kafka principal it stands for.
+    pub principal: String,
+    /// SASL extensions (RFC 7628 section 3.1) sent with it.
+    pub extensions: Vec<(String, String)>,
+}
+
+impl fmt::Debug for OAuthBearerToken {
+    // The token value stays out of logs and error messages.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuthBearerToken")
+            .field("value", &"[redacted]")
+            .field("lifetime_ms", &self.lifetime_ms)
+            .field("principal", &self.principal)
+            .field("extensions", &self.extensions.len())
+            .finish()
     }
+}
+
+/// RFC 7628 section 3.1: key = 1*(ALPHA), and not the reserved "auth".
+///
+/// # Errors
+/// `_INVALID_ARG` saying what is wrong, as librdkafka's messages.
+pub fn check_extension_key(key: &str) -> Result<()> {
+    if key == "auth" {
+        return Err(Error::local(
+            crate::error::local::INVALID_ARG,
+            "Cannot explicitly set the reserved `auth` SASL/OAUTHBEARER extension key",
+        ));
+    }
+    if key.is_empty() {
+        return Err(Error::local(
+            crate::error::local::INVALID_ARG,
+            "SASL/OAUTHBEARER extension keys must not be empty",
+        ));
+    }
+    if !key.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return Err(Error::local(
+            crate::error::local::INVALID_ARG,
+            format!(
+                "SASL/OAUTHBEARER extension keys must only consist of A-Z or a-z characters: {key}"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// RFC 7628 client-first: gs2 header, kvsep, auth, extensions, kvsep.

@@ -13,7 +13,7 @@ from enum import Enum
 
 from .._descriptors import enum_descs
 from .._lib import cstr, cstr_array, errbuf, handle_array, lib, ms, pystr
-from .. import _make_config, _merge_conf, _pop_logger
+from .. import _make_config, _merge_conf, _pop_logger, _pop_oauth_cb, _set_oauth_cb
 from ._more import (  # noqa: F401
     DeletedRecords,
     ListOffsetsResultInfo,
@@ -445,8 +445,12 @@ class AdminClient(_MoreCalls):
     def __init__(self, conf=None, **kwargs):
         conf = _merge_conf(conf, kwargs)
         self._log_cb = _pop_logger(conf)  # kept alive with the client
+        oauth_cb = _pop_oauth_cb(conf)
+        self._cb_error = None
         ch = _make_config(conf, "admin", self._log_cb, log_queue=False)
         try:
+            # no poll: gregor runs the admin client's oauth_cb on its own thread
+            self._oauth_cb = _set_oauth_cb(ch, self, oauth_cb, "admin")
             eb = errbuf()
             h = lib.gregor_admin_new(ch, eb, len(eb))
             if not h:
@@ -459,6 +463,11 @@ class AdminClient(_MoreCalls):
         # others, as with librdkafka); unlike librdkafka's, two made one
         # after the other without waiting are not sent in that order.
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="gregor-admin")
+
+    def _keep_error(self, e):
+        # an oauth_cb exception: reported as a token failure (error events)
+        if self._cb_error is None:
+            self._cb_error = e
 
     @property
     def _ptr(self):

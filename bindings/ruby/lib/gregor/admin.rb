@@ -159,6 +159,7 @@ module Gregor
     # rdkafka-ruby's resource type numbers (librdkafka's) => gregor.h's
     # GREGOR_CONFIG_RESOURCE_* (topic 2 and broker 4 agree; group differs).
     CONFIG_RESOURCE_TYPES = { 2 => 2, 4 => 4, 3 => 32, 8 => 8 }.freeze
+    CONFIG_RESOURCE_BROKER = 4 # Kafka's (and librdkafka's) BROKER resource type
 
     # The old name of the admin handles' base (kept for gregor's callers).
     Handle = AbstractHandle
@@ -166,11 +167,18 @@ module Gregor
     CLOSE = ->(ptr) { Native.gregor_admin_close(ptr) }
     FREE = ->(ptr) { Native.gregor_admin_free(ptr) }
 
-    def initialize(native_config)
+    include OAuthBearer::Client
+
+    # "<client.id>#producer-<n>", as librdkafka names its admin clients.
+    attr_reader :name
+
+    def initialize(native_config, name: nil, oauth_id: nil)
+      @name = name
+      @oauth_id = oauth_id
       buf = Native.errbuf
       native = Native.gregor_admin_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
-      raise Config::ConfigError, buf.read_string if native.null?
+      raise Config::ClientCreationError.from_library(buf.read_string) if native.null?
 
       @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedAdminError)
     end
@@ -212,7 +220,7 @@ module Gregor
       ensure_open(:delete_topic)
       arr, keep = Native.cstr_array([topic_name.to_s])
       run_async(DeleteTopicHandle.new, :delete_topic) do |handle|
-        keep # referenced until the call is done
+        keep.size # referenced until the call is done
         topic_call(handle, :gregor_admin_delete_topics, arr, DeleteTopicReport, topic_name)
       end
     end
@@ -239,7 +247,7 @@ module Gregor
       ensure_open(:delete_group)
       arr, keep = Native.cstr_array([group_id.to_s])
       run_async(DeleteGroupsHandle.new, :delete_group) do |handle|
-        keep # referenced until the call is done
+        keep.size # referenced until the call is done
         topic_call(handle, :gregor_admin_delete_groups, arr, DeleteGroupsReport, group_id, results: :group_results,
                                                                                           name: :group_id)
       end
@@ -338,13 +346,35 @@ module Gregor
       @native.closed?
     end
 
+    # rdkafka-ruby's Admin.describe_errors (librdkafka's
+    # rd_kafka_get_err_descs): every error code the library knows, as
+    # {code => {code:, description:, name:}} with librdkafka's names and
+    # texts, read from the library's descriptor table.
+    def self.describe_errors
+      Descriptors.errors.to_h do |code, _name, _desc|
+        [code, { code: code, description: Gregor.rdkafka_error_text(code), name: Gregor.rdkafka_error_name(code) }]
+      end
+    end
+
+    # rdkafka-ruby's: serves the admin client's queued events without
+    # waiting, yielding each poll's count until none is left or the block
+    # returns :stop. gregor's admin client queues no events (each request
+    # completes its own handle on its own thread), so it never yields.
+    def events_poll_nb_each
+      ensure_open(:events_poll_nb_each)
+      nil
+    end
+
     # Frees the admin client. Requests in flight on their threads return
     # first (with an error); later calls raise ClosedAdminError.
     def close
       @native.close
+      OAuthBearer.unregister(@oauth_id)
     end
 
     private
+
+    def oauth_kind = :admin
 
     def ensure_open(method)
       raise ClosedAdminError, method if closed?
@@ -378,6 +408,13 @@ module Gregor
     def config_resources(parsed)
       natives = []
       parsed.each do |type, name, *|
+        # as librdkafka (rd_kafka_ConfigResource_get_single_broker_id): a
+        # BROKER resource is named by its broker id, checked before sending
+        if CONFIG_RESOURCE_TYPES[type] == CONFIG_RESOURCE_BROKER && !(name.to_s =~ /\A\d{1,10}\z/ && name.to_i < 2**31)
+          natives.each { |x| Native.gregor_config_resource_free(x) }
+          raise RdkafkaError.new(ERRORS.fetch(:_INVALID_ARG),
+                                 broker_message: "Expected an int32 broker_id for ConfigResource(type=BROKER, name=#{name})")
+        end
         n = CONFIG_RESOURCE_TYPES[type] && Native.gregor_config_resource_new(CONFIG_RESOURCE_TYPES[type], name.to_s)
         if n.nil? || n.null?
           natives.each { |x| Native.gregor_config_resource_free(x) }

@@ -7,9 +7,20 @@ module Gregor
     # Raised for an unknown property or a bad value.
     class ConfigError < RuntimeError; end
 
-    # rdkafka-ruby raises it when librdkafka cannot create a client; gregor
-    # reports a bad configuration as ConfigError (kept for rescuers).
-    class ClientCreationError < RuntimeError; end
+    # Raised when the library refuses to make a client from a configuration
+    # whose properties were each accepted (rd_kafka_new's failure in
+    # rdkafka-ruby): a file that cannot be read, a missing
+    # bootstrap.servers, settings that contradict each other. A ConfigError
+    # too, so code rescuing either keeps working.
+    class ClientCreationError < ConfigError
+      # librdkafka's text for a file property that cannot be loaded
+      # ("ssl.ca.location failed: ..."), from gregor's
+      # ('configuration property "ssl.ca.location": ...').
+      def self.from_library(text)
+        m = /\Aconfiguration property "(ssl\.[a-z.]+\.location|ssl\.[a-z.]*pem)": (.*)\z/m.match(text)
+        new(m ? "#{m[1]} failed: #{m[2]}" : text)
+      end
+    end
 
     # Raised when setting a nil logger.
     class NoLoggerError < RuntimeError; end
@@ -113,7 +124,9 @@ module Gregor
       # (:transport, :ssl, :authentication, :all_brokers_down, :fatal, …) of
       # every producer and consumer made afterwards, also inside its poll
       # calls (see gregor/events.rb); `oauthbearer_token_refresh_callback`
-      # is kept for compatibility (the C API has no OAUTHBEARER callback).
+      # gets (sasl.oauthbearer.config, client name) when an OAUTHBEARER
+      # token is needed, and answers with the client's
+      # oauthbearer_set_token (see gregor/oauthbearer.rb).
       attr_reader :statistics_callback, :error_callback, :oauthbearer_token_refresh_callback
 
       def statistics_callback=(callback)
@@ -145,19 +158,26 @@ module Gregor
     def producer(native_kafka_auto_start: true, native_kafka_poll_timeout_ms: Defaults::NATIVE_KAFKA_POLL_TIMEOUT_MS,
                  run_polling_thread: true)
       _ = native_kafka_auto_start
-      Producer.new(native_config, partitioner: self[:partitioner] || "consistent_random",
-                                  name: Config.instance_name(self["client.id"], "producer"),
-                                  run_polling_thread: run_polling_thread, poll_timeout_ms: native_kafka_poll_timeout_ms)
+      name = Config.instance_name(self["client.id"], "producer")
+      conf, oauth_id = native_config_for(name)
+      Producer.new(conf, partitioner: self[:partitioner] || "consistent_random", name: name, oauth_id: oauth_id,
+                         run_polling_thread: run_polling_thread, poll_timeout_ms: native_kafka_poll_timeout_ms)
     end
 
     def consumer(**_options)
-      Consumer.new(native_config, rebalance_listener: @consumer_rebalance_listener,
-                                  name: Config.instance_name(self["client.id"], "consumer"),
-                                  read_committed: self["isolation.level"].to_s != "read_uncommitted")
+      name = Config.instance_name(self["client.id"], "consumer")
+      conf, oauth_id = native_config_for(name)
+      Consumer.new(conf, rebalance_listener: @consumer_rebalance_listener, name: name, oauth_id: oauth_id,
+                                  read_committed: self["isolation.level"].to_s != "read_uncommitted",
+                                  auto_offset_store: !%w[false f 0].include?(self["enable.auto.offset.store"].to_s.downcase))
     end
 
+    # The admin client's name is a producer's, as librdkafka's admin
+    # clients are producer instances ("<client.id>#producer-<n>").
     def admin(**_options)
-      Admin.new(native_config)
+      name = Config.instance_name(self["client.id"], "producer")
+      conf, oauth_id = native_config_for(name)
+      Admin.new(conf, name: name, oauth_id: oauth_id)
     end
 
     # The effective configuration clients made from this one would have:
@@ -191,6 +211,14 @@ module Gregor
 
     private
 
+    # native_config for the client `name`, with the OAUTHBEARER refresh
+    # callback when Config.oauthbearer_token_refresh_callback is set:
+    # [conf, registry id or nil].
+    def native_config_for(name)
+      conf = native_config
+      [conf, OAuthBearer.install(conf, name)]
+    end
+
     # Calls `yield`-free: returns a gregor_config the caller frees.
     def native_config
       conf = Native.gregor_config_new
@@ -205,9 +233,23 @@ module Gregor
         next if rc.zero?
 
         Native.gregor_config_free(conf)
-        raise ConfigError, buf.read_string
+        raise ConfigError, Config.rdkafka_config_text(k, value, buf.read_string)
       end
       conf
+    end
+
+    # librdkafka's texts (rd_kafka_conf_set's errstr, which rdkafka-ruby's
+    # ConfigError carries) for the refusals applications match on: an
+    # unknown property and an empty value for a property that needs one;
+    # gregor's own text otherwise (it names the property and the reason).
+    def self.rdkafka_config_text(key, value, text)
+      if text.end_with?(": no such configuration property")
+        "No such configuration property: \"#{key}\""
+      elsif value.empty?
+        "Configuration property \"#{key}\" cannot be set to empty value"
+      else
+        text
+      end
     end
   end
 end

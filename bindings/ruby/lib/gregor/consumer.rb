@@ -5,6 +5,7 @@ module Gregor
   # then `poll(ms)` or `each { |message| }`, `commit`, `close`.
   class Consumer
     include Enumerable
+    include OAuthBearer::Client
     # A message's headers (rdkafka-ruby's Consumer::Headers): a frozen Hash
     # of name => value (a String, or an Array of them for a repeated name;
     # nil for a null value).
@@ -132,6 +133,54 @@ module Gregor
         tpl
       end
 
+      # rdkafka-ruby's to_native_tpl, over a gregor_tpl the caller frees
+      # (gregor_tpl_free): a topic without partitions is one entry with
+      # partition -1 (librdkafka's RD_KAFKA_PARTITION_UA), a nil offset is
+      # -1001 (OFFSET_INVALID), a Time offset its ms since the epoch. Frees
+      # the list if an entry cannot be added (TypeError for an offset that
+      # is no Integer, Time or nil).
+      def to_native_tpl
+        tpl = Native.gregor_tpl_new
+        begin
+          @data.each do |topic, parts|
+            next Native.gregor_tpl_add(tpl, topic.to_s, PARTITION_UA, OFFSET_INVALID) unless parts
+
+            parts.each do |p|
+              offset = p.offset.is_a?(Time) ? (p.offset.to_f * 1000).floor : p.offset
+              raise TypeError, "offset has to be an Integer, a Time or nil: #{offset.inspect}" unless offset.nil? || offset.is_a?(Integer)
+
+              Native.check!(Native.gregor_tpl_add(tpl, topic.to_s, p.partition, offset || OFFSET_INVALID))
+              Native.gregor_tpl_set_metadata(tpl, Native.gregor_tpl_count(tpl) - 1, p.metadata) if p.metadata
+            end
+          end
+        rescue Exception # rubocop:disable Lint/RescueException -- free, then re-raise whatever it was
+          Native.gregor_tpl_free(tpl)
+          raise
+        end
+        tpl
+      end
+
+      # rdkafka-ruby's from_native_tpl: the list a gregor_tpl holds (it is
+      # not freed), read back as to_native_tpl wrote it.
+      def self.from_native_tpl(tpl)
+        data = {}
+        Native.gregor_tpl_count(tpl).times do |i|
+          topic = Native.gregor_tpl_topic(tpl, i)
+          partition = Native.gregor_tpl_partition(tpl, i)
+          if partition == PARTITION_UA
+            data[topic] = nil
+            next
+          end
+          offset = Native.gregor_tpl_offset(tpl, i)
+          (data[topic] ||= []) << Partition.new(partition, offset == OFFSET_INVALID ? nil : offset,
+                                                Native.gregor_tpl_err(tpl, i), Native.gregor_tpl_metadata(tpl, i))
+        end
+        new(data)
+      end
+
+      PARTITION_UA = -1
+      OFFSET_INVALID = -1001
+
       def self.from_native(tpl)
         data = {}
         Native.gregor_tpl_count(tpl).times do |i|
@@ -159,20 +208,23 @@ module Gregor
     # librdkafka's instance name shape, "<client.id>#consumer-<n>".
     attr_reader :name
 
-    def initialize(native_config, rebalance_listener: nil, name: nil, read_committed: true)
+    def initialize(native_config, rebalance_listener: nil, name: nil, read_committed: true, auto_offset_store: true,
+                   oauth_id: nil)
+      @oauth_id = oauth_id
       @name = name
+      @auto_offset_store = auto_offset_store
       @read_committed = read_committed
       @assignment_lost = false
       buf = Native.errbuf
       native = Native.gregor_consumer_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
-      raise Config::ConfigError, buf.read_string if native.null?
+      raise Config::ClientCreationError.from_library(buf.read_string) if native.null?
 
-      if Config.statistics_callback
-        @stats_cb = Producer.stats_proc # kept referenced while the C side holds it
-        Native.gregor_consumer_set_stats_cb(native, @stats_cb, nil)
-      end
-      @error_cb = Events.install(:consumer, native) # kept referenced while the C side holds it
+      # both read Config's callbacks at each call (rdkafka-ruby installs them
+      # on every client too)
+      @stats_cb = Producer.stats_proc # kept referenced while the C side holds it
+      Native.gregor_consumer_set_stats_cb(native, @stats_cb, nil)
+      @error_cb = Events.install(:consumer, native, name) # kept referenced while the C side holds it
       @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedConsumerError)
 
       @rebalance_listener = rebalance_listener
@@ -295,9 +347,58 @@ module Gregor
       batch(timeout_ms, max_items)
     end
 
+    # rdkafka-ruby's events_poll: serves librdkafka's main queue (statistics,
+    # errors, logs) apart from the messages when `consumer_poll_set` is
+    # false. gregor's consumer has one queue: its events are served by
+    # #poll (and poll_nb, poll_batch, each) with the messages, whatever
+    # consumer_poll_set says, so there is never a separate event to serve
+    # here (as with librdkafka's default, consumer_poll_set true). Waits up
+    # to `timeout_ms` (negative: until the consumer is closed), so a loop
+    # around it does not spin; returns 0, the events served.
+    def events_poll(timeout_ms = Defaults::CONSUMER_EVENTS_POLL_TIMEOUT_MS)
+      raise ClosedConsumerError, :events_poll if closed?
+
+      deadline = timeout_ms.negative? ? nil : Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout_ms / 1000.0
+      loop do
+        left = deadline ? deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC) : 0.1
+        break if left <= 0 || closed?
+
+        sleep([left, 0.1].min)
+      end
+      0
+    end
+
+    # events_poll without waiting by default (rdkafka-ruby's non-blocking
+    # variant).
+    def events_poll_nb(timeout_ms = 0)
+      events_poll(timeout_ms)
+    end
+
+    # Yields the count of each events_poll_nb(0) that served events, until
+    # none is left or the block returns :stop (rdkafka-ruby's): never
+    # yields, as events_poll serves none (see above).
+    def events_poll_nb_each
+      raise ClosedConsumerError, :events_poll_nb_each if closed?
+
+      loop do
+        count = events_poll_nb(0)
+        break if count.zero?
+        break if yield(count) == :stop
+      end
+    end
+
+    INVALID_ARG = -186 # GREGOR_ERR__INVALID_ARG
+
     # Stores the offset after `message` (with commit `metadata`) for the
-    # next commit (with `enable.auto.offset.store` false).
+    # next commit; needs `enable.auto.offset.store` false (RdkafkaError
+    # :invalid_arg otherwise, as librdkafka).
     def store_offset(message, metadata = nil)
+      # librdkafka's rd_kafka_offsets_store refuses it while the consumer
+      # stores offsets itself (enable.auto.offset.store, default true)
+      if @auto_offset_store
+        raise RdkafkaError.new(INVALID_ARG, broker_message: "store_offset needs enable.auto.offset.store=false")
+      end
+
       list = TopicPartitionList.new
       list.add_topic_and_partitions_with_offsets(message.topic, [[message.partition, message.offset + 1]])
       native_call(:store_offset) do |native|
@@ -581,9 +682,12 @@ module Gregor
     # ClosedConsumerError.
     def close
       @native.close
+      OAuthBearer.unregister(@oauth_id)
     end
 
     private
+
+    def oauth_kind = :consumer
 
     # Runs `yield native` counted in flight (ClosedConsumerError once closed).
     def native_call(method, &blk)

@@ -5,6 +5,7 @@ module Gregor
   # a DeliveryHandle; `handle.wait` serves delivery reports (gregor_producer_poll,
   # which releases the VM lock) until this one has come.
   class Producer
+    include OAuthBearer::Client
     # What a delivered (or failed) message got.
     DeliveryReport = Struct.new(:partition, :offset, :topic_name, :error, :label) do
       alias_method :topic, :topic_name
@@ -82,7 +83,9 @@ module Gregor
         @next_id = 1
         @lock = Mutex.new
         @dr_cb = method(:on_delivery).to_proc # kept referenced while the C side holds it
-        @stats_cb = Config.statistics_callback ? Producer.stats_proc : nil
+        # reads Config.statistics_callback at each call (rdkafka-ruby installs
+        # its callback on every client too)
+        @stats_cb = Producer.stats_proc
       end
 
       def delivery_callback=(callback)
@@ -125,7 +128,12 @@ module Gregor
         error = dr[:err].zero? ? nil : RdkafkaError.new(dr[:err], broker_message: dr[:errstr])
         report = DeliveryReport.new(dr[:partition], dr[:offset], dr[:topic], error, handle.label)
         handle._complete(report)
-        call_delivery_callback(report, handle)
+        # As rdkafka-ruby's DeliveryCallback: the report the callback gets
+        # carries the error as its Integer code (0: delivered; -152:
+        # :purge_queue, ...), the one DeliveryHandle#wait returns an
+        # RdkafkaError or nil.
+        call_delivery_callback(DeliveryReport.new(dr[:partition], dr[:offset], dr[:topic], dr[:err], handle.label),
+                               handle)
       rescue StandardError => e
         warn "gregor: delivery callback raised #{e.class}: #{e.message}"
       end
@@ -134,6 +142,8 @@ module Gregor
     # Called with each DeliveryReport on the thread serving reports (the
     # polling thread, or inside poll/flush/DeliveryHandle#wait); a callable
     # taking two arguments also gets the DeliveryHandle (rdkafka-ruby's shape).
+    # As in rdkafka-ruby, this report's `error` is the Integer code (0 when
+    # delivered); DeliveryHandle#wait's report has an RdkafkaError or nil.
     def delivery_callback=(callback)
       @deliveries.delivery_callback = callback
     end
@@ -182,7 +192,10 @@ module Gregor
         cb = Config.statistics_callback
         next unless cb
 
-        stats = JSON.parse(json.read_bytes(len))
+        # the JSON is NUL-terminated (gregor.h), read up to it as rdkafka-ruby
+        # reads librdkafka's; `len` is its length
+        _ = len
+        stats = JSON.parse(json.is_a?(String) ? json : json.read_string)
         # As rdkafka-ruby: each snapshot's topics refresh the process-wide
         # partition count cache (partitions but the UA one, "-1").
         (stats["topics"] || {}).each do |topic, details|
@@ -200,18 +213,19 @@ module Gregor
     # come without the application polling; false leaves that to
     # poll/flush/DeliveryHandle#wait.
     def initialize(native_config, partitioner: "consistent_random", name: nil, run_polling_thread: true,
-                   poll_timeout_ms: Defaults::NATIVE_KAFKA_POLL_TIMEOUT_MS)
+                   poll_timeout_ms: Defaults::NATIVE_KAFKA_POLL_TIMEOUT_MS, oauth_id: nil)
+      @oauth_id = oauth_id
       @partitioner = partitioner.to_s
       @name = name
       buf = Native.errbuf
       native = Native.gregor_producer_new(native_config, buf, Native::ERRSTR_SIZE)
       Native.gregor_config_free(native_config)
-      raise Config::ConfigError, buf.read_string if native.null?
+      raise Config::ClientCreationError.from_library(buf.read_string) if native.null?
 
       @deliveries = Deliveries.new
       Native.gregor_producer_set_dr_cb(native, @deliveries.dr_cb, nil)
-      Native.gregor_producer_set_stats_cb(native, @deliveries.stats_cb, nil) if @deliveries.stats_cb
-      @deliveries.error_cb = Events.install(:producer, native)
+      Native.gregor_producer_set_stats_cb(native, @deliveries.stats_cb, nil)
+      @deliveries.error_cb = Events.install(:producer, native, name)
       @native = NativeHandle.new(self, native, closer: CLOSE, freer: FREE, error: ClosedProducerError)
       @native.start_polling(POLL, poll_timeout_ms, @deliveries) if run_polling_thread
     end
@@ -332,10 +346,17 @@ module Gregor
     end
 
     # Waits up to `timeout_ms` until every message has its report. Returns
-    # true if none is left outstanding.
+    # true if none is left outstanding, false when the time ran out
+    # (:timed_out); another error raises RdkafkaError (rdkafka-ruby's rule).
     def flush(timeout_ms = Defaults::PRODUCER_FLUSH_TIMEOUT_MS)
-      @native.use(:flush) { |native| Native.gregor_producer_flush(native, timeout_ms).zero? }
+      code = @native.use(:flush) { |native| Native.gregor_producer_flush(native, timeout_ms) }
+      return true if code.zero?
+      return false if code == TIMED_OUT
+
+      raise RdkafkaError.new(code)
     end
+
+    TIMED_OUT = -185 # GREGOR_ERR__TIMED_OUT
 
     QUEUE_FULL = -184 # GREGOR_ERR__QUEUE_FULL
 
@@ -354,7 +375,7 @@ module Gregor
       @native.use(:purge) do |native|
         Native.check!(Native.gregor_producer_purge(native, PURGE_F_QUEUE | PURGE_F_INFLIGHT))
       end
-      sleep(0.001) until flush(100)
+      sleep(Defaults::PRODUCER_PURGE_SLEEP_INTERVAL_MS / 1000.0) until flush(Defaults::PRODUCER_PURGE_FLUSH_TIMEOUT_MS)
       true
     end
 
@@ -390,7 +411,10 @@ module Gregor
     def close(timeout_ms = Defaults::PRODUCER_FLUSH_TIMEOUT_MS)
       @native.close(->(native) { Native.gregor_producer_close(native, timeout_ms) })
       @native.join_poller
+      OAuthBearer.unregister(@oauth_id)
     end
+
+    private def oauth_kind = :producer
 
     private
 
@@ -414,5 +438,14 @@ module Gregor
       raise Config::ConfigError, "topic_config (#{topic_config.keys.join(', ')}): gregor has no per-topic " \
                                  "producer settings; set them on the producer's Config"
     end
+  end
+
+  # rdkafka-ruby's names for the C callbacks every client gets (its
+  # Bindings::ErrorCallback and StatsCallback, same arguments: client,
+  # code and reason / JSON and length, opaque); each client installs its
+  # own copy, which also names the client in the error's instance_name.
+  module Bindings
+    ErrorCallback = FFI::Function.new(:void, %i[pointer int string pointer], Events.error_proc)
+    StatsCallback = FFI::Function.new(:void, %i[pointer pointer size_t pointer], Producer.stats_proc)
   end
 end
