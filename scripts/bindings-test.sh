@@ -65,6 +65,9 @@ run_python() {
     PYTHONPATH="$site" python3 bindings/python/tests/test_oauth.py
     log "python: io events, yield, asyncio example, group metadata, close_start (issue 22)"
     PYTHONPATH="$site" python3 bindings/python/tests/test_event_loop.py
+    log "python: group.protocol=consumer (KIP-848) on the mock cluster, confluent-kafka then gregor"
+    KAFKA_IMPL=confluent_kafka python3 bindings/python/tests/test_kip848.py
+    KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_kip848.py
     rm -rf "$site" "$compat"
 }
 

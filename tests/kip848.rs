@@ -409,6 +409,11 @@ fn check(log: &Log, partitions: i32, per: i64, exactly: bool) {
 }
 
 fn summary(log: &Log) -> String {
+    if std::env::var("KIP848_DEBUG").is_ok() {
+        for e in &log.events {
+            eprintln!("event {:.3} {} {} {:?}", e.0, e.1, e.2, e.3);
+        }
+    }
     let mut by_member: BTreeMap<&str, usize> = BTreeMap::new();
     for m in &log.msgs {
         *by_member.entry(&m.1).or_default() += 1;
