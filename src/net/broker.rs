@@ -217,6 +217,9 @@ struct State {
     apis: Arc<BrokerApis>,
     /// Consecutive connection failures.
     failures: u32,
+    /// The last attempt to set up a session failed (not a session that
+    /// dropped): the broker cannot be reached now.
+    setup_failed: bool,
     /// No reconnect before this.
     retry_at: Option<Instant>,
     /// Why the last session ended.
@@ -469,6 +472,7 @@ impl BrokerConn {
                     abandoned: HashSet::new(),
                     apis: Arc::new(BrokerApis::default()),
                     failures: 0,
+                    setup_failed: false,
                     retry_at: None,
                     last_error: None,
                 }),
@@ -504,6 +508,14 @@ impl BrokerConn {
     /// successful connect): a broker to ask last when another will do.
     pub fn is_failing(&self) -> bool {
         lock(&self.inner.state).failures > 0
+    }
+
+    /// True when the last attempt to set up a session failed (refused,
+    /// unreachable, handshake failed): the broker is down or gone, as
+    /// opposed to a session that dropped on a broker still accepting new
+    /// ones.
+    pub fn cannot_connect(&self) -> bool {
+        lock(&self.inner.state).setup_failed
     }
 
     /// Requests sent and not yet answered.
@@ -955,6 +967,7 @@ impl BrokerConn {
     /// Counts a failed attempt to set up a session and schedules the next.
     fn note_failure(&self, st: &mut State, e: Error) {
         st.failures += 1;
+        st.setup_failed = true;
         let exp = st.failures.min(16) - 1;
         let backoff = self
             .inner
@@ -1069,6 +1082,7 @@ impl BrokerConn {
             st.alive = true;
             self.inner.counters.connects.fetch_add(1, Ordering::Relaxed);
             st.failures = 0;
+            st.setup_failed = false;
             st.retry_at = None;
             st.last_error = None;
             st.apis = Arc::new(apis);

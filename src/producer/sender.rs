@@ -404,11 +404,11 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, tokens: Vec<u64>) {
         + Duration::from_millis(sh.settings.ack_timeout_ms as u64);
     let conn = match sh.cluster.conn(leader, Purpose::Produce) {
         Ok(c) => c,
-        Err(e) => return fail_request(sh, &tokens, &e),
+        Err(e) => return fail_request(sh, &tokens, &e, true),
     };
     let version = match conn.version_for::<ProduceRequest>(deadline) {
         Ok(v) => v,
-        Err(e) => return fail_request(sh, &tokens, &e),
+        Err(e) => return fail_request(sh, &tokens, &e, conn.cannot_connect()),
     };
     let producer = sh.acc().producer;
     let txn = sh.settings.transactional_id.clone();
@@ -423,7 +423,7 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, tokens: Vec<u64>) {
                 .collect()
         };
         if let Err(e) = super::txn::add_partitions(sh, &tps) {
-            return fail_request(sh, &tokens, &e);
+            return fail_request(sh, &tokens, &e, false);
         }
     }
     for token in tokens {
@@ -573,14 +573,14 @@ fn possibly_persisted(e: &Error) -> bool {
 
 /// Requests that could not even be sent: every batch takes the retry path
 /// (not persisted: nothing was written).
-fn fail_request(sh: &Shared, tokens: &[u64], e: &Error) {
+fn fail_request(sh: &Shared, tokens: &[u64], e: &Error, broker_down: bool) {
     let mut acc = sh.acc();
     for t in tokens {
         for b in acc.inflight.remove(t).unwrap_or_default() {
             if let Some(pq) = acc.part_mut(&b.tp) {
                 pq.in_flight -= 1;
             }
-            retry_or_fail(sh, &mut acc, b, e.clone());
+            retry_or_fail(sh, &mut acc, b, e.clone(), broker_down);
         }
     }
     drop(acc);
@@ -604,7 +604,7 @@ fn on_response(sh: &Shared, conn: &BrokerConn, token: u64, r: Result<ProduceResp
             Ok(resp) => resp,
             Err(e) => {
                 b.possibly_persisted |= possibly_persisted(e);
-                retry_or_fail(sh, &mut acc, b, e.clone());
+                retry_or_fail(sh, &mut acc, b, e.clone(), conn.cannot_connect());
                 continue;
             }
         };
@@ -620,7 +620,7 @@ fn on_response(sh: &Shared, conn: &BrokerConn, token: u64, r: Result<ProduceResp
                 format!("{name}: produce response lacks {} [{}]", b.tp.0, b.tp.1),
             );
             b.possibly_persisted = true;
-            retry_or_fail(sh, &mut acc, b, e);
+            retry_or_fail(sh, &mut acc, b, e, false);
             continue;
         };
         let code = KafkaCode(p.error_code);
@@ -687,7 +687,7 @@ fn on_response(sh: &Shared, conn: &BrokerConn, token: u64, r: Result<ProduceResp
                 if b.attempts >= sh.settings.retries
                     || b.msgs.iter().any(|m| m.deadline <= Instant::now())
                 {
-                    retry_or_fail(sh, &mut acc, b, e);
+                    retry_or_fail(sh, &mut acc, b, e, false);
                 } else {
                     b.attempts += 1;
                     log::debug!(
@@ -706,7 +706,7 @@ fn on_response(sh: &Shared, conn: &BrokerConn, token: u64, r: Result<ProduceResp
                     acc.requeue(b, Instant::now());
                 }
             }
-            _ => retry_or_fail(sh, &mut acc, b, e),
+            _ => retry_or_fail(sh, &mut acc, b, e, false),
         }
     }
     drop(acc);
@@ -722,13 +722,23 @@ fn earlier_outstanding(acc: &super::accumulator::Acc, tp: &Tp, seq_no: u64) -> b
         .is_some_and(|pq| pq.ready.iter().any(|b| b.seq_no < seq_no) || pq.in_flight > 0)
 }
 
-fn retry_or_fail(sh: &Shared, acc: &mut super::accumulator::Acc, mut b: Batch, e: Error) {
+fn retry_or_fail(
+    sh: &Shared,
+    acc: &mut super::accumulator::Acc,
+    mut b: Batch,
+    e: Error,
+    broker_down: bool,
+) {
     let action = match &e {
         Error::Kafka { code, .. } => code.action(),
-        // The leader's connection failed: the leader may have moved, or the
-        // whole cluster (KIP-899 re-bootstrap starts from a metadata
-        // request), as librdkafka refreshes metadata when a broker goes down.
-        e if e.code() == local::TRANSPORT => ErrorAction::RefreshMetadataAndRetry,
+        // The leader cannot be reached (its connection cannot be made): the
+        // leader may have moved, or the whole cluster (KIP-899 re-bootstrap
+        // starts from a metadata request), as librdkafka refreshes metadata
+        // when a broker goes down. A connection that dropped while the
+        // broker still accepts new ones is retried without the refresh, which
+        // would hold every partition of the topic back behind a metadata
+        // round trip at each drop.
+        e if e.code() == local::TRANSPORT && broker_down => ErrorAction::RefreshMetadataAndRetry,
         e if e.is_retriable() => ErrorAction::Retry,
         _ => ErrorAction::Fail,
     };
