@@ -74,6 +74,8 @@ run_python() {
 run_ruby() {
     log "ruby: error and enum tables from the library's descriptors"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_descriptors.rb
+    log "ruby: attached functions against include/gregor.h"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_signatures.rb
     log "ruby: minitest suite"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_gregor.rb
     log "ruby: admin/consumer calls in rdkafka-ruby's shapes"

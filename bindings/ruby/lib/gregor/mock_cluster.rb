@@ -23,6 +23,7 @@ module Gregor
       ffi_lib Gregor::Native.ffi_libraries.map(&:name)
 
       def self.bind(name, args, ret)
+        Gregor::Native::SIGNATURES[name] = [args.map { |t| find_type(t) }, find_type(ret)]
         attach_function(name, args, ret)
       rescue FFI::NotFoundError
         define_singleton_method(name) do |*_a|

@@ -22,9 +22,13 @@ module Gregor
     end
 
     MISSING = []
+    # name => [argument types, return type] of every function bound, for the
+    # check against include/gregor.h (test/test_signatures.rb)
+    SIGNATURES = {}
 
     # attach_function that tolerates a missing symbol (see above).
     def self.bind(name, args, ret, **opts)
+      SIGNATURES[name] = [args.map { |t| find_type(t) }, find_type(ret)]
       attach_function(name, args, ret, **opts)
     rescue FFI::NotFoundError
       MISSING << name
