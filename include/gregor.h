@@ -165,6 +165,11 @@
 #define GREGOR_ERR__SSL -181
 
 /**
+ * Local: Conflicting use
+ */
+#define GREGOR_ERR__CONFLICT -173
+
+/**
  * Local: Erroneous state
  */
 #define GREGOR_ERR__STATE -172

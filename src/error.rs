@@ -63,6 +63,9 @@ pub mod local {
         QUEUE_FULL = -184, "Local: Queue full";
         /// TLS failure: handshake, certificate verification, or a TLS alert.
         SSL = -181, "Local: SSL error";
+        /// Conflicting use: e.g. an incremental assign of a partition that is
+        /// already assigned (librdkafka's `RD_KAFKA_RESP_ERR__CONFLICT`).
+        CONFLICT = -173, "Local: Conflicting use";
         /// The operation is not valid in the current state.
         STATE = -172, "Local: Erroneous state";
         /// Not implemented.

@@ -88,7 +88,7 @@ fn assign_incremental_assign_and_unassign() {
     );
     // bad calls change nothing
     let e = c.incremental_assign(&[Tpo::new(&topic, 1, 0)]).unwrap_err();
-    assert_eq!(e.code(), local::INVALID_ARG, "{e}");
+    assert_eq!(e.code(), local::CONFLICT, "{e}");
     let e = c
         .incremental_unassign(&[Tpo::new(&topic, 2, 0)])
         .unwrap_err();
@@ -863,7 +863,7 @@ mod c_api {
         );
         assert_eq!(
             gregor_consumer_incremental_assign(c, t1, err.as_mut_ptr(), err.len()),
-            GREGOR_ERR__INVALID_ARG
+            GREGOR_ERR__CONFLICT
         );
         for want in ["w0", "w1"] {
             let m = next(c);

@@ -425,17 +425,20 @@ impl Consumer {
     /// Adds partitions to the assignment (KIP-429's incremental assign).
     ///
     /// # Errors
-    /// `_INVALID_ARG` (and nothing changes) as [`Consumer::assign`], and for
-    /// a partition already assigned.
+    /// `_INVALID_ARG` (and nothing changes) as [`Consumer::assign`];
+    /// `_CONFLICT` for a partition already assigned, as librdkafka.
     pub fn incremental_assign(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
         self.check(tps, true)?;
         self.assign_ops.fetch_add(1, Ordering::AcqRel);
         let mut st = self.shared.lock();
         if let Some(tp) = tps.iter().find(|tp| st.parts.contains_key(&tp.key())) {
-            return Err(Error::invalid_arg(format!(
-                "{} [{}] is already assigned",
-                tp.topic, tp.partition
-            )));
+            return Err(Error::local(
+                local::CONFLICT,
+                format!(
+                    "{} [{}] is already part of the current assignment",
+                    tp.topic, tp.partition
+                ),
+            ));
         }
         for tp in tps {
             self.add(&mut st, tp);

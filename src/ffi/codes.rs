@@ -40,6 +40,8 @@ pub const GREGOR_ERR__TIMED_OUT: c_int = -185;
 pub const GREGOR_ERR__QUEUE_FULL: c_int = -184;
 /// Local: SSL error
 pub const GREGOR_ERR__SSL: c_int = -181;
+/// Local: Conflicting use
+pub const GREGOR_ERR__CONFLICT: c_int = -173;
 /// Local: Erroneous state
 pub const GREGOR_ERR__STATE: c_int = -172;
 /// Local: Not implemented
