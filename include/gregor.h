@@ -4319,7 +4319,7 @@ void gregor_mock_cluster_destroy(gregor_mock_cluster *mcluster);
 int gregor_mock_topic_create(gregor_mock_cluster *mcluster, const char *topic, int partition_cnt, int replication_factor);
 
 /**
- * Makes `broker_id` the leader of `topic` [`partition`]; its leader epoch
+ * Makes `broker_id` the leader of partition `partition` of `topic`; its leader epoch
  * goes up by one. `GREGOR_ERR__UNKNOWN_TOPIC` for an unknown partition.
  */
 int gregor_mock_partition_set_leader(gregor_mock_cluster *mcluster, const char *topic, int32_t partition, int32_t broker_id);
@@ -4397,7 +4397,7 @@ size_t gregor_mock_get_requests(gregor_mock_cluster *mcluster, gregor_mock_reque
 int gregor_mock_clear_requests(gregor_mock_cluster *mcluster);
 
 /**
- * The high watermark of `topic` [`partition`], or -1 if there is no such
+ * The high watermark of partition `partition` of `topic`, or -1 if there is no such
  * partition.
  */
 int64_t gregor_mock_partition_high_watermark(gregor_mock_cluster *mcluster, const char *topic, int32_t partition);

@@ -105,7 +105,7 @@ pub extern "C" fn gregor_mock_topic_create(
     })
 }
 
-/// Makes `broker_id` the leader of `topic` [`partition`]; its leader epoch
+/// Makes `broker_id` the leader of partition `partition` of `topic`; its leader epoch
 /// goes up by one. `GREGOR_ERR__UNKNOWN_TOPIC` for an unknown partition.
 #[no_mangle]
 pub extern "C" fn gregor_mock_partition_set_leader(
@@ -329,7 +329,7 @@ pub extern "C" fn gregor_mock_clear_requests(mcluster: *mut gregor_mock_cluster)
     })
 }
 
-/// The high watermark of `topic` [`partition`], or -1 if there is no such
+/// The high watermark of partition `partition` of `topic`, or -1 if there is no such
 /// partition.
 #[no_mangle]
 pub extern "C" fn gregor_mock_partition_high_watermark(
