@@ -695,8 +695,7 @@ impl Member848 {
             event,
             cooperative: true,
         });
-        drop(st);
-        self.shared.data.notify_all();
+        self.shared.queued(st);
         id
     }
 
@@ -705,8 +704,7 @@ impl Member848 {
         let mut st = self.shared.lock();
         st.events
             .push_back(Message::event(Arc::from(""), -1, -1, e));
-        drop(st);
-        self.shared.data.notify_all();
+        self.shared.queued(st);
     }
 
     /// Gives partitions up: commits their stored offsets first (unless
@@ -807,8 +805,7 @@ impl Member848 {
         let mut st = self.shared.lock();
         st.group_events
             .push_back(GroupEvent::Commit { result, offsets });
-        drop(st);
-        self.shared.data.notify_all();
+        self.shared.queued(st);
     }
 
     fn auto_commit(&mut self) {
