@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 use crate::wire::{Bytes, Uuid};
 
 /// Kafka error codes the mock answers with (Kafka's protocol guide, "Error Codes").
+///
+/// cbindgen:ignore
 pub(crate) mod code {
     pub const NONE: i16 = 0;
     pub const OFFSET_OUT_OF_RANGE: i16 = 1;
