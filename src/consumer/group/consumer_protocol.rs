@@ -94,7 +94,7 @@ enum Outcome {
 /// client's `Uuid.randomUuid().toString()`: 22 URL-safe base64 characters.
 pub(crate) fn new_member_id() -> String {
     let mut b = [0u8; 16];
-    if getrandom::getrandom(&mut b).is_err() {
+    if !fill_random(&mut b) {
         // no system randomness: time and address still make it unique enough
         let t = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -103,6 +103,30 @@ pub(crate) fn new_member_id() -> String {
         b = (t ^ (&b as *const _ as u128)).to_le_bytes();
     }
     Uuid(b).to_kafka_string()
+}
+
+/// System randomness, where a feature brings `getrandom` in.
+#[cfg(any(feature = "zookeeper", feature = "admin", feature = "sasl"))]
+fn fill_random(b: &mut [u8; 16]) -> bool {
+    getrandom::getrandom(b).is_ok()
+}
+
+/// Without `getrandom` (the minimal build): std's per-process random hash
+/// keys, mixed with the time; a member id needs to be unique, not secret.
+#[cfg(not(any(feature = "zookeeper", feature = "admin", feature = "sasl")))]
+fn fill_random(b: &mut [u8; 16]) -> bool {
+    use std::hash::{BuildHasher, Hasher};
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    for (i, chunk) in b.chunks_mut(8).enumerate() {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(t);
+        h.write_usize(i);
+        chunk.copy_from_slice(&h.finish().to_le_bytes());
+    }
+    true
 }
 
 /// The subscription as KIP-848 sends it: topic names, and the `^patterns`
