@@ -512,3 +512,41 @@ fn transactions_refused_by_the_broker_are_a_fatal_typed_error() {
     // fatal: later calls fail the same way
     assert!(p.begin_transaction().is_err());
 }
+
+/// An `init_transactions` that timed out goes on getting its producer id:
+/// until it succeeds, the other transactional calls fail with `_CONFLICT`
+/// (retriable, not requiring an abort), as librdkafka's "in progress"
+/// answer; a call with `init_transactions` never made is `_STATE`.
+#[test]
+fn transactional_calls_during_an_unfinished_init_are_conflicts() {
+    // a port nothing listens on: the producer id never arrives
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut cfg = Config::new();
+    cfg.set("bootstrap.servers", &format!("127.0.0.1:{port}"))
+        .unwrap();
+    cfg.set("transactional.id", "conflict-test").unwrap();
+    let p = Producer::new(&cfg).unwrap();
+    let e = p.begin_transaction().unwrap_err();
+    assert_eq!(e.code(), local::STATE, "{e}");
+    let e = p.init_transactions(Duration::from_millis(300)).unwrap_err();
+    assert_eq!(e.code(), local::TIMED_OUT, "{e}");
+    for e in [
+        p.begin_transaction().unwrap_err(),
+        p.commit_transaction(Duration::from_millis(100))
+            .unwrap_err(),
+        p.abort_transaction(Duration::from_millis(100)).unwrap_err(),
+        p.send_offsets_to_transaction(&[("t", 0, 1)], "g", Duration::from_millis(100))
+            .unwrap_err(),
+    ] {
+        assert_eq!(e.code(), local::CONFLICT, "{e}");
+        let flags = p.txn_error_flags(&e);
+        assert!(
+            flags.retriable && !flags.fatal && !flags.txn_requires_abort,
+            "{e}"
+        );
+    }
+}

@@ -45,6 +45,9 @@ pub(crate) struct TxnState {
     pub partitions: HashSet<Tp>,
     /// Offsets were added to the open transaction.
     pub offsets_added: bool,
+    /// `init_transactions` was called: until the producer id arrives, the
+    /// sender goes on asking for it after the call timed out.
+    pub init_started: bool,
 }
 
 impl Phase {
@@ -60,6 +63,23 @@ impl Phase {
 }
 
 impl TxnState {
+    /// The error of a transactional call made in the wrong phase:
+    /// `_CONFLICT` (retriable) while an `init_transactions` that timed out is
+    /// still getting the producer id, as librdkafka's "in progress" answer
+    /// (calling `init_transactions` again resumes it); `_STATE` otherwise.
+    pub fn wrong_phase(&self, what: &str) -> Error {
+        if matches!(self.phase, Phase::Uninit) && self.init_started {
+            Error::local(
+                local::CONFLICT,
+                format!(
+                    "{what}: init_transactions is still in progress (call it again to resume it)"
+                ),
+            )
+        } else {
+            Error::local(local::STATE, format!("{what} ({:?})", self.phase))
+        }
+    }
+
     /// Moves to `phase`, logging the change as librdkafka's "TXNSTATE"
     /// line (`eos` context).
     pub fn set_phase(&mut self, phase: Phase, log: &Logger) {
@@ -325,8 +345,11 @@ impl Producer {
     pub fn txn_error_flags(&self, e: &Error) -> TxnErrorFlags {
         let fatal = self.shared.acc().fatal.is_some() || e.code() == local::FATAL;
         let abort = !fatal && matches!(self.shared.txn().phase, Phase::Abortable(_));
-        let retriable =
-            !fatal && !abort && (e.is_retriable() || e.kafka_code().is_some_and(retriable));
+        let retriable = !fatal
+            && !abort
+            && (e.is_retriable()
+                || e.code() == local::CONFLICT
+                || e.kafka_code().is_some_and(retriable));
         TxnErrorFlags {
             retriable,
             fatal,
@@ -349,13 +372,20 @@ impl Producer {
     /// # Errors
     /// `_STATE` without `transactional.id`; the coordinator's error (e.g.
     /// TRANSACTIONAL_ID_AUTHORIZATION_FAILED, which is fatal); `_TIMED_OUT`.
+    /// After a timeout the producer id is still asked for: until it arrives
+    /// the other transactional calls fail with `_CONFLICT` (retriable), and
+    /// calling `init_transactions` again resumes the wait, as librdkafka.
     pub fn init_transactions(&self, timeout: Duration) -> Result<()> {
         self.transactional_id()?;
+        self.shared.txn().init_started = true;
         let deadline = Instant::now() + timeout;
         let mut acc = self.shared.acc();
         loop {
-            if let Some(f) = &acc.fatal {
-                return Err(f.clone());
+            if let Some(f) = acc.fatal.clone() {
+                // nothing is in progress any more: later calls get `_STATE`
+                drop(acc);
+                self.shared.txn().init_started = false;
+                return Err(f);
             }
             if acc.producer.is_some() {
                 break;
@@ -387,10 +417,7 @@ impl Producer {
         self.transactional_id()?;
         let mut t = self.shared.txn();
         if !matches!(t.phase, Phase::Ready) {
-            return Err(Error::local(
-                local::STATE,
-                format!("cannot begin a transaction now ({:?})", t.phase),
-            ));
+            return Err(t.wrong_phase("cannot begin a transaction now"));
         }
         t.set_phase(Phase::InTxn, self.shared.cluster.log());
         t.partitions.clear();
@@ -437,8 +464,11 @@ impl Producer {
             return Err(Error::invalid_arg("the group id is empty"));
         }
         let txn_id = self.transactional_id()?;
-        if !matches!(self.shared.txn().phase, Phase::InTxn) {
-            return Err(Error::local(local::STATE, "no open transaction"));
+        {
+            let t = self.shared.txn();
+            if !matches!(t.phase, Phase::InTxn) {
+                return Err(t.wrong_phase("no open transaction"));
+            }
         }
         let sh = &*self.shared;
         let (producer_id, producer_epoch) = pid(sh)?;
@@ -547,7 +577,8 @@ impl Producer {
     /// failed: the error says which); the coordinator's error; `_TIMED_OUT`.
     pub fn commit_transaction(&self, timeout: Duration) -> Result<()> {
         let deadline = Instant::now() + timeout;
-        match self.shared.txn().phase.clone() {
+        let phase = self.shared.txn().phase.clone();
+        match phase {
             Phase::InTxn => {}
             Phase::Abortable(e) => {
                 return Err(Error::local(
@@ -555,12 +586,7 @@ impl Producer {
                     format!("the transaction must be aborted: {e}"),
                 ))
             }
-            p => {
-                return Err(Error::local(
-                    local::STATE,
-                    format!("no open transaction ({p:?})"),
-                ))
-            }
+            _ => return Err(self.shared.txn().wrong_phase("no open transaction")),
         }
         self.flush(deadline.saturating_duration_since(Instant::now()))?;
         if let Phase::Abortable(e) = self.shared.txn().phase.clone() {
@@ -579,13 +605,10 @@ impl Producer {
     /// `_STATE` without an open transaction; the coordinator's error; `_TIMED_OUT`.
     pub fn abort_transaction(&self, timeout: Duration) -> Result<()> {
         let deadline = Instant::now() + timeout;
-        match self.shared.txn().phase {
-            Phase::InTxn | Phase::Abortable(_) => {}
-            ref p => {
-                return Err(Error::local(
-                    local::STATE,
-                    format!("no open transaction ({p:?})"),
-                ))
+        {
+            let t = self.shared.txn();
+            if !matches!(t.phase, Phase::InTxn | Phase::Abortable(_)) {
+                return Err(t.wrong_phase("no open transaction"));
             }
         }
         self.shared.acc().fail_all(Error::local(
