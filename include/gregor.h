@@ -3394,7 +3394,7 @@ int gregor_consumer_incremental_assign(const gregor_consumer *consumer, const gr
 
 /**
  * Removes the entries of `tpl` from the assignment, with their queued
- * messages. Returns 0, or `GREGOR_ERR__UNKNOWN_PARTITION` (and nothing
+ * messages. Returns 0, or `GREGOR_ERR__INVALID_ARG` (and nothing
  * changes) for an entry not assigned. Thread-safe.
  */
 int gregor_consumer_incremental_unassign(const gregor_consumer *consumer, const gregor_tpl *tpl, char *errstr, size_t errstr_size);

@@ -92,7 +92,7 @@ fn assign_incremental_assign_and_unassign() {
     let e = c
         .incremental_unassign(&[Tpo::new(&topic, 2, 0)])
         .unwrap_err();
-    assert_eq!(e.code(), local::UNKNOWN_PARTITION, "{e}");
+    assert_eq!(e.code(), local::INVALID_ARG, "{e}");
     let e = c.assign(&[Tpo::new(&topic, 0, -7)]).unwrap_err();
     assert_eq!(e.code(), local::INVALID_ARG, "{e}");
     let e = c

@@ -463,7 +463,13 @@ impl Consumer {
         }
         self.assign_ops.fetch_add(1, Ordering::AcqRel);
         let mut st = self.shared.lock();
-        self.require_assigned(&st, tps)?;
+        if let Some(tp) = tps.iter().find(|tp| !st.parts.contains_key(&tp.key())) {
+            // librdkafka's answer (an application error, not a missing partition)
+            return Err(Error::invalid_arg(format!(
+                "{} [{}] can't be unassigned since it is not in the current assignment",
+                tp.topic, tp.partition
+            )));
+        }
         let mut freed = false;
         for tp in tps {
             freed |= self.remove(&mut st, &tp.key());

@@ -236,7 +236,7 @@ pub extern "C" fn gregor_consumer_incremental_assign(
 }
 
 /// Removes the entries of `tpl` from the assignment, with their queued
-/// messages. Returns 0, or `GREGOR_ERR__UNKNOWN_PARTITION` (and nothing
+/// messages. Returns 0, or `GREGOR_ERR__INVALID_ARG` (and nothing
 /// changes) for an entry not assigned. Thread-safe.
 #[no_mangle]
 pub extern "C" fn gregor_consumer_incremental_unassign(
