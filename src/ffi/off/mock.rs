@@ -27,19 +27,12 @@ mod tests {
     #[test]
     fn calls_fail_naming_the_feature() {
         let mut err = [0 as c_char; 256];
-        let c = gregor_legacy07_client_new(
-            c"127.0.0.1:9092".as_ptr(),
-            0,
-            1,
-            1000,
-            err.as_mut_ptr(),
-            err.len(),
-        );
+        let c = gregor_mock_cluster_new(3, err.as_mut_ptr(), err.len());
         assert!(c.is_null());
         // SAFETY: write_errstr NUL-terminates within the buffer.
         let msg = unsafe { CStr::from_ptr(err.as_ptr()) }.to_str().unwrap();
         assert!(
-            msg.contains("gregor_legacy07_client_new") && msg.contains("`legacy07`"),
+            msg.contains("gregor_mock_cluster_new") && msg.contains("`mock`"),
             "{msg}"
         );
     }
