@@ -39,7 +39,13 @@ for part in "${parts[@]}"; do
         ;;
     python)
         log "mock: bindings/python/examples/mock_app_test.py"
-        PYTHONPATH=bindings/python timeout 120 python3 -m unittest bindings/python/examples/mock_app_test.py
+        # the installed package (it carries the compiled gregor._native), as
+        # bindings-test.sh installs it: pip without build isolation, no network
+        site=$(mktemp -d)
+        python3 -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation \
+            --target "$site" bindings/python
+        PYTHONPATH="$site" timeout 120 python3 -m unittest bindings/python/examples/mock_app_test.py
+        rm -rf "$site"
         ;;
     ruby)
         log "mock: bindings/ruby/examples/mock_app_test.rb"
