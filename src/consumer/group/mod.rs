@@ -831,6 +831,97 @@ fn keys(parts: &BTreeSet<(String, i32)>) -> Vec<Tp> {
         .collect()
 }
 
+// What the classic member (thread.rs) and the KIP-848 member
+// (consumer_protocol.rs) both hand to poll: one piece of code each, so both
+// queue through `Shared::queued` (the io-event wakeup) the same way.
+
+/// Queues a rebalance event for poll; returns its id.
+fn post_rebalance(group: &Group, shared: &Shared, event: RebalanceEvent, cooperative: bool) -> u64 {
+    let id = {
+        let mut m = group.lock();
+        m.next_event += 1;
+        m.next_event
+    };
+    let mut st = shared.lock();
+    st.group_events.push_back(GroupEvent::Rebalance {
+        id,
+        event,
+        cooperative,
+    });
+    shared.queued(st);
+    id
+}
+
+/// Queues an error for poll.
+fn report_error(shared: &Shared, e: Error) {
+    let mut st = shared.lock();
+    st.events
+        .push_back(Message::event(Arc::from(""), -1, -1, e));
+    shared.queued(st);
+}
+
+/// Queues a commit's outcome for the commit callback, when there is one
+/// (`asked`: the offsets reported when the whole request failed).
+fn queue_commit_result(
+    group: &Group,
+    shared: &Shared,
+    r: Result<Vec<TopicPartitionOffset>>,
+    asked: Vec<TopicPartitionOffset>,
+) {
+    if !group.has_commit_cb.load(Ordering::Acquire) {
+        return;
+    }
+    let (result, offsets) = match r {
+        Ok(entries) => (first_error(&entries), entries),
+        Err(e) => (Err(e), asked),
+    };
+    let mut st = shared.lock();
+    st.group_events
+        .push_back(GroupEvent::Commit { result, offsets });
+    shared.queued(st);
+}
+
+/// `enable.auto.commit`: commits what poll returned and is not committed yet.
+fn auto_commit(group: &Group, cluster: &Cluster, shared: &Shared) {
+    let offsets = uncommitted(shared, None);
+    if offsets.is_empty() {
+        return;
+    }
+    let deadline = Instant::now() + group.settings.socket_timeout;
+    let r = commit(group, cluster, shared, &offsets, deadline);
+    queue_commit_result(group, shared, r, offsets);
+}
+
+/// `commit_async`: the given offsets, or what is not committed yet.
+fn async_commit(
+    group: &Group,
+    cluster: &Cluster,
+    shared: &Shared,
+    offsets: Option<Vec<TopicPartitionOffset>>,
+) {
+    let offsets = offsets.unwrap_or_else(|| uncommitted(shared, None));
+    let deadline = Instant::now() + group.settings.socket_timeout;
+    let r = if offsets.is_empty() {
+        Err(Error::local(local::NO_OFFSET, "no offsets to commit"))
+    } else {
+        commit(group, cluster, shared, &offsets, deadline)
+    };
+    queue_commit_result(group, shared, r, offsets);
+}
+
+/// "topic [p], topic [q]" for log lines (at most 20 named).
+fn fmt_parts(parts: &BTreeSet<(String, i32)>) -> String {
+    let mut out: Vec<String> = parts
+        .iter()
+        .take(20)
+        .map(|(t, p)| format!("{t} [{p}]"))
+        .collect();
+    if parts.len() > 20 {
+        out.push(format!("and {} more", parts.len() - 20));
+    }
+    out.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

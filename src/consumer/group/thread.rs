@@ -165,27 +165,12 @@ impl Coordinator {
 
     /// Queues an event for poll; returns its id.
     fn post(&self, event: RebalanceEvent) -> u64 {
-        let id = {
-            let mut m = self.group.lock();
-            m.next_event += 1;
-            m.next_event
-        };
-        let mut st = self.shared.lock();
-        st.group_events.push_back(GroupEvent::Rebalance {
-            id,
-            event,
-            cooperative: self.cooperative(),
-        });
-        self.shared.queued(st);
-        id
+        post_rebalance(&self.group, &self.shared, event, self.cooperative())
     }
 
     /// Queues an error for poll.
     fn report(&self, e: Error) {
-        let mut st = self.shared.lock();
-        st.events
-            .push_back(Message::event(Arc::from(""), -1, -1, e));
-        self.shared.queued(st);
+        report_error(&self.shared, e);
     }
 
     /// Waits until poll served event `id` (or the consumer closes, or the
@@ -272,48 +257,15 @@ impl Coordinator {
         r: Result<Vec<TopicPartitionOffset>>,
         asked: Vec<TopicPartitionOffset>,
     ) {
-        if !self.group.has_commit_cb.load(Ordering::Acquire) {
-            return;
-        }
-        let (result, offsets) = match r {
-            Ok(entries) => (first_error(&entries), entries),
-            Err(e) => (Err(e), asked),
-        };
-        let mut st = self.shared.lock();
-        st.group_events
-            .push_back(GroupEvent::Commit { result, offsets });
-        self.shared.queued(st);
+        queue_commit_result(&self.group, &self.shared, r, asked);
     }
 
     fn auto_commit(&mut self) {
-        let offsets = uncommitted(&self.shared, None);
-        if offsets.is_empty() {
-            return;
-        }
-        let deadline = Instant::now() + self.group.settings.socket_timeout;
-        let r = commit(&self.group, &self.cluster, &self.shared, &offsets, deadline);
-        self.commit_result(r, offsets);
+        auto_commit(&self.group, &self.cluster, &self.shared);
     }
 
     fn async_commit(&mut self, offsets: Option<Vec<TopicPartitionOffset>>) {
-        let offsets = offsets.unwrap_or_else(|| uncommitted(&self.shared, None));
-        let deadline = Instant::now() + self.group.settings.socket_timeout;
-        let r = if offsets.is_empty() {
-            Err(Error::local(local::NO_OFFSET, "no offsets to commit"))
-        } else {
-            commit(&self.group, &self.cluster, &self.shared, &offsets, deadline)
-        };
-        if !self.group.has_commit_cb.load(Ordering::Acquire) {
-            return;
-        }
-        let (result, offsets) = match r {
-            Ok(entries) => (first_error(&entries), entries),
-            Err(e) => (Err(e), offsets),
-        };
-        let mut st = self.shared.lock();
-        st.group_events
-            .push_back(GroupEvent::Commit { result, offsets });
-        self.shared.queued(st);
+        async_commit(&self.group, &self.cluster, &self.shared, offsets);
     }
 
     /// Unsubscribe: give everything up and leave.
@@ -922,17 +874,4 @@ impl Coordinator {
             self.give_up(owned, true);
         }
     }
-}
-
-/// "topic [p], topic [q]" for log lines (at most 20 named).
-fn fmt_parts(parts: &BTreeSet<(String, i32)>) -> String {
-    let mut out: Vec<String> = parts
-        .iter()
-        .take(20)
-        .map(|(t, p)| format!("{t} [{p}]"))
-        .collect();
-    if parts.len() > 20 {
-        out.push(format!("and {} more", parts.len() - 20));
-    }
-    out.join(", ")
 }
