@@ -43,6 +43,8 @@ struct Log {
     /// (time, member, partition, offset)
     msgs: Vec<(f64, String, i32, i64)>,
     commit_errors: Vec<String>,
+    /// librdkafka members' commits retried after STALE_MEMBER_EPOCH
+    commit_retries: usize,
     errors: Vec<String>,
 }
 
@@ -208,10 +210,20 @@ while True:
         continue
     out("msg", time.time(), name, m.partition(), m.offset())
     time.sleep(0.002)
-    try:
-        c.commit(message=m, asynchronous=False)
-    except Exception as e:
-        out("commit_error", name, m.partition(), m.offset(), str(e))
+    # STALE_MEMBER_EPOCH: the commit raced a heartbeat that moved the
+    # member epoch on. The Java client retries such a commit with the new
+    # epoch; librdkafka leaves it to the application, so this one does.
+    for attempt in range(20):
+        try:
+            c.commit(message=m, asynchronous=False)
+            break
+        except Exception as e:
+            if "STALE_MEMBER_EPOCH" in str(e) and attempt < 19:
+                out("commit_retry", name, m.partition(), m.offset(), str(e))
+                time.sleep(0.05)
+                continue
+            out("commit_error", name, m.partition(), m.offset(), str(e))
+            break
 c.close()
 out("closed", name)
 "#;
@@ -258,6 +270,7 @@ impl PythonMember {
                         a[4].as_i64().unwrap(),
                     )),
                     "commit_error" => l.commit_errors.push(line.clone()),
+                    "commit_retry" => l.commit_retries += 1,
                     "error" => l.errors.push(line.clone()),
                     _ => {}
                 }
@@ -423,8 +436,10 @@ fn summary(log: &Log) -> String {
         *kinds.entry(&e.2).or_default() += 1;
     }
     format!(
-        "messages by member {by_member:?}; events {kinds:?}; commit errors {}; errors {}",
+        "messages by member {by_member:?}; events {kinds:?}; commit errors {}; \
+         librdkafka commits retried after STALE_MEMBER_EPOCH {}; errors {}",
         log.commit_errors.len(),
+        log.commit_retries,
         log.errors.len()
     )
 }
