@@ -860,6 +860,39 @@ fn describe_groups_shows_a_consumer_group_members_epochs_and_assignments() {
             .collect::<Vec<_>>(),
         ["kip848-d-static"]
     );
+    // `gregor admin groups describe` shows the same
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gregor"))
+        .args([
+            "admin",
+            "groups",
+            "describe",
+            "kip848-d",
+            "-b",
+            &cluster.bootstrap,
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run the gregor binary");
+    let text = String::from_utf8_lossy(&out.stdout);
+    println!("{text}");
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!(
+            "group kip848-d: state Stable, protocol type consumer, protocol range, type consumer (group epoch {epoch}, assignment epoch {epoch})"
+        )),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches(&format!(": epoch {epoch}, ")).count(),
+        2,
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("    target assignment: [k848d:").count(),
+        2,
+        "{text}"
+    );
+    assert!(text.contains("(instance kip848-d-static)"), "{text}");
     a.stop();
     b.stop();
 }

@@ -633,7 +633,21 @@ impl AdminClient {
     ) -> Result<Vec<(String, Result<GroupDescription>)>> {
         let c = self.start(opts);
         let ids = distinct(groups)?;
-        let first = self.describe_consumer_type(&c, &ids, include_authorized_operations);
+        // a cluster whose brokers lack ConsumerGroupDescribe (judged by any
+        // one of them) is asked with DescribeGroups alone; a coordinator
+        // without it in a cluster that has it answers the groups it
+        // coordinates `_UNSUPPORTED_FEATURE`, and they are asked again
+        let kip848 = self
+            .any(&c)
+            .and_then(|conn| conn.version_for::<cgd::ConsumerGroupDescribeRequest>(c.deadline))
+            .is_ok();
+        let first = if kip848 {
+            self.describe_consumer_type(&c, &ids, include_authorized_operations)
+        } else {
+            ids.iter()
+                .map(|_| Err(super::unsupported("no ConsumerGroupDescribe")))
+                .collect()
+        };
         let mut out: Vec<Option<Result<GroupDescription>>> = ids.iter().map(|_| None).collect();
         let mut classic = Vec::new();
         for (i, r) in first.into_iter().enumerate() {
