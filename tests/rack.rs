@@ -75,6 +75,17 @@ fn member(bootstrap: &str, group: &str, rack: &str, strategy: &str) -> Consumer 
             ("client.rack", rack),
             ("partition.assignment.strategy", strategy),
             ("auto.offset.reset", "earliest"),
+            // the mock waits session.timeout.ms - 1 s for members to rejoin
+            ("session.timeout.ms", "2500"),
+            ("heartbeat.interval.ms", "300"),
+            (
+                "debug",
+                if std::env::var("RACK_DEBUG").is_ok() {
+                    "cgrp"
+                } else {
+                    ""
+                },
+            ),
         ],
     ))
     .unwrap()
@@ -130,15 +141,16 @@ fn cooperative_sticky_gives_each_member_its_racks_partitions() {
     gregor_members("cooperative-sticky", "rack-coop", "rack-coop-g");
 }
 
-/// A librdkafka member (confluent-kafka, classic protocol, range) on rack
-/// r2; prints its assignment on every rebalance.
+/// A librdkafka member (confluent-kafka, classic protocol, range) on the
+/// rack given; prints its assignment on every rebalance.
 const PY_MEMBER: &str = r#"
 import json, select, sys
 from confluent_kafka import Consumer
-bootstrap, group, topic = sys.argv[1:4]
+bootstrap, group, topic, rack = sys.argv[1:5]
 c = Consumer({"bootstrap.servers": bootstrap, "group.id": group,
-              "client.rack": "r2", "partition.assignment.strategy": "range",
-              "auto.offset.reset": "earliest"})
+              "client.rack": rack, "partition.assignment.strategy": "range",
+              "auto.offset.reset": "earliest",
+              "session.timeout.ms": 2500, "heartbeat.interval.ms": 300})
 def on_assign(c, parts):
     print(json.dumps(sorted(p.partition for p in parts)), flush=True)
 c.subscribe([topic], on_assign=on_assign)
@@ -150,10 +162,17 @@ while True:
 c.close()
 "#;
 
+/// The mock's leader is the first member to join. Led by gregor, the
+/// librdkafka member is on r2: gregor's assignor reads its rack from its
+/// subscription. Led by librdkafka, that member is on r9, where no broker
+/// is: only gregor's rack (r1, sent in its subscription) can make
+/// librdkafka's range rack-aware, and without it gregor would get a
+/// contiguous run.
 fn mixed(python_leads: bool, topic: &str, group: &str) {
     let (cluster, local) = cluster(topic);
+    let py_rack = if python_leads { "r9" } else { "r2" };
     let mut py = Command::new("python3")
-        .args(["-c", PY_MEMBER, &cluster.bootstrap, group, topic])
+        .args(["-c", PY_MEMBER, &cluster.bootstrap, group, topic, py_rack])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -174,7 +193,7 @@ fn mixed(python_leads: bool, topic: &str, group: &str) {
     });
     let all: BTreeSet<i32> = (0..PARTS).collect();
     let mut py_has = BTreeSet::new();
-    let mut drain = |py_has: &mut BTreeSet<i32>| {
+    let drain = |py_has: &mut BTreeSet<i32>| {
         while let Ok(v) = rx.try_recv() {
             *py_has = v;
         }
@@ -204,7 +223,7 @@ fn mixed(python_leads: bool, topic: &str, group: &str) {
         }
     }
     println!(
-        "mixed ({} leads): gregor (r1) {mine:?}, librdkafka (r2) {py_has:?}, local {local:?}",
+        "mixed ({} leads): gregor (r1) {mine:?}, librdkafka ({py_rack}) {py_has:?}, local {local:?}",
         if python_leads { "librdkafka" } else { "gregor" }
     );
     g.close();
