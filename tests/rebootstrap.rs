@@ -143,3 +143,33 @@ fn a_broker_that_keeps_answering_it_gets_one_rebootstrap_a_request() {
     assert_eq!(reqs.len(), 2, "{reqs:?}");
     assert_eq!(rebootstraps(&lines).len(), 1);
 }
+
+/// The admin client's Metadata-based calls report the top-level error
+/// instead of an empty answer.
+#[test]
+fn admin_describe_topics_reports_the_top_level_error() {
+    use gregor::admin::{AdminClient, AdminOptions};
+    let mock = MockCluster::new(1).unwrap();
+    mock.create_topic("rb-a", 1, 1).unwrap();
+    let cfg =
+        Config::from_pairs([("bootstrap.servers", mock.bootstrap_servers().as_str())]).unwrap();
+    let admin = AdminClient::new(&cfg).unwrap();
+    let opts = AdminOptions::default();
+    assert_eq!(
+        admin
+            .describe_topics(&["rb-a"], false, &opts)
+            .unwrap()
+            .len(),
+        1
+    );
+    mock.push_request_errors(METADATA, &[REBOOTSTRAP_REQUIRED]);
+    let err = admin.describe_topics(&["rb-a"], false, &opts).unwrap_err();
+    assert_eq!(err.code(), i32::from(REBOOTSTRAP_REQUIRED), "{err}");
+    assert_eq!(
+        admin
+            .describe_topics(&["rb-a"], false, &opts)
+            .unwrap()
+            .len(),
+        1
+    );
+}
