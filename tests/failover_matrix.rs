@@ -729,9 +729,7 @@ fn mixed_group_of_gregor_and_librdkafka_consumes_exactly_once_across_a_coordinat
                 .status()
                 .is_ok_and(|s| s.success())
             {
-                r.say(format!(
-                    "mixed group: skipped, python3 has no confluent_kafka"
-                ));
+                r.say("mixed group: skipped, python3 has no confluent_kafka");
                 return;
             }
             let cluster = Cluster::start(kind, 3);

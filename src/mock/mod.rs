@@ -129,6 +129,7 @@ impl Builder {
     /// # Errors
     /// No brokers, too many, or a port that cannot be bound.
     pub fn build(self) -> Result<Cluster, MockError> {
+        let started = Instant::now();
         if self.brokers == 0 || self.brokers > 1000 {
             return Err(MockError::Invalid(format!(
                 "broker count {} (1..=1000)",
@@ -186,10 +187,7 @@ impl Builder {
             server::start_listener(&shared, id, l);
         }
         groups::start_ticker(&shared);
-        Ok(Cluster {
-            shared,
-            started: Instant::now(),
-        })
+        Ok(Cluster { shared, started })
     }
 }
 
