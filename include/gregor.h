@@ -1726,6 +1726,11 @@ typedef struct {
    * Its version.
    */
   int16_t api_version;
+  /**
+   * When the broker read it: microseconds since the cluster started, on
+   * the monotonic clock (as `rd_kafka_mock_request_timestamp`).
+   */
+  int64_t timestamp_us;
 } gregor_mock_request;
 
 /**

@@ -29,6 +29,9 @@ pub struct gregor_mock_request {
     pub api_key: i16,
     /// Its version.
     pub api_version: i16,
+    /// When the broker read it: microseconds since the cluster started, on
+    /// the monotonic clock (as `rd_kafka_mock_request_timestamp`).
+    pub timestamp_us: i64,
 }
 
 fn err(e: MockError) -> Error {
@@ -311,6 +314,11 @@ pub extern "C" fn gregor_mock_get_requests(
                 broker_id: r.broker,
                 api_key: r.api_key,
                 api_version: r.api_version,
+                timestamp_us: i64::try_from(
+                    r.at.saturating_duration_since(m.inner.started())
+                        .as_micros(),
+                )
+                .unwrap_or(i64::MAX),
             })
             .collect();
         if !out.is_null() {

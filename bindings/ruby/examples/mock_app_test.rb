@@ -68,6 +68,10 @@ class OrdersTest < Minitest::Test
     produce_to = @cluster.requests.select { |r| r.api_key == PRODUCE }.map(&:broker_id)
     assert_operator produce_to.size, :>=, 4, produce_to.inspect
     assert_equal 2, produce_to.last
+    # when each request came (microseconds since the cluster started), in order
+    times = @cluster.requests.map(&:timestamp_us)
+    assert_equal times.sort, times
+    assert_operator times.first, :>, 0
   end
 
   def test_block_form_and_errors

@@ -10,12 +10,13 @@ module Gregor
   #     cluster.push_request_errors(0, [6, 6]) # Produce: NOT_LEADER_OR_FOLLOWER twice
   #   end
   class MockCluster
-    # One request a mock broker received while tracking was on.
-    TrackedRequest = Struct.new(:broker_id, :api_key, :api_version)
+    # One request a mock broker received while tracking was on; timestamp_us:
+    # microseconds since the cluster started (monotonic).
+    TrackedRequest = Struct.new(:broker_id, :api_key, :api_version, :timestamp_us)
 
     # gregor_mock_request
     class Request < FFI::Struct
-      layout :broker_id, :int32, :api_key, :int16, :api_version, :int16
+      layout :broker_id, :int32, :api_key, :int16, :api_version, :int16, :timestamp_us, :int64
     end
 
     module Native
@@ -158,7 +159,7 @@ module Gregor
       n = [n, Native.gregor_mock_get_requests(handle, buf, n)].min
       Array.new(n) do |i|
         r = Request.new(buf + i * Request.size)
-        TrackedRequest.new(r[:broker_id], r[:api_key], r[:api_version])
+        TrackedRequest.new(r[:broker_id], r[:api_key], r[:api_version], r[:timestamp_us])
       end
     end
 
