@@ -8,9 +8,18 @@
 //! once — checked from the members' own rebalance callbacks and messages,
 //! each stamped with the wall clock.
 //!
+//! The paths the mock cannot show are in `scripted_coordinator`
+//! (tests/consumer_support/kip848_scripted.rs), against a scripted
+//! coordinator.
+//!
 //!     cargo test --test kip848 -- --nocapture --test-threads 1
 
 mod mock_cluster;
+#[path = "consumer_support/scripted.rs"]
+#[allow(dead_code)]
+mod scripted;
+#[path = "consumer_support/kip848_scripted.rs"]
+mod scripted_coordinator;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};

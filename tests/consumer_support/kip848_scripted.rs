@@ -12,11 +12,10 @@
 //! - a regex subscription against a coordinator with ConsumerGroupHeartbeat
 //!   v0 only (the regex came in v1): a fatal `_UNSUPPORTED_FEATURE`.
 //!
-//! Needs no broker.
+//! Needs no broker. A module of tests/kip848.rs (one test binary less to
+//! link).
 
-#[path = "consumer_support/scripted.rs"]
-#[allow(dead_code)]
-mod scripted;
+use super::scripted;
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
