@@ -54,8 +54,17 @@ fn auto_create(st: &mut State, name: &str) {
 }
 
 pub(crate) fn metadata(ctx: &Ctx<'_>, req: MetadataRequest) -> Option<MetadataResponse> {
-    let mut st = ctx.shared.lock();
     let v = ctx.version;
+    // KIP-1102: an injected REBOOTSTRAP_REQUIRED is the whole answer of a
+    // v13+ request, in its top-level error code (other injected errors go
+    // to every topic, as before v13)
+    if v >= 13 && ctx.inject == Some(code::REBOOTSTRAP_REQUIRED) {
+        return Some(MetadataResponse {
+            error_code: code::REBOOTSTRAP_REQUIRED,
+            ..Default::default()
+        });
+    }
+    let mut st = ctx.shared.lock();
     // v0 has no null: an empty list means every topic; v1+ null means every topic.
     let wanted: Option<Vec<MetadataRequestTopic>> = match req.topics {
         Some(t) if !(t.is_empty() && v == 0) => Some(t),

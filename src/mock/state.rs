@@ -46,6 +46,7 @@ pub(crate) mod code {
     pub const UNSTABLE_OFFSET_COMMIT: i16 = 88;
     pub const PRODUCER_FENCED: i16 = 90;
     pub const UNKNOWN_TOPIC_ID: i16 = 100;
+    pub const REBOOTSTRAP_REQUIRED: i16 = 129;
 }
 
 /// A random 64-bit value from std's per-process hash keys (no RNG dependency).
