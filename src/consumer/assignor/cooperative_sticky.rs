@@ -1239,4 +1239,64 @@ mod tests {
             assert!(locally_balanced(&cur, &a), "{a:?}");
         }
     }
+
+    #[test]
+    fn rack_aware_thousand_partitions_hundred_members_is_fast() {
+        // 10 topics × 100 partitions, one replica each on racks a, b, c in
+        // turn; 100 members on racks a, b, c in turn: equal subscriptions,
+        // then a member leaves, then random subscriptions.
+        let names = ["a", "b", "c"];
+        let p: BTreeMap<String, i32> = (0..10).map(|i| (format!("topic{i}"), 100)).collect();
+        let racks: PartitionRacks = p
+            .keys()
+            .enumerate()
+            .map(|(t, name)| {
+                let per = (0..100)
+                    .map(|i| [names[(t * 100 + i) % 3].to_string()].into())
+                    .collect();
+                (name.clone(), per)
+            })
+            .collect();
+        let topics: Vec<&str> = p.keys().map(String::as_str).collect();
+        let with_rack = |mut m: Member, i: usize| {
+            m.subscription.rack_id = Some(names[i % 3].to_string());
+            m
+        };
+        let mut rng = Rng(0x5eed_0882);
+        // only the assignor's time counts, not the checks'
+        let mut spent = std::time::Duration::ZERO;
+        let mut timed = |f: &mut dyn FnMut() -> Assignment| {
+            let start = std::time::Instant::now();
+            let a = f();
+            spent += start.elapsed();
+            a
+        };
+        let ms: Vec<Member> = (0..100)
+            .map(|i| with_rack(member(&format!("m{i:03}"), &topics), i))
+            .collect();
+        let a = timed(&mut || CooperativeSticky.assign_with_racks(&ms, &p, &racks));
+        // racks a/b/c hold 334/333/333 partitions and members there can
+        // take 340/330/330: only the 3 + 3 over b's and c's room leave
+        assert_eq!(super::super::testutil::mismatched(&a, &ms, &racks), 6);
+        let ms: Vec<Member> = next_round(&ms, &a, 1)
+            .into_iter()
+            .enumerate()
+            .map(|(i, m)| with_rack(m, i))
+            .collect();
+        let b = timed(&mut || CooperativeSticky.assign_with_racks(&ms[1..], &p, &racks));
+        check_valid(&ms[1..], &p, &b);
+        let ms: Vec<Member> = ms[1..]
+            .iter()
+            .map(|m| {
+                let mut m = m.clone();
+                m.subscription.topics.retain(|_| rng.below(3) != 0);
+                m
+            })
+            .collect();
+        let c = timed(&mut || CooperativeSticky.assign_with_racks(&ms, &p, &racks));
+        check_valid(&ms, &p, &c);
+        let elapsed = spent;
+        eprintln!("rack-aware, 1000 partitions × 100 members, 3 assignments: {elapsed:?}");
+        assert!(elapsed < std::time::Duration::from_secs(3), "{elapsed:?}");
+    }
 }
