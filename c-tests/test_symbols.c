@@ -355,6 +355,7 @@ static const symbol symbols[] = {
     SYM(gregor_mock_get_requests),
     SYM(gregor_mock_group_initial_rebalance_delay_ms),
     SYM(gregor_mock_partition_high_watermark),
+    SYM(gregor_mock_partition_set_follower),
     SYM(gregor_mock_partition_set_leader),
     SYM(gregor_mock_push_request_errors),
     SYM(gregor_mock_set_apiversion),

@@ -4380,6 +4380,15 @@ int gregor_mock_topic_create(gregor_mock_cluster *mcluster, const char *topic, i
 int gregor_mock_partition_set_leader(gregor_mock_cluster *mcluster, const char *topic, int32_t partition, int32_t broker_id);
 
 /**
+ * Makes `broker_id` (-1: none) the follower the leader of partition
+ * `partition` of `topic` names as preferred read replica (KIP-392) to a
+ * consumer that sends its rack (`client.rack`), and which serves that
+ * consumer's fetches (librdkafka's `rd_kafka_mock_partition_set_follower`).
+ * `GREGOR_ERR__UNKNOWN_TOPIC` for an unknown partition.
+ */
+int gregor_mock_partition_set_follower(gregor_mock_cluster *mcluster, const char *topic, int32_t partition, int32_t broker_id);
+
+/**
  * Takes a broker down: its connections close and new ones are refused.
  */
 int gregor_mock_broker_set_down(gregor_mock_cluster *mcluster, int32_t broker_id);

@@ -698,8 +698,8 @@ fn cli_consume_recovers_from_not_leader_without_printing_an_error_like_kcat() {
 }
 
 /// F3 and KIP-392: the leader names broker 2 as the preferred read replica
-/// (the mock names it whatever the rack; a real broker picks one in the
-/// consumer's `client.rack`). The consumer reads everything from broker 2;
+/// (librdkafka's mock names it whatever the rack, gregor's to a consumer
+/// that sends one; a real broker picks one in the consumer's `client.rack`). The consumer reads everything from broker 2;
 /// before, it asked the leader again at once, in a loop, and read nothing.
 /// At the end of the partition it does not loop either.
 #[test]

@@ -134,6 +134,10 @@ int main(void) {
     CHECK(to2 >= 1, "and the Produce to the new leader");
     CHECK(gregor_mock_topic_create(mc, "orders", 1, 1) == 36, "creating it again: TOPIC_ALREADY_EXISTS");
     CHECK(gregor_mock_broker_set_down(mc, 9) != 0, "an unknown broker is an error");
+    CHECK(gregor_mock_partition_set_follower(mc, "orders", 0, 3) == 0,
+          "broker 3 named preferred read replica (KIP-392)");
+    CHECK(gregor_mock_partition_set_follower(mc, "orders", 0, 9) != 0,
+          "an unknown broker as follower is an error");
 
     gregor_mock_cluster_destroy(mc);
     printf("%s\n", failures ? "FAILED" : "all checks passed");

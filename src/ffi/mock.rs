@@ -125,6 +125,26 @@ pub extern "C" fn gregor_mock_partition_set_leader(
     })
 }
 
+/// Makes `broker_id` (-1: none) the follower the leader of partition
+/// `partition` of `topic` names as preferred read replica (KIP-392) to a
+/// consumer that sends its rack (`client.rack`), and which serves that
+/// consumer's fetches (librdkafka's `rd_kafka_mock_partition_set_follower`).
+/// `GREGOR_ERR__UNKNOWN_TOPIC` for an unknown partition.
+#[no_mangle]
+pub extern "C" fn gregor_mock_partition_set_follower(
+    mcluster: *mut gregor_mock_cluster,
+    topic: *const c_char,
+    partition: i32,
+    broker_id: i32,
+) -> c_int {
+    guard_code(ptr::null_mut(), 0, || {
+        mc(mcluster)?
+            .inner
+            .set_partition_follower(c_str(topic, "topic")?, partition, broker_id)
+            .map_err(err)
+    })
+}
+
 /// Takes a broker down: its connections close and new ones are refused.
 #[no_mangle]
 pub extern "C" fn gregor_mock_broker_set_down(

@@ -2,9 +2,10 @@
 //! the Kafka protocol with gregor's own codecs (server side), for tests of
 //! applications and of gregor itself, and for the demo when no broker is at
 //! hand. Its shape follows librdkafka's mock cluster (rdkafka_mock.h): create
-//! topics with leaders per partition, move leaders, take brokers down and up,
-//! delay responses, inject errors per API, pin coordinators, cap API
-//! versions and record requests.
+//! topics with leaders per partition, move leaders, name a preferred read
+//! replica (KIP-392), take brokers down and up, delay responses, inject
+//! errors per API, pin coordinators, cap API versions and record requests
+//! (broker, API, version and when each came).
 //!
 //! Each broker owns a `std::net` listener and one thread per connection; the
 //! cluster's state (topics, logs, groups, transactions) sits under one mutex

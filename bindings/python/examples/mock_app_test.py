@@ -84,6 +84,9 @@ class OrdersTest(unittest.TestCase):
                 c.create_topic("t", 2)
             with self.assertRaises(Exception):
                 c.broker_down(7)
+            c.set_partition_follower("t", 1, 1)  # KIP-392, for consumers with a rack
+            with self.assertRaises(Exception):
+                c.set_partition_follower("t", 5, 1)
         with self.assertRaises(Exception):
             c.create_topic("u")
 

@@ -40,6 +40,7 @@ EXTRA.update(
         "gregor_mock_cluster_destroy": (None, [P]),
         "gregor_mock_topic_create": (c_int, [P, c_char_p, c_int, c_int]),
         "gregor_mock_partition_set_leader": (c_int, [P, c_char_p, c_int32, c_int32]),
+        "gregor_mock_partition_set_follower": (c_int, [P, c_char_p, c_int32, c_int32]),
         "gregor_mock_broker_set_down": (c_int, [P, c_int32]),
         "gregor_mock_broker_set_up": (c_int, [P, c_int32]),
         "gregor_mock_broker_set_rtt": (c_int, [P, c_int32, c_int]),
@@ -128,6 +129,14 @@ class Cluster:
         _check(
             lib.gregor_mock_partition_set_leader(self._handle(), cstr(topic), partition, broker_id),
             "set_partition_leader",
+        )
+
+    def set_partition_follower(self, topic, partition, broker_id):
+        """The follower (-1: none) the leader of ``topic`` [``partition``] names as
+        preferred read replica (KIP-392) to a consumer that sends its rack."""
+        _check(
+            lib.gregor_mock_partition_set_follower(self._handle(), cstr(topic), partition, broker_id),
+            "set_partition_follower",
         )
 
     def broker_down(self, broker_id):

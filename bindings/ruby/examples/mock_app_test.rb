@@ -82,6 +82,8 @@ class OrdersTest < Minitest::Test
       c.create_topic("t", partitions: 2)
       assert_raises(Gregor::RdkafkaError) { c.create_topic("t", partitions: 2) }
       assert_raises(Gregor::RdkafkaError) { c.broker_down(7) }
+      c.set_partition_follower("t", 1, 1) # KIP-392, for consumers with a rack
+      assert_raises(Gregor::RdkafkaError) { c.set_partition_follower("t", 5, 1) }
     end
     assert seen.closed?
     assert_raises(Gregor::RdkafkaError) { seen.create_topic("u") }

@@ -37,6 +37,7 @@ module Gregor
       bind :gregor_mock_cluster_destroy, [:pointer], :void
       bind :gregor_mock_topic_create, [:pointer, :string, :int, :int], :int
       bind :gregor_mock_partition_set_leader, [:pointer, :string, :int32, :int32], :int
+      bind :gregor_mock_partition_set_follower, [:pointer, :string, :int32, :int32], :int
       bind :gregor_mock_broker_set_down, [:pointer, :int32], :int
       bind :gregor_mock_broker_set_up, [:pointer, :int32], :int
       bind :gregor_mock_broker_set_rtt, [:pointer, :int32, :int], :int
@@ -96,6 +97,12 @@ module Gregor
     # Moves the leader of topic [partition]; its leader epoch goes up by one.
     def set_partition_leader(topic, partition, broker_id)
       check(Native.gregor_mock_partition_set_leader(handle, topic, partition, broker_id))
+    end
+
+    # The follower (-1: none) the leader of topic [partition] names as
+    # preferred read replica (KIP-392) to a consumer that sends its rack.
+    def set_partition_follower(topic, partition, broker_id)
+      check(Native.gregor_mock_partition_set_follower(handle, topic, partition, broker_id))
     end
 
     def broker_down(broker_id)
