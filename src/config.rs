@@ -318,7 +318,7 @@ static PROPS: &[Prop] = props! {
     "message.copy.max.bytes": int(0, 1000000000), "65535", Any, No,
         "Maximum size for message to be copied to buffer.";
     "metadata.recovery.strategy": Kind::Enum(&[&["none"], &["rebootstrap"]]), "rebootstrap", Any, Yes,
-        "Controls how the client recovers when none of the brokers known to it is available.";
+        "Controls how the client recovers when none of the brokers known to it is available. With `rebootstrap` the client also goes back to `bootstrap.servers` when a broker answers Metadata with REBOOTSTRAP_REQUIRED (KIP-1102).";
     "metadata.recovery.rebootstrap.trigger.ms": int(0, 2147483647), "300000", Any, Yes,
         "If a client configured to rebootstrap using `metadata.recovery.strategy=rebootstrap` is unable to obtain metadata from any of the brokers for this interval, client repeats the bootstrap process using `bootstrap.servers` configuration and brokers added through `rd_kafka_brokers_add()`.";
     "topic.metadata.refresh.fast.interval.ms": int(1, 60000), "100", Any, Yes,
