@@ -1726,6 +1726,11 @@ typedef struct {
    * Its version.
    */
   int16_t api_version;
+  /**
+   * When the broker read it: microseconds since the cluster started, on
+   * the monotonic clock (as `rd_kafka_mock_request_timestamp`).
+   */
+  int64_t timestamp_us;
 } gregor_mock_request;
 
 /**
@@ -2370,8 +2375,17 @@ const char *gregor_group_listings_error_errstr(const gregor_group_listings *l, s
 void gregor_group_listings_free(gregor_group_listings *l);
 
 /**
- * Describes `count` groups at their coordinators (DescribeGroups, one
- * request per coordinator). For groups of protocol type "consumer" each
+ * Describes `count` groups at their coordinators, as librdkafka's
+ * `rd_kafka_DescribeConsumerGroups`: with ConsumerGroupDescribe (KIP-848)
+ * first, then with DescribeGroups for the groups it does not know as
+ * "consumer" type groups (classic or unknown groups; every group of a
+ * coordinator without ConsumerGroupDescribe); `gregor_group_descriptions_type`
+ * tells which ("consumer" or "classic"). A "consumer" type group's members
+ * have their epochs and target assignments (`_member_epoch`,
+ * `_member_target_assignment_*`); their current assignment and subscribed
+ * topics are read with the `_member_assignment_*` and
+ * `_member_subscription_*` accessors (version -1). For classic groups of
+ * protocol type "consumer" each
  * member's metadata and assignment are decoded (read them with the
  * `_member_subscription_*` and `_member_assignment_*` accessors; a member
  * whose bytes do not decode has its own `_err`, the rest of the group is
@@ -2557,6 +2571,47 @@ int gregor_group_descriptions_member_assignment_partition(const gregor_group_des
  * NULL if none).
  */
 gregor_slice gregor_group_descriptions_member_assignment_user_data(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Group `i`'s type: "consumer" for a KIP-848 group (described by
+ * ConsumerGroupDescribe), "classic" for one described by DescribeGroups
+ * ("" for a group that failed).
+ */
+const char *gregor_group_descriptions_type(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s group epoch (KIP-848; -1 for a classic group).
+ */
+int32_t gregor_group_descriptions_group_epoch(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Group `i`'s target assignment epoch (KIP-848; -1 for a classic group).
+ */
+int32_t gregor_group_descriptions_assignment_epoch(const gregor_group_descriptions *d, size_t i);
+
+/**
+ * Member `m` of group `i`: its member epoch (KIP-848; -1 for a classic
+ * group's member).
+ */
+int32_t gregor_group_descriptions_member_epoch(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Member `m` of group `i`: the regex it subscribed with (KIP-848; NULL if
+ * none).
+ */
+const char *gregor_group_descriptions_member_subscribed_topic_regex(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Number of partitions in the target assignment of member `m` of group
+ * `i` (KIP-848; 0 for a classic group's member).
+ */
+size_t gregor_group_descriptions_member_target_assignment_count(const gregor_group_descriptions *d, size_t i, size_t m);
+
+/**
+ * Target-assignment partition `k` of member `m` of group `i`: writes its
+ * topic (borrowed) and partition. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_group_descriptions_member_target_assignment_partition(const gregor_group_descriptions *d, size_t i, size_t m, size_t k, const char **topic, int32_t *partition);
 
 /**
  * Frees group descriptions. NULL is a no-op.
@@ -4323,6 +4378,15 @@ int gregor_mock_topic_create(gregor_mock_cluster *mcluster, const char *topic, i
  * goes up by one. `GREGOR_ERR__UNKNOWN_TOPIC` for an unknown partition.
  */
 int gregor_mock_partition_set_leader(gregor_mock_cluster *mcluster, const char *topic, int32_t partition, int32_t broker_id);
+
+/**
+ * Makes `broker_id` (-1: none) the follower the leader of partition
+ * `partition` of `topic` names as preferred read replica (KIP-392) to a
+ * consumer that sends its rack (`client.rack`), and which serves that
+ * consumer's fetches (librdkafka's `rd_kafka_mock_partition_set_follower`).
+ * `GREGOR_ERR__UNKNOWN_TOPIC` for an unknown partition.
+ */
+int gregor_mock_partition_set_follower(gregor_mock_cluster *mcluster, const char *topic, int32_t partition, int32_t broker_id);
 
 /**
  * Takes a broker down: its connections close and new ones are refused.

@@ -293,7 +293,7 @@ static PROPS: &[Prop] = props! {
     "fetch.error.backoff.ms": int(0, 300_000), "500", Consumer,
         "Wait before fetching a partition again after a fetch error.";
     "client.rack": Kind::Str, "", Any,
-        "The client's rack; consumers send it with fetches so a leader can name a replica in the same rack to fetch from (KIP-392).";
+        "The client's rack; consumers send it with fetches so a leader can name a replica in the same rack to fetch from (KIP-392), and in their group subscription, where the range and cooperative-sticky assignors prefer giving a member partitions with a replica in its rack (KIP-881).";
     // consumer groups (src/consumer/group): membership, rebalancing, offset commits
     "group.instance.id": Kind::Str, "", Consumer,
         "Static group membership id (KIP-345): a restart within session.timeout.ms keeps the assignment.";

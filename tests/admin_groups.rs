@@ -539,7 +539,13 @@ fn a_live_mixed_group_of_librdkafka_and_kafka_python_is_listed_and_described() {
     assert_eq!(d.group_id, group);
     assert_eq!(d.state, "Stable");
     assert_eq!(d.protocol_type, "consumer");
+    // nisshi has ConsumerGroupDescribe v0 and answers a classic group with
+    // group epoch -1 and no members (Kafka: GROUP_ID_NOT_FOUND); either
+    // way describe_groups falls back to DescribeGroups, which has them
+    assert_eq!(d.group_type, "classic");
+    assert_eq!((d.group_epoch, d.assignment_epoch), (None, None));
     assert_eq!(d.members.len(), 2, "{:?}", d.members);
+    assert!(d.members.iter().all(|m| m.consumer.is_none()));
     assert!(d.coordinator.id >= 0);
     assert_eq!(
         format!("{}:{}", d.coordinator.host, d.coordinator.port),

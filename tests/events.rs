@@ -29,8 +29,7 @@ use gregor::net::ThrottleEvent;
 use gregor::producer::Producer;
 use gregor::protocol::api_versions::{ApiVersion, ApiVersionsResponse};
 use gregor::protocol::metadata::{MetadataResponse, MetadataResponseBroker};
-use gregor::protocol::{Message, ResponseHeader};
-use gregor::wire::Writer;
+use gregor::protocol::Message;
 use mock_cluster::MockCluster;
 
 fn cfg(pairs: &[(&str, &str)]) -> Config {
@@ -266,20 +265,7 @@ fn read_req(s: &mut TcpStream) -> Option<Req> {
     })
 }
 
-fn frame(corr: i32, header_version: i16, body: &[u8]) -> Vec<u8> {
-    let mut w = Writer::new();
-    let at = w.reserve_i32();
-    ResponseHeader {
-        correlation_id: corr,
-        ..Default::default()
-    }
-    .encode(&mut w, header_version)
-    .unwrap();
-    w.put(body);
-    let n = w.len() as i32 - 4;
-    w.patch_i32(at, n);
-    w.into_vec()
-}
+use common::response_frame as frame;
 
 /// Serves ApiVersions (ApiVersions 0–4, Metadata 0–12) and answers every
 /// Metadata request with no topics, broker 7 and `throttle_ms`.

@@ -8,9 +8,18 @@
 //! once — checked from the members' own rebalance callbacks and messages,
 //! each stamped with the wall clock.
 //!
+//! The paths the mock cannot show are in `scripted_coordinator`
+//! (tests/consumer_support/kip848_scripted.rs), against a scripted
+//! coordinator.
+//!
 //!     cargo test --test kip848 -- --nocapture --test-threads 1
 
 mod mock_cluster;
+#[path = "consumer_support/scripted.rs"]
+#[allow(dead_code)]
+mod scripted;
+#[path = "consumer_support/kip848_scripted.rs"]
+mod scripted_coordinator;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
@@ -104,8 +113,16 @@ impl GregorMember {
             ("enable.auto.commit", "false"),
         ];
         pairs.extend_from_slice(extra);
-        if std::env::var("KIP848_DEBUG").is_ok() {
-            pairs.push(("debug", "cgrp"));
+        let debug = std::env::var("KIP848_DEBUG").ok().map(|d| {
+            // KIP848_DEBUG=1: the group's debug log; or the contexts to log
+            if d == "1" {
+                "cgrp".to_string()
+            } else {
+                d
+            }
+        });
+        if let Some(d) = &debug {
+            pairs.push(("debug", d));
         }
         let cfg = config(bootstrap, &pairs);
         let stop = Arc::new(AtomicBool::new(false));
@@ -193,9 +210,13 @@ def ev(kind):
     def cb(c, parts):
         out("event", time.time(), name, kind, [p.partition for p in parts])
     return cb
-c = Consumer({"bootstrap.servers": bootstrap, "group.id": group,
-              "group.protocol": "consumer", "auto.offset.reset": "earliest",
-              "enable.auto.commit": False})
+import os
+conf = {"bootstrap.servers": bootstrap, "group.id": group,
+        "group.protocol": "consumer", "auto.offset.reset": "earliest",
+        "enable.auto.commit": False}
+if os.environ.get("KIP848_RDK_DEBUG"):
+    conf["debug"] = os.environ["KIP848_RDK_DEBUG"]
+c = Consumer(conf)
 c.subscribe([topic], on_assign=ev("assign"), on_revoke=ev("revoke"), on_lost=ev("lost"))
 import select
 while True:
@@ -234,7 +255,13 @@ impl PythonMember {
             .args(["-c", PY_MEMBER, bootstrap, group, topic, name])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(match std::env::var("KIP848_RDK_LOGDIR") {
+                // librdkafka's debug log of each member in a file of its own
+                Ok(dir) => Stdio::from(
+                    std::fs::File::create(format!("{dir}/{name}.log")).expect("log file"),
+                ),
+                Err(_) => Stdio::inherit(),
+            })
             .spawn()
             .expect("python3 runs");
         let out = BufReader::new(child.stdout.take().unwrap());
@@ -321,12 +348,48 @@ fn wait_consumed(log: &Shared, n: usize, d: Duration) -> usize {
     }
 }
 
-/// Waits until `n` messages more than `from` were consumed.
-fn wait_progress(log: &Shared, more: usize) {
+/// Waits until `more` messages more than now were consumed (at most 30 s,
+/// and not once `total` distinct messages were: a phase that finds the
+/// topic consumed would wait out the 30 s for nothing).
+fn wait_progress_of(log: &Shared, more: usize, total: usize) {
+    let distinct = |l: &Log| {
+        l.msgs
+            .iter()
+            .map(|m| (m.2, m.3))
+            .collect::<BTreeSet<_>>()
+            .len()
+    };
     let from = log.lock().unwrap().msgs.len();
     let until = Instant::now() + Duration::from_secs(30);
-    while log.lock().unwrap().msgs.len() < from + more && Instant::now() < until {
+    loop {
+        let l = log.lock().unwrap();
+        if l.msgs.len() >= from + more || distinct(&l) >= total || Instant::now() >= until {
+            return;
+        }
+        drop(l);
         thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// [`wait_progress_of`] without a total.
+fn wait_progress(log: &Shared, more: usize) {
+    wait_progress_of(log, more, usize::MAX);
+}
+
+/// Checks that messages were consumed after each phase began (by anyone,
+/// and by the members named), so every membership change, the coordinator
+/// move and the injected errors happened while the topic was being
+/// consumed, not after it ran dry.
+fn check_phases(log: &Log, phases: &[(&str, f64, &[&str])]) {
+    for (name, at, who) in phases {
+        let after: Vec<&(f64, String, i32, i64)> = log.msgs.iter().filter(|m| m.0 > *at).collect();
+        assert!(!after.is_empty(), "nothing consumed after phase {name:?}");
+        for w in *who {
+            assert!(
+                after.iter().any(|m| m.1 == *w),
+                "{w} consumed nothing after phase {name:?}"
+            );
+        }
     }
 }
 
@@ -348,11 +411,15 @@ fn wait_assigned(log: &Shared, member: &str) {
     panic!("{member} got no partitions within 30 s");
 }
 
-/// The ownership intervals (member, from, to) of each partition, from the
-/// members' events; `to` is +inf while still owned.
-fn ownership(log: &Log) -> BTreeMap<i32, Vec<(String, f64, f64)>> {
+/// One member's ownership of a partition: (member, from, to, ended by a
+/// `lost` event).
+type Owned = (String, f64, f64, bool);
+
+/// The ownership intervals of each partition, from the members' events;
+/// `to` is +inf while still owned.
+fn ownership(log: &Log) -> BTreeMap<i32, Vec<Owned>> {
     let mut open: BTreeMap<(String, i32), f64> = BTreeMap::new();
-    let mut out: BTreeMap<i32, Vec<(String, f64, f64)>> = BTreeMap::new();
+    let mut out: BTreeMap<i32, Vec<Owned>> = BTreeMap::new();
     let mut events = log.events.clone();
     events.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap());
     for (t, member, kind, parts) in &events {
@@ -361,14 +428,16 @@ fn ownership(log: &Log) -> BTreeMap<i32, Vec<(String, f64, f64)>> {
             if kind == "assign" {
                 open.insert(key, *t);
             } else if let Some(from) = open.remove(&key) {
-                out.entry(*p).or_default().push((member.clone(), from, *t));
+                out.entry(*p)
+                    .or_default()
+                    .push((member.clone(), from, *t, kind == "lost"));
             }
         }
     }
     for ((member, p), from) in open {
         out.entry(p)
             .or_default()
-            .push((member, from, f64::INFINITY));
+            .push((member, from, f64::INFINITY, false));
     }
     out
 }
@@ -394,7 +463,10 @@ fn check(log: &Log, partitions: i32, per: i64, exactly: bool) {
     for (p, intervals) in &own {
         for (i, a) in intervals.iter().enumerate() {
             for b in &intervals[i + 1..] {
-                if a.0 != b.0 {
+                // a fenced member's partitions are handed on without
+                // waiting for it (KIP-848): its `lost` comes when its poll
+                // learns of it, possibly after the next owner's assign
+                if a.0 != b.0 && !a.3 && !b.3 {
                     assert!(
                         a.2 <= b.1 || b.2 <= a.1,
                         "partition {p} owned by {} ({:.3}..{:.3}) and {} ({:.3}..{:.3}) at once",
@@ -412,7 +484,7 @@ fn check(log: &Log, partitions: i32, per: i64, exactly: bool) {
     for (t, member, p, o) in &log.msgs {
         let owned = own.get(p).is_some_and(|iv| {
             iv.iter()
-                .any(|(m, from, to)| m == member && from <= t && t <= to)
+                .any(|(m, from, to, _)| m == member && from <= t && t <= to)
         });
         assert!(
             owned,
@@ -425,6 +497,19 @@ fn summary(log: &Log) -> String {
     if std::env::var("KIP848_DEBUG").is_ok() {
         for e in &log.events {
             eprintln!("event {:.3} {} {} {:?}", e.0, e.1, e.2, e.3);
+        }
+        // who consumed what, when: (member, partition) -> offsets, times
+        // (lowest offset, highest, first time, last time, count)
+        type Run = (i64, i64, f64, f64, usize);
+        let mut runs: BTreeMap<(&str, i32), Run> = BTreeMap::new();
+        for (t, m, p, o) in &log.msgs {
+            let r = runs
+                .entry((m, *p))
+                .or_insert((i64::MAX, i64::MIN, f64::MAX, f64::MIN, 0));
+            *r = (r.0.min(*o), r.1.max(*o), r.2.min(*t), r.3.max(*t), r.4 + 1);
+        }
+        for ((m, p), (lo, hi, t0, t1, n)) in runs {
+            eprintln!("consumed {m} [{p}] @{lo}..@{hi} ({n}) from {t0:.3} to {t1:.3}");
         }
     }
     let mut by_member: BTreeMap<&str, usize> = BTreeMap::new();
@@ -538,41 +623,55 @@ fn one_member_smoke() {
     check(&l, 2, 10, true);
 }
 
+/// gregor and librdkafka members in one group, through joins, leaves, a
+/// coordinator move and injected heartbeat errors. 600 messages per
+/// partition, so the topic is still being consumed in every phase (with
+/// 150 the members used to drain it by the time the second librdkafka
+/// member joined, and each later phase then waited out its 30 s: the runs
+/// of 31 s and 61 s); [`check_phases`] checks it.
 #[test]
 fn gregor_and_librdkafka_members_share_a_topic_exactly_once() {
     const PARTS: i32 = 6;
-    const PER: usize = 150;
+    const PER: usize = 600;
+    const TOTAL: usize = PARTS as usize * PER;
     let cluster = mock("k848m", PARTS);
     cluster.coordinator("group", "kip848-m", 1);
     produce(&cluster.bootstrap, "k848m", PARTS, PER);
     let log: Shared = Arc::default();
     let start = Instant::now();
+    let mut phases: Vec<(&str, f64, &[&str])> = Vec::new();
+    let progress = |log: &Shared| wait_progress_of(log, 60, TOTAL);
     let g1 = GregorMember::start(&cluster.bootstrap, "g1", "kip848-m", "k848m", &[], &log);
     wait_assigned(&log, "g1");
-    wait_progress(&log, 60);
+    progress(&log);
+    phases.push(("r1 joins", now(), &["r1"]));
     let r1 = PythonMember::start(&cluster.bootstrap, "r1", "kip848-m", "k848m", &log);
     wait_assigned(&log, "r1");
-    wait_progress(&log, 60);
+    progress(&log);
+    phases.push(("g2 joins", now(), &["g2"]));
     let g2 = GregorMember::start(&cluster.bootstrap, "g2", "kip848-m", "k848m", &[], &log);
     wait_assigned(&log, "g2");
-    wait_progress(&log, 60);
-    // No coordinator move or injected heartbeat error here (the test
-    // above has them with gregor members): with them, the librdkafka 2.16
-    // members either fail a commit with STALE_MEMBER_EPOCH (librdkafka does
-    // not retry it) or hold partitions without consuming for tens of
-    // seconds. KIP848_FAILOVER=1 runs them anyway.
-    if std::env::var("KIP848_FAILOVER").is_ok() {
-        cluster.coordinator("group", "kip848-m", 3);
-        cluster.err(CONSUMER_GROUP_HEARTBEAT, 15, 2); // COORDINATOR_NOT_AVAILABLE
-    }
-    wait_progress(&log, 60);
+    progress(&log);
+    // the coordinator moves, then heartbeats fail with coordinator errors
+    // (whichever members' heartbeats come next get them)
+    phases.push(("coordinator moves", now(), &[]));
+    cluster.coordinator("group", "kip848-m", 3);
+    progress(&log);
+    phases.push(("heartbeat errors", now(), &[]));
+    cluster.err(CONSUMER_GROUP_HEARTBEAT, 15, 2); // COORDINATOR_NOT_AVAILABLE
+    cluster.err(CONSUMER_GROUP_HEARTBEAT, 14, 2); // COORDINATOR_LOAD_IN_PROGRESS
+    cluster.err(CONSUMER_GROUP_HEARTBEAT, 16, 2); // NOT_COORDINATOR
+    progress(&log);
+    phases.push(("r2 joins", now(), &["r2"]));
     let r2 = PythonMember::start(&cluster.bootstrap, "r2", "kip848-m", "k848m", &log);
     wait_assigned(&log, "r2");
-    wait_progress(&log, 60);
+    progress(&log);
+    phases.push(("g1 leaves", now(), &[]));
     g1.stop();
-    wait_progress(&log, 60);
+    progress(&log);
+    phases.push(("r1 leaves", now(), &[]));
     r1.stop();
-    let n = wait_consumed(&log, PARTS as usize * PER, Duration::from_secs(60));
+    let n = wait_consumed(&log, TOTAL, Duration::from_secs(60));
     g2.stop();
     r2.stop();
     let l = log.lock().unwrap();
@@ -583,6 +682,7 @@ fn gregor_and_librdkafka_members_share_a_topic_exactly_once() {
     );
     assert!(l.commit_errors.is_empty(), "{:?}", l.commit_errors);
     check(&l, PARTS, PER as i64, true);
+    check_phases(&l, &phases);
 }
 
 /// FENCED_MEMBER_EPOCH on a heartbeat: the member's partitions are lost
@@ -607,7 +707,36 @@ fn a_fenced_member_loses_its_partitions_and_rejoins() {
         assert!(Instant::now() < until, "no member saw its partitions lost");
         thread::sleep(Duration::from_millis(10));
     }
+    // UNKNOWN_MEMBER_ID once both members own partitions again (injected
+    // earlier, it may hit the fenced member's rejoining heartbeat, which
+    // owns nothing to lose)
+    let owns = |l: &Log, who: &str| {
+        ownership(l)
+            .values()
+            .any(|iv| iv.iter().any(|o| o.0 == who && o.2.is_infinite()))
+    };
+    let until = Instant::now() + Duration::from_secs(20);
+    while !(owns(&log.lock().unwrap(), "a") && owns(&log.lock().unwrap(), "b")) {
+        assert!(Instant::now() < until, "the fenced member got nothing back");
+        thread::sleep(Duration::from_millis(10));
+    }
     cluster.err(CONSUMER_GROUP_HEARTBEAT, 25, 1); // UNKNOWN_MEMBER_ID
+    let until = Instant::now() + Duration::from_secs(20);
+    while log
+        .lock()
+        .unwrap()
+        .events
+        .iter()
+        .filter(|e| e.2 == "lost")
+        .count()
+        < 2
+    {
+        assert!(
+            Instant::now() < until,
+            "UNKNOWN_MEMBER_ID: no partitions lost"
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
     let n = wait_consumed(&log, PARTS as usize * PER, Duration::from_secs(60));
     a.stop();
     b.stop();
@@ -681,4 +810,136 @@ fn fatal_heartbeat_errors_stop_the_member() {
         println!("{name}: {seen}");
         c.close();
     }
+}
+
+/// Admin describe_groups of a KIP-848 group (ConsumerGroupDescribe, which
+/// the mock serves from its own group state: tests/mock_cluster/patches/
+/// 0004): two gregor members, one static; the group's type, epochs and
+/// assignor, each member's epoch, subscription and current and target
+/// assignment, which together cover the topic once. An unknown group falls
+/// back to DescribeGroups (GROUP_ID_NOT_FOUND from ConsumerGroupDescribe,
+/// as librdkafka falls back); the mock has no DescribeGroups, so it ends
+/// in `_UNSUPPORTED_FEATURE` for that group alone. Classic groups are
+/// described on the test broker (tests/admin_groups.rs).
+#[test]
+fn describe_groups_shows_a_consumer_group_members_epochs_and_assignments() {
+    use gregor::admin::{AdminClient, AdminOptions};
+    const PARTS: i32 = 4;
+    let cluster = mock("k848d", PARTS);
+    cluster.coordinator("group", "kip848-d", 2);
+    produce(&cluster.bootstrap, "k848d", PARTS, 5);
+    let log: Shared = Arc::default();
+    let a = GregorMember::start(&cluster.bootstrap, "a", "kip848-d", "k848d", &[], &log);
+    let b = GregorMember::start(
+        &cluster.bootstrap,
+        "b",
+        "kip848-d",
+        "k848d",
+        &[("group.instance.id", "kip848-d-static")],
+        &log,
+    );
+    wait_assigned(&log, "a");
+    wait_assigned(&log, "b");
+    wait_consumed(&log, PARTS as usize * 5, Duration::from_secs(20));
+    let admin = AdminClient::new(&config(&cluster.bootstrap, &[])).unwrap();
+    let opts = AdminOptions::with_timeout(Duration::from_secs(10));
+    // the members settle: every member's current assignment is its target
+    let until = Instant::now() + Duration::from_secs(20);
+    let g = loop {
+        let r = admin
+            .describe_groups(&["kip848-d", "kip848-nope"], true, &opts)
+            .unwrap();
+        let unknown = r[1].1.as_ref().unwrap_err();
+        assert_eq!(
+            unknown.code(),
+            gregor::error::local::UNSUPPORTED_FEATURE,
+            "{unknown}"
+        );
+        let g = r[0].1.as_ref().unwrap().clone();
+        let settled = g.members.len() == 2
+            && g.members.iter().all(|m| {
+                let c = m.consumer.as_ref().unwrap();
+                !c.assignment.is_empty() && c.assignment == c.target_assignment
+            });
+        if settled || Instant::now() > until {
+            break g;
+        }
+        thread::sleep(Duration::from_millis(100));
+    };
+    println!("{g:#?}");
+    assert_eq!(g.group_type, "consumer");
+    assert_eq!(
+        (g.protocol_type.as_str(), g.protocol.as_str()),
+        ("consumer", "range")
+    );
+    assert_eq!(g.state, "Stable");
+    let epoch = g.group_epoch.unwrap();
+    assert!(epoch >= 2, "two members joined: epoch {epoch}");
+    assert_eq!(g.assignment_epoch, Some(epoch));
+    assert_eq!(g.coordinator.id, 2);
+    assert!(g.authorized_operations.is_some());
+    let mut covered = Vec::new();
+    for m in &g.members {
+        let c = m.consumer.as_ref().unwrap();
+        assert_eq!(c.member_epoch, epoch, "{m:?}");
+        assert_eq!(c.subscribed_topic_names, ["k848d"]);
+        assert_eq!(c.assignment, c.target_assignment);
+        // the classic accessors see the current assignment and subscription
+        let asg = m.assignment.as_ref().unwrap().as_ref().unwrap();
+        assert_eq!((asg.version, &asg.partitions), (-1, &c.assignment));
+        let sub = m.subscription.as_ref().unwrap().as_ref().unwrap();
+        assert_eq!(sub.topics, ["k848d"]);
+        assert_eq!(m.member_id.len(), 22, "a client-generated member id");
+        assert!(m.client_host.starts_with("/127.0.0.1"), "{}", m.client_host);
+        covered.extend(c.assignment.iter().map(|t| (t.topic.clone(), t.partition)));
+    }
+    covered.sort();
+    assert_eq!(
+        covered,
+        (0..PARTS)
+            .map(|p| ("k848d".to_string(), p))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        g.members
+            .iter()
+            .filter_map(|m| m.group_instance_id.as_deref())
+            .collect::<Vec<_>>(),
+        ["kip848-d-static"]
+    );
+    // `gregor admin groups describe` shows the same
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gregor"))
+        .args([
+            "admin",
+            "groups",
+            "describe",
+            "kip848-d",
+            "-b",
+            &cluster.bootstrap,
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run the gregor binary");
+    let text = String::from_utf8_lossy(&out.stdout);
+    println!("{text}");
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!(
+            "group kip848-d: state Stable, protocol type consumer, protocol range, type consumer (group epoch {epoch}, assignment epoch {epoch})"
+        )),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches(&format!(": epoch {epoch}, ")).count(),
+        2,
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("    target assignment: [k848d:").count(),
+        2,
+        "{text}"
+    );
+    assert!(text.contains("(instance kip848-d-static)"), "{text}");
+    a.stop();
+    b.stop();
 }

@@ -412,3 +412,28 @@ fn configuration_warnings_reach_the_log_callback_during_creation() {
     assert!(warn("enable.random.seed").2.starts_with("gregor#producer-"));
     warn("group.id");
 }
+
+/// A transactional producer destroyed before it got a producer id (its
+/// broker never answered) logs that at debug level, not as a fatal error:
+/// the application ended it, nothing failed.
+#[test]
+fn destroying_a_producer_waiting_for_its_id_is_not_an_error() {
+    let lines: Lines = Arc::default();
+    let cfg = config(
+        "127.0.0.1:1",
+        &[("transactional.id", "log-destroy"), ("debug", "eos")],
+        &lines,
+    );
+    let p = Producer::new(&cfg).unwrap();
+    assert!(p.init_transactions(Duration::from_millis(300)).is_err());
+    drop(p);
+    let v = lines.lock().unwrap().clone();
+    // (the refused connection itself is an error line, as in librdkafka)
+    let errors: Vec<_> = v.iter().filter(|l| l.0 <= 3 && l.1 != "FAIL").collect();
+    assert!(errors.is_empty(), "error-level lines: {errors:?}");
+    assert!(
+        v.iter()
+            .any(|l| l.1 == "PIDSTATE" && l.3.contains("destroyed")),
+        "no debug line about the id never acquired: {v:?}"
+    );
+}

@@ -455,3 +455,55 @@ fn incremental_fetch_sessions_carry_only_what_changed() {
     assert_eq!((e, id3, parts.len()), (0, 0, 2));
     assert_eq!(fetch(&mut s, id, 4, &[]).0, 70);
 }
+
+/// KIP-392: with a follower named, the leader sends a consumer that gives
+/// its rack (`client.rack`) there, and it reads everything from it; a
+/// consumer without a rack reads from the leader only. Each request's time
+/// is recorded, in order.
+#[test]
+fn preferred_read_replica_is_named_to_a_consumer_with_a_rack_only() {
+    let mc = cluster();
+    let bs = mc.bootstrap_servers();
+    mc.create_topic("mock-ffr", 1, 3).unwrap();
+    mc.set_partition_leader("mock-ffr", 0, 1).unwrap();
+    let p = Producer::new(&config(&bs, &[])).unwrap();
+    for i in 0..10 {
+        send(&p, "mock-ffr", "k", &i.to_string());
+    }
+    mc.set_partition_follower("mock-ffr", 0, 2).unwrap();
+    assert!(mc.set_partition_follower("mock-ffr", 0, 9).is_err());
+    assert!(mc.set_partition_follower("mock-ffr", 5, 2).is_err());
+    mc.start_request_tracking();
+    for rack in ["", "rack2"] {
+        mc.clear_requests();
+        let mut extra = vec![("enable.auto.commit", "false")];
+        if !rack.is_empty() {
+            extra.push(("client.rack", rack));
+        }
+        let c = Consumer::new(&config(&bs, &extra)).unwrap();
+        c.assign(&[Tpo::new("mock-ffr", 0, offset::BEGINNING)])
+            .unwrap();
+        let got = poll_n(&c, 10);
+        c.close();
+        let values: Vec<String> = got.into_iter().map(|m| m.3).collect();
+        let expected: Vec<String> = (0..10).map(|i| i.to_string()).collect();
+        assert_eq!(values, expected, "rack {rack:?}");
+        let reqs = mc.requests();
+        let fetches = |b: i32| {
+            reqs.iter()
+                .filter(|r| r.api_key == 1 && r.broker == b)
+                .count()
+        };
+        println!(
+            "client.rack {rack:?}: Fetch requests to the leader {}, to the follower {}",
+            fetches(1),
+            fetches(2)
+        );
+        if rack.is_empty() {
+            assert!(fetches(1) >= 1 && fetches(2) == 0, "{reqs:?}");
+        } else {
+            assert!(fetches(2) >= 1 && fetches(1) <= 5, "{reqs:?}");
+        }
+        assert!(reqs.windows(2).all(|w| w[0].at <= w[1].at), "{reqs:?}");
+    }
+}

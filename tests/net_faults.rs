@@ -3,6 +3,8 @@
 //! that dies mid-request or stalls, and out-of-order pipelined responses.
 //! (The same paths against the real broker are in tests/broker.rs.)
 
+mod common;
+
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,8 +16,7 @@ use gregor::error::local;
 use gregor::net::{BrokerConn, NetConfig};
 use gregor::protocol::api_versions::{ApiVersion, ApiVersionsResponse};
 use gregor::protocol::metadata::{MetadataRequest, MetadataResponse, MetadataResponseBroker};
-use gregor::protocol::{Message, ResponseHeader};
-use gregor::wire::Writer;
+use gregor::protocol::Message;
 
 struct Req {
     api_key: i16,
@@ -35,20 +36,7 @@ fn read_req(s: &mut TcpStream) -> Option<Req> {
     })
 }
 
-fn frame(corr: i32, header_version: i16, body: &[u8]) -> Vec<u8> {
-    let mut w = Writer::new();
-    let at = w.reserve_i32();
-    ResponseHeader {
-        correlation_id: corr,
-        ..Default::default()
-    }
-    .encode(&mut w, header_version)
-    .unwrap();
-    w.put(body);
-    let n = w.len() as i32 - 4;
-    w.patch_i32(at, n);
-    w.into_vec()
-}
+use common::response_frame as frame;
 
 fn api_versions(s: &mut TcpStream, r: &Req) {
     let mut resp = ApiVersionsResponse::default();

@@ -30,8 +30,8 @@ use gregor::protocol::api_versions::{ApiVersion, ApiVersionsResponse};
 use gregor::protocol::metadata::{MetadataRequest, MetadataResponse, MetadataResponseBroker};
 use gregor::protocol::sasl_authenticate::SaslAuthenticateResponse;
 use gregor::protocol::sasl_handshake::SaslHandshakeResponse;
-use gregor::protocol::{Message, ResponseHeader};
-use gregor::wire::{Bytes, Writer};
+use gregor::protocol::Message;
+use gregor::wire::Bytes;
 
 fn env_or(var: &str, default: &str) -> String {
     std::env::var(var).unwrap_or_else(|_| default.to_string())
@@ -52,15 +52,7 @@ fn cfg(pairs: &[(&str, &str)]) -> Config {
     c
 }
 
-fn cert(name: &str) -> String {
-    let dir = env_or("GREGOR_TEST_CERTS", "/tmp/gregor-services/certs");
-    let p = format!("{dir}/{name}");
-    assert!(
-        std::path::Path::new(&p).is_file(),
-        "{p} missing: run scripts/services.sh start security"
-    );
-    p
-}
+use common::cert;
 
 // ---------------------------------------------------------------- scripted SASL peer
 
@@ -79,20 +71,7 @@ struct Seen {
     during_reauth: bool,
 }
 
-fn frame(corr: i32, header_version: i16, body: &[u8]) -> Vec<u8> {
-    let mut w = Writer::new();
-    let at = w.reserve_i32();
-    ResponseHeader {
-        correlation_id: corr,
-        ..Default::default()
-    }
-    .encode(&mut w, header_version)
-    .unwrap();
-    w.put(body);
-    let n = w.len() as i32 - 4;
-    w.patch_i32(at, n);
-    w.into_vec()
-}
+use common::response_frame as frame;
 
 /// What the client authenticated with: the OAUTHBEARER token, or the
 /// PLAIN user name.

@@ -34,8 +34,8 @@ use gregor::protocol::api_versions::{ApiVersion, ApiVersionsResponse};
 use gregor::protocol::metadata::{MetadataRequest, MetadataResponse, MetadataResponseBroker};
 use gregor::protocol::sasl_authenticate::SaslAuthenticateResponse;
 use gregor::protocol::sasl_handshake::SaslHandshakeResponse;
-use gregor::protocol::{Message, ResponseHeader};
-use gregor::wire::{Bytes, Writer};
+use gregor::protocol::Message;
+use gregor::wire::Bytes;
 
 fn env_or(var: &str, default: &str) -> String {
     std::env::var(var).unwrap_or_else(|_| default.to_string())
@@ -60,15 +60,7 @@ fn security_up() -> bool {
         .all(|a| common::service_up("the TLS and SASL test brokers", a))
 }
 
-fn cert(name: &str) -> String {
-    let dir = env_or("GREGOR_TEST_CERTS", "/tmp/gregor-services/certs");
-    let p = format!("{dir}/{name}");
-    assert!(
-        std::path::Path::new(&p).is_file(),
-        "{p} missing: run scripts/services.sh start security"
-    );
-    p
-}
+use common::cert;
 
 fn cfg(pairs: &[(&str, &str)]) -> Config {
     let mut c = Config::new();
@@ -395,20 +387,7 @@ fn read_req(s: &mut impl Read) -> Option<Req> {
     })
 }
 
-fn frame(corr: i32, header_version: i16, body: &[u8]) -> Vec<u8> {
-    let mut w = Writer::new();
-    let at = w.reserve_i32();
-    ResponseHeader {
-        correlation_id: corr,
-        ..Default::default()
-    }
-    .encode(&mut w, header_version)
-    .unwrap();
-    w.put(body);
-    let n = w.len() as i32 - 4;
-    w.patch_i32(at, n);
-    w.into_vec()
-}
+use common::response_frame as frame;
 
 fn api_versions(s: &mut impl Write, r: &Req, handshake_max: i16) {
     let mut resp = ApiVersionsResponse::default();

@@ -43,8 +43,8 @@ use gregor::protocol::txn_offset_commit::{
     TxnOffsetCommitRequest, TxnOffsetCommitResponse, TxnOffsetCommitResponsePartition,
     TxnOffsetCommitResponseTopic,
 };
-use gregor::protocol::{Message, Request, RequestHeader, ResponseHeader};
-use gregor::wire::{Reader, Writer};
+use gregor::protocol::{Message, Request, RequestHeader};
+use gregor::wire::Reader;
 
 /// TxnOffsetCommit requests received: version, decoded body, raw body.
 type Commits = Arc<Mutex<Vec<(i16, TxnOffsetCommitRequest, Vec<u8>)>>>;
@@ -57,20 +57,7 @@ struct Peer {
     answer: Arc<AtomicI16>,
 }
 
-fn frame(corr: i32, header_version: i16, body: &[u8]) -> Vec<u8> {
-    let mut w = Writer::new();
-    let at = w.reserve_i32();
-    ResponseHeader {
-        correlation_id: corr,
-        ..Default::default()
-    }
-    .encode(&mut w, header_version)
-    .unwrap();
-    w.put(body);
-    let n = w.len() as i32 - 4;
-    w.patch_i32(at, n);
-    w.into_vec()
-}
+use common::response_frame as frame;
 
 fn read_frame(s: &mut TcpStream) -> Option<Vec<u8>> {
     let mut size = [0u8; 4];

@@ -121,16 +121,23 @@ int main(void) {
     size_t n = gregor_mock_get_requests(mc, NULL, 0);
     gregor_mock_request reqs[512];
     n = gregor_mock_get_requests(mc, reqs, n < 512 ? n : 512);
-    int to1 = 0, to2 = 0;
+    int to1 = 0, to2 = 0, in_order = 1;
     for (size_t i = 0; i < n; i++) {
         to1 += reqs[i].api_key == 0 && reqs[i].broker_id == 1;
         to2 += reqs[i].api_key == 0 && reqs[i].broker_id == 2;
+        in_order &= i == 0 || reqs[i].timestamp_us >= reqs[i - 1].timestamp_us;
     }
+    CHECK(n > 0 && reqs[0].timestamp_us > 0 && in_order,
+          "each request's time (microseconds since the cluster started), in order");
     printf("Produce requests recorded: %d to broker 1, %d to broker 2\n", to1, to2);
     CHECK(to1 >= 3, "the mock recorded the two failed attempts and the retry on broker 1");
     CHECK(to2 >= 1, "and the Produce to the new leader");
     CHECK(gregor_mock_topic_create(mc, "orders", 1, 1) == 36, "creating it again: TOPIC_ALREADY_EXISTS");
     CHECK(gregor_mock_broker_set_down(mc, 9) != 0, "an unknown broker is an error");
+    CHECK(gregor_mock_partition_set_follower(mc, "orders", 0, 3) == 0,
+          "broker 3 named preferred read replica (KIP-392)");
+    CHECK(gregor_mock_partition_set_follower(mc, "orders", 0, 9) != 0,
+          "an unknown broker as follower is an error");
 
     gregor_mock_cluster_destroy(mc);
     printf("%s\n", failures ? "FAILED" : "all checks passed");

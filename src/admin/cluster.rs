@@ -162,6 +162,8 @@ impl AdminClient {
                 };
                 Ok(req)
             })?;
+            // Metadata v13's top-level error (KIP-1102)
+            check(r.error_code, None, "Metadata")?;
             let mut brokers: Vec<BrokerInfo> = r
                 .brokers
                 .into_iter()

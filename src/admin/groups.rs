@@ -22,6 +22,7 @@ use super::{
 };
 use crate::cluster::BrokerInfo;
 use crate::error::{local, Error, Result};
+use crate::protocol::consumer_group_describe as cgd;
 use crate::protocol::consumer_protocol::{decode_assignment, decode_subscription};
 use crate::protocol::delete_groups as dg;
 use crate::protocol::describe_groups as dgr;
@@ -119,8 +120,31 @@ pub struct MemberDescription {
     /// sent no metadata (it sends none unless the group is Stable); an
     /// error naming the member and what failed if the bytes do not decode.
     pub subscription: Option<Result<MemberSubscription>>,
-    /// The assignment decoded likewise.
+    /// The assignment decoded likewise. For a member of a "consumer"
+    /// type group (KIP-848) its current assignment (version -1: not from
+    /// the embedded consumer protocol), and its subscription the topic
+    /// names it subscribed to, with its rack (version -1).
     pub assignment: Option<Result<MemberAssignment>>,
+    /// What ConsumerGroupDescribe tells of a member of a "consumer" type
+    /// group (KIP-848); `None` for a classic group's member.
+    pub consumer: Option<ConsumerMemberState>,
+}
+
+/// A member of a "consumer" type group (KIP-848), from ConsumerGroupDescribe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsumerMemberState {
+    /// The member's epoch.
+    pub member_epoch: i32,
+    /// The member's rack.
+    pub rack_id: Option<String>,
+    /// The topic names it subscribed to.
+    pub subscribed_topic_names: Vec<String>,
+    /// The regex it subscribed with (KIP-848's server-side regex).
+    pub subscribed_topic_regex: Option<String>,
+    /// The partitions it owns (as it last reported them).
+    pub assignment: Vec<TopicPartition>,
+    /// The partitions the coordinator means it to own.
+    pub target_assignment: Vec<TopicPartition>,
 }
 
 /// A group described by its coordinator.
@@ -143,7 +167,21 @@ pub struct GroupDescription {
     pub authorized_operations: Option<Vec<AclOperation>>,
     /// The coordinator.
     pub coordinator: BrokerInfo,
+    /// The group's type: "consumer" for a group of the KIP-848 protocol
+    /// (described by ConsumerGroupDescribe), "classic" for one described by
+    /// DescribeGroups. For a "consumer" group, `protocol_type` is
+    /// "consumer" and `protocol` is the server-side assignor.
+    pub group_type: String,
+    /// The group epoch ("consumer" groups only).
+    pub group_epoch: Option<i32>,
+    /// The epoch of the group's target assignment ("consumer" groups only).
+    pub assignment_epoch: Option<i32>,
 }
+
+/// The group type of groups described by ConsumerGroupDescribe (KIP-848).
+pub const CONSUMER_GROUP_TYPE: &str = "consumer";
+/// The group type of groups described by DescribeGroups.
+pub const CLASSIC_GROUP_TYPE: &str = "classic";
 
 /// A committed offset: read from a group, or to set on one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -264,6 +302,76 @@ pub fn decode_member(
             .map_err(|e| failed("assignment", assignment.len(), e))
     });
     (sub, asg)
+}
+
+/// The partitions of a ConsumerGroupDescribe assignment, by name.
+fn described_partitions(a: &cgd::Assignment) -> Vec<TopicPartition> {
+    flatten(
+        a.topic_partitions
+            .iter()
+            .map(|t| (&t.topic_name, &t.partitions)),
+    )
+}
+
+/// A "consumer" type group from its ConsumerGroupDescribe entry.
+fn consumer_type_description(
+    g: cgd::DescribedGroup,
+    include_authorized_operations: bool,
+    coordinator: BrokerInfo,
+) -> GroupDescription {
+    let members = g
+        .members
+        .into_iter()
+        .map(|m| {
+            let assignment = described_partitions(&m.assignment);
+            let target_assignment = described_partitions(&m.target_assignment);
+            MemberDescription {
+                member_id: m.member_id,
+                group_instance_id: m.instance_id,
+                client_id: m.client_id,
+                client_host: m.client_host,
+                metadata: Vec::new(),
+                assignment_bytes: Vec::new(),
+                subscription: Some(Ok(MemberSubscription {
+                    version: -1,
+                    topics: m.subscribed_topic_names.clone(),
+                    user_data: None,
+                    owned_partitions: Vec::new(),
+                    generation_id: None,
+                    rack_id: m.rack_id.clone(),
+                })),
+                assignment: Some(Ok(MemberAssignment {
+                    version: -1,
+                    partitions: assignment.clone(),
+                    user_data: None,
+                })),
+                consumer: Some(ConsumerMemberState {
+                    member_epoch: m.member_epoch,
+                    rack_id: m.rack_id,
+                    subscribed_topic_names: m.subscribed_topic_names,
+                    subscribed_topic_regex: m.subscribed_topic_regex,
+                    assignment,
+                    target_assignment,
+                }),
+            }
+        })
+        .collect();
+    GroupDescription {
+        group_id: g.group_id,
+        state: g.group_state,
+        protocol_type: CONSUMER_PROTOCOL_TYPE.to_string(),
+        protocol: g.assignor_name,
+        members,
+        authorized_operations: if include_authorized_operations {
+            authorized_operations(g.authorized_operations)
+        } else {
+            None
+        },
+        coordinator,
+        group_type: CONSUMER_GROUP_TYPE.to_string(),
+        group_epoch: Some(g.group_epoch),
+        assignment_epoch: Some(g.assignment_epoch),
+    }
 }
 
 impl AdminClient {
@@ -489,14 +597,30 @@ impl AdminClient {
         Ok(out)
     }
 
-    /// Describes groups at their coordinators (DescribeGroups, one request
-    /// per coordinator); one result per distinct group, in order. For the
-    /// "consumer" protocol type each member's metadata and assignment are
-    /// decoded too (a member whose bytes do not decode gets an error of its
-    /// own; the rest of the group is still described). With
-    /// `include_authorized_operations` the broker is asked for the client's
-    /// operations on each group (v3+; older brokers are not asked and the
-    /// operations are `None`, as librdkafka does).
+    /// Describes groups at their coordinators, as librdkafka's
+    /// `DescribeConsumerGroups` (2.10+) and the Java client do: first with
+    /// ConsumerGroupDescribe (KIP-848; one request per coordinator), which
+    /// describes "consumer" type groups (their epochs, assignor, and each
+    /// member's epoch, subscription, current and target assignment); a
+    /// group it does not know as one (`GROUP_ID_NOT_FOUND`: a classic or
+    /// unknown group; `UNSUPPORTED_VERSION`), or every group of a
+    /// coordinator without ConsumerGroupDescribe, is described again with
+    /// DescribeGroups ([`GroupDescription::group_type`] "classic"). One
+    /// result per distinct group, in order.
+    ///
+    /// A ConsumerGroupDescribe answer with a negative group epoch is taken
+    /// as "not a consumer group" too: Kafka never gives a consumer group a
+    /// negative epoch, and a broker that answers classic groups this way
+    /// (nisshi 0.8.1 answers them with epoch -1 and no members, where Kafka
+    /// answers `GROUP_ID_NOT_FOUND`) would otherwise hide their members.
+    ///
+    /// For the "consumer" protocol type of a classic group each member's
+    /// metadata and assignment are decoded too (a member whose bytes do
+    /// not decode gets an error of its own; the rest of the group is still
+    /// described). With `include_authorized_operations` the broker is
+    /// asked for the client's operations on each group (DescribeGroups
+    /// v3+; older brokers are not asked and the operations are `None`, as
+    /// librdkafka does).
     ///
     /// # Errors
     /// A local error when no group could be asked; broker errors
@@ -509,9 +633,119 @@ impl AdminClient {
     ) -> Result<Vec<(String, Result<GroupDescription>)>> {
         let c = self.start(opts);
         let ids = distinct(groups)?;
-        let results = self.to_coordinators(
-            &c,
-            &ids,
+        // a cluster whose brokers lack ConsumerGroupDescribe (judged by any
+        // one of them) is asked with DescribeGroups alone; a coordinator
+        // without it in a cluster that has it answers the groups it
+        // coordinates `_UNSUPPORTED_FEATURE`, and they are asked again
+        let kip848 = self
+            .any(&c)
+            .and_then(|conn| conn.version_for::<cgd::ConsumerGroupDescribeRequest>(c.deadline))
+            .is_ok();
+        let first = if kip848 {
+            self.describe_consumer_type(&c, &ids, include_authorized_operations)
+        } else {
+            ids.iter()
+                .map(|_| Err(super::unsupported("no ConsumerGroupDescribe")))
+                .collect()
+        };
+        let mut out: Vec<Option<Result<GroupDescription>>> = ids.iter().map(|_| None).collect();
+        let mut classic = Vec::new();
+        for (i, r) in first.into_iter().enumerate() {
+            match r {
+                Ok(Some(g)) => out[i] = Some(Ok(g)),
+                Ok(None) => classic.push(i),
+                Err(e) if e.code() == local::UNSUPPORTED_FEATURE => classic.push(i),
+                Err(e) => out[i] = Some(Err(e)),
+            }
+        }
+        if !classic.is_empty() {
+            let gs: Vec<String> = classic.iter().map(|&i| ids[i].clone()).collect();
+            let rs = self.describe_classic(&c, &gs, include_authorized_operations);
+            for (&i, r) in classic.iter().zip(rs) {
+                out[i] = Some(r);
+            }
+        }
+        let results = out
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(Error::timed_out("no answer from the coordinator"))))
+            .collect();
+        Ok(ids.into_iter().zip(collapse(results)?).collect())
+    }
+
+    /// ConsumerGroupDescribe of `ids` (KIP-848): `Ok(None)` for a group to
+    /// describe with DescribeGroups instead.
+    fn describe_consumer_type(
+        &self,
+        c: &Call,
+        ids: &[String],
+        include_authorized_operations: bool,
+    ) -> Vec<Result<Option<GroupDescription>>> {
+        self.to_coordinators(
+            c,
+            ids,
+            |gs, _| {
+                Ok(cgd::ConsumerGroupDescribeRequest {
+                    group_ids: gs.to_vec(),
+                    include_authorized_operations,
+                    ..Default::default()
+                })
+            },
+            |resp, gs, _, coordinator_id| {
+                let coordinator = self.broker_info(coordinator_id);
+                let mut got: BTreeMap<String, cgd::DescribedGroup> = resp
+                    .groups
+                    .into_iter()
+                    .map(|g| (g.group_id.clone(), g))
+                    .collect();
+                gs.iter()
+                    .map(|id| {
+                        let g = got.remove(id).ok_or_else(|| {
+                            missing(format!("group {id}"), "ConsumerGroupDescribe")
+                        })?;
+                        if matches!(
+                            KafkaCode(g.error_code),
+                            KafkaCode::GROUP_ID_NOT_FOUND | KafkaCode::UNSUPPORTED_VERSION
+                        ) || (g.error_code == 0 && g.group_epoch < 0)
+                        {
+                            return Ok(None);
+                        }
+                        group_error(g.error_code, g.error_message.as_deref(), id)?;
+                        Ok(Some(consumer_type_description(
+                            g,
+                            include_authorized_operations,
+                            coordinator.clone(),
+                        )))
+                    })
+                    .collect()
+            },
+        )
+    }
+
+    /// The broker `id` as metadata knows it (no host, port -1 if not).
+    fn broker_info(&self, id: i32) -> BrokerInfo {
+        self.cluster
+            .snapshot()
+            .brokers
+            .get(&id)
+            .cloned()
+            .unwrap_or(BrokerInfo {
+                id,
+                host: String::new(),
+                port: -1,
+                rack: None,
+            })
+    }
+
+    /// DescribeGroups of `ids` (classic groups).
+    fn describe_classic(
+        &self,
+        c: &Call,
+        ids: &[String],
+        include_authorized_operations: bool,
+    ) -> Vec<Result<GroupDescription>> {
+        self.to_coordinators(
+            c,
+            ids,
             |gs, v| {
                 Ok(dgr::DescribeGroupsRequest {
                     groups: gs.to_vec(),
@@ -520,18 +754,7 @@ impl AdminClient {
                 })
             },
             |resp, gs, v, coordinator_id| {
-                let coordinator = self
-                    .cluster
-                    .snapshot()
-                    .brokers
-                    .get(&coordinator_id)
-                    .cloned()
-                    .unwrap_or(BrokerInfo {
-                        id: coordinator_id,
-                        host: String::new(),
-                        port: -1,
-                        rack: None,
-                    });
+                let coordinator = self.broker_info(coordinator_id);
                 let mut got: BTreeMap<String, dgr::DescribedGroup> = resp
                     .groups
                     .into_iter()
@@ -565,6 +788,7 @@ impl AdminClient {
                                     assignment_bytes,
                                     subscription,
                                     assignment,
+                                    consumer: None,
                                 }
                             })
                             .collect();
@@ -580,12 +804,14 @@ impl AdminClient {
                                 None
                             },
                             coordinator: coordinator.clone(),
+                            group_type: CLASSIC_GROUP_TYPE.to_string(),
+                            group_epoch: None,
+                            assignment_epoch: None,
                         })
                     })
                     .collect()
             },
-        );
-        Ok(ids.into_iter().zip(collapse(results)?).collect())
+        )
     }
 
     /// Deletes groups at their coordinators (DeleteGroups; only empty

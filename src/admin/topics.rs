@@ -635,7 +635,10 @@ impl AdminClient {
                 };
                 Ok(req)
             })
-            .map(|(r, _)| r)
+            .and_then(|(r, _)| {
+                // Metadata v13's top-level error (KIP-1102)
+                check(r.error_code, None, "Metadata").map(|()| r)
+            })
         })
     }
 }

@@ -571,6 +571,8 @@ impl Cluster {
             ));
         }
         let mut asked = 0;
+        // at most one re-bootstrap a call on a broker's REBOOTSTRAP_REQUIRED
+        let mut told_to_rebootstrap = false;
         loop {
             if asked == candidates.len() {
                 // Every known broker failed (or the trigger time passed
@@ -584,7 +586,7 @@ impl Cluster {
                 {
                     break;
                 }
-                self.rebootstrap();
+                self.rebootstrap("no metadata from the known brokers");
                 candidates = self.metadata_candidates();
                 asked = 0;
                 if candidates.is_empty() {
@@ -629,6 +631,34 @@ impl Cluster {
                 .send_at(&req, version, deadline)
                 .and_then(|p| p.wait_until(deadline))
             {
+                // Metadata v13's top-level error (KIP-1102): no metadata in
+                // this answer. REBOOTSTRAP_REQUIRED sends the client back to
+                // bootstrap.servers at once, as librdkafka and the Java
+                // client do (unless metadata.recovery.strategy=none).
+                Ok(resp) if resp.error_code != 0 => {
+                    let code = KafkaCode::from(resp.error_code);
+                    log::debug!(
+                        log,
+                        ctx::METADATA,
+                        "METADATA",
+                        "{}: Metadata response: top-level error {code}",
+                        conn.name()
+                    );
+                    errors.push(Error::kafka(code, format!("Metadata from {}", conn.name())));
+                    if code == KafkaCode::REBOOTSTRAP_REQUIRED
+                        && !told_to_rebootstrap
+                        && !self.inner.from_zk
+                        && self.inner.recovery.required()
+                    {
+                        told_to_rebootstrap = true;
+                        self.rebootstrap("the broker answered REBOOTSTRAP_REQUIRED");
+                        candidates = self.metadata_candidates();
+                        asked = 0;
+                        if candidates.is_empty() {
+                            break;
+                        }
+                    }
+                }
                 Ok(resp) => {
                     let meta = Metadata::from_response(&resp, conn.name());
                     log::debug!(
@@ -665,7 +695,7 @@ impl Cluster {
                 .recovery
                 .rebootstrap_after_failure(false, Instant::now())
         {
-            self.rebootstrap();
+            self.rebootstrap("no metadata from the known brokers");
         }
         self.check_open()?;
         // Every broker refused our certificate check or credentials: that
@@ -708,13 +738,12 @@ impl Cluster {
     /// KIP-899: forgets the learned brokers (their connections are dropped,
     /// every topic is stale) so the next metadata request goes to
     /// `bootstrap.servers`.
-    fn rebootstrap(&self) {
+    fn rebootstrap(&self, why: &str) {
         log::at!(
             self.inner.net.log,
             crate::log::level::NOTICE,
             "REBOOTSTRAP",
-            "Starting re-bootstrap sequence: no metadata from the known brokers; \
-             asking bootstrap.servers {}",
+            "Starting re-bootstrap sequence: {why}; asking bootstrap.servers {}",
             self.bootstrap().join(",")
         );
         {

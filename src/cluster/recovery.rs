@@ -8,7 +8,8 @@
 //! forgetting the brokers it learned, when every known broker fails a
 //! metadata request, or when no metadata has arrived for
 //! `metadata.recovery.rebootstrap.trigger.ms` since the first request after
-//! the last answer (KIP-1102). With `none` it keeps asking the brokers of
+//! the last answer (KIP-1102), or when a broker answers Metadata (v13+)
+//! with REBOOTSTRAP_REQUIRED (KIP-1102). With `none` it keeps asking the brokers of
 //! the last answer, whatever happens to them.
 
 use std::sync::Mutex;
@@ -83,6 +84,19 @@ impl Recovery {
         s.failing_since = None;
     }
 
+    /// A broker answered REBOOTSTRAP_REQUIRED (KIP-1102): whether to
+    /// re-bootstrap (not with the strategy `none`). If so, the state is
+    /// back to bootstrapping.
+    pub(super) fn required(&self) -> bool {
+        if self.strategy == Strategy::None {
+            return false;
+        }
+        let mut s = self.state();
+        s.bootstrapped = false;
+        s.failing_since = None;
+        true
+    }
+
     /// After a failed metadata request to the known brokers (`all_failed`:
     /// every one of them was asked and failed): whether to re-bootstrap
     /// now. If so, the state is back to bootstrapping.
@@ -138,5 +152,12 @@ mod tests {
         none.started(t0);
         assert!(!none.rebootstrap_after_failure(true, t0 + Duration::from_secs(1000)));
         assert!(!none.bootstrapping());
+        assert!(!none.required());
+        assert!(!none.bootstrapping());
+        // REBOOTSTRAP_REQUIRED: back to bootstrap.servers at once
+        let r = Recovery::new(Strategy::Rebootstrap, Duration::from_secs(300));
+        r.answered();
+        assert!(r.required());
+        assert!(r.bootstrapping());
     }
 }

@@ -327,7 +327,14 @@ impl Control {
             HashMap::new()
         } else if let Some(group) = &s.group_id {
             let tps: Vec<Tp> = stored.iter().map(|x| x.0.clone()).collect();
-            match offset_fetch(&self.cluster, group, s.read_committed, &tps, deadline) {
+            match offset_fetch(
+                &self.cluster,
+                group,
+                Some(&self.shared),
+                s.read_committed,
+                &tps,
+                deadline,
+            ) {
                 Ok(m) => m,
                 Err(e) => tps.into_iter().map(|tp| (tp, Err(e.clone()))).collect(),
             }
@@ -706,12 +713,13 @@ pub(crate) type Committed = (i64, i32, Option<String>);
 pub(crate) fn offset_fetch(
     cluster: &Cluster,
     group: &str,
+    member: Option<&Shared>,
     require_stable: bool,
     tps: &[Tp],
     deadline: Instant,
 ) -> Result<HashMap<Tp, Result<(i64, i32)>>> {
     Ok(
-        offset_fetch_full(cluster, group, require_stable, tps, deadline)?
+        offset_fetch_full(cluster, group, member, require_stable, tps, deadline)?
             .into_iter()
             .map(|(k, v)| (k, v.map(|(o, e, _)| (o, e))))
             .collect(),
@@ -719,13 +727,46 @@ pub(crate) fn offset_fetch(
 }
 
 /// The committed offsets of `group` for `tps`: (offset or -1 for none,
-/// leader epoch or -1), per partition. Needs no group membership.
+/// leader epoch or -1), per partition. Needs no group membership; a
+/// KIP-848 member (`member`'s [`Shared::member_epoch`]) sends its member id
+/// and epoch (OffsetFetch v9+, KIP-848), and a `STALE_MEMBER_EPOCH` answer
+/// is retried with the epoch the next heartbeat brings, as the Java client
+/// retries it while the member has an epoch.
 ///
 /// # Errors
 /// When the coordinator cannot be found or the request fails as a whole.
 pub(crate) fn offset_fetch_full(
     cluster: &Cluster,
     group: &str,
+    member: Option<&Shared>,
+    require_stable: bool,
+    tps: &[Tp],
+    deadline: Instant,
+) -> Result<HashMap<Tp, Result<Committed>>> {
+    let mut stale = 0;
+    loop {
+        let me = member.and_then(Shared::member_epoch);
+        let r = offset_fetch_once(cluster, group, me.as_ref(), require_stable, tps, deadline);
+        let backoff = cluster.retry_backoff(stale);
+        match r {
+            Err(e)
+                if me.is_some()
+                    && e.kafka_code() == Some(KafkaCode::STALE_MEMBER_EPOCH)
+                    && Instant::now() + backoff < deadline =>
+            {
+                std::thread::sleep(backoff);
+                stale += 1;
+            }
+            r => return r,
+        }
+    }
+}
+
+/// One [`offset_fetch_full`], retrying coordinator errors.
+fn offset_fetch_once(
+    cluster: &Cluster,
+    group: &str,
+    member: Option<&(String, i32)>,
     require_stable: bool,
     tps: &[Tp],
     deadline: Instant,
@@ -741,8 +782,8 @@ pub(crate) fn offset_fetch_full(
             OffsetFetchRequest {
                 groups: vec![OffsetFetchRequestGroup {
                     group_id: group.to_string(),
-                    member_id: None,
-                    member_epoch: -1,
+                    member_id: member.map(|m| m.0.clone()),
+                    member_epoch: member.map_or(-1, |m| m.1),
                     topics: Some(
                         by_topic
                             .iter()

@@ -669,12 +669,12 @@ impl Fetcher {
         if code.action() == ErrorAction::RefreshMetadataAndRetry {
             self.cluster.invalidate(&key.0);
             p.leader = -1;
-            // An unknown topic or topic ID is the application's business;
-            // leadership moves are not.
-            let ev = if matches!(
-                code,
-                KafkaCode::UNKNOWN_TOPIC_OR_PARTITION | KafkaCode::UNKNOWN_TOPIC_ID
-            ) {
+            // An unknown topic ID is the application's business; leadership
+            // moves are not, nor is a Fetch's UNKNOWN_TOPIC_OR_PARTITION
+            // (librdkafka's fetcher handles it itself: metadata refresh and
+            // retry); a topic that is really gone is reported by the
+            // metadata lookup that follows.
+            let ev = if code == KafkaCode::UNKNOWN_TOPIC_ID {
                 p.report(Error::kafka(code, ctx))
             } else {
                 None

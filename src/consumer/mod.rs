@@ -621,6 +621,7 @@ impl Consumer {
         let found = control::offset_fetch_full(
             &self.cluster,
             group,
+            Some(&self.shared),
             self.shared.settings.read_committed,
             &keys,
             deadline,

@@ -331,6 +331,10 @@ pub(crate) struct Shared {
     /// The application's event-loop trigger (see `crate::net::wakeup`):
     /// signalled under the state's lock whenever something is queued.
     pub wakeup: Arc<crate::net::wakeup::Wakeup>,
+    /// The KIP-848 member's id and epoch while it has an epoch (> 0), which
+    /// OffsetFetch v9+ carries (KIP-848); `None` for classic members and
+    /// consumers without a group.
+    pub member_epoch: Mutex<Option<(String, i32)>>,
 }
 
 impl Shared {
@@ -358,7 +362,16 @@ impl Shared {
             work: Condvar::new(),
             settings,
             wakeup: crate::net::wakeup::Wakeup::new(),
+            member_epoch: Mutex::new(None),
         }
+    }
+
+    /// The KIP-848 member id and epoch for OffsetFetch, if any.
+    pub fn member_epoch(&self) -> Option<(String, i32)> {
+        self.member_epoch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     pub fn lock(&self) -> MutexGuard<'_, State> {

@@ -29,6 +29,9 @@ pub struct gregor_mock_request {
     pub api_key: i16,
     /// Its version.
     pub api_version: i16,
+    /// When the broker read it: microseconds since the cluster started, on
+    /// the monotonic clock (as `rd_kafka_mock_request_timestamp`).
+    pub timestamp_us: i64,
 }
 
 fn err(e: MockError) -> Error {
@@ -118,6 +121,26 @@ pub extern "C" fn gregor_mock_partition_set_leader(
         mc(mcluster)?
             .inner
             .set_partition_leader(c_str(topic, "topic")?, partition, broker_id)
+            .map_err(err)
+    })
+}
+
+/// Makes `broker_id` (-1: none) the follower the leader of partition
+/// `partition` of `topic` names as preferred read replica (KIP-392) to a
+/// consumer that sends its rack (`client.rack`), and which serves that
+/// consumer's fetches (librdkafka's `rd_kafka_mock_partition_set_follower`).
+/// `GREGOR_ERR__UNKNOWN_TOPIC` for an unknown partition.
+#[no_mangle]
+pub extern "C" fn gregor_mock_partition_set_follower(
+    mcluster: *mut gregor_mock_cluster,
+    topic: *const c_char,
+    partition: i32,
+    broker_id: i32,
+) -> c_int {
+    guard_code(ptr::null_mut(), 0, || {
+        mc(mcluster)?
+            .inner
+            .set_partition_follower(c_str(topic, "topic")?, partition, broker_id)
             .map_err(err)
     })
 }
@@ -311,6 +334,11 @@ pub extern "C" fn gregor_mock_get_requests(
                 broker_id: r.broker,
                 api_key: r.api_key,
                 api_version: r.api_version,
+                timestamp_us: i64::try_from(
+                    r.at.saturating_duration_since(m.inner.started())
+                        .as_micros(),
+                )
+                .unwrap_or(i64::MAX),
             })
             .collect();
         if !out.is_null() {

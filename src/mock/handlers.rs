@@ -54,8 +54,17 @@ fn auto_create(st: &mut State, name: &str) {
 }
 
 pub(crate) fn metadata(ctx: &Ctx<'_>, req: MetadataRequest) -> Option<MetadataResponse> {
-    let mut st = ctx.shared.lock();
     let v = ctx.version;
+    // KIP-1102: an injected REBOOTSTRAP_REQUIRED is the whole answer of a
+    // v13+ request, in its top-level error code (other injected errors go
+    // to every topic, as before v13)
+    if v >= 13 && ctx.inject == Some(code::REBOOTSTRAP_REQUIRED) {
+        return Some(MetadataResponse {
+            error_code: code::REBOOTSTRAP_REQUIRED,
+            ..Default::default()
+        });
+    }
+    let mut st = ctx.shared.lock();
     // v0 has no null: an empty list means every topic; v1+ null means every topic.
     let wanted: Option<Vec<MetadataRequestTopic>> = match req.topics {
         Some(t) if !(t.is_empty() && v == 0) => Some(t),
@@ -404,6 +413,7 @@ fn fetch_partition(
     topic: &str,
     fp: &fetch::FetchPartition,
     read_committed: bool,
+    rack: &str,
     budget: &mut usize,
 ) -> fetch::PartitionData {
     let mut d = fetch::PartitionData {
@@ -412,6 +422,10 @@ fn fetch_partition(
         last_stable_offset: -1,
         log_start_offset: -1,
         aborted_transactions: None,
+        // Kafka answers an error or a redirect with empty records, not null
+        // (FetchResponse.partitionResponse: MemoryRecords.EMPTY); librdkafka
+        // cannot parse a null MessageSet.
+        records: Some(Vec::new().into()),
         ..Default::default()
     };
     let Some(p) = part(st, topic, fp.partition) else {
@@ -422,7 +436,11 @@ fn fetch_partition(
         d.error_code = e;
         return d;
     }
-    if p.leader != ctx.broker {
+    // KIP-392: the follower named with set_partition_follower serves a
+    // consumer's fetches (Fetch v11+ carries the consumer's rack; Kafka lets
+    // such a consumer read from any in-sync replica).
+    let on_follower = ctx.version >= 11 && p.follower == ctx.broker;
+    if p.leader != ctx.broker && !on_follower {
         d.error_code = code::NOT_LEADER_OR_FOLLOWER;
         if ctx.version >= 12 {
             d.current_leader = fetch::LeaderIdAndEpoch {
@@ -444,6 +462,18 @@ fn fetch_partition(
     d.high_watermark = p.end;
     d.last_stable_offset = p.last_stable();
     d.log_start_offset = p.log_start;
+    if ctx.version >= 11
+        && !rack.is_empty()
+        && p.leader == ctx.broker
+        && p.follower != -1
+        && p.follower != ctx.broker
+    {
+        // KIP-392: the leader names the preferred read replica to a consumer
+        // that sent its rack, with no records (as Kafka's ReplicaManager does
+        // when its replica selector picks another replica).
+        d.preferred_read_replica = p.follower;
+        return d;
+    }
     if fp.fetch_offset < p.log_start || fp.fetch_offset > p.end {
         d.error_code = code::OFFSET_OUT_OF_RANGE;
         return d;
@@ -649,17 +679,27 @@ pub(crate) fn fetch(ctx: &Ctx<'_>, req: FetchRequest) -> Option<FetchResponse> {
         let mut datas = Vec::new();
         for w in &wants {
             let d = match &w.topic {
-                Some(n) => fetch_partition(&st, ctx, n, &w.fp, read_committed, &mut budget),
+                Some(n) => fetch_partition(
+                    &st,
+                    ctx,
+                    n,
+                    &w.fp,
+                    read_committed,
+                    &req.rack_id,
+                    &mut budget,
+                ),
                 None => fetch::PartitionData {
                     partition_index: w.fp.partition,
                     error_code: code::UNKNOWN_TOPIC_ID,
                     high_watermark: -1,
+                    records: Some(Vec::new().into()),
                     ..Default::default()
                 },
             };
             let records = d.records.as_ref().map_or(0, |r| r.len());
             total += records;
-            if d.error_code != code::NONE {
+            // A redirect to the preferred read replica is answered at once.
+            if d.error_code != code::NONE || d.preferred_read_replica != -1 {
                 any_error = true;
                 if d.error_code == code::NOT_LEADER_OR_FOLLOWER
                     && !leaders.contains(&d.current_leader.leader_id)

@@ -2,9 +2,10 @@
 //! the Kafka protocol with gregor's own codecs (server side), for tests of
 //! applications and of gregor itself, and for the demo when no broker is at
 //! hand. Its shape follows librdkafka's mock cluster (rdkafka_mock.h): create
-//! topics with leaders per partition, move leaders, take brokers down and up,
-//! delay responses, inject errors per API, pin coordinators, cap API
-//! versions and record requests.
+//! topics with leaders per partition, move leaders, name a preferred read
+//! replica (KIP-392), take brokers down and up, delay responses, inject
+//! errors per API, pin coordinators, cap API versions and record requests
+//! (broker, API, version and when each came).
 //!
 //! Each broker owns a `std::net` listener and one thread per connection; the
 //! cluster's state (topics, logs, groups, transactions) sits under one mutex
@@ -32,7 +33,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::net::TcpListener;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub use state::TrackedRequest;
 use state::{BrokerState, State};
@@ -129,6 +130,7 @@ impl Builder {
     /// # Errors
     /// No brokers, too many, or a port that cannot be bound.
     pub fn build(self) -> Result<Cluster, MockError> {
+        let started = Instant::now();
         if self.brokers == 0 || self.brokers > 1000 {
             return Err(MockError::Invalid(format!(
                 "broker count {} (1..=1000)",
@@ -186,13 +188,14 @@ impl Builder {
             server::start_listener(&shared, id, l);
         }
         groups::start_ticker(&shared);
-        Ok(Cluster { shared })
+        Ok(Cluster { shared, started })
     }
 }
 
 /// A running mock cluster; dropping it stops every broker.
 pub struct Cluster {
     shared: Arc<Shared>,
+    started: Instant,
 }
 
 impl fmt::Debug for Cluster {
@@ -237,6 +240,12 @@ impl Cluster {
     /// The broker IDs, in order.
     pub fn broker_ids(&self) -> Vec<i32> {
         self.shared.lock().brokers.iter().map(|b| b.id).collect()
+    }
+
+    /// When the cluster started: the origin of the C API's request
+    /// timestamps (`gregor_mock_request.timestamp_us`).
+    pub fn started(&self) -> Instant {
+        self.started
     }
 
     /// The cluster ID Metadata reports.
@@ -314,6 +323,42 @@ impl Cluster {
             p.leader_epoch += 1;
             let (epoch, end) = (p.leader_epoch, p.end);
             p.epochs.push((epoch, end));
+            if broker != -1 && !p.replicas.contains(&broker) {
+                p.replicas.push(broker);
+            }
+            Ok(())
+        })
+    }
+
+    /// Makes `broker` (-1: none) the follower a partition's leader names as
+    /// preferred read replica (KIP-392) to a consumer that sends its rack
+    /// (`client.rack`, Fetch v11+), as a broker with
+    /// `replica.selector.class=RackAwareReplicaSelector` names the replica in
+    /// the consumer's rack; that follower then serves the consumer's fetches
+    /// (librdkafka's `rd_kafka_mock_partition_set_follower`).
+    ///
+    /// # Errors
+    /// Unknown topic, partition or broker.
+    pub fn set_partition_follower(
+        &self,
+        topic: &str,
+        partition: i32,
+        broker: i32,
+    ) -> Result<(), MockError> {
+        self.with(|st| {
+            if broker != -1 && st.broker(broker).is_none() {
+                return Err(MockError::UnknownBroker(broker));
+            }
+            let p = st
+                .topics
+                .get_mut(topic)
+                .and_then(|t| {
+                    usize::try_from(partition)
+                        .ok()
+                        .and_then(|i| t.partitions.get_mut(i))
+                })
+                .ok_or_else(|| MockError::UnknownTopic(format!("{topic} [{partition}]")))?;
+            p.follower = broker;
             if broker != -1 && !p.replicas.contains(&broker) {
                 p.replicas.push(broker);
             }
@@ -477,7 +522,7 @@ impl Cluster {
         });
     }
 
-    /// Starts recording every request (broker, API, version).
+    /// Starts recording every request (broker, API, version, when it came).
     pub fn start_request_tracking(&self) {
         let _ = self.with(|st| {
             st.tracking.get_or_insert_with(Vec::new);

@@ -274,6 +274,7 @@ fn handle(shared: &Shared, broker: i32, frame: &[u8]) -> Outcome {
                 broker,
                 api_key,
                 api_version: version,
+                at: std::time::Instant::now(),
             });
         }
         let range = advertised(&st, api_key);

@@ -46,6 +46,7 @@ pub(crate) mod code {
     pub const UNSTABLE_OFFSET_COMMIT: i16 = 88;
     pub const PRODUCER_FENCED: i16 = 90;
     pub const UNKNOWN_TOPIC_ID: i16 = 100;
+    pub const REBOOTSTRAP_REQUIRED: i16 = 129;
 }
 
 /// A random 64-bit value from std's per-process hash keys (no RNG dependency).
@@ -117,6 +118,10 @@ pub(crate) struct Partition {
     pub aborted: Vec<(i64, i64, i64)>,
     /// Where each leader epoch started: (epoch, start offset).
     pub epochs: Vec<(i32, i64)>,
+    /// The follower the leader names as preferred read replica to a consumer
+    /// that sends its rack (KIP-392), and which serves that consumer's
+    /// fetches; -1: none, the leader serves every fetch.
+    pub follower: i32,
 }
 
 impl Partition {
@@ -132,6 +137,7 @@ impl Partition {
             ongoing: BTreeMap::new(),
             aborted: Vec::new(),
             epochs: vec![(0, 0)],
+            follower: -1,
         }
     }
 
@@ -262,6 +268,9 @@ pub struct TrackedRequest {
     pub api_key: i16,
     /// Its version.
     pub api_version: i16,
+    /// When the broker read it (librdkafka's `rd_kafka_mock_request_timestamp`,
+    /// on the monotonic clock).
+    pub at: Instant,
 }
 
 /// Everything the brokers share.

@@ -296,6 +296,16 @@ fn init_producer_id(sh: &Shared) {
             );
             acc.pid_retry_at = Some(Instant::now() + backoff);
         }
+        // the producer is being destroyed: nothing to report (librdkafka
+        // is quiet here too)
+        Err(e) if e.code() == local::DESTROY => {
+            log::debug!(
+                sh.cluster.log(),
+                ctx::EOS,
+                "PIDSTATE",
+                "No producer id acquired before the producer was destroyed"
+            );
+        }
         Err(e) => {
             log::at!(
                 sh.cluster.log(),

@@ -140,3 +140,34 @@ pub fn create_topic(name: &str, partitions: i32) {
     }
     panic!("topic {name} did not get leaders");
 }
+
+/// A response frame as a broker writes it: size, a response header
+/// (`header_version` 0 or 1) for `corr`, then `body`. For the scripted
+/// peers of the network, security and event tests.
+pub fn response_frame(corr: i32, header_version: i16, body: &[u8]) -> Vec<u8> {
+    let mut w = gregor::wire::Writer::new();
+    let at = w.reserve_i32();
+    gregor::protocol::ResponseHeader {
+        correlation_id: corr,
+        ..Default::default()
+    }
+    .encode(&mut w, header_version)
+    .unwrap();
+    w.put(body);
+    let n = w.len() as i32 - 4;
+    w.patch_i32(at, n);
+    w.into_vec()
+}
+
+/// The path of a test certificate written by `scripts/services.sh start
+/// security` (`$GREGOR_TEST_CERTS`).
+pub fn cert(name: &str) -> String {
+    let dir = std::env::var("GREGOR_TEST_CERTS")
+        .unwrap_or_else(|_| "/tmp/gregor-services/certs".to_string());
+    let p = format!("{dir}/{name}");
+    assert!(
+        std::path::Path::new(&p).is_file(),
+        "{p} missing: run scripts/services.sh start security"
+    );
+    p
+}

@@ -6,6 +6,8 @@
 //! call returns.
 #![allow(dead_code)]
 
+pub mod any;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Mutex;

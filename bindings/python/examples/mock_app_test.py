@@ -70,6 +70,10 @@ class OrdersTest(unittest.TestCase):
         produce_to = [r.broker_id for r in self.cluster.requests() if r.api_key == PRODUCE]
         self.assertGreaterEqual(len(produce_to), 4, produce_to)  # 2 failed + 1 retry + 1 on broker 2
         self.assertEqual(produce_to[-1], 2)
+        # when each request came (microseconds since the cluster started), in order
+        times = [r.timestamp_us for r in self.cluster.requests()]
+        self.assertEqual(times, sorted(times))
+        self.assertGreater(times[0], 0)
 
     def test_context_manager_and_errors(self):
         with Cluster(1) as c:
@@ -80,6 +84,9 @@ class OrdersTest(unittest.TestCase):
                 c.create_topic("t", 2)
             with self.assertRaises(Exception):
                 c.broker_down(7)
+            c.set_partition_follower("t", 1, 1)  # KIP-392, for consumers with a rack
+            with self.assertRaises(Exception):
+                c.set_partition_follower("t", 5, 1)
         with self.assertRaises(Exception):
             c.create_topic("u")
 

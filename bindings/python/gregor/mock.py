@@ -24,7 +24,12 @@ __all__ = ["Cluster", "TrackedRequest"]
 
 
 class _Request(Structure):
-    _fields_ = [("broker_id", c_int32), ("api_key", c_int16), ("api_version", c_int16)]
+    _fields_ = [
+        ("broker_id", c_int32),
+        ("api_key", c_int16),
+        ("api_version", c_int16),
+        ("timestamp_us", c_int64),
+    ]
 
 
 P = c_void_p
@@ -35,6 +40,7 @@ EXTRA.update(
         "gregor_mock_cluster_destroy": (None, [P]),
         "gregor_mock_topic_create": (c_int, [P, c_char_p, c_int, c_int]),
         "gregor_mock_partition_set_leader": (c_int, [P, c_char_p, c_int32, c_int32]),
+        "gregor_mock_partition_set_follower": (c_int, [P, c_char_p, c_int32, c_int32]),
         "gregor_mock_broker_set_down": (c_int, [P, c_int32]),
         "gregor_mock_broker_set_up": (c_int, [P, c_int32]),
         "gregor_mock_broker_set_rtt": (c_int, [P, c_int32, c_int]),
@@ -57,16 +63,19 @@ EXTRA.update(
 
 
 class TrackedRequest(tuple):
-    """One request a mock broker received: ``(broker_id, api_key, api_version)``."""
+    """One request a mock broker received:
+    ``(broker_id, api_key, api_version, timestamp_us)``, the time in
+    microseconds since the cluster started (monotonic)."""
 
     __slots__ = ()
 
-    def __new__(cls, broker_id, api_key, api_version):
-        return super().__new__(cls, (broker_id, api_key, api_version))
+    def __new__(cls, broker_id, api_key, api_version, timestamp_us=0):
+        return super().__new__(cls, (broker_id, api_key, api_version, timestamp_us))
 
     broker_id = property(lambda self: self[0])
     api_key = property(lambda self: self[1])
     api_version = property(lambda self: self[2])
+    timestamp_us = property(lambda self: self[3])
 
 
 def _check(rc, what):
@@ -122,6 +131,14 @@ class Cluster:
             "set_partition_leader",
         )
 
+    def set_partition_follower(self, topic, partition, broker_id):
+        """The follower (-1: none) the leader of ``topic`` [``partition``] names as
+        preferred read replica (KIP-392) to a consumer that sends its rack."""
+        _check(
+            lib.gregor_mock_partition_set_follower(self._handle(), cstr(topic), partition, broker_id),
+            "set_partition_follower",
+        )
+
     def broker_down(self, broker_id):
         _check(lib.gregor_mock_broker_set_down(self._handle(), broker_id), "broker_down")
 
@@ -172,7 +189,10 @@ class Cluster:
         n = lib.gregor_mock_get_requests(h, None, 0)
         arr = (_Request * max(n, 1))()
         n = min(n, lib.gregor_mock_get_requests(h, arr, n))
-        return [TrackedRequest(r.broker_id, r.api_key, r.api_version) for r in arr[:n]]
+        return [
+            TrackedRequest(r.broker_id, r.api_key, r.api_version, r.timestamp_us)
+            for r in arr[:n]
+        ]
 
     def clear_requests(self):
         _check(lib.gregor_mock_clear_requests(self._handle()), "clear_requests")

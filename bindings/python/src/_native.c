@@ -152,6 +152,20 @@ double monotonic_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The next wait of a sliced wait (poll, consume, flush): SLICE_MS, or, when
+ * `bounded`, what is left before `deadline` (monotonic_s) if that is less,
+ * never below 0. */
+int slice_ms(int bounded, double deadline)
+{
+    double left;
+    if (!bounded)
+        return SLICE_MS;
+    left = (deadline - monotonic_s()) * 1000.0;
+    if (left <= 0)
+        return 0;
+    return left < SLICE_MS ? (int)left : SLICE_MS;
+}
+
 /* A timeout argument in seconds (None or negative: infinite) as ms
  * (-1 infinite), as gregor._lib.ms. */
 int timeout_ms_arg(PyObject *o, long long *out)

@@ -242,14 +242,7 @@ static PyObject *Consumer_poll(ConsumerObject *self, PyObject *const *args, Py_s
     if (tms > 0)
         deadline = monotonic_s() + (tms - SLICE_MS) / 1000.0;
     for (;;) {
-        int wait = SLICE_MS;
-        if (tms > 0) {
-            double left = deadline - monotonic_s();
-            if (left < 0)
-                left = 0;
-            if (left * 1000.0 < wait)
-                wait = (int)(left * 1000.0);
-        }
+        int wait = slice_ms(tms > 0, deadline);
         m = poll_once(self, p, wait);
         if (m != Py_None)
             return m;

@@ -67,6 +67,7 @@ PyObject *ts_tuple(int type, int64_t ts);
 PyObject *kafka_error(int code, const char *reason);
 PyObject *raise_code(int code, const char *errstr, PyObject *reason);
 double monotonic_s(void);
+int slice_ms(int bounded, double deadline);
 int timeout_ms_arg(PyObject *o, long long *out);
 int raise_stored(PyObject **slot);
 void keep_error(PyObject **slot);

@@ -603,14 +603,7 @@ static PyObject *Producer_poll(ProducerObject *self, PyObject *const *args, Py_s
     if (tms > 0)
         deadline = monotonic_s() + tms / 1000.0;
     for (;;) {
-        int wait = SLICE_MS;
-        if (tms > 0) {
-            double left = deadline - monotonic_s();
-            if (left < 0)
-                left = 0;
-            if (left * 1000.0 < wait)
-                wait = (int)(left * 1000.0);
-        }
+        int wait = slice_ms(tms > 0, deadline);
         Py_BEGIN_ALLOW_THREADS
         n = p_gregor_producer_poll(p, wait);
         Py_END_ALLOW_THREADS
@@ -645,14 +638,7 @@ static PyObject *Producer_flush(ProducerObject *self, PyObject *const *args, Py_
     if (tms >= 0)
         deadline = monotonic_s() + tms / 1000.0;
     for (;;) {
-        int wait = SLICE_MS, rc;
-        if (tms >= 0) {
-            double left = deadline - monotonic_s();
-            if (left < 0)
-                left = 0;
-            if (left * 1000.0 < wait)
-                wait = (int)(left * 1000.0);
-        }
+        int wait = slice_ms(tms >= 0, deadline), rc;
         Py_BEGIN_ALLOW_THREADS
         rc = p_gregor_producer_flush(p, wait);
         Py_END_ALLOW_THREADS

@@ -102,6 +102,45 @@ class Kip848Test(unittest.TestCase):
         self.assertEqual(owned["b"], {0, 1, 2, 3}, events)
         b.close()
 
+    def test_describe_a_consumer_protocol_group(self):
+        """AdminClient.describe_consumer_groups of a KIP-848 group: the mock
+        serves ConsumerGroupDescribe (tests/mock_cluster/patches/0004), so
+        the group is of type CONSUMER and each member has its current and
+        target assignment, as confluent-kafka reports them."""
+        from importlib import import_module
+        admin_mod = import_module(IMPL + ".admin")
+        self.cmd("consumer_group 200 5000")
+        self.cmd("topic kip848-py 4 1")
+        events = []
+        a = self.member("a", events)
+        b = self.member("b", events)
+        admin = admin_mod.AdminClient({"bootstrap.servers": self.bootstrap})
+        deadline = time.time() + 30
+        desc = None
+        while time.time() < deadline:
+            for c in (a, b):
+                c.poll(0.05)
+            desc = admin.describe_consumer_groups(["kip848-py"], request_timeout=10)["kip848-py"].result()
+            parts = [sorted(p.partition for p in m.assignment.topic_partitions) for m in desc.members]
+            if len(desc.members) == 2 and all(parts) and all(
+                    sorted(p.partition for p in m.target_assignment.topic_partitions) == ps
+                    for m, ps in zip(desc.members, parts)):
+                break
+        self.assertEqual(desc.type, kafka.ConsumerGroupType.CONSUMER)
+        self.assertEqual(desc.state, kafka.ConsumerGroupState.STABLE)
+        self.assertEqual(desc.partition_assignor, "range")
+        self.assertFalse(desc.is_simple_consumer_group)
+        self.assertEqual(len(desc.members), 2)
+        owned = []
+        for m in desc.members:
+            self.assertEqual(m.assignment.topic_partitions[0].topic, "kip848-py")
+            self.assertEqual(sorted(p.partition for p in m.target_assignment.topic_partitions),
+                             sorted(p.partition for p in m.assignment.topic_partitions))
+            owned += [p.partition for p in m.assignment.topic_partitions]
+        self.assertEqual(sorted(owned), [0, 1, 2, 3])
+        a.close()
+        b.close()
+
 
 if __name__ == "__main__":
     unittest.main()

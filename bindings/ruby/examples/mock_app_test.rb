@@ -68,6 +68,10 @@ class OrdersTest < Minitest::Test
     produce_to = @cluster.requests.select { |r| r.api_key == PRODUCE }.map(&:broker_id)
     assert_operator produce_to.size, :>=, 4, produce_to.inspect
     assert_equal 2, produce_to.last
+    # when each request came (microseconds since the cluster started), in order
+    times = @cluster.requests.map(&:timestamp_us)
+    assert_equal times.sort, times
+    assert_operator times.first, :>, 0
   end
 
   def test_block_form_and_errors
@@ -78,6 +82,8 @@ class OrdersTest < Minitest::Test
       c.create_topic("t", partitions: 2)
       assert_raises(Gregor::RdkafkaError) { c.create_topic("t", partitions: 2) }
       assert_raises(Gregor::RdkafkaError) { c.broker_down(7) }
+      c.set_partition_follower("t", 1, 1) # KIP-392, for consumers with a rack
+      assert_raises(Gregor::RdkafkaError) { c.set_partition_follower("t", 5, 1) }
     end
     assert seen.closed?
     assert_raises(Gregor::RdkafkaError) { seen.create_topic("u") }

@@ -80,10 +80,15 @@ pub(super) fn groups(c: Cmd<'_>) -> Done {
                 match res {
                     Ok(g) => {
                         rep.lines.push(format!(
-                            "group {id}: state {}, protocol type {}, protocol {}, coordinator {} ({}:{}), {} members{}",
+                            "group {id}: state {}, protocol type {}, protocol {}, type {}{}, coordinator {} ({}:{}), {} members{}",
                             g.state,
                             if g.protocol_type.is_empty() { "<none>" } else { &g.protocol_type },
                             if g.protocol.is_empty() { "<none>" } else { &g.protocol },
+                            g.group_type,
+                            match (g.group_epoch, g.assignment_epoch) {
+                                (Some(e), Some(a)) => format!(" (group epoch {e}, assignment epoch {a})"),
+                                _ => String::new(),
+                            },
                             g.coordinator.id,
                             g.coordinator.host,
                             g.coordinator.port,
@@ -94,6 +99,34 @@ pub(super) fn groups(c: Cmd<'_>) -> Done {
                             ))
                         ));
                         for m in &g.members {
+                            if let Some(c) = &m.consumer {
+                                // KIP-848: no embedded protocol bytes; the
+                                // broker's view of the member
+                                rep.lines.push(format!(
+                                    "  member {}{}: epoch {}, client id \"{}\", host \"{}\", rack {}",
+                                    m.member_id,
+                                    m.group_instance_id.as_ref().map_or(String::new(), |i| format!(" (instance {i})")),
+                                    c.member_epoch,
+                                    m.client_id,
+                                    m.client_host,
+                                    c.rack_id.as_deref().unwrap_or("-"),
+                                ));
+                                rep.lines.push(format!(
+                                    "    subscription: topics {}{}",
+                                    c.subscribed_topic_names.join(","),
+                                    c.subscribed_topic_regex
+                                        .as_deref()
+                                        .filter(|r| !r.is_empty())
+                                        .map_or(String::new(), |r| format!("; regex {r}"))
+                                ));
+                                rep.lines
+                                    .push(format!("    assignment: [{}]", tp_text(&c.assignment)));
+                                rep.lines.push(format!(
+                                    "    target assignment: [{}]",
+                                    tp_text(&c.target_assignment)
+                                ));
+                                continue;
+                            }
                             rep.lines.push(format!(
                                 "  member {}{}: client id \"{}\", host \"{}\", metadata {} bytes, assignment {} bytes",
                                 m.member_id,
@@ -295,6 +328,12 @@ pub(super) fn group_json(id: &str, res: &Result<GroupDescription>) -> J {
         ("state", ok.map(|g| g.state.clone()).into()),
         ("protocol_type", ok.map(|g| g.protocol_type.clone()).into()),
         ("protocol", ok.map(|g| g.protocol.clone()).into()),
+        ("type", ok.map(|g| g.group_type.clone()).into()),
+        ("group_epoch", ok.and_then(|g| g.group_epoch).into()),
+        (
+            "assignment_epoch",
+            ok.and_then(|g| g.assignment_epoch).into(),
+        ),
         (
             "coordinator",
             ok.map_or(J::Null, |g| {
@@ -327,6 +366,23 @@ pub(super) fn group_json(id: &str, res: &Result<GroupDescription>) -> J {
                                 ("subscription_error", decode_err(&m.subscription)),
                                 ("assignment", asg_json(&m.assignment)),
                                 ("assignment_error", decode_err(&m.assignment)),
+                                (
+                                    "member_epoch",
+                                    m.consumer.as_ref().map(|c| c.member_epoch).into(),
+                                ),
+                                (
+                                    "subscribed_topic_regex",
+                                    m.consumer
+                                        .as_ref()
+                                        .and_then(|c| c.subscribed_topic_regex.clone())
+                                        .into(),
+                                ),
+                                (
+                                    "target_assignment",
+                                    m.consumer.as_ref().map_or(J::Null, |c| {
+                                        J::Arr(c.target_assignment.iter().map(tp_json).collect())
+                                    }),
+                                ),
                             ])
                         })
                         .collect(),

@@ -24,12 +24,25 @@
 //!   Java's `ConsumerCoordinator.validateCooperativeAssignment` (no
 //!   partition added to one member while revoked from another).
 //!
+//! - **Rack-aware** (KIP-881, as Java 3.5+ and librdkafka 2.3+): when
+//!   [`super::use_rack_aware`] says so, a member keeps only the owned
+//!   partitions with a replica in its rack (or that no member's rack
+//!   holds a replica of: moving those gains nothing), new partitions go first to
+//!   members in a replica's rack (within the same balance quotas), and only
+//!   what no such member can take goes elsewhere. Balance still comes
+//!   first; the steps follow Java's `AbstractStickyAssignor`
+//!   (`assignRackAwareRoundRobin`, the general builder's rack-matching
+//!   `maybeAssign`), so its published expectations hold.
+//!
 //! Cost: O(P log P + P·M) per pass for P partitions and M members; the
 //! equal-subscription path (the common case) is a single O(P log P) pass.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::{empty, sorted, Assignment, Assignor, Member, RebalanceProtocol};
+use super::{
+    empty, member_rack, replica_racks, sorted, use_rack_aware, Assignment, Assignor, Member,
+    PartitionRacks, RebalanceProtocol,
+};
 
 /// The cooperative sticky assignor.
 #[derive(Debug, Clone, Copy, Default)]
@@ -45,12 +58,21 @@ impl Assignor for CooperativeSticky {
     }
 
     fn assign(&self, members: &[Member], partitions: &BTreeMap<String, i32>) -> Assignment {
+        self.assign_with_racks(members, partitions, &PartitionRacks::new())
+    }
+
+    fn assign_with_racks(
+        &self,
+        members: &[Member],
+        partitions: &BTreeMap<String, i32>,
+        racks: &PartitionRacks,
+    ) -> Assignment {
         let mut out = empty(members);
         let order = sorted(members);
         if order.is_empty() {
             return out;
         }
-        let g = Group::new(&order, partitions);
+        let g = Group::new(&order, partitions, racks);
         let mut owner = if g.equal_subscriptions() {
             g.constrained()
         } else {
@@ -100,10 +122,22 @@ struct Group<'a> {
     claimers: Vec<Vec<usize>>,
     /// The claim that stands for each partition (highest generation).
     owned: Vec<Option<usize>>,
+    /// The standing claims a rack-aware assignment keeps: those with a
+    /// replica in the member's rack (all of `owned` otherwise).
+    kept: Vec<Option<usize>>,
+    /// Each member's rack, when the assignment is rack-aware (else None).
+    rack: Vec<Option<&'a str>>,
+    /// Each partition's replica racks, if known.
+    replicas: Vec<Option<&'a BTreeSet<String>>>,
+    rack_aware: bool,
 }
 
 impl<'a> Group<'a> {
-    fn new(order: &[&'a Member], partitions: &'a BTreeMap<String, i32>) -> Group<'a> {
+    fn new(
+        order: &[&'a Member],
+        partitions: &'a BTreeMap<String, i32>,
+        racks: &'a PartitionRacks,
+    ) -> Group<'a> {
         let mut topics = Vec::new();
         let mut base = vec![0usize];
         for (t, &n) in partitions {
@@ -149,14 +183,67 @@ impl<'a> Group<'a> {
                 }
             }
         }
-        Group {
+        let replicas: Vec<Option<&BTreeSet<String>>> = topics
+            .iter()
+            .enumerate()
+            .flat_map(|(ti, t)| {
+                (0..(base[ti + 1] - base[ti]) as i32).map(move |i| replica_racks(racks, t, i))
+            })
+            .collect();
+        let member_racks: BTreeSet<&str> = order.iter().filter_map(|m| member_rack(m)).collect();
+        let rack_aware = use_rack_aware(&member_racks, replicas.iter().copied());
+        let rack: Vec<Option<&str>> = order
+            .iter()
+            .map(|m| member_rack(m).filter(|_| rack_aware))
+            .collect();
+        let owned: Vec<Option<usize>> = best.into_iter().map(|b| b.map(|(_, m)| m)).collect();
+        let mut g = Group {
             topics,
             base,
             subscribed,
             eligible,
             claimers,
-            owned: best.into_iter().map(|b| b.map(|(_, m)| m)).collect(),
+            kept: owned.clone(),
+            owned,
+            rack,
+            replicas,
+            rack_aware,
+        };
+        // An owned partition outside its owner's rack is given up only if
+        // some member's rack holds a replica of it: moving one no member is
+        // local to gains nothing and would move it on every rebalance.
+        for p in 0..total {
+            if g.kept[p].is_some_and(|m| g.mismatch(m, p)) && g.members_in_rack(p) > 0 {
+                g.kept[p] = None;
+            }
         }
+        g
+    }
+
+    /// Java's `racksMismatch`: `m` has a rack (and the assignment is
+    /// rack-aware) and no replica of `p` is in it.
+    fn mismatch(&self, m: usize, p: usize) -> bool {
+        self.rack[m].is_some_and(|r| !self.replicas[p].is_some_and(|s| s.contains(r)))
+    }
+
+    /// Java's `nextRackConsumer`: the first member of `list`, starting at
+    /// `first` and wrapping, whose rack holds a replica of `p`.
+    fn next_in_rack(&self, p: usize, list: &[usize], first: usize) -> Option<usize> {
+        let racks = self.replicas[p].filter(|s| !s.is_empty())?;
+        (0..list.len())
+            .map(|i| (first + i) % list.len())
+            .find(|&i| self.rack[list[i]].is_some_and(|r| racks.contains(r)))
+    }
+
+    /// How many members have a rack holding a replica of `p` (Java's
+    /// `numConsumersByPartition`).
+    fn members_in_rack(&self, p: usize) -> usize {
+        self.replicas[p].map_or(0, |s| {
+            self.rack
+                .iter()
+                .filter(|r| r.is_some_and(|r| s.contains(r)))
+                .count()
+        })
     }
 
     fn total(&self) -> usize {
@@ -178,10 +265,10 @@ impl<'a> Group<'a> {
         self.subscribed.windows(2).all(|w| w[0] == w[1])
     }
 
-    /// Each member's standing claims, in partition order.
+    /// Each member's standing claims it may keep, in partition order.
     fn owned_by_member(&self) -> Vec<Vec<usize>> {
         let mut v = vec![Vec::new(); self.subscribed.len()];
-        for (p, o) in self.owned.iter().enumerate() {
+        for (p, o) in self.kept.iter().enumerate() {
             if let Some(m) = *o {
                 v[m].push(p);
             }
@@ -191,7 +278,9 @@ impl<'a> Group<'a> {
 
     /// Equal subscriptions: every member ends with ⌊P/N⌋ or ⌈P/N⌉ partitions
     /// and keeps as many of its own as those quotas allow (Java's
-    /// `constrainedAssign`).
+    /// `ConstrainedAssignmentBuilder`): owned partitions first, then, if
+    /// rack-aware, new ones round-robin among the members in a replica's
+    /// rack, then the rest round-robin.
     fn constrained(&self) -> Vec<Option<usize>> {
         let n = self.subscribed.len();
         let mut owner: Vec<Option<usize>> = vec![None; self.total()];
@@ -205,15 +294,26 @@ impl<'a> Group<'a> {
             return owner;
         }
         let (min_q, max_q) = (total / n, total.div_ceil(n));
-        let mut max_slots = if max_q > min_q { total % n } else { 0 };
+        // How many members end with max_q, and how many have so far.
+        let (want_over, mut over) = (total % n, 0usize);
         let mut count = vec![0usize; n];
+        // Members under min_q, and members at min_q that may take one more.
+        let mut under: Vec<usize> = Vec::new();
+        let mut exact: Vec<usize> = Vec::new();
         for (m, own) in self.owned_by_member().into_iter().enumerate() {
-            let keep = if own.len() <= min_q {
+            let keep = if own.len() < min_q {
+                under.push(m);
                 own.len()
-            } else if max_slots > 0 {
-                max_slots -= 1;
+            } else if own.len() >= max_q && over < want_over {
+                over += 1;
+                if over == want_over {
+                    exact.clear();
+                }
                 max_q
             } else {
+                if over < want_over {
+                    exact.push(m);
+                }
                 min_q
             };
             for &p in &own[..keep] {
@@ -221,39 +321,81 @@ impl<'a> Group<'a> {
             }
             count[m] = keep;
         }
-        let free: Vec<usize> = universe
+        let mut free: Vec<usize> = universe
             .iter()
             .copied()
             .filter(|&p| owner[p].is_none())
             .collect();
-        let mut free = free.into_iter();
-        // Fill the members under the minimum, round-robin in member order.
-        let mut unfilled: Vec<usize> = (0..n).filter(|&m| count[m] < min_q).collect();
-        'fill: while !unfilled.is_empty() {
-            let mut still = Vec::with_capacity(unfilled.len());
-            for &m in &unfilled {
-                let Some(p) = free.next() else {
-                    break 'fill;
-                };
-                owner[p] = Some(m);
-                count[m] += 1;
-                if count[m] < min_q {
-                    still.push(m);
+        if self.rack_aware {
+            // the partitions fewest members are local to go first
+            free.sort_by_key(|&p| self.members_in_rack(p));
+            let mut rest = Vec::with_capacity(free.len());
+            let mut next = 0usize;
+            for p in free {
+                let mut chosen = None;
+                if let Some(i) = self.next_in_rack(p, &under, next) {
+                    let m = under[i];
+                    let c = count[m] + 1;
+                    let mut after = i;
+                    if c >= min_q {
+                        under.remove(i);
+                        if c < max_q && over < want_over {
+                            exact.push(m);
+                        }
+                    } else {
+                        after += 1;
+                    }
+                    next = if under.is_empty() {
+                        0
+                    } else {
+                        after % under.len()
+                    };
+                    chosen = Some(m);
+                } else if let Some(i) = self.next_in_rack(p, &exact, 0) {
+                    let m = exact[i];
+                    if count[m] + 1 == max_q {
+                        exact.remove(i);
+                        over += 1;
+                        if over == want_over {
+                            exact.clear();
+                        }
+                    }
+                    chosen = Some(m);
+                }
+                match chosen {
+                    Some(m) => {
+                        owner[p] = Some(m);
+                        count[m] += 1;
+                    }
+                    None => rest.push(p),
                 }
             }
-            unfilled = still;
+            free = rest;
         }
-        // What is left goes one each to members at the minimum, which by the
-        // quota arithmetic are exactly enough.
-        let at_min: Vec<usize> = (0..n).filter(|&m| count[m] == min_q).collect();
-        let mut at_min = at_min.into_iter();
+        // Round-robin over the members under the minimum, then one each to
+        // members at the minimum, which the quota arithmetic makes exactly
+        // enough (Java's `assignRoundRobin`).
+        let mut at = 0usize;
         for p in free {
-            let m = match at_min.next() {
-                Some(m) => m,
-                None => (0..n).min_by_key(|&m| count[m]).unwrap_or(0),
+            let (m, from_under) = if at < under.len() {
+                (under[at], true)
+            } else if !under.is_empty() {
+                at = 0;
+                (under[0], true)
+            } else if !exact.is_empty() {
+                (exact.remove(0), false)
+            } else {
+                // unreachable by the arithmetic; stay total regardless
+                ((0..n).min_by_key(|&m| count[m]).unwrap_or(0), false)
             };
             owner[p] = Some(m);
             count[m] += 1;
+            if count[m] == min_q && from_under {
+                under.remove(at);
+                exact.push(m);
+            } else if from_under {
+                at += 1;
+            }
         }
         owner
     }
@@ -265,15 +407,34 @@ impl<'a> Group<'a> {
     /// `generalAssign` balance criterion).
     fn general(&self) -> Vec<Option<usize>> {
         let n = self.subscribed.len();
-        let mut owner = self.owned.clone();
+        let mut owner = self.kept.clone();
         let mut count = vec![0usize; n];
         for m in owner.iter().flatten() {
             count[*m] += 1;
         }
+        // Java's order: partitions of topics with fewer eligible members first
+        let key = |p: &usize| (self.eligible[self.topic_of(*p)].len(), *p);
         let mut free: Vec<usize> = (0..self.total())
             .filter(|&p| owner[p].is_none() && !self.eligible[self.topic_of(p)].is_empty())
             .collect();
-        free.sort_by_key(|&p| (self.eligible[self.topic_of(p)].len(), p));
+        free.sort_by_key(key);
+        if self.rack_aware {
+            // first to the least loaded eligible member the partition is
+            // local to (or that has no rack), as Java's maybeAssign
+            free.retain(|&p| {
+                let t = self.topic_of(p);
+                let best = self.eligible[t]
+                    .iter()
+                    .copied()
+                    .filter(|&m| !self.mismatch(m, p))
+                    .min_by_key(|&m| count[m]);
+                if let Some(m) = best {
+                    owner[p] = Some(m);
+                    count[m] += 1;
+                }
+                best.is_none()
+            });
+        }
         for p in free {
             let m = self.least_loaded(self.topic_of(p), &count, usize::MAX);
             owner[p] = Some(m);
@@ -292,10 +453,12 @@ impl<'a> Group<'a> {
             by_load.sort_by_key(|&m| std::cmp::Reverse(count[m]));
             for d in by_load {
                 // Give away partitions that were not this member's before its
-                // own ones, and its own ones from the end of its list.
-                let (mine, new): (Vec<usize>, Vec<usize>) =
-                    held[d].iter().partition(|&&p| self.owned[p] == Some(d));
-                for p in new.into_iter().chain(mine.into_iter().rev()) {
+                // own ones, each in Java's partition order.
+                let (mut mine, mut new): (Vec<usize>, Vec<usize>) =
+                    held[d].iter().partition(|&&p| self.kept[p] == Some(d));
+                mine.sort_by_key(key);
+                new.sort_by_key(key);
+                for p in new.into_iter().chain(mine) {
                     let floor = *count.iter().min().unwrap_or(&0);
                     if count[d] < floor + 2 {
                         break;
@@ -827,6 +990,313 @@ mod tests {
         let elapsed = start.elapsed();
         eprintln!("1000 partitions × 100 members, 3 assignments: {elapsed:?}");
         // Generous for a loaded machine; a quadratic-in-P·M blowup misses it.
+        assert!(elapsed < std::time::Duration::from_secs(3), "{elapsed:?}");
+    }
+
+    // KIP-881: the expectations below are the cooperative ones of Java's
+    // AbstractStickyAssignorTest (clients/src/test/.../consumer/internals/),
+    // over the replica layout `testutil::layout` reproduces. Its
+    // `preferRackAwareLogic` cases (a test-only switch) are left out.
+
+    use super::super::testutil::{racks, verify};
+
+    const ALL3: &[&str] = &["t1", "t2", "t3"];
+
+    /// Java's verifyUniformSubscription / verifyNonEqualSubscription: the
+    /// same answer from scratch and when everyone owns that answer.
+    #[allow(clippy::too_many_arguments)]
+    fn both(
+        topics: &[(&str, i32)],
+        rf: usize,
+        brokers: &[Option<&str>],
+        consumers: &[Option<&str>],
+        subs: &[&[&str]],
+        expected: &[&str],
+        mismatch: Option<usize>,
+    ) {
+        let cs = &CooperativeSticky;
+        verify(
+            cs, topics, rf, brokers, consumers, subs, None, expected, mismatch,
+        );
+        verify(
+            cs,
+            topics,
+            rf,
+            brokers,
+            consumers,
+            subs,
+            Some(expected),
+            expected,
+            mismatch,
+        );
+    }
+
+    /// Racks unknown on either side, replicas on every rack, or member
+    /// racks holding no replica: the plain sticky assignment.
+    fn non_rack_aware(topics: &[(&str, i32)], subs: &[&[&str]], expected: &[&str]) {
+        let none = [None, None, None];
+        both(topics, 3, &none, &racks(3), subs, expected, None);
+        both(topics, 3, &racks(3), &none, subs, expected, None);
+        both(topics, 3, &racks(3), &racks(3), subs, expected, Some(0));
+        let def = [Some("d"), Some("e"), Some("f")];
+        both(topics, 3, &racks(3), &def, subs, expected, None);
+        let nef = [None, Some("e"), Some("f")];
+        both(topics, 3, &racks(3), &nef, subs, expected, None);
+    }
+
+    #[test]
+    fn rack_aware_uniform_subscription() {
+        // AbstractStickyAssignorTest.testRackAwareAssignmentWithUniformSubscription
+        let topics = [("t1", 6), ("t2", 7), ("t3", 2)];
+        let subs: &[&[&str]] = &[ALL3, ALL3, ALL3];
+        let plain = [
+            "t1-0, t1-3, t2-0, t2-3, t2-6",
+            "t1-1, t1-4, t2-1, t2-4, t3-0",
+            "t1-2, t1-5, t2-2, t2-5, t3-1",
+        ];
+        non_rack_aware(&topics, subs, &plain);
+        // replicas on a subset of racks: aligned
+        both(&topics, 1, &racks(3), &racks(3), subs, &plain, Some(0));
+        both(&topics, 2, &racks(3), &racks(3), subs, &plain, Some(0));
+        // one consumer on a rack with no partitions: balance first
+        both(&topics, 3, &racks(2), &racks(3), subs, &plain, Some(5));
+        // owned partitions outside the owner's rack are given up (and, being
+        // claimed, reassigned only in the next round)
+        let owned = [
+            "t1-0, t1-1, t1-2, t1-3, t1-4",
+            "t1-5, t2-0, t2-1, t2-2, t2-3",
+            "t2-4, t2-5, t2-6, t3-0, t3-1",
+        ];
+        let cs = &CooperativeSticky;
+        let kept = ["t1-0, t1-3", "t2-1", "t2-5, t3-1"];
+        verify(
+            cs,
+            &topics,
+            1,
+            &racks(3),
+            &racks(3),
+            subs,
+            Some(&owned),
+            &kept,
+            Some(0),
+        );
+        verify(
+            cs,
+            &topics,
+            1,
+            &racks(3),
+            &racks(3),
+            subs,
+            Some(&kept),
+            &plain,
+            Some(0),
+        );
+    }
+
+    #[test]
+    fn rack_aware_non_equal_subscription() {
+        // AbstractStickyAssignorTest.testRackAwareAssignmentWithNonEqualSubscription
+        let topics = [("t1", 6), ("t2", 7), ("t3", 2)];
+        let subs: &[&[&str]] = &[ALL3, ALL3, &["t1", "t3"]];
+        let plain = [
+            "t1-5, t2-0, t2-2, t2-4, t2-6",
+            "t1-3, t2-1, t2-3, t2-5, t3-0",
+            "t1-0, t1-1, t1-2, t1-4, t3-1",
+        ];
+        non_rack_aware(&topics, subs, &plain);
+        // best effort: few rack choices leave some misaligned
+        let rf1 = [
+            "t1-3, t2-0, t2-2, t2-3, t2-6",
+            "t1-4, t2-1, t2-4, t2-5, t3-0",
+            "t1-0, t1-1, t1-2, t1-5, t3-1",
+        ];
+        both(&topics, 1, &racks(3), &racks(3), subs, &rf1, Some(4));
+        let rf2 = [
+            "t1-3, t2-0, t2-2, t2-5, t2-6",
+            "t1-0, t2-1, t2-3, t2-4, t3-0",
+            "t1-1, t1-2, t1-4, t1-5, t3-1",
+        ];
+        both(&topics, 2, &racks(3), &racks(3), subs, &rf2, Some(0));
+        both(&topics, 3, &racks(2), &racks(3), subs, &plain, Some(5));
+        // misaligned owned partitions: dropped first, then reassigned
+        let owned = [
+            "t1-0, t1-1, t1-2, t1-3, t1-4",
+            "t1-5, t2-0, t2-1, t2-2, t2-3",
+            "t2-4, t2-5, t2-6, t3-0, t3-1",
+        ];
+        let cs = &CooperativeSticky;
+        let kept = ["t1-3", "t2-1", "t3-1"];
+        verify(
+            cs,
+            &topics,
+            1,
+            &racks(3),
+            &racks(3),
+            subs,
+            Some(&owned),
+            &kept,
+            Some(0),
+        );
+        verify(
+            cs,
+            &topics,
+            1,
+            &racks(3),
+            &racks(3),
+            subs,
+            Some(&kept),
+            &rf1,
+            Some(4),
+        );
+        // all racks match (replicas everywhere): the non-rack-aware answer
+        let kept = ["t1-2, t1-3, t1-4", "t2-0, t2-1, t2-2, t2-3", "t3-0, t3-1"];
+        let done = [
+            "t1-2, t1-3, t1-4, t2-4, t2-5",
+            "t2-0, t2-1, t2-2, t2-3, t2-6",
+            "t1-0, t1-1, t1-5, t3-0, t3-1",
+        ];
+        verify(
+            cs,
+            &topics,
+            3,
+            &racks(3),
+            &racks(3),
+            subs,
+            Some(&owned),
+            &kept,
+            Some(0),
+        );
+        verify(
+            cs,
+            &topics,
+            3,
+            &racks(3),
+            &racks(3),
+            subs,
+            Some(&kept),
+            &done,
+            Some(0),
+        );
+    }
+
+    #[test]
+    fn rack_aware_property_still_valid_and_balanced() {
+        // Random groups over random rack layouts: rack awareness never
+        // breaks validity, the KIP-429 rule or balance, and with equal
+        // subscriptions the settled assignment puts no partition outside
+        // its member's rack when a local member with room existed.
+        let mut rng = Rng(0x5eed_0881);
+        for _ in 0..300 {
+            let equal = rng.below(2) == 0;
+            let (ms, p) = random_group(&mut rng, equal);
+            let rack_names = ["a", "b", "c"];
+            let racks: PartitionRacks = p
+                .iter()
+                .map(|(t, &n)| {
+                    let per = (0..n)
+                        .map(|_| {
+                            (0..1 + rng.below(2))
+                                .map(|_| rack_names[rng.below(3)].to_string())
+                                .collect()
+                        })
+                        .collect();
+                    (t.clone(), per)
+                })
+                .collect();
+            let mut cur: Vec<Member> = ms
+                .into_iter()
+                .map(|mut m| {
+                    let r = rng.below(4);
+                    m.subscription.rack_id = (r < 3).then(|| rack_names[r].to_string());
+                    m
+                })
+                .collect();
+            let all = all_subscribed(&cur, &p);
+            let mut a = CooperativeSticky.assign_with_racks(&cur, &p, &racks);
+            check_valid(&cur, &p, &a);
+            // Members rejoin while one of them had something revoked (as
+            // KIP-429 members do); that stops within a few rounds.
+            let mut rounds = 0;
+            loop {
+                let revoked = cur
+                    .iter()
+                    .any(|m| !owned_of(m).is_subset(&flat(&a[&m.member_id])));
+                if !revoked && rounds > 0 {
+                    break;
+                }
+                rounds += 1;
+                assert!(rounds <= 6, "still revoking: {cur:?} {a:?}");
+                let racked: Vec<Option<String>> =
+                    cur.iter().map(|m| m.subscription.rack_id.clone()).collect();
+                cur = next_round(&cur, &a, 10 + rounds);
+                for (m, r) in cur.iter_mut().zip(racked) {
+                    m.subscription.rack_id = r;
+                }
+                a = CooperativeSticky.assign_with_racks(&cur, &p, &racks);
+                check_valid(&cur, &p, &a);
+            }
+            assert_eq!(check_valid(&cur, &p, &a), all, "{cur:?}");
+            assert!(locally_balanced(&cur, &a), "{a:?}");
+        }
+    }
+
+    #[test]
+    fn rack_aware_thousand_partitions_hundred_members_is_fast() {
+        // 10 topics × 100 partitions, one replica each on racks a, b, c in
+        // turn; 100 members on racks a, b, c in turn: equal subscriptions,
+        // then a member leaves, then random subscriptions.
+        let names = ["a", "b", "c"];
+        let p: BTreeMap<String, i32> = (0..10).map(|i| (format!("topic{i}"), 100)).collect();
+        let racks: PartitionRacks = p
+            .keys()
+            .enumerate()
+            .map(|(t, name)| {
+                let per = (0..100)
+                    .map(|i| [names[(t * 100 + i) % 3].to_string()].into())
+                    .collect();
+                (name.clone(), per)
+            })
+            .collect();
+        let topics: Vec<&str> = p.keys().map(String::as_str).collect();
+        let with_rack = |mut m: Member, i: usize| {
+            m.subscription.rack_id = Some(names[i % 3].to_string());
+            m
+        };
+        let mut rng = Rng(0x5eed_0882);
+        // only the assignor's time counts, not the checks'
+        let mut spent = std::time::Duration::ZERO;
+        let mut timed = |f: &mut dyn FnMut() -> Assignment| {
+            let start = std::time::Instant::now();
+            let a = f();
+            spent += start.elapsed();
+            a
+        };
+        let ms: Vec<Member> = (0..100)
+            .map(|i| with_rack(member(&format!("m{i:03}"), &topics), i))
+            .collect();
+        let a = timed(&mut || CooperativeSticky.assign_with_racks(&ms, &p, &racks));
+        // racks a/b/c hold 334/333/333 partitions and members there can
+        // take 340/330/330: only the 3 + 3 over b's and c's room leave
+        assert_eq!(super::super::testutil::mismatched(&a, &ms, &racks), 6);
+        let ms: Vec<Member> = next_round(&ms, &a, 1)
+            .into_iter()
+            .enumerate()
+            .map(|(i, m)| with_rack(m, i))
+            .collect();
+        let b = timed(&mut || CooperativeSticky.assign_with_racks(&ms[1..], &p, &racks));
+        check_valid(&ms[1..], &p, &b);
+        let ms: Vec<Member> = ms[1..]
+            .iter()
+            .map(|m| {
+                let mut m = m.clone();
+                m.subscription.topics.retain(|_| rng.below(3) != 0);
+                m
+            })
+            .collect();
+        let c = timed(&mut || CooperativeSticky.assign_with_racks(&ms, &p, &racks));
+        check_valid(&ms, &p, &c);
+        let elapsed = spent;
+        eprintln!("rack-aware, 1000 partitions × 100 members, 3 assignments: {elapsed:?}");
         assert!(elapsed < std::time::Duration::from_secs(3), "{elapsed:?}");
     }
 }

@@ -305,9 +305,21 @@ impl Member848 {
         self.group.cv.notify_all();
     }
 
+    /// Tells OffsetFetch the member id and epoch (KIP-848: OffsetFetch v9
+    /// carries them while the member has an epoch).
+    fn publish_epoch(&self) {
+        *self
+            .shared
+            .member_epoch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) =
+            (self.epoch > 0).then(|| (self.member_id.clone(), self.epoch));
+    }
+
     /// Starts (re)joining at epoch 0 with a full heartbeat.
     fn join_state(&mut self) {
         self.epoch = 0;
+        self.publish_epoch();
         self.full = true;
         self.target = None;
         {
@@ -552,6 +564,7 @@ impl Member848 {
             m.joined = resp.member_epoch > 0;
             m.member_id = self.member_id.clone();
         }
+        self.publish_epoch();
         if let Some(a) = resp.assignment {
             let mut t: BTreeMap<Uuid, BTreeSet<i32>> = BTreeMap::new();
             for tp in a.topic_partitions {
@@ -786,6 +799,11 @@ impl Member848 {
         self.set_state(MemberState::Fatal);
         self.lose_all();
         self.target = None;
+        *self
+            .shared
+            .member_epoch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = None;
         self.group.lock().fatal = Some(e.clone());
         self.cluster
             .events()
@@ -831,6 +849,7 @@ impl Member848 {
             }
         }
         self.epoch = 0;
+        self.publish_epoch();
         self.target = None;
         self.sent_sub = None;
         self.sent_owned = None;

@@ -32,13 +32,16 @@
 //!   next poll rejoins.
 //! - Static members (`group.instance.id`, KIP-345) send no LeaveGroup on
 //!   close, as the Java client, so a restart keeps the assignment.
+//! - `client.rack` goes into the subscription (v3 `rack_id`, KIP-881); the
+//!   leader hands the assignor every partition's replica racks from the
+//!   Metadata it fetched (brokers' racks), for rack-aware assignment.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::assignor::{self, Assignor, RebalanceProtocol};
+use super::assignor::{self, Assignor, PartitionRacks, RebalanceProtocol};
 use super::coordinator;
 use super::events::GroupEvent;
 pub use super::events::RebalanceEvent;
@@ -90,7 +93,8 @@ pub(crate) struct GroupSettings {
     pub consumer_protocol: bool,
     /// `group.remote.assignor`, for the consumer protocol.
     pub remote_assignor: Option<String>,
-    /// `client.rack`, sent with the consumer protocol's heartbeats.
+    /// `client.rack`: the classic subscription's `rack_id` (KIP-881) and
+    /// the consumer protocol's heartbeats.
     pub rack: Option<String>,
 }
 
@@ -739,6 +743,7 @@ pub(crate) fn leader_assignments(
     assignor: &dyn Assignor,
     members: &[(String, Option<String>, Bytes)],
     counts: &BTreeMap<String, i32>,
+    racks: &PartitionRacks,
 ) -> Result<Vec<(String, Vec<u8>)>> {
     let mut version = SUBSCRIPTION_VERSION;
     let mut decoded = Vec::new();
@@ -757,7 +762,7 @@ pub(crate) fn leader_assignments(
             subscription,
         });
     }
-    let result = assignor.assign(&decoded, counts);
+    let result = assignor.assign_with_racks(&decoded, counts, racks);
     let mut out = Vec::new();
     for m in &decoded {
         let parts = result.get(&m.member_id).cloned().unwrap_or_default();
@@ -779,6 +784,38 @@ pub(crate) fn leader_assignments(
     Ok(out)
 }
 
+/// The partition counts of the usable topics in `meta` (no error, at least
+/// one partition) and where each partition's replicas are: the racks of
+/// the brokers in its replica list, by partition number (KIP-881).
+pub(crate) fn counts_and_racks(
+    meta: &crate::cluster::Metadata,
+) -> (BTreeMap<String, i32>, PartitionRacks) {
+    let mut counts = BTreeMap::new();
+    let mut racks = PartitionRacks::new();
+    for t in meta
+        .topics
+        .values()
+        .filter(|t| t.error.is_ok() && !t.partitions.is_empty())
+    {
+        let n = t.partitions.len();
+        counts.insert(t.name.clone(), n as i32);
+        let mut per = vec![BTreeSet::new(); n];
+        for p in &t.partitions {
+            // ids outside 0..n (a torn answer) carry no racks
+            let Some(slot) = usize::try_from(p.id).ok().and_then(|i| per.get_mut(i)) else {
+                continue;
+            };
+            for b in &p.replicas {
+                if let Some(r) = meta.brokers.get(b).and_then(|b| b.rack.as_ref()) {
+                    slot.insert(r.clone());
+                }
+            }
+        }
+        racks.insert(t.name.clone(), per);
+    }
+    (counts, racks)
+}
+
 /// The topics named in members' subscriptions.
 pub(crate) fn subscribed_topics(members: &[(String, Option<String>, Bytes)]) -> BTreeSet<String> {
     members
@@ -794,6 +831,7 @@ pub(crate) fn subscription_bytes(
     topics: &BTreeSet<String>,
     owned: &BTreeSet<(String, i32)>,
     generation: i32,
+    rack: Option<&str>,
 ) -> Result<Vec<u8>> {
     let mut by_topic: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
     for (t, p) in owned {
@@ -811,7 +849,7 @@ pub(crate) fn subscription_bytes(
             })
             .collect(),
         generation_id: generation,
-        rack_id: None,
+        rack_id: rack.map(str::to_string),
         ..Default::default()
     };
     Ok(encode_subscription(&s, SUBSCRIPTION_VERSION)?)
@@ -929,14 +967,14 @@ mod tests {
 
     fn sub(topics: &[&str]) -> Bytes {
         let t: BTreeSet<String> = topics.iter().map(|s| s.to_string()).collect();
-        Bytes::from(subscription_bytes(&Range, &t, &BTreeSet::new(), -1).unwrap())
+        Bytes::from(subscription_bytes(&Range, &t, &BTreeSet::new(), -1, None).unwrap())
     }
 
     #[test]
     fn subscription_bytes_are_v3_as_java_writes_them() {
         let owned: BTreeSet<(String, i32)> = [("t".to_string(), 1)].into();
         let t: BTreeSet<String> = ["t".to_string()].into();
-        let b = subscription_bytes(&Range, &t, &owned, 7).unwrap();
+        let b = subscription_bytes(&Range, &t, &owned, 7, None).unwrap();
         let want = [
             0, 3, // version 3
             0, 0, 0, 1, 0, 1, b't', // topics ["t"]
@@ -946,6 +984,78 @@ mod tests {
             0xff, 0xff, // rack null
         ];
         assert_eq!(b, want);
+        // client.rack rides in rack_id (KIP-881)
+        let b = subscription_bytes(&Range, &t, &owned, 7, Some("r1")).unwrap();
+        let (v, s) = decode_subscription(&b).unwrap();
+        assert_eq!((v, s.rack_id.as_deref()), (3, Some("r1")));
+        assert_eq!(&b[..b.len() - 4], &want[..want.len() - 2]);
+        assert_eq!(&b[b.len() - 4..], &[0, 2, b'r', b'1']);
+    }
+
+    #[test]
+    fn the_leader_reads_racks_from_metadata_and_assigns_by_them() {
+        use crate::cluster::{BrokerInfo, Metadata, PartitionInfo, TopicInfo};
+        // partitions 0 and 2 on broker 1 (rack r1), 1 and 3 on broker 2
+        // (rack r2), broker 3 without a rack holds a second replica of 3
+        let broker = |id: i32, rack: Option<&str>| BrokerInfo {
+            id,
+            host: "h".into(),
+            port: 1,
+            rack: rack.map(str::to_string),
+        };
+        let part = |id: i32, replicas: Vec<i32>| PartitionInfo {
+            id,
+            error: KafkaCode::NONE,
+            leader: replicas[0],
+            leader_epoch: 0,
+            isr: replicas.clone(),
+            replicas,
+            offline: vec![],
+        };
+        let meta = Metadata {
+            brokers: [
+                (1, broker(1, Some("r1"))),
+                (2, broker(2, Some("r2"))),
+                (3, broker(3, None)),
+            ]
+            .into(),
+            topics: [(
+                "t".to_string(),
+                TopicInfo {
+                    name: "t".into(),
+                    id: crate::wire::Uuid([0; 16]),
+                    error: KafkaCode::NONE,
+                    is_internal: false,
+                    partitions: vec![
+                        part(0, vec![1]),
+                        part(1, vec![2]),
+                        part(2, vec![1]),
+                        part(3, vec![2, 3]),
+                    ],
+                },
+            )]
+            .into(),
+            ..Default::default()
+        };
+        let (counts, racks) = counts_and_racks(&meta);
+        assert_eq!(counts, [("t".to_string(), 4)].into());
+        let set = |r: &str| -> BTreeSet<String> { [r.to_string()].into() };
+        assert_eq!(racks["t"], vec![set("r1"), set("r2"), set("r1"), set("r2")]);
+        let t: BTreeSet<String> = ["t".to_string()].into();
+        let racked = |rack: &str| {
+            Bytes::from(subscription_bytes(&Range, &t, &BTreeSet::new(), -1, Some(rack)).unwrap())
+        };
+        // "a" sorts first, so plain range would give it 0 and 1
+        let members = vec![
+            ("a".to_string(), None, racked("r2")),
+            ("b".to_string(), None, racked("r1")),
+        ];
+        let out = leader_assignments(&Range, &members, &counts, &racks).unwrap();
+        for (id, bytes) in &out {
+            let (_, a) = decode_assignment(bytes).unwrap();
+            let want = if id == "a" { vec![1, 3] } else { vec![0, 2] };
+            assert_eq!(a.assigned_partitions[0].partitions, want, "{id}");
+        }
     }
 
     #[test]
@@ -957,7 +1067,7 @@ mod tests {
             ("b".to_string(), None, sub(&["t"])),
         ];
         let counts: BTreeMap<String, i32> = [("t".to_string(), 4)].into();
-        let out = leader_assignments(&Range, &members, &counts).unwrap();
+        let out = leader_assignments(&Range, &members, &counts, &PartitionRacks::new()).unwrap();
         assert_eq!(out.len(), 2);
         for (id, bytes) in &out {
             let (v, a) = decode_assignment(bytes).unwrap();

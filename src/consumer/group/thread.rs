@@ -635,8 +635,8 @@ impl Coordinator {
             } else {
                 (&BTreeSet::new(), -1)
             };
-            let meta =
-                subscription_bytes(a.as_ref(), &topics, own, gen).map_err(JoinFailed::Backoff)?;
+            let meta = subscription_bytes(a.as_ref(), &topics, own, gen, s.rack.as_deref())
+                .map_err(JoinFailed::Backoff)?;
             protocols.push(JoinGroupRequestProtocol {
                 name: a.name().to_string(),
                 metadata: Bytes::from(meta),
@@ -746,21 +746,18 @@ impl Coordinator {
                 .collect();
             let wanted = subscribed_topics(&members);
             let names: Vec<&str> = wanted.iter().map(String::as_str).collect();
-            let counts: BTreeMap<String, i32> = if names.is_empty() {
-                BTreeMap::new()
+            // partition counts, and replica racks for rack-aware assignors
+            let (counts, racks) = if names.is_empty() {
+                Default::default()
             } else {
                 let create = self.cluster.config().bool("allow.auto.create.topics");
                 let meta = self
                     .cluster
                     .fetch_metadata(Some(&names), create, s.socket_timeout)
                     .map_err(JoinFailed::Backoff)?;
-                meta.topics
-                    .values()
-                    .filter(|t| t.error.is_ok() && !t.partitions.is_empty())
-                    .map(|t| (t.name.clone(), t.partitions.len() as i32))
-                    .collect()
+                counts_and_racks(&meta)
             };
-            let out = leader_assignments(assignor.as_ref(), &members, &counts)
+            let out = leader_assignments(assignor.as_ref(), &members, &counts, &racks)
                 .map_err(JoinFailed::Backoff)?;
             leader_counts = Some(counts);
             out.into_iter()

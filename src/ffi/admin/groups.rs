@@ -213,7 +213,12 @@ struct CMember {
     sub_err: CErr,
     asg: Option<CAsg>,
     asg_err: CErr,
+    /// KIP-848: member epoch, regex, target assignment.
+    consumer: Option<CConsumerMember>,
 }
+
+/// A KIP-848 member's epoch, regex and target assignment.
+type CConsumerMember = (i32, Option<CString>, Vec<(CString, i32)>);
 
 pub(crate) struct CGroup {
     group_id: CString,
@@ -226,6 +231,9 @@ pub(crate) struct CGroup {
     coordinator_port: i32,
     ops: Option<Vec<c_int>>,
     members: Vec<CMember>,
+    group_type: CString,
+    group_epoch: i32,
+    assignment_epoch: i32,
 }
 
 /// Described groups. Immutable.
@@ -276,11 +284,27 @@ fn cmember(m: &MemberDescription) -> CMember {
         sub_err,
         asg,
         asg_err,
+        consumer: m.consumer.as_ref().map(|c| {
+            (
+                c.member_epoch,
+                cso(c.subscribed_topic_regex.as_deref()),
+                ctps(&c.target_assignment),
+            )
+        }),
     }
 }
 
-/// Describes `count` groups at their coordinators (DescribeGroups, one
-/// request per coordinator). For groups of protocol type "consumer" each
+/// Describes `count` groups at their coordinators, as librdkafka's
+/// `rd_kafka_DescribeConsumerGroups`: with ConsumerGroupDescribe (KIP-848)
+/// first, then with DescribeGroups for the groups it does not know as
+/// "consumer" type groups (classic or unknown groups; every group of a
+/// coordinator without ConsumerGroupDescribe); `gregor_group_descriptions_type`
+/// tells which ("consumer" or "classic"). A "consumer" type group's members
+/// have their epochs and target assignments (`_member_epoch`,
+/// `_member_target_assignment_*`); their current assignment and subscribed
+/// topics are read with the `_member_assignment_*` and
+/// `_member_subscription_*` accessors (version -1). For classic groups of
+/// protocol type "consumer" each
 /// member's metadata and assignment are decoded (read them with the
 /// `_member_subscription_*` and `_member_assignment_*` accessors; a member
 /// whose bytes do not decode has its own `_err`, the rest of the group is
@@ -320,6 +344,9 @@ pub extern "C" fn gregor_admin_describe_groups(
                     coordinator_port: g.coordinator.port,
                     ops: ops_ints(&g.authorized_operations),
                     members: g.members.iter().map(cmember).collect(),
+                    group_type: cs(&g.group_type),
+                    group_epoch: g.group_epoch.unwrap_or(-1),
+                    assignment_epoch: g.assignment_epoch.unwrap_or(-1),
                 },
                 Err(e) => CGroup {
                     group_id: cs(id),
@@ -332,6 +359,9 @@ pub extern "C" fn gregor_admin_describe_groups(
                     coordinator_port: -1,
                     ops: None,
                     members: Vec::new(),
+                    group_type: CString::default(),
+                    group_epoch: -1,
+                    assignment_epoch: -1,
                 },
             })
             .collect();
@@ -765,6 +795,104 @@ pub extern "C" fn gregor_group_descriptions_member_assignment_user_data(
 ) -> gregor_slice {
     guard(slice_of(None), || {
         slice_of(asg_at(d, i, m).and_then(|a| a.user_data.as_deref()))
+    })
+}
+
+/// Group `i`'s type: "consumer" for a KIP-848 group (described by
+/// ConsumerGroupDescribe), "classic" for one described by DescribeGroups
+/// ("" for a group that failed).
+#[no_mangle]
+pub extern "C" fn gregor_group_descriptions_type(
+    d: *const gregor_group_descriptions,
+    i: usize,
+) -> *const c_char {
+    guard(ptr::null(), || {
+        group_at(d, i).map_or(ptr::null(), |g| g.group_type.as_ptr())
+    })
+}
+
+/// Group `i`'s group epoch (KIP-848; -1 for a classic group).
+#[no_mangle]
+pub extern "C" fn gregor_group_descriptions_group_epoch(
+    d: *const gregor_group_descriptions,
+    i: usize,
+) -> i32 {
+    guard(-1, || group_at(d, i).map_or(-1, |g| g.group_epoch))
+}
+
+/// Group `i`'s target assignment epoch (KIP-848; -1 for a classic group).
+#[no_mangle]
+pub extern "C" fn gregor_group_descriptions_assignment_epoch(
+    d: *const gregor_group_descriptions,
+    i: usize,
+) -> i32 {
+    guard(-1, || group_at(d, i).map_or(-1, |g| g.assignment_epoch))
+}
+
+/// Member `m` of group `i`: its member epoch (KIP-848; -1 for a classic
+/// group's member).
+#[no_mangle]
+pub extern "C" fn gregor_group_descriptions_member_epoch(
+    d: *const gregor_group_descriptions,
+    i: usize,
+    m: usize,
+) -> i32 {
+    guard(-1, || {
+        member_at(d, i, m)
+            .and_then(|x| x.consumer.as_ref())
+            .map_or(-1, |c| c.0)
+    })
+}
+
+/// Member `m` of group `i`: the regex it subscribed with (KIP-848; NULL if
+/// none).
+#[no_mangle]
+pub extern "C" fn gregor_group_descriptions_member_subscribed_topic_regex(
+    d: *const gregor_group_descriptions,
+    i: usize,
+    m: usize,
+) -> *const c_char {
+    guard(ptr::null(), || {
+        member_at(d, i, m)
+            .and_then(|x| x.consumer.as_ref())
+            .map_or(ptr::null(), |c| cptr(&c.1))
+    })
+}
+
+/// Number of partitions in the target assignment of member `m` of group
+/// `i` (KIP-848; 0 for a classic group's member).
+#[no_mangle]
+pub extern "C" fn gregor_group_descriptions_member_target_assignment_count(
+    d: *const gregor_group_descriptions,
+    i: usize,
+    m: usize,
+) -> usize {
+    guard(0, || {
+        member_at(d, i, m)
+            .and_then(|x| x.consumer.as_ref())
+            .map_or(0, |c| c.2.len())
+    })
+}
+
+/// Target-assignment partition `k` of member `m` of group `i`: writes its
+/// topic (borrowed) and partition. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+#[no_mangle]
+pub extern "C" fn gregor_group_descriptions_member_target_assignment_partition(
+    d: *const gregor_group_descriptions,
+    i: usize,
+    m: usize,
+    k: usize,
+    topic: *mut *const c_char,
+    partition: *mut i32,
+) -> c_int {
+    guard_code(ptr::null_mut(), 0, || {
+        let (t, p) = member_at(d, i, m)
+            .and_then(|x| x.consumer.as_ref())
+            .and_then(|c| c.2.get(k))
+            .ok_or_else(|| Error::invalid_arg("index out of range"))?;
+        put(topic, t.as_ptr());
+        put(partition, *p);
+        Ok(())
     })
 }
 

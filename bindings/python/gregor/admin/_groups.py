@@ -49,6 +49,10 @@ EXTRA.update({
     "gregor_group_descriptions_member_assignment_partition": (c_int, [P, c_size_t, c_size_t, c_size_t,
                                                                       POINTER(c_char_p), POINTER(c_int32)]),
     "gregor_group_descriptions_free": (None, [P]),
+    "gregor_group_descriptions_type": (S, [P, c_size_t]),
+    "gregor_group_descriptions_member_target_assignment_count": (c_size_t, [P, c_size_t, c_size_t]),
+    "gregor_group_descriptions_member_target_assignment_partition": (c_int, [P, c_size_t, c_size_t, c_size_t,
+                                                                             POINTER(c_char_p), POINTER(c_int32)]),
     "gregor_admin_delete_groups": (c_int, [P, CSTRS, c_size_t, P, PP] + E),
     "gregor_group_results_count": (c_size_t, [P]),
     "gregor_group_results_group_id": (S, [P, c_size_t]),
@@ -176,20 +180,34 @@ def describe_consumer_groups(self, group_ids, **kwargs):
                 if err:
                     res[gid] = _exc(err, pystr(lib.gregor_group_descriptions_errstr(out, i)))
                     continue
+                gtype = pystr(lib.gregor_group_descriptions_type(out, i)) or ""
                 members = []
-                for m in range(lib.gregor_group_descriptions_member_count(out, i)):
+
+                def partitions(count, get, m):
                     parts = []
-                    for k in range(lib.gregor_group_descriptions_member_assignment_count(out, i, m)):
+                    for k in range(count(out, i, m)):
                         t, p = c_char_p(), c_int32()
-                        if lib.gregor_group_descriptions_member_assignment_partition(out, i, m, k, byref(t),
-                                                                                     byref(p)) == 0:
+                        if get(out, i, m, k, byref(t), byref(p)) == 0:
                             parts.append(TopicPartition(pystr(t.value), p.value))
+                    return parts
+
+                for m in range(lib.gregor_group_descriptions_member_count(out, i)):
+                    parts = partitions(lib.gregor_group_descriptions_member_assignment_count,
+                                       lib.gregor_group_descriptions_member_assignment_partition, m)
+                    # KIP-848 groups: the target assignment (confluent-kafka
+                    # has it for "consumer" type groups only, None otherwise)
+                    target = None
+                    if gtype == "consumer":
+                        target = MemberAssignment(partitions(
+                            lib.gregor_group_descriptions_member_target_assignment_count,
+                            lib.gregor_group_descriptions_member_target_assignment_partition, m))
                     members.append(MemberDescription(
                         pystr(lib.gregor_group_descriptions_member_id(out, i, m)),
                         pystr(lib.gregor_group_descriptions_member_client_id(out, i, m)),
                         pystr(lib.gregor_group_descriptions_member_client_host(out, i, m)),
                         MemberAssignment(parts),
                         pystr(lib.gregor_group_descriptions_member_group_instance_id(out, i, m)),
+                        target,
                     ))
                 cid, chost, cport = c_int32(-1), c_char_p(), c_int32(-1)
                 lib.gregor_group_descriptions_coordinator(out, i, byref(cid), byref(chost), byref(cport))
@@ -204,7 +222,7 @@ def describe_consumer_groups(self, group_ids, **kwargs):
                 res[gid] = ConsumerGroupDescription(
                     gid, ptype == "", members, pystr(lib.gregor_group_descriptions_protocol(out, i)) or "",
                     _state(pystr(lib.gregor_group_descriptions_state(out, i))),
-                    Node(cid.value, pystr(chost.value), cport.value), ops)
+                    Node(cid.value, pystr(chost.value), cport.value), ops, _type(gtype))
             return res
         finally:
             lib.gregor_group_descriptions_free(out)

@@ -10,12 +10,13 @@ module Gregor
   #     cluster.push_request_errors(0, [6, 6]) # Produce: NOT_LEADER_OR_FOLLOWER twice
   #   end
   class MockCluster
-    # One request a mock broker received while tracking was on.
-    TrackedRequest = Struct.new(:broker_id, :api_key, :api_version)
+    # One request a mock broker received while tracking was on; timestamp_us:
+    # microseconds since the cluster started (monotonic).
+    TrackedRequest = Struct.new(:broker_id, :api_key, :api_version, :timestamp_us)
 
     # gregor_mock_request
     class Request < FFI::Struct
-      layout :broker_id, :int32, :api_key, :int16, :api_version, :int16
+      layout :broker_id, :int32, :api_key, :int16, :api_version, :int16, :timestamp_us, :int64
     end
 
     module Native
@@ -36,6 +37,7 @@ module Gregor
       bind :gregor_mock_cluster_destroy, [:pointer], :void
       bind :gregor_mock_topic_create, [:pointer, :string, :int, :int], :int
       bind :gregor_mock_partition_set_leader, [:pointer, :string, :int32, :int32], :int
+      bind :gregor_mock_partition_set_follower, [:pointer, :string, :int32, :int32], :int
       bind :gregor_mock_broker_set_down, [:pointer, :int32], :int
       bind :gregor_mock_broker_set_up, [:pointer, :int32], :int
       bind :gregor_mock_broker_set_rtt, [:pointer, :int32, :int], :int
@@ -95,6 +97,12 @@ module Gregor
     # Moves the leader of topic [partition]; its leader epoch goes up by one.
     def set_partition_leader(topic, partition, broker_id)
       check(Native.gregor_mock_partition_set_leader(handle, topic, partition, broker_id))
+    end
+
+    # The follower (-1: none) the leader of topic [partition] names as
+    # preferred read replica (KIP-392) to a consumer that sends its rack.
+    def set_partition_follower(topic, partition, broker_id)
+      check(Native.gregor_mock_partition_set_follower(handle, topic, partition, broker_id))
     end
 
     def broker_down(broker_id)
@@ -158,7 +166,7 @@ module Gregor
       n = [n, Native.gregor_mock_get_requests(handle, buf, n)].min
       Array.new(n) do |i|
         r = Request.new(buf + i * Request.size)
-        TrackedRequest.new(r[:broker_id], r[:api_key], r[:api_version])
+        TrackedRequest.new(r[:broker_id], r[:api_key], r[:api_version], r[:timestamp_us])
       end
     end
 
