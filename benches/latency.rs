@@ -14,7 +14,10 @@
 //! built against the librdkafka scripts/setup.sh installs, run as its own
 //! process; gregor's runs in this process. The two alternate, in a different
 //! order each round, `GREGOR_BENCH_ROUNDS` times (default 1); percentiles are
-//! over all of a client's messages.
+//! over all of a client's messages. The CPU column is the client's process
+//! time (user + system, `getrusage`: gregor's the bench process's own while
+//! its side runs, librdkafka's its harness process's) per message, start-up,
+//! warm-up and shutdown included.
 //!
 //! A benchmark, not a test: it prints figures and asserts only that every
 //! message was delivered.
@@ -29,6 +32,17 @@ use gregor::message::ProducerRecord;
 use gregor::producer::Producer;
 
 const INTERVAL_MS: u64 = 20;
+
+/// CPU seconds (user + system) used so far by this process (`RUSAGE_SELF`)
+/// or by its waited-for children (`RUSAGE_CHILDREN`).
+fn cpu_seconds(who: libc::c_int) -> f64 {
+    // SAFETY: rusage is plain data; getrusage fills it.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::getrusage(who, &mut ru) };
+    assert_eq!(r, 0, "getrusage");
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
 
 fn broker() -> String {
     std::env::var("GREGOR_TEST_BROKER").unwrap_or_else(|_| "127.0.0.1:9092".to_string())
@@ -208,34 +222,46 @@ fn main() {
         broker()
     );
     println!(
-        "| {:<10} | {:>9} | {:>9} | {:>9} | {:>9} |",
-        "client", "linger.ms", "p50 ms", "p99 ms", "max ms"
+        "| {:<10} | {:>9} | {:>9} | {:>9} | {:>9} | {:>11} |",
+        "client", "linger.ms", "p50 ms", "p99 ms", "max ms", "CPU µs/msg"
     );
     println!(
-        "|{:-<12}|{:->11}|{:->11}|{:->11}|{:->11}|",
-        "", "", "", "", ""
+        "|{:-<12}|{:->11}|{:->11}|{:->11}|{:->11}|{:->13}|",
+        "", "", "", "", "", ""
     );
     for linger in [0u64, 5] {
         let mut g = Vec::new();
         let mut l = Vec::new();
+        let (mut g_cpu, mut l_cpu) = (0.0, 0.0);
+        let mut run_gregor = |g: &mut Vec<f64>| {
+            let t = cpu_seconds(libc::RUSAGE_SELF);
+            g.extend(gregor(&topic, count, linger));
+            g_cpu += cpu_seconds(libc::RUSAGE_SELF) - t;
+        };
+        let mut run_librdkafka = |l: &mut Vec<f64>| {
+            let t = cpu_seconds(libc::RUSAGE_CHILDREN);
+            l.extend(librdkafka(&harness, &topic, count, linger));
+            l_cpu += cpu_seconds(libc::RUSAGE_CHILDREN) - t;
+        };
         for round in 0..rounds {
             if round % 2 == 0 {
-                g.extend(gregor(&topic, count, linger));
-                l.extend(librdkafka(&harness, &topic, count, linger));
+                run_gregor(&mut g);
+                run_librdkafka(&mut l);
             } else {
-                l.extend(librdkafka(&harness, &topic, count, linger));
-                g.extend(gregor(&topic, count, linger));
+                run_librdkafka(&mut l);
+                run_gregor(&mut g);
             }
         }
-        for (name, v) in [("gregor", &mut g), ("librdkafka", &mut l)] {
+        for (name, v, cpu) in [("gregor", &mut g, g_cpu), ("librdkafka", &mut l, l_cpu)] {
             v.sort_by(|a, b| a.partial_cmp(b).unwrap());
             println!(
-                "| {:<10} | {:>9} | {:>9.2} | {:>9.2} | {:>9.2} |",
+                "| {:<10} | {:>9} | {:>9.2} | {:>9.2} | {:>9.2} | {:>11.1} |",
                 name,
                 linger,
                 quantile(v, 0.50) / 1e3,
                 quantile(v, 0.99) / 1e3,
-                v[v.len() - 1] / 1e3
+                v[v.len() - 1] / 1e3,
+                cpu * 1e6 / v.len() as f64
             );
         }
     }

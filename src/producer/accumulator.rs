@@ -361,6 +361,15 @@ pub(crate) struct Acc {
     /// opened now whose `linger.ms` ends earlier must wake it, or the batch
     /// would wait out the sender's whole sleep.
     pub sender_wakes_at: Option<Instant>,
+    /// Times the sender thread woke from its sleep, and times a `poll`
+    /// woke while waiting for reports (counted to keep both at one per
+    /// message under a trickle: each extra wake-up is a thread competing
+    /// for the CPU and the lock on the delivery path).
+    pub sender_wakeups: u64,
+    pub poll_wakeups: u64,
+    /// Blocking purges waiting for `encoding` to drop to zero: the sender
+    /// notifies `changed` after an encoding only while one waits.
+    pub purge_waiting: usize,
     linger: Duration,
     batch_size: usize,
     batch_num_messages: usize,
@@ -407,6 +416,9 @@ impl Acc {
             txmsgs: 0,
             txmsg_bytes: 0,
             sender_wakes_at: None,
+            sender_wakeups: 0,
+            poll_wakeups: 0,
+            purge_waiting: 0,
             linger: s.linger,
             batch_size: s.batch_size,
             batch_num_messages: s.batch_num_messages,
@@ -627,6 +639,22 @@ impl Acc {
                 self.fail_one(topic, u, p, e);
             }
         }
+    }
+
+    /// Whether the sender has work after a produce response touched the
+    /// partitions `tps`: a batch of theirs to send (a retry, or one held
+    /// back by the in-flight limit), an epoch to bump, a fatal error. A
+    /// response that only completed batches leaves it nothing: waking it
+    /// then would make it compete with the application's `poll` for the
+    /// CPU and this lock, just as the report is served (librdkafka's broker
+    /// thread likewise sleeps on until its queues or timers need it).
+    pub fn sender_needed_after(&self, tps: &[Tp]) -> bool {
+        self.need_epoch_bump
+            || self.fatal.is_some()
+            || self.closing
+            || tps
+                .iter()
+                .any(|tp| self.part(tp).is_some_and(|pq| !pq.ready.is_empty()))
     }
 
     /// Whether a batch opened at `now` must wake the sleeping sender: its
@@ -1153,5 +1181,40 @@ mod tests {
         // it wakes before the linger ends anyway
         acc.sender_wakes_at = Some(Instant::now());
         assert!(!acc.append(&sh, &rec("t"), 3, None).unwrap());
+    }
+
+    /// A produce answer wakes the sender only if it left it work: a batch
+    /// of an answered partition to send (a retry, or one held back by the
+    /// in-flight limit), an epoch to bump, a fatal error.
+    #[test]
+    fn an_answer_wakes_the_sender_only_when_it_left_work() {
+        let sh = shared("0");
+        let mut acc = sh.acc();
+        let name: Arc<str> = Arc::from("t");
+        let mut tq = TopicQ::new(name.clone());
+        tq.set_partitions(2);
+        acc.topics.insert(name.clone(), tq);
+        let tp0 = Tp(name.clone(), 0);
+        let tp1 = Tp(name.clone(), 1);
+
+        // the answered batch was the partition's only one: nothing to do
+        assert!(!acc.sender_needed_after(std::slice::from_ref(&tp0)));
+
+        // a batch of the partition waits (a retry requeued, or held back
+        // by max.in.flight): the sender must send it
+        acc.append(&sh, &rec("t"), 0, None).unwrap();
+        acc.close_due(Instant::now());
+        assert!(!acc.part(&tp0).unwrap().ready.is_empty());
+        assert!(acc.sender_needed_after(std::slice::from_ref(&tp0)));
+        // ... but not if the answer was for another partition
+        assert!(!acc.sender_needed_after(std::slice::from_ref(&tp1)));
+        acc.topics.get_mut("t").unwrap().parts[0].ready.clear();
+
+        // an epoch bump waits for the answers (KIP-360)
+        acc.need_epoch_bump = true;
+        assert!(acc.sender_needed_after(std::slice::from_ref(&tp1)));
+        acc.need_epoch_bump = false;
+        acc.fatal = Some(Error::local(local::FATAL, "fenced"));
+        assert!(acc.sender_needed_after(&[]));
     }
 }

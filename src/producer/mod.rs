@@ -680,6 +680,7 @@ impl Producer {
                     .changed
                     .wait_timeout(acc, wake.saturating_duration_since(now))
                     .map_or_else(|e| e.into_inner().0, |r| r.0);
+                acc.poll_wakeups += 1;
             }
             let done = acc.take_done();
             drop(acc);
@@ -827,6 +828,8 @@ impl Producer {
         if flags & purge::QUEUE != 0 {
             acc.purge_queue();
             if flags & purge::NON_BLOCKING == 0 {
+                // the sender notifies `changed` after an encoding while we wait
+                acc.purge_waiting += 1;
                 while acc.encoding > 0 && !acc.closing {
                     acc = self
                         .shared
@@ -834,6 +837,7 @@ impl Producer {
                         .wait_timeout(acc, Duration::from_millis(10))
                         .map_or_else(|e| e.into_inner().0, |r| r.0);
                 }
+                acc.purge_waiting -= 1;
             }
         }
         drop(acc);
@@ -983,5 +987,87 @@ fn background(sh: &Shared) {
 impl Drop for Producer {
     fn drop(&mut self) {
         self.shutdown();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sends `n` messages one at a time, each followed by `poll` until its
+    /// report (a trickle, as benches/latency.rs), on a private mock
+    /// cluster; returns how often the sender thread and the polling thread
+    /// woke meanwhile.
+    fn trickle(linger: &str, n: usize) -> (u64, u64) {
+        let cfg = Config::from_pairs([
+            ("test.mock.num.brokers", "1"),
+            ("acks", "all"),
+            ("linger.ms", linger),
+        ])
+        .unwrap();
+        let p = Producer::new(&cfg).unwrap();
+        let got = Arc::new(Mutex::new(0usize));
+        let g = got.clone();
+        p.set_delivery_callback(Some(Box::new(move |dr| {
+            assert!(dr.error.is_none(), "{:?}", dr.error);
+            *g.lock().unwrap() += 1;
+        })));
+        let rec = ProducerRecord {
+            topic: "wakeups",
+            partition: Some(0),
+            key: None,
+            value: Some(b"v"),
+            headers: &[],
+            timestamp: None,
+        };
+        // the first message: metadata, connection, topic creation
+        p.send(&rec, 0).unwrap();
+        p.flush(Duration::from_secs(10)).unwrap();
+        {
+            let mut acc = p.shared.acc();
+            acc.sender_wakeups = 0;
+            acc.poll_wakeups = 0;
+        }
+        for i in 0..n {
+            p.send(&rec, i).unwrap();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while *got.lock().unwrap() < i + 2 && Instant::now() < deadline {
+                p.poll(Duration::from_secs(5));
+            }
+            assert_eq!(*got.lock().unwrap(), i + 2, "message {i} reported");
+        }
+        let acc = p.shared.acc();
+        (acc.sender_wakeups, acc.poll_wakeups)
+    }
+
+    /// Under a trickle each message wakes the sender once at linger.ms 0
+    /// (to send it) and twice at 5 (to learn of its linger deadline, then
+    /// at it), and the polling thread once (for its report). A produce
+    /// answer that leaves the sender nothing to do does not wake it, and
+    /// writing a request does not wake the poller: each such wake-up was a
+    /// thread competing for the CPU on the delivery path (issue 18's p99).
+    /// Counts, not timings: a few spare for a spurious wake-up or an idle
+    /// sender's one-second tick.
+    #[test]
+    fn a_trickle_wakes_the_sender_and_the_poller_once_per_step() {
+        let n = 20;
+        let (sender, poller) = trickle("0", n);
+        assert!(
+            sender <= n as u64 + 3,
+            "linger 0: sender woke {sender} times for {n} messages"
+        );
+        assert!(
+            poller <= n as u64 + 3,
+            "linger 0: poll woke {poller} times for {n} messages"
+        );
+        let (sender, poller) = trickle("5", n);
+        assert!(
+            sender <= 2 * n as u64 + 3,
+            "linger 5: sender woke {sender} times for {n} messages"
+        );
+        assert!(
+            poller <= n as u64 + 3,
+            "linger 5: poll woke {poller} times for {n} messages"
+        );
     }
 }

@@ -55,7 +55,12 @@ pub(crate) fn run(sh: &Arc<Shared>) {
                 next = next.min(t);
             }
         };
+        let reports = acc.done.len();
         soonest(acc.expire(now));
+        if acc.done.len() != reports {
+            // expired messages: their reports are ready
+            sh.changed.notify_all();
+        }
         soonest(acc.close_due(now));
         // producer id first (idempotence), and after a sequence gap wait for
         // the partitions to drain before bumping the epoch
@@ -110,6 +115,7 @@ pub(crate) fn run(sh: &Arc<Shared>) {
                 .wait_timeout(acc, wait)
                 .map_or_else(|e| e.into_inner().0, |r| r.0);
             acc.sender_wakes_at = None;
+            acc.sender_wakeups += 1;
             continue;
         }
         drop(acc);
@@ -125,7 +131,10 @@ pub(crate) fn run(sh: &Arc<Shared>) {
         for (leader, tokens) in work.sends {
             send_batches(sh, leader, tokens);
         }
-        sh.changed.notify_all();
+        // Each step above notifies `changed` itself when it queued reports
+        // or changed what a waiter waits for; a notify here for nothing
+        // would wake the application's `poll` while the request is on its
+        // way, to compete for the CPU with the broker and this thread.
         acc = sh.acc();
     }
 }
@@ -239,7 +248,10 @@ fn refresh_metadata(sh: &Shared, topics: &[Arc<str>]) {
     }
     // failures: the topics stay waiting and are asked again after
     // topic.metadata.refresh.fast.interval.ms, doubling up to retry.backoff.max.ms
+    drop(acc);
     sh.wake.notify_all();
+    // messages of a failed topic (or partition) have their reports now
+    sh.changed.notify_all();
 }
 
 fn init_producer_id(sh: &Shared) {
@@ -471,6 +483,7 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, tokens: Vec<u64>) {
             }
         }
         let mut acc = sh.acc();
+        let reports = !failed.is_empty();
         for (b, e) in failed {
             if let Some(pq) = acc.part_mut(&b.tp) {
                 pq.in_flight -= 1;
@@ -539,6 +552,7 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, tokens: Vec<u64>) {
         acc.encoding -= 1;
         acc.inflight.insert(token, ok);
         acc.requests.push((conn.clone(), token, deadline));
+        let notify = reports || acc.purge_waiting > 0;
         drop(acc);
         let weak: Weak<Shared> = Arc::downgrade(sh);
         let conn2 = conn.clone();
@@ -553,11 +567,14 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, tokens: Vec<u64>) {
                 }
             },
         );
-        // Waiters on `changed` (a purge waiting for the encoding to end, a
-        // flush) hear of it after the write, not before: the application
-        // thread, usually waiting in poll there, is not woken for nothing
-        // while the request is still to go out.
-        sh.changed.notify_all();
+        // Only a purge waiting for the encoding to end, or the reports of
+        // batches that failed to encode, concern the waiters on `changed`;
+        // they hear of it after the write. The application thread, usually
+        // waiting in poll, is not woken for nothing while the request is
+        // on its way.
+        if notify {
+            sh.changed.notify_all();
+        }
     }
 }
 
@@ -606,6 +623,7 @@ fn on_response(sh: &Shared, conn: &BrokerConn, token: u64, r: Result<ProduceResp
         // purged in flight: the answer is ignored (librdkafka's rule)
         return;
     };
+    let tps: Vec<Tp> = batches.iter().map(|b| b.tp.clone()).collect();
     for mut b in batches {
         if let Some(pq) = acc.part_mut(&b.tp) {
             pq.in_flight -= 1;
@@ -719,11 +737,15 @@ fn on_response(sh: &Shared, conn: &BrokerConn, token: u64, r: Result<ProduceResp
             _ => retry_or_fail(sh, &mut acc, b, e, false),
         }
     }
+    let wake_sender = acc.sender_needed_after(&tps);
     drop(acc);
-    // the application first (its report is ready), then the sender (a
-    // retry, or room in flight for the next batch)
+    // the application first (its report is ready), then the sender if the
+    // answer left it work (a retry, a batch held back by the in-flight
+    // limit, an epoch bump)
     sh.changed.notify_all();
-    sh.wake.notify_all();
+    if wake_sender {
+        sh.wake.notify_all();
+    }
 }
 
 /// True if an earlier batch of the partition is waiting for a retry or in flight.
