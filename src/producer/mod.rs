@@ -990,7 +990,8 @@ impl Drop for Producer {
     }
 }
 
-#[cfg(test)]
+// on a private mock cluster (test.mock.num.brokers)
+#[cfg(all(test, feature = "mock"))]
 mod tests {
     use super::*;
 
