@@ -32,6 +32,16 @@ class Interrupt(unittest.TestCase):
     """SIGINT during a long blocking call raises KeyboardInterrupt within
     200 ms (the call waits in slices and checks for signals between them)."""
 
+    def setUp(self):
+        # Python installs its KeyboardInterrupt handler only when SIGINT is
+        # not ignored at startup; a process started in the background by a
+        # shell without job control (as CI may start the suite) inherits it
+        # ignored. Ctrl-C at a terminal reaches this handler: install it.
+        self.previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def tearDown(self):
+        signal.signal(signal.SIGINT, self.previous)
+
     def interrupted(self, call):
         sent = []
 
