@@ -319,6 +319,10 @@ pub(crate) struct Acc {
     /// Outcomes waiting for poll/flush, and how many messages they hold.
     pub done: VecDeque<Done>,
     pub done_msgs: usize,
+    /// Reports a thread took from `done` and is still serving, per thread:
+    /// `flush` waits for other threads' (as librdkafka's, whose message
+    /// counts fall only after each delivery callback returned).
+    pub serving: Vec<(std::thread::ThreadId, usize)>,
     pub flushing: usize,
     pub flush_requested_for_sync: usize,
     pub closing: bool,
@@ -396,6 +400,7 @@ impl Acc {
             queued_bytes: 0,
             done: VecDeque::new(),
             done_msgs: 0,
+            serving: Vec::new(),
             flushing: 0,
             flush_requested_for_sync: 0,
             closing: false,
@@ -437,6 +442,28 @@ impl Acc {
         self.queued_msgs
     }
 
+    /// `n` reports taken by this thread ([`Acc::take_done`]) are served.
+    pub fn served(&mut self, n: usize) {
+        let me = std::thread::current().id();
+        if let Some(i) = self.serving.iter().position(|s| s.0 == me) {
+            self.serving[i].1 = self.serving[i].1.saturating_sub(n);
+            if self.serving[i].1 == 0 {
+                self.serving.swap_remove(i);
+            }
+        }
+    }
+
+    /// Reports other threads took and are still serving.
+    pub fn serving_elsewhere(&self) -> usize {
+        let me = std::thread::current().id();
+        self.serving.iter().filter(|s| s.0 != me).map(|s| s.1).sum()
+    }
+
+    /// Reports being served, by any thread.
+    pub fn serving_total(&self) -> usize {
+        self.serving.iter().map(|s| s.1).sum()
+    }
+
     /// True while batches should leave without waiting for `linger.ms`.
     pub fn hurry(&self) -> bool {
         self.flushing > 0 || self.flush_requested_for_sync > 0 || self.closing
@@ -461,6 +488,13 @@ impl Acc {
 
     /// Takes the outcomes for reporting outside the lock.
     pub fn take_done(&mut self) -> VecDeque<Done> {
+        if self.done_msgs > 0 {
+            let me = std::thread::current().id();
+            match self.serving.iter_mut().find(|s| s.0 == me) {
+                Some(s) => s.1 += self.done_msgs,
+                None => self.serving.push((me, self.done_msgs)),
+            }
+        }
         self.done_msgs = 0;
         self.held_msgs = 0;
         self.held_bytes = 0;

@@ -768,7 +768,9 @@ impl Producer {
                 acc = self.shared.acc();
                 continue;
             }
-            if acc.outstanding() == 0 {
+            // reports another thread (a polling thread) took and is still
+            // serving are not done yet
+            if acc.outstanding() == 0 && acc.serving_elsewhere() == 0 {
                 break Ok(());
             }
             if acc.closing {
@@ -858,7 +860,7 @@ impl Producer {
     /// (librdkafka's `rd_kafka_outq_len`).
     pub fn len(&self) -> usize {
         let acc = self.shared.acc();
-        acc.outstanding() + acc.done_msgs
+        acc.outstanding() + acc.done_msgs + acc.serving_total()
     }
 
     /// True when nothing is outstanding.
@@ -941,6 +943,23 @@ fn serve_done(
     // their records no longer count against the queue: a blocked
     // send_blocking may go on
     shared.changed.notify_all();
+    // when these are served (even if a callback panics): a flush on
+    // another thread waits for them
+    struct Served<'a>(&'a Shared, usize);
+    impl Drop for Served<'_> {
+        fn drop(&mut self) {
+            if self.1 > 0 {
+                self.0.acc().served(self.1);
+                self.0.changed.notify_all();
+            }
+        }
+    }
+    let _served = Served(
+        shared,
+        done.iter()
+            .map(|d| d.msgs.iter().filter(|m| m.sync.is_none()).count())
+            .sum(),
+    );
     let mut n = 0;
     let only_error = shared.settings.dr_only_error;
     let timeout = shared.settings.message_timeout;
@@ -1039,6 +1058,51 @@ mod tests {
         }
         let acc = p.shared.acc();
         (acc.sender_wakeups, acc.poll_wakeups)
+    }
+
+    /// `flush` on one thread waits for the reports a polling thread took
+    /// and is still serving (librdkafka counts a message until its
+    /// delivery callback returned): the Ruby binding's `purge` failed on it
+    /// when its polling thread won the race.
+    #[test]
+    fn flush_waits_for_reports_another_thread_is_serving() {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let cfg = Config::from_pairs([("test.mock.num.brokers", "1"), ("linger.ms", "0")]).unwrap();
+        let p = Arc::new(Producer::new(&cfg).unwrap());
+        let started = Arc::new(AtomicBool::new(false));
+        let served = Arc::new(AtomicUsize::new(0));
+        let (s2, d2) = (started.clone(), served.clone());
+        p.set_delivery_callback(Some(Box::new(move |_| {
+            s2.store(true, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(300));
+            d2.fetch_add(1, Ordering::SeqCst);
+        })));
+        let rec = ProducerRecord {
+            topic: "serving",
+            partition: Some(0),
+            key: None,
+            value: Some(b"v"),
+            headers: &[],
+            timestamp: None,
+        };
+        p.send(&rec, 0).unwrap();
+        let p2 = p.clone();
+        let poller = std::thread::spawn(move || {
+            let until = Instant::now() + Duration::from_secs(10);
+            while p2.poll(Duration::from_millis(50)) == 0 && Instant::now() < until {}
+        });
+        while !started.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(p.len(), 1, "a report being served still counts");
+        p.flush(Duration::from_secs(10)).unwrap();
+        assert_eq!(
+            served.load(Ordering::SeqCst),
+            1,
+            "flush returned while the report was being served"
+        );
+        assert_eq!(p.len(), 0);
+        poller.join().unwrap();
     }
 
     /// Under a trickle each message wakes the sender once at linger.ms 0
