@@ -37,14 +37,6 @@ fn part<'a>(st: &'a State, topic: &str, p: i32) -> Option<&'a Partition> {
         .and_then(|t| usize::try_from(p).ok().and_then(|i| t.partitions.get(i)))
 }
 
-fn part_mut<'a>(st: &'a mut State, topic: &str, p: i32) -> Option<&'a mut Partition> {
-    st.topics.get_mut(topic).and_then(|t| {
-        usize::try_from(p)
-            .ok()
-            .and_then(|i| t.partitions.get_mut(i))
-    })
-}
-
 /// Creates `name` with the default partition count and replication.
 fn auto_create(st: &mut State, name: &str) {
     let replicas = (0..st.default_partitions)
@@ -348,7 +340,7 @@ pub(crate) fn produce(ctx: &Ctx<'_>, req: ProduceRequest) -> Option<ProduceRespo
                         Err(e) => Err(e),
                         Ok(h) => {
                             let _ = h.len;
-                            let p = part_mut(&mut st, &t.name, pd.index).expect("checked");
+                            let p = st.partition_mut(&t.name, pd.index).expect("checked");
                             append(p, bytes, &h)
                         }
                     }
@@ -1226,25 +1218,25 @@ pub(crate) fn delete_records(
                         low_watermark: -1,
                         ..Default::default()
                     };
-                    r.error_code =
-                        match (ctx.inject, part_mut(&mut st, &t.name, dp.partition_index)) {
-                            (Some(e), _) => e,
-                            (None, None) => code::UNKNOWN_TOPIC_OR_PARTITION,
-                            (None, Some(p)) if p.leader != broker => code::NOT_LEADER_OR_FOLLOWER,
-                            (None, Some(p)) => {
-                                // -1 means up to the high watermark (DeleteRecords' contract).
-                                let to = if dp.offset == -1 { p.end } else { dp.offset };
-                                if to < 0 || to > p.end {
-                                    code::OFFSET_OUT_OF_RANGE
-                                } else {
-                                    p.log_start = p.log_start.max(to);
-                                    let start = p.log_start;
-                                    p.log.retain(|b| b.last >= start);
-                                    r.low_watermark = p.log_start;
-                                    code::NONE
-                                }
+                    r.error_code = match (ctx.inject, st.partition_mut(&t.name, dp.partition_index))
+                    {
+                        (Some(e), _) => e,
+                        (None, None) => code::UNKNOWN_TOPIC_OR_PARTITION,
+                        (None, Some(p)) if p.leader != broker => code::NOT_LEADER_OR_FOLLOWER,
+                        (None, Some(p)) => {
+                            // -1 means up to the high watermark (DeleteRecords' contract).
+                            let to = if dp.offset == -1 { p.end } else { dp.offset };
+                            if to < 0 || to > p.end {
+                                code::OFFSET_OUT_OF_RANGE
+                            } else {
+                                p.log_start = p.log_start.max(to);
+                                let start = p.log_start;
+                                p.log.retain(|b| b.last >= start);
+                                r.low_watermark = p.log_start;
+                                code::NONE
                             }
-                        };
+                        }
+                    };
                     r
                 })
                 .collect(),

@@ -311,13 +311,7 @@ impl Cluster {
                 return Err(MockError::UnknownBroker(broker));
             }
             let p = st
-                .topics
-                .get_mut(topic)
-                .and_then(|t| {
-                    usize::try_from(partition)
-                        .ok()
-                        .and_then(|i| t.partitions.get_mut(i))
-                })
+                .partition_mut(topic, partition)
                 .ok_or_else(|| MockError::UnknownTopic(format!("{topic} [{partition}]")))?;
             p.leader = broker;
             p.leader_epoch += 1;
@@ -350,13 +344,7 @@ impl Cluster {
                 return Err(MockError::UnknownBroker(broker));
             }
             let p = st
-                .topics
-                .get_mut(topic)
-                .and_then(|t| {
-                    usize::try_from(partition)
-                        .ok()
-                        .and_then(|i| t.partitions.get_mut(i))
-                })
+                .partition_mut(topic, partition)
                 .ok_or_else(|| MockError::UnknownTopic(format!("{topic} [{partition}]")))?;
             p.follower = broker;
             if broker != -1 && !p.replicas.contains(&broker) {

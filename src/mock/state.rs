@@ -377,6 +377,15 @@ impl State {
         self.topics.iter().find(|(_, t)| t.id == *id)
     }
 
+    /// A topic's partition, if both exist.
+    pub fn partition_mut(&mut self, topic: &str, partition: i32) -> Option<&mut Partition> {
+        self.topics.get_mut(topic).and_then(|t| {
+            usize::try_from(partition)
+                .ok()
+                .and_then(|i| t.partitions.get_mut(i))
+        })
+    }
+
     /// Takes the next injected error for `api_key` on `broker`: the broker's
     /// own stack first, then the cluster-wide one.
     pub fn take_error(&mut self, broker: i32, api_key: i16) -> Option<(i16, Duration)> {
