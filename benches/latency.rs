@@ -19,6 +19,11 @@
 //! its side runs, librdkafka's its harness process's) per message, start-up,
 //! warm-up and shutdown included.
 //!
+//! Last it measures the machine itself: how late a 5 ms timed wait wakes,
+//! the same number of times, one every 20 ms. On a virtual machine that
+//! tail (milliseconds about once in a hundred, coming and going with the
+//! host's load) is most of the `linger.ms` 5 rows' p99 for both clients.
+//!
 //! A benchmark, not a test: it prints figures and asserts only that every
 //! message was delivered.
 
@@ -191,6 +196,31 @@ fn librdkafka(harness: &str, topic: &str, count: usize, linger: u64) -> Vec<f64>
     v
 }
 
+/// How late this machine wakes a thread from a 5 ms timed wait (a
+/// `Condvar::wait_timeout`, as gregor's sender waits out `linger.ms`;
+/// librdkafka's broker thread waits in `poll` the same way), in µs, one per
+/// wait, `count` waits one interval apart: the part of the `linger.ms` 5
+/// rows that belongs to neither client.
+fn timer_probe(count: usize) -> Vec<f64> {
+    let m = Mutex::new(());
+    let cv = std::sync::Condvar::new();
+    let mut late = Vec::with_capacity(count);
+    let mut next = Instant::now();
+    for _ in 0..count {
+        next += Duration::from_millis(INTERVAL_MS);
+        let due = Instant::now() + Duration::from_millis(5);
+        let mut g = m.lock().unwrap();
+        while Instant::now() < due {
+            g = cv.wait_timeout(g, due - Instant::now()).unwrap().0;
+        }
+        drop(g);
+        late.push((Instant::now() - due).as_secs_f64() * 1e6);
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+    }
+    late.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    late
+}
+
 /// The `q` quantile (nearest rank) of sorted `v`.
 fn quantile(v: &[f64], q: f64) -> f64 {
     let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
@@ -265,4 +295,13 @@ fn main() {
             );
         }
     }
+    let late = timer_probe(count * rounds);
+    println!(
+        "this machine: a 5 ms timed wait (one every {INTERVAL_MS} ms, {} waits) woke late by \
+         p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        late.len(),
+        quantile(&late, 0.50) / 1e3,
+        quantile(&late, 0.99) / 1e3,
+        late[late.len() - 1] / 1e3
+    );
 }
