@@ -7,7 +7,7 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use super::ctx::Ctx;
-use super::state::{code, Committed, Group, GroupState, Member, State};
+use super::state::{Committed, Group, GroupState, Member, State};
 use super::Shared;
 use crate::protocol::delete_groups::*;
 use crate::protocol::describe_groups::*;
@@ -20,6 +20,7 @@ use crate::protocol::offset_delete::*;
 use crate::protocol::offset_fetch::*;
 use crate::protocol::sync_group::*;
 use crate::protocol::txn_offset_commit::*;
+use crate::protocol::KafkaCode;
 use crate::wire::Bytes;
 
 /// Starts the thread that expires members and ends rebalance rounds on
@@ -202,7 +203,7 @@ fn not_coordinator(ctx: &Ctx<'_>, st: &State, group: &str) -> Option<i16> {
     if let Some(e) = ctx.inject {
         return Some(e);
     }
-    (st.coordinator(0, group) != ctx.broker).then_some(code::NOT_COORDINATOR)
+    (st.coordinator(0, group) != ctx.broker).then_some(KafkaCode::NOT_COORDINATOR.0)
 }
 
 pub(crate) fn join_group(ctx: &Ctx<'_>, req: JoinGroupRequest) -> Option<JoinGroupResponse> {
@@ -224,10 +225,10 @@ pub(crate) fn join_group(ctx: &Ctx<'_>, req: JoinGroupRequest) -> Option<JoinGro
         return fail(e, req.member_id);
     }
     if req.group_id.is_empty() {
-        return fail(code::INVALID_GROUP_ID, req.member_id);
+        return fail(KafkaCode::INVALID_GROUP_ID.0, req.member_id);
     }
     if req.protocols.is_empty() || req.protocol_type.is_empty() {
-        return fail(code::INCONSISTENT_GROUP_PROTOCOL, req.member_id);
+        return fail(KafkaCode::INCONSISTENT_GROUP_PROTOCOL.0, req.member_id);
     }
     let now = Instant::now();
     let delay = st.initial_rebalance_delay;
@@ -247,7 +248,7 @@ pub(crate) fn join_group(ctx: &Ctx<'_>, req: JoinGroupRequest) -> Option<JoinGro
                     == g.members.len()
             })
         {
-            return fail(code::INCONSISTENT_GROUP_PROTOCOL, req.member_id);
+            return fail(KafkaCode::INCONSISTENT_GROUP_PROTOCOL.0, req.member_id);
         }
     } else {
         g.protocol_type = req.protocol_type.clone();
@@ -258,10 +259,10 @@ pub(crate) fn join_group(ctx: &Ctx<'_>, req: JoinGroupRequest) -> Option<JoinGro
         if ctx.version >= 4 {
             // KIP-394: hand out the ID and make the member join again with it.
             g.pending.insert(member_id.clone());
-            return fail(code::MEMBER_ID_REQUIRED, member_id);
+            return fail(KafkaCode::MEMBER_ID_REQUIRED.0, member_id);
         }
     } else if !g.members.contains_key(&member_id) && !g.pending.remove(&member_id) {
-        return fail(code::UNKNOWN_MEMBER_ID, member_id);
+        return fail(KafkaCode::UNKNOWN_MEMBER_ID.0, member_id);
     }
     let session = Duration::from_millis(u64::try_from(req.session_timeout_ms).unwrap_or(0));
     let rebalance_ms = if req.rebalance_timeout_ms < 0 {
@@ -325,7 +326,7 @@ pub(crate) fn join_group(ctx: &Ctx<'_>, req: JoinGroupRequest) -> Option<JoinGro
         loop {
             let g = match st.groups.get(&req.group_id) {
                 Some(g) => g,
-                None => return fail(code::UNKNOWN_MEMBER_ID, member_id),
+                None => return fail(KafkaCode::UNKNOWN_MEMBER_ID.0, member_id),
             };
             if g.round != round || st.shutdown {
                 break;
@@ -335,10 +336,10 @@ pub(crate) fn join_group(ctx: &Ctx<'_>, req: JoinGroupRequest) -> Option<JoinGro
         }
     }
     let Some(g) = st.groups.get(&req.group_id) else {
-        return fail(code::UNKNOWN_MEMBER_ID, member_id);
+        return fail(KafkaCode::UNKNOWN_MEMBER_ID.0, member_id);
     };
     if !g.members.contains_key(&member_id) || g.state == GroupState::Empty {
-        return fail(code::UNKNOWN_MEMBER_ID, member_id);
+        return fail(KafkaCode::UNKNOWN_MEMBER_ID.0, member_id);
     }
     let protocol = g.protocol.clone().unwrap_or_default();
     let leader = g.leader.clone().unwrap_or_default();
@@ -386,18 +387,18 @@ pub(crate) fn sync_group(ctx: &Ctx<'_>, req: SyncGroupRequest) -> Option<SyncGro
     let deadline = now + Duration::from_secs(300);
     loop {
         let Some(g) = st.groups.get_mut(&req.group_id) else {
-            return fail(code::UNKNOWN_MEMBER_ID);
+            return fail(KafkaCode::UNKNOWN_MEMBER_ID.0);
         };
         let Some(m) = g.members.get_mut(&req.member_id) else {
-            return fail(code::UNKNOWN_MEMBER_ID);
+            return fail(KafkaCode::UNKNOWN_MEMBER_ID.0);
         };
         m.last_seen = Instant::now();
         if req.generation_id != g.generation {
-            return fail(code::ILLEGAL_GENERATION);
+            return fail(KafkaCode::ILLEGAL_GENERATION.0);
         }
         match g.state {
-            GroupState::Empty => return fail(code::UNKNOWN_MEMBER_ID),
-            GroupState::PreparingRebalance => return fail(code::REBALANCE_IN_PROGRESS),
+            GroupState::Empty => return fail(KafkaCode::UNKNOWN_MEMBER_ID.0),
+            GroupState::PreparingRebalance => return fail(KafkaCode::REBALANCE_IN_PROGRESS.0),
             GroupState::Stable => {
                 return Some(SyncGroupResponse {
                     protocol_type: Some(g.protocol_type.clone()),
@@ -420,7 +421,7 @@ pub(crate) fn sync_group(ctx: &Ctx<'_>, req: SyncGroupRequest) -> Option<SyncGro
             }
         }
         if st.shutdown || Instant::now() >= deadline {
-            return fail(code::REBALANCE_IN_PROGRESS);
+            return fail(KafkaCode::REBALANCE_IN_PROGRESS.0);
         }
         st = wait(ctx, st, deadline);
     }
@@ -432,17 +433,17 @@ pub(crate) fn heartbeat(ctx: &Ctx<'_>, req: HeartbeatRequest) -> Option<Heartbea
         e
     } else {
         match st.groups.get_mut(&req.group_id) {
-            None => code::UNKNOWN_MEMBER_ID,
+            None => KafkaCode::UNKNOWN_MEMBER_ID.0,
             Some(g) => match g.members.get_mut(&req.member_id) {
-                None => code::UNKNOWN_MEMBER_ID,
+                None => KafkaCode::UNKNOWN_MEMBER_ID.0,
                 Some(m) => {
                     m.last_seen = Instant::now();
                     if req.generation_id != g.generation {
-                        code::ILLEGAL_GENERATION
+                        KafkaCode::ILLEGAL_GENERATION.0
                     } else if g.state == GroupState::PreparingRebalance {
-                        code::REBALANCE_IN_PROGRESS
+                        KafkaCode::REBALANCE_IN_PROGRESS.0
                     } else {
-                        code::NONE
+                        KafkaCode::NONE.0
                     }
                 }
             },
@@ -472,9 +473,9 @@ pub(crate) fn leave_group(ctx: &Ctx<'_>, req: LeaveGroupRequest) -> Option<Leave
     };
     let now = Instant::now();
     let mut members = Vec::new();
-    let mut top = code::NONE;
+    let mut top = KafkaCode::NONE.0;
     match st.groups.get_mut(&req.group_id) {
-        None => top = code::UNKNOWN_MEMBER_ID,
+        None => top = KafkaCode::UNKNOWN_MEMBER_ID.0,
         Some(g) => {
             for (id, instance) in ids {
                 let id = if id.is_empty() {
@@ -487,9 +488,9 @@ pub(crate) fn leave_group(ctx: &Ctx<'_>, req: LeaveGroupRequest) -> Option<Leave
                     id
                 };
                 let e = if g.members.remove(&id).is_some() {
-                    code::NONE
+                    KafkaCode::NONE.0
                 } else {
-                    code::UNKNOWN_MEMBER_ID
+                    KafkaCode::UNKNOWN_MEMBER_ID.0
                 };
                 if ctx.version < 3 {
                     top = e;
@@ -522,18 +523,18 @@ pub(crate) fn leave_group(ctx: &Ctx<'_>, req: LeaveGroupRequest) -> Option<Leave
 fn commit_check(g: Option<&Group>, generation: i32, member: &str) -> Option<i16> {
     match g {
         None if generation < 0 => None,
-        None => Some(code::ILLEGAL_GENERATION),
+        None => Some(KafkaCode::ILLEGAL_GENERATION.0),
         Some(g) if generation < 0 && member.is_empty() => {
             // A simple (non-group) commit needs an empty group.
-            (!g.members.is_empty()).then_some(code::UNKNOWN_MEMBER_ID)
+            (!g.members.is_empty()).then_some(KafkaCode::UNKNOWN_MEMBER_ID.0)
         }
         Some(g) => {
             if !g.members.contains_key(member) {
-                Some(code::UNKNOWN_MEMBER_ID)
+                Some(KafkaCode::UNKNOWN_MEMBER_ID.0)
             } else if generation != g.generation {
-                Some(code::ILLEGAL_GENERATION)
+                Some(KafkaCode::ILLEGAL_GENERATION.0)
             } else if g.state == GroupState::PreparingRebalance {
-                Some(code::REBALANCE_IN_PROGRESS)
+                Some(KafkaCode::REBALANCE_IN_PROGRESS.0)
             } else {
                 None
             }
@@ -588,7 +589,7 @@ pub(crate) fn offset_commit(
                 .map(|(p, ok)| {
                     let error_code = match (err, ok) {
                         (Some(e), _) => e,
-                        (None, false) => code::UNKNOWN_TOPIC_OR_PARTITION,
+                        (None, false) => KafkaCode::UNKNOWN_TOPIC_OR_PARTITION.0,
                         (None, true) => {
                             g.offsets.insert(
                                 (t.name.clone(), p.partition_index),
@@ -598,7 +599,7 @@ pub(crate) fn offset_commit(
                                     metadata: p.committed_metadata.clone(),
                                 },
                             );
-                            code::NONE
+                            KafkaCode::NONE.0
                         }
                     };
                     OffsetCommitResponsePartition {
@@ -650,11 +651,23 @@ fn fetch_offsets(
                     let pending = require_stable
                         && g.is_some_and(|g| g.txn_offsets.values().any(|m| m.contains_key(&key)));
                     if pending {
-                        return (p, -1, -1, Some(String::new()), code::UNSTABLE_OFFSET_COMMIT);
+                        return (
+                            p,
+                            -1,
+                            -1,
+                            Some(String::new()),
+                            KafkaCode::UNSTABLE_OFFSET_COMMIT.0,
+                        );
                     }
                     match g.and_then(|g| g.offsets.get(&key)) {
-                        Some(c) => (p, c.offset, c.leader_epoch, c.metadata.clone(), code::NONE),
-                        None => (p, -1, -1, Some(String::new()), code::NONE),
+                        Some(c) => (
+                            p,
+                            c.offset,
+                            c.leader_epoch,
+                            c.metadata.clone(),
+                            KafkaCode::NONE.0,
+                        ),
+                        None => (p, -1, -1, Some(String::new()), KafkaCode::NONE.0),
                     }
                 })
                 .collect();
@@ -781,12 +794,14 @@ pub(crate) fn txn_offset_commit(
             )
         });
         err = match known {
-            None => Some(code::INVALID_PRODUCER_ID_MAPPING),
-            Some((pid, _, _)) if pid != req.producer_id => Some(code::INVALID_PRODUCER_ID_MAPPING),
-            Some((_, epoch, _)) if epoch != req.producer_epoch => {
-                Some(code::INVALID_PRODUCER_EPOCH)
+            None => Some(KafkaCode::INVALID_PRODUCER_ID_MAPPING.0),
+            Some((pid, _, _)) if pid != req.producer_id => {
+                Some(KafkaCode::INVALID_PRODUCER_ID_MAPPING.0)
             }
-            Some((_, _, false)) => Some(code::INVALID_TXN_STATE),
+            Some((_, epoch, _)) if epoch != req.producer_epoch => {
+                Some(KafkaCode::INVALID_PRODUCER_EPOCH.0)
+            }
+            Some((_, _, false)) => Some(KafkaCode::INVALID_TXN_STATE.0),
             _ if req.generation_id >= 0 => commit_check(
                 st.groups.get(&req.group_id),
                 req.generation_id,
@@ -820,7 +835,7 @@ pub(crate) fn txn_offset_commit(
                     }
                     TxnOffsetCommitResponsePartition {
                         partition_index: p.partition_index,
-                        error_code: err.unwrap_or(code::NONE),
+                        error_code: err.unwrap_or(KafkaCode::NONE.0),
                         ..Default::default()
                     }
                 })
@@ -951,11 +966,11 @@ pub(crate) fn delete_groups(
                 e
             } else {
                 match st.groups.get(id) {
-                    None => code::GROUP_ID_NOT_FOUND,
-                    Some(g) if !g.members.is_empty() => code::NON_EMPTY_GROUP,
+                    None => KafkaCode::GROUP_ID_NOT_FOUND.0,
+                    Some(g) if !g.members.is_empty() => KafkaCode::NON_EMPTY_GROUP.0,
                     Some(_) => {
                         st.groups.remove(id);
-                        code::NONE
+                        KafkaCode::NONE.0
                     }
                 }
             };
@@ -985,7 +1000,7 @@ pub(crate) fn offset_delete(
     }
     let Some(g) = st.groups.get_mut(&req.group_id) else {
         return Some(OffsetDeleteResponse {
-            error_code: code::GROUP_ID_NOT_FOUND,
+            error_code: KafkaCode::GROUP_ID_NOT_FOUND.0,
             ..Default::default()
         });
     };
@@ -1004,7 +1019,7 @@ pub(crate) fn offset_delete(
                         86
                     } else {
                         g.offsets.remove(&(t.name.clone(), p.partition_index));
-                        code::NONE
+                        KafkaCode::NONE.0
                     };
                     OffsetDeleteResponsePartition {
                         partition_index: p.partition_index,

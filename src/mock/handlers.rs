@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use super::ctx::Ctx;
-use super::state::{code, valid_topic_name, FetchSession, Partition, State, StoredBatch};
+use super::state::{valid_topic_name, FetchSession, Partition, State, StoredBatch};
 use crate::protocol::create_partitions::*;
 use crate::protocol::create_topics::*;
 use crate::protocol::delete_records::*;
@@ -21,6 +21,7 @@ use crate::protocol::list_offsets::*;
 use crate::protocol::metadata::*;
 use crate::protocol::offset_for_leader_epoch::*;
 use crate::protocol::produce::*;
+use crate::protocol::KafkaCode;
 use crate::record::crc32c::crc32c;
 use crate::wire::{Bytes, Uuid};
 
@@ -50,9 +51,9 @@ pub(crate) fn metadata(ctx: &Ctx<'_>, req: MetadataRequest) -> Option<MetadataRe
     // KIP-1102: an injected REBOOTSTRAP_REQUIRED is the whole answer of a
     // v13+ request, in its top-level error code (other injected errors go
     // to every topic, as before v13)
-    if v >= 13 && ctx.inject == Some(code::REBOOTSTRAP_REQUIRED) {
+    if v >= 13 && ctx.inject == Some(KafkaCode::REBOOTSTRAP_REQUIRED.0) {
         return Some(MetadataResponse {
-            error_code: code::REBOOTSTRAP_REQUIRED,
+            error_code: KafkaCode::REBOOTSTRAP_REQUIRED.0,
             ..Default::default()
         });
     }
@@ -80,7 +81,7 @@ pub(crate) fn metadata(ctx: &Ctx<'_>, req: MetadataRequest) -> Option<MetadataRe
     for (name, id) in names {
         let Some(name) = name else {
             topics.push(MetadataResponseTopic {
-                error_code: code::UNKNOWN_TOPIC_ID,
+                error_code: KafkaCode::UNKNOWN_TOPIC_ID.0,
                 name: None,
                 topic_id: id,
                 ..Default::default()
@@ -89,14 +90,14 @@ pub(crate) fn metadata(ctx: &Ctx<'_>, req: MetadataRequest) -> Option<MetadataRe
         };
         if !st.topics.contains_key(&name) {
             let err = if !valid_topic_name(&name) {
-                code::INVALID_TOPIC_EXCEPTION
+                KafkaCode::INVALID_TOPIC_EXCEPTION.0
             } else if st.auto_create && allow_create && ctx.inject.is_none() {
                 auto_create(&mut st, &name);
-                code::NONE
+                KafkaCode::NONE.0
             } else {
-                code::UNKNOWN_TOPIC_OR_PARTITION
+                KafkaCode::UNKNOWN_TOPIC_OR_PARTITION.0
             };
-            if err != code::NONE {
+            if err != KafkaCode::NONE.0 {
                 topics.push(MetadataResponseTopic {
                     error_code: err,
                     name: Some(name),
@@ -107,7 +108,7 @@ pub(crate) fn metadata(ctx: &Ctx<'_>, req: MetadataRequest) -> Option<MetadataRe
         }
         let t = &st.topics[&name];
         topics.push(MetadataResponseTopic {
-            error_code: ctx.inject.unwrap_or(code::NONE),
+            error_code: ctx.inject.unwrap_or(KafkaCode::NONE.0),
             name: Some(name.clone()),
             topic_id: if v >= 10 { t.id } else { Uuid::ZERO },
             partitions: t
@@ -116,9 +117,9 @@ pub(crate) fn metadata(ctx: &Ctx<'_>, req: MetadataRequest) -> Option<MetadataRe
                 .enumerate()
                 .map(|(i, p)| MetadataResponsePartition {
                     error_code: if p.leader == -1 {
-                        code::LEADER_NOT_AVAILABLE
+                        KafkaCode::LEADER_NOT_AVAILABLE.0
                     } else {
-                        code::NONE
+                        KafkaCode::NONE.0
                     },
                     partition_index: i as i32,
                     leader_id: p.leader,
@@ -182,9 +183,9 @@ fn be_i64(b: &[u8], at: usize) -> i64 {
 fn parse_batch(b: &[u8]) -> Result<BatchHeader, i16> {
     const HEADER: usize = crate::record::batch::HEADER_LEN;
     if b.len() < HEADER {
-        return Err(code::CORRUPT_MESSAGE);
+        return Err(KafkaCode::CORRUPT_MESSAGE.0);
     }
-    let batch_len = usize::try_from(be_i32(b, 8)).map_err(|_| code::CORRUPT_MESSAGE)?;
+    let batch_len = usize::try_from(be_i32(b, 8)).map_err(|_| KafkaCode::CORRUPT_MESSAGE.0)?;
     let len = batch_len + 12;
     if b[16] != 2 {
         return Err(43); // UNSUPPORTED_FOR_MESSAGE_FORMAT
@@ -195,11 +196,11 @@ fn parse_batch(b: &[u8]) -> Result<BatchHeader, i16> {
         return Err(if len < b.len() {
             87
         } else {
-            code::CORRUPT_MESSAGE
+            KafkaCode::CORRUPT_MESSAGE.0
         });
     }
     if crc32c(&b[21..len]) != be_i32(b, 17) as u32 {
-        return Err(code::CORRUPT_MESSAGE);
+        return Err(KafkaCode::CORRUPT_MESSAGE.0);
     }
     let h = BatchHeader {
         len,
@@ -212,7 +213,7 @@ fn parse_batch(b: &[u8]) -> Result<BatchHeader, i16> {
         count: be_i32(b, 57),
     };
     if h.count < 1 || h.last_offset_delta != h.count - 1 {
-        return Err(code::CORRUPT_MESSAGE);
+        return Err(KafkaCode::CORRUPT_MESSAGE.0);
     }
     Ok(h)
 }
@@ -230,13 +231,13 @@ fn check_sequence(p: &Partition, h: &BatchHeader) -> Result<Option<i64>, i16> {
         return Ok(None);
     };
     if h.producer_epoch < ps.epoch {
-        return Err(code::INVALID_PRODUCER_EPOCH);
+        return Err(KafkaCode::INVALID_PRODUCER_EPOCH.0);
     }
     if h.producer_epoch > ps.epoch {
         return if h.base_sequence == 0 {
             Ok(None)
         } else {
-            Err(code::OUT_OF_ORDER_SEQUENCE_NUMBER)
+            Err(KafkaCode::OUT_OF_ORDER_SEQUENCE_NUMBER.0)
         };
     }
     let last_seq = h.base_sequence.wrapping_add(h.count - 1);
@@ -260,9 +261,9 @@ fn check_sequence(p: &Partition, h: &BatchHeader) -> Result<Option<i64>, i16> {
     }
     let oldest = ps.recent.front().map_or(next, |r| r.0);
     if h.base_sequence < oldest && h.base_sequence >= 0 && h.base_sequence < next {
-        Err(code::DUPLICATE_SEQUENCE_NUMBER)
+        Err(KafkaCode::DUPLICATE_SEQUENCE_NUMBER.0)
     } else {
-        Err(code::OUT_OF_ORDER_SEQUENCE_NUMBER)
+        Err(KafkaCode::OUT_OF_ORDER_SEQUENCE_NUMBER.0)
     }
 }
 
@@ -332,8 +333,10 @@ pub(crate) fn produce(ctx: &Ctx<'_>, req: ProduceRequest) -> Option<ProduceRespo
             };
             let result = match (ctx.inject, part(&st, &t.name, pd.index)) {
                 (Some(e), _) => Err(e),
-                (None, None) => Err(code::UNKNOWN_TOPIC_OR_PARTITION),
-                (None, Some(p)) if p.leader != ctx.broker => Err(code::NOT_LEADER_OR_FOLLOWER),
+                (None, None) => Err(KafkaCode::UNKNOWN_TOPIC_OR_PARTITION.0),
+                (None, Some(p)) if p.leader != ctx.broker => {
+                    Err(KafkaCode::NOT_LEADER_OR_FOLLOWER.0)
+                }
                 (None, Some(_)) => {
                     let bytes = pd.records.map(Bytes::into_vec).unwrap_or_default();
                     match parse_batch(&bytes) {
@@ -353,7 +356,7 @@ pub(crate) fn produce(ctx: &Ctx<'_>, req: ProduceRequest) -> Option<ProduceRespo
                 }
                 Err(e) => {
                     r.error_code = e;
-                    if e == code::NOT_LEADER_OR_FOLLOWER && v >= 10 {
+                    if e == KafkaCode::NOT_LEADER_OR_FOLLOWER.0 && v >= 10 {
                         // KIP-951: name the new leader so the client need not ask Metadata.
                         let (leader_id, leader_epoch) = leader_hint(&st, &t.name, pd.index);
                         r.current_leader = LeaderIdAndEpoch {
@@ -421,7 +424,7 @@ fn fetch_partition(
         ..Default::default()
     };
     let Some(p) = part(st, topic, fp.partition) else {
-        d.error_code = code::UNKNOWN_TOPIC_OR_PARTITION;
+        d.error_code = KafkaCode::UNKNOWN_TOPIC_OR_PARTITION.0;
         return d;
     };
     if let Some(e) = ctx.inject {
@@ -433,7 +436,7 @@ fn fetch_partition(
     // such a consumer read from any in-sync replica).
     let on_follower = ctx.version >= 11 && p.follower == ctx.broker;
     if p.leader != ctx.broker && !on_follower {
-        d.error_code = code::NOT_LEADER_OR_FOLLOWER;
+        d.error_code = KafkaCode::NOT_LEADER_OR_FOLLOWER.0;
         if ctx.version >= 12 {
             d.current_leader = fetch::LeaderIdAndEpoch {
                 leader_id: p.leader,
@@ -444,11 +447,11 @@ fn fetch_partition(
         return d;
     }
     if fp.current_leader_epoch >= 0 && fp.current_leader_epoch < p.leader_epoch {
-        d.error_code = code::FENCED_LEADER_EPOCH;
+        d.error_code = KafkaCode::FENCED_LEADER_EPOCH.0;
         return d;
     }
     if fp.current_leader_epoch > p.leader_epoch {
-        d.error_code = code::UNKNOWN_LEADER_EPOCH;
+        d.error_code = KafkaCode::UNKNOWN_LEADER_EPOCH.0;
         return d;
     }
     d.high_watermark = p.end;
@@ -467,7 +470,7 @@ fn fetch_partition(
         return d;
     }
     if fp.fetch_offset < p.log_start || fp.fetch_offset > p.end {
-        d.error_code = code::OFFSET_OUT_OF_RANGE;
+        d.error_code = KafkaCode::OFFSET_OUT_OF_RANGE.0;
         return d;
     }
     let upper = if read_committed {
@@ -682,7 +685,7 @@ pub(crate) fn fetch(ctx: &Ctx<'_>, req: FetchRequest) -> Option<FetchResponse> {
                 ),
                 None => fetch::PartitionData {
                     partition_index: w.fp.partition,
-                    error_code: code::UNKNOWN_TOPIC_ID,
+                    error_code: KafkaCode::UNKNOWN_TOPIC_ID.0,
                     high_watermark: -1,
                     records: Some(Vec::new().into()),
                     ..Default::default()
@@ -691,9 +694,9 @@ pub(crate) fn fetch(ctx: &Ctx<'_>, req: FetchRequest) -> Option<FetchResponse> {
             let records = d.records.as_ref().map_or(0, |r| r.len());
             total += records;
             // A redirect to the preferred read replica is answered at once.
-            if d.error_code != code::NONE || d.preferred_read_replica != -1 {
+            if d.error_code != KafkaCode::NONE.0 || d.preferred_read_replica != -1 {
                 any_error = true;
-                if d.error_code == code::NOT_LEADER_OR_FOLLOWER
+                if d.error_code == KafkaCode::NOT_LEADER_OR_FOLLOWER.0
                     && !leaders.contains(&d.current_leader.leader_id)
                 {
                     leaders.push(d.current_leader.leader_id);
@@ -701,8 +704,10 @@ pub(crate) fn fetch(ctx: &Ctx<'_>, req: FetchRequest) -> Option<FetchResponse> {
             }
             // An incremental answer carries only what changed (KIP-227).
             let now = (d.high_watermark, d.last_stable_offset, d.log_start_offset);
-            let include =
-                !incremental || records > 0 || d.error_code != code::NONE || w.last != Some(now);
+            let include = !incremental
+                || records > 0
+                || d.error_code != KafkaCode::NONE.0
+                || w.last != Some(now);
             datas.push((include, d));
         }
         let now = Instant::now();
@@ -840,17 +845,17 @@ pub(crate) fn list_offsets(ctx: &Ctx<'_>, req: ListOffsetsRequest) -> Option<Lis
                             return r;
                         }
                         (None, None) => {
-                            r.error_code = code::UNKNOWN_TOPIC_OR_PARTITION;
+                            r.error_code = KafkaCode::UNKNOWN_TOPIC_OR_PARTITION.0;
                             return r;
                         }
                         (None, Some(p)) => p,
                     };
                     if p.leader != ctx.broker {
-                        r.error_code = code::NOT_LEADER_OR_FOLLOWER;
+                        r.error_code = KafkaCode::NOT_LEADER_OR_FOLLOWER.0;
                         return r;
                     }
                     if lp.current_leader_epoch >= 0 && lp.current_leader_epoch < p.leader_epoch {
-                        r.error_code = code::FENCED_LEADER_EPOCH;
+                        r.error_code = KafkaCode::FENCED_LEADER_EPOCH.0;
                         return r;
                     }
                     let found = match lp.timestamp {
@@ -904,23 +909,23 @@ pub(crate) fn offset_for_leader_epoch(
                         ..Default::default()
                     };
                     let Some(p) = part(&st, &t.topic, op.partition) else {
-                        r.error_code = code::UNKNOWN_TOPIC_OR_PARTITION;
+                        r.error_code = KafkaCode::UNKNOWN_TOPIC_OR_PARTITION.0;
                         return r;
                     };
                     r.error_code = if let Some(e) = ctx.inject {
                         e
                     } else if p.leader != ctx.broker {
-                        code::NOT_LEADER_OR_FOLLOWER
+                        KafkaCode::NOT_LEADER_OR_FOLLOWER.0
                     } else if op.current_leader_epoch >= 0
                         && op.current_leader_epoch < p.leader_epoch
                     {
-                        code::FENCED_LEADER_EPOCH
+                        KafkaCode::FENCED_LEADER_EPOCH.0
                     } else if op.current_leader_epoch > p.leader_epoch {
-                        code::UNKNOWN_LEADER_EPOCH
+                        KafkaCode::UNKNOWN_LEADER_EPOCH.0
                     } else {
-                        code::NONE
+                        KafkaCode::NONE.0
                     };
-                    if r.error_code != code::NONE {
+                    if r.error_code != KafkaCode::NONE.0 {
                         return r;
                     }
                     // The largest epoch ≤ the one asked for, and where the next one starts
@@ -953,12 +958,17 @@ pub(crate) fn find_coordinator(
             return (e, -1, String::new(), -1);
         }
         if req.key_type > 1 {
-            return (code::INVALID_REQUEST, -1, String::new(), -1);
+            return (KafkaCode::INVALID_REQUEST.0, -1, String::new(), -1);
         }
         let id = st.coordinator(req.key_type, key);
         match st.broker(id) {
-            Some(b) if b.up => (code::NONE, id, "127.0.0.1".into(), i32::from(b.port)),
-            _ => (code::COORDINATOR_NOT_AVAILABLE, -1, String::new(), -1),
+            Some(b) if b.up => (KafkaCode::NONE.0, id, "127.0.0.1".into(), i32::from(b.port)),
+            _ => (
+                KafkaCode::COORDINATOR_NOT_AVAILABLE.0,
+                -1,
+                String::new(),
+                -1,
+            ),
         }
     };
     if ctx.version >= 4 {
@@ -1028,29 +1038,29 @@ pub(crate) fn create_topics(
             Some((e, "injected".to_owned()))
         } else if !valid_topic_name(&t.name) {
             Some((
-                code::INVALID_TOPIC_EXCEPTION,
+                KafkaCode::INVALID_TOPIC_EXCEPTION.0,
                 format!("bad topic name {:?}", t.name),
             ))
         } else if st.topics.contains_key(&t.name) {
             Some((
-                code::TOPIC_ALREADY_EXISTS,
+                KafkaCode::TOPIC_ALREADY_EXISTS.0,
                 format!("Topic '{}' already exists.", t.name),
             ))
         } else if !(1..=100_000).contains(&partitions) {
             Some((
-                code::INVALID_PARTITIONS,
+                KafkaCode::INVALID_PARTITIONS.0,
                 "Number of partitions must be larger than 0.".into(),
             ))
         } else if replication < 1 || replication as usize > n {
             Some((
-                code::INVALID_REPLICATION_FACTOR,
+                KafkaCode::INVALID_REPLICATION_FACTOR.0,
                 format!("Replication factor: {replication} larger than available brokers: {n}."),
             ))
         } else if t.assignments.iter().any(|a| {
             a.broker_ids.is_empty() || a.broker_ids.iter().any(|b| st.broker(*b).is_none())
         }) {
             Some((
-                code::INVALID_REQUEST,
+                KafkaCode::INVALID_REQUEST.0,
                 "assignment names an unknown broker".into(),
             ))
         } else {
@@ -1117,13 +1127,13 @@ pub(crate) fn delete_topics(
         };
         r.error_code = match (ctx.inject, &name) {
             (Some(e), _) => e,
-            (None, None) => code::UNKNOWN_TOPIC_ID,
+            (None, None) => KafkaCode::UNKNOWN_TOPIC_ID.0,
             (None, Some(n)) => match st.topics.remove(n) {
                 Some(t) => {
                     r.topic_id = if ctx.version >= 6 { t.id } else { Uuid::ZERO };
-                    code::NONE
+                    KafkaCode::NONE.0
                 }
-                None => code::UNKNOWN_TOPIC_OR_PARTITION,
+                None => KafkaCode::UNKNOWN_TOPIC_OR_PARTITION.0,
             },
         };
         responses.push(r);
@@ -1152,11 +1162,11 @@ pub(crate) fn create_partitions(
         let (error_code, error_message) = match (ctx.inject, current) {
             (Some(e), _) => (e, Some("injected".to_owned())),
             (None, None) => (
-                code::UNKNOWN_TOPIC_OR_PARTITION,
+                KafkaCode::UNKNOWN_TOPIC_OR_PARTITION.0,
                 Some("unknown topic".into()),
             ),
             (None, Some(c)) if t.count <= c || t.count > 100_000 => (
-                code::INVALID_PARTITIONS,
+                KafkaCode::INVALID_PARTITIONS.0,
                 Some(format!(
                     "Topic currently has {c} partitions, {} is not an increase.",
                     t.count
@@ -1172,7 +1182,10 @@ pub(crate) fn create_partitions(
                         .iter()
                         .any(|r| r.is_empty() || r.iter().any(|b| st.broker(*b).is_none()))
                 {
-                    (code::INVALID_REQUEST, Some("bad replica assignment".into()))
+                    (
+                        KafkaCode::INVALID_REQUEST.0,
+                        Some("bad replica assignment".into()),
+                    )
                 } else {
                     if !req.validate_only {
                         let topic = st.topics.get_mut(&t.name).expect("checked");
@@ -1180,7 +1193,7 @@ pub(crate) fn create_partitions(
                             .partitions
                             .extend(extra.into_iter().map(|r| Partition::new(r[0], r)));
                     }
-                    (code::NONE, None)
+                    (KafkaCode::NONE.0, None)
                 }
             }
         };
@@ -1221,19 +1234,21 @@ pub(crate) fn delete_records(
                     r.error_code = match (ctx.inject, st.partition_mut(&t.name, dp.partition_index))
                     {
                         (Some(e), _) => e,
-                        (None, None) => code::UNKNOWN_TOPIC_OR_PARTITION,
-                        (None, Some(p)) if p.leader != broker => code::NOT_LEADER_OR_FOLLOWER,
+                        (None, None) => KafkaCode::UNKNOWN_TOPIC_OR_PARTITION.0,
+                        (None, Some(p)) if p.leader != broker => {
+                            KafkaCode::NOT_LEADER_OR_FOLLOWER.0
+                        }
                         (None, Some(p)) => {
                             // -1 means up to the high watermark (DeleteRecords' contract).
                             let to = if dp.offset == -1 { p.end } else { dp.offset };
                             if to < 0 || to > p.end {
-                                code::OFFSET_OUT_OF_RANGE
+                                KafkaCode::OFFSET_OUT_OF_RANGE.0
                             } else {
                                 p.log_start = p.log_start.max(to);
                                 let start = p.log_start;
                                 p.log.retain(|b| b.last >= start);
                                 r.low_watermark = p.log_start;
-                                code::NONE
+                                KafkaCode::NONE.0
                             }
                         }
                     };
@@ -1284,7 +1299,7 @@ pub(crate) fn describe_configs(
                 }
                 (None, 2) => match st.topics.get(&res.resource_name) {
                     None => {
-                        r.error_code = code::UNKNOWN_TOPIC_OR_PARTITION;
+                        r.error_code = KafkaCode::UNKNOWN_TOPIC_OR_PARTITION.0;
                         return r;
                     }
                     Some(t) => {
@@ -1312,7 +1327,7 @@ pub(crate) fn describe_configs(
                     ),
                 ],
                 (None, _) => {
-                    r.error_code = code::INVALID_REQUEST;
+                    r.error_code = KafkaCode::INVALID_REQUEST.0;
                     r.error_message = Some("unsupported resource type".into());
                     return r;
                 }
@@ -1361,12 +1376,12 @@ pub(crate) fn incremental_alter_configs(
                 return r;
             }
             if res.resource_type != 2 {
-                r.error_code = code::INVALID_REQUEST;
+                r.error_code = KafkaCode::INVALID_REQUEST.0;
                 r.error_message = Some("only topic configs can be altered on the mock".into());
                 return r;
             }
             let Some(t) = st.topics.get_mut(&res.resource_name) else {
-                r.error_code = code::UNKNOWN_TOPIC_OR_PARTITION;
+                r.error_code = KafkaCode::UNKNOWN_TOPIC_OR_PARTITION.0;
                 return r;
             };
             if req.validate_only {
@@ -1400,7 +1415,7 @@ pub(crate) fn incremental_alter_configs(
                         }
                     }
                     _ => {
-                        r.error_code = code::INVALID_REQUEST;
+                        r.error_code = KafkaCode::INVALID_REQUEST.0;
                         r.error_message = Some(format!("bad operation on {}", c.name));
                     }
                 }
@@ -1420,7 +1435,7 @@ pub(crate) fn describe_cluster(
 ) -> Option<DescribeClusterResponse> {
     let st = ctx.shared.lock();
     Some(DescribeClusterResponse {
-        error_code: ctx.inject.unwrap_or(code::NONE),
+        error_code: ctx.inject.unwrap_or(KafkaCode::NONE.0),
         cluster_id: st.cluster_id.clone(),
         controller_id: st.brokers.iter().find(|b| b.up).map_or(-1, |b| b.id),
         brokers: st

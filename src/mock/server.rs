@@ -10,10 +10,11 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::ctx::Ctx;
-use super::state::{code, TrackedRequest};
+use super::state::TrackedRequest;
 use super::{groups, handlers, txn, Shared};
 use crate::protocol::api_versions::{ApiVersion, ApiVersionsRequest, ApiVersionsResponse};
 use crate::protocol::header::{RequestHeader, ResponseHeader};
+use crate::protocol::KafkaCode;
 use crate::protocol::{self as p, Message, Request};
 use crate::wire::{Reader, Writer};
 
@@ -224,7 +225,7 @@ fn api_versions(ctx: &Ctx<'_>, _req: ApiVersionsRequest) -> ApiVersionsResponse 
         .collect();
     keys.sort_unstable();
     ApiVersionsResponse {
-        error_code: ctx.inject.unwrap_or(code::NONE),
+        error_code: ctx.inject.unwrap_or(KafkaCode::NONE.0),
         api_keys: keys
             .into_iter()
             .filter_map(|k| {
@@ -304,7 +305,7 @@ fn handle(shared: &Shared, broker: i32, frame: &[u8]) -> Outcome {
             broker,
             version: 0,
             client_id: String::new(),
-            inject: Some(code::UNSUPPORTED_VERSION),
+            inject: Some(KafkaCode::UNSUPPORTED_VERSION.0),
         };
         let resp = api_versions(&ctx, ApiVersionsRequest::default());
         return match encode::<ApiVersionsRequest>(correlation_id, 0, &resp) {
@@ -363,7 +364,7 @@ fn run<R: Request>(
         broker,
         version,
         client_id: header.client_id.unwrap_or_default(),
-        inject: inject.map(|(c, _)| c).filter(|&c| c != code::NONE),
+        inject: inject.map(|(c, _)| c).filter(|&c| c != KafkaCode::NONE.0),
     };
     match h(&ctx, req) {
         Some(resp) => match encode::<R>(correlation_id, version, &resp) {

@@ -9,46 +9,6 @@ use std::time::{Duration, Instant};
 
 use crate::wire::{Bytes, Uuid};
 
-/// Kafka error codes the mock answers with (Kafka's protocol guide, "Error Codes").
-///
-/// cbindgen:ignore
-pub(crate) mod code {
-    pub const NONE: i16 = 0;
-    pub const OFFSET_OUT_OF_RANGE: i16 = 1;
-    pub const CORRUPT_MESSAGE: i16 = 2;
-    pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
-    pub const LEADER_NOT_AVAILABLE: i16 = 5;
-    pub const NOT_LEADER_OR_FOLLOWER: i16 = 6;
-    pub const COORDINATOR_NOT_AVAILABLE: i16 = 15;
-    pub const NOT_COORDINATOR: i16 = 16;
-    pub const INVALID_TOPIC_EXCEPTION: i16 = 17;
-    pub const ILLEGAL_GENERATION: i16 = 22;
-    pub const INCONSISTENT_GROUP_PROTOCOL: i16 = 23;
-    pub const INVALID_GROUP_ID: i16 = 24;
-    pub const UNKNOWN_MEMBER_ID: i16 = 25;
-    pub const REBALANCE_IN_PROGRESS: i16 = 27;
-    pub const UNSUPPORTED_VERSION: i16 = 35;
-    pub const TOPIC_ALREADY_EXISTS: i16 = 36;
-    pub const INVALID_PARTITIONS: i16 = 37;
-    pub const INVALID_REPLICATION_FACTOR: i16 = 38;
-    pub const INVALID_REQUEST: i16 = 42;
-    pub const OUT_OF_ORDER_SEQUENCE_NUMBER: i16 = 45;
-    pub const DUPLICATE_SEQUENCE_NUMBER: i16 = 46;
-    pub const INVALID_PRODUCER_EPOCH: i16 = 47;
-    pub const INVALID_TXN_STATE: i16 = 48;
-    pub const INVALID_PRODUCER_ID_MAPPING: i16 = 49;
-    pub const OPERATION_NOT_ATTEMPTED: i16 = 55;
-    pub const GROUP_ID_NOT_FOUND: i16 = 69;
-    pub const FENCED_LEADER_EPOCH: i16 = 74;
-    pub const UNKNOWN_LEADER_EPOCH: i16 = 75;
-    pub const NON_EMPTY_GROUP: i16 = 68;
-    pub const MEMBER_ID_REQUIRED: i16 = 79;
-    pub const UNSTABLE_OFFSET_COMMIT: i16 = 88;
-    pub const PRODUCER_FENCED: i16 = 90;
-    pub const UNKNOWN_TOPIC_ID: i16 = 100;
-    pub const REBOOTSTRAP_REQUIRED: i16 = 129;
-}
-
 /// A random 64-bit value from std's per-process hash keys (no RNG dependency).
 pub(crate) fn random_u64() -> u64 {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();

@@ -7,19 +7,20 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::ctx::Ctx;
-use super::state::{code, State, StoredBatch, Txn};
+use super::state::{State, StoredBatch, Txn};
 use crate::compression::Codec;
 use crate::protocol::add_offsets_to_txn::*;
 use crate::protocol::add_partitions_to_txn::*;
 use crate::protocol::end_txn::*;
 use crate::protocol::init_producer_id::*;
+use crate::protocol::KafkaCode;
 use crate::record::batch::{ControlRecord, ControlRecordType, RecordBatchBuilder};
 
 fn not_coordinator(ctx: &Ctx<'_>, st: &State, tid: &str) -> Option<i16> {
     if let Some(e) = ctx.inject {
         return Some(e);
     }
-    (st.coordinator(1, tid) != ctx.broker).then_some(code::NOT_COORDINATOR)
+    (st.coordinator(1, tid) != ctx.broker).then_some(KafkaCode::NOT_COORDINATOR.0)
 }
 
 fn now_ms() -> i64 {
@@ -126,7 +127,7 @@ pub(crate) fn init_producer_id(
         if req.producer_id >= 0
             && (req.producer_id != t.producer_id || req.producer_epoch != t.epoch)
         {
-            return fail(code::PRODUCER_FENCED);
+            return fail(KafkaCode::PRODUCER_FENCED.0);
         }
     }
     if ongoing {
@@ -167,9 +168,9 @@ pub(crate) fn init_producer_id(
 /// The checks every transactional request makes of producer ID and epoch.
 fn check_producer(st: &State, tid: &str, pid: i64, epoch: i16) -> Option<i16> {
     match st.txns.get(tid) {
-        None => Some(code::INVALID_PRODUCER_ID_MAPPING),
-        Some(t) if t.producer_id != pid => Some(code::INVALID_PRODUCER_ID_MAPPING),
-        Some(t) if t.epoch != epoch => Some(code::PRODUCER_FENCED),
+        None => Some(KafkaCode::INVALID_PRODUCER_ID_MAPPING.0),
+        Some(t) if t.producer_id != pid => Some(KafkaCode::INVALID_PRODUCER_ID_MAPPING.0),
+        Some(t) if t.epoch != epoch => Some(KafkaCode::PRODUCER_FENCED.0),
         _ => None,
     }
 }
@@ -205,7 +206,7 @@ fn add_partitions(
         }
     }
     if err.is_none() && any_unknown {
-        err = Some(code::OPERATION_NOT_ATTEMPTED);
+        err = Some(KafkaCode::OPERATION_NOT_ATTEMPTED.0);
     }
     topics
         .iter()
@@ -217,9 +218,9 @@ fn add_partitions(
                 .map(|p| AddPartitionsToTxnPartitionResult {
                     partition_index: *p,
                     partition_error_code: if unknown.contains(&(t.name.clone(), *p)) {
-                        code::UNKNOWN_TOPIC_OR_PARTITION
+                        KafkaCode::UNKNOWN_TOPIC_OR_PARTITION.0
                     } else {
-                        err.unwrap_or(code::NONE)
+                        err.unwrap_or(KafkaCode::NONE.0)
                     },
                     ..Default::default()
                 })
@@ -284,8 +285,8 @@ pub(crate) fn add_offsets_to_txn(
                 req.producer_epoch,
             )
         })
-        .unwrap_or(code::NONE);
-    if error_code == code::NONE {
+        .unwrap_or(KafkaCode::NONE.0);
+    if error_code == KafkaCode::NONE.0 {
         if let Some(t) = st.txns.get_mut(&req.transactional_id) {
             t.ongoing = true;
             t.last_result = None;
@@ -303,14 +304,14 @@ pub(crate) fn end_txn(ctx: &Ctx<'_>, req: EndTxnRequest) -> Option<EndTxnRespons
     let tid = req.transactional_id.clone();
     let mut error_code = not_coordinator(ctx, &st, &tid)
         .or_else(|| check_producer(&st, &tid, req.producer_id, req.producer_epoch))
-        .unwrap_or(code::NONE);
-    if error_code == code::NONE {
+        .unwrap_or(KafkaCode::NONE.0);
+    if error_code == KafkaCode::NONE.0 {
         let t = &st.txns[&tid];
         if t.ongoing {
             finish(&mut st, &tid, req.committed);
         } else if t.last_result != Some(req.committed) {
             // Ending a transaction that is not open (a retry of the same end is fine).
-            error_code = code::INVALID_TXN_STATE;
+            error_code = KafkaCode::INVALID_TXN_STATE.0;
         }
     }
     let (pid, epoch) = st
