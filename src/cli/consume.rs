@@ -41,6 +41,61 @@ fn recovered_by_consumer(e: &gregor::error::Error) -> bool {
 /// The verbosity at which [`recovered_by_consumer`] errors are shown.
 const RECOVERED_VERBOSITY: i32 = 3;
 
+/// What a consume loop does next with a message that carries an error.
+enum Triage {
+    /// Read on.
+    Next,
+    /// End the run with this outcome.
+    Stop(Result<i32, CliError>),
+    /// Not one of the errors both loops handle alike: the loop decides.
+    Other,
+}
+
+/// The error handling both consume loops share, as kcat's: the end of a
+/// partition (`eof_done` records it and says whether that ends the run),
+/// all brokers down (kcat's error callback ends the run unless `-E`), and
+/// the errors the consumer recovers from by itself.
+fn triage(
+    e: &gregor::error::Error,
+    m: &gregor::message::Message,
+    o: &Options,
+    eof_done: impl FnOnce() -> bool,
+) -> Triage {
+    if e.code() == local::PARTITION_EOF {
+        let done = eof_done();
+        info(
+            1,
+            format_args!(
+                "Reached end of topic {} [{}] at offset {}{}",
+                m.topic,
+                m.partition,
+                m.offset,
+                if done { ": exiting" } else { "" }
+            ),
+        );
+        return if done {
+            Triage::Stop(Ok(0))
+        } else {
+            Triage::Next
+        };
+    }
+    if e.code() == local::ALL_BROKERS_DOWN {
+        if !o.keep_going {
+            return Triage::Stop(Err(fatal(format!("{e}: terminating"))));
+        }
+        eprintln!("% ERROR: {e}");
+        return Triage::Next;
+    }
+    if recovered_by_consumer(e) {
+        info(
+            RECOVERED_VERBOSITY,
+            format_args!("Topic {} [{}]: retrying: {e}", m.topic, m.partition),
+        );
+        return Triage::Next;
+    }
+    Triage::Other
+}
+
 fn consumer(o: &Options) -> Result<Consumer, CliError> {
     let mut cfg = build_config(o, Some(Role::Consumer))?;
     cfg.set("enable.partition.eof", "true").map_err(fatal)?;
@@ -133,40 +188,16 @@ pub fn run(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
             continue;
         }
         if let Some(e) = &m.error {
-            if e.code() == local::PARTITION_EOF {
+            let eof_done = || {
                 if o.exit_eof {
                     stopped.insert(m.partition);
                 }
-                let done = stopped.len() >= parts.len();
-                info(
-                    1,
-                    format_args!(
-                        "Reached end of topic {} [{}] at offset {}{}",
-                        m.topic,
-                        m.partition,
-                        m.offset,
-                        if done { ": exiting" } else { "" }
-                    ),
-                );
-                if done {
-                    break Ok(0);
-                }
-                continue;
-            }
-            if e.code() == local::ALL_BROKERS_DOWN {
-                // kcat's error callback ends the run unless -E.
-                if !o.keep_going {
-                    break Err(fatal(format!("{e}: terminating")));
-                }
-                eprintln!("% ERROR: {e}");
-                continue;
-            }
-            if recovered_by_consumer(e) {
-                info(
-                    RECOVERED_VERBOSITY,
-                    format_args!("Topic {} [{}]: retrying: {e}", m.topic, m.partition),
-                );
-                continue;
+                stopped.len() >= parts.len()
+            };
+            match triage(e, &m, o, eof_done) {
+                Triage::Next => continue,
+                Triage::Stop(r) => break r,
+                Triage::Other => {}
             }
             if e.is_retriable() {
                 // librdkafka retries these itself and only logs them (once
@@ -417,43 +448,18 @@ pub fn run_group(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
             continue;
         }
         if let Some(e) = &m.error {
-            if e.code() == local::PARTITION_EOF {
-                let done = {
-                    let mut st = stopped.lock().unwrap_or_else(|e| e.into_inner());
-                    if o.exit_eof {
-                        st.insert(key);
-                    }
-                    let a = assigned.lock().unwrap_or_else(|e| e.into_inner());
-                    o.exit_eof && !a.is_empty() && a.iter().all(|k| st.contains(k))
-                };
-                info(
-                    1,
-                    format_args!(
-                        "Reached end of topic {} [{}] at offset {}{}",
-                        m.topic,
-                        m.partition,
-                        m.offset,
-                        if done { ": exiting" } else { "" }
-                    ),
-                );
-                if done {
-                    break Ok(0);
+            let eof_done = || {
+                let mut st = stopped.lock().unwrap_or_else(|e| e.into_inner());
+                if o.exit_eof {
+                    st.insert(key);
                 }
-                continue;
-            }
-            if e.code() == local::ALL_BROKERS_DOWN {
-                if !o.keep_going {
-                    break Err(fatal(format!("{e}: terminating")));
-                }
-                eprintln!("% ERROR: {e}");
-                continue;
-            }
-            if recovered_by_consumer(e) {
-                info(
-                    RECOVERED_VERBOSITY,
-                    format_args!("Topic {} [{}]: retrying: {e}", m.topic, m.partition),
-                );
-                continue;
+                let a = assigned.lock().unwrap_or_else(|e| e.into_inner());
+                o.exit_eof && !a.is_empty() && a.iter().all(|k| st.contains(k))
+            };
+            match triage(e, &m, o, eof_done) {
+                Triage::Next => continue,
+                Triage::Stop(r) => break r,
+                Triage::Other => {}
             }
             // group and partition errors are reported, and consuming goes
             // on, as kcat's KafkaConsumer mode does
