@@ -7,6 +7,7 @@
 
 #[path = "consumer_support/helpers.rs"]
 mod helpers;
+#[allow(dead_code)] // each test file uses its own part of the scripted broker
 #[path = "consumer_support/scripted.rs"]
 mod scripted;
 

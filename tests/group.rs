@@ -807,16 +807,12 @@ fn cooperative_sticky_moves_only_what_moves_and_keeps_consuming_the_rest() {
 
 use kafka_protocol::messages::find_coordinator_response::Coordinator as FcCoordinator;
 use kafka_protocol::messages::join_group_response::JoinGroupResponseMember;
-use kafka_protocol::messages::offset_commit_response::{
-    OffsetCommitResponsePartition, OffsetCommitResponseTopic,
-};
 use kafka_protocol::messages::offset_fetch_response::{
     OffsetFetchResponsePartition, OffsetFetchResponseTopic,
 };
 use kafka_protocol::messages::{
     ApiKey, BrokerId, FindCoordinatorResponse, HeartbeatResponse, JoinGroupResponse,
-    LeaveGroupResponse, OffsetCommitResponse, OffsetFetchResponse, RequestKind, ResponseKind,
-    SyncGroupResponse,
+    LeaveGroupResponse, OffsetFetchResponse, RequestKind, ResponseKind, SyncGroupResponse,
 };
 
 /// What the scripted coordinator answers, in order, per API; once a list
@@ -942,28 +938,7 @@ fn scripted_coordinator(old: bool, script: Script) -> scripted::Scripted {
                 ResponseKind::Heartbeat(r)
             }
             RequestKind::LeaveGroup(_) => ResponseKind::LeaveGroup(LeaveGroupResponse::default()),
-            RequestKind::OffsetCommit(c) => {
-                let mut r = OffsetCommitResponse::default();
-                r.topics = c
-                    .topics
-                    .iter()
-                    .map(|t| {
-                        let mut rt = OffsetCommitResponseTopic::default();
-                        rt.name = t.name.clone();
-                        rt.partitions = t
-                            .partitions
-                            .iter()
-                            .map(|p| {
-                                let mut rp = OffsetCommitResponsePartition::default();
-                                rp.partition_index = p.partition_index;
-                                rp
-                            })
-                            .collect();
-                        rt
-                    })
-                    .collect();
-                ResponseKind::OffsetCommit(r)
-            }
+            RequestKind::OffsetCommit(c) => scripted::commit_accepted(c),
             RequestKind::OffsetFetch(_) => {
                 let mut r = OffsetFetchResponse::default();
                 let mut t = OffsetFetchResponseTopic::default();

@@ -29,15 +29,12 @@ use kafka_protocol::messages::find_coordinator_response::Coordinator;
 use kafka_protocol::messages::list_offsets_response::{
     ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
 };
-use kafka_protocol::messages::offset_commit_response::{
-    OffsetCommitResponsePartition, OffsetCommitResponseTopic,
-};
 use kafka_protocol::messages::offset_fetch_response::{
     OffsetFetchResponseGroup, OffsetFetchResponsePartitions, OffsetFetchResponseTopics,
 };
 use kafka_protocol::messages::{
     ApiKey, BrokerId, ConsumerGroupHeartbeatResponse, FetchResponse, FindCoordinatorResponse,
-    ListOffsetsResponse, OffsetCommitResponse, OffsetFetchResponse, RequestKind, ResponseKind,
+    ListOffsetsResponse, OffsetFetchResponse, RequestKind, ResponseKind,
 };
 
 const TOPIC_ID: [u8; 16] = [8; 16];
@@ -191,26 +188,7 @@ fn coordinator(c: Arc<Coord>, heartbeat_max: i16) -> scripted::Scripted {
                     .lock()
                     .unwrap()
                     .push((o.member_id.to_string(), o.generation_id_or_member_epoch));
-                let mut r = OffsetCommitResponse::default();
-                r.topics = o
-                    .topics
-                    .iter()
-                    .map(|t| {
-                        let mut rt = OffsetCommitResponseTopic::default();
-                        rt.name = t.name.clone();
-                        rt.partitions = t
-                            .partitions
-                            .iter()
-                            .map(|p| {
-                                let mut rp = OffsetCommitResponsePartition::default();
-                                rp.partition_index = p.partition_index;
-                                rp
-                            })
-                            .collect();
-                        rt
-                    })
-                    .collect();
-                ResponseKind::OffsetCommit(r)
+                scripted::commit_accepted(o)
             }
             RequestKind::ListOffsets(l) => {
                 let mut r = ListOffsetsResponse::default();

@@ -16,9 +16,12 @@ use kafka_protocol::messages::api_versions_response::ApiVersion;
 use kafka_protocol::messages::metadata_response::{
     MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
 };
+use kafka_protocol::messages::offset_commit_response::{
+    OffsetCommitResponsePartition, OffsetCommitResponseTopic,
+};
 use kafka_protocol::messages::{
-    ApiKey, ApiVersionsResponse, BrokerId, MetadataResponse, RequestHeader, RequestKind,
-    ResponseHeader, ResponseKind, TopicName,
+    ApiKey, ApiVersionsResponse, BrokerId, MetadataResponse, OffsetCommitRequest,
+    OffsetCommitResponse, RequestHeader, RequestKind, ResponseHeader, ResponseKind, TopicName,
 };
 use kafka_protocol::protocol::{Decodable, Encodable, StrBytes};
 use kafka_protocol::records::{
@@ -162,6 +165,30 @@ pub fn uuid(b: [u8; 16]) -> uuid::Uuid {
 /// `StrBytes` of a `&str`.
 pub fn sb(s: &str) -> StrBytes {
     StrBytes::from_string(s.to_string())
+}
+
+/// An OffsetCommit answer accepting every partition of `req`.
+pub fn commit_accepted(req: &OffsetCommitRequest) -> ResponseKind {
+    let mut r = OffsetCommitResponse::default();
+    r.topics = req
+        .topics
+        .iter()
+        .map(|t| {
+            let mut rt = OffsetCommitResponseTopic::default();
+            rt.name = t.name.clone();
+            rt.partitions = t
+                .partitions
+                .iter()
+                .map(|p| {
+                    let mut rp = OffsetCommitResponsePartition::default();
+                    rp.partition_index = p.partition_index;
+                    rp
+                })
+                .collect();
+            rt
+        })
+        .collect();
+    ResponseKind::OffsetCommit(r)
 }
 
 /// A Metadata response naming this broker (at `addr`) as the leader of
