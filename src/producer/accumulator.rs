@@ -266,7 +266,19 @@ pub(crate) struct Done {
     pub records: Option<Bytes>,
 }
 
+/// How many of `msgs` get a report in poll/flush: all but `send_sync`'s,
+/// whose outcome goes to the caller waiting for it. `Acc::done_msgs` counts
+/// these, as does a thread serving them (`Acc::serving`).
+fn reported_msgs(msgs: &[MsgMeta]) -> usize {
+    msgs.iter().filter(|m| m.sync.is_none()).count()
+}
+
 impl Done {
+    /// The messages of this outcome that get a report ([`reported_msgs`]).
+    pub fn reported_msgs(&self) -> usize {
+        reported_msgs(&self.msgs)
+    }
+
     /// Calls `f` with each message's report; latencies are measured to `now`.
     pub fn each(self, now: Instant, message_timeout: Duration, f: &mut dyn FnMut(&DeliveryReport)) {
         let mut dr = DeliveryReport {
@@ -820,7 +832,7 @@ impl Acc {
                 }
             }
         }
-        self.done_msgs += b.msgs.iter().filter(|m| m.sync.is_none()).count();
+        self.done_msgs += reported_msgs(&b.msgs);
         if records.is_some() {
             for m in b.msgs.iter().filter(|m| m.sync.is_none()) {
                 self.held_msgs += 1;

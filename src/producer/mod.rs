@@ -36,7 +36,7 @@ use crate::stats::{Emitter, PartStats, StatsCallback, TopicStats, Totals};
 use crate::wire::Bytes;
 pub use partitioner::Partitioner;
 
-use accumulator::{Acc, SyncSlot};
+use accumulator::{Acc, Done, SyncSlot};
 
 /// The outcome of one message, as a delivery report.
 #[derive(Debug, Clone)]
@@ -954,12 +954,7 @@ fn serve_done(
             }
         }
     }
-    let _served = Served(
-        shared,
-        done.iter()
-            .map(|d| d.msgs.iter().filter(|m| m.sync.is_none()).count())
-            .sum(),
-    );
+    let _served = Served(shared, done.iter().map(Done::reported_msgs).sum());
     let mut n = 0;
     let only_error = shared.settings.dr_only_error;
     let timeout = shared.settings.message_timeout;
