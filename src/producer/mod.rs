@@ -1009,6 +1009,18 @@ impl Drop for Producer {
 mod tests {
     use super::*;
 
+    /// A one-byte message to partition 0 of `topic`.
+    fn one_byte_record(topic: &str) -> ProducerRecord<'_> {
+        ProducerRecord {
+            topic,
+            partition: Some(0),
+            key: None,
+            value: Some(b"v"),
+            headers: &[],
+            timestamp: None,
+        }
+    }
+
     /// Sends `n` messages one at a time, each followed by `poll` until its
     /// report (a trickle, as benches/latency.rs), on a private mock
     /// cluster; returns how often the sender thread and the polling thread
@@ -1027,14 +1039,7 @@ mod tests {
             assert!(dr.error.is_none(), "{:?}", dr.error);
             *g.lock().unwrap() += 1;
         })));
-        let rec = ProducerRecord {
-            topic: "wakeups",
-            partition: Some(0),
-            key: None,
-            value: Some(b"v"),
-            headers: &[],
-            timestamp: None,
-        };
+        let rec = one_byte_record("wakeups");
         // the first message: metadata, connection, topic creation
         p.send(&rec, 0).unwrap();
         p.flush(Duration::from_secs(10)).unwrap();
@@ -1072,14 +1077,7 @@ mod tests {
             std::thread::sleep(Duration::from_millis(300));
             d2.fetch_add(1, Ordering::SeqCst);
         })));
-        let rec = ProducerRecord {
-            topic: "serving",
-            partition: Some(0),
-            key: None,
-            value: Some(b"v"),
-            headers: &[],
-            timestamp: None,
-        };
+        let rec = one_byte_record("serving");
         p.send(&rec, 0).unwrap();
         let p2 = p.clone();
         let poller = std::thread::spawn(move || {
