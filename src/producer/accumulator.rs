@@ -3,6 +3,7 @@
 //! broker answers into delivery reports.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -335,6 +336,11 @@ pub(crate) struct Acc {
     /// `flush` waits for other threads' (as librdkafka's, whose message
     /// counts fall only after each delivery callback returned).
     pub serving: Vec<(std::thread::ThreadId, usize)>,
+    /// Reports taken from `done` whose delivery callback has not returned
+    /// yet, by any thread. Raised under the lock with `serving`, lowered
+    /// without it as each callback returns, so the producer's length falls
+    /// message by message as librdkafka's `rd_kafka_outq_len` does.
+    pub in_service: Arc<AtomicUsize>,
     pub flushing: usize,
     pub flush_requested_for_sync: usize,
     pub closing: bool,
@@ -413,6 +419,7 @@ impl Acc {
             done: VecDeque::new(),
             done_msgs: 0,
             serving: Vec::new(),
+            in_service: Arc::new(AtomicUsize::new(0)),
             flushing: 0,
             flush_requested_for_sync: 0,
             closing: false,
@@ -471,11 +478,6 @@ impl Acc {
         self.serving.iter().filter(|s| s.0 != me).map(|s| s.1).sum()
     }
 
-    /// Reports being served, by any thread.
-    pub fn serving_total(&self) -> usize {
-        self.serving.iter().map(|s| s.1).sum()
-    }
-
     /// True while batches should leave without waiting for `linger.ms`.
     pub fn hurry(&self) -> bool {
         self.flushing > 0 || self.flush_requested_for_sync > 0 || self.closing
@@ -506,6 +508,7 @@ impl Acc {
                 Some(s) => s.1 += self.done_msgs,
                 None => self.serving.push((me, self.done_msgs)),
             }
+            self.in_service.fetch_add(self.done_msgs, Ordering::Relaxed);
         }
         self.done_msgs = 0;
         self.held_msgs = 0;
@@ -1176,17 +1179,7 @@ mod tests {
         ])
         .unwrap();
         let settings = Settings::from_config(&cfg).unwrap();
-        let acc = Acc::new(&settings);
-        Shared {
-            cluster: crate::cluster::Cluster::new(&cfg).unwrap(),
-            wakeup: acc.wakeup.clone(),
-            acc: Mutex::new(acc),
-            settings,
-            wake: Condvar::new(),
-            changed: Condvar::new(),
-            dr_cb: Mutex::new(None),
-            txn: Mutex::new(Default::default()),
-        }
+        Shared::new(crate::cluster::Cluster::new(&cfg).unwrap(), settings)
     }
 
     fn rec(topic: &str) -> ProducerRecord<'_> {

@@ -21,6 +21,7 @@ pub mod partitioner;
 mod sender;
 pub mod txn;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -269,9 +270,27 @@ pub(crate) struct Shared {
     /// The event-loop trigger (the same as `Acc::wakeup`, reachable
     /// without the accumulator's lock).
     pub wakeup: Arc<crate::net::wakeup::Wakeup>,
+    /// `Acc::in_service`, reachable without the accumulator's lock.
+    pub in_service: Arc<AtomicUsize>,
 }
 
 impl Shared {
+    /// A producer's shared state: nothing queued, no callback set.
+    pub fn new(cluster: Cluster, settings: Settings) -> Shared {
+        let acc = Acc::new(&settings);
+        Shared {
+            cluster,
+            wakeup: acc.wakeup.clone(),
+            in_service: acc.in_service.clone(),
+            acc: Mutex::new(acc),
+            settings,
+            wake: Condvar::new(),
+            changed: Condvar::new(),
+            dr_cb: Mutex::new(None),
+            txn: Mutex::new(txn::TxnState::default()),
+        }
+    }
+
     pub fn acc(&self) -> MutexGuard<'_, Acc> {
         self.acc.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -317,18 +336,7 @@ impl Producer {
             crate::log::parse_debug(cfg.str("debug")).unwrap_or(0)
         );
         let cluster = Cluster::with_log(cfg, log)?;
-        let acc = Acc::new(&settings);
-        let wakeup = acc.wakeup.clone();
-        let shared = Arc::new(Shared {
-            cluster,
-            acc: Mutex::new(acc),
-            wakeup,
-            settings,
-            wake: Condvar::new(),
-            changed: Condvar::new(),
-            dr_cb: Mutex::new(None),
-            txn: Mutex::new(txn::TxnState::default()),
-        });
+        let shared = Arc::new(Shared::new(cluster, settings));
         // Client events (connection errors, throttling) wake poll and flush.
         let weak = Arc::downgrade(&shared);
         shared.cluster.events().set_waker(Some(Arc::new(move || {
@@ -860,7 +868,7 @@ impl Producer {
     /// (librdkafka's `rd_kafka_outq_len`).
     pub fn len(&self) -> usize {
         let acc = self.shared.acc();
-        acc.outstanding() + acc.done_msgs + acc.serving_total()
+        acc.outstanding() + acc.done_msgs + acc.in_service.load(Ordering::Relaxed)
     }
 
     /// True when nothing is outstanding.
@@ -944,30 +952,58 @@ fn serve_done(
     // send_blocking may go on
     shared.changed.notify_all();
     // when these are served (even if a callback panics): a flush on
-    // another thread waits for them
-    struct Served<'a>(&'a Shared, usize);
-    impl Drop for Served<'_> {
-        fn drop(&mut self) {
-            if self.1 > 0 {
-                self.0.acc().served(self.1);
-                self.0.changed.notify_all();
+    // another thread waits for them; the length counts each until its
+    // callback returned (`Served::one`), as librdkafka's does
+    struct Served<'a> {
+        shared: &'a Shared,
+        in_service: &'a AtomicUsize,
+        taken: usize,
+        left: usize,
+    }
+    impl Served<'_> {
+        fn one(&mut self) {
+            if self.left > 0 {
+                self.left -= 1;
+                self.in_service.fetch_sub(1, Ordering::Relaxed);
             }
         }
     }
-    let _served = Served(shared, done.iter().map(Done::reported_msgs).sum());
+    impl Drop for Served<'_> {
+        fn drop(&mut self) {
+            if self.taken > 0 {
+                let mut acc = self.shared.acc();
+                self.in_service.fetch_sub(self.left, Ordering::Relaxed);
+                acc.served(self.taken);
+                drop(acc);
+                self.shared.changed.notify_all();
+            }
+        }
+    }
+    let taken = done.iter().map(Done::reported_msgs).sum();
+    let mut served = Served {
+        shared,
+        in_service: &shared.in_service,
+        taken,
+        left: taken,
+    };
     let mut n = 0;
     let only_error = shared.settings.dr_only_error;
     let timeout = shared.settings.message_timeout;
     let now = Instant::now();
     for d in done {
         if only_error && d.result.is_ok() {
-            continue; // delivery.report.only.error
+            // delivery.report.only.error: no callback, served at once
+            for _ in 0..d.reported_msgs() {
+                served.one();
+            }
+            continue;
         }
         d.each(now, timeout, &mut |r| {
             n += 1;
             if let Some(cb) = cb.as_mut() {
                 cb(r);
             }
+            served.one();
         });
     }
     n
@@ -1098,12 +1134,40 @@ mod tests {
         poller.join().unwrap();
     }
 
+    /// The length falls as each delivery callback returns, message by
+    /// message, as librdkafka's `rd_kafka_outq_len` (its messages are
+    /// destroyed one by one after their callbacks): a callback still sees
+    /// its own message counted, and the next one sees it gone.
+    #[test]
+    fn len_falls_as_each_delivery_callback_returns() {
+        let cfg =
+            Config::from_pairs([("test.mock.num.brokers", "1"), ("linger.ms", "50")]).unwrap();
+        let p = Arc::new(Producer::new(&cfg).unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (weak, seen2) = (Arc::downgrade(&p), seen.clone());
+        p.set_delivery_callback(Some(Box::new(move |_| {
+            if let Some(p) = weak.upgrade() {
+                seen2.lock().unwrap().push(p.len());
+            }
+        })));
+        let rec = one_byte_record("len");
+        for _ in 0..3 {
+            p.send(&rec, 0).unwrap();
+        }
+        let until = Instant::now() + Duration::from_secs(20);
+        while seen.lock().unwrap().len() < 3 && Instant::now() < until {
+            p.poll(Duration::from_millis(100));
+        }
+        assert_eq!(*seen.lock().unwrap(), vec![3, 2, 1]);
+        assert_eq!(p.len(), 0);
+    }
+
     /// Under a trickle each message wakes the sender once at linger.ms 0
     /// (to send it) and twice at 5 (to learn of its linger deadline, then
     /// at it), and the polling thread once (for its report). A produce
     /// answer that leaves the sender nothing to do does not wake it, and
     /// writing a request does not wake the poller: each such wake-up was a
-    /// thread competing for the CPU on the delivery path (issue 18's p99).
+    /// thread competing for the CPU on the delivery path (the latency p99).
     /// Counts, not timings: a few spare for a spurious wake-up or an idle
     /// sender's one-second tick.
     #[test]

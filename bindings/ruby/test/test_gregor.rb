@@ -70,6 +70,11 @@ class GregorTest < Minitest::Test
     assert_equal [1, 1, 1], reports.map(&:partition)
     assert_equal [0, 1, 2], reports.map(&:offset)
     assert(reports.all? { |r| r.error.nil? && r.topic_name == topic })
+    # A handle wakes inside its delivery callback, and the queue counts a
+    # message until that callback has returned (as librdkafka's
+    # rd_kafka_outq_len), so right after `wait` the polling thread may still
+    # be serving: `flush` is what promises an empty queue.
+    assert producer.flush(TIMEOUT * 1000)
     assert_equal 0, producer.queue_size
     producer.close
     assert_raises(Gregor::ClosedClientError) { producer.produce(topic: topic, payload: "x") }
