@@ -197,7 +197,9 @@ static int64_t yield_after(blocked_poll *b, void *(*fn)(void *), const char *wha
     int64_t took = b->returned_at - at;
     printf("yield: %s blocked for 10 s returned %" PRId64 " ms after gregor_*_yield\n", what,
            took);
-    CHECK_MSG(took >= 0 && took < 200, "%s took %" PRId64 " ms to wake", what, took);
+    /* far below the 10 s the call would block without the yield, far above
+     * what a loaded machine adds to a wake-up; the delay is printed above */
+    CHECK_MSG(took >= 0 && took < 5000, "%s took %" PRId64 " ms to wake", what, took);
     return took;
 }
 
@@ -303,7 +305,7 @@ int main(void) {
     int64_t at = now_ms();
     gregor_message *m = gregor_consumer_poll(c, 10000);
     CHECK(m == NULL);
-    CHECK_MSG(now_ms() - at < 200, "a pending yield took %" PRId64 " ms", now_ms() - at);
+    CHECK_MSG(now_ms() - at < 5000, "a pending yield took %" PRId64 " ms (of 10 s)", now_ms() - at);
     /* consumed: the poll after waits again */
     at = now_ms();
     m = gregor_consumer_poll(c, 300);

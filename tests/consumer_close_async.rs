@@ -107,10 +107,10 @@ fn close_start_serves_the_revocation_in_poll_and_ends() {
 
     let started = Instant::now();
     c.close_start().unwrap();
-    assert!(
-        started.elapsed() < Duration::from_millis(100),
-        "close_start blocked"
-    );
+    // the close cannot end before the application polls (the revocation is
+    // served on the polling thread): still open here means close_start did
+    // not wait for it (a condition, not a time a loaded machine can miss)
+    assert!(!c.closed(), "close_start blocked until the close ended");
     let e = c.close_start().unwrap_err();
     assert_eq!(e.code(), local::STATE);
     // the application keeps polling, here driven by the io-event socket

@@ -11,6 +11,7 @@ Against the broker at $GREGOR_TEST_BROKER (default 127.0.0.1:9092).
 import gc
 import os
 import signal
+import sys
 import threading
 import time
 import unittest
@@ -21,7 +22,11 @@ from gregor import Consumer, KafkaError, Producer, TopicPartition
 
 BROKER = os.environ.get("GREGOR_TEST_BROKER", "127.0.0.1:9092")
 UNREACHABLE = "127.0.0.1:1"
-LIMIT = 0.2  # seconds from SIGINT to KeyboardInterrupt
+# Seconds from SIGINT to KeyboardInterrupt that fail the test: far below the
+# 30 s calls, so a call that ignores Ctrl-C until its own timeout fails, and
+# far above the 0.1 s wait slice, so a loaded machine cannot fail it. The
+# delay measured is printed.
+LIMIT = 5.0
 
 
 def unique(prefix):
@@ -29,8 +34,9 @@ def unique(prefix):
 
 
 class Interrupt(unittest.TestCase):
-    """SIGINT during a long blocking call raises KeyboardInterrupt within
-    200 ms (the call waits in slices and checks for signals between them)."""
+    """SIGINT during a long blocking call raises KeyboardInterrupt long before
+    the call's own timeout (the call waits in slices of 0.1 s and checks for
+    signals between them)."""
 
     def setUp(self):
         # Python installs its KeyboardInterrupt handler only when SIGINT is
@@ -57,6 +63,7 @@ class Interrupt(unittest.TestCase):
             took = time.monotonic() - sent[0]
         finally:
             t.cancel()
+        print(f"KeyboardInterrupt {took * 1000:.0f} ms after SIGINT", file=sys.stderr)
         self.assertLess(took, LIMIT, f"KeyboardInterrupt {took:.3f} s after SIGINT")
 
     def test_consumer_poll(self):
