@@ -26,3 +26,36 @@ wait_port() {
     done
     return 1
 }
+
+# start_test_services: starts the broker, ZooKeeper and the security brokers
+# that are not running yet (remembering which, for stop_test_services) and
+# exports the GREGOR_TEST_* variables the tests read.
+GREGOR_STARTED=()
+start_test_services() {
+    local s port
+    for s in broker zookeeper; do
+        if [ "$s" = broker ]; then port=$BROKER_PORT; else port=$ZK_PORT; fi
+        if ! port_open "$port"; then
+            scripts/services.sh start "$s"
+            GREGOR_STARTED+=("$s")
+        fi
+    done
+    # The TLS and SASL brokers (tests/security.rs fails without them).
+    if ! { port_open "$TLS_PORT" && port_open "$SASL_PORT" && port_open "$SASL_SSL_PORT"; }; then
+        # A failure here fails tests/security.rs, not the whole run.
+        scripts/services.sh start security || log "the security brokers did not all start: tests/security.rs will fail"
+        GREGOR_STARTED+=(security)
+    fi
+    export GREGOR_TEST_BROKER="127.0.0.1:$BROKER_PORT"
+    export GREGOR_TEST_ZOOKEEPER="127.0.0.1:$ZK_PORT"
+    export GREGOR_TEST_BROKER_TLS="127.0.0.1:$TLS_PORT"
+    export GREGOR_TEST_BROKER_SASL="127.0.0.1:$SASL_PORT"
+    export GREGOR_TEST_BROKER_SASL_SSL="127.0.0.1:$SASL_SSL_PORT"
+    export GREGOR_TEST_CERTS="$CERTS_DIR"
+}
+
+# stop_test_services: stops what start_test_services started.
+stop_test_services() {
+    local s
+    for s in "${GREGOR_STARTED[@]}"; do scripts/services.sh stop "$s" || true; done
+}

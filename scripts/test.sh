@@ -35,11 +35,10 @@ phase_table() {
     fi
 }
 
-started=()
 cleanup() {
     local rc=$? failed_in=$PHASE_NAME
     phase "stop services"
-    for s in "${started[@]}"; do scripts/services.sh stop "$s" || true; done
+    stop_test_services
     phase_table "$rc" "$failed_in" >&2
     exit "$rc"
 }
@@ -49,25 +48,7 @@ phase "setup (scripts/setup.sh)"
 scripts/setup.sh apt python cbindgen broker librdkafka zookeeper fuzz
 
 phase "start services"
-for s in broker zookeeper; do
-    if [ "$s" = broker ]; then port=$BROKER_PORT; else port=$ZK_PORT; fi
-    if ! port_open "$port"; then
-        scripts/services.sh start "$s"
-        started+=("$s")
-    fi
-done
-# The TLS and SASL brokers (tests/security.rs fails without them).
-if ! { port_open "$TLS_PORT" && port_open "$SASL_PORT" && port_open "$SASL_SSL_PORT"; }; then
-    # A failure here fails tests/security.rs, not the whole run.
-    scripts/services.sh start security || log "the security brokers did not all start: tests/security.rs will fail"
-    started+=(security)
-fi
-export GREGOR_TEST_BROKER="127.0.0.1:$BROKER_PORT"
-export GREGOR_TEST_ZOOKEEPER="127.0.0.1:$ZK_PORT"
-export GREGOR_TEST_BROKER_TLS="127.0.0.1:$TLS_PORT"
-export GREGOR_TEST_BROKER_SASL="127.0.0.1:$SASL_PORT"
-export GREGOR_TEST_BROKER_SASL_SSL="127.0.0.1:$SASL_SSL_PORT"
-export GREGOR_TEST_CERTS="$CERTS_DIR"
+start_test_services
 # Every service was started above: a test that finds one missing fails here
 # instead of skipping (tests/common/mod.rs, service_up).
 export CI=true
