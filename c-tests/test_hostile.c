@@ -67,8 +67,35 @@ static void check_huge_lengths(void) {
     gregor_producer_free(p);
 }
 
+/* Strings for unknown codes stay valid: two in one printf, and many more. */
+static void check_unknown_code_strings(void) {
+    const char *name = gregor_err_rdkafka_name(-1000);
+    const char *str = gregor_err_rdkafka_str(-1000);
+    char line[128];
+    snprintf(line, sizeof line, "%s: %s", name, str);
+    CHECK_STR(line, "ERR_-1000?: Err--1000?");
+    const char *names[64];
+    for (int i = 0; i < 64; i++)
+        names[i] = gregor_err_rdkafka_name(-2000 - i);
+    for (int i = 0; i < 64; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "ERR_%d?", -2000 - i);
+        CHECK_STR(names[i], want);
+    }
+    CHECK_STR(name, "ERR_-1000?");
+    CHECK_STR(str, "Err--1000?");
+    /* far more codes than any table holds: still valid, never NULL */
+    const char *first = gregor_err_rdkafka_str(INT32_MIN);
+    for (int i = 0; i < 100000; i++)
+        CHECK(gregor_err_rdkafka_str(-100000 - i) != NULL);
+    CHECK(strncmp(first, "Err-", 4) == 0);
+    CHECK_STR(gregor_err_rdkafka_name(3), "UNKNOWN_TOPIC_OR_PART");
+    CHECK_STR(gregor_err_name(-1000), "UNKNOWN");
+}
+
 int main(void) {
     check_huge_lengths();
+    check_unknown_code_strings();
     printf("ok\n");
     return 0;
 }
