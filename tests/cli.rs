@@ -896,3 +896,34 @@ mod json {
         }
     }
 }
+
+/// `-F` reads a configuration file (kcat's `-F`: `property=value` lines),
+/// in bounded memory: `/dev/zero` or an endless pipe is refused after 1 MiB
+/// with an error, not read whole. Needs no broker.
+#[test]
+fn conf_file_is_read_bounded() {
+    // 1 GiB of address space: reading /dev/zero whole would abort
+    let script = format!("ulimit -v 1048576; exec {GREGOR} -L -F /dev/zero");
+    let r = run("sh", &["-c", &script], b"");
+    assert_eq!(r.code, 1, "stderr:\n{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("/dev/zero: configuration file larger than 1024 KiB"),
+        "stderr:\n{}",
+        r.stderr
+    );
+    // a pipe: 2 MiB of comment lines
+    let big = b"# a comment line\n".repeat(1 << 17);
+    let r = run(GREGOR, &["-L", "-F", "/dev/stdin"], &big);
+    assert_eq!(r.code, 1, "stderr:\n{}", r.stderr);
+    assert!(
+        r.stderr.contains("configuration file larger than 1024 KiB"),
+        "stderr:\n{}",
+        r.stderr
+    );
+    // a configuration file of ordinary size still reads
+    let small = b"# comment\nclient.id=bounded\n";
+    let r = run(GREGOR, &["-F", "/dev/stdin", "-X", "dump"], small);
+    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert!(r.out().contains("client.id = bounded"), "{}", r.out());
+}

@@ -342,10 +342,33 @@ fn parse_query(v: &str) -> Result<(String, i32, i64), CliError> {
     Ok((topic.to_string(), p, ts))
 }
 
+/// The largest `-F` file read. kcat's `-F` reads a librdkafka configuration
+/// file (`property=value` lines, as Java's `.properties`); real ones are a
+/// few KiB. `-F /dev/zero` or a pipe that never ends must not be read into
+/// memory whole.
+const MAX_CONF_FILE: u64 = 1 << 20;
+
 /// `-F file`: `property=value` lines, `#` comments, Java's `\:` and `\=` escapes.
 fn read_conf_file(o: &mut Options, path: &str) -> Result<(), CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::Fatal(format!("Failed to open {path}: {e}")))?;
+    use std::io::Read;
+    let fail = |e: std::io::Error| CliError::Fatal(format!("Failed to open {path}: {e}"));
+    let mut raw = Vec::new();
+    std::fs::File::open(path)
+        .map_err(fail)?
+        .take(MAX_CONF_FILE + 1)
+        .read_to_end(&mut raw)
+        .map_err(fail)?;
+    if raw.len() as u64 > MAX_CONF_FILE {
+        return Err(CliError::Fatal(format!(
+            "{path}: configuration file larger than {} KiB: not a configuration file",
+            MAX_CONF_FILE >> 10
+        )));
+    }
+    let text = String::from_utf8(raw).map_err(|_| {
+        CliError::Fatal(format!(
+            "Failed to read {path}: stream did not contain valid UTF-8"
+        ))
+    })?;
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
