@@ -510,6 +510,11 @@ static PyObject *Producer_produce(ProducerObject *self, PyObject *const *args, P
         }
         if (v == -1 && PyErr_Occurred())
             goto done;
+        /* int32_t in C: truncating 2**32 would produce to partition 0 */
+        if (v < INT32_MIN || v > INT32_MAX) {
+            PyErr_SetString(PyExc_OverflowError, "partition is out of range of int32_t");
+            goto done;
+        }
         partition = (int32_t)v;
     } else if (a[3] == Py_None) {
         PyErr_SetString(PyExc_TypeError, "int() argument must be a string, a bytes-like object or a real number, not 'NoneType'");
