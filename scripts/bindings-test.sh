@@ -88,6 +88,8 @@ run_ruby() {
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_config.rb
     log "ruby: Config.error_callback"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_events.rb
+    log "ruby: strings with an embedded NUL"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_hostile.rb
     log "ruby: Producer#purge"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_purge.rb
     log "ruby: Config.logger (issue 16)"

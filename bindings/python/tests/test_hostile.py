@@ -43,5 +43,30 @@ class IntegerRanges(unittest.TestCase):
                 call(math.nan)
 
 
+class EmbeddedNul(unittest.TestCase):
+    def test_producer_names(self):
+        p = Producer(CONF)
+        with self.assertRaises(ValueError):
+            p.produce("t\0suffix", b"v")
+        with self.assertRaises(ValueError):
+            p.produce("t", b"v", headers=[("h\0x", b"v")])
+        with self.assertRaises(ValueError):
+            p.produce("t", b"v", headers={"h\0x": b"v"})
+        self.assertEqual(len(p), 0)
+        p.flush(0)
+
+    def test_consumer_and_config(self):
+        c = Consumer(dict(CONF, **{"group.id": "g"}))
+        try:
+            with self.assertRaises(ValueError):
+                c.subscribe(["rt\0evil"])
+        finally:
+            c.close()
+        with self.assertRaises(ValueError):
+            Consumer(dict(CONF, **{"group.id": "g\0evil"}))
+        with self.assertRaises(ValueError):
+            Producer(dict(CONF, **{"client.id": "a\0b"}))
+
+
 if __name__ == "__main__":
     unittest.main()
