@@ -927,3 +927,31 @@ fn conf_file_is_read_bounded() {
     assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
     assert!(r.out().contains("client.id = bounded"), "{}", r.out());
 }
+
+/// `-o -N` is librdkafka's RD_KAFKA_OFFSET_TAIL(N); a count whose tail
+/// offset does not fit an i64 is refused, not wrapped into an offset that
+/// reads nothing and exits 0. Needs no broker (refused while parsing).
+#[test]
+fn tail_offset_out_of_range_is_refused() {
+    let r = run(
+        GREGOR,
+        &[
+            "-b",
+            "127.0.0.1:1",
+            "-C",
+            "-t",
+            "t",
+            "-o",
+            "-9223372036854775808",
+            "-e",
+        ],
+        b"",
+    );
+    assert_ne!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("-o -9223372036854775808: offset out of range"),
+        "stderr:\n{}",
+        r.stderr
+    );
+}

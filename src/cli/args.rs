@@ -325,7 +325,17 @@ fn parse_offset(o: &mut Options, v: &str) -> Result<(), CliError> {
                         "-o expects beginning, end, stored, <offset>, -<count>, s@<ms> or e@<ms>, not \"{v}\""
                     ))
                 })?;
-                o.start = Some(Start::Offset(if n < 0 { offset::tail(-n) } else { n }));
+                // -N is librdkafka's RD_KAFKA_OFFSET_TAIL(N) (-2000 - N):
+                // a count whose tail offset does not fit an i64 would wrap
+                // into a huge positive offset and read nothing
+                let start = if n < 0 {
+                    n.checked_neg()
+                        .and_then(|c| offset::TAIL_BASE.checked_sub(c))
+                        .ok_or_else(|| CliError::Usage(format!("-o {v}: offset out of range")))?
+                } else {
+                    n
+                };
+                o.start = Some(Start::Offset(start));
             }
         }
     }
@@ -482,6 +492,13 @@ mod tests {
             parse(&args(&["-o", "soon"])),
             Err(CliError::Usage(_))
         ));
+        for v in ["-9223372036854775808", "-9223372036854773809"] {
+            match parse(&args(&["-o", v])) {
+                Err(CliError::Usage(m)) => assert!(m.contains("out of range"), "{m}"),
+                other => panic!("{v}: {other:?}"),
+            }
+        }
+        assert_eq!(start("-9223372036854773808"), Some(Start::Offset(i64::MIN)));
     }
 
     #[test]
