@@ -93,9 +93,34 @@ static void check_unknown_code_strings(void) {
     CHECK_STR(gregor_err_name(-1000), "UNKNOWN");
 }
 
+/* After gregor_consumer_close, new subscriptions and assignments are
+ * refused with _STATE (they were accepted and never served). */
+static void check_closed_consumer(void) {
+    char errstr[512];
+    gregor_config *conf = gregor_config_new();
+    CHECK_OK(gregor_config_set(conf, "bootstrap.servers", "127.0.0.1:1", errstr, sizeof errstr),
+             errstr);
+    CHECK_OK(gregor_config_set(conf, "group.id", "hostile", errstr, sizeof errstr), errstr);
+    gregor_consumer *c = gregor_consumer_new(conf, errstr, sizeof errstr);
+    CHECK_MSG(c != NULL, "%s", errstr);
+    gregor_config_free(conf);
+    gregor_consumer_close(c);
+    const char *topics[] = {"t"};
+    CHECK_INT(gregor_consumer_subscribe(c, topics, 1, errstr, sizeof errstr), GREGOR_ERR__STATE);
+    CHECK_CONTAINS(errstr, "closed");
+    gregor_tpl *tpl = gregor_tpl_new();
+    CHECK_INT(gregor_tpl_add(tpl, "t", 0, GREGOR_OFFSET_BEGINNING), 0);
+    CHECK_INT(gregor_consumer_assign(c, tpl, errstr, sizeof errstr), GREGOR_ERR__STATE);
+    CHECK_INT(gregor_consumer_incremental_assign(c, tpl, errstr, sizeof errstr),
+              GREGOR_ERR__STATE);
+    gregor_tpl_free(tpl);
+    gregor_consumer_free(c);
+}
+
 int main(void) {
     check_huge_lengths();
     check_unknown_code_strings();
+    check_closed_consumer();
     printf("ok\n");
     return 0;
 }
