@@ -503,6 +503,12 @@ static PyObject *Producer_produce(ProducerObject *self, PyObject *const *args, P
                 cb = self->default_cb;
         }
     }
+    /* as confluent-kafka's produce: refused here, not at the poll that
+     * would call it */
+    if (cb != NULL && !PyCallable_Check(cb)) {
+        PyErr_SetString(PyExc_TypeError, "on_delivery expects a callable");
+        return NULL;
+    }
     if (buf_of(a[2], cb != NULL, &kobj, &kp, &kn) < 0)
         return NULL;
     if (buf_of(a[1], cb != NULL, &vobj, &vp, &vn) < 0)

@@ -43,6 +43,16 @@ class IntegerRanges(unittest.TestCase):
                 call(math.nan)
 
 
+class Callbacks(unittest.TestCase):
+    def test_non_callable_on_delivery_is_refused_at_produce(self):
+        p = Producer(CONF)
+        for kw in ("on_delivery", "callback"):
+            with self.assertRaises(TypeError, msg=kw):
+                p.produce("t", b"v", **{kw: 42})
+        self.assertEqual(len(p), 0)
+        p.flush(0)
+
+
 class EmbeddedNul(unittest.TestCase):
     def test_producer_names(self):
         p = Producer(CONF)
