@@ -117,10 +117,34 @@ static void check_closed_consumer(void) {
     gregor_consumer_free(c);
 }
 
+/* Configurations librdkafka refuses at client creation are refused too. */
+static void check_refused_configs(void) {
+    static const char *cases[][4] = {
+        {"transactional.id", "tx", "enable.idempotence", "false"},
+        {"linger.ms", "5000", "message.timeout.ms", "1000"},
+        {"linger.ms", "1000", "message.timeout.ms", "1000"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char errstr[512] = "";
+        gregor_config *conf = gregor_config_new();
+        CHECK_OK(gregor_config_set(conf, "bootstrap.servers", "127.0.0.1:1", errstr,
+                                   sizeof errstr),
+                 errstr);
+        CHECK_OK(gregor_config_set(conf, cases[i][0], cases[i][1], errstr, sizeof errstr), errstr);
+        CHECK_OK(gregor_config_set(conf, cases[i][2], cases[i][3], errstr, sizeof errstr), errstr);
+        gregor_producer *p = gregor_producer_new(conf, errstr, sizeof errstr);
+        gregor_config_free(conf);
+        CHECK_MSG(p == NULL, "case %zu accepted", i);
+        CHECK_CONTAINS(errstr, i == 0 ? "requires `enable.idempotence=true`"
+                                      : "must be greater than `linger.ms`");
+    }
+}
+
 int main(void) {
     check_huge_lengths();
     check_unknown_code_strings();
     check_closed_consumer();
+    check_refused_configs();
     printf("ok\n");
     return 0;
 }
