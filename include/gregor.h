@@ -4679,16 +4679,16 @@ int gregor_producer_purge(const gregor_producer *producer, int flags);
  * librdkafka's name for error code `err` (`rd_kafka_err2name`):
  * "UNKNOWN_TOPIC_OR_PART", "MSG_SIZE_TOO_LARGE", "_PARTITION_EOF"; gregor's
  * name for a code librdkafka does not know; "`ERR_<code>?`" for a code
- * neither knows. Valid until the next call on this thread for such an
- * unknown code, for ever otherwise; never free it. Thread-safe.
+ * neither knows ("`ERR_?`" once 1024 such codes have been asked for).
+ * Static: valid for the life of the program, never free it. Thread-safe.
  */
 const char *gregor_err_rdkafka_name(int err);
 
 /**
  * librdkafka's text for error code `err` (`rd_kafka_err2str`): "Broker:
  * Message size too large", "Local: Timed out"; "`Err-<code>?`" for a code
- * neither librdkafka nor gregor knows. Lifetime as
- * `gregor_err_rdkafka_name`. Thread-safe.
+ * neither librdkafka nor gregor knows ("`Err-?`" past 1024 such codes).
+ * Static: valid for the life of the program, never free it. Thread-safe.
  */
 const char *gregor_err_rdkafka_str(int err);
 

@@ -56,6 +56,8 @@ run_python() {
     PYTHONPATH="$site" python3 bindings/python/tests/test_log.py
     log "python: the rest of confluent-kafka's API"
     PYTHONPATH="$site" python3 bindings/python/tests/test_confluent_api.py
+    log "python: hostile arguments (out-of-range integers, embedded NUL, NaN timeouts)"
+    PYTHONPATH="$site" python3 bindings/python/tests/test_hostile.py
     log "python: the compiled extension (Ctrl-C in poll/consume/flush, reports, lifetime)"
     PYTHONPATH="$site" python3 bindings/python/tests/test_native.py
     log "python: the confluent_kafka compatibility package (test_compat.py unchanged, as confluent_kafka)"
@@ -86,6 +88,8 @@ run_ruby() {
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_config.rb
     log "ruby: Config.error_callback"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_events.rb
+    log "ruby: strings with an embedded NUL"
+    ruby -Ibindings/ruby/lib bindings/ruby/test/test_hostile.rb
     log "ruby: Producer#purge"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_purge.rb
     log "ruby: Config.logger (issue 16)"

@@ -896,3 +896,62 @@ mod json {
         }
     }
 }
+
+/// `-F` reads a configuration file (kcat's `-F`: `property=value` lines),
+/// in bounded memory: `/dev/zero` or an endless pipe is refused after 1 MiB
+/// with an error, not read whole. Needs no broker.
+#[test]
+fn conf_file_is_read_bounded() {
+    // 1 GiB of address space: reading /dev/zero whole would abort
+    let script = format!("ulimit -v 1048576; exec {GREGOR} -L -F /dev/zero");
+    let r = run("sh", &["-c", &script], b"");
+    assert_eq!(r.code, 1, "stderr:\n{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("/dev/zero: configuration file larger than 1024 KiB"),
+        "stderr:\n{}",
+        r.stderr
+    );
+    // a pipe: 2 MiB of comment lines
+    let big = b"# a comment line\n".repeat(1 << 17);
+    let r = run(GREGOR, &["-L", "-F", "/dev/stdin"], &big);
+    assert_eq!(r.code, 1, "stderr:\n{}", r.stderr);
+    assert!(
+        r.stderr.contains("configuration file larger than 1024 KiB"),
+        "stderr:\n{}",
+        r.stderr
+    );
+    // a configuration file of ordinary size still reads
+    let small = b"# comment\nclient.id=bounded\n";
+    let r = run(GREGOR, &["-F", "/dev/stdin", "-X", "dump"], small);
+    assert_eq!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert!(r.out().contains("client.id = bounded"), "{}", r.out());
+}
+
+/// `-o -N` is librdkafka's RD_KAFKA_OFFSET_TAIL(N); a count whose tail
+/// offset does not fit an i64 is refused, not wrapped into an offset that
+/// reads nothing and exits 0. Needs no broker (refused while parsing).
+#[test]
+fn tail_offset_out_of_range_is_refused() {
+    let r = run(
+        GREGOR,
+        &[
+            "-b",
+            "127.0.0.1:1",
+            "-C",
+            "-t",
+            "t",
+            "-o",
+            "-9223372036854775808",
+            "-e",
+        ],
+        b"",
+    );
+    assert_ne!(r.code, 0, "stderr:\n{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("-o -9223372036854775808: offset out of range"),
+        "stderr:\n{}",
+        r.stderr
+    );
+}

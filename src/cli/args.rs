@@ -325,7 +325,17 @@ fn parse_offset(o: &mut Options, v: &str) -> Result<(), CliError> {
                         "-o expects beginning, end, stored, <offset>, -<count>, s@<ms> or e@<ms>, not \"{v}\""
                     ))
                 })?;
-                o.start = Some(Start::Offset(if n < 0 { offset::tail(-n) } else { n }));
+                // -N is librdkafka's RD_KAFKA_OFFSET_TAIL(N) (-2000 - N):
+                // a count whose tail offset does not fit an i64 would wrap
+                // into a huge positive offset and read nothing
+                let start = if n < 0 {
+                    n.checked_neg()
+                        .and_then(|c| offset::TAIL_BASE.checked_sub(c))
+                        .ok_or_else(|| CliError::Usage(format!("-o {v}: offset out of range")))?
+                } else {
+                    n
+                };
+                o.start = Some(Start::Offset(start));
             }
         }
     }
@@ -342,10 +352,33 @@ fn parse_query(v: &str) -> Result<(String, i32, i64), CliError> {
     Ok((topic.to_string(), p, ts))
 }
 
+/// The largest `-F` file read. kcat's `-F` reads a librdkafka configuration
+/// file (`property=value` lines, as Java's `.properties`); real ones are a
+/// few KiB. `-F /dev/zero` or a pipe that never ends must not be read into
+/// memory whole.
+const MAX_CONF_FILE: u64 = 1 << 20;
+
 /// `-F file`: `property=value` lines, `#` comments, Java's `\:` and `\=` escapes.
 fn read_conf_file(o: &mut Options, path: &str) -> Result<(), CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::Fatal(format!("Failed to open {path}: {e}")))?;
+    use std::io::Read;
+    let fail = |e: std::io::Error| CliError::Fatal(format!("Failed to open {path}: {e}"));
+    let mut raw = Vec::new();
+    std::fs::File::open(path)
+        .map_err(fail)?
+        .take(MAX_CONF_FILE + 1)
+        .read_to_end(&mut raw)
+        .map_err(fail)?;
+    if raw.len() as u64 > MAX_CONF_FILE {
+        return Err(CliError::Fatal(format!(
+            "{path}: configuration file larger than {} KiB: not a configuration file",
+            MAX_CONF_FILE >> 10
+        )));
+    }
+    let text = String::from_utf8(raw).map_err(|_| {
+        CliError::Fatal(format!(
+            "Failed to read {path}: stream did not contain valid UTF-8"
+        ))
+    })?;
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -459,6 +492,13 @@ mod tests {
             parse(&args(&["-o", "soon"])),
             Err(CliError::Usage(_))
         ));
+        for v in ["-9223372036854775808", "-9223372036854773809"] {
+            match parse(&args(&["-o", v])) {
+                Err(CliError::Usage(m)) => assert!(m.contains("out of range"), "{m}"),
+                other => panic!("{v}: {other:?}"),
+            }
+        }
+        assert_eq!(start("-9223372036854773808"), Some(Start::Offset(i64::MIN)));
     }
 
     #[test]

@@ -395,8 +395,14 @@ impl Consumer {
     ///
     /// # Errors
     /// `_INVALID_ARG` (and nothing changes) for a negative partition, a
-    /// partition listed twice, an invalid offset, or `STORED` without `group.id`.
+    /// partition listed twice, an invalid offset, or `STORED` without `group.id`;
+    /// `_STATE` for a non-empty assignment once the consumer is closed.
     pub fn assign(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
+        // an empty assignment is how a revocation callback running inside
+        // close gives the partitions up (librdkafka's rd_kafka_assign(NULL))
+        if !tps.is_empty() {
+            self.check_open()?;
+        }
         self.check(tps, true)?;
         self.assign_ops.fetch_add(1, Ordering::AcqRel);
         let mut st = self.shared.lock();
@@ -428,6 +434,9 @@ impl Consumer {
     /// `_INVALID_ARG` (and nothing changes) as [`Consumer::assign`];
     /// `_CONFLICT` for a partition already assigned, as librdkafka.
     pub fn incremental_assign(&self, tps: &[TopicPartitionOffset]) -> Result<()> {
+        if !tps.is_empty() {
+            self.check_open()?;
+        }
         self.check(tps, true)?;
         self.assign_ops.fetch_add(1, Ordering::AcqRel);
         let mut st = self.shared.lock();
@@ -902,8 +911,10 @@ impl Consumer {
     ///
     /// # Errors
     /// `_INVALID_ARG` without `group.id`, for an empty list, an empty name
-    /// or a bad pattern; the fatal error of a fenced static member.
+    /// or a bad pattern; the fatal error of a fenced static member; `_STATE`
+    /// once the consumer is closed.
     pub fn subscribe(&self, topics: &[&str]) -> Result<()> {
+        self.check_open()?;
         self.group()?.subscribe(topics)
     }
 
@@ -1278,6 +1289,20 @@ impl Consumer {
         }
         self.close_blocking();
         self.close_done.store(true, Ordering::Release);
+    }
+
+    /// `_STATE` once [`Consumer::close`] (or `close_start`) began: a closed
+    /// consumer takes no new subscription or assignment, which would
+    /// otherwise be accepted and never served.
+    fn check_open(&self) -> Result<()> {
+        if self.closed.load(Ordering::SeqCst) {
+            Err(Error::local(
+                local::STATE,
+                "the consumer is closed or closing",
+            ))
+        } else {
+            Ok(())
+        }
     }
 
     /// True once the consumer is closed: by [`Consumer::close`], or by the

@@ -34,10 +34,8 @@ pub extern "C" fn gregor_headers_add(
     guard_code(ptr::null_mut(), 0, || {
         let h = handle_mut(headers, "headers")?;
         let name = c_str(name, "name")?;
-        h.inner.push((
-            name.to_string(),
-            bytes(value, value_len).map(<[u8]>::to_vec),
-        ));
+        let value = bytes(value, value_len, "value")?.map(<[u8]>::to_vec);
+        h.inner.push((name.to_string(), value));
         Ok(())
     })
 }

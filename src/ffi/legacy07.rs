@@ -128,7 +128,7 @@ fn payload_list<'a>(
             if p.is_null() && n > 0 {
                 return Err(Error::invalid_arg(format!("payloads[{i}] is NULL")));
             }
-            Ok(bytes(p, n).unwrap_or(&[]))
+            Ok(bytes(p, n, "payloads")?.unwrap_or(&[]))
         })
         .collect()
 }
@@ -758,7 +758,7 @@ pub extern "C" fn gregor_legacy07_producer_send(
         let p = enter(producer)?;
         let topic = c_str(topic, "topic")?;
         let ps = payload_list(payloads, lens, count)?;
-        let bp = p.inner.send(topic, bytes(key, key_len), &ps)?;
+        let bp = p.inner.send(topic, bytes(key, key_len, "key")?, &ps)?;
         put(broker_id_out, bp.broker_id);
         put(partition_out, bp.partition);
         Ok(())

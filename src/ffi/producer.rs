@@ -98,8 +98,8 @@ pub extern "C" fn gregor_producer_send_sync(
         let rec = ProducerRecord {
             topic,
             partition: (partition >= 0).then_some(partition),
-            key: bytes(key, key_len),
-            value: bytes(value, value_len),
+            key: message_bytes(key, key_len, "key")?,
+            value: message_bytes(value, value_len, "value")?,
             headers: &hs,
             timestamp: (timestamp_ms != 0).then_some(timestamp_ms),
         };
@@ -260,8 +260,8 @@ pub extern "C" fn gregor_producer_send(
         let rec = ProducerRecord {
             topic,
             partition: (partition >= 0).then_some(partition),
-            key: bytes(key, key_len),
-            value: bytes(value, value_len),
+            key: message_bytes(key, key_len, "key")?,
+            value: message_bytes(value, value_len, "value")?,
             headers: &hs,
             timestamp: (timestamp_ms != 0).then_some(timestamp_ms),
         };
@@ -424,11 +424,25 @@ pub extern "C" fn gregor_partitioner(
             return crate::error::local::INVALID_ARG;
         };
         match crate::producer::partitioner::Partitioner::from_name(name) {
-            Some(p) if partition_count >= 1 => p
-                .partition(bytes(key, key_len), partition_count)
-                .unwrap_or(-1),
+            Some(p) if partition_count >= 1 => match bytes(key, key_len, "key") {
+                Ok(key) => p.partition(key, partition_count).unwrap_or(-1),
+                Err(_) => crate::error::local::INVALID_ARG,
+            },
             _ => crate::error::local::INVALID_ARG,
         }
+    })
+}
+
+/// A message's key or value: as `bytes`, but a length no object can have is
+/// what it is for the producer, a message larger than `message.max.bytes`
+/// (`MESSAGE_TOO_LARGE`, as librdkafka's `rd_kafka_produce` answers
+/// `RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE` for any oversized message).
+fn message_bytes<'a>(p: *const u8, len: usize, name: &str) -> Result<Option<&'a [u8]>, Error> {
+    bytes(p, len, name).map_err(|_| {
+        Error::kafka(
+            crate::protocol::KafkaCode::MESSAGE_TOO_LARGE,
+            format!("{name} of {len} bytes exceeds message.max.bytes"),
+        )
     })
 }
 

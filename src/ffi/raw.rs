@@ -83,13 +83,32 @@ pub(crate) fn handle_mut<'a, T>(p: *mut T, name: &str) -> Result<&'a mut T, Erro
     unsafe { p.as_mut() }.ok_or_else(|| null_arg(name))
 }
 
-/// Borrows `len` bytes at `p`; NULL means "no value" (a null key or value).
-pub(crate) fn bytes<'a>(p: *const u8, len: usize) -> Option<&'a [u8]> {
-    if p.is_null() {
-        return None;
+/// Fails when `n` elements of `T` span more than `isize::MAX` bytes: no
+/// object can be that large, and `slice::from_raw_parts` on such a length is
+/// undefined behaviour (its documented safety requirement), so a length past
+/// it is refused before any slice is formed.
+pub(crate) fn check_len<T>(n: usize, name: &str) -> Result<(), Error> {
+    if n.checked_mul(std::mem::size_of::<T>().max(1))
+        .is_some_and(|b| b <= isize::MAX as usize)
+    {
+        Ok(())
+    } else {
+        Err(Error::invalid_arg(format!(
+            "{name}: length {n} is larger than any object can be"
+        )))
     }
-    // SAFETY: the caller promises `len` readable bytes at a non-NULL `p`.
-    Some(unsafe { std::slice::from_raw_parts(p, len) })
+}
+
+/// Borrows `len` bytes at `p`; NULL means "no value" (a null key or value,
+/// `len` ignored). A length no object can have is an error (`check_len`).
+pub(crate) fn bytes<'a>(p: *const u8, len: usize, name: &str) -> Result<Option<&'a [u8]>, Error> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    check_len::<u8>(len, name)?;
+    // SAFETY: the caller promises `len` readable bytes at a non-NULL `p`;
+    // `len` is within `isize::MAX` (checked above).
+    Ok(Some(unsafe { std::slice::from_raw_parts(p, len) }))
 }
 
 /// Writes an out-parameter if its pointer is not NULL.
@@ -135,8 +154,9 @@ pub(crate) fn slice<'a, T>(p: *const T, n: usize, name: &str) -> Result<&'a [T],
     if p.is_null() {
         return Err(null_arg(name));
     }
+    check_len::<T>(n, name)?;
     // SAFETY: the caller promises `n` readable elements at a non-NULL `p`,
-    // valid for this call.
+    // valid for this call; they span at most `isize::MAX` bytes (checked).
     Ok(unsafe { std::slice::from_raw_parts(p, n) })
 }
 

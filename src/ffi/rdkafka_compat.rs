@@ -160,64 +160,74 @@ fn gregor_entry(code: i32) -> Option<Entry> {
     Some((cstring(&name), cstring(&desc)))
 }
 
-thread_local! {
-    /// The last text built for a code no table knows, per thread (as
-    /// librdkafka's thread-local buffers for "ERR_%d?" / "Err-%d?").
-    static SCRATCH: std::cell::RefCell<(CString, CString)> =
-        std::cell::RefCell::new((CString::default(), CString::default()));
+/// How many codes no table knows get their own interned "`ERR_<code>?`" /
+/// "`Err-<code>?`" pair; later ones share a static pair. Bounded so a caller
+/// looping over every `int` cannot grow the process without limit.
+const MAX_UNKNOWN: usize = 1024;
+
+/// The strings for codes gregor's own tables know (bounded by those tables)
+/// and for the first `MAX_UNKNOWN` codes neither knows. Never freed:
+/// librdkafka's `rd_kafka_err2name` / `rd_kafka_err2str` return strings the
+/// caller may keep, so two calls in one `printf` must not invalidate each
+/// other (a per-thread scratch buffer would).
+struct Interned {
+    known: HashMap<i32, &'static Entry>,
+    unknown: HashMap<i32, &'static Entry>,
 }
 
-fn lookup(
-    code: c_int,
-    pick: fn(&Entry) -> &CString,
-    unknown: fn(c_int) -> String,
-) -> *const c_char {
+fn lookup(code: c_int, pick: fn(&'static Entry) -> &'static CString) -> *const c_char {
     if code >= -1 {
         if let Some(e) = table().get(&code) {
             return pick(e).as_ptr();
         }
     }
-    static EXTRA: OnceLock<std::sync::Mutex<HashMap<i32, &'static Entry>>> = OnceLock::new();
-    let extra = EXTRA.get_or_init(Default::default);
+    static EXTRA: OnceLock<std::sync::Mutex<Interned>> = OnceLock::new();
+    let extra = EXTRA.get_or_init(|| {
+        std::sync::Mutex::new(Interned {
+            known: HashMap::new(),
+            unknown: HashMap::new(),
+        })
+    });
     let mut extra = extra.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(e) = extra.get(&code) {
+    if let Some(e) = extra.known.get(&code).or_else(|| extra.unknown.get(&code)) {
         return pick(e).as_ptr();
     }
     if let Some(e) = gregor_entry(code) {
         // Bounded: one entry per code gregor's own tables know.
         let e: &'static Entry = Box::leak(Box::new(e));
-        extra.insert(code, e);
+        extra.known.insert(code, e);
         return pick(e).as_ptr();
     }
-    drop(extra);
-    SCRATCH.with(|s| {
-        let mut s = s.borrow_mut();
-        s.0 = cstring(&unknown(code));
-        s.0.as_ptr()
-    })
+    if extra.unknown.len() < MAX_UNKNOWN {
+        let e = (
+            cstring(&format!("ERR_{code}?")),
+            cstring(&format!("Err-{code}?")),
+        );
+        let e: &'static Entry = Box::leak(Box::new(e));
+        extra.unknown.insert(code, e);
+        return pick(e).as_ptr();
+    }
+    static OVERFLOW: OnceLock<Entry> = OnceLock::new();
+    pick(OVERFLOW.get_or_init(|| (cstring("ERR_?"), cstring("Err-?")))).as_ptr()
 }
 
 /// librdkafka's name for error code `err` (`rd_kafka_err2name`):
 /// "UNKNOWN_TOPIC_OR_PART", "MSG_SIZE_TOO_LARGE", "_PARTITION_EOF"; gregor's
 /// name for a code librdkafka does not know; "`ERR_<code>?`" for a code
-/// neither knows. Valid until the next call on this thread for such an
-/// unknown code, for ever otherwise; never free it. Thread-safe.
+/// neither knows ("`ERR_?`" once 1024 such codes have been asked for).
+/// Static: valid for the life of the program, never free it. Thread-safe.
 #[no_mangle]
 pub extern "C" fn gregor_err_rdkafka_name(err: c_int) -> *const c_char {
-    guard(std::ptr::null(), || {
-        lookup(err, |e| &e.0, |c| format!("ERR_{c}?"))
-    })
+    guard(std::ptr::null(), || lookup(err, |e| &e.0))
 }
 
 /// librdkafka's text for error code `err` (`rd_kafka_err2str`): "Broker:
 /// Message size too large", "Local: Timed out"; "`Err-<code>?`" for a code
-/// neither librdkafka nor gregor knows. Lifetime as
-/// `gregor_err_rdkafka_name`. Thread-safe.
+/// neither librdkafka nor gregor knows ("`Err-?`" past 1024 such codes).
+/// Static: valid for the life of the program, never free it. Thread-safe.
 #[no_mangle]
 pub extern "C" fn gregor_err_rdkafka_str(err: c_int) -> *const c_char {
-    guard(std::ptr::null(), || {
-        lookup(err, |e| &e.1, |c| format!("Err-{c}?"))
-    })
+    guard(std::ptr::null(), || lookup(err, |e| &e.1))
 }
 
 #[cfg(test)]
@@ -243,5 +253,19 @@ mod tests {
         assert_eq!(s(gregor_err_rdkafka_str(-185)), "Local: Timed out");
         assert_eq!(s(gregor_err_rdkafka_name(933975)), "ERR_933975?");
         assert_eq!(s(gregor_err_rdkafka_str(933975)), "Err-933975?");
+    }
+
+    #[test]
+    fn unknown_code_strings_stay_valid() {
+        let name = gregor_err_rdkafka_name(-1000);
+        let text = gregor_err_rdkafka_str(-1000);
+        assert_eq!(s(name), "ERR_-1000?");
+        assert_eq!(s(text), "Err--1000?");
+        for c in 0..2 * MAX_UNKNOWN as c_int {
+            assert!(!gregor_err_rdkafka_name(-5000 - c).is_null());
+        }
+        assert_eq!(s(gregor_err_rdkafka_name(i32::MAX)), "ERR_?");
+        assert_eq!(s(name), "ERR_-1000?");
+        assert_eq!(gregor_err_rdkafka_name(-1000), name);
     }
 }

@@ -64,7 +64,7 @@ fn fd_trigger(fd: c_int, payload: *const c_void, size: usize) -> Result<Option<T
             "payload size {size}: 1 to {MAX_PAYLOAD} bytes"
         )));
     }
-    let data = bytes(payload.cast(), size)
+    let data = bytes(payload.cast(), size, "payload")?
         .ok_or_else(|| Error::invalid_arg("payload is NULL"))?
         .to_vec();
     Ok(Some(Arc::new(move || {

@@ -536,22 +536,34 @@ impl Acc {
                 rec.partition
             )));
         }
+        // Checked: lengths a caller chose (the C ABI's `key_len`) must not
+        // wrap the sum into a small size that passes the limit.
         let size = RecordBatchBuilder::record_size_upper_bound(rec.key, rec.value, rec.headers);
-        if size > self.max_message_bytes {
-            return Err(Error::kafka(
-                KafkaCode::MESSAGE_TOO_LARGE,
-                format!(
-                    "{}: message of {size} bytes exceeds message.max.bytes ({})",
-                    rec.topic, self.max_message_bytes
-                ),
-            ));
-        }
+        let size = match size {
+            Some(n) if n <= self.max_message_bytes => n,
+            _ => {
+                let n = size.map_or_else(|| "more than usize::MAX".into(), |n| n.to_string());
+                return Err(Error::kafka(
+                    KafkaCode::MESSAGE_TOO_LARGE,
+                    format!(
+                        "{}: message of {n} bytes exceeds message.max.bytes ({})",
+                        rec.topic, self.max_message_bytes
+                    ),
+                ));
+            }
+        };
         // reports not served yet hold their messages' records: they count
         // against the limits until poll/flush serves them (librdkafka's
         // rule: a message leaves the queue's count when its report is served)
         let (held_msgs, held_bytes) = (self.held_msgs, self.held_bytes);
-        if self.queued_msgs + held_msgs + 1 > self.max_messages
-            || self.queued_bytes + held_bytes + size > self.max_bytes
+        let over = |queued: usize, held: usize, more: usize, max: usize| {
+            queued
+                .checked_add(held)
+                .and_then(|n| n.checked_add(more))
+                .is_none_or(|n| n > max)
+        };
+        if over(self.queued_msgs, held_msgs, 1, self.max_messages)
+            || over(self.queued_bytes, held_bytes, size, self.max_bytes)
         {
             return Err(Error::local(
                 local::QUEUE_FULL,
@@ -595,9 +607,9 @@ impl Acc {
             }
         }
         if tq.partitions == 0 || !tq.unassigned.is_empty() {
-            *queued_msgs += 1;
-            *queued_bytes += size;
-            tq.unassigned.push_back(Unassigned {
+            // copied first, counted once queued: nothing is counted for a
+            // message the queue never holds
+            let u = Unassigned {
                 key: rec.key.map(<[u8]>::to_vec),
                 value: rec.value.map(<[u8]>::to_vec),
                 headers: rec
@@ -608,7 +620,10 @@ impl Acc {
                 partition: rec.partition,
                 timestamp,
                 meta,
-            });
+            };
+            tq.unassigned.push_back(u);
+            *queued_msgs += 1;
+            *queued_bytes += size;
             return Ok(true);
         }
         let p = pick_partition(tq, rec.key, rec.partition, sh)?;
@@ -1033,7 +1048,8 @@ fn append_to(
     let pq = &mut tq.parts[partition as usize];
     if let Some(open) = &pq.open {
         let b = open.builder.as_ref().expect("open batch has a builder");
-        if open.msgs.len() >= batch_num || b.size_in_bytes() + meta.size > batch_size {
+        if open.msgs.len() >= batch_num || b.size_in_bytes().saturating_add(meta.size) > batch_size
+        {
             let full = pq.open.take().expect("open");
             pq.ready.push_back(full);
             wake = true;

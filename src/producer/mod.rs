@@ -201,10 +201,33 @@ impl Settings {
                 reason: "must be all with enable.idempotence".into(),
             });
         }
+        // librdkafka refuses both at client creation (rd_kafka_conf_finalize):
+        // a transactional producer is idempotent (KIP-98), and a message must
+        // be able to wait out linger.ms before it times out
+        if transactional_id.is_some()
+            && cfg.is_set("enable.idempotence")
+            && !cfg.bool("enable.idempotence")
+        {
+            return Err(Error::Config {
+                key: "enable.idempotence".into(),
+                reason: "`transactional.id` requires `enable.idempotence=true`".into(),
+            });
+        }
         let message_timeout = match cfg.int("message.timeout.ms") {
             0 => Duration::from_secs(365 * 86_400),
             ms => Duration::from_millis(ms as u64),
         };
+        let mut linger = cfg.ms("linger.ms");
+        if cfg.int("message.timeout.ms") != 0 && message_timeout <= linger {
+            if cfg.is_set("linger.ms") {
+                return Err(Error::Config {
+                    key: "linger.ms".into(),
+                    reason: "`message.timeout.ms` must be greater than `linger.ms`".into(),
+                });
+            }
+            // the default linger.ms gives way, as librdkafka's does
+            linger = message_timeout.saturating_sub(Duration::from_millis(1));
+        }
         Ok(Settings {
             auto_create: !cfg.is_set("allow.auto.create.topics")
                 || cfg.bool("allow.auto.create.topics"),
@@ -223,7 +246,7 @@ impl Settings {
             retries: cfg.int("retries").min(i64::from(u32::MAX)) as u32,
             retry_backoff: cfg.ms("retry.backoff.ms"),
             retry_backoff_max: cfg.ms("retry.backoff.max.ms"),
-            linger: cfg.ms("linger.ms"),
+            linger,
             fast_refresh: if cfg.is_set("topic.metadata.refresh.fast.interval.ms") {
                 cfg.ms("topic.metadata.refresh.fast.interval.ms")
             } else {

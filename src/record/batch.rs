@@ -649,19 +649,39 @@ impl RecordBatchBuilder {
     }
 
     /// The bytes a record would add to [`size_in_bytes`](Self::size_in_bytes), at most
-    /// (a producer checks it against `batch.size` before appending).
+    /// (a producer checks it against `batch.size` before appending), or
+    /// `None` when that sum does not fit a `usize` (no such record can be
+    /// encoded; a producer answers `MESSAGE_TOO_LARGE`).
     pub fn record_size_upper_bound(
         key: Option<&[u8]>,
         value: Option<&[u8]>,
         headers: &[(&str, Option<&[u8]>)],
-    ) -> usize {
-        let body =
-            1 + 10 + 5 + 5 + key.map_or(0, <[u8]>::len) + 5 + value.map_or(0, <[u8]>::len) + 5;
-        let hdrs: usize = headers
-            .iter()
-            .map(|(k, v)| 10 + k.len() + v.map_or(0, <[u8]>::len))
-            .sum();
-        5 + body + hdrs
+    ) -> Option<usize> {
+        Self::record_size_upper_bound_of(
+            key.map(<[u8]>::len),
+            value.map(<[u8]>::len),
+            headers.iter().map(|(k, v)| (k.len(), v.map(<[u8]>::len))),
+        )
+    }
+
+    /// As [`record_size_upper_bound`](Self::record_size_upper_bound), from
+    /// the lengths alone: length varints of at most 5 bytes, the attributes
+    /// byte, timestamp and offset deltas of at most 10 and 5.
+    pub fn record_size_upper_bound_of(
+        key_len: Option<usize>,
+        value_len: Option<usize>,
+        headers: impl IntoIterator<Item = (usize, Option<usize>)>,
+    ) -> Option<usize> {
+        let mut n = (5 + 1 + 10 + 5 + 5 + 5 + 5usize)
+            .checked_add(key_len.unwrap_or(0))?
+            .checked_add(value_len.unwrap_or(0))?;
+        for (k, v) in headers {
+            n = n
+                .checked_add(10)?
+                .checked_add(k)?
+                .checked_add(v.unwrap_or(0))?;
+        }
+        Some(n)
     }
 
     /// Appends a record with the next offset.
@@ -823,6 +843,32 @@ impl RecordBatchBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn record_size_bound_never_wraps() {
+        let f = |k, v, h: &[(usize, Option<usize>)]| {
+            RecordBatchBuilder::record_size_upper_bound_of(k, v, h.iter().copied())
+        };
+        assert_eq!(f(None, Some(3), &[]), Some(39));
+        // key_len + value_len past usize::MAX, and a sum the fixed overhead
+        // pushes past it: no small size that would pass message.max.bytes
+        assert_eq!(f(Some(usize::MAX), Some(3), &[]), None);
+        let half = isize::MAX as usize;
+        assert_eq!(f(Some(half), Some(half), &[]), None);
+        assert_eq!(f(None, None, &[(usize::MAX - 5, None)]), None);
+        assert_eq!(f(None, None, &[(1, Some(usize::MAX))]), None);
+        // the bound holds what append writes
+        let mut b = RecordBatchBuilder::with_capacity(64);
+        let before = b.size_in_bytes();
+        b.append(0, Some(b"k"), Some(b"value"), &[("h", Some(b"v"))])
+            .unwrap();
+        let bound = RecordBatchBuilder::record_size_upper_bound(
+            Some(b"k"),
+            Some(b"value"),
+            &[("h", Some(b"v"))],
+        );
+        assert!(b.size_in_bytes() - before <= bound.unwrap());
+    }
 
     #[test]
     fn varint_lengths_match_the_writer() {

@@ -214,6 +214,14 @@ def _merge_conf(conf, kwargs):
     return out
 
 
+def _ranged(v, bits, what):
+    """int(v), or OverflowError when a signed C integer of `bits` bits cannot hold it."""
+    v = int(v)
+    if not -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
+        raise OverflowError(f"{what} {v} is out of range of int{bits}_t")
+    return v
+
+
 class TopicPartition:
     """A topic, partition and offset (plus metadata, leader epoch and error)."""
 
@@ -223,8 +231,10 @@ class TopicPartition:
         if not isinstance(topic, str):
             raise TypeError("topic must be str")
         self.topic = topic
-        self.partition = int(partition)
-        self.offset = int(offset)
+        # as confluent-kafka (int32_t partition, int64_t offset in C): a
+        # value C cannot hold is an OverflowError, never a truncated one
+        self.partition = _ranged(partition, 32, "partition")
+        self.offset = _ranged(offset, 64, "offset")
         self.metadata = metadata
         self.leader_epoch = leader_epoch
         self.error = None

@@ -348,9 +348,12 @@ def cstr(s):
     """str/bytes/None to bytes for a `const char *` argument."""
     if s is None:
         return None
-    if isinstance(s, bytes):
-        return s
-    return str(s).encode("utf-8")
+    b = s if isinstance(s, bytes) else str(s).encode("utf-8")
+    # C reads up to the first NUL: "rt\0evil" would silently become "rt"
+    # (CPython refuses such strings for C the same way)
+    if b"\0" in b:
+        raise ValueError(f"embedded null character in {s!r}")
+    return b
 
 
 def pystr(b):

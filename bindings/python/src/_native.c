@@ -30,6 +30,8 @@
  * Files: this one (library, shared helpers, Message accessors, module),
  * producer.c (ProducerBase), consumer.c (ConsumerBase), native.h.
  */
+#include <math.h>
+
 #include "native.h"
 
 #define DEFINE(name) __typeof__(name) *p_##name;
@@ -178,6 +180,12 @@ int timeout_ms_arg(PyObject *o, long long *out)
     t = PyFloat_AsDouble(o);
     if (t == -1.0 && PyErr_Occurred())
         return -1;
+    /* NaN compares false with everything: it would neither be "negative:
+     * infinite" nor a bounded wait, and (long long)NaN is undefined */
+    if (isnan(t)) {
+        PyErr_SetString(PyExc_ValueError, "timeout must be a number of seconds, not NaN");
+        return -1;
+    }
     if (t < 0) {
         *out = -1;
         return 0;

@@ -1,5 +1,7 @@
 /* gregor._native: ProducerBase, the compiled part of gregor.Producer
  * (produce, poll, flush, len, delivery-report dispatch). */
+#include <string.h>
+
 #include "native.h"
 
 /* ---------------------------------------------------------------- producer */
@@ -376,6 +378,14 @@ static gregor_headers *build_headers(PyObject *headers, int want_list, PyObject 
             Py_DECREF(pair);
             goto fail;
         }
+        /* C reads the name up to its first NUL: "h\0x" would become "h" */
+        if (strlen(PyBytes_AS_STRING(nb)) != (size_t)PyBytes_GET_SIZE(nb)) {
+            PyErr_SetString(PyExc_ValueError, "embedded null character in header name");
+            Py_DECREF(nb);
+            Py_XDECREF(vobj);
+            Py_DECREF(pair);
+            goto fail;
+        }
         rc = p_gregor_headers_add(h, PyBytes_AS_STRING(nb), (const uint8_t *)vp, (size_t)vn);
         Py_DECREF(nb);
         if (rc != 0) {
@@ -493,6 +503,12 @@ static PyObject *Producer_produce(ProducerObject *self, PyObject *const *args, P
                 cb = self->default_cb;
         }
     }
+    /* as confluent-kafka's produce: refused here, not at the poll that
+     * would call it */
+    if (cb != NULL && !PyCallable_Check(cb)) {
+        PyErr_SetString(PyExc_TypeError, "on_delivery expects a callable");
+        return NULL;
+    }
     if (buf_of(a[2], cb != NULL, &kobj, &kp, &kn) < 0)
         return NULL;
     if (buf_of(a[1], cb != NULL, &vobj, &vp, &vn) < 0)
@@ -510,6 +526,11 @@ static PyObject *Producer_produce(ProducerObject *self, PyObject *const *args, P
         }
         if (v == -1 && PyErr_Occurred())
             goto done;
+        /* int32_t in C: truncating 2**32 would produce to partition 0 */
+        if (v < INT32_MIN || v > INT32_MAX) {
+            PyErr_SetString(PyExc_OverflowError, "partition is out of range of int32_t");
+            goto done;
+        }
         partition = (int32_t)v;
     } else if (a[3] == Py_None) {
         PyErr_SetString(PyExc_TypeError, "int() argument must be a string, a bytes-like object or a real number, not 'NoneType'");
@@ -536,8 +557,16 @@ static PyObject *Producer_produce(ProducerObject *self, PyObject *const *args, P
         if (t && (hdrs = build_headers(a[6], cb != NULL, &hlist)) == NULL)
             goto done;
     }
-    if ((tp = PyUnicode_AsUTF8(topic)) == NULL)
-        goto done;
+    {
+        Py_ssize_t tn;
+        if ((tp = PyUnicode_AsUTF8AndSize(topic, &tn)) == NULL)
+            goto done;
+        /* C reads the topic up to its first NUL: refuse, as CPython does */
+        if (strlen(tp) != (size_t)tn) {
+            PyErr_SetString(PyExc_ValueError, "embedded null character in topic");
+            goto done;
+        }
+    }
     if (cb != NULL) {
         entry = PyTuple_New(5);
         if (entry == NULL)

@@ -240,8 +240,15 @@ module Gregor
     end
 
     # A `const char *const *` for strings; returns [array, keepalive].
+    # A string with a NUL raises ArgumentError, as ruby-ffi's :string
+    # arguments do: C would read "rt\0evil" as "rt".
     def self.cstr_array(strings)
-      ptrs = strings.map { |s| FFI::MemoryPointer.from_string(s.to_s) }
+      ptrs = strings.map do |s|
+        s = s.to_s
+        raise ArgumentError, "string contains null byte: #{s.inspect}" if s.include?("\0")
+
+        FFI::MemoryPointer.from_string(s)
+      end
       arr = FFI::MemoryPointer.new(:pointer, [ptrs.size, 1].max)
       arr.put_array_of_pointer(0, ptrs) unless ptrs.empty?
       [arr, ptrs]
