@@ -105,8 +105,12 @@ struct Producing {
 
 impl Producing {
     fn start(bootstrap: &str, topic: &'static str, n: usize, keys: usize) -> Producing {
-        let producer = Producer::new(&config(
+        Producing::start_with(
             bootstrap,
+            topic,
+            n,
+            keys,
+            None,
             &[
                 ("enable.idempotence", "true"),
                 ("acks", "all"),
@@ -114,8 +118,21 @@ impl Producing {
                 ("retry.backoff.ms", "20"),
                 ("message.timeout.ms", "60000"),
             ],
-        ))
-        .unwrap();
+        )
+    }
+
+    /// As [`Producing::start`] with the producer's configuration `cfg`, and
+    /// with `per_sec`, message i sent at i / `per_sec` seconds from the
+    /// start (else a millisecond's sleep after each message).
+    fn start_with(
+        bootstrap: &str,
+        topic: &'static str,
+        n: usize,
+        keys: usize,
+        per_sec: Option<u32>,
+        cfg: &[(&str, &str)],
+    ) -> Producing {
+        let producer = Producer::new(&config(bootstrap, cfg)).unwrap();
         let delivered = Arc::new(AtomicUsize::new(0));
         let failed = Arc::new(Mutex::new(Vec::new()));
         let sent_at = Arc::new(Mutex::new(vec![None::<Instant>; n]));
@@ -137,8 +154,13 @@ impl Producing {
                 delivered.fetch_add(1, Ordering::SeqCst);
             })));
         }
+        let t0 = Instant::now();
         let thread = thread::spawn(move || {
             for i in 0..n {
+                if let Some(rate) = per_sec {
+                    let at = t0 + Duration::from_secs_f64(i as f64 / f64::from(rate));
+                    thread::sleep(at.saturating_duration_since(Instant::now()));
+                }
                 let key = format!("k{}", i % keys);
                 let value = i.to_string();
                 sent_at.lock().unwrap()[i] = Some(Instant::now());
@@ -157,7 +179,9 @@ impl Producing {
                     )
                     .unwrap();
                 producer.poll(Duration::ZERO);
-                thread::sleep(Duration::from_millis(1));
+                if per_sec.is_none() {
+                    thread::sleep(Duration::from_millis(1));
+                }
             }
             producer.flush(Duration::from_secs(60)).unwrap();
         });
@@ -165,7 +189,7 @@ impl Producing {
             delivered,
             failed,
             worst,
-            t0: Instant::now(),
+            t0,
             thread,
         }
     }
@@ -328,6 +352,84 @@ fn idempotent_producer_through_leader_moves_and_a_broker_restart_loses_nothing()
          2 leader moves + broker 2 down 500 ms"
             ));
             read_back_and_check(&cluster, r, "failover", topic, PARTITIONS, N, figures);
+        },
+    );
+}
+
+/// Brokers that go away while produce requests are in flight whose batches
+/// they had already appended: every broker answers 300 ms late, so those
+/// answers are lost with the connection. An idempotent producer must send
+/// such a batch again as it was (same producer id, epoch and base sequence,
+/// never re-split), before the partition's later batches and in sequence
+/// order, so that the broker, which keeps the last 5 batches of each
+/// producer and partition, acknowledges it as a duplicate instead of writing
+/// it twice (KIP-98); nothing may be written twice or out of order.
+/// 16,000 keyed messages at 2,000 a second; broker 2 down at 3.0 s and up
+/// at 3.5 s, broker 3 down at 5.0 s and up at 5.5 s.
+/// `GREGOR_FAILOVER_ACKS` sets `acks` (idempotence means all in any case).
+#[test]
+fn idempotent_producer_resends_the_unacknowledged_batches_of_a_lost_broker_once_in_order() {
+    on_each(
+        "idempotent_producer_resends_the_unacknowledged_batches_of_a_lost_broker_once_in_order",
+        Some((
+            Kind::Gregor,
+            "gregor's mock reads a connection's next request only after the delayed answer \
+             to the last one, so a broker that goes away has at most one appended batch in \
+             flight and cannot keep up with 2,000 messages a second at 300 ms",
+        )),
+        |kind, r| {
+            const N: usize = 16_000;
+            const PER_SEC: u32 = 2_000;
+            const PARTITIONS: i32 = 6;
+            const RTT_MS: u32 = 300;
+            let cluster = Cluster::start(kind, 3);
+            let topic = "inflight";
+            cluster.topic(topic, PARTITIONS, 3);
+            // broker b leads partitions b-1 and b+2
+            for p in 0..PARTITIONS {
+                cluster.leader(topic, p, p % 3 + 1);
+            }
+            for b in 1..=3 {
+                cluster.rtt(b, RTT_MS);
+            }
+            cluster.track_start();
+            let acks = std::env::var("GREGOR_FAILOVER_ACKS").ok();
+            let mut cfg = vec![
+                ("enable.idempotence", "true"),
+                ("message.timeout.ms", "60000"),
+            ];
+            if let Some(a) = &acks {
+                cfg.push(("acks", a.as_str()));
+            }
+            let run = Producing::start_with(&cluster.bootstrap, topic, N, 24, Some(PER_SEC), &cfg);
+            let at = |ms: u64| {
+                thread::sleep(
+                    (run.t0 + Duration::from_millis(ms)).saturating_duration_since(Instant::now()),
+                );
+            };
+            for (b, down_ms) in [(2, 3000), (3, 5000)] {
+                at(down_ms);
+                cluster.down(b);
+                r.note(format!(
+                    "{:>6} ms: broker {b} down ({} delivered)",
+                    run.ms(),
+                    run.delivered()
+                ));
+                at(down_ms + 500);
+                cluster.up(b);
+                r.note(format!("{:>6} ms: broker {b} up", run.ms()));
+            }
+            let figures = run.finish(N);
+            for b in 1..=3 {
+                cluster.rtt(b, 0);
+            }
+            r.say(format!(
+                "in flight to a lost broker: {N} messages at {PER_SEC}/s, 24 keys, {PARTITIONS} \
+                 partitions on 3 brokers answering {RTT_MS} ms late, acks {}; brokers 2 and 3 \
+                 down 500 ms each",
+                acks.as_deref().unwrap_or("default")
+            ));
+            read_back_and_check(&cluster, r, "in flight", topic, PARTITIONS, N, figures);
         },
     );
 }

@@ -455,6 +455,26 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, tokens: Vec<u64>) {
             let Some(this) = acc.inflight.remove(&token) else {
                 continue; // purged while the connection was being made
             };
+            // An earlier batch of the partition went back to its queue while
+            // this request waited its turn (its connection dropped between
+            // two writes): this one must not overtake it. With idempotence a
+            // partition's batches are sent in sequence order, a retry before
+            // the later ones (KIP-98; the Java producer's and librdkafka's
+            // rule), so it goes back too, behind it, with its sequence.
+            let (this, behind): (Vec<Batch>, Vec<Batch>) = this.into_iter().partition(|b| {
+                !acc.part(&b.tp)
+                    .is_some_and(|pq| pq.ready.iter().any(|x| x.seq_no < b.seq_no))
+            });
+            let now = Instant::now();
+            for b in behind {
+                if let Some(pq) = acc.part_mut(&b.tp) {
+                    pq.in_flight -= 1;
+                }
+                acc.requeue(b, now);
+            }
+            if this.is_empty() {
+                continue;
+            }
             acc.encoding += 1;
             (this, acc.purge_gen)
         };
