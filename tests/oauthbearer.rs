@@ -252,8 +252,10 @@ fn auths(seen: &[Seen], conn: usize) -> Vec<Seen> {
 
 #[test]
 fn refresh_callback_from_poll_and_reauthentication_with_the_refreshed_token() {
-    const LIFETIME: i64 = 2500; // the broker's session lifetime
-    const TOKEN_LIFE: i64 = 1000; // each token's lifetime: refreshed after 800 ms
+    // Long enough that a loaded machine cannot push a refresh or a
+    // re-authentication past the end of its window (20% of each lifetime).
+    const LIFETIME: i64 = 5000; // the broker's session lifetime
+    const TOKEN_LIFE: i64 = 2000; // each token's lifetime: refreshed after 1600 ms
     let (addr, seen) = sasl_peer(LIFETIME, Duration::from_millis(30));
     let mut net =
         NetConfig::from_config(&oauth_cfg(&addr, &[("sasl.oauthbearer.config", "cfg-1")])).unwrap();
@@ -286,7 +288,7 @@ fn refresh_callback_from_poll_and_reauthentication_with_the_refreshed_token() {
             let conn = conn.clone();
             thread::spawn(move || {
                 let mut ok = 0;
-                while t0.elapsed() < Duration::from_millis(5300) {
+                while t0.elapsed() < Duration::from_millis(2 * LIFETIME as u64 + 600) {
                     conn.call(&MetadataRequest::default(), Some(Duration::from_secs(10)))
                         .unwrap_or_else(|e| panic!("request during re-authentication: {e}"));
                     ok += 1;
@@ -545,8 +547,12 @@ fn token_and_client_secret_never_in_logs_errors_dumps_or_statistics() {
         .set_token(&format!("{TOKEN}\u{1}"), now_ms() + 60_000, "p", &[])
         .unwrap_err();
     errors.lock().unwrap().push_str(&format!("{bad} {bad:?}\n"));
+    // until the session (700 ms) was re-authenticated and a statistics
+    // report was served, with a generous deadline
     let t0 = Instant::now();
-    while t0.elapsed() < Duration::from_millis(1500) {
+    let seen_all =
+        || logs.lock().unwrap().contains("Re-authenticat") && !stats.lock().unwrap().is_empty();
+    while t0.elapsed() < Duration::from_secs(30) && !seen_all() {
         producer.poll(Duration::from_millis(50));
         let _ = producer
             .cluster()
