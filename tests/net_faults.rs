@@ -325,3 +325,117 @@ fn unparseable_unsupported_version_answer_retries_api_versions_at_v0() {
     assert!(v[0] > 3, "{v:?}");
     assert_eq!(v[1], 0, "{v:?}");
 }
+
+// ------------------------------------------------- a broker that trickles its bytes
+
+/// Writes `bytes` one at a time, 100 ms apart, until the client goes away.
+fn trickle(s: &mut TcpStream, bytes: &[u8]) {
+    for b in bytes {
+        if s.write_all(&[*b]).is_err() {
+            return;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// An ApiVersions answer of 150 API keys (about 1 KB): a minute and a half
+/// at one byte per 100 ms.
+fn long_api_versions(r: &Req) -> Vec<u8> {
+    let mut resp = ApiVersionsResponse::default();
+    resp.api_keys = (0..150)
+        .map(|k| {
+            let mut v = ApiVersion::default();
+            v.api_key = k;
+            v.max_version = 3;
+            v
+        })
+        .collect();
+    frame(r.corr, 0, &resp.to_bytes(r.version).unwrap())
+}
+
+/// A call against a trickling broker returns by its own timeout, with the
+/// time taken printed: the bound of 10 s for a 1 s call is wide for a loaded
+/// machine, and far below the minute and more a read timeout that starts
+/// again with each byte would take.
+fn returns_by_its_deadline(what: &str, net: NetConfig, addr: String) {
+    let c = BrokerConn::new("mock/7", addr, net);
+    let t = Instant::now();
+    let e = meta_call(&c, Duration::from_secs(1)).unwrap_err();
+    let took = t.elapsed();
+    println!("FIGURES trickle: {what}: a 1 s call returned in {took:?}: {e}");
+    assert!(
+        took < Duration::from_secs(10),
+        "{what}: a 1 s call took {took:?}: {e}"
+    );
+    c.close();
+}
+
+#[test]
+fn trickled_api_versions_answer_keeps_the_callers_deadline() {
+    let addr = mock(|_, mut s| {
+        if let Some(r) = read_req(&mut s) {
+            let bytes = long_api_versions(&r);
+            trickle(&mut s, &bytes);
+        }
+    });
+    returns_by_its_deadline("ApiVersions", cfg(), addr);
+}
+
+#[test]
+fn trickled_sasl_handshake_answer_keeps_the_callers_deadline() {
+    let addr = mock(|_, mut s| {
+        while let Some(r) = read_req(&mut s) {
+            if r.api_key == 18 {
+                let mut resp = ApiVersionsResponse::default();
+                resp.api_keys = [(18, 0, 3), (3, 0, 12), (17, 0, 1), (36, 0, 2)]
+                    .iter()
+                    .map(|&(k, lo, hi)| {
+                        let mut v = ApiVersion::default();
+                        v.api_key = k;
+                        v.min_version = lo;
+                        v.max_version = hi;
+                        v
+                    })
+                    .collect();
+                s.write_all(&frame(r.corr, 0, &resp.to_bytes(r.version).unwrap()))
+                    .unwrap();
+            } else {
+                // SaslHandshake: a frame that announces 1000 bytes
+                let mut bytes = 1000i32.to_be_bytes().to_vec();
+                bytes.extend_from_slice(&r.corr.to_be_bytes());
+                bytes.resize(1004, 0);
+                trickle(&mut s, &bytes);
+                return;
+            }
+        }
+    });
+    let c = common::config(&[
+        ("bootstrap.servers", &addr),
+        ("security.protocol", "sasl_plaintext"),
+        ("sasl.mechanisms", "PLAIN"),
+        ("sasl.username", "u"),
+        ("sasl.password", "p"),
+    ]);
+    let mut net = NetConfig::from_config(&c).unwrap();
+    net.max_response = 1 << 20;
+    returns_by_its_deadline("SaslHandshake", net, addr);
+}
+
+#[test]
+fn trickled_tls_handshake_keeps_the_callers_deadline() {
+    let addr = mock(|_, mut s| {
+        let mut hello = [0u8; 512];
+        let _ = s.read(&mut hello);
+        // a handshake record header announcing 16 KB, then its bytes slowly
+        let mut bytes = vec![0x16, 0x03, 0x03, 0x40, 0x00];
+        bytes.resize(5 + 0x4000, 0);
+        trickle(&mut s, &bytes);
+    });
+    let c = common::config(&[
+        ("bootstrap.servers", &addr),
+        ("security.protocol", "ssl"),
+        ("enable.ssl.certificate.verification", "false"),
+    ]);
+    let net = NetConfig::from_config(&c).unwrap();
+    returns_by_its_deadline("TLS handshake", net, addr);
+}

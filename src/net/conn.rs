@@ -6,7 +6,7 @@ use std::io::{self, ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
 
 use socket2::{Domain, Protocol, SockRef, Socket, Type};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::errors::io_error;
 use super::tls::{TlsReader, TlsWriter};
@@ -14,8 +14,9 @@ use crate::error::{local, Error, Result};
 
 /// The read side of a session, owned by its I/O thread.
 pub enum ReadHalf {
-    /// Plain TCP.
-    Plain(TcpStream),
+    /// Plain TCP, and the deadline of the read under way (see
+    /// [`ReadHalf::set_deadline`]).
+    Plain(TcpStream, Option<Instant>),
     /// TLS.
     Tls(Box<TlsReader>),
 }
@@ -37,14 +38,24 @@ impl ReadHalf {
         let r = s
             .try_clone()
             .map_err(|e| io_error(broker, "clone socket", &e))?;
-        Ok((ReadHalf::Plain(r), WriteHalf::Plain(s)))
+        Ok((ReadHalf::Plain(r, None), WriteHalf::Plain(s)))
     }
 
     /// The socket underneath.
     pub fn socket(&self) -> &TcpStream {
         match self {
-            ReadHalf::Plain(s) => s,
+            ReadHalf::Plain(s, _) => s,
             ReadHalf::Tls(t) => t.socket(),
+        }
+    }
+
+    /// With `Some(deadline)`, every read from the socket (TLS's included)
+    /// waits at most until `deadline` and fails with `TimedOut` after it;
+    /// with `None`, reads keep whatever timeout the socket has.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        match self {
+            ReadHalf::Plain(_, d) => *d = deadline,
+            ReadHalf::Tls(t) => t.set_deadline(deadline),
         }
     }
 }
@@ -52,9 +63,54 @@ impl ReadHalf {
 impl Read for ReadHalf {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
-            ReadHalf::Plain(s) => s.read(buf),
+            ReadHalf::Plain(s, d) => {
+                if let Some(d) = d {
+                    arm(s, *d)?;
+                }
+                s.read(buf)
+            }
             ReadHalf::Tls(t) => t.read(buf),
         }
+    }
+}
+
+/// Sets `sock`'s read timeout to what is left before `deadline`, or fails
+/// with `TimedOut` once it has passed. Called before each read of a whole
+/// that must arrive by a deadline: a read timeout alone starts again with
+/// every byte, so a peer trickling a byte at a time would stretch the whole
+/// without bound.
+pub fn arm(sock: &TcpStream, deadline: Instant) -> io::Result<()> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(io::Error::new(ErrorKind::TimedOut, "deadline passed"));
+    }
+    sock.set_read_timeout(Some(left))
+}
+
+/// A socket whose reads all end by one deadline (see [`arm`]); writes pass
+/// through. For exchanges that read straight from the socket, like the TLS
+/// handshake.
+pub struct ReadBy<'a> {
+    /// The socket.
+    pub sock: &'a mut TcpStream,
+    /// When every read must be over.
+    pub deadline: Instant,
+}
+
+impl Read for ReadBy<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        arm(self.sock, self.deadline)?;
+        self.sock.read(buf)
+    }
+}
+
+impl Write for ReadBy<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.sock.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.sock.flush()
     }
 }
 
@@ -298,6 +354,23 @@ pub fn read_frame(r: &mut impl Read, max: usize, broker: &str) -> Result<Vec<u8>
         return Err(io_error(broker, "read", &eof));
     }
     Ok(buf)
+}
+
+/// [`read_frame`], with the whole frame read by `deadline` however slowly
+/// its bytes come.
+///
+/// # Errors
+/// As `read_frame`; `_TIMED_OUT` when the deadline passes first.
+pub fn read_frame_by(
+    r: &mut ReadHalf,
+    max: usize,
+    broker: &str,
+    deadline: Instant,
+) -> Result<Vec<u8>> {
+    r.set_deadline(Some(deadline));
+    let got = read_frame(r, max, broker);
+    r.set_deadline(None);
+    got
 }
 
 /// Writes a whole frame (size prefix included).

@@ -27,6 +27,7 @@ use rustls::{
     CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore,
 };
 
+use super::conn;
 use super::errors::{describe, io_error};
 use crate::config::Config;
 use crate::error::{local, Error, Result};
@@ -389,9 +390,12 @@ pub fn handshake(
                 "{broker}: SSL handshake timed out"
             )));
         }
-        sock.set_read_timeout(Some(left))
-            .map_err(|e| io_error(broker, "handshake", &e))?;
-        match conn.complete_io(&mut sock) {
+        // each read of the handshake by the deadline, not each for `left`
+        let mut by = conn::ReadBy {
+            sock: &mut sock,
+            deadline,
+        };
+        match conn.complete_io(&mut by) {
             Ok((0, 0)) if conn.is_handshaking() => {
                 let eof = io::Error::from(ErrorKind::UnexpectedEof);
                 return Err(io_error(broker, "handshake", &eof));
@@ -421,6 +425,7 @@ pub fn handshake(
         buf: vec![0; 32 * 1024].into_boxed_slice(),
         start: 0,
         end: 0,
+        deadline: None,
     };
     Ok((reader, writer))
 }
@@ -475,9 +480,17 @@ pub struct TlsReader {
     buf: Box<[u8]>,
     start: usize,
     end: usize,
+    /// When set, every socket read ends by then (see `conn::arm`).
+    deadline: Option<Instant>,
 }
 
 impl TlsReader {
+    /// Bounds every socket read by `deadline` (`None`: the socket's own
+    /// timeout), however many reads one record takes.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
     /// The socket, for timeouts.
     pub fn socket(&self) -> &TcpStream {
         &self.sock
@@ -521,6 +534,9 @@ impl Read for TlsReader {
                 continue;
             }
             // Blocks without any lock: writers go on meanwhile.
+            if let Some(d) = self.deadline {
+                conn::arm(&self.sock, d)?;
+            }
             let n = loop {
                 match self.sock.read(&mut self.buf) {
                     Err(e) if e.kind() == ErrorKind::Interrupted => continue,

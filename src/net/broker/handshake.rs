@@ -191,7 +191,7 @@ impl BrokerConn {
             let mut w = Writer::new();
             encode_request(&mut w, corr, Some(&cfg.client_id), version, &req)?;
             conn::write_frame(&mut wr, w.as_slice(), name)?;
-            let frame = conn::read_frame(&mut rd, cfg.max_response, name)?;
+            let frame = conn::read_frame_by(&mut rd, cfg.max_response, name, setup_deadline)?;
             let mut r = Reader::new(&frame);
             // An UNSUPPORTED_VERSION answer comes as a v0 body (KIP-511).
             let peek = {

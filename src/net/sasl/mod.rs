@@ -462,7 +462,7 @@ impl Io<'_> {
 
     /// A closed connection mid-exchange is how a broker says no on raw frames.
     fn read(&mut self) -> Result<Vec<u8>> {
-        conn::read_frame(self.rd, self.max_response, self.broker).map_err(|e| {
+        conn::read_frame_by(self.rd, self.max_response, self.broker, self.deadline).map_err(|e| {
             if e.code() == local::TRANSPORT && e.to_string().contains("closed by broker") {
                 auth_error(format!(
                     "{}: SASL {} authentication failed: the broker closed the connection \

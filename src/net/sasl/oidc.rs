@@ -226,13 +226,19 @@ pub fn fetch(s: &Settings) -> Result<OAuthBearerToken> {
         Some(t) => {
             let (mut rd, mut wr) = tls::handshake(sock, t, &addr, deadline, &what)
                 .map_err(|e| oidc_err(e.to_string()))?;
+            // the whole answer by the deadline, however slowly it comes
+            rd.set_deadline(Some(deadline));
             exchange(&mut rd, &mut wr, request.as_bytes())
         }
         None => {
             let mut wr = sock
                 .try_clone()
                 .map_err(|e| oidc_err(format!("{what}: {e}")))?;
-            let mut rd = sock;
+            let mut sock = sock;
+            let mut rd = conn::ReadBy {
+                sock: &mut sock,
+                deadline,
+            };
             exchange(&mut rd, &mut wr, request.as_bytes())
         }
     }
