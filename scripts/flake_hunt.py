@@ -163,7 +163,8 @@ def parse_unittest(out):
 def parse_minitest(out):
     """{test: (ok, message)} from `ruby test_x.rb -v`."""
     res = {}
-    for m in re.finditer(r"^(\w+#\w+) = [\d.]+ s = (.)$", out, re.M):
+    # a test's own output may come between "Class#test = " and "1.00 s = ."
+    for m in re.finditer(r"^(\w+#\w+) = .*?[\d.]+ s = ([.FES])$", out, re.M | re.S):
         res[m.group(1)] = (m.group(2) in ".S", "")
     for m in re.finditer(r"^\s+\d+\) (?:Failure|Error):\n(\w+#\w+)[^\n]*\n(.*?)(?=^\s+\d+\) |^\d+ runs|\Z)",
                          out, re.M | re.S):
