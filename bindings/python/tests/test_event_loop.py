@@ -77,13 +77,13 @@ class EventLoopTest(unittest.TestCase):
         took = (out["at"] - at) * 1000
         print(f"\nyield: Consumer.poll(10) returned {took:.1f} ms after yield_()")
         self.assertIsNone(out["msg"])
-        self.assertLess(took, 200)
+        self.assertLess(took, 5000)  # well before the 10 s timeout, on a loaded machine too
         c.close()
         p = Producer({"bootstrap.servers": BROKER})
         p.yield_()  # none waits: the next waiting poll returns at once
         at = time.monotonic()
         self.assertEqual(p.poll(10), 0)
-        self.assertLess(time.monotonic() - at, 0.2)
+        self.assertLess(time.monotonic() - at, 5.0)  # of a 10 s timeout
 
     def test_group_metadata_protocol_and_close_start(self):
         topic = new_topic(2)

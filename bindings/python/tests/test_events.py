@@ -69,11 +69,13 @@ class ErrorEvents(unittest.TestCase):
                       "reconnect.backoff.max.ms": 1000, "error_cb": rec})
         t0 = time.monotonic()
         p.produce("events-py-down", b"v")
-        got = poll_for(p, rec, KafkaError._ALL_BROKERS_DOWN, 2.0)
+        # about two backoffs (1.1 s); 5 s leaves room for a loaded machine
+        # and still fails a report that waits for anything longer
+        got = poll_for(p, rec, KafkaError._ALL_BROKERS_DOWN, 5.0)
         self.assertIsNotNone(got, rec.codes())
         err, at = got
         print(f"  _ALL_BROKERS_DOWN after {(at - t0) * 1000:.0f} ms")
-        self.assertLess(at - t0, 2.0)
+        self.assertLess(at - t0, 5.0)
         self.assertEqual(rec.codes()[0], KafkaError._TRANSPORT)
         self.assertFalse(err.fatal())
         n = len(rec.errors)

@@ -33,3 +33,42 @@ class HostileStringsTest < Minitest::Test
     assert_raises(ArgumentError) { Gregor::Config.new(CONF.merge("client.id\0x" => "a")).producer }
   end
 end
+
+# Ctrl-C reaches a thread waiting in a long poll or flush within a slice
+# (Gregor::Sliced), not after the whole timeout. The bound of 5 s for a 30 s
+# call is wide for a loaded machine; the delay is printed.
+class InterruptTest < Minitest::Test
+  CONF = { "bootstrap.servers" => "127.0.0.1:1", "message.timeout.ms" => "60000" }.freeze
+
+  def interrupted(what)
+    killer = Thread.new do
+      sleep 0.3
+      Process.kill("INT", Process.pid)
+    end
+    t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    assert_raises(Interrupt) { yield }
+    took = Process.clock_gettime(Process::CLOCK_MONOTONIC) - t0
+    puts format("%s: Interrupt %.0f ms after the call began (SIGINT at 300 ms)", what, took * 1000)
+    assert_operator took, :<, 5.0, "#{what} waited #{took} s for a Ctrl-C"
+  ensure
+    killer&.join
+  end
+
+  def test_producer_flush_and_poll
+    producer = Gregor::Config.new(CONF).producer
+    producer.produce(topic: "t", payload: "v")
+    interrupted("flush(30_000)") { producer.flush(30_000) }
+    interrupted("poll(30_000)") { producer.poll(30_000) }
+  ensure
+    producer&.purge
+    producer&.close
+  end
+
+  def test_consumer_poll
+    consumer = Gregor::Config.new(CONF.merge("group.id" => "g")).consumer
+    consumer.subscribe("t")
+    interrupted("consumer poll(30_000)") { consumer.poll(30_000) }
+  ensure
+    consumer&.close
+  end
+end

@@ -298,7 +298,9 @@ module Gregor
     # The next message, nil after `timeout_ms`; raises RdkafkaError for an
     # error event.
     def poll(timeout_ms)
-      msg = @native.use(:poll) { |native| Native.gregor_consumer_poll(native, timeout_ms) }
+      msg = @native.use(:poll) do |native|
+        Sliced.call(Integer(timeout_ms), ->(m) { !m.null? || closed? || take_yield }) { |ms| Native.gregor_consumer_poll(native, ms) }
+      end
       return nil if msg.null?
 
       begin

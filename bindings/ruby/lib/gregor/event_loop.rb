@@ -130,9 +130,25 @@ module Gregor
     # its timeout ran out; with none blocked, the next one that would wait
     # returns at once (librdkafka's rd_kafka_queue_yield).
     def yield_now
+      # seen by a wait between its slices (Gregor::Sliced), set before the
+      # wakeup so the slice it ends sees it
+      @yielded = true
       @native.use(:yield_now) { |native| Native.send(:"gregor_#{event_prefix}_yield", native) }
       nil
     end
+
+    private
+
+    # Whether a yield came since the last look (and forgets it): a sliced
+    # wait ends at it, as the one long wait it stands for would have.
+    def take_yield
+      return false unless @yielded
+
+      @yielded = false
+      true
+    end
+
+    public
   end
 
   class Producer

@@ -329,7 +329,9 @@ module Gregor
 
     # Serves delivery reports for up to `timeout_ms`; returns how many.
     def poll(timeout_ms = 0)
-      @native.use(:poll) { |native| Native.gregor_producer_poll(native, timeout_ms) }
+      @native.use(:poll) do |native|
+        Sliced.call(Integer(timeout_ms), ->(served) { served != 0 || closed? || take_yield }) { |ms| Native.gregor_producer_poll(native, ms) }
+      end
     end
 
     # Serves what is ready (delivery reports, statistics) without waiting,
@@ -349,7 +351,9 @@ module Gregor
     # true if none is left outstanding, false when the time ran out
     # (:timed_out); another error raises RdkafkaError (rdkafka-ruby's rule).
     def flush(timeout_ms = Defaults::PRODUCER_FLUSH_TIMEOUT_MS)
-      code = @native.use(:flush) { |native| Native.gregor_producer_flush(native, timeout_ms) }
+      code = @native.use(:flush) do |native|
+        Sliced.call(Integer(timeout_ms), ->(c) { c != TIMED_OUT || closed? || take_yield }) { |ms| Native.gregor_producer_flush(native, ms) }
+      end
       return true if code.zero?
       return false if code == TIMED_OUT
 
