@@ -3,7 +3,7 @@
 # and prints one table: test, runs, failures, first failure message. A test
 # that fails once in N is a flaky test to fix at its cause.
 #
-#   scripts/flake-hunt.sh [--load] [--only SUITE[,SUITE...]] N
+#   scripts/flake-hunt.sh [--load] [--only SUITE[,SUITE...]] [--minutes M] N
 #
 #   --load    keep every core busy (one busy loop per core, at normal
 #             priority) for the whole hunt, as on a CI machine that builds
@@ -11,6 +11,8 @@
 #   --only    run only these suites: rust:TARGET (a tests/*.rs target, or
 #             rust:lib), rust (all of them), c:NAME or c, python:FILE or
 #             python, ruby:FILE or ruby, mock (scripts/mock-tests.sh)
+#   --minutes start no new run after M minutes (the table counts the runs
+#             done); the table is also rewritten after every run
 #
 # Starts the test services that are not running (as scripts/test.sh does)
 # and stops them at the end; installs nothing (run scripts/setup.sh first).
@@ -22,11 +24,13 @@ cd "$(dirname "$0")/.."
 
 load=0
 only=""
+minutes=0
 while [ $# -gt 1 ]; do
     case "$1" in
     --load) load=1 ;;
     --only) only=$2; shift ;;
-    *) die "unknown option $1 (scripts/flake-hunt.sh [--load] [--only SUITES] N)" ;;
+    --minutes) minutes=$2; shift ;;
+    *) die "unknown option $1 (scripts/flake-hunt.sh [--load] [--only SUITES] [--minutes M] N)" ;;
     esac
     shift
 done
@@ -54,4 +58,4 @@ fi
 
 log "flake hunt: building the test binaries, the library and the Python package"
 cargo build --quiet --lib --bin gregor
-python3 scripts/flake_hunt.py --runs "$runs" ${only:+--only "$only"}
+python3 scripts/flake_hunt.py --runs "$runs" --minutes "$minutes" ${only:+--only "$only"}

@@ -185,10 +185,40 @@ def parse_none(_out):
     return {}
 
 
+def report(tally, runs_done, started, final):
+    """Writes target/flake-hunt/table.txt (after every run, so a hunt cut
+    short leaves its table) and, at the end, prints the summary. Returns how
+    many tests failed at least once."""
+    rows = sorted(tally.items(), key=lambda kv: (-kv[1][1], kv[0]))
+    head = f"{'test':<90} {'runs':>5} {'fail':>5}  first failure"
+    full = [head] + [f"{k:<90} {n:>5} {f:>5}  {msg}" for k, (n, f, msg) in rows]
+    fails = sum(1 for _, (_, f, _) in rows if f)
+    # stdout: each suite's totals, then every test that failed at least once
+    per_suite = OrderedDict()
+    for k, (n, f, _) in tally.items():
+        s = per_suite.setdefault(k.split(" ", 1)[0], [0, 0, 0])
+        s[0] += 1
+        s[1] = max(s[1], n)
+        s[2] += f
+    summary = [f"{'suite':<40} {'tests':>6} {'runs':>5} {'failures':>9}"]
+    summary += [f"{k:<40} {t:>6} {n:>5} {f:>9}" for k, (t, n, f) in per_suite.items()]
+    failed_rows = [head] + [line for line, (_, (_, f, _)) in zip(full[1:], rows) if f]
+    closing = (f"{len(tally)} tests, {fails} with a failure, {runs_done} runs, "
+               f"{(time.time() - started) / 60:.0f} min")
+    text = "\n".join(summary + [""] + (failed_rows if fails else ["no test failed"]) + [closing])
+    if final:
+        print(text)
+    with open(os.path.join(OUT, "table.txt"), "w") as f:
+        f.write("\n".join(summary + [""] + full + [closing]) + "\n")
+    return fails
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, required=True)
     ap.add_argument("--only", default="")
+    ap.add_argument("--minutes", type=float, default=0,
+                    help="start no new run after this many minutes (0: no limit)")
     args = ap.parse_args()
     wanted = {w for w in args.only.split(",") if w}
     os.makedirs(OUT, exist_ok=True)
@@ -198,7 +228,12 @@ def main():
     # test -> [runs, failures, first failure message]
     tally = OrderedDict()
     started = time.time()
+    runs_done = 0
     for run in range(1, args.runs + 1):
+        if args.minutes and run > 1 and time.time() - started > args.minutes * 60:
+            print(f"[flake hunt] {args.minutes:g} minutes passed: stopping after {runs_done} runs",
+                  file=sys.stderr, flush=True)
+            break
         for name, argv, extra, parse in todo:
             env = dict(os.environ, **extra)
             t0 = time.time()
@@ -228,26 +263,9 @@ def main():
                     f.write(out)
             print(f"[flake hunt] run {run}/{args.runs} {name}: {len(results)} tests, "
                   f"{len(failed)} failed, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
-    rows = sorted(tally.items(), key=lambda kv: (-kv[1][1], kv[0]))
-    head = f"{'test':<90} {'runs':>5} {'fail':>5}  first failure"
-    full = [head] + [f"{k:<90} {n:>5} {f:>5}  {msg}" for k, (n, f, msg) in rows]
-    fails = sum(1 for _, (_, f, _) in rows if f)
-    # stdout: each suite's totals, then every test that failed at least once
-    per_suite = OrderedDict()
-    for k, (n, f, _) in tally.items():
-        s = per_suite.setdefault(k.split(" ", 1)[0], [0, 0, 0])
-        s[0] += 1
-        s[1] = max(s[1], n)
-        s[2] += f
-    summary = [f"{'suite':<40} {'tests':>6} {'runs':>5} {'failures':>9}"]
-    summary += [f"{k:<40} {t:>6} {n:>5} {f:>9}" for k, (t, n, f) in per_suite.items()]
-    failed_rows = [head] + [line for line, (_, (_, f, _)) in zip(full[1:], rows) if f]
-    closing = (f"{len(tally)} tests, {fails} with a failure, {args.runs} runs, "
-               f"{(time.time() - started) / 60:.0f} min")
-    text = "\n".join(summary + [""] + (failed_rows if fails else ["no test failed"]) + [closing])
-    print(text)
-    with open(os.path.join(OUT, "table.txt"), "w") as f:
-        f.write("\n".join(summary + [""] + full + [closing]) + "\n")
+        runs_done = run
+        report(tally, runs_done, started, final=False)
+    fails = report(tally, runs_done, started, final=True)
     sys.exit(1 if fails else 0)
 
 
