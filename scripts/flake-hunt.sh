@@ -9,7 +9,8 @@
 #             priority) for the whole hunt, as on a CI machine that builds
 #             while it tests
 #   --only    run only these suites: rust:TARGET (a tests/*.rs target, or
-#             rust:lib), rust (all of them), c:NAME or c, python:FILE or
+#             rust:lib), rust (all of them), c:NAME or c, valgrind:NAME
+#             or valgrind (the C tests test.sh runs under valgrind), python:FILE or
 #             python, ruby:FILE or ruby, mock (scripts/mock-tests.sh)
 #   --minutes start no new run after M minutes (the table counts the runs
 #             done); the table is also rewritten after every run

@@ -95,6 +95,12 @@ def suites(wanted):
         name = f[:-2]
         if f.endswith(".c") and want("c", name):
             found.append((f"c:{name}", ["scripts/c-tests.sh", name], {}, parse_c))
+    # the C tests test.sh also runs under valgrind (its list, read from it)
+    with open(os.path.join(ROOT, "scripts/test.sh")) as f:
+        m = re.search(r"scripts/c-tests\.sh --valgrind ([\w ]+)", f.read())
+    for name in (m.group(1).split() if m else []):
+        if want("valgrind", name):
+            found.append((f"valgrind:{name}", ["scripts/c-tests.sh", "--valgrind", name], {}, parse_c))
     py = [f[:-3] for f in sorted(os.listdir(os.path.join(ROOT, "bindings/python/tests")))
           if f.startswith("test_") and f.endswith(".py") and want("python", f[:-3])]
     if py:
