@@ -147,6 +147,33 @@ class GregorTest < Minitest::Test
     again.close
   end
 
+  # An exception in the rebalance listener is raised from the poll that
+  # served the rebalance (as the Java client's poll throws it), and the
+  # assignment is applied all the same.
+  def test_rebalance_listener_exception_is_raised_from_poll
+    topic = create_topic(1)
+    listener = Object.new
+    listener.define_singleton_method(:on_partitions_assigned) { |_list| raise ArgumentError, "boom" }
+    cfg = config("group.id" => unique("g"), "auto.offset.reset" => "earliest")
+    cfg.consumer_rebalance_listener = listener
+    consumer = cfg.consumer
+    consumer.subscribe(topic)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + TIMEOUT
+    raised = nil
+    while raised.nil? && Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+      begin
+        consumer.poll(200)
+      rescue ArgumentError => e
+        raised = e
+      end
+    end
+    assert_equal "boom", raised&.message
+    assert_equal [0], consumer.assignment.to_h[topic].map(&:partition)
+    assert_nil consumer.poll(0) # raised once
+  ensure
+    consumer&.close
+  end
+
   def test_admin_create_and_delete_topic
     topic = unique("adm")
     report = @admin.create_topic(topic, 3, 1, "retention.ms" => "60000").wait(max_wait_timeout: TIMEOUT)

@@ -298,9 +298,13 @@ module Gregor
     # The next message, nil after `timeout_ms`; raises RdkafkaError for an
     # error event.
     def poll(timeout_ms)
+      raise_listener_error
       msg = @native.use(:poll) do |native|
-        Sliced.call(Integer(timeout_ms), ->(m) { !m.null? || closed? || take_yield }) { |ms| Native.gregor_consumer_poll(native, ms) }
+        done = ->(m) { !m.null? || closed? || @listener_error || take_yield }
+        Sliced.call(Integer(timeout_ms), done) { |ms| Native.gregor_consumer_poll(native, ms) }
       end
+      # a message that came with it is returned first; the next poll raises
+      raise_listener_error if msg.null?
       return nil if msg.null?
 
       begin
@@ -707,8 +711,22 @@ module Gregor
       elsif @rebalance_listener.respond_to?(:on_partitions_revoked)
         @rebalance_listener.on_partitions_revoked(list)
       end
-    rescue StandardError => e
-      warn "gregor: rebalance listener raised #{e.class}: #{e.message}"
+    rescue Exception => e # rubocop:disable Lint/RescueException -- never into C: raised from poll instead
+      # The change is applied all the same (the library does it when this
+      # returns); the exception reaches the application from the poll that
+      # served the rebalance, as the Java client's poll throws a listener's
+      # exception, and goes to the logger as rdkafka-ruby logs it.
+      Config.logger.error("gregor: rebalance listener raised #{e.class}: #{e.message}")
+      @listener_error ||= e
+    end
+
+    # Raises (once) what the rebalance listener raised during a poll.
+    def raise_listener_error
+      e = @listener_error
+      return unless e
+
+      @listener_error = nil
+      raise e
     end
 
     # Up to `max_items` polls: the first waits up to `timeout_ms`, the rest
