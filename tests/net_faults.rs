@@ -39,8 +39,14 @@ fn read_req(s: &mut TcpStream) -> Option<Req> {
 use common::response_frame as frame;
 
 fn api_versions(s: &mut TcpStream, r: &Req) {
+    s.write_all(&api_versions_answer(r, &[(18, 0, 4), (3, 0, 12)]))
+        .unwrap();
+}
+
+/// An ApiVersions answer frame with these (key, min, max) ranges.
+fn api_versions_answer(r: &Req, ranges: &[(i16, i16, i16)]) -> Vec<u8> {
     let mut resp = ApiVersionsResponse::default();
-    resp.api_keys = [(18, 0, 4), (3, 0, 12)]
+    resp.api_keys = ranges
         .iter()
         .map(|&(k, lo, hi)| {
             let mut v = ApiVersion::default();
@@ -50,8 +56,7 @@ fn api_versions(s: &mut TcpStream, r: &Req) {
             v
         })
         .collect();
-    s.write_all(&frame(r.corr, 0, &resp.to_bytes(r.version).unwrap()))
-        .unwrap();
+    frame(r.corr, 0, &resp.to_bytes(r.version).unwrap())
 }
 
 fn metadata_body(version: i16, host: &str) -> Vec<u8> {
@@ -341,16 +346,8 @@ fn trickle(s: &mut TcpStream, bytes: &[u8]) {
 /// An ApiVersions answer of 150 API keys (about 1 KB): a minute and a half
 /// at one byte per 100 ms.
 fn long_api_versions(r: &Req) -> Vec<u8> {
-    let mut resp = ApiVersionsResponse::default();
-    resp.api_keys = (0..150)
-        .map(|k| {
-            let mut v = ApiVersion::default();
-            v.api_key = k;
-            v.max_version = 3;
-            v
-        })
-        .collect();
-    frame(r.corr, 0, &resp.to_bytes(r.version).unwrap())
+    let ranges: Vec<(i16, i16, i16)> = (0..150).map(|k| (k, 0, 3)).collect();
+    api_versions_answer(r, &ranges)
 }
 
 /// A call against a trickling broker returns by its own timeout, with the
@@ -386,19 +383,9 @@ fn trickled_sasl_handshake_answer_keeps_the_callers_deadline() {
     let addr = mock(|_, mut s| {
         while let Some(r) = read_req(&mut s) {
             if r.api_key == 18 {
-                let mut resp = ApiVersionsResponse::default();
-                resp.api_keys = [(18, 0, 3), (3, 0, 12), (17, 0, 1), (36, 0, 2)]
-                    .iter()
-                    .map(|&(k, lo, hi)| {
-                        let mut v = ApiVersion::default();
-                        v.api_key = k;
-                        v.min_version = lo;
-                        v.max_version = hi;
-                        v
-                    })
-                    .collect();
-                s.write_all(&frame(r.corr, 0, &resp.to_bytes(r.version).unwrap()))
-                    .unwrap();
+                let answer =
+                    api_versions_answer(&r, &[(18, 0, 3), (3, 0, 12), (17, 0, 1), (36, 0, 2)]);
+                s.write_all(&answer).unwrap();
             } else {
                 // SaslHandshake: a frame that announces 1000 bytes
                 let mut bytes = 1000i32.to_be_bytes().to_vec();
