@@ -31,10 +31,19 @@ impl ApiRange {
     }
 }
 
+/// The feature whose finalized level says which transaction protocol the
+/// cluster runs (KIP-890 part 2, KIP-1022): 2 or more is transactions v2.
+pub const TRANSACTION_VERSION_FEATURE: &str = "transaction.version";
+
 /// What one broker supports, by API key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BrokerApis {
     ranges: BTreeMap<i16, (i16, i16)>,
+    /// The cluster's finalized features (KIP-584), name to max version
+    /// level, as ApiVersions v3+ reports them; empty before v3.
+    finalized: BTreeMap<String, i16>,
+    /// The epoch of `finalized`, -1 when unknown.
+    finalized_epoch: i64,
 }
 
 impl BrokerApis {
@@ -46,7 +55,46 @@ impl BrokerApis {
                 .into_iter()
                 .map(|r| (r.api_key, (r.min, r.max)))
                 .collect(),
+            finalized: BTreeMap::new(),
+            finalized_epoch: -1,
         }
+    }
+
+    /// Adds the cluster's finalized features (KIP-584: ApiVersions v3+'s
+    /// `FinalizedFeatures`, valid when `FinalizedFeaturesEpoch` >= 0), each
+    /// a name and its max version level.
+    pub fn with_finalized_features<'a>(
+        mut self,
+        epoch: i64,
+        features: impl IntoIterator<Item = (&'a str, i16)>,
+    ) -> Self {
+        if epoch >= 0 {
+            self.finalized = features
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v))
+                .collect();
+            self.finalized_epoch = epoch;
+        }
+        self
+    }
+
+    /// The finalized max version level of `feature` (e.g.
+    /// `transaction.version`), `None` when the cluster did not finalize it.
+    pub fn finalized_feature(&self, feature: &str) -> Option<i16> {
+        self.finalized.get(feature).copied()
+    }
+
+    /// The epoch of the finalized features, -1 when unknown.
+    pub fn finalized_features_epoch(&self) -> i64 {
+        self.finalized_epoch
+    }
+
+    /// Whether the cluster runs transactions v2 (KIP-890 part 2): its
+    /// finalized `transaction.version` is 2 or more, as the Java client's
+    /// `TransactionManager` decides it.
+    pub fn transaction_v2(&self) -> bool {
+        self.finalized_feature(TRANSACTION_VERSION_FEATURE)
+            .is_some_and(|v| v >= 2)
     }
 
     /// The highest version in both the broker's range for `api_key` and
