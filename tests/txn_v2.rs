@@ -8,13 +8,25 @@
 //! EndTxn v4 or below and one epoch throughout.
 
 use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use gregor::compression::Codec;
 use gregor::config::Config;
 use gregor::consumer::{Consumer, TopicPartitionOffset as Tpo};
 use gregor::message::{offset, ProducerRecord};
 use gregor::mock::{Cluster, TrackedRequest};
 use gregor::producer::Producer;
+use gregor::protocol::add_offsets_to_txn::AddOffsetsToTxnRequest;
+use gregor::protocol::add_partitions_to_txn::{AddPartitionsToTxnRequest, AddPartitionsToTxnTopic};
+use gregor::protocol::api_versions::ApiVersionsRequest;
+use gregor::protocol::end_txn::{EndTxnRequest, EndTxnResponse};
+use gregor::protocol::init_producer_id::InitProducerIdRequest;
+use gregor::protocol::produce::{PartitionProduceData, ProduceRequest, TopicProduceData};
+use gregor::protocol::{decode_response, encode_request, Request};
+use gregor::record::batch::RecordBatchBuilder;
+use gregor::wire::{Reader, Writer};
 
 const PRODUCE: i16 = 0;
 const ADD_PARTITIONS_TO_TXN: i16 = 24;
@@ -238,4 +250,149 @@ fn transactions_v1_add_partitions_and_keep_the_epoch() {
             r.producers
         );
     }
+}
+
+/// One raw request/response exchange with a broker.
+fn exchange<R: Request>(s: &mut TcpStream, v: i16, req: &R) -> R::Response {
+    let mut w = Writer::new();
+    encode_request(&mut w, 7, Some("raw"), v, req).unwrap();
+    s.write_all(w.as_slice()).unwrap();
+    let mut size = [0u8; 4];
+    s.read_exact(&mut size).unwrap();
+    let mut buf = vec![0u8; i32::from_be_bytes(size) as usize];
+    s.read_exact(&mut buf).unwrap();
+    let (h, resp) = decode_response::<R>(&mut Reader::new(&buf), v).unwrap();
+    assert_eq!(h.correlation_id, 7);
+    resp
+}
+
+/// A transactional Produce of one record at `version`: the partition's error code.
+fn produce(s: &mut TcpStream, version: i16, pid: i64, epoch: i16, seq: i32) -> i16 {
+    let mut b = RecordBatchBuilder::new()
+        .producer(pid, epoch, seq)
+        .transactional(true);
+    b.append(1, None, Some(b"v"), &[]).unwrap();
+    let mut part = PartitionProduceData::default();
+    part.index = 0;
+    part.records = Some(b.finish(Codec::None, None).unwrap().into());
+    let mut topic = TopicProduceData::default();
+    topic.name = "raw-txn".into();
+    topic.partition_data = vec![part];
+    let mut req = ProduceRequest::default();
+    req.transactional_id = Some("raw".into());
+    req.acks = -1;
+    req.timeout_ms = 5000;
+    req.topic_data = vec![topic];
+    exchange(s, version, &req).responses[0].partition_responses[0].error_code
+}
+
+fn end_txn(s: &mut TcpStream, version: i16, pid: i64, epoch: i16, commit: bool) -> EndTxnResponse {
+    let mut req = EndTxnRequest::default();
+    req.transactional_id = "raw".into();
+    req.producer_id = pid;
+    req.producer_epoch = epoch;
+    req.committed = commit;
+    exchange(s, version, &req)
+}
+
+fn init_pid(s: &mut TcpStream) -> (i64, i16) {
+    let mut req = InitProducerIdRequest::default();
+    req.transactional_id = Some("raw".into());
+    req.transaction_timeout_ms = 60_000;
+    req.producer_id = -1;
+    req.producer_epoch = -1;
+    let r = exchange(s, 4, &req);
+    assert_eq!(r.error_code, 0);
+    (r.producer_id, r.producer_epoch)
+}
+
+const INVALID_PRODUCER_EPOCH: i16 = 47;
+const INVALID_TXN_STATE: i16 = 48;
+const PRODUCER_FENCED: i16 = 90;
+
+#[test]
+fn the_mock_serves_transactions_v2_on_the_wire() {
+    let mc = Cluster::builder()
+        .brokers(1)
+        .transaction_version(2)
+        .build()
+        .unwrap();
+    mc.create_topic("raw-txn", 1, 1).unwrap();
+    let mut s = TcpStream::connect(mc.bootstrap_servers()).unwrap();
+    let av = exchange(&mut s, 3, &ApiVersionsRequest::default());
+    let tv: Vec<(String, i16)> = av
+        .finalized_features
+        .iter()
+        .map(|f| (f.name.clone(), f.max_version_level))
+        .collect();
+    assert_eq!(tv, [("transaction.version".to_string(), 2)]);
+    assert!(av.finalized_features_epoch >= 0);
+    let (pid, epoch) = init_pid(&mut s);
+    assert_eq!(epoch, 0);
+    // Produce v11 does not add the partition: outside the transaction.
+    assert_eq!(produce(&mut s, 11, pid, 0, 0), INVALID_TXN_STATE);
+    // Produce v12 adds it (KIP-890 part 2).
+    assert_eq!(produce(&mut s, 12, pid, 0, 0), 0);
+    let r = end_txn(&mut s, 5, pid, 0, true);
+    assert_eq!((r.error_code, r.producer_id, r.producer_epoch), (0, pid, 1));
+    // A retry of that EndTxn with the old epoch: the same answer.
+    let r = end_txn(&mut s, 5, pid, 0, true);
+    assert_eq!((r.error_code, r.producer_id, r.producer_epoch), (0, pid, 1));
+    // The old epoch is fenced everywhere.
+    assert_eq!(produce(&mut s, 12, pid, 0, 1), INVALID_PRODUCER_EPOCH);
+    let mut add = AddOffsetsToTxnRequest::default();
+    add.transactional_id = "raw".into();
+    add.producer_id = pid;
+    add.producer_epoch = 0;
+    add.group_id = "g".into();
+    assert_eq!(exchange(&mut s, 3, &add).error_code, PRODUCER_FENCED);
+    assert_eq!(
+        end_txn(&mut s, 5, pid, 0, false).error_code,
+        PRODUCER_FENCED
+    );
+    // The new epoch works, from sequence 0.
+    assert_eq!(produce(&mut s, 12, pid, 1, 0), 0);
+    // EndTxn v4 ends it without a bump, as transactions v1 clients expect.
+    let r = end_txn(&mut s, 4, pid, 1, false);
+    assert_eq!(r.error_code, 0);
+    assert_eq!(mc.transaction_producer("raw"), Some((pid, 1)));
+    // An abort of a transaction the coordinator never saw: allowed in v2, bumped.
+    let r = end_txn(&mut s, 5, pid, 1, false);
+    assert_eq!((r.error_code, r.producer_epoch), (0, 2));
+    assert_eq!(mc.transaction_producer("raw"), Some((pid, 2)));
+}
+
+#[test]
+fn the_mock_serves_transactions_v1_on_the_wire() {
+    let mc = Cluster::builder().brokers(1).build().unwrap();
+    mc.create_topic("raw-txn", 1, 1).unwrap();
+    let mut s = TcpStream::connect(mc.bootstrap_servers()).unwrap();
+    let av = exchange(&mut s, 3, &ApiVersionsRequest::default());
+    assert!(av.finalized_features.is_empty());
+    let (pid, _) = init_pid(&mut s);
+    // Without transactions v2 even Produce v12 must name an added partition.
+    assert_eq!(produce(&mut s, 12, pid, 0, 0), INVALID_TXN_STATE);
+    let mut add = AddPartitionsToTxnRequest::default();
+    add.v3_and_below_transactional_id = "raw".into();
+    add.v3_and_below_producer_id = pid;
+    add.v3_and_below_producer_epoch = 0;
+    let mut t = AddPartitionsToTxnTopic::default();
+    t.name = "raw-txn".into();
+    t.partitions = vec![0];
+    add.v3_and_below_topics = vec![t];
+    let r = exchange(&mut s, 3, &add);
+    assert_eq!(
+        r.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code,
+        0
+    );
+    assert_eq!(produce(&mut s, 12, pid, 0, 0), 0);
+    // EndTxn v5 answers the producer id and epoch, unbumped.
+    let r = end_txn(&mut s, 5, pid, 0, true);
+    assert_eq!((r.error_code, r.producer_id, r.producer_epoch), (0, pid, 0));
+    assert_eq!(produce(&mut s, 12, pid, 0, 1), INVALID_TXN_STATE);
+    // Switched to v2 at run time: the next transaction is v2.
+    mc.set_transaction_version(Some(2));
+    assert_eq!(produce(&mut s, 12, pid, 0, 1), 0);
+    let r = end_txn(&mut s, 5, pid, 0, true);
+    assert_eq!((r.error_code, r.producer_epoch), (0, 1));
 }

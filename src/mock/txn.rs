@@ -411,6 +411,15 @@ pub(crate) fn end_txn(ctx: &Ctx<'_>, req: EndTxnRequest) -> Option<EndTxnRespons
             if v2 && exhausted {
                 bump_epoch(&mut st, &tid);
             }
+        } else if v2 && !req.committed {
+            // Transactions v2 (KIP-890 part 2): the producer cannot know
+            // whether a Produce that failed added its partition, so an
+            // abort of a transaction the coordinator never saw is allowed;
+            // it bumps the epoch all the same.
+            bump_epoch(&mut st, &tid);
+            if let Some(t) = st.txns.get_mut(&tid) {
+                t.last_result = Some(false);
+            }
         } else if t.last_result != Some(req.committed) {
             // Ending a transaction that is not open (a retry of the same end is fine).
             error_code = KafkaCode::INVALID_TXN_STATE.0;

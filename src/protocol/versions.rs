@@ -323,6 +323,43 @@ pub fn supported() -> Vec<ApiRange> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn transaction_version_from_finalized_features() {
+        use crate::protocol::api_versions::ApiVersionsResponse;
+        // ApiVersions v3: error 0, one API, throttle 0, tagged fields:
+        // FinalizedFeaturesEpoch (tag 1) = 7, FinalizedFeatures (tag 2) =
+        // [transaction.version max 2 min 0]
+        let mut bytes = vec![0, 0, 2, 0, 26, 0, 0, 0, 5, 0, 0, 0, 0, 0];
+        bytes.extend([2, 1, 8, 0, 0, 0, 0, 0, 0, 0, 7]);
+        let name = b"transaction.version";
+        // one entry: compact name, max and min level, no tagged fields
+        let entry_len = 1 + name.len() + 2 + 2 + 1;
+        bytes.extend([2, entry_len as u8 + 1, 2, name.len() as u8 + 1]);
+        bytes.extend(name);
+        bytes.extend([0, 2, 0, 0, 0]);
+        let resp = ApiVersionsResponse::from_bytes(&bytes, 3).unwrap();
+        let on = |r: &ApiVersionsResponse| {
+            BrokerApis::from_ranges([]).with_finalized_features(
+                r.finalized_features_epoch,
+                r.finalized_features
+                    .iter()
+                    .map(|f| (f.name.as_str(), f.max_version_level)),
+            )
+        };
+        let apis = on(&resp);
+        assert_eq!(apis.finalized_features_epoch(), 7);
+        assert_eq!(apis.finalized_feature("transaction.version"), Some(2));
+        assert!(apis.transaction_v2());
+        // level 1, or an unknown epoch, or no feature: transactions v1
+        let mut r1 = resp.clone();
+        r1.finalized_features[0].max_version_level = 1;
+        assert!(!on(&r1).transaction_v2());
+        let mut unknown = resp.clone();
+        unknown.finalized_features_epoch = -1;
+        assert!(!on(&unknown).transaction_v2());
+        assert!(!BrokerApis::from_ranges([]).transaction_v2());
+    }
+
     fn apis(v: &str) -> Vec<(i16, i16, i16)> {
         BrokerApis::fallback(v)
             .unwrap()
