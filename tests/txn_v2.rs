@@ -32,6 +32,8 @@ const PRODUCE: i16 = 0;
 const ADD_PARTITIONS_TO_TXN: i16 = 24;
 const ADD_OFFSETS_TO_TXN: i16 = 25;
 const END_TXN: i16 = 26;
+const TXN_OFFSET_COMMIT: i16 = 28;
+const GROUP: &str = "txn-modes-group";
 const TRANSACTIONS: usize = 20;
 const TOPIC: &str = "txn-modes";
 
@@ -50,6 +52,8 @@ struct Run {
     producers: Vec<(i64, i16)>,
     committed: Vec<String>,
     read: Vec<String>,
+    /// The group's committed offset of partition 0 (sent in transactions 4 and 5).
+    group_offset: i64,
 }
 
 /// Reads both partitions with read_committed until `n` messages came (or
@@ -125,6 +129,16 @@ fn run(transaction_version: Option<i16>) -> Run {
             )
             .unwrap();
         }
+        if i == 4 || i == 5 {
+            // consumed offsets go into transactions 4 (committed) and 5
+            // (aborted): AddOffsetsToTxn and TxnOffsetCommit in both protocols
+            p.send_offsets_to_transaction(
+                &[(TOPIC, 0, 100 + i as i64)],
+                GROUP,
+                Duration::from_secs(10),
+            )
+            .unwrap();
+        }
         if commit {
             p.commit_transaction(Duration::from_secs(10)).unwrap();
             committed.extend(values);
@@ -139,11 +153,21 @@ fn run(transaction_version: Option<i16>) -> Run {
     drop(p);
     committed.sort();
     let read = read_committed(&bs, committed.len());
+    let c = Consumer::new(&config(&bs, &[("group.id", GROUP)])).unwrap();
+    let group_offset = c
+        .committed(
+            &[Tpo::new(TOPIC, 0, offset::INVALID)],
+            Duration::from_secs(10),
+        )
+        .unwrap()[0]
+        .offset;
+    c.close();
     Run {
         requests,
         producers,
         committed,
         read,
+        group_offset,
     }
 }
 
@@ -153,7 +177,7 @@ fn versions(mode: &str, requests: &[TrackedRequest]) -> BTreeMap<(i16, i16), usi
     for r in requests {
         if matches!(
             r.api_key,
-            PRODUCE | ADD_PARTITIONS_TO_TXN | ADD_OFFSETS_TO_TXN | END_TXN
+            PRODUCE | ADD_PARTITIONS_TO_TXN | ADD_OFFSETS_TO_TXN | END_TXN | TXN_OFFSET_COMMIT
         ) {
             *by.entry((r.api_key, r.api_version)).or_insert(0) += 1;
         }
@@ -172,6 +196,27 @@ fn sent(by: &BTreeMap<(i16, i16), usize>, key: i16) -> Vec<(i16, usize)> {
         .filter(|((k, _), _)| *k == key)
         .map(|((_, v), n)| (*v, *n))
         .collect()
+}
+
+/// Offsets sent to transactions 4 (committed) and 5 (aborted): one
+/// AddOffsetsToTxn and one TxnOffsetCommit each, and the group keeps
+/// transaction 4's offset.
+fn offsets_in_transactions(mode: &str, by: &BTreeMap<(i16, i16), usize>, group_offset: i64) {
+    let count = |key| sent(by, key).iter().map(|(_, n)| n).sum::<usize>();
+    assert_eq!(
+        count(ADD_OFFSETS_TO_TXN),
+        2,
+        "{mode}: AddOffsetsToTxn: {by:?}"
+    );
+    assert_eq!(
+        count(TXN_OFFSET_COMMIT),
+        2,
+        "{mode}: TxnOffsetCommit: {by:?}"
+    );
+    assert_eq!(
+        group_offset, 104,
+        "{mode}: the committed transaction's offset"
+    );
 }
 
 #[test]
@@ -195,6 +240,7 @@ fn transactions_v2_bump_the_epoch_and_add_partitions_with_produce() {
     let end = sent(&by, END_TXN);
     assert!(end.iter().all(|(v, _)| *v >= 5), "EndTxn v5+: {end:?}");
     assert_eq!(end.iter().map(|(_, n)| n).sum::<usize>(), TRANSACTIONS);
+    offsets_in_transactions("transactions v2", &by, r.group_offset);
     println!(
         "transactions v2: coordinator's (producer id, epoch) per transaction: {:?}",
         r.producers
@@ -240,6 +286,7 @@ fn transactions_v1_add_partitions_and_keep_the_epoch() {
             "{mode}: EndTxn v4 or below: {end:?}"
         );
         assert_eq!(end.iter().map(|(_, n)| n).sum::<usize>(), TRANSACTIONS);
+        offsets_in_transactions(&mode, &by, r.group_offset);
         println!(
             "{mode}: coordinator's (producer id, epoch) per transaction: {:?}",
             r.producers
