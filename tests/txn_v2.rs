@@ -89,7 +89,9 @@ fn read_committed(bootstrap: &str, n: usize) -> Vec<String> {
     out
 }
 
-fn run(transaction_version: Option<i16>) -> Run {
+/// Runs the 20 transactions on a mock with `transaction_version`
+/// finalized, its Produce capped at `produce_max` when given.
+fn run(transaction_version: Option<i16>, produce_max: Option<i16>) -> Run {
     let mut b = Cluster::builder()
         .brokers(3)
         .group_initial_rebalance_delay(Duration::from_millis(50));
@@ -97,6 +99,9 @@ fn run(transaction_version: Option<i16>) -> Run {
         b = b.transaction_version(level);
     }
     let mc = b.build().unwrap();
+    if let Some(max) = produce_max {
+        mc.set_api_version(PRODUCE, 3, max).unwrap();
+    }
     let bs = mc.bootstrap_servers();
     mc.create_topic(TOPIC, 2, 1).unwrap();
     let tid = "txn-modes-producer";
@@ -221,7 +226,7 @@ fn offsets_in_transactions(mode: &str, by: &BTreeMap<(i16, i16), usize>, group_o
 
 #[test]
 fn transactions_v2_bump_the_epoch_and_add_partitions_with_produce() {
-    let r = run(Some(2));
+    let r = run(Some(2), None);
     let by = versions("transactions v2", &r.requests);
     assert_eq!(
         r.read, r.committed,
@@ -260,7 +265,7 @@ fn transactions_v2_bump_the_epoch_and_add_partitions_with_produce() {
 fn transactions_v1_add_partitions_and_keep_the_epoch() {
     for level in [None, Some(1)] {
         let mode = format!("transactions v1 (transaction.version {level:?})");
-        let r = run(level);
+        let r = run(level, None);
         let by = versions(&mode, &r.requests);
         assert_eq!(
             r.read, r.committed,
@@ -442,4 +447,26 @@ fn the_mock_serves_transactions_v1_on_the_wire() {
     assert_eq!(produce(&mut s, 12, pid, 0, 1), 0);
     let r = end_txn(&mut s, 5, pid, 0, true);
     assert_eq!((r.error_code, r.producer_epoch), (0, 1));
+}
+
+#[test]
+fn transactions_v2_with_leaders_without_produce_v12_add_partitions_first() {
+    // a leader that cannot add the partition with the Produce: the
+    // partitions go through AddPartitionsToTxn, the epoch still moves with
+    // every EndTxn v5
+    let r = run(Some(2), Some(11));
+    let by = versions("transactions v2, Produce capped at v11", &r.requests);
+    assert_eq!(r.read, r.committed);
+    let add = sent(&by, ADD_PARTITIONS_TO_TXN);
+    assert!(
+        add.iter().map(|(_, n)| n).sum::<usize>() >= TRANSACTIONS,
+        "AddPartitionsToTxn in every transaction: {add:?}"
+    );
+    assert!(sent(&by, PRODUCE).iter().all(|(v, _)| *v == 11));
+    assert!(sent(&by, END_TXN).iter().all(|(v, _)| *v >= 5));
+    assert!(
+        r.producers.windows(2).all(|w| w[1].1 == w[0].1 + 1),
+        "{:?}",
+        r.producers
+    );
 }
