@@ -359,6 +359,7 @@ static const symbol symbols[] = {
     SYM(gregor_mock_partition_set_leader),
     SYM(gregor_mock_push_request_errors),
     SYM(gregor_mock_set_apiversion),
+    SYM(gregor_mock_set_transaction_version),
     SYM(gregor_mock_start_request_tracking),
     SYM(gregor_mock_stop_request_tracking),
     SYM(gregor_mock_topic_create),

@@ -4434,6 +4434,15 @@ int gregor_mock_coordinator_set(gregor_mock_cluster *mcluster, const char *key_t
 int gregor_mock_set_apiversion(gregor_mock_cluster *mcluster, int16_t api_key, int16_t min_version, int16_t max_version);
 
 /**
+ * Finalizes the cluster's `transaction.version` feature at `level`
+ * (-1: not finalized, the default), advertised in ApiVersions to
+ * connections made from now on: 2 or more serves transactions v2
+ * (KIP-890 part 2: Produce v12 adds partitions, EndTxn v5 bumps the
+ * producer epoch), below it transactions v1.
+ */
+int gregor_mock_set_transaction_version(gregor_mock_cluster *mcluster, int16_t level);
+
+/**
  * Kafka's `group.initial.rebalance.delay.ms` for groups formed from now on
  * (default 3000, as librdkafka's mock).
  */

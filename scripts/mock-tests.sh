@@ -26,6 +26,8 @@ for part in "${parts[@]}"; do
     validate)
         log "mock: kcat and confluent-kafka against gregor mock"
         timeout 300 python3 scripts/mock-validate.py target/debug/gregor "$KCAT"
+        log "mock: the same with the mock's transactions v2 (gregor mock -T 2, KIP-890)"
+        timeout 300 python3 scripts/mock-validate.py target/debug/gregor "$KCAT" -T 2
         ;;
     c)
         log "mock: examples/c/mock_app_test.c"

@@ -18,6 +18,9 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
 GREGOR, KCAT = sys.argv[1], sys.argv[2]
+# more `gregor mock` options, e.g. "-T 2": the mock's transactions v2 (KIP-890),
+# which librdkafka, without Produce v12 and EndTxn v5, must see as v1
+MOCK_ARGS = sys.argv[3:]
 failures = []
 
 
@@ -28,7 +31,7 @@ def check(cond, what):
 
 
 def start_mock():
-    p = subprocess.Popen([GREGOR, "mock", "-n", "3", "-d", "100"],
+    p = subprocess.Popen([GREGOR, "mock", "-n", "3", "-d", "100", *MOCK_ARGS],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = p.stdout.readline().strip()
     if not line:

@@ -2,7 +2,9 @@
 //! wire primitives, so [`crate::wire`]'s errors can name the API they were
 //! decoding without depending on the codecs of [`crate::protocol`] (which
 //! re-exports it). The keys and names are those of Kafka's protocol guide
-//! ("The Messages" / "Api Keys", <https://kafka.apache.org/protocol#protocol_api_keys>).
+//! ("The Messages" / "Api Keys", <https://kafka.apache.org/protocol#protocol_api_keys>)
+//! as of Kafka 4.1: its message schemas name each request `<Name>Request`,
+//! and a test below checks the table against the vendored schemas.
 
 /// The one list of Kafka's APIs: every API key Kafka defines, its name
 /// and, for the APIs gregor implements, the module of [`crate::protocol`]
@@ -80,6 +82,7 @@ macro_rules! kafka_apis {
             59 FetchSnapshot,
             60 DescribeCluster describe_cluster::DescribeClusterRequest,
             61 DescribeProducers describe_producers::DescribeProducersRequest,
+            62 BrokerRegistration,
             63 BrokerHeartbeat,
             64 UnregisterBroker,
             65 DescribeTransactions describe_transactions::DescribeTransactionsRequest,
@@ -91,7 +94,7 @@ macro_rules! kafka_apis {
             71 GetTelemetrySubscriptions,
             72 PushTelemetry,
             73 AssignReplicasToDirs,
-            74 ListClientMetricsResources,
+            74 ListConfigResources,
             75 DescribeTopicPartitions describe_topic_partitions::DescribeTopicPartitionsRequest,
             76 ShareGroupHeartbeat,
             77 ShareGroupDescribe,
@@ -105,6 +108,11 @@ macro_rules! kafka_apis {
             85 WriteShareGroupState,
             86 DeleteShareGroupState,
             87 ReadShareGroupStateSummary,
+            88 StreamsGroupHeartbeat,
+            89 StreamsGroupDescribe,
+            90 DescribeShareGroupOffsets,
+            91 AlterShareGroupOffsets,
+            92 DeleteShareGroupOffsets,
         }
     };
 }
@@ -124,4 +132,73 @@ pub fn api_name(key: i16) -> &'static str {
         .iter()
         .find(|(k, _)| *k == key)
         .map_or("Unknown", |(_, n)| n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each vendored request schema (`tests/kafka-schemas/*Request.json`)
+    /// as (api key, name without "Request").
+    fn schema_requests() -> Vec<(i16, String, String)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kafka-schemas");
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&dir).expect("tests/kafka-schemas") {
+            let path = entry.expect("a directory entry").path();
+            let file = path
+                .file_name()
+                .and_then(|f| f.to_str())
+                .unwrap_or_default();
+            if !file.ends_with("Request.json") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("a readable schema");
+            let json: String = text
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let v: serde_json::Value =
+                serde_json::from_str(&json).unwrap_or_else(|e| panic!("{file}: {e}"));
+            if v["type"] != "request" {
+                continue;
+            }
+            let Some(key) = v["apiKey"].as_i64() else {
+                continue; // the request header
+            };
+            let name = v["name"].as_str().unwrap_or_default();
+            let name = name.strip_suffix("Request").unwrap_or(name);
+            out.push((key as i16, name.to_owned(), file.to_owned()));
+        }
+        out
+    }
+
+    #[test]
+    fn the_table_has_every_api_the_schemas_name_by_their_names() {
+        let schemas = schema_requests();
+        assert!(schemas.len() >= 50, "{} request schemas", schemas.len());
+        let wrong: Vec<String> = schemas
+            .iter()
+            .filter(|(key, name, _)| api_name(*key) != name)
+            .map(|(key, name, file)| {
+                format!(
+                    "{file}: key {key} is {name}, the table says {}",
+                    api_name(*key)
+                )
+            })
+            .collect();
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn keys_are_unique_and_in_order() {
+        assert!(API_NAMES.windows(2).all(|w| w[0].0 < w[1].0));
+        // Kafka 4.1's keys: 0-92, less none
+        assert_eq!(API_NAMES.first().map(|k| k.0), Some(0));
+        assert_eq!(API_NAMES.last(), Some(&(92, "DeleteShareGroupOffsets")));
+        assert_eq!(API_NAMES.len(), 93);
+        assert_eq!(api_name(62), "BrokerRegistration");
+        assert_eq!(api_name(74), "ListConfigResources");
+        assert_eq!(api_name(93), "Unknown");
+    }
 }

@@ -1,5 +1,5 @@
 //! `gregor mock [-n brokers] [-p port] [-P partitions] [-d rebalance-delay-ms]
-//! [-t topic[:partitions]]...`: starts gregor's in-process mock cluster
+//! [-T transaction-version] [-t topic[:partitions]]...`: starts gregor's in-process mock cluster
 //! (`gregor::mock::Cluster`), prints its bootstrap list on stdout and serves
 //! until interrupted — the cluster `scripts/demo.sh` uses when no broker is
 //! at hand.
@@ -10,11 +10,12 @@ use std::time::Duration;
 use gregor::mock::Cluster;
 
 const USAGE: &str = "Usage: gregor mock [-n brokers] [-p first-port] [-P partitions] \
-[-d rebalance-delay-ms] [-t topic[:partitions]]...\n\
+[-d rebalance-delay-ms] [-T transaction-version] [-t topic[:partitions]]...\n\
   -n  number of brokers (default 3), IDs 1..n\n\
   -p  listen on port, port+1, ... (default: ephemeral ports)\n\
   -P  partitions of an auto-created topic (default 4)\n\
   -d  group.initial.rebalance.delay.ms (default 3000)\n\
+  -T  finalized transaction.version: 2 serves transactions v2 (KIP-890), 0-1 v1 (default: v1)\n\
   -t  create a topic before serving (repeatable)\n\
 Prints the bootstrap list on stdout and serves until interrupted.\n";
 
@@ -30,6 +31,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let mut port: Option<u16> = None;
     let mut partitions = 4i32;
     let mut delay_ms = 3000u64;
+    let mut transaction_version: Option<i16> = None;
     let mut topics: Vec<(String, i32)> = Vec::new();
     let mut it = args.iter();
     let parsed: Result<(), String> = (|| {
@@ -39,6 +41,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 "-p" => port = Some(num("-p", it.next())?),
                 "-P" => partitions = num("-P", it.next())?,
                 "-d" => delay_ms = num("-d", it.next())?,
+                "-T" => transaction_version = Some(num("-T", it.next())?),
                 "-t" => {
                     let t = it.next().ok_or("-t needs a topic")?;
                     let (name, n) = match t.split_once(':') {
@@ -73,6 +76,9 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         .brokers(brokers)
         .default_partitions(partitions)
         .group_initial_rebalance_delay(Duration::from_millis(delay_ms));
+    if let Some(level) = transaction_version {
+        b = b.transaction_version(level);
+    }
     if let Some(p) = port {
         let ports: Result<Vec<u16>, _> = (0..brokers)
             .map(|i| u16::try_from(usize::from(p) + i))

@@ -281,6 +281,24 @@ pub extern "C" fn gregor_mock_set_apiversion(
     })
 }
 
+/// Finalizes the cluster's `transaction.version` feature at `level`
+/// (-1: not finalized, the default), advertised in ApiVersions to
+/// connections made from now on: 2 or more serves transactions v2
+/// (KIP-890 part 2: Produce v12 adds partitions, EndTxn v5 bumps the
+/// producer epoch), below it transactions v1.
+#[no_mangle]
+pub extern "C" fn gregor_mock_set_transaction_version(
+    mcluster: *mut gregor_mock_cluster,
+    level: i16,
+) -> c_int {
+    guard_code(ptr::null_mut(), 0, || {
+        mc(mcluster)?
+            .inner
+            .set_transaction_version((level >= 0).then_some(level));
+        Ok(())
+    })
+}
+
 /// Kafka's `group.initial.rebalance.delay.ms` for groups formed from now on
 /// (default 3000, as librdkafka's mock).
 #[no_mangle]

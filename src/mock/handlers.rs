@@ -343,8 +343,20 @@ pub(crate) fn produce(ctx: &Ctx<'_>, req: ProduceRequest) -> Option<ProduceRespo
                         Err(e) => Err(e),
                         Ok(h) => {
                             let _ = h.len;
-                            let p = st.partition_mut(&t.name, pd.index).expect("checked");
-                            append(p, bytes, &h)
+                            super::txn::produce_in_txn(
+                                &mut st,
+                                req.transactional_id.as_deref(),
+                                v,
+                                &t.name,
+                                pd.index,
+                                h.attributes & crate::record::batch::ATTR_TRANSACTIONAL != 0,
+                                h.producer_id,
+                                h.producer_epoch,
+                            )
+                            .and_then(|()| {
+                                let p = st.partition_mut(&t.name, pd.index).expect("checked");
+                                append(p, bytes, &h)
+                            })
                         }
                     }
                 }

@@ -7,6 +7,15 @@
 //! errors per API, pin coordinators, cap API versions and record requests
 //! (broker, API, version and when each came).
 //!
+//! Transactions run in either protocol, by the cluster's finalized
+//! `transaction.version` feature (advertised in ApiVersions v3+, KIP-584;
+//! [`Builder::transaction_version`], [`Cluster::set_transaction_version`]):
+//! below 2 (or unset, the default) transactions v1 (KIP-98), where a
+//! transactional Produce must name partitions AddPartitionsToTxn added; 2
+//! or more transactions v2 (KIP-890 part 2), where a transactional Produce
+//! v12+ adds its partition and EndTxn v5+ bumps the producer epoch, so a
+//! producer that keeps its old epoch is fenced.
+//!
 //! Each broker owns a `std::net` listener and one thread per connection; the
 //! cluster's state (topics, logs, groups, transactions) sits under one mutex
 //! shared by every broker. Requests on a connection are answered in order, as
@@ -91,9 +100,19 @@ pub struct Builder {
     auto_create: bool,
     default_partitions: i32,
     initial_rebalance_delay: Duration,
+    transaction_version: Option<i16>,
 }
 
 impl Builder {
+    /// The cluster's finalized `transaction.version` feature level
+    /// (KIP-890 part 2): 2 or more serves transactions v2, as Kafka 4.x
+    /// does by default; 0 or 1 transactions v1. Not called: the feature
+    /// is not finalized (a pre-4.0 cluster), transactions v1.
+    pub fn transaction_version(mut self, level: i16) -> Self {
+        self.transaction_version = Some(level);
+        self
+    }
+
     /// The number of brokers (IDs 1..=n, as librdkafka's mock numbers them).
     pub fn brokers(mut self, n: usize) -> Self {
         self.brokers = n;
@@ -177,6 +196,8 @@ impl Builder {
             version_caps: HashMap::new(),
             tracking: None,
             fetch_sessions: HashMap::new(),
+            transaction_version: self.transaction_version,
+            features_epoch: i64::from(self.transaction_version.is_some()),
             shutdown: false,
         };
         let shared = Arc::new(Shared {
@@ -224,6 +245,7 @@ impl Cluster {
             auto_create: true,
             default_partitions: 4,
             initial_rebalance_delay: Duration::from_millis(3000),
+            transaction_version: None,
         }
     }
 
@@ -500,6 +522,30 @@ impl Cluster {
             st.version_caps.insert(api_key, (min, max));
             Ok(())
         })
+    }
+
+    /// Finalizes the cluster's `transaction.version` feature at `level`
+    /// (`None`: not finalized), as `kafka-features.sh upgrade` does: the
+    /// finalized features epoch moves on, and connections made from now on
+    /// see it in ApiVersions. Transactions begun after it follow it
+    /// (v2 from level 2, KIP-890 part 2).
+    pub fn set_transaction_version(&self, level: Option<i16>) {
+        let _ = self.with(|st| {
+            st.transaction_version = level;
+            st.features_epoch += 1;
+            Ok(())
+        });
+    }
+
+    /// The producer id and epoch the transaction coordinator holds for
+    /// `transactional_id` (what `kafka-transactions.sh describe` shows),
+    /// `None` before its InitProducerId.
+    pub fn transaction_producer(&self, transactional_id: &str) -> Option<(i64, i16)> {
+        self.shared
+            .lock()
+            .txns
+            .get(transactional_id)
+            .map(|t| (t.producer_id, t.epoch))
     }
 
     /// Kafka's `group.initial.rebalance.delay.ms` for groups formed from now on.

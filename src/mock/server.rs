@@ -12,8 +12,11 @@ use std::time::Duration;
 use super::ctx::Ctx;
 use super::state::TrackedRequest;
 use super::{groups, handlers, txn, Shared};
-use crate::protocol::api_versions::{ApiVersion, ApiVersionsRequest, ApiVersionsResponse};
+use crate::protocol::api_versions::{
+    ApiVersion, ApiVersionsRequest, ApiVersionsResponse, FinalizedFeatureKey, SupportedFeatureKey,
+};
 use crate::protocol::header::{RequestHeader, ResponseHeader};
+use crate::protocol::versions::TRANSACTION_VERSION_FEATURE;
 use crate::protocol::KafkaCode;
 use crate::protocol::{self as p, Message, Request};
 use crate::wire::{Reader, Writer};
@@ -236,6 +239,27 @@ fn api_versions(ctx: &Ctx<'_>, _req: ApiVersionsRequest) -> ApiVersionsResponse 
                     ..Default::default()
                 })
             })
+            .collect(),
+        supported_features: vec![SupportedFeatureKey {
+            name: TRANSACTION_VERSION_FEATURE.to_owned(),
+            min_version: 0,
+            max_version: 2,
+            ..Default::default()
+        }],
+        finalized_features_epoch: if st.transaction_version.is_some() {
+            st.features_epoch
+        } else {
+            -1
+        },
+        finalized_features: st
+            .transaction_version
+            .map(|level| FinalizedFeatureKey {
+                name: TRANSACTION_VERSION_FEATURE.to_owned(),
+                max_version_level: level,
+                min_version_level: level,
+                ..Default::default()
+            })
+            .into_iter()
             .collect(),
         ..Default::default()
     }

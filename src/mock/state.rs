@@ -217,6 +217,10 @@ pub(crate) struct Txn {
     pub groups: BTreeSet<String>,
     /// How the last transaction ended (an EndTxn retried after success succeeds again).
     pub last_result: Option<bool>,
+    /// The producer id and epoch before the last EndTxn bumped them
+    /// (transactions v2, KIP-890 part 2), so a retry of that EndTxn with
+    /// them succeeds again.
+    pub before_bump: Option<(i64, i16)>,
 }
 
 /// One request a broker received while tracking was on.
@@ -231,6 +235,14 @@ pub struct TrackedRequest {
     /// When the broker read it (librdkafka's `rd_kafka_mock_request_timestamp`,
     /// on the monotonic clock).
     pub at: Instant,
+}
+
+impl State {
+    /// Whether the cluster serves transactions v2: its finalized
+    /// `transaction.version` is 2 or more (KIP-890 part 2).
+    pub fn transactions_v2(&self) -> bool {
+        self.transaction_version.is_some_and(|v| v >= 2)
+    }
 }
 
 /// Everything the brokers share.
@@ -255,6 +267,11 @@ pub(crate) struct State {
     pub tracking: Option<Vec<TrackedRequest>>,
     /// Incremental fetch sessions (KIP-227) by session ID.
     pub fetch_sessions: HashMap<i32, FetchSession>,
+    /// The finalized `transaction.version` feature level, `None` when not
+    /// finalized (KIP-584, KIP-890 part 2).
+    pub transaction_version: Option<i16>,
+    /// The finalized features' epoch (ApiVersions' FinalizedFeaturesEpoch).
+    pub features_epoch: i64,
     pub shutdown: bool,
 }
 

@@ -3,6 +3,15 @@
 //! or abort control record to every partition of the transaction, records
 //! aborted transactions for read_committed fetches, and applies or drops
 //! the offsets committed in the transaction.
+//!
+//! With the cluster's finalized `transaction.version` at 2 or more
+//! (transactions v2, KIP-890 part 2) a transactional Produce v12+ adds its
+//! partition to the transaction, and EndTxn v5+ bumps the producer epoch
+//! (a new producer id when the epoch is exhausted) and returns it: the
+//! control records carry the new epoch, and a Produce, AddPartitionsToTxn,
+//! AddOffsetsToTxn or EndTxn under the old one is fenced. Otherwise
+//! (transactions v1) a transactional Produce must name a partition
+//! AddPartitionsToTxn added (the verification of KIP-890 part 1).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -142,6 +151,7 @@ pub(crate) fn init_producer_id(
         partitions: Default::default(),
         groups: Default::default(),
         last_result: None,
+        before_bump: None,
     });
     let mut new_pid = false;
     if t.producer_id < 0 || t.epoch >= i16::MAX - 1 {
@@ -299,16 +309,117 @@ pub(crate) fn add_offsets_to_txn(
     })
 }
 
+/// The transaction check of one produced batch (KIP-98, KIP-890): a
+/// transactional batch of a producer the coordinator knows must carry its
+/// current epoch (INVALID_PRODUCER_EPOCH, as Kafka's Produce answers a
+/// fenced producer) and go to a partition of its open transaction
+/// (INVALID_TXN_STATE), except that with transactions v2 a Produce v12+
+/// adds the partition itself. Batches of producers no coordinator handed
+/// out are left to the idempotence checks.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn produce_in_txn(
+    st: &mut State,
+    tid: Option<&str>,
+    version: i16,
+    topic: &str,
+    partition: i32,
+    transactional: bool,
+    producer_id: i64,
+    producer_epoch: i16,
+) -> Result<(), i16> {
+    if !transactional || producer_id < 0 {
+        return Ok(());
+    }
+    let v2 = st.transactions_v2() && version >= 12;
+    let t = match tid.filter(|t| !t.is_empty()) {
+        Some(tid) => st.txns.get_mut(tid),
+        None => st.txns.values_mut().find(|t| t.producer_id == producer_id),
+    };
+    let Some(t) = t else {
+        return Ok(());
+    };
+    if t.producer_id != producer_id || t.epoch != producer_epoch {
+        return Err(
+            if t.before_bump.is_some_and(|(p, _)| p == producer_id) || t.producer_id == producer_id
+            {
+                KafkaCode::INVALID_PRODUCER_EPOCH.0
+            } else {
+                KafkaCode::INVALID_PRODUCER_ID_MAPPING.0
+            },
+        );
+    }
+    let tp = (topic.to_owned(), partition);
+    if t.ongoing && t.partitions.contains(&tp) {
+        return Ok(());
+    }
+    if !v2 {
+        return Err(KafkaCode::INVALID_TXN_STATE.0);
+    }
+    t.ongoing = true;
+    t.last_result = None;
+    t.partitions.insert(tp);
+    Ok(())
+}
+
+/// Transactions v2 (KIP-890 part 2): the epoch after `tid`'s EndTxn, or a
+/// new producer id at epoch 0 when the epoch is exhausted.
+fn bump_epoch(st: &mut State, tid: &str) {
+    let next = st.next_producer_id;
+    let Some(t) = st.txns.get_mut(tid) else {
+        return;
+    };
+    t.before_bump = Some((t.producer_id, t.epoch));
+    if t.epoch >= i16::MAX - 1 {
+        t.producer_id = next;
+        t.epoch = 0;
+        st.next_producer_id += 1;
+    } else {
+        t.epoch += 1;
+    }
+}
+
 pub(crate) fn end_txn(ctx: &Ctx<'_>, req: EndTxnRequest) -> Option<EndTxnResponse> {
     let mut st = ctx.shared.lock();
     let tid = req.transactional_id.clone();
+    let v2 = st.transactions_v2() && ctx.version >= 5;
+    let retry_after_bump = v2
+        && st.txns.get(&tid).is_some_and(|t| {
+            !t.ongoing
+                && t.before_bump == Some((req.producer_id, req.producer_epoch))
+                && t.last_result == Some(req.committed)
+        });
     let mut error_code = not_coordinator(ctx, &st, &tid)
-        .or_else(|| check_producer(&st, &tid, req.producer_id, req.producer_epoch))
+        .or_else(|| {
+            if retry_after_bump {
+                // the answer to the EndTxn that bumped the epoch was lost:
+                // the same outcome again, with the new epoch
+                None
+            } else {
+                check_producer(&st, &tid, req.producer_id, req.producer_epoch)
+            }
+        })
         .unwrap_or(KafkaCode::NONE.0);
-    if error_code == KafkaCode::NONE.0 {
+    if error_code == KafkaCode::NONE.0 && !retry_after_bump {
         let t = &st.txns[&tid];
         if t.ongoing {
+            let exhausted = t.epoch >= i16::MAX - 1;
+            if v2 && !exhausted {
+                // the control records carry the bumped epoch
+                bump_epoch(&mut st, &tid);
+            }
             finish(&mut st, &tid, req.committed);
+            if v2 && exhausted {
+                bump_epoch(&mut st, &tid);
+            }
+        } else if v2 && !req.committed {
+            // Transactions v2 (KIP-890 part 2): the producer cannot know
+            // whether a Produce that failed added its partition, so an
+            // abort of a transaction the coordinator never saw is allowed;
+            // it bumps the epoch all the same.
+            bump_epoch(&mut st, &tid);
+            if let Some(t) = st.txns.get_mut(&tid) {
+                t.last_result = Some(false);
+            }
         } else if t.last_result != Some(req.committed) {
             // Ending a transaction that is not open (a retry of the same end is fine).
             error_code = KafkaCode::INVALID_TXN_STATE.0;

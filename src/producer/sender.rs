@@ -428,13 +428,21 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, tokens: Vec<u64>) {
         Ok(c) => c,
         Err(e) => return fail_request(sh, &tokens, &e, true),
     };
-    let version = match conn.version_for::<ProduceRequest>(deadline) {
+    let mut version = match conn.version_for::<ProduceRequest>(deadline) {
         Ok(v) => v,
         Err(e) => return fail_request(sh, &tokens, &e, conn.cannot_connect()),
     };
     let producer = sh.acc().producer;
     let txn = sh.settings.transactional_id.clone();
     if txn.is_some() {
+        // KIP-890 part 2: with transactions v2 a Produce v12+ adds its
+        // partitions to the transaction itself; in v1 (or to a leader
+        // without v12) the partitions are added first and Produce stays
+        // below v12.
+        let v2 = sh.txn().v2;
+        if !v2 {
+            version = version.min(super::txn::PRODUCE_MAX_VERSION_V1);
+        }
         let tps: Vec<Tp> = {
             let acc = sh.acc();
             tokens
@@ -444,7 +452,9 @@ fn send_batches(sh: &Arc<Shared>, leader: i32, tokens: Vec<u64>) {
                 .map(|b| b.tp.clone())
                 .collect()
         };
-        if let Err(e) = super::txn::add_partitions(sh, &tps) {
+        if v2 && version > super::txn::PRODUCE_MAX_VERSION_V1 {
+            super::txn::added_implicitly(sh, tps);
+        } else if let Err(e) = super::txn::add_partitions(sh, &tps) {
             return fail_request(sh, &tokens, &e, false);
         }
     }

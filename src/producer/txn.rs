@@ -5,6 +5,16 @@
 //! with librdkafka's error classes: a fenced or unauthorized producer is
 //! fatal (every later call fails); a failed send inside a transaction makes
 //! it abortable (commit fails, abort recovers).
+//!
+//! Two transaction protocols, as the Java client 4.x: transactions v1
+//! (KIP-98) and, when the cluster's finalized `transaction.version` feature
+//! (ApiVersions v3+, KIP-584) is 2 or more, transactions v2 (KIP-890 part 2).
+//! In v2 a transactional Produce v12 adds its partitions to the transaction
+//! (no AddPartitionsToTxn for them), and the coordinator bumps the producer
+//! epoch on every EndTxn v5+, returning the producer id and epoch the next
+//! transaction must use. In v1 Produce stays at v11 or below and EndTxn at
+//! v4 or below, so a 4.x coordinator never bumps the epoch behind the
+//! producer's back. AddOffsetsToTxn and TxnOffsetCommit are sent in both.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -48,7 +58,22 @@ pub(crate) struct TxnState {
     /// `init_transactions` was called: until the producer id arrives, the
     /// sender goes on asking for it after the call timed out.
     pub init_started: bool,
+    /// The coordinator's finalized `transaction.version` was 2 or more when
+    /// last heard (KIP-890 part 2).
+    pub cluster_v2: bool,
+    /// The open transaction runs transactions v2: fixed at
+    /// `begin_transaction` from `cluster_v2`, as the Java client does.
+    pub v2: bool,
 }
+
+/// The highest Produce version of a transactions v1 producer: v12 would
+/// add partitions implicitly (KIP-890 part 2).
+pub(crate) const PRODUCE_MAX_VERSION_V1: i16 = 11;
+/// The highest EndTxn version of a transactions v1 producer: v5 makes the
+/// coordinator bump the epoch (KIP-890 part 2).
+const END_TXN_MAX_VERSION_V1: i16 = 4;
+/// The lowest EndTxn version that returns the bumped epoch (KIP-890 part 2).
+const END_TXN_MIN_VERSION_V2: i16 = 5;
 
 impl Phase {
     /// librdkafka's name of the state (`rd_kafka_txn_state2str`).
@@ -200,6 +225,7 @@ pub(crate) fn init_pid_transactional(
                 .cluster
                 .coordinator(txn_id, 1, sh.settings.socket_timeout)?;
             let version = conn.version_for::<InitProducerIdRequest>(deadline)?;
+            sh.txn().cluster_v2 = conn.apis(deadline)?.transaction_v2();
             let mut req = InitProducerIdRequest {
                 transactional_id: Some(txn_id.to_string()),
                 transaction_timeout_ms: sh.settings.transaction_timeout_ms,
@@ -301,6 +327,12 @@ pub(crate) fn add_partitions(sh: &Shared, tps: &[Tp]) -> Result<()> {
     )?;
     sh.txn().partitions.extend(new);
     Ok(())
+}
+
+/// Transactions v2 (KIP-890 part 2): the partitions a Produce v12+ is
+/// about to carry join the transaction with it, with no AddPartitionsToTxn.
+pub(crate) fn added_implicitly(sh: &Shared, tps: Vec<Tp>) {
+    sh.txn().partitions.extend(tps);
 }
 
 fn fatal_check(sh: &Shared, e: Error) -> Error {
@@ -422,6 +454,7 @@ impl Producer {
         t.set_phase(Phase::InTxn, self.shared.cluster.log());
         t.partitions.clear();
         t.offsets_added = false;
+        t.v2 = t.cluster_v2;
         Ok(())
     }
 
@@ -639,6 +672,7 @@ impl Producer {
                 "ABORTING_TRANSACTION"
             }
         );
+        let v2 = sh.txn().v2;
         let r = if added {
             with_retries(
                 sh,
@@ -647,6 +681,30 @@ impl Producer {
                     let conn = sh
                         .cluster
                         .coordinator(&txn_id, 1, sh.settings.socket_timeout)?;
+                    let apis = conn.apis(deadline)?;
+                    let version = if v2 {
+                        apis.pick(
+                            EndTxnRequest::API_KEY,
+                            END_TXN_MIN_VERSION_V2,
+                            EndTxnRequest::MAX_VERSION,
+                        )
+                    } else {
+                        apis.pick(
+                            EndTxnRequest::API_KEY,
+                            EndTxnRequest::MIN_VERSION,
+                            END_TXN_MAX_VERSION_V1,
+                        )
+                    }
+                    .ok_or_else(|| {
+                        Error::local(
+                            local::UNSUPPORTED_FEATURE,
+                            format!(
+                                "the transaction coordinator does not support EndTxn for \
+                                 transactions v{}",
+                                if v2 { 2 } else { 1 }
+                            ),
+                        )
+                    })?;
                     let req = EndTxnRequest {
                         transactional_id: txn_id.clone(),
                         producer_id,
@@ -654,12 +712,15 @@ impl Producer {
                         committed: commit,
                         ..Default::default()
                     };
-                    let resp = conn.call(
-                        &req,
-                        Some(deadline.saturating_duration_since(Instant::now())),
-                    )?;
+                    let resp = conn
+                        .send_at(&req, version, deadline)?
+                        .wait_until(deadline)?;
+                    sh.txn().cluster_v2 = apis.transaction_v2();
                     Ok(match KafkaCode(resp.error_code) {
-                        c if c.is_ok() => Ok(()),
+                        c if c.is_ok() && version >= END_TXN_MIN_VERSION_V2 => {
+                            Ok(Some((resp.producer_id, resp.producer_epoch)))
+                        }
+                        c if c.is_ok() => Ok(None),
                         c => Err(c),
                     })
                 },
@@ -669,6 +730,31 @@ impl Producer {
                     "EndTxn(abort)"
                 },
             )
+            .and_then(|next| match next {
+                // KIP-890 part 2: the coordinator bumped the epoch (or, at
+                // the last epoch, gave a new producer id); the next
+                // transaction runs under them, its sequences from 0.
+                Some((pid, epoch)) if pid >= 0 && epoch >= 0 => {
+                    let mut acc = sh.acc();
+                    if acc.producer != Some((pid, epoch)) {
+                        log::debug!(
+                            sh.cluster.log(),
+                            ctx::EOS,
+                            "PIDSTATE",
+                            "EndTxn: producer id and epoch now \
+                             {{producer_id:{pid},producer_epoch:{epoch}}}"
+                        );
+                        acc.producer = Some((pid, epoch));
+                        acc.renumber_all(pid, epoch);
+                    }
+                    Ok(())
+                }
+                Some((pid, epoch)) => Err(Error::local(
+                    local::BAD_MSG,
+                    format!("EndTxn v5+ answered no producer id and epoch ({pid}, {epoch})"),
+                )),
+                None => Ok(()),
+            })
         } else {
             Ok(())
         };

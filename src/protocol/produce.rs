@@ -1,6 +1,9 @@
 //! Produce (API key 0): record batches for topic partitions, and the offsets
-//! they were appended at. Versions 0–11, flexible from 9; KIP-951 leader
-//! hints (current leader, node endpoints) from v10.
+//! they were appended at. Versions 0–12, flexible from 9; KIP-951 leader
+//! hints (current leader, node endpoints) from v10. v12 is v11 on the wire
+//! (KIP-890 part 2): with transactions v2 a transactional Produce v12 also
+//! adds its partitions to the transaction, so a transactions v1 producer
+//! sends at most v11.
 
 use super::codec::{kafka_message, kafka_struct};
 use super::Request;
@@ -102,8 +105,8 @@ kafka_struct! {
     }
 }
 
-kafka_message!(ProduceRequest, key = 0, versions = 0..=11, flexible = 9);
-kafka_message!(ProduceResponse, key = 0, versions = 0..=11, flexible = 9);
+kafka_message!(ProduceRequest, key = 0, versions = 0..=12, flexible = 9);
+kafka_message!(ProduceResponse, key = 0, versions = 0..=12, flexible = 9);
 
 impl Request for ProduceRequest {
     type Response = ProduceResponse;

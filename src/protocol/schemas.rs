@@ -403,6 +403,15 @@ crate::api_keys::kafka_apis!(check_all);
 /// Differences from Kafka's schemas that are deliberate, with the reason.
 const ACCEPTED: &[(&str, &str)] = &[
     (
+        "ProduceRequest: versions 0-12, Kafka's 0-11",
+        "Produce v12 (KIP-890 part 2, Kafka 4.0) is v11 on the wire; to a \
+         transactions v2 coordinator it also adds the partition to the transaction",
+    ),
+    (
+        "ProduceResponse: versions 0-12, Kafka's 0-11",
+        "Produce v12 (KIP-890 part 2, Kafka 4.0): the response is v11's",
+    ),
+    (
         "MetadataRequest: versions 0-13, Kafka's 0-12",
         "Metadata v13 (KIP-1102, Kafka 4.0) is newer than the schemas here; \
          the request is v12's",

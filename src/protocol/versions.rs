@@ -31,10 +31,19 @@ impl ApiRange {
     }
 }
 
+/// The feature whose finalized level says which transaction protocol the
+/// cluster runs (KIP-890 part 2, KIP-1022): 2 or more is transactions v2.
+pub const TRANSACTION_VERSION_FEATURE: &str = "transaction.version";
+
 /// What one broker supports, by API key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BrokerApis {
     ranges: BTreeMap<i16, (i16, i16)>,
+    /// The cluster's finalized features (KIP-584), name to max version
+    /// level, as ApiVersions v3+ reports them; empty before v3.
+    finalized: BTreeMap<String, i16>,
+    /// The epoch of `finalized`, -1 when unknown.
+    finalized_epoch: i64,
 }
 
 impl BrokerApis {
@@ -46,7 +55,46 @@ impl BrokerApis {
                 .into_iter()
                 .map(|r| (r.api_key, (r.min, r.max)))
                 .collect(),
+            finalized: BTreeMap::new(),
+            finalized_epoch: -1,
         }
+    }
+
+    /// Adds the cluster's finalized features (KIP-584: ApiVersions v3+'s
+    /// `FinalizedFeatures`, valid when `FinalizedFeaturesEpoch` >= 0), each
+    /// a name and its max version level.
+    pub fn with_finalized_features<'a>(
+        mut self,
+        epoch: i64,
+        features: impl IntoIterator<Item = (&'a str, i16)>,
+    ) -> Self {
+        if epoch >= 0 {
+            self.finalized = features
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v))
+                .collect();
+            self.finalized_epoch = epoch;
+        }
+        self
+    }
+
+    /// The finalized max version level of `feature` (e.g.
+    /// `transaction.version`), `None` when the cluster did not finalize it.
+    pub fn finalized_feature(&self, feature: &str) -> Option<i16> {
+        self.finalized.get(feature).copied()
+    }
+
+    /// The epoch of the finalized features, -1 when unknown.
+    pub fn finalized_features_epoch(&self) -> i64 {
+        self.finalized_epoch
+    }
+
+    /// Whether the cluster runs transactions v2 (KIP-890 part 2): its
+    /// finalized `transaction.version` is 2 or more, as the Java client's
+    /// `TransactionManager` decides it.
+    pub fn transaction_v2(&self) -> bool {
+        self.finalized_feature(TRANSACTION_VERSION_FEATURE)
+            .is_some_and(|v| v >= 2)
     }
 
     /// The highest version in both the broker's range for `api_key` and
@@ -274,6 +322,43 @@ pub fn supported() -> Vec<ApiRange> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transaction_version_from_finalized_features() {
+        use crate::protocol::api_versions::ApiVersionsResponse;
+        // ApiVersions v3: error 0, one API, throttle 0, tagged fields:
+        // FinalizedFeaturesEpoch (tag 1) = 7, FinalizedFeatures (tag 2) =
+        // [transaction.version max 2 min 0]
+        let mut bytes = vec![0, 0, 2, 0, 26, 0, 0, 0, 5, 0, 0, 0, 0, 0];
+        bytes.extend([2, 1, 8, 0, 0, 0, 0, 0, 0, 0, 7]);
+        let name = b"transaction.version";
+        // one entry: compact name, max and min level, no tagged fields
+        let entry_len = 1 + name.len() + 2 + 2 + 1;
+        bytes.extend([2, entry_len as u8 + 1, 2, name.len() as u8 + 1]);
+        bytes.extend(name);
+        bytes.extend([0, 2, 0, 0, 0]);
+        let resp = ApiVersionsResponse::from_bytes(&bytes, 3).unwrap();
+        let on = |r: &ApiVersionsResponse| {
+            BrokerApis::from_ranges([]).with_finalized_features(
+                r.finalized_features_epoch,
+                r.finalized_features
+                    .iter()
+                    .map(|f| (f.name.as_str(), f.max_version_level)),
+            )
+        };
+        let apis = on(&resp);
+        assert_eq!(apis.finalized_features_epoch(), 7);
+        assert_eq!(apis.finalized_feature("transaction.version"), Some(2));
+        assert!(apis.transaction_v2());
+        // level 1, or an unknown epoch, or no feature: transactions v1
+        let mut r1 = resp.clone();
+        r1.finalized_features[0].max_version_level = 1;
+        assert!(!on(&r1).transaction_v2());
+        let mut unknown = resp.clone();
+        unknown.finalized_features_epoch = -1;
+        assert!(!on(&unknown).transaction_v2());
+        assert!(!BrokerApis::from_ranges([]).transaction_v2());
+    }
 
     fn apis(v: &str) -> Vec<(i16, i16, i16)> {
         BrokerApis::fallback(v)

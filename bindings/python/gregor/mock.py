@@ -52,6 +52,7 @@ EXTRA.update(
         ),
         "gregor_mock_coordinator_set": (c_int, [P, c_char_p, c_char_p, c_int32]),
         "gregor_mock_set_apiversion": (c_int, [P, c_int16, c_int16, c_int16]),
+        "gregor_mock_set_transaction_version": (c_int, [P, c_int16]),
         "gregor_mock_group_initial_rebalance_delay_ms": (c_int, [P, c_int]),
         "gregor_mock_start_request_tracking": (c_int, [P]),
         "gregor_mock_stop_request_tracking": (c_int, [P]),
@@ -173,6 +174,11 @@ class Cluster:
 
     def set_api_version(self, api_key, min_version, max_version):
         _check(lib.gregor_mock_set_apiversion(self._handle(), api_key, min_version, max_version), "set_api_version")
+
+    def set_transaction_version(self, level):
+        """Finalizes ``transaction.version`` at ``level`` (None: not finalized); 2+ is transactions v2 (KIP-890)."""
+        _check(lib.gregor_mock_set_transaction_version(self._handle(), -1 if level is None else int(level)),
+               "set_transaction_version")
 
     def set_group_initial_rebalance_delay_ms(self, delay_ms):
         _check(lib.gregor_mock_group_initial_rebalance_delay_ms(self._handle(), int(delay_ms)), "rebalance delay")

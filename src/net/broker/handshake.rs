@@ -282,6 +282,12 @@ impl BrokerConn {
                 resp.api_keys
                     .iter()
                     .map(|k| ApiRange::new(k.api_key, k.min_version, k.max_version)),
+            )
+            .with_finalized_features(
+                resp.finalized_features_epoch,
+                resp.finalized_features
+                    .iter()
+                    .map(|f| (f.name.as_str(), f.max_version_level)),
             );
             return Ok((rd, wr, apis));
         }

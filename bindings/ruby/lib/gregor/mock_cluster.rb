@@ -46,6 +46,7 @@ module Gregor
       bind :gregor_mock_broker_push_request_error_rtts, [:pointer, :int32, :int16, :size_t, :pointer, :pointer], :int
       bind :gregor_mock_coordinator_set, [:pointer, :string, :string, :int32], :int
       bind :gregor_mock_set_apiversion, [:pointer, :int16, :int16, :int16], :int
+      bind :gregor_mock_set_transaction_version, [:pointer, :int16], :int
       bind :gregor_mock_group_initial_rebalance_delay_ms, [:pointer, :int], :int
       bind :gregor_mock_start_request_tracking, [:pointer], :int
       bind :gregor_mock_stop_request_tracking, [:pointer], :int
@@ -143,6 +144,12 @@ module Gregor
 
     def set_api_version(api_key, min_version, max_version)
       check(Native.gregor_mock_set_apiversion(handle, api_key, min_version, max_version))
+    end
+
+    # Finalizes transaction.version at +level+ (nil: not finalized); 2 or
+    # more is transactions v2 (KIP-890 part 2).
+    def set_transaction_version(level)
+      check(Native.gregor_mock_set_transaction_version(handle, level.nil? ? -1 : Integer(level)))
     end
 
     def group_initial_rebalance_delay_ms=(ms)
