@@ -5,6 +5,7 @@
 
 pub mod broker;
 pub mod conn;
+pub mod deadline;
 pub mod errors;
 pub mod events;
 #[cfg_attr(not(feature = "sasl"), path = "sasl_off.rs")]

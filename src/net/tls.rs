@@ -27,7 +27,7 @@ use rustls::{
     CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore,
 };
 
-use super::conn;
+use super::deadline;
 use super::errors::{describe, io_error};
 use crate::config::Config;
 use crate::error::{local, Error, Result};
@@ -391,7 +391,7 @@ pub fn handshake(
             )));
         }
         // each read of the handshake by the deadline, not each for `left`
-        let mut by = conn::ReadBy {
+        let mut by = deadline::ReadBy {
             sock: &mut sock,
             deadline,
         };
@@ -480,7 +480,7 @@ pub struct TlsReader {
     buf: Box<[u8]>,
     start: usize,
     end: usize,
-    /// When set, every socket read ends by then (see `conn::arm`).
+    /// When set, every socket read ends by then (see `deadline::arm`).
     deadline: Option<Instant>,
 }
 
@@ -535,7 +535,7 @@ impl Read for TlsReader {
             }
             // Blocks without any lock: writers go on meanwhile.
             if let Some(d) = self.deadline {
-                conn::arm(&self.sock, d)?;
+                deadline::arm(&self.sock, d)?;
             }
             let n = loop {
                 match self.sock.read(&mut self.buf) {
