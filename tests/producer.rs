@@ -284,7 +284,19 @@ fn idempotent_producer_through_dropped_connections_delivers_each_message_once_in
         "connections were cut and remade"
     );
     let msgs = read_all(&common::config(&[]), &topic, 3, n + 1);
-    assert_eq!(msgs.len(), n, "no duplicates");
+    // every value stored more than once, with its partition and offsets
+    let mut at: std::collections::BTreeMap<&[u8], Vec<(i32, i64)>> = Default::default();
+    for m in &msgs {
+        at.entry(m.value.as_deref().unwrap())
+            .or_default()
+            .push((m.partition, m.offset));
+    }
+    let dups: Vec<_> = at
+        .iter()
+        .filter(|(_, o)| o.len() > 1)
+        .map(|(v, o)| (String::from_utf8_lossy(v), o))
+        .collect();
+    assert_eq!(msgs.len(), n, "no duplicates: {dups:?}");
     for part in 0..3 {
         let values: Vec<usize> = msgs
             .iter()

@@ -53,13 +53,55 @@ struct Link {
     /// TRUNCATE_* for the next frame in that direction.
     truncate: AtomicU8,
     dead: AtomicBool,
+    /// (correlation id, api key, version) of the requests the broker got
+    /// and has not answered yet, and whether the upstream side is closed.
+    state: Mutex<LinkState>,
+    /// The proxy's count of killed links whose broker side is still open.
+    draining: Arc<AtomicUsize>,
 }
 
+#[derive(Default)]
+struct LinkState {
+    pending: Vec<(i32, i16, i16)>,
+    upstream_closed: bool,
+}
+
+/// How long a killed link waits for the broker to answer what it was sent.
+const DRAIN: Duration = Duration::from_secs(5);
+
 impl Link {
+    /// The connection dies for the client at once. The broker side stays
+    /// open until the broker has answered every request it had been sent
+    /// (the answers are dropped), at most `DRAIN`: the broker processes
+    /// what it received and the acknowledgements are lost, as when a real
+    /// broker's connection breaks. New connections wait for that, so a
+    /// client's retry never reaches the broker while the broker is still
+    /// working on the first attempt — a race a real broker serializes per
+    /// partition, and one the test broker does not.
     fn kill(&self) {
-        self.dead.store(true, Ordering::SeqCst);
+        if self.dead.swap(true, Ordering::SeqCst) {
+            return;
+        }
         let _ = self.client.shutdown(Shutdown::Both);
-        let _ = self.upstream.shutdown(Shutdown::Both);
+        let mut st = self.state.lock().unwrap();
+        if st.upstream_closed {
+            return;
+        }
+        self.draining.fetch_add(1, Ordering::SeqCst);
+        let _ = self.upstream.set_read_timeout(Some(DRAIN));
+        if st.pending.is_empty() {
+            self.close_upstream(&mut st);
+        }
+    }
+
+    fn close_upstream(&self, st: &mut LinkState) {
+        if !st.upstream_closed {
+            st.upstream_closed = true;
+            let _ = self.upstream.shutdown(Shutdown::Both);
+            if self.dead.load(Ordering::SeqCst) {
+                self.draining.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
     }
 }
 
@@ -305,6 +347,7 @@ pub fn start(broker: &str, rule: impl Fn(usize, i16) -> Verdict + Send + Sync + 
     let conns = connections.clone();
     let faults = Faults::default();
     let f2 = faults.clone();
+    let draining = Arc::new(AtomicUsize::new(0));
     thread::spawn(move || {
         for client in l.incoming() {
             let Ok(client) = client else { return };
@@ -313,6 +356,11 @@ pub fn start(broker: &str, rule: impl Fn(usize, i16) -> Verdict + Send + Sync + 
                 f2.s.refused.fetch_add(1, Ordering::SeqCst);
                 let _ = client.shutdown(Shutdown::Both);
                 continue;
+            }
+            // the broker first answers what killed links had sent it
+            let until = Instant::now() + DRAIN;
+            while draining.load(Ordering::SeqCst) > 0 && Instant::now() < until {
+                thread::sleep(Duration::from_millis(5));
             }
             let Ok(upstream) = TcpStream::connect(&broker) else {
                 continue;
@@ -323,6 +371,8 @@ pub fn start(broker: &str, rule: impl Fn(usize, i16) -> Verdict + Send + Sync + 
                 stall_until: Mutex::new(None),
                 truncate: AtomicU8::new(0),
                 dead: AtomicBool::new(false),
+                state: Mutex::default(),
+                draining: draining.clone(),
             });
             f2.s.links.lock().unwrap().push(link.clone());
             let (rule, seen, f) = (rule.clone(), seen.clone(), f2.s.clone());
@@ -351,27 +401,35 @@ fn relay(
     link: Arc<Link>,
     faults: Arc<FaultState>,
 ) {
-    // correlation id -> (api key, version) of requests in flight
-    let pending: Arc<Mutex<Vec<(i32, i16, i16)>>> = Arc::default();
     let (mut c2, mut u2) = (client.try_clone().unwrap(), upstream.try_clone().unwrap());
-    let p2 = pending.clone();
     let (l2, f2) = (link.clone(), faults.clone());
     thread::spawn(move || {
         while let Some(mut frame) = read_frame(&mut u2) {
             let corr = i32::from_be_bytes([frame[0], frame[1], frame[2], frame[3]]);
             let entry = {
-                let mut p = p2.lock().unwrap();
-                let i = p.iter().position(|e| e.0 == corr);
-                i.map(|i| p.remove(i))
+                let mut st = l2.state.lock().unwrap();
+                let i = st.pending.iter().position(|e| e.0 == corr);
+                let e = i.map(|i| st.pending.remove(i));
+                if l2.dead.load(Ordering::SeqCst) {
+                    // draining: the answer goes nowhere
+                    if st.pending.is_empty() {
+                        l2.close_upstream(&mut st);
+                        return;
+                    }
+                    continue;
+                }
+                e
             };
             if let Some((_, 3, version)) = entry {
                 frame = rewrite_metadata(&frame, version, port);
             }
             if !forward(&l2, &f2, &mut c2, &frame, TRUNCATE_RESPONSE) {
-                break;
+                l2.kill();
             }
         }
+        // the broker closed, or a drain ran out of time
         l2.kill();
+        l2.close_upstream(&mut l2.state.lock().unwrap());
     });
     while let Some(frame) = read_frame(&mut client) {
         let key = i16::from_be_bytes([frame[0], frame[1]]);
@@ -381,8 +439,18 @@ fn relay(
         if rule(n, key) == Verdict::Cut {
             break;
         }
-        pending.lock().unwrap().push((corr, key, version));
+        link.state
+            .lock()
+            .unwrap()
+            .pending
+            .push((corr, key, version));
         if !forward(&link, &faults, &mut upstream, &frame, TRUNCATE_REQUEST) {
+            // a request cut short (or never sent) gets no answer to wait for
+            let mut st = link.state.lock().unwrap();
+            st.pending.retain(|e| e.0 != corr);
+            if link.dead.load(Ordering::SeqCst) && st.pending.is_empty() {
+                link.close_upstream(&mut st);
+            }
             break;
         }
     }
