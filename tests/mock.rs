@@ -6,6 +6,8 @@
 //!
 //!     cargo test --test mock
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -56,30 +58,17 @@ fn send(p: &Producer, topic: &str, key: &str, value: &str) {
 
 /// Polls `c` until `n` messages came (or 20 s), then 300 ms more for extras.
 fn poll_n(c: &Consumer, n: usize) -> Vec<(i32, i64, String, String)> {
-    let mut out = Vec::new();
-    let until = Instant::now() + Duration::from_secs(20);
-    let mut extra_until = None;
-    loop {
-        let now = Instant::now();
-        if out.len() >= n && extra_until.is_none() {
-            extra_until = Some(now + Duration::from_millis(300));
-        }
-        if now > until || extra_until.is_some_and(|t| now > t) {
-            break;
-        }
-        if let Some(m) = c.poll(Duration::from_millis(50)).unwrap() {
-            if m.error.is_some() {
-                continue;
-            }
-            out.push((
+    common::poll_messages(c, n, Duration::from_millis(300))
+        .into_iter()
+        .map(|m| {
+            (
                 m.partition,
                 m.offset,
                 String::from_utf8_lossy(m.key.as_deref().unwrap_or_default()).into_owned(),
                 String::from_utf8_lossy(m.value.as_deref().unwrap_or_default()).into_owned(),
-            ));
-        }
-    }
-    out
+            )
+        })
+        .collect()
 }
 
 #[test]

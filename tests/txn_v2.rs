@@ -7,10 +7,12 @@
 //! every transaction; in v1 AddPartitionsToTxn, Produce v11 or below,
 //! EndTxn v4 or below and one epoch throughout.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use gregor::compression::Codec;
 use gregor::config::Config;
@@ -65,25 +67,10 @@ fn read_committed(bootstrap: &str, n: usize) -> Vec<String> {
         Tpo::new(TOPIC, 1, offset::BEGINNING),
     ])
     .unwrap();
-    let mut out = Vec::new();
-    let until = Instant::now() + Duration::from_secs(20);
-    let mut extra_until = None;
-    loop {
-        let now = Instant::now();
-        if out.len() >= n && extra_until.is_none() {
-            extra_until = Some(now + Duration::from_millis(500));
-        }
-        if now > until || extra_until.is_some_and(|t| now > t) {
-            break;
-        }
-        if let Some(m) = c.poll(Duration::from_millis(50)).unwrap() {
-            if m.error.is_none() {
-                out.push(
-                    String::from_utf8_lossy(m.value.as_deref().unwrap_or_default()).into_owned(),
-                );
-            }
-        }
-    }
+    let mut out: Vec<String> = common::poll_messages(&c, n, Duration::from_millis(500))
+        .into_iter()
+        .map(|m| String::from_utf8_lossy(m.value.as_deref().unwrap_or_default()).into_owned())
+        .collect();
     c.close();
     out.sort();
     out

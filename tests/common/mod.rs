@@ -171,3 +171,30 @@ pub fn cert(name: &str) -> String {
     );
     p
 }
+
+/// Polls `c` until `n` messages without an error came (or 20 s), then for
+/// `extra` more to catch any that should not be there.
+pub fn poll_messages(
+    c: &gregor::consumer::Consumer,
+    n: usize,
+    extra: Duration,
+) -> Vec<gregor::message::Message> {
+    let mut out = Vec::new();
+    let until = std::time::Instant::now() + Duration::from_secs(20);
+    let mut extra_until = None;
+    loop {
+        let now = std::time::Instant::now();
+        if out.len() >= n && extra_until.is_none() {
+            extra_until = Some(now + extra);
+        }
+        if now > until || extra_until.is_some_and(|t| now > t) {
+            break;
+        }
+        if let Some(m) = c.poll(Duration::from_millis(50)).unwrap() {
+            if m.error.is_none() {
+                out.push(m);
+            }
+        }
+    }
+    out
+}
