@@ -176,12 +176,7 @@ impl BrokerConn {
         }
         let mut version = ApiVersionsRequest::MAX_VERSION;
         for _ in 0..3 {
-            let left = setup_deadline
-                .saturating_duration_since(Instant::now())
-                .max(Duration::from_millis(1));
-            rd.socket()
-                .set_read_timeout(Some(left))
-                .map_err(|e| io_error(name, "set timeout", &e))?;
+            // read_frame_by arms every read with what is left of the setup
             let req = ApiVersionsRequest {
                 client_software_name: "gregor".into(),
                 client_software_version: env!("CARGO_PKG_VERSION").into(),
