@@ -217,10 +217,14 @@ fn stats_are_off_by_default_and_without_a_callback() {
     while *count.lock().unwrap() < 101 && Instant::now() < deadline {
         p.poll(Duration::from_millis(50));
     }
-    assert_eq!(
-        *count.lock().unwrap(),
-        101,
-        "the first callback ran once, then its replacement"
+    // One poll may serve more than one snapshot (a 50 ms poll against a
+    // 50 ms interval, or a poll that overran on a loaded machine), so the
+    // replacement may have run more than once: the hundreds count it, the
+    // units the first callback.
+    let n = *count.lock().unwrap();
+    assert!(
+        n % 100 == 1 && n >= 101,
+        "the first callback ran once, then its replacement: {n}"
     );
 }
 
