@@ -1,13 +1,15 @@
-//! The brokers' network side: one listener thread per broker, one thread per
-//! connection, size-prefixed frames, and the dispatch from an API key to its
-//! handler. Requests on one connection are answered in order, as Kafka does.
+//! The brokers' network side: one listener thread per broker, two threads
+//! per connection (one handles requests as they arrive, one sends their
+//! answers when the broker's round-trip time has passed), size-prefixed
+//! frames, and the dispatch from an API key to its handler. Requests on one
+//! connection are answered in order, as Kafka does.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::ctx::Ctx;
 use super::state::TrackedRequest;
@@ -128,31 +130,71 @@ fn debug(m: std::fmt::Arguments<'_>) {
 pub(crate) enum Outcome {
     /// Send this response (body after the size prefix) after the delay.
     Respond(Vec<u8>, Duration),
-    /// Send nothing (a Produce with acks=0), after the delay.
-    Silent(Duration),
+    /// Send nothing (a Produce with acks=0).
+    Silent,
     /// Close the connection, as Kafka does with a request it cannot serve.
     Close,
 }
 
+/// What the connection's writer does next.
+enum Out {
+    /// Write this frame (size prefix included) at this time.
+    Frame(Instant, Vec<u8>),
+    /// Close the connection, after the frames before it.
+    Close,
+}
+
+/// Reads and handles a connection's requests as they arrive; a writer thread
+/// sends each answer when its delay (the broker's round-trip time and any
+/// injected one) has passed, in order. So a broker with a round-trip time
+/// has appended every request its client pipelined while their answers are
+/// still on the way, as over a slow network, and a broker that goes down
+/// then loses answers to requests it did serve.
 fn serve_connection(shared: Weak<Shared>, broker: i32, mut conn: TcpStream) {
+    let (tx, rx) = std::sync::mpsc::channel::<Out>();
+    let writer = match conn.try_clone() {
+        Ok(w) => w,
+        Err(_) => return,
+    };
+    let Ok(writer) = std::thread::Builder::new()
+        .name(format!("gregor mock conn {broker} out"))
+        .spawn(move || write_answers(writer, rx))
+    else {
+        return;
+    };
     while let Some(frame) = read_frame(&mut conn) {
         let Some(sh) = shared.upgrade() else { break };
         let outcome = handle(&sh, broker, &frame);
         drop(sh);
         match outcome {
             Outcome::Respond(body, delay) => {
-                if !delay.is_zero() {
-                    std::thread::sleep(delay);
-                }
                 let mut out = Vec::with_capacity(body.len() + 4);
                 out.extend_from_slice(&(body.len() as i32).to_be_bytes());
                 out.extend_from_slice(&body);
-                if conn.write_all(&out).is_err() {
+                if tx.send(Out::Frame(Instant::now() + delay, out)).is_err() {
                     break;
                 }
             }
-            Outcome::Silent(delay) => std::thread::sleep(delay),
+            // Nothing is sent for it (a Produce with acks=0).
+            Outcome::Silent => {}
             Outcome::Close => break,
+        }
+    }
+    // The answers already due go out first, as before a close on Kafka.
+    let _ = tx.send(Out::Close);
+    let _ = writer.join();
+}
+
+/// Sends the answers of one connection in order, each at its time, then
+/// closes the connection.
+fn write_answers(mut conn: TcpStream, rx: std::sync::mpsc::Receiver<Out>) {
+    while let Ok(Out::Frame(at, out)) = rx.recv() {
+        let wait = at.saturating_duration_since(Instant::now());
+        if !wait.is_zero() {
+            std::thread::sleep(wait);
+        }
+        if conn.write_all(&out).is_err() {
+            break;
         }
     }
     let _ = conn.shutdown(Shutdown::Both);
@@ -401,6 +443,6 @@ fn run<R: Request>(
                 Outcome::Close
             }
         },
-        None => Outcome::Silent(delay),
+        None => Outcome::Silent,
     }
 }
