@@ -8,6 +8,7 @@
 //! EndTxn v4 or below and one epoch throughout.
 
 mod common;
+mod mock_cluster;
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -76,6 +77,55 @@ fn read_committed(bootstrap: &str, n: usize) -> Vec<String> {
     out
 }
 
+/// The 20 transactions (every third aborted), 3 messages each over both
+/// partitions; with `offsets`, consumed offsets go into transactions 4
+/// (committed) and 5 (aborted). Calls `after_each` after each one. Returns
+/// the committed values, sorted.
+fn transactions(p: &Producer, offsets: bool, mut after_each: impl FnMut()) -> Vec<String> {
+    let mut committed = Vec::new();
+    for i in 0..TRANSACTIONS {
+        p.begin_transaction().unwrap();
+        let commit = i % 3 != 2;
+        let values: Vec<String> = (0..3)
+            .map(|j| format!("t{i:02}-m{j}-{}", if commit { "commit" } else { "abort" }))
+            .collect();
+        for (j, v) in values.iter().enumerate() {
+            p.send(
+                &ProducerRecord {
+                    topic: TOPIC,
+                    partition: Some((i + j) as i32 % 2),
+                    key: None,
+                    value: Some(v.as_bytes()),
+                    headers: &[],
+                    timestamp: None,
+                },
+                0,
+            )
+            .unwrap();
+        }
+        if offsets && (i == 4 || i == 5) {
+            // AddOffsetsToTxn and TxnOffsetCommit in both protocols
+            p.send_offsets_to_transaction(
+                &[(TOPIC, 0, 100 + i as i64)],
+                GROUP,
+                Duration::from_secs(10),
+            )
+            .unwrap();
+        }
+        if commit {
+            p.commit_transaction(Duration::from_secs(10)).unwrap();
+            committed.extend(values);
+        } else {
+            // the aborted messages reach the log, so read_committed has something to skip
+            p.flush(Duration::from_secs(10)).unwrap();
+            p.abort_transaction(Duration::from_secs(10)).unwrap();
+        }
+        after_each();
+    }
+    committed.sort();
+    committed
+}
+
 /// Runs the 20 transactions on a mock with `transaction_version`
 /// finalized, its Produce capped at `produce_max` when given.
 fn run(transaction_version: Option<i16>, produce_max: Option<i16>) -> Run {
@@ -100,50 +150,11 @@ fn run(transaction_version: Option<i16>, produce_max: Option<i16>) -> Run {
     p.init_transactions(Duration::from_secs(10)).unwrap();
     mc.start_request_tracking();
     let mut producers = vec![mc.transaction_producer(tid).unwrap()];
-    let mut committed = Vec::new();
-    for i in 0..TRANSACTIONS {
-        p.begin_transaction().unwrap();
-        let commit = i % 3 != 2;
-        let values: Vec<String> = (0..3)
-            .map(|j| format!("t{i:02}-m{j}-{}", if commit { "commit" } else { "abort" }))
-            .collect();
-        for (j, v) in values.iter().enumerate() {
-            p.send(
-                &ProducerRecord {
-                    topic: TOPIC,
-                    partition: Some((i + j) as i32 % 2),
-                    key: None,
-                    value: Some(v.as_bytes()),
-                    headers: &[],
-                    timestamp: None,
-                },
-                0,
-            )
-            .unwrap();
-        }
-        if i == 4 || i == 5 {
-            // consumed offsets go into transactions 4 (committed) and 5
-            // (aborted): AddOffsetsToTxn and TxnOffsetCommit in both protocols
-            p.send_offsets_to_transaction(
-                &[(TOPIC, 0, 100 + i as i64)],
-                GROUP,
-                Duration::from_secs(10),
-            )
-            .unwrap();
-        }
-        if commit {
-            p.commit_transaction(Duration::from_secs(10)).unwrap();
-            committed.extend(values);
-        } else {
-            // the aborted messages reach the log, so read_committed has something to skip
-            p.flush(Duration::from_secs(10)).unwrap();
-            p.abort_transaction(Duration::from_secs(10)).unwrap();
-        }
-        producers.push(mc.transaction_producer(tid).unwrap());
-    }
+    let committed = transactions(&p, true, || {
+        producers.push(mc.transaction_producer(tid).unwrap())
+    });
     let requests = mc.requests();
     drop(p);
-    committed.sort();
     let read = read_committed(&bs, committed.len());
     let c = Consumer::new(&config(&bs, &[("group.id", GROUP)])).unwrap();
     let group_offset = c
@@ -456,4 +467,39 @@ fn transactions_v2_with_leaders_without_produce_v12_add_partitions_first() {
         "{:?}",
         r.producers
     );
+}
+
+/// The same 20 transactions against librdkafka's mock cluster (with
+/// tests/mock_cluster/patches/0007, which writes the markers and answers
+/// read_committed fetches as Kafka does): the read_committed consumer reads
+/// exactly the committed messages. Its TxnOffsetCommit commits at once, not
+/// at EndTxn, so the offsets in transactions are checked on gregor's mock
+/// only.
+#[test]
+fn transactions_on_librdkafkas_mock_read_committed_reads_the_commits_only() {
+    let mc = mock_cluster::MockCluster::start(3);
+    mc.topic(TOPIC, 2, 1);
+    let p = Producer::new(&config(
+        &mc.bootstrap,
+        &[("transactional.id", "txn-rdk-producer"), ("linger.ms", "1")],
+    ))
+    .unwrap();
+    p.init_transactions(Duration::from_secs(10)).unwrap();
+    mc.track_start();
+    let committed = transactions(&p, false, || {});
+    drop(p);
+    let mut by: BTreeMap<String, (i16, usize)> = BTreeMap::new();
+    for (_, name, v) in mc.versions() {
+        let e = by.entry(name).or_insert((v, 0));
+        e.0 = e.0.max(v);
+        e.1 += 1;
+    }
+    println!("librdkafka's mock: (highest version, count) by request: {by:?}");
+    let read = read_committed(&mc.bootstrap, committed.len());
+    assert_eq!(committed.len(), 3 * 14);
+    assert_eq!(
+        read, committed,
+        "read_committed reads the committed messages only"
+    );
+    assert_eq!(by.get("EndTxn").map(|e| e.1), Some(TRANSACTIONS), "{by:?}");
 }
