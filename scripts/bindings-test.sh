@@ -52,7 +52,7 @@ run_python() {
     PYTHONPATH="$site" python3 bindings/python/tests/test_events.py
     log "python: purge and delivery reports (test_purge.py)"
     KAFKA_IMPL=gregor PYTHONPATH="$site" python3 bindings/python/tests/test_purge.py
-    log "python: logger (issue 16)"
+    log "python: logger"
     PYTHONPATH="$site" python3 bindings/python/tests/test_log.py
     log "python: the rest of confluent-kafka's API"
     PYTHONPATH="$site" python3 bindings/python/tests/test_confluent_api.py
@@ -65,7 +65,7 @@ run_python() {
     KAFKA_IMPL=confluent_kafka PYTHONPATH="$compat:$site" python3 bindings/python/tests/test_compat.py
     log "python: oauth_cb (SASL/OAUTHBEARER token refresh)"
     PYTHONPATH="$site" python3 bindings/python/tests/test_oauth.py
-    log "python: io events, yield, asyncio example, group metadata, close_start (issue 22)"
+    log "python: io events, yield, asyncio example, group metadata, close_start"
     PYTHONPATH="$site" python3 bindings/python/tests/test_event_loop.py
     log "python: group.protocol=consumer (KIP-848) on the mock cluster, confluent-kafka then gregor"
     KAFKA_IMPL=confluent_kafka python3 bindings/python/tests/test_kip848.py
@@ -92,13 +92,13 @@ run_ruby() {
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_hostile.rb
     log "ruby: Producer#purge"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_purge.rb
-    log "ruby: Config.logger (issue 16)"
+    log "ruby: Config.logger"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_log.rb
-    log "ruby: OAUTHBEARER refresh callback and set_token (issue 22)"
+    log "ruby: OAUTHBEARER refresh callback and set_token"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_oauthbearer.rb
-    log "ruby: event_io / yield_now / close_start / group metadata (issue 22)"
+    log "ruby: event_io / yield_now / close_start / group metadata"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_event_loop.rb
-    # close under calls in flight (issue 24): 1000 rounds each for admin,
+    # close under calls in flight: 1000 rounds each for admin,
     # producer and consumer, 15-30 s; GREGOR_LIFETIME_ROUNDS to change
     log "ruby: close while calls are in flight (${GREGOR_LIFETIME_ROUNDS:-1000} rounds each)"
     ruby -Ibindings/ruby/lib bindings/ruby/test/test_lifetime.rb

@@ -14,7 +14,7 @@
 # installed confluent-kafka instead, for the side-by-side count. With
 # `--floor N` the script fails when fewer than N tests pass (on gregor with
 # the default files: GREGOR_FLOOR below unless given). The default
-# files are the unit tests that need no broker (the ones issue 17 counts);
+# files are the unit tests that need no broker;
 # name others (tests/integration/...) to try them (with BROKERS=host:port;
 # their fixtures import confluent_kafka.schema_registry, which gregor does
 # not have: CKP_BORROW=<site-packages>/confluent_kafka loads such missing
@@ -30,7 +30,7 @@ shift
 src=$(cd "$src" && pwd)
 impl=gregor
 # The floor for gregor on the default files: the pass count this branch
-# reached (issue 17: 10 at the start, 160 with the ctypes binding, 163 with
+# reached (10 at the start, 160 with the ctypes binding, 163 with
 # the compiled module, 164 with _CONFLICT; confluent-kafka 2.16.1: 173). Every remaining
 # failure is a difference listed in bindings/python/README.md.
 GREGOR_FLOOR=164

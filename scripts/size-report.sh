@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Footprint of gregor next to librdkafka, built here (issue 23):
+# Footprint of gregor next to librdkafka, built here:
 #   - what `make install` ships: libgregor.so, libgregor.a, the gregor CLI
 #     (stripped, PROFILE=dist) vs librdkafka's install from scripts/setup.sh
 #     librdkafka ($GREGOR_DEPS/librdkafka) and kcat, and the shared

@@ -165,7 +165,7 @@ static PROPS: &[Prop] = props! {
     "bootstrap.servers" | "metadata.broker.list": Kind::Str, "", Any,
         "Initial list of brokers as host:port[,host:port...].";
     "client.id": Kind::Str, "gregor", Any, "Client identifier sent to brokers.";
-    // Statistics (issue 10): emitted by a timer, delivered by poll/flush.
+    // Statistics: emitted by a timer, delivered by poll/flush.
     "statistics.interval.ms": int(0, 86_400_000), "0", Any,
         "How often the statistics callback gets the client's statistics as JSON (0: never).";
     "socket.timeout.ms": int(10, 300_000), "60000", Any,
@@ -269,7 +269,6 @@ static PROPS: &[Prop] = props! {
     "partitioner": Kind::Enum(&[&["consistent_random"], &["murmur2_random"], &["murmur2"],
         &["consistent"], &["random"], &["fnv1a"], &["fnv1a_random"]]), "consistent_random", Producer,
         "How keyed and keyless messages are spread over partitions.";
-    // wt-purge (issue 16 item 6)
     "delivery.report.only.error": Kind::Bool, "false", Producer,
         "Only failed messages get a delivery report (librdkafka's).";
     "group.id": Kind::Str, "", Consumer, "Consumer group id; needed for committed offsets.";

@@ -30,6 +30,7 @@ pub mod record;
 #[cfg(feature = "zookeeper")]
 pub mod registry;
 pub mod stats;
+pub(crate) mod sync;
 pub mod wire;
 #[cfg(feature = "zookeeper")]
 pub mod zk;

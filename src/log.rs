@@ -23,6 +23,7 @@
 //! never carry a secret: call sites log names, addresses, codes and states,
 //! never passwords, tokens or keys.
 
+use crate::sync::MutexExt;
 use std::collections::VecDeque;
 use std::fmt;
 use std::io::Write;
@@ -345,7 +346,7 @@ impl Logger {
         }
         let _ = fmt::write(&mut buf, args);
         if let Some(q) = &self.inner.queue {
-            let mut q = q.lock().unwrap_or_else(|e| e.into_inner());
+            let mut q = q.locked();
             if q.lines.len() < QUEUE_MAX {
                 q.lines.push_back(Queued { level, fac, buf });
             } else {
@@ -369,7 +370,7 @@ impl Logger {
     pub fn serve(&self) -> usize {
         let Some(q) = &self.inner.queue else { return 0 };
         let (lines, dropped) = {
-            let mut q = q.lock().unwrap_or_else(|e| e.into_inner());
+            let mut q = q.locked();
             if q.lines.is_empty() && q.dropped == 0 {
                 return 0;
             }

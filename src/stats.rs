@@ -12,6 +12,7 @@
 //! callback — as librdkafka serves its stats event from its queue. If the
 //! application polls late, one snapshot is delivered, not a backlog.
 
+use crate::sync::MutexExt;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -162,7 +163,7 @@ impl Emitter {
     /// Sets (or with `None` removes) the callback; the first snapshot comes
     /// one interval later.
     pub fn set_callback(&self, cb: Option<StatsCallback>) {
-        let mut g = self.cb.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = self.cb.locked();
         let due = match (&cb, self.interval) {
             (Some(_), Some(i)) => monotonic_us() + i.as_micros() as u64,
             _ => u64::MAX,
@@ -242,7 +243,7 @@ impl Emitter {
         let json = self.render(cluster, &totals, &topics);
         cb(&json);
         // Back in place unless the callback was replaced meanwhile.
-        let mut g = self.cb.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = self.cb.locked();
         if self.cb_version.load(Ordering::Relaxed) == version {
             *g = Some(cb);
         }

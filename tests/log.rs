@@ -1,4 +1,4 @@
-//! Logging (issue 16): librdkafka's `debug` contexts and log lines over a
+//! Logging: librdkafka's `debug` contexts and log lines over a
 //! produce / consume / group / transaction run on librdkafka's mock cluster
 //! (tests/mock_cluster/), with a leader move and injected produce errors.
 //! With `debug=all` the lines an operator needs are there (a leader change,

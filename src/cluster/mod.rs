@@ -7,8 +7,9 @@
 //! topic is unknown, and when a caller reports a leader error
 //! ([`Cluster::invalidate`]).
 
+use crate::sync::{MutexExt, RwLockExt};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use crate::config::Config;
@@ -286,10 +287,6 @@ pub struct Cluster {
     inner: Arc<Inner>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 impl Cluster {
     /// The private mock cluster `test.mock.num.brokers` started for this
     /// client, to control from a test (librdkafka's
@@ -428,7 +425,7 @@ impl Cluster {
             )?;
             let brokers = zk_brokers_info(&first, &protocol)?;
             cluster.set_zk_brokers(brokers);
-            *lock(&cluster.inner.zk_watch) = Some(watch);
+            *cluster.inner.zk_watch.locked() = Some(watch);
         }
         Ok(cluster)
     }
@@ -440,7 +437,7 @@ impl Cluster {
     fn set_zk_brokers(&self, brokers: Vec<BrokerInfo>) {
         let addrs: Vec<String> = brokers.iter().map(BrokerInfo::addr).collect();
         {
-            let mut conns = lock(&self.inner.bootstrap_conns);
+            let mut conns = self.inner.bootstrap_conns.locked();
             let old = std::mem::take(&mut *conns);
             for c in old {
                 if addrs.iter().any(|a| a == c.addr()) {
@@ -459,19 +456,15 @@ impl Cluster {
                 }
             }
         }
-        *self
-            .inner
-            .bootstrap
-            .write()
-            .unwrap_or_else(|e| e.into_inner()) = addrs;
+        *self.inner.bootstrap.write_locked() = addrs;
         let by_id: BTreeMap<i32, BrokerInfo> = brokers.into_iter().map(|b| (b.id, b)).collect();
         {
-            let mut cache = self.inner.cache.write().unwrap_or_else(|e| e.into_inner());
+            let mut cache = self.inner.cache.write_locked();
             cache.meta.brokers = by_id.clone();
             cache.brokers_age = None;
             cache.topic_age.clear();
         }
-        let mut conns = lock(&self.inner.conns);
+        let mut conns = self.inner.conns.locked();
         conns.retain(|(id, _), conn| {
             let keep = by_id.get(id).is_some_and(|b| b.addr() == conn.addr());
             if !keep {
@@ -511,21 +504,12 @@ impl Cluster {
 
     /// The bootstrap addresses (with ZooKeeper: the registered brokers' now).
     pub fn bootstrap(&self) -> Vec<String> {
-        self.inner
-            .bootstrap
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.inner.bootstrap.read_locked().clone()
     }
 
     /// A copy of the cached metadata.
     pub fn snapshot(&self) -> Metadata {
-        self.inner
-            .cache
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .meta
-            .clone()
+        self.inner.cache.read_locked().meta.clone()
     }
 
     /// Asks the cluster for metadata: `None` for all topics, else those named.
@@ -730,7 +714,7 @@ impl Cluster {
         // prefer a connection that is already up
         out.sort_by_key(|c| !c.is_connected());
         if out.is_empty() || self.inner.from_zk || self.inner.recovery.bootstrapping() {
-            out.extend(lock(&self.inner.bootstrap_conns).iter().cloned());
+            out.extend(self.inner.bootstrap_conns.locked().iter().cloned());
         }
         out
     }
@@ -747,17 +731,17 @@ impl Cluster {
             self.bootstrap().join(",")
         );
         {
-            let mut cache = self.inner.cache.write().unwrap_or_else(|e| e.into_inner());
+            let mut cache = self.inner.cache.write_locked();
             cache.meta.brokers.clear();
             cache.brokers_age = None;
             cache.topic_age.clear();
         }
-        lock(&self.inner.conns).clear();
+        self.inner.conns.locked().clear();
     }
 
     fn absorb(&self, meta: &Metadata, asked: Option<&[&str]>) {
         let now = Instant::now();
-        let mut cache = self.inner.cache.write().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self.inner.cache.write_locked();
         let c = &mut *cache;
         c.meta.brokers = meta.brokers.clone();
         c.meta.controller_id = meta.controller_id;
@@ -778,7 +762,7 @@ impl Cluster {
             c.topic_age.insert(name.clone(), now);
         }
         // drop connections to brokers that moved or left
-        let mut conns = lock(&self.inner.conns);
+        let mut conns = self.inner.conns.locked();
         conns.retain(|(id, _), conn| {
             meta.brokers
                 .get(id)
@@ -803,7 +787,7 @@ impl Cluster {
         if leader < 0 || epoch < 0 {
             return false;
         }
-        let mut cache = self.inner.cache.write().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self.inner.cache.write_locked();
         let c = &mut *cache;
         if let Some(b) = endpoint.filter(|b| b.id == leader && b.port > 0) {
             c.meta.brokers.entry(leader).or_insert(b);
@@ -850,7 +834,7 @@ impl Cluster {
 
     /// Marks a topic's metadata stale, so the next lookup refreshes it.
     pub fn invalidate(&self, topic: &str) {
-        let mut cache = self.inner.cache.write().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self.inner.cache.write_locked();
         cache.topic_age.remove(topic);
     }
 
@@ -875,7 +859,7 @@ impl Cluster {
     }
 
     fn cached_topic(&self, name: &str) -> Option<TopicInfo> {
-        let cache = self.inner.cache.read().unwrap_or_else(|e| e.into_inner());
+        let cache = self.inner.cache.read_locked();
         let age = cache.topic_age.get(name)?;
         let t = cache.meta.topics.get(name)?;
         let fresh = age.elapsed() < self.inner.max_age;
@@ -922,7 +906,7 @@ impl Cluster {
     /// A partition's leader from the cache, without any network call
     /// (`None` if unknown, stale, leaderless or in error).
     pub fn cached_leader(&self, topic: &str, partition: i32) -> Option<i32> {
-        let cache = self.inner.cache.read().unwrap_or_else(|e| e.into_inner());
+        let cache = self.inner.cache.read_locked();
         let age = cache.topic_age.get(topic)?;
         if age.elapsed() >= self.inner.max_age {
             return None;
@@ -975,7 +959,7 @@ impl Cluster {
             let code = KafkaCode(code);
             if code.is_ok() {
                 {
-                    let mut cache = self.inner.cache.write().unwrap_or_else(|e| e.into_inner());
+                    let mut cache = self.inner.cache.write_locked();
                     cache.meta.brokers.entry(id).or_insert(BrokerInfo {
                         id,
                         host,
@@ -1000,14 +984,14 @@ impl Cluster {
     /// If the broker is not in the metadata.
     pub fn conn(&self, id: i32, purpose: Purpose) -> Result<BrokerConn> {
         self.check_open()?;
-        if let Some(c) = lock(&self.inner.conns).get(&(id, purpose)) {
+        if let Some(c) = self.inner.conns.locked().get(&(id, purpose)) {
             return Ok(c.clone());
         }
         let b = self.snapshot().brokers.get(&id).cloned().ok_or_else(|| {
             Error::transport(format!("broker {id} is not in the cluster metadata"))
         })?;
         let addr = b.addr();
-        let mut conns = lock(&self.inner.conns);
+        let mut conns = self.inner.conns.locked();
         let c = conns.entry((id, purpose)).or_insert_with(|| {
             BrokerConn::new(format!("{addr}/{id}"), addr.clone(), self.inner.net.clone())
         });
@@ -1049,12 +1033,17 @@ impl Cluster {
     /// Every connection opened so far with its broker id (-1 for the
     /// bootstrap ones), for statistics.
     pub fn connections(&self) -> Vec<(i32, BrokerConn)> {
-        let mut v: Vec<(i32, BrokerConn)> = lock(&self.inner.conns)
+        let mut v: Vec<(i32, BrokerConn)> = self
+            .inner
+            .conns
+            .locked()
             .iter()
             .map(|((id, _), c)| (*id, c.clone()))
             .collect();
         v.extend(
-            lock(&self.inner.bootstrap_conns)
+            self.inner
+                .bootstrap_conns
+                .locked()
                 .iter()
                 .map(|c| (-1, c.clone())),
         );
@@ -1100,16 +1089,16 @@ impl Cluster {
             .shut_down
             .store(true, std::sync::atomic::Ordering::SeqCst);
         #[cfg(feature = "zookeeper")]
-        lock(&self.inner.zk_watch).take();
+        self.inner.zk_watch.locked().take();
         // the OAUTHBEARER refresher thread ends with the client
         #[cfg(feature = "sasl")]
         if let Ok(ob) = self.oauthbearer() {
             ob.stop();
         }
-        for c in lock(&self.inner.conns).drain().map(|(_, c)| c) {
+        for c in self.inner.conns.locked().drain().map(|(_, c)| c) {
             c.shutdown();
         }
-        for c in lock(&self.inner.bootstrap_conns).iter() {
+        for c in self.inner.bootstrap_conns.locked().iter() {
             c.shutdown();
         }
     }
@@ -1131,11 +1120,11 @@ impl Cluster {
     /// request opens a new one.
     pub fn close(&self) {
         #[cfg(feature = "zookeeper")]
-        lock(&self.inner.zk_watch).take();
-        for c in lock(&self.inner.conns).drain().map(|(_, c)| c) {
+        self.inner.zk_watch.locked().take();
+        for c in self.inner.conns.locked().drain().map(|(_, c)| c) {
             c.close();
         }
-        for c in lock(&self.inner.bootstrap_conns).iter() {
+        for c in self.inner.bootstrap_conns.locked().iter() {
             c.close();
         }
     }

@@ -12,6 +12,7 @@
 //! with REBOOTSTRAP_REQUIRED (KIP-1102). With `none` it keeps asking the brokers of
 //! the last answer, whatever happens to them.
 
+use crate::sync::MutexExt;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -63,7 +64,7 @@ impl Recovery {
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.locked()
     }
 
     /// Whether metadata requests go to `bootstrap.servers` (nothing

@@ -8,6 +8,7 @@
 //! partitions every `topic.metadata.refresh.interval.ms`. The same request
 //! helpers serve the blocking calls of [`super::Consumer`].
 
+use crate::sync::MutexExt;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -162,11 +163,7 @@ impl Control {
                 let _running = guard;
                 f.run();
             }) {
-            Ok(h) => self
-                .threads
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(h),
+            Ok(h) => self.threads.locked().push(h),
             Err(e) => {
                 st.fetchers.retain(|b| *b != id);
                 st.events.push_back(Message::event(

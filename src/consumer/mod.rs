@@ -52,6 +52,7 @@ pub(crate) mod session;
 mod state;
 mod stats;
 
+use crate::sync::MutexExt;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -284,10 +285,7 @@ impl Consumer {
                 control.run();
             })
             .map_err(|e| Error::local(local::FAIL, format!("cannot start consumer thread: {e}")))?;
-        threads
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(spawned);
+        threads.locked().push(spawned);
         let group = group_settings.map(|s| Arc::new(Group::new(s)));
         let mut group_thread = None;
         if let Some(g) = &group {
@@ -978,7 +976,7 @@ impl Consumer {
         &self,
         cb: impl FnMut(&Consumer, RebalanceEvent) + Send + 'static,
     ) {
-        *self.rebalance_cb.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(cb));
+        *self.rebalance_cb.locked() = Some(Box::new(cb));
         if let Some(g) = &self.group {
             g.has_rebalance_cb.store(true, Ordering::Release);
         }
@@ -986,7 +984,7 @@ impl Consumer {
 
     /// Removes the rebalance callback.
     pub fn clear_rebalance_callback(&self) {
-        *self.rebalance_cb.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.rebalance_cb.locked() = None;
         if let Some(g) = &self.group {
             g.has_rebalance_cb.store(false, Ordering::Release);
         }
@@ -999,7 +997,7 @@ impl Consumer {
         &self,
         cb: impl FnMut(&Consumer, Result<()>, &[TopicPartitionOffset]) + Send + 'static,
     ) {
-        *self.commit_cb.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(cb));
+        *self.commit_cb.locked() = Some(Box::new(cb));
         if let Some(g) = &self.group {
             g.has_commit_cb.store(true, Ordering::Release);
         }
@@ -1007,7 +1005,7 @@ impl Consumer {
 
     /// Removes the commit callback.
     pub fn clear_commit_callback(&self) {
-        *self.commit_cb.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.commit_cb.locked() = None;
         if let Some(g) = &self.group {
             g.has_commit_cb.store(false, Ordering::Release);
         }
@@ -1103,14 +1101,10 @@ impl Consumer {
     fn serve(&self, ev: GroupEvent) {
         match ev {
             GroupEvent::Commit { result, offsets } => {
-                let cb = self
-                    .commit_cb
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .take();
+                let cb = self.commit_cb.locked().take();
                 if let Some(mut cb) = cb {
                     cb(self, result, &offsets);
-                    let mut slot = self.commit_cb.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut slot = self.commit_cb.locked();
                     if slot.is_none() {
                         *slot = Some(cb);
                     }
@@ -1150,14 +1144,10 @@ impl Consumer {
             }
         }
         let before = self.assign_ops.load(Ordering::Acquire);
-        let cb = self
-            .rebalance_cb
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let cb = self.rebalance_cb.locked().take();
         if let Some(mut cb) = cb {
             cb(self, event.clone());
-            let mut slot = self.rebalance_cb.lock().unwrap_or_else(|e| e.into_inner());
+            let mut slot = self.rebalance_cb.locked();
             if slot.is_none() {
                 *slot = Some(cb);
             }
@@ -1217,11 +1207,7 @@ impl Consumer {
                 .map(|(t, p)| TopicPartitionOffset::new(t.as_str(), *p, offset::INVALID))
                 .collect();
             let before = self.assign_ops.load(Ordering::Acquire);
-            let cb = self
-                .rebalance_cb
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take();
+            let cb = self.rebalance_cb.locked().take();
             if let Some(mut cb) = cb {
                 cb(self, RebalanceEvent::Revoked(parts));
             }
@@ -1230,11 +1216,7 @@ impl Consumer {
             }
         }
         // wait for the coordinator thread (bounded), then leave
-        let handle = self
-            .group_thread
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let handle = self.group_thread.locked().take();
         {
             let mut m = g.lock();
             while !m.exited && Instant::now() < deadline {
@@ -1270,11 +1252,7 @@ impl Consumer {
             // a close started by close_start: serve what it queues (the
             // revocation) here, as the blocking close does, until it ends
             // (it is bounded)
-            let t = self
-                .close_thread
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take();
+            let t = self.close_thread.locked().take();
             if let Some(t) = t {
                 while !t.is_finished() {
                     let ev = self.shared.lock().group_events.pop_front();
@@ -1343,11 +1321,7 @@ impl Consumer {
             ));
         }
         let group = self.group.clone();
-        let group_thread = self
-            .group_thread
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let group_thread = self.group_thread.locked().take();
         let shared = self.shared.clone();
         let cluster = self.cluster.clone();
         let threads = self.threads.clone();
@@ -1369,7 +1343,7 @@ impl Consumer {
                 drop(st);
             })
             .map_err(|e| Error::local(local::FAIL, format!("cannot start close thread: {e}")))?;
-        *self.close_thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(t);
+        *self.close_thread.locked() = Some(t);
         Ok(())
     }
 
@@ -1405,11 +1379,7 @@ fn stop_threads(shared: &Shared, cluster: &Cluster, threads: &Threads) {
         }
         let _ = shared.data.wait_timeout(st, Duration::from_millis(50));
     }
-    let handles: Vec<_> = threads
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .drain(..)
-        .collect();
+    let handles: Vec<_> = threads.locked().drain(..).collect();
     for h in handles {
         if h.is_finished() {
             let _ = h.join();

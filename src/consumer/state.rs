@@ -7,6 +7,7 @@
 //! it), and drops control records and, under `read_committed`, the records
 //! of aborted transactions.
 
+use crate::sync::MutexExt;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -368,14 +369,11 @@ impl Shared {
 
     /// The KIP-848 member id and epoch for OffsetFetch, if any.
     pub fn member_epoch(&self) -> Option<(String, i32)> {
-        self.member_epoch
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.member_epoch.locked().clone()
     }
 
     pub fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.locked()
     }
 
     /// Wakes pollers if any wait, and the event loop if something is

@@ -10,7 +10,7 @@
 //! `codes_rs_is_generated_from_the_tables` below fails when it differs and
 //! rewrites it when run with `GREGOR_REGENERATE=1`
 //! (`GREGOR_REGENERATE=1 cargo test --lib ffi::descriptors`). The C test
-//! `c-tests/descriptors.c` compares every constant of `gregor.h` with these
+//! `c-tests/test_descriptors.c` compares every constant of `gregor.h` with these
 //! tables at run time.
 
 #![allow(missing_docs)]

@@ -4,6 +4,7 @@
 //! is a no-op, 0 or an error code (a 0.7 broker's codes −1…4 pass through
 //! unchanged), detail in a caller-owned `errstr`, no panic crosses into C.
 
+use crate::sync::MutexExt;
 use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 use std::time::Duration;
@@ -686,11 +687,7 @@ pub extern "C" fn gregor_legacy07_registry_partitions(
         if capacity > 0 && (broker_ids.is_null() || partitions.is_null()) {
             return Err(null_arg("broker_ids/partitions"));
         }
-        let v: Vec<BrokerPartition> = r
-            .inner
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .producer_partitions(topic)?;
+        let v: Vec<BrokerPartition> = r.inner.locked().producer_partitions(topic)?;
         let n = v.len().min(capacity);
         let ids: Vec<i32> = v[..n].iter().map(|b| b.broker_id).collect();
         let ps: Vec<i32> = v[..n].iter().map(|b| b.partition).collect();

@@ -26,6 +26,7 @@
 //! The hot path is an uncontended read lock, a `BTreeSet` lookup, one atomic
 //! increment and decrement, and a push/pop on a thread-local stack.
 
+use crate::sync::{MutexExt, RwLockExt};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::ops::Deref;
@@ -68,11 +69,11 @@ impl Registry {
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, BTreeSet<usize>> {
-        self.0.read().unwrap_or_else(|e| e.into_inner())
+        self.0.read_locked()
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, BTreeSet<usize>> {
-        self.0.write().unwrap_or_else(|e| e.into_inner())
+        self.0.write_locked()
     }
 }
 
@@ -174,7 +175,7 @@ impl<T: Handle> Drop for Entered<T> {
         // The last call out of a handle being freed: its `_free` waits. From
         // here on the handle may be gone: only `prev` and the global condvar
         // are used.
-        let _g = DRAINED.0.lock().unwrap_or_else(|e| e.into_inner());
+        let _g = DRAINED.0.locked();
         DRAINED.1.notify_all();
     }
 }
@@ -222,7 +223,7 @@ pub(crate) fn destroy<T: Handle>(p: *mut T) {
     let h = unsafe { &*p };
     h.life().state.fetch_or(DESTROYED, Ordering::AcqRel);
     h.shutdown();
-    let mut g = DRAINED.0.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = DRAINED.0.locked();
     while h.life().state.load(Ordering::Acquire) & COUNT != 0 {
         g = DRAINED.1.wait(g).unwrap_or_else(|e| e.into_inner());
     }

@@ -6,6 +6,7 @@
 //! (librdkafka's `rd_kafka_err2name` / `rd_kafka_err2str`). gregor's own
 //! `gregor_err_name` / `gregor_err_str` keep Kafka's names.
 
+use crate::sync::MutexExt;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, CString};
 use std::sync::OnceLock;
@@ -188,7 +189,7 @@ fn lookup(code: c_int, pick: fn(&'static Entry) -> &'static CString) -> *const c
             unknown: HashMap::new(),
         })
     });
-    let mut extra = extra.lock().unwrap_or_else(|p| p.into_inner());
+    let mut extra = extra.locked();
     if let Some(e) = extra.known.get(&code).or_else(|| extra.unknown.get(&code)) {
         return pick(e).as_ptr();
     }

@@ -2,6 +2,7 @@
 //! FETCH, MULTIFETCH and OFFSETS (what Kafka 0.7's `SyncProducer` and
 //! `SimpleConsumer` do).
 
+use crate::sync::MutexExt;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -165,7 +166,7 @@ impl Client {
     /// connection on any failure.
     fn call(&self, req: &Request, reply: bool) -> Result<Option<Bytes>, Error> {
         let frame = req.encode()?;
-        let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.conn.locked();
         if guard.is_none() {
             *guard = Some(Conn::connect(
                 &self.addr,

@@ -2,6 +2,7 @@
 //! as Kafka 0.7's ZooKeeper-based producer does (Kafka 0.7's design
 //! document, on the producer's ZooKeeper-based load balancing).
 
+use crate::sync::MutexExt;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -60,10 +61,7 @@ impl Producer07 {
     /// # Errors
     /// ZooKeeper failures.
     pub fn partitions(&self, topic: &str) -> Result<Vec<BrokerPartition>, Error> {
-        self.registry
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .producer_partitions(topic)
+        self.registry.locked().producer_partitions(topic)
     }
 
     /// Re-reads the registry now (it is also re-read whenever a watch fired).
@@ -71,26 +69,18 @@ impl Producer07 {
     /// # Errors
     /// ZooKeeper failures, no brokers.
     pub fn refresh(&self) -> Result<(), Error> {
-        self.registry
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .refresh()
+        self.registry.locked().refresh()
     }
 
     fn client(&self, broker_id: i32) -> Result<Arc<Client>, Error> {
-        let info = self
-            .registry
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .broker(broker_id)?
-            .ok_or_else(|| {
-                Error::local(
-                    local::ALL_BROKERS_DOWN,
-                    format!("broker {broker_id} left the registry"),
-                )
-            })?;
+        let info = self.registry.locked().broker(broker_id)?.ok_or_else(|| {
+            Error::local(
+                local::ALL_BROKERS_DOWN,
+                format!("broker {broker_id} left the registry"),
+            )
+        })?;
         let addr = info.addr();
-        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        let mut clients = self.clients.locked();
         if let Some(c) = clients.get(&broker_id) {
             if c.addr() == addr {
                 return Ok(c.clone());
@@ -139,10 +129,7 @@ impl Producer07 {
             match res {
                 Ok(()) => return Ok(bp),
                 Err(e) if e.is_retriable() => {
-                    self.clients
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .remove(&bp.broker_id);
+                    self.clients.locked().remove(&bp.broker_id);
                     last = Some(e);
                 }
                 Err(e) => return Err(e),

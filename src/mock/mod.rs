@@ -38,6 +38,7 @@ mod server;
 mod state;
 mod txn;
 
+use crate::sync::MutexExt;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::net::TcpListener;
@@ -88,7 +89,7 @@ pub(crate) struct Shared {
 impl Shared {
     /// Locks the state; a panicked connection thread does not poison the cluster.
     pub fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.locked()
     }
 }
 

@@ -4,6 +4,7 @@
 //! frames, and the dispatch from an API key to its handler. Requests on one
 //! connection are answered in order, as Kafka does.
 
+use crate::sync::MutexExt;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,7 +45,7 @@ pub(crate) fn start_listener(shared: &Arc<Shared>, broker: i32, l: TcpListener) 
         .name(format!("gregor mock broker {broker}"))
         .spawn(move || accept_loop(weak, broker, l, stop2))
         .ok();
-    let mut net = shared.net.lock().unwrap_or_else(|e| e.into_inner());
+    let mut net = shared.net.locked();
     net.insert(
         broker,
         BrokerNet {
@@ -59,7 +60,7 @@ pub(crate) fn start_listener(shared: &Arc<Shared>, broker: i32, l: TcpListener) 
 /// Closes `broker`'s listener and every connection it accepted.
 pub(crate) fn stop_listener(shared: &Arc<Shared>, broker: i32) {
     let entry = {
-        let mut net = shared.net.lock().unwrap_or_else(|e| e.into_inner());
+        let mut net = shared.net.locked();
         net.remove(&broker)
     };
     let Some(mut b) = entry else { return };
@@ -89,7 +90,7 @@ fn accept_loop(shared: Weak<Shared>, broker: i32, l: TcpListener, stop: Arc<Atom
         let Some(sh) = shared.upgrade() else { break };
         let _ = conn.set_nodelay(true);
         if let Ok(c) = conn.try_clone() {
-            let mut net = sh.net.lock().unwrap_or_else(|e| e.into_inner());
+            let mut net = sh.net.locked();
             match net.get_mut(&broker) {
                 Some(b) => {
                     b.conns.retain(|s| s.peer_addr().is_ok());

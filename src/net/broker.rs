@@ -11,10 +11,11 @@
 //! Setting a session up (TLS handshake, ApiVersions, SASL) is in
 //! broker/handshake.rs.
 
+use crate::sync::MutexExt;
 use std::collections::{HashMap, HashSet};
 use std::io::ErrorKind;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -149,7 +150,7 @@ impl Slot {
     }
 
     fn fill(&self, v: Result<Vec<u8>>) {
-        let mut g = lock(&self.value);
+        let mut g = self.value.locked();
         if g.is_none() {
             *g = Some(v);
             self.ready.notify_all();
@@ -158,7 +159,7 @@ impl Slot {
 
     /// Waits until `deadline`; `None` if nothing arrived by then.
     fn wait(&self, deadline: Instant) -> Option<Result<Vec<u8>>> {
-        let mut g = lock(&self.value);
+        let mut g = self.value.locked();
         loop {
             if let Some(v) = g.take() {
                 return Some(v);
@@ -190,12 +191,6 @@ impl Waiter {
             Waiter::Call(f) => f(r),
         }
     }
-}
-
-/// Locks a mutex, recovering it if a thread panicked while holding it (the
-/// data guarded here stays consistent at every unlock point).
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The state of the current session (one TCP connection).
@@ -428,7 +423,7 @@ impl Drop for Inner {
     fn drop(&mut self) {
         let up = self.state.get_mut().is_ok_and(|st| st.alive);
         self.cfg.events.conn_dropped(&self.addr, up);
-        if let Some((_, s)) = lock(&self.writer).take() {
+        if let Some((_, s)) = self.writer.locked().take() {
             s.shutdown();
         }
     }
@@ -501,13 +496,13 @@ impl BrokerConn {
 
     /// True while a session is up.
     pub fn is_connected(&self) -> bool {
-        lock(&self.inner.state).alive
+        self.inner.state.locked().alive
     }
 
     /// True while the last connection attempts failed (reset by a
     /// successful connect): a broker to ask last when another will do.
     pub fn is_failing(&self) -> bool {
-        lock(&self.inner.state).failures > 0
+        self.inner.state.locked().failures > 0
     }
 
     /// True when the last attempt to set up a session failed (refused,
@@ -515,12 +510,12 @@ impl BrokerConn {
     /// opposed to a session that dropped on a broker still accepting new
     /// ones.
     pub fn cannot_connect(&self) -> bool {
-        lock(&self.inner.state).setup_failed
+        self.inner.state.locked().setup_failed
     }
 
     /// Requests sent and not yet answered.
     pub fn in_flight(&self) -> usize {
-        let st = lock(&self.inner.state);
+        let st = self.inner.state.locked();
         st.pending.len() + st.abandoned.len()
     }
 
@@ -529,7 +524,7 @@ impl BrokerConn {
     pub fn take_stats(&self) -> ConnStats {
         let c = &self.inner.counters;
         let (state, waitresp, rtt) = {
-            let mut st = lock(&self.inner.state);
+            let mut st = self.inner.state.locked();
             let state = if st.alive {
                 "UP"
             } else if st.connecting {
@@ -564,7 +559,7 @@ impl BrokerConn {
     /// The current session's socket options as the system reports them
     /// (SO_KEEPALIVE, SO_SNDBUF, SO_RCVBUF); `None` when not connected.
     pub fn socket_options(&self) -> Option<(bool, usize, usize)> {
-        let w = lock(&self.inner.writer);
+        let w = self.inner.writer.locked();
         w.as_ref()
             .and_then(|(_, s)| conn::socket_options(s.socket()).ok())
     }
@@ -667,7 +662,7 @@ impl BrokerConn {
                 Some(inner) => BrokerConn { inner }.decode_frame::<R>(g, corr, version, r),
                 None => r.and_then(|_| Err(Error::transport("connection dropped"))),
             };
-            if let Some(f) = lock(&cb2).take() {
+            if let Some(f) = cb2.locked().take() {
                 f(decoded);
             }
         }));
@@ -675,7 +670,7 @@ impl BrokerConn {
             Ok(g) => g,
             Err(e) => {
                 // the waiter was dropped unregistered: report through the callback
-                if let Some(f) = lock(&callback).take() {
+                if let Some(f) = callback.locked().take() {
                     f(Err(e.clone()));
                 }
                 return Err(e);
@@ -690,7 +685,7 @@ impl BrokerConn {
     /// Fails every request on the current connection with `_TIMED_OUT` and
     /// closes it (as librdkafka does when a request times out).
     pub fn fail_timed_out(&self, what: &str) {
-        let generation = lock(&self.inner.state).generation;
+        let generation = self.inner.state.locked().generation;
         self.fail(
             generation,
             Error::timed_out(format!("{}: {what} timed out", self.inner.name)),
@@ -769,7 +764,7 @@ impl BrokerConn {
 
     fn register_waiting(&self, corr: i32, waiter: Waiter, deadline: Instant) -> Result<u64> {
         let (generation, _) = self.ensure(deadline)?;
-        let mut st = lock(&self.inner.state);
+        let mut st = self.inner.state.locked();
         loop {
             if !st.alive || st.generation != generation {
                 return Err(self.dead_error(&st));
@@ -800,7 +795,7 @@ impl BrokerConn {
     /// Writes a frame; unless `reauth` (the re-authentication's own
     /// requests), waits while the session re-authenticates.
     fn write_gated(&self, generation: u64, frame: &[u8], reauth: bool) -> Result<()> {
-        let mut gate = lock(&self.inner.reauth_gate);
+        let mut gate = self.inner.reauth_gate.locked();
         while *gate && !reauth {
             gate = self
                 .inner
@@ -808,7 +803,7 @@ impl BrokerConn {
                 .wait_timeout(gate, Duration::from_millis(100))
                 .map_or_else(|e| e.into_inner().0, |r| r.0);
         }
-        let mut w = lock(&self.inner.writer);
+        let mut w = self.inner.writer.locked();
         let result = match w.as_mut() {
             Some((g, s)) if *g == generation => conn::write_frame(s, frame, &self.inner.name),
             _ => Err(Error::transport(format!(
@@ -819,7 +814,7 @@ impl BrokerConn {
         drop(w);
         drop(gate);
         if !self.inner.cfg.max_idle.is_zero() {
-            *lock(&self.inner.last_active) = Instant::now();
+            *self.inner.last_active.locked() = Instant::now();
         }
         let c = &self.inner.counters;
         match &result {
@@ -854,7 +849,7 @@ impl BrokerConn {
     /// event then). Returns whether the session was ended.
     fn end_session(&self, generation: u64, err: Error, only_if_idle: bool, report: bool) -> bool {
         let waiters: Vec<Waiter> = {
-            let mut st = lock(&self.inner.state);
+            let mut st = self.inner.state.locked();
             if st.generation != generation || !st.alive {
                 return false;
             }
@@ -904,11 +899,16 @@ impl BrokerConn {
             }
             st.pending.drain().map(|(_, (w, _))| w).collect()
         };
-        if let Some((g, s)) = lock(&self.inner.writer).take_if(|(g, _)| *g == generation) {
+        if let Some((g, s)) = self
+            .inner
+            .writer
+            .locked()
+            .take_if(|(g, _)| *g == generation)
+        {
             debug_assert_eq!(g, generation);
             s.shutdown();
         }
-        if report && !lock(&self.inner.dial).shut {
+        if report && !self.inner.dial.locked().shut {
             self.inner
                 .cfg
                 .events
@@ -923,9 +923,9 @@ impl BrokerConn {
     /// Closes the connection for good: as [`BrokerConn::close`], and no
     /// request may connect again (they fail with `_DESTROY`).
     pub fn shutdown(&self) {
-        lock(&self.inner.dial).shut = true;
+        self.inner.dial.locked().shut = true;
         {
-            let _st = lock(&self.inner.state);
+            let _st = self.inner.state.locked();
             self.inner.changed.notify_all();
         }
         self.close();
@@ -935,13 +935,13 @@ impl BrokerConn {
     /// fail with `_TRANSPORT`.
     pub fn close(&self) {
         {
-            let mut d = lock(&self.inner.dial);
+            let mut d = self.inner.dial.locked();
             d.closes += 1;
             if let Some(s) = d.sock.take() {
                 let _ = s.shutdown(std::net::Shutdown::Both);
             }
         }
-        let generation = lock(&self.inner.state).generation;
+        let generation = self.inner.state.locked().generation;
         self.end_session(
             generation,
             Error::transport(format!("{}: connection closed by client", self.inner.name)),
@@ -952,7 +952,7 @@ impl BrokerConn {
         // returns at once. The I/O threads never call close (only fail), so
         // this cannot wait for itself. Bounded all the same: a stuck thread
         // is left behind rather than hanging the caller's `_free`.
-        let readers = std::mem::take(&mut *lock(&self.inner.readers));
+        let readers = std::mem::take(&mut *self.inner.readers.locked());
         let until = Instant::now() + Duration::from_secs(5);
         for h in readers {
             while !h.is_finished() && Instant::now() < until {
@@ -981,12 +981,12 @@ impl BrokerConn {
 
     /// Returns the current session, connecting (with backoff) if there is none.
     fn ensure(&self, deadline: Instant) -> Result<(u64, Arc<BrokerApis>)> {
-        let mut st = lock(&self.inner.state);
+        let mut st = self.inner.state.locked();
         loop {
             if st.alive {
                 return Ok((st.generation, st.apis.clone()));
             }
-            if lock(&self.inner.dial).shut {
+            if self.inner.dial.locked().shut {
                 return Err(Error::local(
                     local::DESTROY,
                     format!("{}: connection shut down by client", self.inner.name),
@@ -1051,10 +1051,10 @@ impl BrokerConn {
             self.inner.cfg.protocol
         );
         let started = Instant::now();
-        let closes = lock(&self.inner.dial).closes;
+        let closes = self.inner.dial.locked().closes;
         let mut result = self.connect(deadline, closes);
         let by_client = {
-            let mut d = lock(&self.inner.dial);
+            let mut d = self.inner.dial.locked();
             d.sock = None;
             let by_client = d.closes != closes || d.shut;
             if d.closes != closes && result.is_ok() {
@@ -1066,7 +1066,7 @@ impl BrokerConn {
             }
             by_client
         };
-        let mut st = lock(&self.inner.state);
+        let mut st = self.inner.state.locked();
         st.connecting = false;
         self.inner.changed.notify_all();
         let mut lifetime = 0;
@@ -1162,7 +1162,7 @@ impl BrokerConn {
             .set_read_timeout(None)
             .map_err(|e| io_error(&self.inner.name, "set timeout", &e))?;
         // a new session starts active (its idle time counts from now)
-        *lock(&self.inner.last_active) = Instant::now();
+        *self.inner.last_active.locked() = Instant::now();
         let weak = Arc::downgrade(&self.inner);
         let name = self.inner.name.clone();
         let max = self.inner.cfg.max_response;
@@ -1175,14 +1175,14 @@ impl BrokerConn {
                     format!("{}: cannot start I/O thread: {e}", self.inner.name),
                 )
             })?;
-        let old = lock(&self.inner.writer).replace((generation, stream));
+        let old = self.inner.writer.locked().replace((generation, stream));
         if let Some((_, old)) = old {
             // Normally fail() shut it down already; if not, do it now so its
             // I/O thread does not wait on it forever.
             old.shutdown();
         }
         // Keep the new thread; reap the ones that have ended (without waiting).
-        let mut readers = lock(&self.inner.readers);
+        let mut readers = self.inner.readers.locked();
         let (ended, running): (Vec<_>, Vec<_>) =
             readers.drain(..).partition(JoinHandle::is_finished);
         *readers = running;
@@ -1210,7 +1210,7 @@ fn reader_loop(
         let Some(inner) = weak.upgrade() else { return };
         let conn = BrokerConn { inner };
         if !conn.inner.cfg.max_idle.is_zero() {
-            *lock(&conn.inner.last_active) = Instant::now();
+            *conn.inner.last_active.locked() = Instant::now();
         }
         match result {
             Ok(frame) => {
@@ -1220,7 +1220,7 @@ fn reader_loop(
                     .fetch_add(frame.len() as u64 + 4, Ordering::Relaxed);
                 let corr = Reader::new(&frame).i32().unwrap_or(-1);
                 let slot = {
-                    let mut st = lock(&conn.inner.state);
+                    let mut st = conn.inner.state.locked();
                     if st.generation != generation {
                         return;
                     }
@@ -1252,7 +1252,7 @@ fn reader_loop(
             }
             Err(e) => {
                 // A read ended by our own close is not an error.
-                let st = lock(&conn.inner.state);
+                let st = conn.inner.state.locked();
                 if st.alive && st.generation == generation {
                     conn.inner.counters.rx_errs.fetch_add(1, Ordering::Relaxed);
                 }
@@ -1283,7 +1283,7 @@ fn wait_while_idle(weak: &Weak<Inner>, generation: u64, rd: &ReadHalf, name: &st
             return true;
         }
         let quiet = {
-            let st = lock(&inner.state);
+            let st = inner.state.locked();
             if st.generation != generation || !st.alive {
                 return false;
             }
@@ -1292,7 +1292,7 @@ fn wait_while_idle(weak: &Weak<Inner>, generation: u64, rd: &ReadHalf, name: &st
         if !quiet {
             return rd.socket().set_read_timeout(None).is_ok();
         }
-        let idle = lock(&inner.last_active).elapsed();
+        let idle = inner.last_active.locked().elapsed();
         if idle >= max_idle {
             let conn = BrokerConn { inner };
             let err = Error::transport(format!(
@@ -1383,7 +1383,7 @@ impl<R: Request> Drop for PendingResponse<R> {
     fn drop(&mut self) {
         // Abandoned before its response: the response, when it comes, is
         // read and dropped. It still holds its in-flight slot until then.
-        let mut st = lock(&self.conn.inner.state);
+        let mut st = self.conn.inner.state.locked();
         if st.generation == self.generation && st.pending.remove(&self.corr).is_some() {
             st.abandoned.insert(self.corr);
         }

@@ -18,8 +18,9 @@
 //! most [`MAX_QUEUED`] events (the oldest non-fatal ones give way, and the
 //! next event served says how many were dropped).
 
+use crate::sync::MutexExt;
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 
 use crate::error::{local, Error};
 
@@ -99,16 +100,12 @@ pub struct Events {
 
 impl std::fmt::Debug for Events {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let st = lock(&self.state);
+        let st = self.state.locked();
         f.debug_struct("Events")
             .field("queued", &st.queue.len())
             .field("brokers", &st.brokers.len())
             .finish_non_exhaustive()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Notifies `cv` while holding `m` when it can, so a thread that checked
@@ -161,38 +158,38 @@ impl Events {
 
     /// Sets what wakes the client's pollers (called once by the client).
     pub fn set_waker(&self, w: Option<Waker>) {
-        lock(&self.state).waker = w;
+        self.state.locked().waker = w;
     }
 
     /// Sets (or with `None` clears) the error callback. Not from inside
     /// a callback of the same client (it holds the callback's lock).
     pub fn set_error_callback(&self, cb: Option<ErrorCallback>) {
-        *lock(&self.error_cb) = cb;
+        *self.error_cb.locked() = cb;
     }
 
     /// Sets (or with `None` clears) the throttle callback. Not from inside
     /// a callback of the same client.
     pub fn set_throttle_callback(&self, cb: Option<ThrottleCallback>) {
-        *lock(&self.throttle_cb) = cb;
+        *self.throttle_cb.locked() = cb;
     }
 
     /// True if events wait to be served (or the poll task was asked for).
     pub fn pending(&self) -> bool {
-        let st = lock(&self.state);
+        let st = self.state.locked();
         !st.queue.is_empty() || (st.task_due && st.task.is_some())
     }
 
     /// Sets the task [`Events::serve`] runs when [`Events::request_task`]
     /// asked for it.
     pub fn set_poll_task(&self, t: Option<PollTask>) {
-        lock(&self.state).task = t;
+        self.state.locked().task = t;
     }
 
     /// Asks for the poll task to run inside the next `poll`, and wakes the
     /// pollers.
     pub fn request_task(&self) {
         let waker = {
-            let mut st = lock(&self.state);
+            let mut st = self.state.locked();
             st.task_due = true;
             st.waker.clone()
         };
@@ -204,7 +201,7 @@ impl Events {
     /// Queues an event and wakes the pollers.
     pub fn raise(&self, ev: ClientEvent) {
         let waker = {
-            let mut st = lock(&self.state);
+            let mut st = self.state.locked();
             push(&mut st, ev);
             st.waker.clone()
         };
@@ -216,7 +213,7 @@ impl Events {
     /// Queues an event without waking anyone: for callers that hold the
     /// poller's lock and notify it themselves.
     pub fn raise_quiet(&self, ev: ClientEvent) {
-        push(&mut lock(&self.state), ev);
+        push(&mut self.state.locked(), ev);
     }
 
     /// Queues a `_FATAL` error event for `cause` (quietly, as
@@ -247,7 +244,8 @@ impl Events {
 
     /// A connection to `addr` exists (it counts as a known broker).
     pub fn conn_created(&self, addr: &str) {
-        lock(&self.state)
+        self.state
+            .locked()
             .brokers
             .entry(addr.to_string())
             .or_default()
@@ -256,7 +254,7 @@ impl Events {
 
     /// A connection to `addr` is gone (with `up` sessions still counted).
     pub fn conn_dropped(&self, addr: &str, up: bool) {
-        let mut st = lock(&self.state);
+        let mut st = self.state.locked();
         if let Some(b) = st.brokers.get_mut(addr) {
             b.conns = b.conns.saturating_sub(1);
             if up {
@@ -271,7 +269,7 @@ impl Events {
     /// A session to `addr` came up: the broker is up, its errors may be
     /// reported again.
     pub fn conn_up(&self, addr: &str) {
-        let mut st = lock(&self.state);
+        let mut st = self.state.locked();
         let b = st.brokers.entry(addr.to_string()).or_default();
         b.up += 1;
         b.down = false;
@@ -286,7 +284,7 @@ impl Events {
     pub fn conn_failed(&self, addr: &str, was_up: bool, err: &Error) {
         let code = event_code(err);
         let waker = {
-            let mut st = lock(&self.state);
+            let mut st = self.state.locked();
             let b = st.brokers.entry(addr.to_string()).or_default();
             if was_up {
                 b.up = b.up.saturating_sub(1);
@@ -332,7 +330,7 @@ impl Events {
 
     /// Takes every queued event.
     pub fn take(&self) -> VecDeque<ClientEvent> {
-        let mut st = lock(&self.state);
+        let mut st = self.state.locked();
         let mut q = std::mem::take(&mut st.queue);
         if st.dropped > 0 {
             q.push_front(ClientEvent::Error(Error::local(
@@ -352,7 +350,7 @@ impl Events {
     /// librdkafka, which logs an error without `error_cb`).
     pub fn serve(&self) -> usize {
         let task = {
-            let mut st = lock(&self.state);
+            let mut st = self.state.locked();
             let due = std::mem::take(&mut st.task_due);
             st.task.clone().filter(|_| due)
         };
@@ -362,14 +360,14 @@ impl Events {
         for ev in q {
             match ev {
                 ClientEvent::Error(e) => {
-                    if let Some(cb) = lock(&self.error_cb).as_mut() {
+                    if let Some(cb) = self.error_cb.locked().as_mut() {
                         cb(&e);
                     }
                     // log: without an error callback, librdkafka logs
                     // "ERROR" at LOG_ERR: "<client>: <reason>"
                 }
                 ClientEvent::Throttle(t) => {
-                    if let Some(cb) = lock(&self.throttle_cb).as_mut() {
+                    if let Some(cb) = self.throttle_cb.locked().as_mut() {
                         cb(&t);
                     }
                 }

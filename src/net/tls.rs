@@ -12,10 +12,11 @@
 //! would otherwise deadlock against a broker that stops reading until its
 //! responses are consumed). Plain TCP does not go through any of this.
 
+use crate::sync::MutexExt;
 use std::io::{self, ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -347,10 +348,6 @@ impl ServerCertVerifier for AcceptAny {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 fn tls_io(e: rustls::Error) -> io::Error {
     io::Error::new(ErrorKind::InvalidData, e)
 }
@@ -451,7 +448,7 @@ impl Shared {
         loop {
             out.buf.clear();
             {
-                let mut c = lock(&self.conn);
+                let mut c = self.conn.locked();
                 if !data.is_empty() {
                     // rustls takes up to its buffer limit (64 KiB) at a time
                     let n = c.writer().write(data)?;
@@ -510,7 +507,7 @@ impl Read for TlsReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             let queued = {
-                let mut c = lock(&self.shared.conn);
+                let mut c = self.shared.conn.locked();
                 match c.reader().read(buf) {
                     Ok(n) => return Ok(n),
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {}
@@ -544,7 +541,7 @@ impl Read for TlsReader {
                 }
             };
             if n == 0 {
-                let mut c = lock(&self.shared.conn);
+                let mut c = self.shared.conn.locked();
                 c.read_tls(&mut &[][..])?;
                 c.process_new_packets().map_err(tls_io)?;
                 return match c.reader().read(buf) {
@@ -575,7 +572,7 @@ impl TlsWriter {
 impl Write for TlsWriter {
     /// Encrypts and writes all of `data` (a whole frame), or fails.
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        let mut out = lock(&self.shared.out);
+        let mut out = self.shared.out.locked();
         self.shared.send(&mut out, data)?;
         Ok(data.len())
     }

@@ -18,6 +18,7 @@
 //! held: it must only signal (write an fd, wake a loop) and never call back
 //! into the client, as librdkafka asks of its event callbacks.
 
+use crate::sync::MutexExt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// What runs when the client's queue becomes non-empty.
@@ -53,7 +54,7 @@ impl Wakeup {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.locked()
     }
 
     /// Sets (or with `None` removes) the trigger. `pending`: the queue holds
@@ -121,7 +122,7 @@ impl Wakeup {
 pub fn writer_trigger<W: std::io::Write + Send + 'static>(out: W, payload: Vec<u8>) -> Trigger {
     let out = Mutex::new(out);
     Arc::new(move || {
-        let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
+        let mut w = out.locked();
         let _ = w.write_all(&payload);
         let _ = w.flush();
     })

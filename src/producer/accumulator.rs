@@ -2,6 +2,7 @@
 //! `queue.buffering.max.messages` / `.kbytes`, and the bookkeeping that turns
 //! broker answers into delivery reports.
 
+use crate::sync::MutexExt;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -103,13 +104,13 @@ pub(crate) struct SyncSlot {
 
 impl SyncSlot {
     fn fill(&self, dr: DeliveryReport) {
-        *self.report.lock().unwrap_or_else(|e| e.into_inner()) = Some(dr);
+        *self.report.locked() = Some(dr);
         self.ready.notify_all();
     }
 
     /// The report, or `None` at the deadline.
     pub fn wait(&self, deadline: Instant) -> Option<DeliveryReport> {
-        let mut g = self.report.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = self.report.locked();
         loop {
             if let Some(r) = g.take() {
                 return Some(r);

@@ -21,6 +21,7 @@ pub mod partitioner;
 mod sender;
 pub mod txn;
 
+use crate::sync::MutexExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -315,7 +316,7 @@ impl Shared {
     }
 
     pub fn acc(&self) -> MutexGuard<'_, Acc> {
-        self.acc.lock().unwrap_or_else(|e| e.into_inner())
+        self.acc.locked()
     }
 
     /// Records the producer's fatal error (the first one stays) and queues
@@ -405,7 +406,7 @@ impl Producer {
         // without a callback nobody reads a report's key and value: the
         // batches' buffers are freed as soon as their outcome is known
         self.shared.acc().keep_records = cb.is_some();
-        *self.shared.dr_cb.lock().unwrap_or_else(|e| e.into_inner()) = cb;
+        *self.shared.dr_cb.locked() = cb;
     }
 
     /// Sets the callback that receives the producer's statistics as JSON
@@ -726,7 +727,7 @@ impl Producer {
 
     /// Turns outcomes into reports for the callback, on this thread.
     fn serve(&self, done: std::collections::VecDeque<accumulator::Done>) -> usize {
-        let cb = self.shared.dr_cb.lock().unwrap_or_else(|e| e.into_inner());
+        let cb = self.shared.dr_cb.locked();
         self.serve_locked(cb, done)
     }
 
@@ -750,7 +751,7 @@ impl Producer {
     /// # Errors
     /// `_STATE` if already started or closed; `_FAIL` if no thread starts.
     pub fn start_background(&self) -> Result<()> {
-        let mut slot = self.background.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slot = self.background.locked();
         if slot.is_some() || self.shared.acc().closing {
             return Err(Error::local(
                 local::STATE,
@@ -942,16 +943,12 @@ impl Producer {
         self.shared.wake.notify_all();
         self.shared.changed.notify_all();
         self.shared.cluster.shutdown();
-        let bg = self
-            .background
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let bg = self.background.locked().take();
         // (not from its own callback: it ends by itself once it returns)
         if let Some(h) = bg.filter(|h| h.thread().id() != std::thread::current().id()) {
             let _ = h.join();
         }
-        if let Some((h, ended)) = self.sender.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        if let Some((h, ended)) = self.sender.locked().take() {
             let wait = deadline
                 .saturating_duration_since(Instant::now())
                 .max(Duration::from_millis(50));
@@ -1050,7 +1047,7 @@ fn background(sh: &Shared) {
         let done = acc.take_done();
         drop(acc);
         if !done.is_empty() {
-            let cb = sh.dr_cb.lock().unwrap_or_else(|e| e.into_inner());
+            let cb = sh.dr_cb.locked();
             serve_done(sh, cb, done);
         }
         events.serve();

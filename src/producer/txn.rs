@@ -16,6 +16,7 @@
 //! v4 or below, so a 4.x coordinator never bumps the epoch behind the
 //! producer's back. AddOffsetsToTxn and TxnOffsetCommit are sent in both.
 
+use crate::sync::MutexExt;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
@@ -152,7 +153,7 @@ impl TxnState {
 
 impl Shared {
     pub(crate) fn txn(&self) -> std::sync::MutexGuard<'_, TxnState> {
-        self.txn.lock().unwrap_or_else(|e| e.into_inner())
+        self.txn.locked()
     }
 }
 

@@ -3,6 +3,7 @@
 //! re-reads the registrations whenever a watch fires (and re-opens the
 //! session if ZooKeeper expired it), handing the new list to a callback.
 
+use crate::sync::MutexExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
@@ -36,12 +37,12 @@ fn open_watched(
 ) -> Result<ZooKeeper, Error> {
     let tx = Mutex::new(wake.clone());
     let zk = session::open(zk_connect, timeout, move |_| {
-        let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send(());
+        let _ = tx.locked().send(());
     })?;
     let tx = Mutex::new(wake.clone());
     zk.add_listener(move |s| {
         if matches!(s, ZkState::Closed) {
-            let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send(());
+            let _ = tx.locked().send(());
         }
     });
     Ok(zk)

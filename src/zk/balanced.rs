@@ -48,10 +48,11 @@
 //! - a partition nothing was read from yet commits where fetching started
 //!   (its committed offset, or where `auto.offset.reset` put it), as Kafka.
 
+use crate::sync::MutexExt;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -229,10 +230,6 @@ impl std::fmt::Debug for BalancedConsumer {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 fn now_ms() -> i64 {
     crate::message::now_ms()
 }
@@ -365,7 +362,7 @@ impl BalancedConsumer {
 
     /// The partitions this member owns now, in order.
     pub fn owned(&self) -> Vec<(String, i32)> {
-        lock(&self.inner.owned).keys().cloned().collect()
+        self.inner.owned.locked().keys().cloned().collect()
     }
 
     /// The next message of an owned partition, or an error/event as a
@@ -381,7 +378,7 @@ impl BalancedConsumer {
         }
         let deadline = Instant::now() + timeout;
         loop {
-            if let Some(e) = lock(&self.inner.errors).pop_front() {
+            if let Some(e) = self.inner.errors.locked().pop_front() {
                 return Ok(Some(Message::event("".into(), -1, -1, e)));
             }
             let left = deadline.saturating_duration_since(Instant::now());
@@ -409,7 +406,7 @@ impl BalancedConsumer {
             if m.error.is_some() {
                 return Ok(Some(m));
             }
-            let mut owned = lock(&self.inner.owned);
+            let mut owned = self.inner.owned.locked();
             let Some(o) = owned.get_mut(&(m.topic.to_string(), m.partition)) else {
                 continue; // taken away meanwhile: its next owner reads it
             };
@@ -441,15 +438,15 @@ impl BalancedConsumer {
         }
         let inner = &self.inner;
         inner.stopping.store(true, Ordering::SeqCst);
-        let _ = lock(&inner.events).send(Event::Stop);
-        if let Some(t) = lock(&self.thread).take() {
+        let _ = inner.events.locked().send(Event::Stop);
+        if let Some(t) = self.thread.locked().take() {
             let _ = t.join();
         }
         // Taken from the fetcher first, so a poll racing with close hands
         // out nothing that is not committed.
-        let _c = lock(&inner.commit_lock);
+        let _c = inner.commit_lock.locked();
         let parts: BTreeMap<Tp, Option<i64>> = {
-            let mut owned = lock(&inner.owned);
+            let mut owned = inner.owned.locked();
             let tps: Vec<TopicPartitionOffset> = owned
                 .keys()
                 .map(|(t, p)| TopicPartitionOffset::new(t, *p, 0))
@@ -462,7 +459,7 @@ impl BalancedConsumer {
             owned.clear();
             values
         };
-        if let Some(s) = lock(&inner.session).take() {
+        if let Some(s) = inner.session.locked().take() {
             for ((t, p), c) in &parts {
                 if let (Some(c), Some(_)) = (c, inner.auto_commit) {
                     let _ = inner.write_offset(&s.zk, t, *p, *c);
@@ -503,13 +500,14 @@ impl Inner {
 
     /// Whether the current session is connected.
     fn linked(&self) -> bool {
-        lock(&self.session)
+        self.session
+            .locked()
             .as_ref()
             .is_some_and(|s| s.up.load(Ordering::SeqCst) && !s.closed.load(Ordering::SeqCst))
     }
 
     fn report(&self, e: Error) {
-        let mut q = lock(&self.errors);
+        let mut q = self.errors.locked();
         if q.len() >= MAX_ERRORS {
             q.pop_front();
         }
@@ -517,7 +515,8 @@ impl Inner {
     }
 
     fn zk(&self) -> Result<(Arc<ZooKeeper>, i64)> {
-        lock(&self.session)
+        self.session
+            .locked()
             .as_ref()
             .map(|s| (s.zk.clone(), s.id))
             .ok_or_else(|| Error::transport("no ZooKeeper session"))
@@ -550,19 +549,19 @@ impl Inner {
 
     /// Opens a new session (closing the old one) and registers in it.
     fn new_session(&self) -> Result<()> {
-        if let Some(old) = lock(&self.session).take() {
+        if let Some(old) = self.session.locked().take() {
             let _ = old.zk.close();
         }
-        let tx = Mutex::new(lock(&self.events).clone());
+        let tx = Mutex::new(self.events.locked().clone());
         let zk = session::open(&self.connect, self.timeout, move |_| {
-            let _ = lock(&tx).send(Event::Changed);
+            let _ = tx.locked().send(Event::Changed);
         })?;
         let closed = Arc::new(AtomicBool::new(false));
         let up = Arc::new(AtomicBool::new(true));
         let (flag, link, tx) = (
             closed.clone(),
             up.clone(),
-            Mutex::new(lock(&self.events).clone()),
+            Mutex::new(self.events.locked().clone()),
         );
         zk.add_listener(move |s| {
             let connected = matches!(s, ZkState::Connected | ZkState::ConnectedReadOnly);
@@ -575,7 +574,7 @@ impl Inner {
                 _ if connected => Event::Connected,
                 _ => return,
             };
-            let _ = lock(&tx).send(ev);
+            let _ = tx.locked().send(ev);
         });
         let zk = Arc::new(zk);
         let id = match self.register(&zk) {
@@ -585,7 +584,7 @@ impl Inner {
                 return Err(e);
             }
         };
-        *lock(&self.session) = Some(Session { zk, id, closed, up });
+        *self.session.locked() = Some(Session { zk, id, closed, up });
         Ok(())
     }
 
@@ -681,7 +680,9 @@ impl Inner {
                 need_rebalance = false;
                 retry_at = None;
                 if let Err(e) = self.rebalance(&rx) {
-                    let lost = lock(&self.session)
+                    let lost = self
+                        .session
+                        .locked()
                         .as_ref()
                         .is_none_or(|s| s.closed.load(Ordering::SeqCst));
                     // Our registration gone while the session lives (deleted by
@@ -725,7 +726,9 @@ impl Inner {
                     Event::Changed => need_rebalance = true,
                     Event::Connected => check_registration = true,
                     Event::Closed => {
-                        if lock(&self.session)
+                        if self
+                            .session
+                            .locked()
                             .as_ref()
                             .is_none_or(|s| s.closed.load(Ordering::SeqCst))
                         {
@@ -744,8 +747,8 @@ impl Inner {
     /// already. What was consumed since the last commit is read again by
     /// the next owner.
     fn suspend(&self) {
-        let _c = lock(&self.commit_lock);
-        let mut owned = lock(&self.owned);
+        let _c = self.commit_lock.locked();
+        let mut owned = self.owned.locked();
         let tps: Vec<TopicPartitionOffset> = owned
             .keys()
             .map(|(t, p)| TopicPartitionOffset::new(t, *p, 0))
@@ -849,7 +852,7 @@ impl Inner {
             }
         }
         // Partitions still held: is the owner node ours in this session?
-        let held: Vec<Tp> = lock(&self.owned).keys().cloned().collect();
+        let held: Vec<Tp> = self.owned.locked().keys().cloned().collect();
         let mut lost = BTreeSet::new(); // another member owns it now
         let mut orphaned = BTreeSet::new(); // nobody owns it (our session ended)
         for (t, p) in &held {
@@ -869,9 +872,9 @@ impl Inner {
             .cloned()
             .collect();
         if !release.is_empty() {
-            let _c = lock(&self.commit_lock);
+            let _c = self.commit_lock.locked();
             let taken = {
-                let mut owned = lock(&self.owned);
+                let mut owned = self.owned.locked();
                 let tps: Vec<TopicPartitionOffset> = release
                     .iter()
                     .map(|(t, p)| TopicPartitionOffset::new(t, *p, 0))
@@ -905,7 +908,7 @@ impl Inner {
         }
         // Claim what is new, waiting for previous owners to let go.
         let mut claim: Vec<Tp> = {
-            let owned = lock(&self.owned);
+            let owned = self.owned.locked();
             desired
                 .iter()
                 .filter(|tp| !owned.contains_key(*tp))
@@ -952,7 +955,7 @@ impl Inner {
             claim = waiting.into_iter().map(|(tp, _)| tp).collect();
         }
         if !got.is_empty() {
-            let mut owned = lock(&self.owned);
+            let mut owned = self.owned.locked();
             self.consumer.incremental_assign(&got)?;
             for tp in got {
                 owned.insert(
@@ -1075,8 +1078,10 @@ impl Inner {
 
     /// Commits the owned partitions' new offsets (all, or `only`).
     fn commit(&self, only: Option<&[Tp]>) -> Result<()> {
-        let _c = lock(&self.commit_lock);
-        let pending: Vec<(Tp, i64)> = lock(&self.owned)
+        let _c = self.commit_lock.locked();
+        let pending: Vec<(Tp, i64)> = self
+            .owned
+            .locked()
             .iter()
             .filter(|(tp, _)| only.is_none_or(|o| o.contains(tp)))
             .filter_map(|(tp, o)| self.to_commit(tp, o).map(|c| (tp.clone(), c)))
@@ -1089,7 +1094,7 @@ impl Inner {
         for ((t, p), o) in pending {
             match self.write_offset(&zk, &t, p, o) {
                 Ok(()) => {
-                    if let Some(x) = lock(&self.owned).get_mut(&(t, p)) {
+                    if let Some(x) = self.owned.locked().get_mut(&(t, p)) {
                         x.committed = Some(o);
                     }
                 }

@@ -27,7 +27,7 @@ class GregorDescriptorsTest < Minitest::Test
       assert_equal(rows.to_h { |v, n, _c, _d| [n.downcase.to_sym, v] }, Gregor::ENUMS.fetch(kind))
       rows.each { |_v, _n, constant, desc| assert(constant.start_with?("GREGOR_") && !desc.empty?) }
     end
-    # ACL operations go to 15 (issue 20 found C and Python stopping at 12).
+    # ACL operations go to 15 (TWO_PHASE_COMMIT, KIP-939), not 12.
     assert_equal 15, Gregor::ENUMS[:acl_operation][:two_phase_commit]
     assert_equal 12, Gregor::Bindings::RD_KAFKA_ACL_OPERATION_IDEMPOTENT_WRITE
     assert_equal 4, Gregor::Bindings::RD_KAFKA_RESOURCE_BROKER

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# SASL/OAUTHBEARER in rdkafka-ruby's shape (issue 22's C API):
+# SASL/OAUTHBEARER in rdkafka-ruby's shape (gregor's oauthbearer C API):
 # Config.oauthbearer_token_refresh_callback gets (sasl.oauthbearer.config,
 # client name) when a client needs a token, and answers with
 # #oauthbearer_set_token / #oauthbearer_set_token_failure on that client.
@@ -13,7 +13,7 @@ class GregorOAuthBearerTest < Minitest::Test
   BROKER = ENV.fetch("GREGOR_TEST_BROKER", "127.0.0.1:9092")
 
   def setup
-    # a libgregor built before issue 22's OAUTHBEARER C API
+    # a libgregor built without the OAUTHBEARER C API
     skip "libgregor has no gregor_*_oauthbearer_set_token" if Gregor::Native::MISSING.include?(:gregor_producer_oauthbearer_set_token)
   end
 

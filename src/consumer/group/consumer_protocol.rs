@@ -41,6 +41,7 @@ use crate::log::{self, ctx};
 use crate::protocol::consumer_group_heartbeat::{
     ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, TopicPartitions,
 };
+use crate::sync::MutexExt;
 use crate::wire::Uuid;
 use std::collections::HashMap;
 
@@ -308,11 +309,7 @@ impl Member848 {
     /// Tells OffsetFetch the member id and epoch (KIP-848: OffsetFetch v9
     /// carries them while the member has an epoch).
     fn publish_epoch(&self) {
-        *self
-            .shared
-            .member_epoch
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) =
+        *self.shared.member_epoch.locked() =
             (self.epoch > 0).then(|| (self.member_id.clone(), self.epoch));
     }
 
@@ -799,11 +796,7 @@ impl Member848 {
         self.set_state(MemberState::Fatal);
         self.lose_all();
         self.target = None;
-        *self
-            .shared
-            .member_epoch
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = None;
+        *self.shared.member_epoch.locked() = None;
         self.group.lock().fatal = Some(e.clone());
         self.cluster
             .events()

@@ -36,6 +36,7 @@
 //!   leader hands the assignor every partition's replica racks from the
 //!   Metadata it fetched (brokers' racks), for rack-aware assignment.
 
+use crate::sync::MutexExt;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -312,7 +313,7 @@ impl Group {
     }
 
     pub fn lock(&self) -> MutexGuard<'_, Member> {
-        self.m.lock().unwrap_or_else(|e| e.into_inner())
+        self.m.locked()
     }
 
     fn now_ms(&self) -> u64 {

@@ -15,12 +15,13 @@ use std::time::{Duration, Instant};
 
 use super::super::conn::{self, ReadHalf, WriteHalf};
 use super::super::errors::io_error;
-use super::{lock, BrokerConn};
+use super::BrokerConn;
 use crate::error::{local, Error, Result};
 use crate::log::{self, ctx, level};
 use crate::protocol::api_versions::{ApiVersionsRequest, ApiVersionsResponse};
 use crate::protocol::versions::{ApiRange, BrokerApis};
 use crate::protocol::{decode_response, encode_request, KafkaCode, Message};
+use crate::sync::MutexExt;
 use crate::wire::{Reader, Writer};
 
 impl BrokerConn {
@@ -111,7 +112,7 @@ impl BrokerConn {
         let stream = conn::connect(&self.inner.addr, budget, &cfg.socket)
             .map_err(|e| retag(e, name, &self.inner.addr))?;
         {
-            let mut d = lock(&self.inner.dial);
+            let mut d = self.inner.dial.locked();
             if d.closes != closes || d.shut {
                 let _ = stream.shutdown(std::net::Shutdown::Both);
                 return Err(Error::transport(format!(

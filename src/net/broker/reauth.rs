@@ -16,12 +16,13 @@
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::{lock, BrokerConn, Inner, Slot, Waiter};
+use super::{BrokerConn, Inner, Slot, Waiter};
 use crate::error::{Error, Result};
 use crate::log::{self, ctx};
 use crate::net::sasl::{self, Transport};
 use crate::protocol::versions::BrokerApis;
 use crate::protocol::Request;
+use crate::sync::MutexExt;
 
 /// When to re-authenticate a session of `lifetime_ms`: 85–95 % of it.
 pub(super) fn reauth_delay(lifetime_ms: i64) -> Duration {
@@ -44,7 +45,7 @@ impl Transport for Pipeline<'_> {
         let (corr, frame) = self.conn.encode(req, version)?;
         let slot = Slot::new();
         {
-            let mut st = lock(&self.conn.inner.state);
+            let mut st = self.conn.inner.state.locked();
             if !st.alive || st.generation != self.generation {
                 return Err(self.conn.dead_error(&st));
             }
@@ -83,7 +84,7 @@ impl BrokerConn {
             .spawn(move || reauth_loop(&weak, generation, lifetime_ms));
         if let Ok(h) = h {
             // close() joins it with the I/O threads
-            lock(&self.inner.readers).push(h);
+            self.inner.readers.locked().push(h);
         }
     }
 
@@ -95,7 +96,7 @@ impl BrokerConn {
             return Ok(0);
         };
         let apis = {
-            let st = lock(&self.inner.state);
+            let st = self.inner.state.locked();
             if !st.alive || st.generation != generation {
                 return Err(self.dead_error(&st));
             }
@@ -104,7 +105,7 @@ impl BrokerConn {
         let deadline = Instant::now() + cfg.request_timeout;
         // a token must be there (a refresh may still be running)
         mech.ready(deadline)?;
-        *lock(&self.inner.reauth_gate) = true;
+        *self.inner.reauth_gate.locked() = true;
         let mut io = Pipeline {
             conn: self,
             generation,
@@ -121,7 +122,7 @@ impl BrokerConn {
     /// Opens the write gate after a re-authentication (and after a failed
     /// one ended the session).
     fn open_gate(&self) {
-        *lock(&self.inner.reauth_gate) = false;
+        *self.inner.reauth_gate.locked() = false;
         self.inner.reauth_done.notify_all();
     }
 
@@ -130,7 +131,7 @@ impl BrokerConn {
     /// session ends with rather than the close that follows it).
     pub(super) fn await_reauth(&self, limit: Duration) {
         let until = Instant::now() + limit;
-        let mut gate = lock(&self.inner.reauth_gate);
+        let mut gate = self.inner.reauth_gate.locked();
         while *gate {
             let now = Instant::now();
             if now >= until {
@@ -154,8 +155,8 @@ fn reauth_loop(weak: &Weak<Inner>, generation: u64, mut lifetime_ms: i64) {
         // sleep in steps, holding the connection only while looking at it
         loop {
             let Some(inner) = weak.upgrade() else { return };
-            let st = lock(&inner.state);
-            if !st.alive || st.generation != generation || lock(&inner.dial).shut {
+            let st = inner.state.locked();
+            if !st.alive || st.generation != generation || inner.dial.locked().shut {
                 return;
             }
             let now = Instant::now();

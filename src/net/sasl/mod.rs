@@ -15,6 +15,7 @@ pub mod oidc;
 pub mod scram;
 pub mod token;
 
+use crate::sync::RwLockExt;
 use std::borrow::Cow;
 use std::fmt;
 use std::io::{ErrorKind, Write};
@@ -71,19 +72,13 @@ impl fmt::Debug for CredentialsOverride {
 impl CredentialsOverride {
     /// Replaces the user name and password for authentications from now on.
     pub fn set(&self, username: &str, password: &str) {
-        let mut g = self
-            .0
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut g = self.0.write_locked();
         *g = Some((username.to_string(), password.to_string()));
     }
 
     /// `m` with the credentials set last, if any (OAUTHBEARER has none).
     pub fn apply<'a>(&self, m: &'a Mechanism) -> Cow<'a, Mechanism> {
-        let g = self
-            .0
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let g = self.0.read_locked();
         match (&*g, m) {
             (Some((u, p)), Mechanism::Plain { .. }) => Cow::Owned(Mechanism::Plain {
                 username: u.clone(),

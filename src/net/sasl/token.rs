@@ -29,8 +29,9 @@
 //! connection's reconnect backoff applies. Token values never appear in a
 //! `Debug` output, a log line or an error.
 
+use crate::sync::MutexExt;
 use std::fmt;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -105,7 +106,7 @@ struct Holder {
 
 impl Drop for Holder {
     fn drop(&mut self) {
-        lock(&self.shared.st).stop = true;
+        self.shared.st.locked().stop = true;
         self.shared.cv.notify_all();
         let h = self
             .thread
@@ -119,10 +120,6 @@ impl Drop for Holder {
             }
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// One client's OAUTHBEARER token; cheap to clone, thread-safe.
@@ -234,7 +231,7 @@ impl OAuthBearer {
         if matches!(self.inner.source, Source::Fixed(_)) {
             return;
         }
-        *lock(&self.inner.events) = Some(events.clone());
+        *self.inner.events.locked() = Some(events.clone());
         let weak = Arc::downgrade(&self.inner);
         events.set_poll_task(Some(Arc::new(move || {
             weak.upgrade()
@@ -248,7 +245,7 @@ impl OAuthBearer {
     }
 
     fn start_thread(&self) {
-        let mut th = lock(&self.inner.thread);
+        let mut th = self.inner.thread.locked();
         if th.is_some() {
             return;
         }
@@ -264,9 +261,9 @@ impl OAuthBearer {
     /// Overrides the built-in unsecured-JWT and OIDC refreshers from the
     /// next refresh on.
     pub fn set_refresh_callback(&self, cb: Option<TokenRefreshCallback>) {
-        *lock(&self.inner.callback) = cb;
+        *self.inner.callback.locked() = cb;
         // a refresh that found no callback runs again now
-        let mut st = lock(&self.inner.shared.st);
+        let mut st = self.inner.shared.st.locked();
         st.started_for = None;
         drop(st);
         self.inner.shared.cv.notify_all();
@@ -275,7 +272,7 @@ impl OAuthBearer {
     /// Runs the refresh callback on gregor's refresher thread instead of
     /// inside `poll` (librdkafka's `rd_kafka_sasl_background_callbacks_enable`).
     pub fn enable_background_callbacks(&self) {
-        let mut st = lock(&self.inner.shared.st);
+        let mut st = self.inner.shared.st.locked();
         st.background = true;
         st.started_for = None;
         drop(st);
@@ -312,7 +309,7 @@ impl OAuthBearer {
             check_extension_key(k)?;
             check_value(v, "extension values", false)?;
         }
-        let mut st = lock(&self.inner.shared.st);
+        let mut st = self.inner.shared.st.locked();
         st.token = Some(OAuthBearerToken {
             value: value.to_string(),
             lifetime_ms,
@@ -342,14 +339,14 @@ impl OAuthBearer {
                 "set_token_failure needs a reason (a human-readable error string)",
             ));
         }
-        let mut st = lock(&self.inner.shared.st);
+        let mut st = self.inner.shared.st.locked();
         let changed = st.error.as_deref() != Some(reason);
         st.error = Some(reason.to_string());
         st.refresh_at = Some(now_ms() + RETRY_AFTER_FAILURE_MS);
         drop(st);
         self.inner.shared.cv.notify_all();
         if changed {
-            if let Some(ev) = lock(&self.inner.events).clone() {
+            if let Some(ev) = self.inner.events.locked().clone() {
                 ev.raise(crate::net::ClientEvent::Error(Error::local(
                     local::AUTHENTICATION,
                     format!("Failed to acquire SASL OAUTHBEARER token: {reason}"),
@@ -361,13 +358,16 @@ impl OAuthBearer {
 
     /// How many tokens were set so far.
     pub fn tokens_set(&self) -> u64 {
-        lock(&self.inner.shared.st).set_count
+        self.inner.shared.st.locked().set_count
     }
 
     /// The principal and expiry (ms since the epoch) of the current token,
     /// never its value.
     pub fn current_metadata(&self) -> Option<(String, i64)> {
-        lock(&self.inner.shared.st)
+        self.inner
+            .shared
+            .st
+            .locked()
             .token
             .as_ref()
             .map(|t| (t.principal.clone(), t.lifetime_ms))
@@ -379,7 +379,7 @@ impl OAuthBearer {
     /// `_AUTHENTICATION` once a refresh failed with no valid token left, or
     /// when none arrived before the deadline (saying how one is set).
     pub fn wait_ready(&self, deadline: Instant) -> Result<()> {
-        let mut st = lock(&self.inner.shared.st);
+        let mut st = self.inner.shared.st.locked();
         loop {
             let now = now_ms();
             if st.token.as_ref().is_some_and(|t| t.lifetime_ms > now) {
@@ -420,7 +420,7 @@ impl OAuthBearer {
     /// As [`OAuthBearer::wait_ready`] with the deadline passed.
     pub fn current(&self) -> Result<Token> {
         self.wait_ready(Instant::now())?;
-        let st = lock(&self.inner.shared.st);
+        let st = self.inner.shared.st.locked();
         let t = st
             .token
             .as_ref()
@@ -433,9 +433,9 @@ impl OAuthBearer {
 
     /// Stops the refresher thread (the client is going away).
     pub fn stop(&self) {
-        lock(&self.inner.shared.st).stop = true;
+        self.inner.shared.st.locked().stop = true;
         self.inner.shared.cv.notify_all();
-        let h = lock(&self.inner.thread).take();
+        let h = self.inner.thread.locked().take();
         if let Some(h) = h {
             if h.thread().id() != std::thread::current().id() {
                 let _ = h.join();
@@ -446,7 +446,7 @@ impl OAuthBearer {
     /// Runs the application's callback (inside poll, or on the refresher
     /// thread). Returns 1 if it ran.
     fn run_callback(&self) -> usize {
-        let mut cb = lock(&self.inner.callback);
+        let mut cb = self.inner.callback.locked();
         match cb.as_mut() {
             Some(f) => {
                 f(self, &self.inner.config);
@@ -459,7 +459,7 @@ impl OAuthBearer {
     /// The poll task: runs the callback unless callbacks run in the
     /// background.
     fn serve_poll(&self) -> usize {
-        if lock(&self.inner.shared.st).background {
+        if self.inner.shared.st.locked().background {
             return 0;
         }
         self.run_callback()
@@ -467,7 +467,7 @@ impl OAuthBearer {
 
     /// One refresh by gregor itself (refresher thread).
     fn refresh_builtin(&self) {
-        let has_cb = lock(&self.inner.callback).is_some();
+        let has_cb = self.inner.callback.locked().is_some();
         match &self.inner.source {
             _ if has_cb => {
                 self.run_callback();
@@ -509,7 +509,7 @@ fn unsecured_token(u: &Unsecured) -> OAuthBearerToken {
 /// The refresher thread: starts each due refresh once, then sleeps until
 /// the next is due (or a second, to notice the client going away).
 fn refresher(weak: &Weak<Holder>, shared: &Shared) {
-    let mut st = lock(&shared.st);
+    let mut st = shared.st.locked();
     loop {
         if st.stop {
             return;
@@ -527,12 +527,12 @@ fn refresher(weak: &Weak<Holder>, shared: &Shared) {
             let builtin = !matches!(ob.inner.source, Source::App);
             if builtin || background {
                 ob.refresh_builtin();
-            } else if let Some(ev) = lock(&ob.inner.events).clone() {
+            } else if let Some(ev) = ob.inner.events.locked().clone() {
                 // the application's callback runs inside its next poll
                 ev.request_task();
             }
             drop(ob);
-            st = lock(&shared.st);
+            st = shared.st.locked();
             continue;
         }
         let wait = st

@@ -3,8 +3,8 @@
 module Gregor
   # Owns one native client handle (gregor_producer/consumer/admin) for a Ruby
   # object, and makes closing it safe while other Ruby threads are inside
-  # calls on it (issue 24: Admin#close freed the handle under a thread still
-  # in gregor_admin_create_topics).
+  # calls on it (without it, Admin#close could free the handle under a
+  # thread still in gregor_admin_create_topics).
   #
   # - Every native call goes through #use: it counts the call in flight (or
   #   raises the client's Closed*Error once #close has begun) and yields the
