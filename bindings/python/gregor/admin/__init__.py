@@ -13,7 +13,7 @@ from enum import Enum
 
 from .._descriptors import enum_descs
 from .._lib import cstr, cstr_array, errbuf, handle_array, lib, ms, pystr
-from .. import _make_config, _merge_conf, _pop_logger, _pop_oauth_cb, _set_oauth_cb
+from .._conf import _make_config, _merge_conf, _pop_logger, _pop_oauth_cb, _set_oauth_cb
 from ._more import (  # noqa: F401
     DeletedRecords,
     ListOffsetsResultInfo,
