@@ -10,11 +10,12 @@ run when it is called, after every module has loaded, so they do not
 count; nor do those under ``if TYPE_CHECKING:``.
 
 ``from P import n`` is an edge to the submodule ``P.n`` when the package
-has that file, else to ``P`` (``n`` is a name defined there). The parent
-packages Python loads before a submodule are not edges: ``gregor`` always
-loads before ``gregor.error``, and a package's ``__init__`` importing its
-own submodules is what packages do. Compiled modules (``gregor._native``)
-and other packages are not in the graph.
+has that file, else to ``P`` (``n`` is a name defined there). Importing a
+submodule also runs its parent packages' ``__init__``: those are edges too,
+except the importer's own enclosing packages, which are already loading
+(``gregor`` always loads before ``gregor.error``, and a package's
+``__init__`` importing its own submodules is what packages do). Compiled
+modules (``gregor._native``) and other packages are not in the graph.
 
 Usage: scripts/py_imports.py [--graph]   (exit 1 on a cycle, naming it)
 """
@@ -108,6 +109,19 @@ def targets(node, name, is_package, mods):
     return out
 
 
+def with_parents(target, importer, mods):
+    """``target`` and the packages above it that loading it runs, leaving
+    out the importer's own enclosing packages (already loading)."""
+    enclosing = {".".join(importer.split(".")[:i]) for i in range(1, importer.count(".") + 2)}
+    parts = target.split(".")
+    out = [target]
+    for i in range(len(parts) - 1, 0, -1):
+        parent = ".".join(parts[:i])
+        if parent in mods and parent not in enclosing:
+            out.append(parent)
+    return out
+
+
 def graph():
     """{module: {imported module: [line, ...]}} and the modules' paths."""
     mods = modules()
@@ -116,7 +130,7 @@ def graph():
         with open(path, encoding="utf-8") as f:
             tree = ast.parse(f.read(), filename=path)
         for node in load_time_imports(tree):
-            for t in targets(node, name, is_package, mods):
+            for t in [p for t in targets(node, name, is_package, mods) for p in with_parents(t, name, mods)]:
                 lines = edges[name].setdefault(t, []) if t != name else []
                 if node.lineno not in lines:
                     lines.append(node.lineno)
