@@ -1095,7 +1095,7 @@ from .admin import ConsumerGroupState, ConsumerGroupTopicPartitions, ConsumerGro
 
 __all__ += ["ConsumerGroupState", "ConsumerGroupTopicPartitions", "ConsumerGroupType", "Node"]
 
-# confluent-kafka's other top-level names (issue 17).
+# confluent-kafka's other top-level names.
 from ._model import AcknowledgeType, ElectionType, IsolationLevel, TopicCollection, TopicPartitionInfo  # noqa: E402
 from ._partitioners import consistent, fnv1a, murmur2  # noqa: E402
 from ._serializing import _make_classes  # noqa: E402
