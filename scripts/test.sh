@@ -62,6 +62,9 @@ RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet
 log "layers: every module path in src/ follows the layer table of docs/ARCHITECTURE.md"
 python3 scripts/layers.py
 
+log "python imports: the modules of bindings/python/gregor import each other without a cycle"
+python3 scripts/py_imports.py
+
 log "C header is what cbindgen generates from src/ffi"
 tmp=$(mktemp)
 cbindgen --quiet --config cbindgen.toml --output "$tmp" src/ffi/mod.rs

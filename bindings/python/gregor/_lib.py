@@ -322,7 +322,7 @@ class Lib:
         try:
             fn = getattr(self.cdll, name)
         except AttributeError:
-            from .error import KafkaError, KafkaException
+            from ._kafka_error import KafkaError, KafkaException
 
             raise KafkaException(
                 KafkaError(

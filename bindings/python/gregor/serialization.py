@@ -9,7 +9,7 @@ float64), as the Java client's IntegerSerializer / DoubleSerializer write.
 import struct as _struct
 from enum import Enum
 
-from .error import KafkaException
+from ._kafka_error import KafkaException
 
 __all__ = [
     "Deserializer",

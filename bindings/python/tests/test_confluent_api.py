@@ -1,5 +1,5 @@
 """Tests of the confluent-kafka API surface gregor's Python binding offers
-as a drop-in (issue 17): Message, Messages, serialization, the serializing
+as a drop-in: Message, Messages, serialization, the serializing
 clients, the client errors, cimpl, partitioner functions, context managers,
 produce_batch, stats_cb, admin calls and argument checks, offsets_for_times
 and close() behaviour.

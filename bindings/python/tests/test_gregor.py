@@ -75,7 +75,7 @@ class Descriptors(unittest.TestCase):
                 member = cls(value)
                 if renamed.get(name, name) is not None and member.name != name:
                     self.assertEqual(member.name, renamed.get(name), name)
-        # The drift issue 20 found: ACL operations go to TWO_PHASE_COMMIT (15).
+        # A hand-copied table had drifted here: ACL operations go to TWO_PHASE_COMMIT (15).
         self.assertEqual(AclOperation.TWO_PHASE_COMMIT.value, 15)
         self.assertEqual(AclOperation.CREATE_TOKENS.value, 13)
         self.assertEqual(ResourceType.BROKER.value, 4)

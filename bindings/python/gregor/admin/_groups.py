@@ -1,5 +1,8 @@
 """AdminClient's consumer-group calls, as confluent-kafka has them:
-list/describe/delete consumer groups and list/alter consumer group offsets.
+list/describe/delete consumer groups, list/alter consumer group offsets,
+and the legacy ``list_groups``; with the group model classes
+(``ConsumerGroupListing``, ``ConsumerGroupDescription``,
+``ConsumerGroupTopicPartitions``, the state and type enums, ...).
 
 Bound to libgregor's group admin functions (gregor_admin_list_groups, …)
 lazily, like every other function: with a library that lacks them, only
@@ -7,9 +10,13 @@ these calls fail (KafkaException _NOT_IMPLEMENTED naming the function).
 """
 
 from ctypes import POINTER, byref, c_char_p, c_int, c_int32, c_int64, c_size_t, c_void_p
+from enum import Enum
 
 from .._lib import EXTRA, cstr, cstr_array, errbuf, lib, pystr
 from ..error import KafkaError, KafkaException
+from ._acl import AclOperation
+from ._cluster import Node
+from ._common import _exc, _new_future, _Options
 
 P, S = c_void_p, c_char_p
 E = [c_char_p, c_size_t]
@@ -83,34 +90,85 @@ _STATE_BY_NAME = {
 _TYPE_BY_NAME = {"consumer": "CONSUMER", "classic": "CLASSIC"}
 
 
-def _state(name):
-    from . import ConsumerGroupState
+class ConsumerGroupType(Enum):
+    UNKNOWN = 0
+    CONSUMER = 1
+    CLASSIC = 2
 
+
+class ConsumerGroupState(Enum):
+    UNKNOWN = 0
+    PREPARING_REBALANCING = 1
+    COMPLETING_REBALANCING = 2
+    STABLE = 3
+    DEAD = 4
+    EMPTY = 5
+
+
+class ConsumerGroupListing:
+    def __init__(self, group_id, is_simple_consumer_group, state=None, type=None):
+        self.group_id = group_id
+        self.is_simple_consumer_group = is_simple_consumer_group
+        self.state = state
+        self.type = type
+
+
+class ListConsumerGroupsResult:
+    def __init__(self, valid=None, errors=None):
+        self.valid = valid or []
+        self.errors = errors or []
+
+
+class MemberAssignment:
+    def __init__(self, topic_partitions=None):
+        self.topic_partitions = topic_partitions or []
+
+
+class MemberDescription:
+    def __init__(self, member_id, client_id, host, assignment, group_instance_id=None, target_assignment=None):
+        self.member_id = member_id
+        self.client_id = client_id
+        self.host = host
+        self.assignment = assignment
+        self.group_instance_id = group_instance_id
+        self.target_assignment = target_assignment
+
+
+class ConsumerGroupDescription:
+    def __init__(self, group_id, is_simple_consumer_group, members, partition_assignor, state, coordinator,
+                 authorized_operations=None, type=None):
+        self.group_id = group_id
+        self.is_simple_consumer_group = is_simple_consumer_group
+        self.members = members
+        self.partition_assignor = partition_assignor
+        self.state = state
+        self.coordinator = coordinator
+        self.authorized_operations = authorized_operations
+        self.type = type
+
+
+class ConsumerGroupTopicPartitions:
+    def __init__(self, group_id, topic_partitions=None):
+        self.group_id = group_id
+        self.topic_partitions = topic_partitions
+
+    def __hash__(self):
+        return hash(self.group_id)
+
+    def __eq__(self, other):
+        return isinstance(other, ConsumerGroupTopicPartitions) and self.group_id == other.group_id
+
+
+def _state(name):
     return ConsumerGroupState[_STATE_BY_NAME.get(name or "", "UNKNOWN")]
 
 
 def _type(name):
-    from . import ConsumerGroupType
-
     return ConsumerGroupType[_TYPE_BY_NAME.get((name or "").lower(), "UNKNOWN")]
-
-
-def _exc(code, text):
-    return KafkaException(KafkaError(code, text or None))
-
-
-def _new_future():
-    from . import _new_future as nf
-
-    return nf()
 
 
 def list_consumer_groups(self, **kwargs):
     """Future(ListConsumerGroupsResult): every broker's groups, and the brokers that failed."""
-    from . import ConsumerGroupListing, ListConsumerGroupsResult, _Options
-
-    from . import ConsumerGroupState, ConsumerGroupType
-
     want_states, want_types = kwargs.pop("states", None), kwargs.pop("types", None)
     for given, cls, name in ((want_states, ConsumerGroupState, "states"), (want_types, ConsumerGroupType, "types")):
         if given is None:
@@ -156,7 +214,6 @@ def list_consumer_groups(self, **kwargs):
 
 def describe_consumer_groups(self, group_ids, **kwargs):
     """{group_id: Future(ConsumerGroupDescription)}."""
-    from . import ConsumerGroupDescription, MemberAssignment, MemberDescription, Node, _Options
     from .. import TopicPartition
 
     _check_group_ids(group_ids)
@@ -215,8 +272,6 @@ def describe_consumer_groups(self, group_ids, **kwargs):
                 buf = (c_int * 32)()
                 n = lib.gregor_group_descriptions_authorized_operations(out, i, buf, 32)
                 if n >= 0:
-                    from . import AclOperation
-
                     ops = [AclOperation(x) for x in buf[:min(n, 32)]]
                 ptype = pystr(lib.gregor_group_descriptions_protocol_type(out, i)) or ""
                 res[gid] = ConsumerGroupDescription(
@@ -233,8 +288,6 @@ def describe_consumer_groups(self, group_ids, **kwargs):
 
 def delete_consumer_groups(self, group_ids, **kwargs):
     """{group_id: Future(None)}; a group with members fails with NON_EMPTY_GROUP."""
-    from . import _Options
-
     _check_group_ids(group_ids)
     opts = _Options(kwargs)
     arr = cstr_array(group_ids)
@@ -272,9 +325,51 @@ def _check_group_ids(group_ids):
             raise ValueError("Group id cannot be empty")
 
 
-def _one_request(requests, what):
-    from ._more import _check_group_offsets_request
+def _check_group_offsets_request(request, altering):
+    from .. import OFFSET_INVALID, TopicPartition
 
+    if request is None:
+        raise TypeError("request cannot be None")
+    if not isinstance(request, list):
+        raise TypeError("request must be a list")
+    if len(request) != 1:
+        raise ValueError("Currently we support {} offsets for a single consumer group only".format(
+            "altering" if altering else "listing"))
+    req = request[0]
+    if not isinstance(req, ConsumerGroupTopicPartitions):
+        raise TypeError("Expected list of 'ConsumerGroupTopicPartitions'")
+    if req.group_id is None:
+        raise TypeError("'group_id' cannot be None")
+    if not isinstance(req.group_id, str):
+        raise TypeError("'group_id' must be a string")
+    if not req.group_id:
+        raise ValueError("'group_id' cannot be empty")
+    parts = req.topic_partitions
+    if parts is None:
+        if altering:
+            raise ValueError("'topic_partitions' cannot be null")
+        return req
+    if not isinstance(parts, list):
+        raise TypeError("'topic_partitions' must be a list")
+    if not parts:
+        raise ValueError("'topic_partitions' cannot be empty")
+    for tp in parts:
+        if tp is None:
+            raise ValueError("Element of 'topic_partitions' cannot be None")
+        if not isinstance(tp, TopicPartition):
+            raise TypeError("Element of 'topic_partitions' must be of type TopicPartition")
+        if not tp.topic:
+            raise ValueError("Element of 'topic_partitions' must not have 'topic' attribute as Empty")
+        if tp.partition < 0:
+            raise ValueError("Element of 'topic_partitions' must not have negative 'partition' value")
+        if altering and tp.offset < 0:
+            raise ValueError("Element of 'topic_partitions' must not have negative value for 'offset' field")
+        if not altering and tp.offset != OFFSET_INVALID:
+            raise ValueError("Element of 'topic_partitions' must not have 'offset' value")
+    return req
+
+
+def _one_request(requests, what):
     return _check_group_offsets_request(requests, altering=what.startswith("alter"))
 
 
@@ -300,7 +395,6 @@ def _offsets_results(out):
 def list_consumer_group_offsets(self, list_consumer_group_offsets_request, **kwargs):
     """{group_id: Future(ConsumerGroupTopicPartitions)} with the committed offsets
     (of the partitions asked, or of every partition the group has offsets for)."""
-    from . import ConsumerGroupTopicPartitions, _Options
     from .. import _tpl_from
 
     req = _one_request(list_consumer_group_offsets_request, "list_consumer_group_offsets")
@@ -333,7 +427,6 @@ def list_consumer_group_offsets(self, list_consumer_group_offsets_request, **kwa
 def alter_consumer_group_offsets(self, alter_consumer_group_offsets_request, **kwargs):
     """{group_id: Future(ConsumerGroupTopicPartitions)}: commits the given
     offsets for a group with no active members."""
-    from . import ConsumerGroupTopicPartitions, _Options
     from .. import _tpl_from
 
     req = _one_request(alter_consumer_group_offsets_request, "alter_consumer_group_offsets")
@@ -378,3 +471,62 @@ def alter_consumer_group_offsets(self, alter_consumer_group_offsets_request, **k
 
     self._run({req.group_id: f}, do, cleanup)
     return {req.group_id: f}
+
+
+class GroupMember:
+    """A member of a group, as ``list_groups`` reports it."""
+
+    def __init__(self, id, client_id, client_host):
+        self.id = id
+        self.client_id = client_id
+        self.client_host = client_host
+        self.metadata = None
+        self.assignment = None
+
+
+class GroupMetadata:
+    """A group, as the legacy ``list_groups`` reports it."""
+
+    def __init__(self, id, broker, state, protocol_type, protocol, members, error=None):
+        self.id = id
+        self.broker = broker
+        self.state = state
+        self.protocol_type = protocol_type
+        self.protocol = protocol
+        self.members = members
+        self.error = error
+
+    def __repr__(self):
+        return f"GroupMetadata({self.id})"
+
+    def __str__(self):
+        return str(self.id)
+
+
+def list_groups(self, group=None, timeout=-1):
+    """The legacy group listing (confluent-kafka's list_groups): a list of
+    GroupMetadata, synchronous; raises KafkaException when it fails."""
+    _KAFKA_TIMEOUT_WAIT = 60.0  # seconds, when no timeout is given
+    if not self._handle:
+        raise RuntimeError("Handle has been closed")
+    t = None if timeout is None or timeout < 0 else timeout
+    kw = {} if t is None else {"request_timeout": t}
+    if group is not None:
+        ids = [group]
+    else:
+        res = self.list_consumer_groups(**kw).result(_KAFKA_TIMEOUT_WAIT if t is None else t + 5)
+        ids = [g.group_id for g in res.valid]
+    out = []
+    if not ids:
+        return out
+    for gid, f in self.describe_consumer_groups(ids, **kw).items():
+        try:
+            d = f.result(_KAFKA_TIMEOUT_WAIT if t is None else t + 5)
+        except KafkaException as e:
+            out.append(GroupMetadata(gid, None, None, None, None, [], e.args[0]))
+            continue
+        members = [GroupMember(m.member_id, m.client_id, m.host) for m in d.members]
+        out.append(GroupMetadata(gid, d.coordinator, d.state.name if d.state is not None else None,
+                                 "consumer" if d.is_simple_consumer_group is False else "",
+                                 d.partition_assignor, members))
+    return out

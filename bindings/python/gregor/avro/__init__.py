@@ -1,7 +1,7 @@
 """``confluent_kafka.avro``'s names (the legacy AvroProducer / AvroConsumer).
 
-gregor has no Schema Registry client and no Avro serializer (issue 17 leaves
-them out: they need other packages). The module imports, so programs and
+gregor has no Schema Registry client and no Avro serializer (they need
+other packages). The module imports, so programs and
 test helpers that only import it load; constructing either class raises
 ImportError saying so — the error confluent-kafka itself raises when its
 Avro dependencies are missing.
