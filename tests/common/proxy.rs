@@ -64,20 +64,26 @@ struct Link {
 struct LinkState {
     pending: Vec<(i32, i16, i16)>,
     upstream_closed: bool,
+    /// Counted in `draining`: killed with a Produce request unanswered.
+    draining: bool,
 }
 
 /// How long a killed link waits for the broker to answer what it was sent.
 const DRAIN: Duration = Duration::from_secs(5);
 
 impl Link {
-    /// The connection dies for the client at once. The broker side stays
-    /// open until the broker has answered every request it had been sent
-    /// (the answers are dropped), at most `DRAIN`: the broker processes
-    /// what it received and the acknowledgements are lost, as when a real
-    /// broker's connection breaks. New connections wait for that, so a
-    /// client's retry never reaches the broker while the broker is still
-    /// working on the first attempt — a race a real broker serializes per
-    /// partition, and one the test broker does not.
+    /// The connection dies for the client at once. With a Produce request
+    /// unanswered, the broker side stays open until the broker has answered
+    /// every request it had been sent (the answers are dropped), at most
+    /// `DRAIN`: the broker processes what it received and the
+    /// acknowledgements are lost, as when a real broker's connection
+    /// breaks. New connections wait for that, so a producer's retry never
+    /// reaches the broker while the broker is still writing the first
+    /// attempt — a race a real broker serializes per partition, and one the
+    /// test broker does not. Other requests cannot be written twice, so a
+    /// link without a Produce in flight closes at once and holds up no one
+    /// (consumers under constant faults would otherwise wait at every
+    /// reconnect).
     fn kill(&self) {
         if self.dead.swap(true, Ordering::SeqCst) {
             return;
@@ -87,18 +93,20 @@ impl Link {
         if st.upstream_closed {
             return;
         }
+        if !st.pending.iter().any(|&(_, key, _)| key == 0) {
+            self.close_upstream(&mut st);
+            return;
+        }
+        st.draining = true;
         self.draining.fetch_add(1, Ordering::SeqCst);
         let _ = self.upstream.set_read_timeout(Some(DRAIN));
-        if st.pending.is_empty() {
-            self.close_upstream(&mut st);
-        }
     }
 
     fn close_upstream(&self, st: &mut LinkState) {
         if !st.upstream_closed {
             st.upstream_closed = true;
             let _ = self.upstream.shutdown(Shutdown::Both);
-            if self.dead.load(Ordering::SeqCst) {
+            if std::mem::take(&mut st.draining) {
                 self.draining.fetch_sub(1, Ordering::SeqCst);
             }
         }
