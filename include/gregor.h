@@ -1633,6 +1633,27 @@ typedef struct {
 } gregor_slice;
 
 /**
+ * The token refresh callback: `handle` is the `gregor_producer *`,
+ * `gregor_consumer *` or `gregor_admin *` made from the configuration the
+ * callback was set on; `oauthbearer_config` is the value of
+ * `sasl.oauthbearer.config` (NUL-terminated, borrowed for the call);
+ * `opaque` is what was given with the callback. The callback calls
+ * `gregor_*_oauthbearer_set_token` or `gregor_*_oauthbearer_set_token_failure`
+ * on `handle`.
+ */
+typedef void (*gregor_oauthbearer_token_refresh_cb)(void *handle, const char *oauthbearer_config, void *opaque);
+
+/**
+ * A log callback: `level` is the syslog level (0 emergency … 7 debug),
+ * `fac` the facility ("CONNECT", "FAIL", "CGRPSTATE", …), `name` the
+ * client's name (`<client.id>#producer-1`; librdkafka's callback gets it
+ * from `rd_kafka_name(rk)`), `buf` the message (with the `[thrd:NAME]: `
+ * prefix unless `log.thread.name=false`). All strings are NUL-terminated
+ * and borrowed: valid only during the call.
+ */
+typedef void (*gregor_log_cb)(void *opaque, int level, const char *fac, const char *name, const char *buf);
+
+/**
  * The rebalance callback: `event` is one of `GREGOR_REBALANCE_*`;
  * `partitions` is borrowed for the call. It runs only inside
  * `gregor_consumer_poll` / `gregor_consumer_close`, on the caller's
@@ -1648,6 +1669,26 @@ typedef void (*gregor_rebalance_cb)(gregor_consumer *c, int32_t event, const gre
  * the call). Runs only inside `gregor_consumer_poll`, on the caller's thread.
  */
 typedef void (*gregor_commit_cb)(gregor_consumer *c, int32_t err, const gregor_tpl *offsets, void *opaque);
+
+/**
+ * A consumer's error callback: as `gregor_producer_error_cb`.
+ */
+typedef void (*gregor_consumer_error_cb)(const gregor_consumer *consumer, int err, const char *reason, void *cb_opaque);
+
+/**
+ * A consumer's throttle callback: as `gregor_producer_throttle_cb`.
+ */
+typedef void (*gregor_consumer_throttle_cb)(const gregor_consumer *consumer, const char *broker_name, int32_t broker_id, int throttle_time_ms, void *cb_opaque);
+
+/**
+ * A consumer's statistics callback: as `gregor_producer_stats_cb`.
+ */
+typedef void (*gregor_consumer_stats_cb)(const gregor_consumer *consumer, const char *json, size_t json_len, void *cb_opaque);
+
+/**
+ * A consumer's event callback: as `gregor_producer_event_cb`.
+ */
+typedef void (*gregor_consumer_event_cb)(const gregor_consumer *consumer, void *opaque);
 
 /**
  * One error code (librdkafka's `struct rd_kafka_err_desc`): its number, its
@@ -1676,41 +1717,6 @@ typedef struct {
 } gregor_enum_desc;
 
 /**
- * An error callback: `err` is the code (`GREGOR_ERR__TRANSPORT`,
- * `GREGOR_ERR__ALL_BROKERS_DOWN`, `GREGOR_ERR__FATAL`, …), `reason` a
- * NUL-terminated text valid only during the call; `handle` is the
- * producer or consumer the callback was set on.
- */
-typedef void (*gregor_producer_error_cb)(const gregor_producer *producer, int err, const char *reason, void *cb_opaque);
-
-/**
- * A consumer's error callback: as `gregor_producer_error_cb`.
- */
-typedef void (*gregor_consumer_error_cb)(const gregor_consumer *consumer, int err, const char *reason, void *cb_opaque);
-
-/**
- * A throttle callback: `broker_name` ("host:port/id", NUL-terminated,
- * valid during the call), `broker_id` (-1 for a bootstrap connection)
- * and how long the broker throttled the client, in milliseconds.
- */
-typedef void (*gregor_producer_throttle_cb)(const gregor_producer *producer, const char *broker_name, int32_t broker_id, int throttle_time_ms, void *cb_opaque);
-
-/**
- * A consumer's throttle callback: as `gregor_producer_throttle_cb`.
- */
-typedef void (*gregor_consumer_throttle_cb)(const gregor_consumer *consumer, const char *broker_name, int32_t broker_id, int throttle_time_ms, void *cb_opaque);
-
-/**
- * A log callback: `level` is the syslog level (0 emergency … 7 debug),
- * `fac` the facility ("CONNECT", "FAIL", "CGRPSTATE", …), `name` the
- * client's name (`<client.id>#producer-1`; librdkafka's callback gets it
- * from `rd_kafka_name(rk)`), `buf` the message (with the `[thrd:NAME]: `
- * prefix unless `log.thread.name=false`). All strings are NUL-terminated
- * and borrowed: valid only during the call.
- */
-typedef void (*gregor_log_cb)(void *opaque, int level, const char *fac, const char *name, const char *buf);
-
-/**
  * One request a mock broker received while tracking was on.
  */
 typedef struct {
@@ -1732,17 +1738,6 @@ typedef struct {
    */
   int64_t timestamp_us;
 } gregor_mock_request;
-
-/**
- * The token refresh callback: `handle` is the `gregor_producer *`,
- * `gregor_consumer *` or `gregor_admin *` made from the configuration the
- * callback was set on; `oauthbearer_config` is the value of
- * `sasl.oauthbearer.config` (NUL-terminated, borrowed for the call);
- * `opaque` is what was given with the callback. The callback calls
- * `gregor_*_oauthbearer_set_token` or `gregor_*_oauthbearer_set_token_failure`
- * on `handle`.
- */
-typedef void (*gregor_oauthbearer_token_refresh_cb)(void *handle, const char *oauthbearer_config, void *opaque);
 
 /**
  * One message's outcome, borrowed for the duration of the callback.
@@ -1790,6 +1785,21 @@ typedef struct {
 typedef void (*gregor_dr_cb)(const gregor_delivery_report *dr, void *cb_opaque);
 
 /**
+ * An error callback: `err` is the code (`GREGOR_ERR__TRANSPORT`,
+ * `GREGOR_ERR__ALL_BROKERS_DOWN`, `GREGOR_ERR__FATAL`, …), `reason` a
+ * NUL-terminated text valid only during the call; `handle` is the
+ * producer or consumer the callback was set on.
+ */
+typedef void (*gregor_producer_error_cb)(const gregor_producer *producer, int err, const char *reason, void *cb_opaque);
+
+/**
+ * A throttle callback: `broker_name` ("host:port/id", NUL-terminated,
+ * valid during the call), `broker_id` (-1 for a bootstrap connection)
+ * and how long the broker throttled the client, in milliseconds.
+ */
+typedef void (*gregor_producer_throttle_cb)(const gregor_producer *producer, const char *broker_name, int32_t broker_id, int throttle_time_ms, void *cb_opaque);
+
+/**
  * A producer's statistics callback. `json` is NUL-terminated, `json_len`
  * bytes long (without the NUL), and borrowed: valid only during the call.
  * `producer` is the handle the callback was set on.
@@ -1797,21 +1807,11 @@ typedef void (*gregor_dr_cb)(const gregor_delivery_report *dr, void *cb_opaque);
 typedef void (*gregor_producer_stats_cb)(const gregor_producer *producer, const char *json, size_t json_len, void *cb_opaque);
 
 /**
- * A consumer's statistics callback: as `gregor_producer_stats_cb`.
- */
-typedef void (*gregor_consumer_stats_cb)(const gregor_consumer *consumer, const char *json, size_t json_len, void *cb_opaque);
-
-/**
  * A producer's event callback (`rd_kafka_queue_cb_event_enable`'s
  * `event_cb`): runs on a gregor thread when the producer's queue becomes
  * non-empty; must only wake the application's loop.
  */
 typedef void (*gregor_producer_event_cb)(const gregor_producer *producer, void *opaque);
-
-/**
- * A consumer's event callback: as `gregor_producer_event_cb`.
- */
-typedef void (*gregor_consumer_event_cb)(const gregor_consumer *consumer, void *opaque);
 
 #ifdef __cplusplus
 extern "C" {
@@ -2011,6 +2011,23 @@ const gregor_acl_bindings *gregor_delete_acls_results_matches(const gregor_delet
  * Frees delete results (and the bindings they lend). NULL is a no-op.
  */
 void gregor_delete_acls_results_free(gregor_delete_acls_results *r);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token`, for an admin client
+ * (`GREGOR_ERR__NOT_IMPLEMENTED` in a build without the `admin` feature).
+ */
+int gregor_admin_oauthbearer_set_token(const gregor_admin *admin, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token_failure`, for an admin client.
+ */
+int gregor_admin_oauthbearer_set_token_failure(const gregor_admin *admin, const char *errstr);
+
+/**
+ * As `gregor_producer_set_sasl_credentials`, for an admin client
+ * (`GREGOR_ERR__NOT_IMPLEMENTED` in a build without the `admin` feature).
+ */
+int gregor_admin_set_sasl_credentials(const gregor_admin *admin, const char *username, const char *password);
 
 /**
  * Describes the cluster (DescribeCluster, or Metadata on older brokers);
@@ -3388,6 +3405,41 @@ char **gregor_config_dump(const gregor_config *conf, size_t *cntp);
 void gregor_config_dump_free(char **arr, size_t cnt);
 
 /**
+ * Sets (or with NULL `cb`, clears) the OAUTHBEARER token refresh callback
+ * of the clients made from `conf` afterwards. It runs when a token is
+ * needed: at the start and 80 % through the current token's lifetime (10 s
+ * after a failure), inside `gregor_producer_poll` / `_flush` /
+ * `gregor_consumer_poll` on the polling thread, as librdkafka runs it from
+ * `rd_kafka_poll`; on a gregor thread for an admin client (which has no
+ * poll) or after `gregor_*_sasl_background_callbacks_enable`. Connections
+ * wait for the first token. With it set, the built-in unsecured JWT and
+ * OIDC refreshers are not used. Returns 0 or `GREGOR_ERR__INVALID_ARG`
+ * (NULL `conf`). Not thread-safe for one `conf`.
+ */
+int gregor_config_set_oauthbearer_token_refresh_cb(gregor_config *conf, gregor_oauthbearer_token_refresh_cb cb, void *opaque);
+
+/**
+ * Sets (or with NULL `cb`, clears) the log callback of clients made from
+ * `conf` from now on (librdkafka's `rd_kafka_conf_set_log_cb`), lines
+ * written while `gregor_*_new` runs included; without one, lines go to
+ * stderr in librdkafka's format (`%7|1700000000.123|FAC|name| msg`).
+ * Which lines: `log_level` (default 6) and the `debug` contexts.
+ *
+ * Threads: by default the callback runs on the thread that logs, which is
+ * often one of gregor's own (a broker connection's I/O thread, the
+ * producer's sender, the consumer's fetch and group threads), possibly
+ * while the client holds an internal lock: it must be thread-safe, quick,
+ * and must not call into the client. With `log.queue=true` lines wait in
+ * the client (at most 10,000; later ones are counted and reported) and the
+ * callback runs inside `gregor_producer_poll` / `gregor_producer_flush` /
+ * `gregor_consumer_poll` / `gregor_consumer_close`, on the calling thread,
+ * as librdkafka's log queue forwarded to the main queue. `opaque` is
+ * passed back unchanged. Returns 0, or `GREGOR_ERR__INVALID_ARG` for a
+ * NULL `conf`.
+ */
+int gregor_config_set_log_cb(gregor_config *conf, gregor_log_cb cb, void *opaque);
+
+/**
  * A new consumer configured by `conf` (copied). Returns NULL on a bad
  * configuration, with the reason in `errstr`. Caller owns it: free with
  * `gregor_consumer_free`.
@@ -3592,6 +3644,116 @@ int32_t gregor_consumer_store_offsets(gregor_consumer *c, const gregor_tpl *offs
 int32_t gregor_consumer_member_id(gregor_consumer *c, char *buf, size_t size);
 
 /**
+ * Sets (or with NULL `cb`, clears) the consumer's error callback, run
+ * inside `gregor_consumer_poll` on the calling thread with `cb_opaque`.
+ * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_consumer_set_error_cb(const gregor_consumer *consumer, gregor_consumer_error_cb cb, void *cb_opaque);
+
+/**
+ * Sets (or with NULL `cb`, clears) the consumer's throttle callback, run
+ * inside `gregor_consumer_poll`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_consumer_set_throttle_cb(const gregor_consumer *consumer, gregor_consumer_throttle_cb cb, void *cb_opaque);
+
+/**
+ * Sets (or with NULL `cb`, clears) the consumer's statistics callback.
+ * Every `statistics.interval.ms` (0, the default: never) it gets a JSON
+ * snapshot inside `gregor_consumer_poll`, on the calling thread, with
+ * `cb_opaque`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_consumer_set_stats_cb(const gregor_consumer *consumer, gregor_consumer_stats_cb cb, void *cb_opaque);
+
+/**
+ * The error that stopped the consumer for good (a fenced static group
+ * member), as `gregor_producer_fatal_error`.
+ */
+int gregor_consumer_fatal_error(const gregor_consumer *consumer, char *errstr, size_t errstr_size);
+
+/**
+ * Writes `payload` (`size` bytes, 1 to 1024, copied) to `fd` whenever the
+ * consumer's queue (messages, errors, rebalances, commit results, client
+ * events) goes from empty to non-empty, and after a poll that left some
+ * queued; `fd` -1 disables. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_consumer_io_event_enable(const gregor_consumer *consumer, int fd, const void *payload, size_t size);
+
+/**
+ * Runs `cb(consumer, opaque)` (on a gregor thread) where
+ * `gregor_consumer_io_event_enable` would write; NULL `cb` disables.
+ * Returns 0 or an error code.
+ */
+int gregor_consumer_cb_event_enable(const gregor_consumer *consumer, gregor_consumer_event_cb cb, void *opaque);
+
+/**
+ * Makes a `gregor_consumer_poll` blocked on another thread return NULL
+ * now, as if its timeout ran out (or the next one that would wait). Safe
+ * from any thread; a no-op for NULL.
+ */
+void gregor_consumer_yield(const gregor_consumer *consumer);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token`, for a consumer.
+ */
+int gregor_consumer_oauthbearer_set_token(const gregor_consumer *consumer, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
+
+/**
+ * As `gregor_producer_oauthbearer_set_token_failure`, for a consumer.
+ */
+int gregor_consumer_oauthbearer_set_token_failure(const gregor_consumer *consumer, const char *errstr);
+
+/**
+ * As `gregor_producer_sasl_background_callbacks_enable`, for a consumer.
+ */
+int gregor_consumer_sasl_background_callbacks_enable(const gregor_consumer *consumer);
+
+/**
+ * As `gregor_producer_set_sasl_credentials`, for a consumer.
+ */
+int gregor_consumer_set_sasl_credentials(const gregor_consumer *consumer, const char *username, const char *password);
+
+/**
+ * The consumer's group metadata now (`rd_kafka_consumer_group_metadata`):
+ * generation -1 and member id "" before it joined. NULL without
+ * `group.id` (or for a NULL / freed consumer). Caller owns the result.
+ */
+gregor_group_metadata *gregor_consumer_group_metadata(const gregor_consumer *consumer);
+
+/**
+ * "EAGER" or "COOPERATIVE" for a consumer in a group, else "NONE"
+ * (`rd_kafka_rebalance_protocol`; static strings). "NONE" for NULL.
+ */
+const char *gregor_consumer_rebalance_protocol(const gregor_consumer *consumer);
+
+/**
+ * 1 if the group took the consumer's partitions away without a rebalance
+ * (a `GREGOR_REBALANCE_LOST` event was served) and none were assigned
+ * since (`rd_kafka_assignment_lost`), else 0 (also for NULL).
+ */
+int gregor_consumer_assignment_lost(const gregor_consumer *consumer);
+
+/**
+ * Starts closing the consumer and returns at once
+ * (`rd_kafka_consumer_close_queue`): a gregor thread commits (with
+ * `enable.auto.commit`), gives the partitions up and leaves the group. The
+ * revocation is served by `gregor_consumer_poll` on the caller's thread
+ * (the rebalance callback runs there), so keep polling (or waiting on the
+ * io-event fd and polling) until `gregor_consumer_closed` returns 1; once
+ * the consumer's threads stopped, polls return an error message
+ * `GREGOR_ERR__STATE`, and the end of the close writes the io-event fd.
+ * `gregor_consumer_free` still frees the handle (waiting for the close).
+ * Returns 0, or `GREGOR_ERR__STATE` if closed or closing already.
+ */
+int gregor_consumer_close_start(const gregor_consumer *consumer);
+
+/**
+ * 1 once the consumer is closed (a `gregor_consumer_close_start` that
+ * ended, or `gregor_consumer_close`), else 0 (`rd_kafka_consumer_closed`).
+ * -1 for a NULL or freed consumer.
+ */
+int gregor_consumer_closed(const gregor_consumer *consumer);
+
+/**
  * Every error code gregor knows (librdkafka's `rd_kafka_get_err_descs`):
  * sets `*descs` to a static array of `*cntp` entries, local codes first
  * (negative, names starting with `_`), then Kafka's codes from -1 up, 0
@@ -3669,51 +3831,6 @@ const char *gregor_err_name(int err);
 const char *gregor_err_str(int err);
 
 /**
- * Sets (or with NULL `cb`, clears) the producer's error callback, run
- * inside `gregor_producer_poll` / `gregor_producer_flush` on the calling
- * thread with `cb_opaque` (librdkafka's `error_cb`). Events queued since
- * the producer was created are served at the next poll. Returns 0 or
- * `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_producer_set_error_cb(const gregor_producer *producer, gregor_producer_error_cb cb, void *cb_opaque);
-
-/**
- * Sets (or with NULL `cb`, clears) the consumer's error callback, run
- * inside `gregor_consumer_poll` on the calling thread with `cb_opaque`.
- * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_consumer_set_error_cb(const gregor_consumer *consumer, gregor_consumer_error_cb cb, void *cb_opaque);
-
-/**
- * Sets (or with NULL `cb`, clears) the producer's throttle callback
- * (librdkafka's `throttle_cb`), run inside `gregor_producer_poll` /
- * `gregor_producer_flush` for every response with `throttle_time_ms` > 0.
- * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_producer_set_throttle_cb(const gregor_producer *producer, gregor_producer_throttle_cb cb, void *cb_opaque);
-
-/**
- * Sets (or with NULL `cb`, clears) the consumer's throttle callback, run
- * inside `gregor_consumer_poll`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_consumer_set_throttle_cb(const gregor_consumer *consumer, gregor_consumer_throttle_cb cb, void *cb_opaque);
-
-/**
- * The error that stopped the idempotent or transactional producer for
- * good (librdkafka's `rd_kafka_fatal_error`): returns its code (e.g.
- * `GREGOR_ERR_INVALID_PRODUCER_EPOCH`, `GREGOR_ERR_PRODUCER_FENCED`) and
- * writes its text to `errstr`, or returns 0 (`errstr` untouched) while
- * the producer has none; `GREGOR_ERR__INVALID_ARG` for a NULL producer.
- */
-int gregor_producer_fatal_error(const gregor_producer *producer, char *errstr, size_t errstr_size);
-
-/**
- * The error that stopped the consumer for good (a fenced static group
- * member), as `gregor_producer_fatal_error`.
- */
-int gregor_consumer_fatal_error(const gregor_consumer *consumer, char *errstr, size_t errstr_size);
-
-/**
  * The error's code; 0 for NULL.
  */
 int gregor_error_code(const gregor_error_t *error);
@@ -3751,37 +3868,6 @@ int gregor_error_txn_requires_abort(const gregor_error_t *error);
 void gregor_error_destroy(gregor_error_t *error);
 
 /**
- * As `gregor_producer_init_transactions`, returning an error object
- * (NULL on success; librdkafka's `rd_kafka_init_transactions`). A negative
- * `timeout_ms` waits forever.
- */
-gregor_error_t *gregor_producer_txn_init(const gregor_producer *producer, int timeout_ms);
-
-/**
- * As `gregor_producer_begin_transaction`, returning an error object.
- */
-gregor_error_t *gregor_producer_txn_begin(const gregor_producer *producer);
-
-/**
- * As `gregor_producer_send_offsets_to_transaction`, returning an error
- * object. A negative `timeout_ms` waits forever.
- */
-gregor_error_t *gregor_producer_txn_send_offsets(const gregor_producer *producer, const gregor_tpl *offsets, const char *group_id, int timeout_ms);
-
-/**
- * As `gregor_producer_commit_transaction`, returning an error object
- * (`txn_requires_abort` set when only an abort can follow). A negative
- * `timeout_ms` waits forever.
- */
-gregor_error_t *gregor_producer_txn_commit(const gregor_producer *producer, int timeout_ms);
-
-/**
- * As `gregor_producer_abort_transaction`, returning an error object. A
- * negative `timeout_ms` waits forever.
- */
-gregor_error_t *gregor_producer_txn_abort(const gregor_producer *producer, int timeout_ms);
-
-/**
  * The optional Cargo features this library was built with,
  * comma-separated: "zookeeper,legacy07,admin,tls,sasl,mock" when built with
  * all of them (the default), "" with none. The functions and
@@ -3789,13 +3875,6 @@ gregor_error_t *gregor_producer_txn_abort(const gregor_producer *producer, int t
  * `GREGOR_ERR__NOT_IMPLEMENTED`. A static string: do not free it.
  */
 const char *gregor_builtin_features(void);
-
-/**
- * The consumer's group metadata now (`rd_kafka_consumer_group_metadata`):
- * generation -1 and member id "" before it joined. NULL without
- * `group.id` (or for a NULL / freed consumer). Caller owns the result.
- */
-gregor_group_metadata *gregor_consumer_group_metadata(const gregor_consumer *consumer);
 
 /**
  * Group metadata with only a group id (generation -1, no member:
@@ -3837,59 +3916,6 @@ const char *gregor_group_metadata_group_instance_id(const gregor_group_metadata 
  * Frees group metadata (NULL is a no-op).
  */
 void gregor_group_metadata_free(gregor_group_metadata *m);
-
-/**
- * `gregor_producer_send_offsets_to_transaction` with the consumer's group
- * metadata (`rd_kafka_send_offsets_to_transaction`, KIP-447): the
- * TxnOffsetCommit carries the generation, member id and group instance
- * id (v3+), so the coordinator refuses a member the group moved on from
- * with `GREGOR_ERR_ILLEGAL_GENERATION`, `GREGOR_ERR_UNKNOWN_MEMBER_ID` or
- * `GREGOR_ERR_FENCED_INSTANCE_ID`; the transaction must then be aborted.
- * Borrows `offsets` and `metadata`.
- */
-int gregor_producer_send_offsets_to_transaction_with_metadata(const gregor_producer *producer, const gregor_tpl *offsets, const gregor_group_metadata *metadata, int timeout_ms, char *errstr, size_t errstr_size);
-
-/**
- * "EAGER" or "COOPERATIVE" for a consumer in a group, else "NONE"
- * (`rd_kafka_rebalance_protocol`; static strings). "NONE" for NULL.
- */
-const char *gregor_consumer_rebalance_protocol(const gregor_consumer *consumer);
-
-/**
- * 1 if the group took the consumer's partitions away without a rebalance
- * (a `GREGOR_REBALANCE_LOST` event was served) and none were assigned
- * since (`rd_kafka_assignment_lost`), else 0 (also for NULL).
- */
-int gregor_consumer_assignment_lost(const gregor_consumer *consumer);
-
-/**
- * Starts closing the consumer and returns at once
- * (`rd_kafka_consumer_close_queue`): a gregor thread commits (with
- * `enable.auto.commit`), gives the partitions up and leaves the group. The
- * revocation is served by `gregor_consumer_poll` on the caller's thread
- * (the rebalance callback runs there), so keep polling (or waiting on the
- * io-event fd and polling) until `gregor_consumer_closed` returns 1; once
- * the consumer's threads stopped, polls return an error message
- * `GREGOR_ERR__STATE`, and the end of the close writes the io-event fd.
- * `gregor_consumer_free` still frees the handle (waiting for the close).
- * Returns 0, or `GREGOR_ERR__STATE` if closed or closing already.
- */
-int gregor_consumer_close_start(const gregor_consumer *consumer);
-
-/**
- * 1 once the consumer is closed (a `gregor_consumer_close_start` that
- * ended, or `gregor_consumer_close`), else 0 (`rd_kafka_consumer_closed`).
- * -1 for a NULL or freed consumer.
- */
-int gregor_consumer_closed(const gregor_consumer *consumer);
-
-/**
- * As `gregor_producer_send_offsets_to_transaction_with_metadata`,
- * returning an error object (`gregor_error_t`, NULL on success) with
- * librdkafka's flags: a fenced member's error has `txn_requires_abort`.
- * A negative `timeout_ms` waits forever.
- */
-gregor_error_t *gregor_producer_txn_send_offsets_with_metadata(const gregor_producer *producer, const gregor_tpl *offsets, const gregor_group_metadata *metadata, int timeout_ms);
 
 /**
  * A new, empty header list. Caller owns it: free with `gregor_headers_free`.
@@ -4149,27 +4175,6 @@ int gregor_legacy07_producer_send(const gregor_legacy07_producer *producer, cons
  * `GREGOR_ERR__DESTROY`. A second free of the same pointer is a no-op.
  */
 void gregor_legacy07_producer_free(gregor_legacy07_producer *p);
-
-/**
- * Sets (or with NULL `cb`, clears) the log callback of clients made from
- * `conf` from now on (librdkafka's `rd_kafka_conf_set_log_cb`), lines
- * written while `gregor_*_new` runs included; without one, lines go to
- * stderr in librdkafka's format (`%7|1700000000.123|FAC|name| msg`).
- * Which lines: `log_level` (default 6) and the `debug` contexts.
- *
- * Threads: by default the callback runs on the thread that logs, which is
- * often one of gregor's own (a broker connection's I/O thread, the
- * producer's sender, the consumer's fetch and group threads), possibly
- * while the client holds an internal lock: it must be thread-safe, quick,
- * and must not call into the client. With `log.queue=true` lines wait in
- * the client (at most 10,000; later ones are counted and reported) and the
- * callback runs inside `gregor_producer_poll` / `gregor_producer_flush` /
- * `gregor_consumer_poll` / `gregor_consumer_close`, on the calling thread,
- * as librdkafka's log queue forwarded to the main queue. `opaque` is
- * passed back unchanged. Returns 0, or `GREGOR_ERR__INVALID_ARG` for a
- * NULL `conf`.
- */
-int gregor_config_set_log_cb(gregor_config *conf, gregor_log_cb cb, void *opaque);
 
 /**
  * The message's topic, NUL-terminated, valid until the message is freed
@@ -4476,80 +4481,6 @@ int gregor_mock_clear_requests(gregor_mock_cluster *mcluster);
 int64_t gregor_mock_partition_high_watermark(gregor_mock_cluster *mcluster, const char *topic, int32_t partition);
 
 /**
- * Sets the producer's SASL/OAUTHBEARER token, as librdkafka's
- * `rd_kafka_oauthbearer_set_token`: `token_value` (NUL-terminated,
- * copied), `md_lifetime_ms` when it expires (ms since the epoch),
- * `md_principal_name` (NULL: empty), and `extension_size` strings at
- * `extensions` alternating key and value (RFC 7628 section 3.1: keys
- * 1*ALPHA and not `auth`; values VCHAR, SP, HTAB, CR, LF). Authentications
- * from now on (new connections and KIP-368 re-authentications) use it;
- * connections waiting for a token go on; the next refresh is due 80 %
- * through its lifetime. Returns 0; `GREGOR_ERR__INVALID_ARG` with the
- * reason in `errstr` (never quoting the token) for an expired token, an odd
- * `extension_size`, a malformed key or value; `GREGOR_ERR__STATE` when
- * OAUTHBEARER is not the configured mechanism. Thread-safe; may be called
- * from the refresh callback.
- */
-int gregor_producer_oauthbearer_set_token(const gregor_producer *producer, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
-
-/**
- * As `gregor_producer_oauthbearer_set_token`, for a consumer.
- */
-int gregor_consumer_oauthbearer_set_token(const gregor_consumer *consumer, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
-
-/**
- * Reports that the producer's token could not be had, as librdkafka's
- * `rd_kafka_oauthbearer_set_token_failure`: `errstr` is the reason (a
- * non-empty NUL-terminated string). A token still valid stays in use; the
- * next refresh is 10 s later; an `_AUTHENTICATION` error event carries the
- * reason; connections waiting for a token fail with it. Returns 0,
- * `GREGOR_ERR__INVALID_ARG` (NULL or empty reason) or `GREGOR_ERR__STATE`.
- */
-int gregor_producer_oauthbearer_set_token_failure(const gregor_producer *producer, const char *errstr);
-
-/**
- * As `gregor_producer_oauthbearer_set_token_failure`, for a consumer.
- */
-int gregor_consumer_oauthbearer_set_token_failure(const gregor_consumer *consumer, const char *errstr);
-
-/**
- * Runs the producer's token refresh callback on a gregor thread instead
- * of inside poll, as librdkafka's `rd_kafka_sasl_background_callbacks_enable`
- * (for applications that do not poll). Returns 0 or `GREGOR_ERR__STATE`.
- */
-int gregor_producer_sasl_background_callbacks_enable(const gregor_producer *producer);
-
-/**
- * As `gregor_producer_sasl_background_callbacks_enable`, for a consumer.
- */
-int gregor_consumer_sasl_background_callbacks_enable(const gregor_consumer *consumer);
-
-/**
- * As `gregor_producer_oauthbearer_set_token`, for an admin client
- * (`GREGOR_ERR__NOT_IMPLEMENTED` in a build without the `admin` feature).
- */
-int gregor_admin_oauthbearer_set_token(const gregor_admin *admin, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
-
-/**
- * As `gregor_producer_oauthbearer_set_token_failure`, for an admin client.
- */
-int gregor_admin_oauthbearer_set_token_failure(const gregor_admin *admin, const char *errstr);
-
-/**
- * Sets (or with NULL `cb`, clears) the OAUTHBEARER token refresh callback
- * of the clients made from `conf` afterwards. It runs when a token is
- * needed: at the start and 80 % through the current token's lifetime (10 s
- * after a failure), inside `gregor_producer_poll` / `_flush` /
- * `gregor_consumer_poll` on the polling thread, as librdkafka runs it from
- * `rd_kafka_poll`; on a gregor thread for an admin client (which has no
- * poll) or after `gregor_*_sasl_background_callbacks_enable`. Connections
- * wait for the first token. With it set, the built-in unsecured JWT and
- * OIDC refreshers are not used. Returns 0 or `GREGOR_ERR__INVALID_ARG`
- * (NULL `conf`). Not thread-safe for one `conf`.
- */
-int gregor_config_set_oauthbearer_token_refresh_cb(gregor_config *conf, gregor_oauthbearer_token_refresh_cb cb, void *opaque);
-
-/**
  * A new producer configured by `conf` (copied; the caller keeps and frees
  * `conf`). Returns NULL on a bad configuration, with the reason in `errstr`.
  * Does not connect yet. Caller owns the producer: free with `gregor_producer_free`.
@@ -4685,6 +4616,165 @@ int32_t gregor_partitioner(const char *partitioner, const uint8_t *key, size_t k
 int gregor_producer_purge(const gregor_producer *producer, int flags);
 
 /**
+ * Sets (or with NULL `cb`, clears) the producer's error callback, run
+ * inside `gregor_producer_poll` / `gregor_producer_flush` on the calling
+ * thread with `cb_opaque` (librdkafka's `error_cb`). Events queued since
+ * the producer was created are served at the next poll. Returns 0 or
+ * `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_producer_set_error_cb(const gregor_producer *producer, gregor_producer_error_cb cb, void *cb_opaque);
+
+/**
+ * Sets (or with NULL `cb`, clears) the producer's throttle callback
+ * (librdkafka's `throttle_cb`), run inside `gregor_producer_poll` /
+ * `gregor_producer_flush` for every response with `throttle_time_ms` > 0.
+ * Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_producer_set_throttle_cb(const gregor_producer *producer, gregor_producer_throttle_cb cb, void *cb_opaque);
+
+/**
+ * Sets (or with NULL `cb`, clears) the producer's statistics callback.
+ * Every `statistics.interval.ms` (0, the default: never) it gets a JSON
+ * snapshot inside `gregor_producer_poll` / `gregor_producer_flush`, on the
+ * calling thread, with `cb_opaque`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_producer_set_stats_cb(const gregor_producer *producer, gregor_producer_stats_cb cb, void *cb_opaque);
+
+/**
+ * The error that stopped the idempotent or transactional producer for
+ * good (librdkafka's `rd_kafka_fatal_error`): returns its code (e.g.
+ * `GREGOR_ERR_INVALID_PRODUCER_EPOCH`, `GREGOR_ERR_PRODUCER_FENCED`) and
+ * writes its text to `errstr`, or returns 0 (`errstr` untouched) while
+ * the producer has none; `GREGOR_ERR__INVALID_ARG` for a NULL producer.
+ */
+int gregor_producer_fatal_error(const gregor_producer *producer, char *errstr, size_t errstr_size);
+
+/**
+ * Writes `payload` (`size` bytes, 1 to 1024, copied) to `fd` whenever the
+ * producer's queue of delivery reports and client events goes from empty
+ * to non-empty, and after a poll / flush that left some queued; `fd` -1
+ * disables. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
+ */
+int gregor_producer_io_event_enable(const gregor_producer *producer, int fd, const void *payload, size_t size);
+
+/**
+ * Runs `cb(producer, opaque)` (on a gregor thread) where
+ * `gregor_producer_io_event_enable` would write; NULL `cb` disables.
+ * Returns 0 or an error code.
+ */
+int gregor_producer_cb_event_enable(const gregor_producer *producer, gregor_producer_event_cb cb, void *opaque);
+
+/**
+ * Makes a `gregor_producer_poll` / `gregor_producer_flush` blocked on
+ * another thread return now, as if its timeout ran out (or the next one
+ * that would wait). Safe from any thread; a no-op for NULL.
+ */
+void gregor_producer_yield(const gregor_producer *producer);
+
+/**
+ * Serves the producer's delivery reports and client events on a gregor
+ * thread from now on, as they come, instead of inside
+ * `gregor_producer_poll` (librdkafka's background queue /
+ * `background_event_cb`): the callbacks then run on that thread. Poll and
+ * flush still work. The thread ends when the producer is closed or freed.
+ * Returns 0, or `GREGOR_ERR__STATE` if started already.
+ */
+int gregor_producer_start_background(const gregor_producer *producer);
+
+/**
+ * Sets the producer's SASL/OAUTHBEARER token, as librdkafka's
+ * `rd_kafka_oauthbearer_set_token`: `token_value` (NUL-terminated,
+ * copied), `md_lifetime_ms` when it expires (ms since the epoch),
+ * `md_principal_name` (NULL: empty), and `extension_size` strings at
+ * `extensions` alternating key and value (RFC 7628 section 3.1: keys
+ * 1*ALPHA and not `auth`; values VCHAR, SP, HTAB, CR, LF). Authentications
+ * from now on (new connections and KIP-368 re-authentications) use it;
+ * connections waiting for a token go on; the next refresh is due 80 %
+ * through its lifetime. Returns 0; `GREGOR_ERR__INVALID_ARG` with the
+ * reason in `errstr` (never quoting the token) for an expired token, an odd
+ * `extension_size`, a malformed key or value; `GREGOR_ERR__STATE` when
+ * OAUTHBEARER is not the configured mechanism. Thread-safe; may be called
+ * from the refresh callback.
+ */
+int gregor_producer_oauthbearer_set_token(const gregor_producer *producer, const char *token_value, int64_t md_lifetime_ms, const char *md_principal_name, const char *const *extensions, size_t extension_size, char *errstr, size_t errstr_size);
+
+/**
+ * Reports that the producer's token could not be had, as librdkafka's
+ * `rd_kafka_oauthbearer_set_token_failure`: `errstr` is the reason (a
+ * non-empty NUL-terminated string). A token still valid stays in use; the
+ * next refresh is 10 s later; an `_AUTHENTICATION` error event carries the
+ * reason; connections waiting for a token fail with it. Returns 0,
+ * `GREGOR_ERR__INVALID_ARG` (NULL or empty reason) or `GREGOR_ERR__STATE`.
+ */
+int gregor_producer_oauthbearer_set_token_failure(const gregor_producer *producer, const char *errstr);
+
+/**
+ * Runs the producer's token refresh callback on a gregor thread instead
+ * of inside poll, as librdkafka's `rd_kafka_sasl_background_callbacks_enable`
+ * (for applications that do not poll). Returns 0 or `GREGOR_ERR__STATE`.
+ */
+int gregor_producer_sasl_background_callbacks_enable(const gregor_producer *producer);
+
+/**
+ * Sets the SASL user name and password (both NUL-terminated, copied) the
+ * producer authenticates with from now on (PLAIN and SCRAM). As librdkafka,
+ * the values are accepted even when SASL is not configured. Returns 0 or
+ * `GREGOR_ERR__INVALID_ARG` (a NULL argument, text not UTF-8). Does not
+ * block. Thread-safe.
+ */
+int gregor_producer_set_sasl_credentials(const gregor_producer *producer, const char *username, const char *password);
+
+/**
+ * As `gregor_producer_init_transactions`, returning an error object
+ * (NULL on success; librdkafka's `rd_kafka_init_transactions`). A negative
+ * `timeout_ms` waits forever.
+ */
+gregor_error_t *gregor_producer_txn_init(const gregor_producer *producer, int timeout_ms);
+
+/**
+ * As `gregor_producer_begin_transaction`, returning an error object.
+ */
+gregor_error_t *gregor_producer_txn_begin(const gregor_producer *producer);
+
+/**
+ * As `gregor_producer_send_offsets_to_transaction`, returning an error
+ * object. A negative `timeout_ms` waits forever.
+ */
+gregor_error_t *gregor_producer_txn_send_offsets(const gregor_producer *producer, const gregor_tpl *offsets, const char *group_id, int timeout_ms);
+
+/**
+ * As `gregor_producer_commit_transaction`, returning an error object
+ * (`txn_requires_abort` set when only an abort can follow). A negative
+ * `timeout_ms` waits forever.
+ */
+gregor_error_t *gregor_producer_txn_commit(const gregor_producer *producer, int timeout_ms);
+
+/**
+ * As `gregor_producer_abort_transaction`, returning an error object. A
+ * negative `timeout_ms` waits forever.
+ */
+gregor_error_t *gregor_producer_txn_abort(const gregor_producer *producer, int timeout_ms);
+
+/**
+ * `gregor_producer_send_offsets_to_transaction` with the consumer's group
+ * metadata (`rd_kafka_send_offsets_to_transaction`, KIP-447): the
+ * TxnOffsetCommit carries the generation, member id and group instance
+ * id (v3+), so the coordinator refuses a member the group moved on from
+ * with `GREGOR_ERR_ILLEGAL_GENERATION`, `GREGOR_ERR_UNKNOWN_MEMBER_ID` or
+ * `GREGOR_ERR_FENCED_INSTANCE_ID`; the transaction must then be aborted.
+ * Borrows `offsets` and `metadata`.
+ */
+int gregor_producer_send_offsets_to_transaction_with_metadata(const gregor_producer *producer, const gregor_tpl *offsets, const gregor_group_metadata *metadata, int timeout_ms, char *errstr, size_t errstr_size);
+
+/**
+ * As `gregor_producer_send_offsets_to_transaction_with_metadata`,
+ * returning an error object (`gregor_error_t`, NULL on success) with
+ * librdkafka's flags: a fenced member's error has `txn_requires_abort`.
+ * A negative `timeout_ms` waits forever.
+ */
+gregor_error_t *gregor_producer_txn_send_offsets_with_metadata(const gregor_producer *producer, const gregor_tpl *offsets, const gregor_group_metadata *metadata, int timeout_ms);
+
+/**
  * librdkafka's name for error code `err` (`rd_kafka_err2name`):
  * "UNKNOWN_TOPIC_OR_PART", "MSG_SIZE_TOO_LARGE", "_PARTITION_EOF"; gregor's
  * name for a code librdkafka does not know; "`ERR_<code>?`" for a code
@@ -4700,42 +4790,6 @@ const char *gregor_err_rdkafka_name(int err);
  * Static: valid for the life of the program, never free it. Thread-safe.
  */
 const char *gregor_err_rdkafka_str(int err);
-
-/**
- * Sets the SASL user name and password (both NUL-terminated, copied) the
- * producer authenticates with from now on (PLAIN and SCRAM). As librdkafka,
- * the values are accepted even when SASL is not configured. Returns 0 or
- * `GREGOR_ERR__INVALID_ARG` (a NULL argument, text not UTF-8). Does not
- * block. Thread-safe.
- */
-int gregor_producer_set_sasl_credentials(const gregor_producer *producer, const char *username, const char *password);
-
-/**
- * As `gregor_producer_set_sasl_credentials`, for a consumer.
- */
-int gregor_consumer_set_sasl_credentials(const gregor_consumer *consumer, const char *username, const char *password);
-
-/**
- * As `gregor_producer_set_sasl_credentials`, for an admin client
- * (`GREGOR_ERR__NOT_IMPLEMENTED` in a build without the `admin` feature).
- */
-int gregor_admin_set_sasl_credentials(const gregor_admin *admin, const char *username, const char *password);
-
-/**
- * Sets (or with NULL `cb`, clears) the producer's statistics callback.
- * Every `statistics.interval.ms` (0, the default: never) it gets a JSON
- * snapshot inside `gregor_producer_poll` / `gregor_producer_flush`, on the
- * calling thread, with `cb_opaque`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_producer_set_stats_cb(const gregor_producer *producer, gregor_producer_stats_cb cb, void *cb_opaque);
-
-/**
- * Sets (or with NULL `cb`, clears) the consumer's statistics callback.
- * Every `statistics.interval.ms` (0, the default: never) it gets a JSON
- * snapshot inside `gregor_consumer_poll`, on the calling thread, with
- * `cb_opaque`. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_consumer_set_stats_cb(const gregor_consumer *consumer, gregor_consumer_stats_cb cb, void *cb_opaque);
 
 /**
  * A new, empty topic/partition/offset list. Caller owns it: free with `gregor_tpl_free`.
@@ -4816,60 +4870,6 @@ int32_t gregor_tpl_set_metadata(gregor_tpl *tpl, size_t idx, const char *metadat
  * changed or freed; NULL if it has none (or out of range).
  */
 const char *gregor_tpl_metadata(const gregor_tpl *tpl, size_t idx);
-
-/**
- * Writes `payload` (`size` bytes, 1 to 1024, copied) to `fd` whenever the
- * producer's queue of delivery reports and client events goes from empty
- * to non-empty, and after a poll / flush that left some queued; `fd` -1
- * disables. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_producer_io_event_enable(const gregor_producer *producer, int fd, const void *payload, size_t size);
-
-/**
- * Runs `cb(producer, opaque)` (on a gregor thread) where
- * `gregor_producer_io_event_enable` would write; NULL `cb` disables.
- * Returns 0 or an error code.
- */
-int gregor_producer_cb_event_enable(const gregor_producer *producer, gregor_producer_event_cb cb, void *opaque);
-
-/**
- * Makes a `gregor_producer_poll` / `gregor_producer_flush` blocked on
- * another thread return now, as if its timeout ran out (or the next one
- * that would wait). Safe from any thread; a no-op for NULL.
- */
-void gregor_producer_yield(const gregor_producer *producer);
-
-/**
- * Writes `payload` (`size` bytes, 1 to 1024, copied) to `fd` whenever the
- * consumer's queue (messages, errors, rebalances, commit results, client
- * events) goes from empty to non-empty, and after a poll that left some
- * queued; `fd` -1 disables. Returns 0 or `GREGOR_ERR__INVALID_ARG`.
- */
-int gregor_consumer_io_event_enable(const gregor_consumer *consumer, int fd, const void *payload, size_t size);
-
-/**
- * Runs `cb(consumer, opaque)` (on a gregor thread) where
- * `gregor_consumer_io_event_enable` would write; NULL `cb` disables.
- * Returns 0 or an error code.
- */
-int gregor_consumer_cb_event_enable(const gregor_consumer *consumer, gregor_consumer_event_cb cb, void *opaque);
-
-/**
- * Makes a `gregor_consumer_poll` blocked on another thread return NULL
- * now, as if its timeout ran out (or the next one that would wait). Safe
- * from any thread; a no-op for NULL.
- */
-void gregor_consumer_yield(const gregor_consumer *consumer);
-
-/**
- * Serves the producer's delivery reports and client events on a gregor
- * thread from now on, as they come, instead of inside
- * `gregor_producer_poll` (librdkafka's background queue /
- * `background_event_cb`): the callbacks then run on that thread. Poll and
- * flush still work. The thread ends when the producer is closed or freed.
- * Returns 0, or `GREGOR_ERR__STATE` if started already.
- */
-int gregor_producer_start_background(const gregor_producer *producer);
 
 /**
  * Opens a ZooKeeper session. `zk_connect` is `host:port[,host:port…][/chroot]`;

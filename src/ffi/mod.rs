@@ -20,12 +20,13 @@
 // One module per C object family, as src/ has one per Rust one.
 #[cfg_attr(not(feature = "admin"), path = "off/admin.rs")]
 pub mod admin;
+mod client;
 pub mod codes;
 pub mod config;
 pub mod consumer;
 pub mod descriptors;
 pub mod error;
-pub mod events;
+pub mod error_object;
 pub mod features;
 pub mod group_metadata;
 mod guard;
@@ -33,20 +34,14 @@ pub mod headers;
 #[cfg_attr(not(feature = "legacy07"), path = "off/legacy07.rs")]
 pub mod legacy07;
 mod lifetime;
-pub mod log;
 pub mod message;
 pub mod metadata;
 #[cfg_attr(not(feature = "mock"), path = "off/mock.rs")]
 pub mod mock;
-pub mod oauthbearer;
-pub mod oauthbearer_cb;
 pub mod producer;
 mod raw;
 pub mod rdkafka_compat;
-pub mod sasl;
-pub mod stats;
 pub mod tpl;
-pub mod wakeup;
 #[cfg_attr(not(feature = "zookeeper"), path = "off/zk.rs")]
 pub mod zk;
 
@@ -56,20 +51,16 @@ pub use config::*;
 pub use consumer::*;
 pub use descriptors::*;
 pub use error::*;
-pub use events::*;
+pub use error_object::*;
 pub use features::*;
 pub use group_metadata::*;
 pub use headers::*;
 pub use legacy07::*;
-pub use log::*;
 pub use message::*;
 pub use metadata::*;
 pub use mock::*;
 pub use producer::*;
 pub use raw::gregor_slice;
 pub use rdkafka_compat::*;
-pub use sasl::*;
-pub use stats::*;
 pub use tpl::*;
-pub use wakeup::*;
 pub use zk::*;

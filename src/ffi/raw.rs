@@ -226,6 +226,25 @@ pub(crate) fn copy_ids(ids: &[i32], out: *mut i32, max: usize) -> usize {
     ids.len()
 }
 
+/// Frees an array of C strings that gregor made as a `Box<[*mut c_char]>`
+/// of exactly `cnt` entries, each NULL or from `CString::into_raw`
+/// (`gregor_config_dump`'s). NULL `arr` is a no-op.
+pub(crate) fn free_c_str_array(arr: *mut *mut c_char, cnt: usize) {
+    if arr.is_null() {
+        return;
+    }
+    // SAFETY: the caller passes an array and count that gregor returned
+    // together (gregor_config_dump), made as described above.
+    unsafe {
+        let slice: Box<[*mut c_char]> = Box::from_raw(ptr::slice_from_raw_parts_mut(arr, cnt));
+        for s in slice.iter() {
+            if !s.is_null() {
+                drop(CString::from_raw(*s));
+            }
+        }
+    }
+}
+
 // ----- timeouts -----
 
 /// What a negative timeout waits: librdkafka's `-1` (`RD_POLL_INFINITE`),

@@ -33,6 +33,7 @@ use crate::error::{local, Error, Result};
 use crate::wire::Uuid;
 
 mod acls;
+mod auth;
 mod cluster;
 mod configs;
 mod groups;
@@ -43,6 +44,7 @@ mod topics;
 mod transactions;
 
 pub use acls::*;
+pub use auth::*;
 pub use cluster::*;
 pub use configs::*;
 pub use groups::*;
@@ -203,7 +205,7 @@ pub extern "C" fn gregor_admin_new(
             life: Life::new(),
         }));
         // an admin client has no poll: its refresh callback runs on a gregor thread
-        crate::ffi::oauthbearer_cb::install(conf, &cluster, out.cast(), true);
+        crate::ffi::config::install(conf, &cluster, out.cast(), true);
         Ok(())
     });
     out

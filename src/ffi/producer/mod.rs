@@ -1,6 +1,15 @@
 //! The asynchronous producer in C: queue with `gregor_producer_send`, get
 //! delivery reports through a callback run inside `gregor_producer_poll` /
-//! `gregor_producer_flush` on the calling thread, and transactions.
+//! `gregor_producer_flush` on the calling thread, and transactions. Every
+//! `gregor_producer_*` function is in this folder: `txn.rs` has the
+//! transactional calls returning `gregor_error_t`, `callbacks.rs` the
+//! error, throttle and statistics callbacks, fatal error, wake-ups and the
+//! SASL / OAUTHBEARER setters.
+
+mod callbacks;
+mod txn;
+pub use callbacks::*;
+pub use txn::*;
 
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -57,7 +66,7 @@ pub extern "C" fn gregor_producer_new(
             inner: p,
             life: Life::new(),
         }));
-        super::oauthbearer_cb::install(conf, &cluster, out.cast(), false);
+        super::config::install(conf, &cluster, out.cast(), false);
         Ok(())
     });
     out

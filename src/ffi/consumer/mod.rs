@@ -2,7 +2,16 @@
 //! (whole and incremental), poll, seek, pause and resume, positions,
 //! committed offsets, offsets for times, watermarks, close; the group
 //! calls (subscribe, commit, rebalance and commit callbacks). The
-//! `gregor_tpl` lists these calls fill in place are in tpl.rs.
+//! `gregor_tpl` lists these calls fill in place are in tpl.rs. Every
+//! `gregor_consumer_*` function is in this folder: `group.rs` has the
+//! group metadata, rebalance protocol, lost assignment and non-blocking
+//! close, `callbacks.rs` the error, throttle and statistics callbacks,
+//! fatal error, wake-ups and the SASL / OAUTHBEARER setters.
+
+mod callbacks;
+mod group;
+pub use callbacks::*;
+pub use group::*;
 
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
@@ -64,7 +73,7 @@ pub extern "C" fn gregor_consumer_new(
             inner: c,
             life: Life::new(),
         }));
-        super::oauthbearer_cb::install(conf, &cluster, out.cast(), false);
+        super::config::install(conf, &cluster, out.cast(), false);
         Ok(())
     });
     out
