@@ -28,7 +28,7 @@ module Gregor
         attach_function(name, args, ret)
       rescue FFI::NotFoundError
         define_singleton_method(name) do |*_a|
-          raise Gregor::RdkafkaError.new(-170, broker_message: "#{name} is not in the loaded libgregor")
+          raise Gregor::RdkafkaError.new(ERRORS.fetch(:_NOT_IMPLEMENTED), broker_message: "#{name} is not in the loaded libgregor")
         end
       end
 
@@ -75,7 +75,7 @@ module Gregor
     def initialize(brokers = 3)
       err = FFI::MemoryPointer.new(:char, 512)
       @handle = Native.gregor_mock_cluster_new(Integer(brokers), err, 512)
-      raise Gregor::RdkafkaError.new(-186, broker_message: err.read_string) if @handle.null?
+      raise Gregor::RdkafkaError.new(ERRORS.fetch(:_INVALID_ARG), broker_message: err.read_string) if @handle.null?
 
       @bootstraps = Native.gregor_mock_cluster_bootstraps(@handle)
     end
@@ -189,7 +189,7 @@ module Gregor
     private
 
     def handle
-      raise Gregor::RdkafkaError.new(-172, broker_message: "the mock cluster is closed") if @handle.nil?
+      raise Gregor::RdkafkaError.new(ERRORS.fetch(:_STATE), broker_message: "the mock cluster is closed") if @handle.nil?
 
       @handle
     end

@@ -360,9 +360,9 @@ module Gregor
       raise RdkafkaError.new(code)
     end
 
-    TIMED_OUT = -185 # GREGOR_ERR__TIMED_OUT
+    TIMED_OUT = ERRORS.fetch(:_TIMED_OUT)
 
-    QUEUE_FULL = -184 # GREGOR_ERR__QUEUE_FULL
+    QUEUE_FULL = ERRORS.fetch(:_QUEUE_FULL)
 
     # gregor_producer_purge's flags (librdkafka's RD_KAFKA_PURGE_F_*).
     PURGE_F_QUEUE = 0x1
