@@ -20,6 +20,7 @@
 
 use crate::sync::MutexExt;
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::error::{local, Error};
@@ -94,6 +95,11 @@ struct State {
 #[derive(Default)]
 pub struct Events {
     state: Mutex<State>,
+    /// Set (under `state`'s lock) when an event is queued or the poll task
+    /// is asked for; cleared by [`Events::serve`] under the same lock. A
+    /// `poll` that finds it clear takes no lock (a send loop polls once per
+    /// message).
+    ready: AtomicBool,
     error_cb: Mutex<Option<ErrorCallback>>,
     throttle_cb: Mutex<Option<ThrottleCallback>>,
 }
@@ -175,6 +181,9 @@ impl Events {
 
     /// True if events wait to be served (or the poll task was asked for).
     pub fn pending(&self) -> bool {
+        if !self.ready.load(Ordering::Acquire) {
+            return false;
+        }
         let st = self.state.locked();
         !st.queue.is_empty() || (st.task_due && st.task.is_some())
     }
@@ -191,6 +200,7 @@ impl Events {
         let waker = {
             let mut st = self.state.locked();
             st.task_due = true;
+            self.ready.store(true, Ordering::Release);
             st.waker.clone()
         };
         if let Some(w) = waker {
@@ -202,7 +212,7 @@ impl Events {
     pub fn raise(&self, ev: ClientEvent) {
         let waker = {
             let mut st = self.state.locked();
-            push(&mut st, ev);
+            push(&self.ready, &mut st, ev);
             st.waker.clone()
         };
         if let Some(w) = waker {
@@ -213,7 +223,7 @@ impl Events {
     /// Queues an event without waking anyone: for callers that hold the
     /// poller's lock and notify it themselves.
     pub fn raise_quiet(&self, ev: ClientEvent) {
-        push(&mut self.state.locked(), ev);
+        push(&self.ready, &mut self.state.locked(), ev);
     }
 
     /// Queues a `_FATAL` error event for `cause` (quietly, as
@@ -301,7 +311,7 @@ impl Events {
                 } else {
                     Error::local(code, err.to_string())
                 };
-                push(&mut st, ClientEvent::Error(e));
+                push(&self.ready, &mut st, ClientEvent::Error(e));
                 raised = true;
             }
             let total = st.brokers.len();
@@ -309,6 +319,7 @@ impl Events {
             if total > 0 && down == total && !st.all_down {
                 st.all_down = true;
                 push(
+                    &self.ready,
                     &mut st,
                     ClientEvent::Error(Error::local(
                         local::ALL_BROKERS_DOWN,
@@ -349,8 +360,14 @@ impl Events {
     /// how many were served. Events without a callback are dropped (as
     /// librdkafka, which logs an error without `error_cb`).
     pub fn serve(&self) -> usize {
+        if !self.ready.load(Ordering::Acquire) {
+            return 0;
+        }
         let task = {
             let mut st = self.state.locked();
+            // what is queued from here on sets it again; `take` below takes
+            // all that was queued before
+            self.ready.store(false, Ordering::Release);
             let due = std::mem::take(&mut st.task_due);
             st.task.clone().filter(|_| due)
         };
@@ -379,7 +396,8 @@ impl Events {
 
 /// Appends an event; when the queue is full, the oldest non-fatal event
 /// gives way (counted, and reported when the queue is next taken).
-fn push(st: &mut State, ev: ClientEvent) {
+fn push(ready: &AtomicBool, st: &mut State, ev: ClientEvent) {
+    ready.store(true, Ordering::Release);
     if st.queue.len() >= MAX_QUEUED {
         let victim = st
             .queue

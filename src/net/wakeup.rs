@@ -19,6 +19,7 @@
 //! into the client, as librdkafka asks of its event callbacks.
 
 use crate::sync::MutexExt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// What runs when the client's queue becomes non-empty.
@@ -35,6 +36,10 @@ struct State {
 #[derive(Default)]
 pub struct Wakeup {
     state: Mutex<State>,
+    /// Whether a trigger is set, readable without the lock: without one,
+    /// [`Wakeup::signal`] and [`Wakeup::served`] have nothing to do (the
+    /// common case, checked once per message and per `poll`).
+    enabled: AtomicBool,
 }
 
 impl std::fmt::Debug for Wakeup {
@@ -62,6 +67,7 @@ impl Wakeup {
     pub fn set(&self, trigger: Option<Trigger>, pending: bool) {
         let run = {
             let mut st = self.lock();
+            self.enabled.store(trigger.is_some(), Ordering::Release);
             st.trigger = trigger;
             st.outstanding = false;
             if pending && st.trigger.is_some() {
@@ -78,11 +84,14 @@ impl Wakeup {
 
     /// True if a trigger is set.
     pub fn enabled(&self) -> bool {
-        self.lock().trigger.is_some()
+        self.enabled.load(Ordering::Acquire)
     }
 
     /// Something was queued: runs the trigger unless one is outstanding.
     pub fn signal(&self) {
+        if !self.enabled() {
+            return;
+        }
         let run = {
             let mut st = self.lock();
             if st.outstanding {
@@ -100,6 +109,10 @@ impl Wakeup {
     /// A `poll` returned: the outstanding trigger is consumed; if the queue
     /// still holds something (`more`), the trigger runs again.
     pub fn served(&self, more: bool) {
+        if !self.enabled() {
+            // no trigger: nothing outstanding (removing one clears it)
+            return;
+        }
         self.lock().outstanding = false;
         if more {
             self.signal();

@@ -586,14 +586,11 @@ impl Acc {
             deadline: now + self.message_timeout,
             sync,
         };
-        if !self.topics.contains_key(rec.topic) {
-            let name: Arc<str> = Arc::from(rec.topic);
-            self.topics.insert(name.clone(), TopicQ::new(name));
-        }
         let wake_now = self.hurry() || self.linger.is_zero();
         let wake_new = self.new_batch_wakes(now);
         let limits = (self.batch_size, self.batch_num_messages);
-        // one map lookup per message: the topic's queue, borrowed alongside the counters
+        // one map lookup per message: the topic's queue, borrowed alongside
+        // the counters (a second one only for a topic's first message)
         let Acc {
             topics,
             next_seq_no,
@@ -601,49 +598,61 @@ impl Acc {
             queued_bytes,
             ..
         } = self;
-        let tq = topics.get_mut(rec.topic).expect("inserted");
-        if tq.partitions == 0 {
-            if let Some(n) = sh.cluster.cached_partition_count(rec.topic) {
-                tq.set_partitions(n);
+        let place = |tq: &mut TopicQ| -> Result<bool> {
+            if tq.partitions == 0 {
+                if let Some(n) = sh.cluster.cached_partition_count(rec.topic) {
+                    tq.set_partitions(n);
+                }
             }
-        }
-        if tq.partitions == 0 || !tq.unassigned.is_empty() {
-            // copied first, counted once queued: nothing is counted for a
-            // message the queue never holds
-            let u = Unassigned {
-                key: rec.key.map(<[u8]>::to_vec),
-                value: rec.value.map(<[u8]>::to_vec),
-                headers: rec
-                    .headers
-                    .iter()
-                    .map(|(k, v)| ((*k).to_string(), v.map(<[u8]>::to_vec)))
-                    .collect(),
-                partition: rec.partition,
+            if tq.partitions == 0 || !tq.unassigned.is_empty() {
+                // copied first, counted once queued: nothing is counted for a
+                // message the queue never holds
+                let u = Unassigned {
+                    key: rec.key.map(<[u8]>::to_vec),
+                    value: rec.value.map(<[u8]>::to_vec),
+                    headers: rec
+                        .headers
+                        .iter()
+                        .map(|(k, v)| ((*k).to_string(), v.map(<[u8]>::to_vec)))
+                        .collect(),
+                    partition: rec.partition,
+                    timestamp,
+                    meta,
+                };
+                tq.unassigned.push_back(u);
+                *queued_msgs += 1;
+                *queued_bytes += size;
+                return Ok(true);
+            }
+            let p = pick_partition(tq, rec.key, rec.partition, sh, now)?;
+            let wake = append_to(
+                tq,
+                next_seq_no,
+                limits,
+                (wake_now, wake_new),
+                p,
+                rec.key,
+                rec.value,
+                rec.headers,
                 timestamp,
                 meta,
-            };
-            tq.unassigned.push_back(u);
+            )
+            .map_err(|(e, _)| e)?;
             *queued_msgs += 1;
             *queued_bytes += size;
-            return Ok(true);
+            Ok(wake)
+        };
+        match topics.get_mut(rec.topic) {
+            Some(tq) => place(tq),
+            None => {
+                let name: Arc<str> = Arc::from(rec.topic);
+                place(
+                    topics
+                        .entry(name.clone())
+                        .or_insert_with(|| TopicQ::new(name)),
+                )
+            }
         }
-        let p = pick_partition(tq, rec.key, rec.partition, sh)?;
-        let wake = append_to(
-            tq,
-            next_seq_no,
-            limits,
-            (wake_now, wake_new),
-            p,
-            rec.key,
-            rec.value,
-            rec.headers,
-            timestamp,
-            meta,
-        )
-        .map_err(|(e, _)| e)?;
-        *queued_msgs += 1;
-        *queued_bytes += size;
-        Ok(wake)
     }
 
     /// Places a topic's waiting messages once its partition count is known.
@@ -653,9 +662,10 @@ impl Acc {
         };
         tq.set_partitions(partitions);
         let waiting: Vec<Unassigned> = tq.unassigned.drain(..).collect();
+        let now = Instant::now();
         for u in waiting {
             let tq = self.topics.get_mut(topic).expect("present");
-            let p = match pick_partition(tq, u.key.as_deref(), u.partition, sh) {
+            let p = match pick_partition(tq, u.key.as_deref(), u.partition, sh, now) {
                 Ok(p) => p,
                 Err(e) => {
                     let partition = u.partition.unwrap_or(-1);
@@ -665,7 +675,7 @@ impl Acc {
             };
             let limits = (self.batch_size, self.batch_num_messages);
             let wake_now = self.hurry() || self.linger.is_zero();
-            let wake_new = self.new_batch_wakes(Instant::now());
+            let wake_new = self.new_batch_wakes(now);
             let tq = self.topics.get_mut(topic).expect("present");
             let Unassigned {
                 key,
@@ -1098,6 +1108,7 @@ fn pick_partition(
     key: Option<&[u8]>,
     explicit: Option<i32>,
     sh: &Shared,
+    now: Instant,
 ) -> Result<i32> {
     let n = tq.partitions;
     if let Some(p) = explicit {
@@ -1119,7 +1130,6 @@ fn pick_partition(
     if linger.is_zero() {
         return Ok(random());
     }
-    let now = Instant::now();
     match tq.sticky {
         Some((p, until)) if now < until && p < n => Ok(p),
         _ => {

@@ -129,6 +129,15 @@ pub mod purge {
     pub const MASK: i32 = QUEUE | INFLIGHT | NON_BLOCKING;
 }
 
+/// How long [`Producer::send_blocking`] and [`Producer::send_sync`] wait
+/// for queue space.
+#[derive(Clone, Copy)]
+enum Wait {
+    /// This long from the moment the queue is found full.
+    For(Duration),
+    Until(Instant),
+}
+
 /// A delivery report callback.
 pub type DeliveryCallback = Box<dyn FnMut(&DeliveryReport) + Send>;
 
@@ -531,7 +540,7 @@ impl Producer {
         opaque: usize,
         timeout: Duration,
     ) -> Result<()> {
-        self.enqueue(rec, opaque, None, Some(Instant::now() + timeout))
+        self.enqueue(rec, opaque, None, Some(Wait::For(timeout)))
     }
 
     /// Sends one message and waits for its delivery, for at most `timeout`
@@ -547,7 +556,7 @@ impl Producer {
         let timeout = timeout.unwrap_or(self.shared.settings.message_timeout);
         let deadline = Instant::now() + timeout;
         let slot = Arc::new(SyncSlot::default());
-        self.enqueue(rec, 0, Some(slot.clone()), Some(deadline))?;
+        self.enqueue(rec, 0, Some(slot.clone()), Some(Wait::Until(deadline)))?;
         // a lingering batch holding this message need not wait out linger.ms
         self.shared.acc().flush_requested_for_sync += 1;
         self.shared.wake.notify_all();
@@ -575,7 +584,7 @@ impl Producer {
         rec: &ProducerRecord<'_>,
         opaque: usize,
         sync: Option<Arc<SyncSlot>>,
-        wait_until: Option<Instant>,
+        mut wait: Option<Wait>,
     ) -> Result<()> {
         if self.shared.settings.transactional_id.is_some() {
             self.shared.txn().check_can_send(&self.shared.settings)?;
@@ -584,8 +593,15 @@ impl Producer {
         loop {
             match acc.append(&self.shared, rec, opaque, sync.clone()) {
                 Err(e) if e.code() == local::QUEUE_FULL => {
-                    let Some(until) = wait_until else {
-                        return Err(e);
+                    // the clock is read when the queue is full, not per message
+                    let until = match wait {
+                        None => return Err(e),
+                        Some(Wait::Until(t)) => t,
+                        Some(Wait::For(d)) => {
+                            let t = Instant::now() + d;
+                            wait = Some(Wait::Until(t));
+                            t
+                        }
                     };
                     if acc.held_msgs > 0 {
                         // the room is held by reports not served yet: serve
@@ -637,6 +653,9 @@ impl Producer {
     /// A `poll` or `flush` returned: consumes the outstanding event-loop
     /// trigger, and runs it again if reports or events still wait.
     fn served(&self) {
+        if !self.shared.wakeup.enabled() {
+            return;
+        }
         let acc = self.shared.acc();
         let more = !acc.done.is_empty() || self.shared.cluster.events().pending();
         acc.wakeup.served(more);
@@ -676,7 +695,8 @@ impl Producer {
     }
 
     fn poll_reports(&self, timeout: Duration) -> usize {
-        let deadline = Instant::now() + timeout;
+        // poll(0), once per message in a send loop, reads no clock
+        let deadline = (!timeout.is_zero()).then(|| Instant::now() + timeout);
         self.emit_stats();
         let events = self.shared.cluster.events().clone();
         let mut served = self.serve_events();
@@ -692,6 +712,9 @@ impl Producer {
                     acc = self.shared.acc();
                     continue;
                 }
+                let Some(deadline) = deadline else {
+                    return 0;
+                };
                 let now = Instant::now();
                 if now >= deadline || acc.closing {
                     return 0;
@@ -719,7 +742,7 @@ impl Producer {
             // Outcomes of `send_sync` messages are no reports: keep waiting
             // for one until the deadline.
             let n = served + self.serve(done);
-            if n > 0 || Instant::now() >= deadline {
+            if n > 0 || deadline.is_none_or(|d| Instant::now() >= d) {
                 return n;
             }
         }
