@@ -40,6 +40,18 @@ end
 class InterruptTest < Minitest::Test
   CONF = { "bootstrap.servers" => "127.0.0.1:1", "message.timeout.ms" => "60000" }.freeze
 
+  # Ruby keeps SIGINT ignored when it started ignored (a background job of
+  # a non-interactive shell, as a CI runner may start the suite), and then
+  # never raises Interrupt: the test gives it Ruby's own handler, as a
+  # program run from a terminal has.
+  def setup
+    @previous_int = trap("INT", "DEFAULT")
+  end
+
+  def teardown
+    trap("INT", @previous_int) if @previous_int
+  end
+
   def interrupted(what)
     killer = Thread.new do
       sleep 0.3
