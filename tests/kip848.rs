@@ -531,7 +531,13 @@ fn summary(log: &Log) -> String {
 
 fn mock(topic: &str, partitions: i32) -> MockCluster {
     let cluster = MockCluster::start(3);
-    cluster.consumer_group(200, 5000);
+    // Heartbeats every 200 ms; a member is forgotten after 15 s without
+    // one (Kafka's default is 45 s). With 5 s a librdkafka member, whose
+    // heartbeats pause while it looks for a moved or failing coordinator,
+    // was once forgotten on a loaded machine and its next commit failed
+    // with UNKNOWN_MEMBER_ID (1 run in 20); no test here waits for a
+    // session to expire.
+    cluster.consumer_group(200, 15_000);
     cluster.topic(topic, partitions, 3);
     cluster
 }

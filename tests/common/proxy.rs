@@ -68,8 +68,13 @@ struct LinkState {
     draining: bool,
 }
 
-/// How long a killed link waits for the broker to answer what it was sent.
-const DRAIN: Duration = Duration::from_secs(5);
+/// How long a killed link waits for the broker to answer what it was sent:
+/// a client's `request.timeout.ms` (30 s). Only an answer proves the broker
+/// is done with a request (closing the socket does not stop it), so a
+/// shorter bound let a retry through while a slow broker, on a loaded
+/// machine, was still writing the first attempt: 215 duplicates in 1 of 20
+/// runs of tests/faults.rs with 5 s.
+const DRAIN: Duration = Duration::from_secs(30);
 
 impl Link {
     /// The connection dies for the client at once. With a Produce request
