@@ -24,6 +24,9 @@ import ast
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from layers import cycles as graph_cycles  # noqa: E402
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 PKG_DIR = os.path.join(ROOT, "bindings", "python", "gregor")
 PKG = "gregor"
@@ -138,57 +141,10 @@ def graph():
 
 
 def cycles(edges):
-    """One cycle per strongly connected component of more than one module
-    (Tarjan's algorithm, then a path around the component)."""
-    index, low, on_stack, stack, sccs = {}, {}, set(), [], []
-    counter = [0]
-
-    def strong(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on_stack.add(v)
-        for w in sorted(edges[v]):
-            if w not in index:
-                strong(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                sccs.append(set(comp))
-
-    for v in sorted(edges):
-        if v not in index:
-            strong(v)
-
-    out = []
-    for comp in sccs:
-        # the shortest way back to the component's first module (breadth first)
-        start = min(comp)
-        prev, queue, end = {start: None}, [start], None
-        while queue and end is None:
-            v = queue.pop(0)
-            for w in sorted(edges[v]):
-                if w == start:
-                    end = v
-                    break
-                if w in comp and w not in prev:
-                    prev[w] = v
-                    queue.append(w)
-        path = [end]
-        while prev[path[-1]] is not None:
-            path.append(prev[path[-1]])
-        path.reverse()
-        out.append((path + [start], sorted(comp)))
-    return out
+    """One cycle per strongly connected component of more than one module,
+    as a path back to its first module: the cycle finder of
+    scripts/layers.py, which checks the Rust modules the same way."""
+    return [path + path[:1] for path in graph_cycles(edges)]
 
 
 def main():
@@ -197,14 +153,12 @@ def main():
         for m in sorted(edges):
             print(m + ": " + " ".join(sorted(edges[m])))
     found = cycles(edges)
-    for path, comp in found:
+    for path in found:
         print("import cycle: " + " -> ".join(path), file=sys.stderr)
         for a, b in zip(path, path[1:]):
             rel = os.path.relpath(mods[a][0], ROOT)
             lines = ", ".join(str(n) for n in edges[a][b])
             print(f"    {a} -> {b}  ({rel} line {lines})", file=sys.stderr)
-        if len(comp) > len(path) - 1:
-            print("    (the cycle's component: " + ", ".join(comp) + ")", file=sys.stderr)
     if found:
         return 1
     print(f"py_imports: {len(mods)} modules of {PKG}, no import cycle")
