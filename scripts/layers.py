@@ -18,6 +18,8 @@ is an error, so a new module gets a place in the map.
 Inside a module, its submodules (siblings) must not form a cycle either: the
 check reports every sibling cycle with the imports that close it.
 
+No source file of the crate may be longer than 1,500 lines.
+
 Code under `#[cfg(test)]` (test modules and files) is checked too, except the
 test-only modules a line marks with a leading `test ` (not checked, and
 usable from test code of any layer).
@@ -32,6 +34,7 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SRC = os.path.join(ROOT, "src")
 DOC = os.path.join(ROOT, "docs", "ARCHITECTURE.md")
+MAX_LINES = 1500
 
 
 def strip(text):
@@ -281,6 +284,13 @@ def main():
             if not ok:
                 errors.append(f"{os.path.relpath(mod.file, ROOT)}:{line}: `{'::'.join(p)}` uses `{'::'.join(target)}`, "
                               f"but `{'::'.join(me)}` may use only: {', '.join('::'.join(u) for u in allowed[me]) or 'nothing'}")
+    # no source file of the crate over MAX_LINES: a file that long holds
+    # more than one room
+    for p, mod in sorted(mods.items()):
+        with open(mod.file) as f:
+            n = sum(1 for _ in f)
+        if n > MAX_LINES:
+            errors.append(f"{os.path.relpath(mod.file, ROOT)}: {n} lines, more than {MAX_LINES}: split it")
     # sibling cycles inside every module
     for parent in sorted(mods):
         kids = sorted(k for k in mods if len(k) == len(parent) + 1 and k[:len(parent)] == parent)
