@@ -316,7 +316,7 @@ def main():
     for e in errors:
         print(e)
     if errors:
-        print(f"layers: {len(errors)} import(s) against the layer order of docs/ARCHITECTURE.md", file=sys.stderr)
+        print(f"layers: {len(errors)} problem(s): imports against the layer order of docs/ARCHITECTURE.md, cycles, or files too long", file=sys.stderr)
         return 1
     print(f"layers: {len(mods)} modules, {len(edges)} module imports, all in layer order")
     return 0
