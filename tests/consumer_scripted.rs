@@ -14,7 +14,7 @@ mod scripted;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gregor::config::Config;
 use gregor::consumer::{Consumer, TopicPartitionOffset as Tpo};
@@ -189,8 +189,14 @@ fn fetch_sessions_send_only_what_changed_and_recover_from_a_lost_session() {
             })
             .collect()
     };
-    // Let the consumer idle: incremental requests list nothing.
-    std::thread::sleep(Duration::from_millis(400));
+    // Let the consumer idle: incremental requests list nothing. Waits for
+    // four requests in all (three in the session), not for a fixed time: a
+    // loaded machine may send fewer in 400 ms.
+    let deadline = Instant::now() + T;
+    while fetches(0).len() < 4 {
+        assert!(Instant::now() < deadline, "the consumer keeps fetching");
+        assert!(poll_for(&c, Duration::from_millis(50)).is_empty());
+    }
     let all = fetches(0);
     let (v, first) = &all[0];
     assert!(*v >= 13, "topic IDs from v13: sent v{v}");
@@ -228,11 +234,22 @@ fn fetch_sessions_send_only_what_changed_and_recover_from_a_lost_session() {
         .push(Rec::plain(3, "b3", 0));
     let (msgs, _) = poll_n(&c, 1);
     assert_eq!(values(&msgs), ["a5"]);
-    let after = fetches(mark);
-    let forgot = after
-        .iter()
-        .find(|(_, f)| !f.forgotten_topics_data.is_empty())
-        .expect("a request forgets the paused partition");
+    // a5 may come with a request sent before the pause took effect: wait
+    // for the one that forgets partition 1 (nothing else arrives meanwhile)
+    let deadline = Instant::now() + T;
+    let forgot = loop {
+        if let Some(f) = fetches(mark)
+            .into_iter()
+            .find(|(_, f)| !f.forgotten_topics_data.is_empty())
+        {
+            break f;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "a request forgets the paused partition"
+        );
+        assert!(poll_for(&c, Duration::from_millis(50)).is_empty());
+    };
     assert_eq!(forgot.1.forgotten_topics_data[0].partitions, vec![1]);
     assert_eq!(
         forgot.1.forgotten_topics_data[0].topic_id,
