@@ -11,7 +11,7 @@ mod helpers;
 
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gregor::config::Config;
 use gregor::consumer::{Consumer, TopicPartitionOffset as Tpo};
@@ -342,6 +342,13 @@ fn fetch_settings_reach_the_broker_by_topic_id_and_prefetch_is_bounded() {
     // Without polling, a consumer bounded to 1 KB of queued data fetches
     // once and stops.
     let (proxy, c) = start(&[("queued.max.messages.kbytes", "1")]);
+    // the first fetch (however long a loaded machine takes to send it),
+    // then time for a second one that must not come
+    let deadline = Instant::now() + T;
+    while proxy.fetches().is_empty() {
+        assert!(Instant::now() < deadline, "the consumer fetches");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     std::thread::sleep(Duration::from_millis(1500));
     let before = proxy.fetches();
     assert_eq!(before.len(), 1, "one fetch fills the 1 KB prefetch bound");
