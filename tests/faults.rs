@@ -807,9 +807,32 @@ struct MemberLog {
     /// Automatic commits that failed (their offsets may be read again).
     commits_failed: u64,
     first_commit_error: Option<String>,
+    /// The member's number and the test's start, for [`Story`] lines.
+    name: usize,
+    start: Option<Instant>,
+    /// Per partition, the last offset an automatic commit reported done
+    /// (the next offset to read) and when.
+    committed: HashMap<i32, (i64, u128)>,
 }
 
-fn group_member(px: &Proxy, group: &str, topic: &str) -> (Consumer, Arc<Mutex<MemberLog>>) {
+/// What a failure needs to say where duplicates came from: each
+/// rebalance, and each assignment that started a partition below what some
+/// member had read already, with the commits the members saw succeed.
+#[derive(Default)]
+struct Story {
+    /// Per partition, the highest offset any member returned.
+    high_read: HashMap<i32, (i64, usize)>,
+    lines: Vec<String>,
+}
+
+fn group_member(
+    px: &Proxy,
+    group: &str,
+    topic: &str,
+    name: usize,
+    start: Instant,
+    story: &Arc<Mutex<Story>>,
+) -> (Consumer, Arc<Mutex<MemberLog>>) {
     let cfg = through(
         px,
         &[
@@ -833,15 +856,37 @@ fn group_member(px: &Proxy, group: &str, topic: &str) -> (Consumer, Arc<Mutex<Me
         ],
     );
     let c = Consumer::new(&cfg).unwrap();
-    let log = Arc::new(Mutex::new(MemberLog::default()));
+    let log = Arc::new(Mutex::new(MemberLog {
+        name,
+        start: Some(start),
+        ..MemberLog::default()
+    }));
     let l2 = log.clone();
+    let story2 = story.clone();
     c.set_rebalance_callback(move |_, ev| {
         let mut l = l2.lock().unwrap();
-        match &ev {
-            RebalanceEvent::Assigned(_) => l.assigned += 1,
-            RebalanceEvent::Revoked(_) => l.revoked += 1,
-            RebalanceEvent::Lost(_) => l.lost += 1,
-        }
+        let what = match &ev {
+            RebalanceEvent::Assigned(_) => {
+                l.assigned += 1;
+                "assigned"
+            }
+            RebalanceEvent::Revoked(_) => {
+                l.revoked += 1;
+                "revoked"
+            }
+            RebalanceEvent::Lost(_) => {
+                l.lost += 1;
+                "lost"
+            }
+        };
+        story2.lock().unwrap().lines.push(format!(
+            "{} ms: member {name} {what} {:?}",
+            start.elapsed().as_millis(),
+            ev.partitions()
+                .iter()
+                .map(|t| t.partition)
+                .collect::<Vec<_>>()
+        ));
         // a new assignment starts from the committed offsets: earlier
         // offsets may come again, from here on they must increase
         for t in ev.partitions() {
@@ -849,11 +894,19 @@ fn group_member(px: &Proxy, group: &str, topic: &str) -> (Consumer, Arc<Mutex<Me
         }
     });
     let l3 = log.clone();
-    c.set_commit_callback(move |_, r, _| {
-        if let Err(e) = r {
-            let mut l = l3.lock().unwrap();
-            l.commits_failed += 1;
-            l.first_commit_error.get_or_insert_with(|| e.to_string());
+    c.set_commit_callback(move |_, r, offsets| {
+        let mut l = l3.lock().unwrap();
+        match r {
+            Err(e) => {
+                l.commits_failed += 1;
+                l.first_commit_error.get_or_insert_with(|| e.to_string());
+            }
+            Ok(()) => {
+                let at = start.elapsed().as_millis();
+                for t in offsets {
+                    l.committed.insert(t.partition, (t.offset, at));
+                }
+            }
         }
     });
     c.subscribe(&[topic]).unwrap();
@@ -862,7 +915,14 @@ fn group_member(px: &Proxy, group: &str, topic: &str) -> (Consumer, Arc<Mutex<Me
 
 /// Polls `c` for up to `d` or `max` messages, marking sequences seen
 /// (`seen[seq]` counts).
-fn poll_member(c: &Consumer, log: &Mutex<MemberLog>, seen: &mut [u32], d: Duration, max: u64) {
+fn poll_member(
+    c: &Consumer,
+    log: &Mutex<MemberLog>,
+    story: &Mutex<Story>,
+    seen: &mut [u32],
+    d: Duration,
+    max: u64,
+) {
     let until = Instant::now() + d;
     let mut got = 0;
     while Instant::now() < until && got < max {
@@ -880,6 +940,25 @@ fn poll_member(c: &Consumer, log: &Mutex<MemberLog>, seen: &mut [u32], d: Durati
         if l.last.get(&m.partition).is_some_and(|&o| m.offset <= o) {
             l.offset_repeats += 1;
         }
+        let mut st = story.lock().unwrap();
+        let (high, by) = st.high_read.get(&m.partition).copied().unwrap_or((-1, 0));
+        if !l.last.contains_key(&m.partition) && m.offset <= high {
+            let commit = l.committed.get(&m.partition);
+            st.lines.push(format!(
+                "{} ms: member {} starts partition {} at {}, {} below the {} member {by} \
+                 read (its last commit seen done: {commit:?})",
+                l.start.map_or(0, |s| s.elapsed().as_millis()),
+                l.name,
+                m.partition,
+                m.offset,
+                high + 1 - m.offset,
+                high
+            ));
+        }
+        if m.offset > high {
+            st.high_read.insert(m.partition, (m.offset, l.name));
+        }
+        drop(st);
         l.last.insert(m.partition, m.offset);
         let v = m.value.as_deref().unwrap();
         let seq = u64::from_be_bytes(v[..8].try_into().unwrap());
@@ -930,8 +1009,9 @@ fn consumer_group_through_faults_loses_nothing() {
     let mut seen = vec![0u32; n as usize];
     let mut unseen = n as usize;
     let count_unseen = |seen: &[u32]| seen.iter().filter(|s| **s == 0).count();
-    let (a, la) = group_member(&px, &group, &topic);
-    let (b, lb) = group_member(&px, &group, &topic);
+    let story = Arc::new(Mutex::new(Story::default()));
+    let (a, la) = group_member(&px, &group, &topic, 1, start, &story);
+    let (b, lb) = group_member(&px, &group, &topic, 2, start, &story);
     let mut members = vec![(a, la), (b, lb)];
     let mut closed: Vec<Arc<Mutex<MemberLog>>> = Vec::new();
     let mut switched_at = None;
@@ -968,7 +1048,7 @@ fn consumer_group_through_faults_loses_nothing() {
         // paced (about 10,000 messages/s), so the faults and the member
         // switch meet the consumption rather than follow it
         for (c, l) in &members {
-            poll_member(c, l, &mut seen, Duration::from_millis(100), 100);
+            poll_member(c, l, &story, &mut seen, Duration::from_millis(100), 100);
         }
         thread::sleep(Duration::from_millis(10));
         unseen = count_unseen(&seen);
@@ -982,8 +1062,14 @@ fn consumer_group_through_faults_loses_nothing() {
                 n as usize - unseen,
                 t.elapsed()
             );
+            story.lock().unwrap().lines.push(format!(
+                "{} ms: member 1 closed (in {:.1?}), its last commits seen done {:?}",
+                start.elapsed().as_millis(),
+                t.elapsed(),
+                l.lock().unwrap().committed
+            ));
             closed.push(l);
-            members.push(group_member(&px, &group, &topic));
+            members.push(group_member(&px, &group, &topic, 3, start, &story));
             switched_at = Some(n as usize - unseen);
         }
     }
@@ -1001,7 +1087,14 @@ fn consumer_group_through_faults_loses_nothing() {
     let until = Instant::now() + Duration::from_secs(30);
     while committed_now() != highs && Instant::now() < until {
         for (c, l) in &members {
-            poll_member(c, l, &mut seen, Duration::from_millis(250), u64::MAX);
+            poll_member(
+                c,
+                l,
+                &story,
+                &mut seen,
+                Duration::from_millis(250),
+                u64::MAX,
+            );
         }
     }
     let faults = chaos.stop();
@@ -1019,7 +1112,14 @@ fn consumer_group_through_faults_loses_nothing() {
         let until = Instant::now() + Duration::from_secs(20);
         while committed_now() != highs && Instant::now() < until {
             for (c, l) in &members {
-                poll_member(c, l, &mut seen, Duration::from_millis(100), u64::MAX);
+                poll_member(
+                    c,
+                    l,
+                    &story,
+                    &mut seen,
+                    Duration::from_millis(100),
+                    u64::MAX,
+                );
                 let at: Vec<TopicPartitionOffset> = c
                     .position(&c.assignment())
                     .into_iter()
@@ -1077,7 +1177,12 @@ fn consumer_group_through_faults_loses_nothing() {
         "faults fired: {faults:?}"
     );
     assert!(rebalances >= 3, "assignments: {per_member:?}");
-    assert!(duplicates <= n / 10, "{duplicates} duplicates of {n}");
+    let story = std::mem::take(&mut story.lock().unwrap().lines);
+    eprintln!("story: {story:#?}");
+    assert!(
+        duplicates <= n / 10,
+        "{duplicates} duplicates of {n}: {story:#?}"
+    );
     for l in &logs {
         assert_eq!(l.offset_repeats, 0, "{per_member:?}");
     }
