@@ -52,7 +52,7 @@ impl Chroot {
 
     /// Writes `path` (creating parents), persistent.
     fn put(&self, path: &str, data: &str) {
-        gregor::zk::session::upsert(&self.zk, T, path, data.as_bytes()).unwrap();
+        gregor::registry::session::upsert(&self.zk, T, path, data.as_bytes()).unwrap();
     }
 
     fn delete(&self, path: &str) {
@@ -325,7 +325,7 @@ fn inspection_of_a_zk_mode_clusters_znodes() {
     }
     let root = Chroot::new("inspect");
     write_zk_mode_cluster(&root);
-    let zk = gregor::zk::ZkClient::connect(&root.connect(), T).unwrap();
+    let zk = gregor::registry::ZkClient::connect(&root.connect(), T).unwrap();
     let a = zk.topic("saint-test-topic").unwrap().unwrap();
     assert_eq!(a.partitions[&1], vec![111, 2]);
     assert_eq!(a.adding_replicas[&1], vec![2]);
@@ -403,7 +403,7 @@ fn malformed_znodes_name_path_and_field() {
         return;
     }
     let root = Chroot::new("malformed");
-    let zk = gregor::zk::ZkClient::connect(&root.connect(), T).unwrap();
+    let zk = gregor::registry::ZkClient::connect(&root.connect(), T).unwrap();
     root.put(
         "/brokers/topics/t",
         r#"{"version":1,"partitions":{"0":[1,"x"]}}"#,
@@ -481,7 +481,7 @@ fn offsets_migrate_zookeeper_to_kafka_and_back() {
     let topic = common::unique_topic("zk-migrate");
     common::create_topic(&topic, 3);
     let group = common::unique_topic("zk-migrate-group");
-    let zk = gregor::zk::ZkClient::connect(&root.connect(), T).unwrap();
+    let zk = gregor::registry::ZkClient::connect(&root.connect(), T).unwrap();
     for (p, o) in [(0, 5), (1, 17), (2, 0)] {
         zk.set_offset(&group, &topic, p, o).unwrap();
     }

@@ -71,15 +71,15 @@ impl Chroot {
     }
 
     fn put(&self, path: &str, data: &str) {
-        gregor::zk::session::upsert(&self.zk, T, path, data.as_bytes()).unwrap();
+        gregor::registry::session::upsert(&self.zk, T, path, data.as_bytes()).unwrap();
     }
 
     fn children(&self, path: &str) -> Vec<String> {
-        gregor::zk::session::children(&self.zk, T, path, false).unwrap()
+        gregor::registry::session::children(&self.zk, T, path, false).unwrap()
     }
 
     fn get(&self, path: &str) -> Option<String> {
-        gregor::zk::session::get(&self.zk, T, path, false)
+        gregor::registry::session::get(&self.zk, T, path, false)
             .unwrap()
             .map(|d| String::from_utf8(d).unwrap())
     }

@@ -6,7 +6,8 @@
 //! Byte 0 picks the parser; the rest is the znode's data.
 #![no_main]
 
-use gregor::zk::{brokers, groups, inspect};
+use gregor::registry::{brokers, inspect};
+use gregor::zk::groups;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -45,9 +45,9 @@
 pub mod assignor;
 mod control;
 mod coordinator;
-mod events;
 mod fetcher;
 pub mod group;
+mod group_events;
 pub(crate) mod session;
 mod state;
 mod stats;
@@ -65,9 +65,9 @@ use crate::error::{local, Error, Result};
 use crate::message::{offset, Message};
 use crate::record::DecodeOptions;
 use control::{Control, Threads};
-use events::GroupEvent;
-pub use events::RebalanceEvent;
 use group::{Coordinator, Group, GroupSettings};
+use group_events::GroupEvent;
+pub use group_events::RebalanceEvent;
 use session::Tp;
 use state::{Next, Part, Reset, Running, Settings, Shared};
 
@@ -270,7 +270,7 @@ impl Consumer {
         let weak = Arc::downgrade(&shared);
         cluster.events().set_waker(Some(Arc::new(move || {
             if let Some(sh) = weak.upgrade() {
-                crate::net::events::notify_locked(&sh.state, &sh.data);
+                crate::net::client_events::notify_locked(&sh.state, &sh.data);
                 sh.wakeup.signal();
             }
         })));

@@ -12,7 +12,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::events::GroupEvent;
+use super::group_events::GroupEvent;
 use super::session::Tp;
 use crate::error::{local, Error};
 use crate::message::{offset, Message};

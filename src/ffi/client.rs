@@ -88,7 +88,7 @@ pub(crate) fn wrap_error<H: 'static>(
     // on the polling thread
     let (h, opaque) = (h as usize, opaque as usize);
     Box::new(move |e: &Error| {
-        let reason = cstring(&crate::net::events::event_reason(e));
+        let reason = cstring(&crate::net::client_events::event_reason(e));
         cb(
             h as *const H,
             e.code(),

@@ -19,9 +19,9 @@ use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::client_events::Events;
 use super::conn::{self, AddressFamily, ReadHalf, SocketOptions, WriteHalf};
 use super::errors::io_error;
-use super::events::Events;
 use super::sasl::{CredentialsOverride, Mechanism};
 use super::tls::TlsSettings;
 use crate::config::Config;

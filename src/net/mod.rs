@@ -4,10 +4,10 @@
 //! consumers.
 
 pub mod broker;
+pub mod client_events;
 pub mod conn;
 pub mod deadline;
 pub mod errors;
-pub mod events;
 #[cfg_attr(not(feature = "sasl"), path = "sasl_off.rs")]
 pub mod sasl;
 #[cfg_attr(not(feature = "tls"), path = "tls_off.rs")]
@@ -15,4 +15,4 @@ pub mod tls;
 pub mod wakeup;
 
 pub use broker::{BrokerConn, NetConfig, PendingResponse};
-pub use events::{ClientEvent, ErrorCallback, Events, ThrottleCallback, ThrottleEvent};
+pub use client_events::{ClientEvent, ErrorCallback, Events, ThrottleCallback, ThrottleEvent};

@@ -33,7 +33,7 @@ impl Mechanism {
     }
 
     /// Nothing to start (none exists in this build).
-    pub fn attach(&self, _events: &std::sync::Arc<crate::net::events::Events>) {
+    pub fn attach(&self, _events: &std::sync::Arc<crate::net::client_events::Events>) {
         match *self {}
     }
 

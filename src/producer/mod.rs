@@ -374,7 +374,7 @@ impl Producer {
         let weak = Arc::downgrade(&shared);
         shared.cluster.events().set_waker(Some(Arc::new(move || {
             if let Some(sh) = weak.upgrade() {
-                crate::net::events::notify_locked(&sh.acc, &sh.changed);
+                crate::net::client_events::notify_locked(&sh.acc, &sh.changed);
                 sh.wakeup.signal();
             }
         })));

@@ -44,8 +44,8 @@ use std::time::{Duration, Instant};
 
 use super::assignor::{self, Assignor, PartitionRacks, RebalanceProtocol};
 use super::coordinator;
-use super::events::GroupEvent;
-pub use super::events::RebalanceEvent;
+use super::group_events::GroupEvent;
+pub use super::group_events::RebalanceEvent;
 use super::session::Tp;
 use super::state::Shared;
 use super::TopicPartitionOffset;
@@ -69,7 +69,7 @@ use crate::protocol::sync_group::{SyncGroupRequest, SyncGroupRequestAssignment};
 use crate::protocol::KafkaCode;
 use crate::wire::Bytes;
 
-pub(crate) mod consumer_protocol;
+pub(crate) mod kip848;
 mod thread;
 
 pub(crate) use thread::Coordinator;
@@ -90,7 +90,7 @@ pub(crate) struct GroupSettings {
     pub auto_commit_interval: Duration,
     pub refresh_interval: Duration,
     pub socket_timeout: Duration,
-    /// `group.protocol=consumer`: the KIP-848 protocol (consumer_protocol.rs).
+    /// `group.protocol=consumer`: the KIP-848 protocol (kip848.rs).
     pub consumer_protocol: bool,
     /// `group.remote.assignor`, for the consumer protocol.
     pub remote_assignor: Option<String>,
@@ -692,7 +692,7 @@ pub(crate) fn leave(
 ) -> Result<()> {
     let s = &group.settings;
     if s.consumer_protocol {
-        return consumer_protocol::leave(group, cluster, member_id, deadline);
+        return kip848::leave(group, cluster, member_id, deadline);
     }
     let conn = coordinator(group, cluster, deadline)?;
     let version = conn.version_for::<LeaveGroupRequest>(deadline)?;
@@ -871,7 +871,7 @@ fn keys(parts: &BTreeSet<(String, i32)>) -> Vec<Tp> {
 }
 
 // What the classic member (thread.rs) and the KIP-848 member
-// (consumer_protocol.rs) both hand to poll: one piece of code each, so both
+// (kip848.rs) both hand to poll: one piece of code each, so both
 // queue through `Shared::queued` (the io-event wakeup) the same way.
 
 /// Queues a rebalance event for poll; returns its id.

@@ -69,7 +69,7 @@ impl Coordinator {
     pub fn run(mut self) {
         if self.group.settings.consumer_protocol {
             // group.protocol=consumer: the KIP-848 member instead
-            return consumer_protocol::Member848::new(self.group, self.shared, self.cluster).run();
+            return kip848::Member848::new(self.group, self.shared, self.cluster).run();
         }
         while let Some(a) = self.next_action() {
             match a {

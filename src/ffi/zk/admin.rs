@@ -16,7 +16,7 @@
 use super::inspect::{gregor_zk_names, read_into};
 use super::*;
 use crate::ffi::guard::{count, impl_items, item};
-use crate::zk::AdminPartition;
+use crate::registry::AdminPartition;
 
 impl_items!(gregor_zk_partitions: CAdminPartition, gregor_zk_config_changes: CConfigChange);
 

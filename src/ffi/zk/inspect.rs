@@ -14,7 +14,7 @@ use super::super::tpl::gregor_tpl;
 use super::*;
 use crate::consumer::TopicPartitionOffset;
 use crate::ffi::guard::{count, field, impl_items, item};
-use crate::zk::{TopicAssignment, ZkBroker};
+use crate::registry::{TopicAssignment, ZkBroker};
 
 impl_items!(gregor_zk_names: CString, gregor_zk_brokers: CBroker);
 

@@ -17,7 +17,8 @@ use super::message::{gregor_message, into_handle};
 use super::raw::*;
 use crate::error::{local, Error};
 use crate::message::Message;
-use crate::zk::{BalancedConsumer, ZkClient};
+use crate::registry::ZkClient;
+use crate::zk::BalancedConsumer;
 
 mod admin;
 mod inspect;

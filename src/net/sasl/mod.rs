@@ -183,7 +183,7 @@ impl Mechanism {
 
     /// Starts what the mechanism needs for a client whose poll serves
     /// `events` (the OAUTHBEARER token refresh).
-    pub fn attach(&self, events: &std::sync::Arc<crate::net::events::Events>) {
+    pub fn attach(&self, events: &std::sync::Arc<crate::net::client_events::Events>) {
         if let Mechanism::OAuthBearer(ob) = self {
             ob.attach(events);
         }

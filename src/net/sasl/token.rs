@@ -39,7 +39,7 @@ pub use super::oauthbearer::{check_extension_key, OAuthBearerToken};
 use super::oauthbearer::{Token, Unsecured};
 use crate::config::Config;
 use crate::error::{local, Error, Result};
-use crate::net::events::Events;
+use crate::net::client_events::Events;
 
 /// The application's token refresh callback: gets the client's
 /// [`OAuthBearer`] and `sasl.oauthbearer.config`, and answers with
