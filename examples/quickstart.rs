@@ -67,7 +67,7 @@ fn main() -> Result<(), gregor::error::Error> {
         if let Some(e) = m.error {
             return Err(*e);
         }
-        let s = |b: &Option<gregor::wire::Bytes>| {
+        let s = |b: &Option<gregor::message::Bytes>| {
             String::from_utf8_lossy(b.as_deref().unwrap_or(b"")).into_owned()
         };
         println!(

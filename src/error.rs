@@ -7,8 +7,10 @@
 
 use std::fmt;
 
-use crate::protocol::KafkaCode;
-use crate::wire::{DecodeError, EncodeError};
+pub use crate::compression::CompressionError;
+pub use crate::protocol::KafkaCode;
+pub use crate::record::RecordError;
+pub use crate::wire::{DecodeError, EncodeError};
 
 /// Local (client-side) error codes, negative like librdkafka's.
 pub mod local {
@@ -221,7 +223,7 @@ pub struct ErrDesc {
 /// one table behind `gregor_get_err_descs`, the `GREGOR_ERR_*` constants of
 /// the C header and the bindings' error names. It is made of
 /// [`local::TABLE`] and Kafka's table
-/// ([`ERROR_TABLE`](crate::protocol::error_code::ERROR_TABLE)), with 0 named
+/// (`protocol::error_code::ERROR_TABLE`), with 0 named
 /// `NO_ERROR` as librdkafka names it.
 pub fn err_descs() -> impl Iterator<Item = ErrDesc> {
     let locals = local::TABLE

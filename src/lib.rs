@@ -1,36 +1,82 @@
 //! gregor: a synchronous Kafka client library with a Rust core and a stable C ABI.
 //!
-//! Layers, bottom up (docs/ARCHITECTURE.md): [`wire`] primitives, [`protocol`]
-//! codecs for every API, [`record`] message formats, [`compression`] codecs.
-//! Nothing in these layers touches a socket.
+//! The API is the client modules ([`producer`], [`consumer`], [`admin`],
+//! [`config`], [`message`], [`error`], [`log`], [`stats`]), the cluster's
+//! metadata view ([`cluster`]), gregor's mock cluster ([`mock`]) and the
+//! ZooKeeper-era and Kafka 0.7 clients ([`registry`], [`zk`],
+//! [`legacy07`]). The layers below them (docs/ARCHITECTURE.md: `wire`
+//! primitives, `protocol` codecs for every API, `record` message formats,
+//! `compression` codecs, `net` connections; none of the codecs touches a
+//! socket) are the library's inside: each type the API hands out has a
+//! path in it (`message::Bytes`, `cluster::Uuid`, `error::KafkaCode`, …).
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+// The API: what programs use.
 #[cfg(feature = "admin")]
 pub mod admin;
-pub mod api_keys;
 pub mod cluster;
-pub mod compression;
 pub mod config;
 pub mod consumer;
 pub mod error;
-#[allow(unsafe_code)]
-pub mod ffi;
 #[cfg(feature = "legacy07")]
 pub mod legacy07;
 pub mod log;
 pub mod message;
 #[cfg(feature = "mock")]
 pub mod mock;
-pub mod net;
 pub mod producer;
-pub mod protocol;
-pub mod record;
 #[cfg(feature = "zookeeper")]
 pub mod registry;
 pub mod stats;
-pub(crate) mod sync;
-pub mod wire;
 #[cfg(feature = "zookeeper")]
 pub mod zk;
+
+// The inside: private to the crate in a program's build; public (and left
+// out of the documentation) with the `internals` feature, which only the
+// integration tests, benchmarks and fuzz targets turn on. Dead-code
+// warnings are off for these modules in a program's build: their codecs
+// serve the mock and the tests as well, which that build does not see.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod api_keys;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod api_keys;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod compression;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod compression;
+// The C ABI (include/gregor.h): its Rust side is not part of the Rust API
+// either, but is declared once, so cbindgen reads one set of C items.
+#[doc(hidden)]
+#[allow(unsafe_code)]
+pub mod ffi;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod net;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod net;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod protocol;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod protocol;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod record;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod record;
+pub(crate) mod sync;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod wire;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod wire;

@@ -2,9 +2,10 @@
 
 use std::sync::Arc;
 
+pub use crate::compression::{Codec, ParseCodecError};
 use crate::error::Error;
 pub use crate::record::{Header, TimestampType};
-use crate::wire::Bytes;
+pub use crate::wire::Bytes;
 
 /// Offsets with a special meaning, as librdkafka numbers them.
 pub mod offset {

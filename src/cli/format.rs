@@ -285,8 +285,8 @@ pub fn json_str(s: &[u8], out: &mut Vec<u8>) {
 mod tests {
     use std::sync::Arc;
 
+    use gregor::message::Bytes;
     use gregor::message::Header;
-    use gregor::wire::Bytes;
 
     use super::*;
 

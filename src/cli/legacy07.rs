@@ -14,13 +14,13 @@
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
-use gregor::compression::Codec;
 use gregor::error::Error;
 use gregor::legacy07::client::{Client, Options};
 use gregor::legacy07::message::{MAGIC_0, MAGIC_1};
 use gregor::legacy07::producer::Producer07;
 use gregor::legacy07::protocol::{EARLIEST_TIME, LATEST_TIME};
 use gregor::legacy07::zk::Registry;
+use gregor::message::Codec;
 
 const USAGE: &str = "\
 usage: gregor legacy07 COMMAND [OPTIONS]   (Kafka 0.7 brokers)

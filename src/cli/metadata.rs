@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use gregor::cluster::{Cluster, Metadata};
-use gregor::protocol::KafkaCode;
+use gregor::error::KafkaCode;
 
 use super::format::json_str;
 use super::{args::Options, build_config, CliError};
@@ -169,8 +169,8 @@ fn id_objects(ids: &[i32], out: &mut Vec<u8>) {
 
 #[cfg(test)]
 mod tests {
+    use gregor::cluster::Uuid;
     use gregor::cluster::{BrokerInfo, PartitionInfo, TopicInfo};
-    use gregor::wire::Uuid;
 
     use super::*;
 

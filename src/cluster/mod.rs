@@ -18,7 +18,8 @@ use crate::log::{self, ctx, Logger};
 use crate::net::{BrokerConn, NetConfig};
 use crate::protocol::metadata::{MetadataRequest, MetadataRequestTopic, MetadataResponse};
 use crate::protocol::KafkaCode;
-use crate::wire::Uuid;
+/// Topic IDs (KIP-516), as metadata and the admin client report them.
+pub use crate::wire::Uuid;
 
 mod recovery;
 use recovery::Recovery;
