@@ -1009,6 +1009,15 @@ fn consumer_group_through_faults_loses_nothing() {
     let mut seen = vec![0u32; n as usize];
     let mut unseen = n as usize;
     let count_unseen = |seen: &[u32]| seen.iter().filter(|s| **s == 0).count();
+    let asked: Vec<TopicPartitionOffset> = (0..PARTITIONS)
+        .map(|p| TopicPartitionOffset::new(&topic, p, offset::INVALID))
+        .collect();
+    let committed_now = || -> Vec<i64> {
+        check
+            .committed(&asked, Duration::from_secs(10))
+            .map(|v| v.iter().map(|t| t.offset).collect())
+            .unwrap_or_default()
+    };
     let story = Arc::new(Mutex::new(Story::default()));
     let (a, la) = group_member(&px, &group, &topic, 1, start, &story);
     let (b, lb) = group_member(&px, &group, &topic, 2, start, &story);
@@ -1055,15 +1064,23 @@ fn consumer_group_through_faults_loses_nothing() {
         if switched_at.is_none() && unseen <= n as usize / 2 {
             // midway: the first member leaves, a third joins
             let (c, l) = members.remove(0);
+            let positions: Vec<(i32, i64)> = c
+                .position(&c.assignment())
+                .iter()
+                .map(|t| (t.partition, t.offset))
+                .collect();
             let t = Instant::now();
             c.close();
+            let committed_after = committed_now();
             eprintln!(
                 "member 1 closed at {} seen in {:.1?}",
                 n as usize - unseen,
                 t.elapsed()
             );
             story.lock().unwrap().lines.push(format!(
-                "{} ms: member 1 closed (in {:.1?}), its last commits seen done {:?}",
+                "{} ms: member 1 closed (in {:.1?}) at positions {positions:?}; its last \
+                 commits seen done {:?}; the group's committed offsets just after: \
+                 {committed_after:?}",
                 start.elapsed().as_millis(),
                 t.elapsed(),
                 l.lock().unwrap().committed
@@ -1075,15 +1092,6 @@ fn consumer_group_through_faults_loses_nothing() {
     }
     let consumed_in = start.elapsed();
     // Everything seen: the auto commit catches up, still under faults.
-    let asked: Vec<TopicPartitionOffset> = (0..PARTITIONS)
-        .map(|p| TopicPartitionOffset::new(&topic, p, offset::INVALID))
-        .collect();
-    let committed_now = || -> Vec<i64> {
-        check
-            .committed(&asked, Duration::from_secs(10))
-            .map(|v| v.iter().map(|t| t.offset).collect())
-            .unwrap_or_default()
-    };
     let until = Instant::now() + Duration::from_secs(30);
     while committed_now() != highs && Instant::now() < until {
         for (c, l) in &members {
