@@ -8,6 +8,7 @@
 use std::fmt;
 
 pub use crate::compression::CompressionError;
+pub use crate::protocol::error_code::{ErrorAction, ErrorInfo};
 pub use crate::protocol::KafkaCode;
 pub use crate::record::RecordError;
 pub use crate::wire::{DecodeError, EncodeError};

@@ -1,29 +1,33 @@
 //! gregor: a synchronous Kafka client library with a Rust core and a stable C ABI.
 //!
 //! The API is the client modules ([`producer`], [`consumer`], [`admin`],
-//! [`config`], [`message`], [`error`], [`log`], [`stats`]), the cluster's
-//! metadata view ([`cluster`]), gregor's mock cluster ([`mock`]) and the
+//! [`config`], [`message`], [`error`], [`events`], [`log`], [`stats`]), the cluster's
+//! metadata ([`metadata`]), gregor's mock cluster ([`mock`]) and the
 //! ZooKeeper-era and Kafka 0.7 clients ([`registry`], [`zk`],
 //! [`legacy07`]). The layers below them (docs/ARCHITECTURE.md: `wire`
 //! primitives, `protocol` codecs for every API, `record` message formats,
-//! `compression` codecs, `net` connections; none of the codecs touches a
+//! `compression` codecs, `net` connections, `cluster` state; none of the codecs touches a
 //! socket) are the library's inside: each type the API hands out has a
-//! path in it (`message::Bytes`, `cluster::Uuid`, `error::KafkaCode`, …).
+//! path in it (`message::Bytes`, `metadata::Uuid`, `error::KafkaCode`, …).
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
+// every type the API hands out has a public path (in a program's build,
+// without `internals`)
+#![warn(unnameable_types)]
 
 // The API: what programs use.
 #[cfg(feature = "admin")]
 pub mod admin;
-pub mod cluster;
 pub mod config;
 pub mod consumer;
 pub mod error;
+pub mod events;
 #[cfg(feature = "legacy07")]
 pub mod legacy07;
 pub mod log;
 pub mod message;
+pub mod metadata;
 #[cfg(feature = "mock")]
 pub mod mock;
 pub mod producer;
@@ -44,6 +48,12 @@ pub mod api_keys;
 #[cfg(not(feature = "internals"))]
 #[allow(dead_code, unused_imports)]
 pub(crate) mod api_keys;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod cluster;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod cluster;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod compression;

@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 use gregor::config::Config;
 use gregor::consumer::{Consumer, TopicPartitionOffset};
 use gregor::error::{local, Error};
+use gregor::events::ThrottleEvent;
 use gregor::message::ProducerRecord;
-use gregor::net::ThrottleEvent;
 use gregor::producer::Producer;
 use gregor::protocol::api_versions::{ApiVersion, ApiVersionsResponse};
 use gregor::protocol::metadata::{MetadataResponse, MetadataResponseBroker};
@@ -51,7 +51,7 @@ fn unused_port() -> String {
 /// Errors seen by a callback: (code, reason, when).
 type Seen = Arc<Mutex<Vec<(i32, String, Instant)>>>;
 
-fn recorder() -> (Seen, gregor::net::ErrorCallback) {
+fn recorder() -> (Seen, gregor::events::ErrorCallback) {
     let seen: Seen = Arc::default();
     let s2 = seen.clone();
     let cb = Box::new(move |e: &Error| {

@@ -497,19 +497,25 @@ fn offsets_migrate_zookeeper_to_kafka_and_back() {
         )),
         "{out}"
     );
-    let cluster = Cluster::new(&root.config(&[])).unwrap();
-    assert!(
-        gregor::zk::groups::fetch_from_kafka(&cluster, &group, None, T)
-            .unwrap()
-            .is_empty()
-    );
+    // what Kafka holds: a dry run from Kafka to ZooKeeper writes nothing
+    let zkc = gregor::registry::ZkClient::connect(&root.connect(), T).unwrap();
+    let in_kafka = || {
+        gregor::zk::groups::migrate(
+            &zkc,
+            &root.config(&[]),
+            &group,
+            None,
+            gregor::zk::groups::Direction::KafkaToZk,
+            true,
+            T,
+        )
+        .unwrap()
+    };
+    assert!(in_kafka().is_empty());
     let (rc, out, err) = zk_cli(&["-z", &c, "migrate", &group, "--to-kafka"]);
     assert_eq!(rc, 0, "{err}");
     assert_eq!(out.lines().count(), 3, "{out}");
-    assert_eq!(
-        gregor::zk::groups::fetch_from_kafka(&cluster, &group, None, T).unwrap(),
-        before
-    );
+    assert_eq!(in_kafka(), before);
     // wipe ZooKeeper's copy, then bring the offsets back from Kafka
     {
         use zookeeper::ZooKeeperExt;

@@ -345,8 +345,32 @@ impl AdminClient {
     }
 
     /// The cluster handle (metadata cache and connections).
+    #[cfg(feature = "internals")]
+    #[doc(hidden)]
     pub fn cluster(&self) -> &Cluster {
         &self.cluster
+    }
+
+    /// The cluster handle (metadata cache and connections).
+    #[cfg(not(feature = "internals"))]
+    pub(crate) fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    /// The cluster's metadata, as librdkafka's `rd_kafka_metadata`: every
+    /// topic with `None`, else the topics named (never created by asking).
+    /// The answer also refreshes the admin client's metadata cache.
+    ///
+    /// # Errors
+    /// `_ALL_BROKERS_DOWN` (with each broker's error) if no broker answered
+    /// within `timeout`; `_SSL` / `_AUTHENTICATION` when all refused the
+    /// connection the same way.
+    pub fn metadata(
+        &self,
+        topics: Option<&[&str]>,
+        timeout: Duration,
+    ) -> Result<crate::cluster::Metadata> {
+        self.cluster().fetch_metadata(topics, false, timeout)
     }
 
     /// Closes every connection.

@@ -127,8 +127,7 @@ pub fn run(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
     let fmt = output(o)?;
     let c = consumer(o)?;
     let md = c
-        .cluster()
-        .fetch_metadata(Some(&[topic]), false, o.metadata_timeout)
+        .metadata(Some(&[topic]), o.metadata_timeout)
         .map_err(|e| fatal(format!("Failed to query metadata for topic {topic}: {e}")))?;
     let t = md
         .topics
@@ -250,7 +249,7 @@ pub fn run(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
         }
     };
     out.flush()?;
-    c.cluster().close();
+    c.close();
     result
 }
 
@@ -274,7 +273,7 @@ pub fn query(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
             }
         }
     }
-    c.cluster().close();
+    c.close();
     let mut s = Vec::new();
     if o.json {
         s.push(b'{');
@@ -471,10 +470,7 @@ pub fn run_group(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
             continue;
         }
         buf.clear();
-        let broker = c
-            .cluster()
-            .cached_leader(&m.topic, m.partition)
-            .unwrap_or(-1);
+        let broker = c.cached_leader(&m.topic, m.partition).unwrap_or(-1);
         fmt.render(&m, broker, &mut buf);
         out.write_all(&buf)?;
         if line_buffered || last_flush.elapsed() >= FLUSH {

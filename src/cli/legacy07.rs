@@ -16,10 +16,10 @@ use std::time::Duration;
 
 use gregor::error::Error;
 use gregor::legacy07::client::{Client, Options};
-use gregor::legacy07::message::{MAGIC_0, MAGIC_1};
 use gregor::legacy07::producer::Producer07;
-use gregor::legacy07::protocol::{EARLIEST_TIME, LATEST_TIME};
 use gregor::legacy07::zk::Registry;
+use gregor::legacy07::{EARLIEST_TIME, LATEST_TIME};
+use gregor::legacy07::{MAGIC_0, MAGIC_1};
 use gregor::message::Codec;
 
 const USAGE: &str = "\

@@ -3,8 +3,9 @@
 
 use std::io::Write;
 
-use gregor::cluster::{Cluster, Metadata};
 use gregor::error::KafkaCode;
+use gregor::metadata::Metadata;
+use gregor::producer::Producer;
 
 use super::format::json_str;
 use super::{args::Options, build_config, CliError};
@@ -16,14 +17,14 @@ use super::{args::Options, build_config, CliError};
 pub fn run(o: &Options, out: &mut dyn Write) -> Result<i32, CliError> {
     // Metadata is for any kind of client, so every property is accepted.
     let cfg = build_config(o, None)?;
-    let cluster = Cluster::new(&cfg).map_err(|e| CliError::Fatal(e.to_string()))?;
-    let topics: Option<Vec<&str>> = o.topic.as_deref().map(|t| vec![t]);
     // kcat lists through a producer handle, which lets the broker auto-create
-    // a named topic; gregor asks the same.
-    let md = cluster
-        .fetch_metadata(topics.as_deref(), o.topic.is_some(), o.metadata_timeout)
+    // a named topic; so does gregor
+    let producer = Producer::new(&cfg).map_err(|e| CliError::Fatal(e.to_string()))?;
+    let topics: Option<Vec<&str>> = o.topic.as_deref().map(|t| vec![t]);
+    let md = producer
+        .metadata(topics.as_deref(), o.metadata_timeout)
         .map_err(|e| CliError::Fatal(format!("Failed to acquire metadata: {e}")))?;
-    cluster.close();
+    producer.close(std::time::Duration::ZERO);
     let mut buf = Vec::new();
     if o.json {
         json(&md, o.topic.as_deref(), &mut buf);
@@ -169,8 +170,8 @@ fn id_objects(ids: &[i32], out: &mut Vec<u8>) {
 
 #[cfg(test)]
 mod tests {
-    use gregor::cluster::Uuid;
-    use gregor::cluster::{BrokerInfo, PartitionInfo, TopicInfo};
+    use gregor::metadata::Uuid;
+    use gregor::metadata::{BrokerInfo, PartitionInfo, TopicInfo};
 
     use super::*;
 

@@ -29,7 +29,6 @@
 use std::io::Write;
 use std::time::Duration;
 
-use gregor::cluster::Cluster;
 use gregor::config::Config;
 use gregor::error::Error;
 use gregor::registry::inspect::ZkClient;
@@ -309,17 +308,15 @@ fn command(
                     &timeout.as_millis().to_string(),
                 ),
             ])?;
-            let cluster = Cluster::new(&cfg)?;
             let offsets = migrate(
                 zk,
-                &cluster,
+                &cfg,
                 g,
                 topic,
                 direction,
                 dry_run,
                 timeout.max(Duration::from_secs(10)),
             );
-            cluster.close();
             let (from, to) = match direction {
                 Direction::ZkToKafka => ("ZooKeeper", "Kafka"),
                 Direction::KafkaToZk => ("Kafka", "ZooKeeper"),

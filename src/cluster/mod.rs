@@ -18,8 +18,7 @@ use crate::log::{self, ctx, Logger};
 use crate::net::{BrokerConn, NetConfig};
 use crate::protocol::metadata::{MetadataRequest, MetadataRequestTopic, MetadataResponse};
 use crate::protocol::KafkaCode;
-/// Topic IDs (KIP-516), as metadata and the admin client report them.
-pub use crate::wire::Uuid;
+use crate::wire::Uuid;
 
 mod recovery;
 use recovery::Recovery;
@@ -112,7 +111,7 @@ pub struct Metadata {
 
 impl Metadata {
     /// Builds a snapshot from a Metadata response.
-    pub fn from_response(resp: &MetadataResponse, orig_broker: &str) -> Self {
+    pub(crate) fn from_response(resp: &MetadataResponse, orig_broker: &str) -> Self {
         let brokers = resp
             .brokers
             .iter()

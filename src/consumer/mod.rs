@@ -43,6 +43,7 @@
 //!   out after resume; nothing more is fetched meanwhile.
 
 pub mod assignor;
+mod cluster_view;
 mod control;
 mod coordinator;
 mod fetcher;
@@ -314,11 +315,6 @@ impl Consumer {
             close_done: Arc::new(AtomicBool::new(false)),
             close_thread: Mutex::new(None),
         })
-    }
-
-    /// The consumer's view of the cluster.
-    pub fn cluster(&self) -> &Cluster {
-        &self.cluster
     }
 
     /// Sets the callback that receives client-level errors (librdkafka's

@@ -127,7 +127,7 @@ impl Message {
     /// # Errors
     /// A magic other than 0 or 1, attributes on a magic 0 message, or a
     /// payload over 2 GiB.
-    pub fn encode_into(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write_into(&self, w: &mut Writer) -> Result<(), EncodeError> {
         if self.magic != MAGIC_0 && self.magic != MAGIC_1 {
             return Err(EncodeError::Invalid(format!(
                 "Kafka 0.7 messages have magic 0 or 1, not {}",
@@ -149,6 +149,14 @@ impl Message {
         w.put(&self.payload);
         Ok(())
     }
+
+    /// [`Self::write_into`], public for the tests with the crate's
+    /// `internals` feature.
+    #[cfg(feature = "internals")]
+    #[doc(hidden)]
+    pub fn encode_into(&self, w: &mut Writer) -> Result<(), EncodeError> {
+        self.write_into(w)
+    }
 }
 
 /// Encodes `payloads` as a message set of `magic` messages, compressed into
@@ -165,7 +173,7 @@ pub fn encode_message_set(
 ) -> Result<Vec<u8>, EncodeError> {
     let mut w = Writer::with_capacity(payloads.iter().map(|p| p.len() + 10).sum());
     for p in payloads {
-        Message::new(magic, *p).encode_into(&mut w)?;
+        Message::new(magic, *p).write_into(&mut w)?;
     }
     if codec == Codec::None {
         return Ok(w.into_vec());
@@ -192,7 +200,7 @@ pub fn encode_message_set(
         payload,
     };
     let mut out = Writer::with_capacity(wrapper.size() + 4);
-    wrapper.encode_into(&mut out)?;
+    wrapper.write_into(&mut out)?;
     Ok(out.into_vec())
 }
 

@@ -7,9 +7,9 @@
 //! versions, no correlation ids, no client id, byte offsets instead of
 //! message numbers, and no response to a produce.
 //!
-//! - [`protocol`]: PRODUCE (0), FETCH (1), MULTIFETCH (2), MULTIPRODUCE (3),
+//! - `protocol` (inside): PRODUCE (0), FETCH (1), MULTIFETCH (2), MULTIPRODUCE (3),
 //!   OFFSETS (4), their headers, responses and error codes.
-//! - [`message`]: messages with MAGIC 0 and 1, CRC-32 of the payload,
+//! - `message` (inside; [`Message`] and the magic bytes re-exported): messages with MAGIC 0 and 1, CRC-32 of the payload,
 //!   gzip and snappy wrappers, byte offsets.
 //! - [`client`]: a blocking client for one broker.
 //! - [`zk`]: discovery from the ZooKeeper registry; [`producer`]: a
@@ -20,13 +20,27 @@
 
 pub mod client;
 mod conn;
+// The 0.7 wire codecs: the client's inside (public with the crate's
+// `internals` feature, for the tests and fuzz targets).
+#[cfg(feature = "internals")]
+#[doc(hidden)]
 pub mod message;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod message;
 pub mod producer;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
 pub mod protocol;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod protocol;
 pub mod zk;
 
 pub use client::{Client, FetchResult, Options, ProduceSet};
-pub use message::{FetchedMessage, Message};
+pub use message::{FetchedMessage, Message, MAGIC_0, MAGIC_1};
 pub use producer::Producer07;
-pub use protocol::{ErrorCode07, RequestType, EARLIEST_TIME, LATEST_TIME};
+pub use protocol::{
+    ErrorCode07, FetchRequest, ProduceRequest, RequestType, EARLIEST_TIME, LATEST_TIME,
+};
 pub use zk::{BrokerInfo, BrokerPartition, Registry};

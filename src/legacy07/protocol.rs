@@ -186,7 +186,7 @@ pub struct ProduceRequest {
     pub topic: String,
     /// PARTITION (Kafka 0.7 brokers also take −1 for "any partition").
     pub partition: i32,
-    /// MESSAGES: an encoded message set (see [`super::message`]).
+    /// MESSAGES: an encoded message set (see `legacy07::message`).
     pub messages: Bytes,
 }
 
@@ -424,11 +424,19 @@ impl FetchResponse {
     ///
     /// # Errors
     /// Messages over 2 GiB.
-    pub fn encode_into(&self, w: &mut Writer) -> Result<(), EncodeError> {
+    pub(crate) fn write_into(&self, w: &mut Writer) -> Result<(), EncodeError> {
         w.length(false, true, Some(2 + self.messages.len()), "response")?;
         w.i16(self.error.0);
         w.put(&self.messages);
         Ok(())
+    }
+
+    /// [`Self::write_into`], public for the tests with the crate's
+    /// `internals` feature.
+    #[cfg(feature = "internals")]
+    #[doc(hidden)]
+    pub fn encode_into(&self, w: &mut Writer) -> Result<(), EncodeError> {
+        self.write_into(w)
     }
 
     /// The whole FETCH response (a broker's view).
@@ -437,7 +445,7 @@ impl FetchResponse {
     /// Messages over 2 GiB.
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let mut w = Writer::with_capacity(6 + self.messages.len());
-        self.encode_into(&mut w)?;
+        self.write_into(&mut w)?;
         Ok(w.into_vec())
     }
 
@@ -472,7 +480,7 @@ impl MultiFetchResponse {
         let len_at = w.reserve_i32();
         w.i16(self.error.0);
         for p in &self.parts {
-            p.encode_into(&mut w)?;
+            p.write_into(&mut w)?;
         }
         let len = i32::try_from(w.len() - 4).map_err(|_| EncodeError::TooLong {
             what: "response",

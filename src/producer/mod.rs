@@ -404,8 +404,35 @@ impl Producer {
     }
 
     /// The producer's view of the cluster.
+    #[cfg(feature = "internals")]
+    #[doc(hidden)]
     pub fn cluster(&self) -> &Cluster {
         &self.shared.cluster
+    }
+
+    /// The producer's view of the cluster.
+    #[cfg(not(feature = "internals"))]
+    pub(crate) fn cluster(&self) -> &Cluster {
+        &self.shared.cluster
+    }
+
+    /// The cluster's metadata, as librdkafka's `rd_kafka_metadata`: every
+    /// topic with `None`, else the topics named; through a producer the
+    /// request lets the broker create a named topic if it auto-creates
+    /// topics (as a producer handle asks, which is what kcat's listing uses).
+    /// The answer also refreshes the producer's metadata cache.
+    ///
+    /// # Errors
+    /// `_ALL_BROKERS_DOWN` (with each broker's error) if no broker answered
+    /// within `timeout`; `_SSL` / `_AUTHENTICATION` when all refused the
+    /// connection the same way.
+    pub fn metadata(
+        &self,
+        topics: Option<&[&str]>,
+        timeout: Duration,
+    ) -> Result<crate::cluster::Metadata> {
+        self.cluster()
+            .fetch_metadata(topics, topics.is_some(), timeout)
     }
 
     /// Sets the callback that receives delivery reports inside [`Producer::poll`]

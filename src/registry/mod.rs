@@ -1,11 +1,11 @@
 //! The ZooKeeper registry of a ZooKeeper-mode Kafka cluster, read into typed
 //! values: broker registrations (the `zookeeper.connect` bootstrap of
-//! [`crate::cluster::Cluster`]), topics, partition states, the controller and
+//! the cluster), topics, partition states, the controller and
 //! the admin znodes. The layout is Kafka's, as `kafka.zk.ZkData` writes it
 //! and the "Kafka data structures in Zookeeper" page of Kafka's wiki
 //! describes it.
 //!
-//! This layer sits below [`crate::cluster`] and knows nothing of clusters,
+//! This layer sits below the cluster (`crate::cluster`) and knows nothing of clusters,
 //! consumers or groups; the ZooKeeper-era consumer groups and the
 //! ZooKeeper-balanced consumer, which use the cluster and the consumer, are
 //! in [`crate::zk`], which re-exports everything here.

@@ -230,7 +230,7 @@ impl ZkClient {
 /// with only OffsetCommit v0 (ZooKeeper-stored offsets) is `_UNSUPPORTED_FEATURE`.
 // Built field by field, as outside the crate (the protocol structs are non_exhaustive).
 #[allow(clippy::field_reassign_with_default)]
-pub fn commit_to_kafka(
+pub(crate) fn commit_to_kafka(
     cluster: &Cluster,
     group: &str,
     offsets: &Offsets,
@@ -292,7 +292,7 @@ pub fn commit_to_kafka(
 /// Group and partition errors, coordinator and network errors.
 // Built field by field, as outside the crate (the protocol structs are non_exhaustive).
 #[allow(clippy::field_reassign_with_default)]
-pub fn fetch_from_kafka(
+pub(crate) fn fetch_from_kafka(
     cluster: &Cluster,
     group: &str,
     partitions: Option<&[(String, i32)]>,
@@ -397,11 +397,28 @@ pub enum Direction {
 
 /// Moves `group`'s offsets one way (all topics, or `topic` only) and returns
 /// them. With `dry_run`, nothing is written: the returned offsets are what
-/// would be.
+/// would be. The Kafka side is the cluster `cfg` names (`bootstrap.servers`,
+/// or `zookeeper.connect` to find its brokers), reached for this call only.
 ///
 /// # Errors
-/// As [`commit_to_kafka`], [`fetch_from_kafka`] and [`ZkClient::set_offset`].
+/// Bad configuration; coordinator, network and partition errors of the
+/// offset commit or fetch; as [`ZkClient::set_offset`].
 pub fn migrate(
+    zk: &ZkClient,
+    cfg: &crate::config::Config,
+    group: &str,
+    topic: Option<&str>,
+    direction: Direction,
+    dry_run: bool,
+    timeout: Duration,
+) -> Result<Offsets, Error> {
+    let cluster = Cluster::new(cfg)?;
+    let r = migrate_with(zk, &cluster, group, topic, direction, dry_run, timeout);
+    cluster.close();
+    r
+}
+
+fn migrate_with(
     zk: &ZkClient,
     cluster: &Cluster,
     group: &str,

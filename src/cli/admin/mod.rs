@@ -19,9 +19,9 @@ use std::io::Write;
 use std::time::Duration;
 
 use gregor::admin::*;
-use gregor::cluster::Uuid;
 use gregor::config::Config;
 use gregor::error::{Error, Result};
+use gregor::metadata::Uuid;
 use json::{dyn_obj, error, error_of, J};
 
 const USAGE: &str = "\

@@ -23,7 +23,10 @@ mod roundrobin;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::protocol::consumer_protocol::ConsumerProtocolSubscription;
+/// A member's decoded subscription (Kafka's ConsumerProtocolSubscription
+/// schema) and its parts, as an assignor reads them.
+pub use crate::protocol::codec::RawTaggedField;
+pub use crate::protocol::consumer_protocol::{ConsumerProtocolSubscription, TopicPartition};
 use crate::wire::Bytes;
 
 pub use cooperative_sticky::CooperativeSticky;

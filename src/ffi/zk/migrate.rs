@@ -8,7 +8,6 @@
 
 use super::super::tpl::gregor_tpl;
 use super::*;
-use crate::cluster::Cluster;
 use crate::config::Config;
 use crate::consumer::TopicPartitionOffset;
 use crate::zk::groups::{migrate, Direction};
@@ -71,17 +70,15 @@ pub extern "C" fn gregor_zk_migrate_offsets(
         } else {
             handle(conf, "conf")?.inner.clone()
         };
-        let cluster = Cluster::new(&cfg)?;
         let offsets = migrate(
             &zk.inner,
-            &cluster,
+            &cfg,
             g,
             t,
             direction,
             dry_run != 0,
             timeout(timeout_ms),
         );
-        cluster.close();
         let entries = offsets?
             .into_iter()
             .map(|((t, p), o)| TopicPartitionOffset::new(t, p, o))
