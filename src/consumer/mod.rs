@@ -1132,7 +1132,7 @@ impl Consumer {
         if let RebalanceEvent::Revoked(parts) = event {
             if g.settings.auto_commit {
                 let keys: Vec<Tp> = parts.iter().map(TopicPartitionOffset::key).collect();
-                let stored = group::uncommitted(&self.shared, Some(&keys));
+                let stored = group::final_offsets(&self.shared, Some(&keys));
                 if !stored.is_empty() {
                     let deadline = Instant::now() + g.settings.socket_timeout;
                     let _ = group::commit(g, &self.cluster, &self.shared, &stored, deadline);
@@ -1192,7 +1192,7 @@ impl Consumer {
         };
         g.cv.notify_all();
         if s.auto_commit {
-            let stored = group::uncommitted(&self.shared, None);
+            let stored = group::final_offsets(&self.shared, None);
             if !stored.is_empty() {
                 let _ = group::commit(g, &self.cluster, &self.shared, &stored, deadline);
             }
@@ -1451,7 +1451,7 @@ fn close_group_async(
                 .retain(|e| !matches!(e, GroupEvent::Rebalance { id: i, .. } if *i == id));
             drop(st);
             if s.auto_commit {
-                let stored = group::uncommitted(shared, None);
+                let stored = group::final_offsets(shared, None);
                 if !stored.is_empty() {
                     let _ = group::commit(g, cluster, shared, &stored, deadline);
                 }
@@ -1459,7 +1459,7 @@ fn close_group_async(
             let _ = assign_parts(shared, &[], false);
         }
     } else if s.auto_commit {
-        let stored = group::uncommitted(shared, None);
+        let stored = group::final_offsets(shared, None);
         if !stored.is_empty() {
             let _ = group::commit(g, cluster, shared, &stored, deadline);
         }

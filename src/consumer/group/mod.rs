@@ -421,15 +421,34 @@ impl Group {
 // Offsets: stored positions, commits
 
 /// The stored offsets not committed yet, of `only` (or every assigned
-/// partition), as commit entries.
+/// partition), as commit entries: what an automatic or an application's
+/// commit sends (librdkafka skips a partition whose stored offset is
+/// committed already).
 pub(crate) fn uncommitted(shared: &Shared, only: Option<&[Tp]>) -> Vec<TopicPartitionOffset> {
+    stored_offsets(shared, only, false)
+}
+
+/// Every stored offset of `only` (or every assigned partition), committed
+/// or not: what the commit before giving partitions up sends — on a
+/// revocation and on close — as the Java consumer commits all consumed
+/// positions then. Kafka orders commits only per connection, so an
+/// earlier commit that a slow network delivered late (after its
+/// connection was given up and a newer commit succeeded on another) can
+/// set a partition's committed offset back; restating every position in
+/// the last commit a member makes puts it right before the partition
+/// moves.
+pub(crate) fn final_offsets(shared: &Shared, only: Option<&[Tp]>) -> Vec<TopicPartitionOffset> {
+    stored_offsets(shared, only, true)
+}
+
+fn stored_offsets(shared: &Shared, only: Option<&[Tp]>, all: bool) -> Vec<TopicPartitionOffset> {
     let mut st = shared.lock();
     st.fold_stored();
     let mut out: Vec<TopicPartitionOffset> = st
         .parts
         .iter()
         .filter(|(k, _)| only.is_none_or(|o| o.contains(k)))
-        .filter(|(_, p)| p.stored >= 0 && p.stored != p.committed)
+        .filter(|(_, p)| p.stored >= 0 && (all || p.stored != p.committed))
         .map(|(k, p)| {
             let mut t = TopicPartitionOffset::new(&*k.0, k.1, p.stored);
             t.leader_epoch = (p.stored_epoch >= 0).then_some(p.stored_epoch);
@@ -441,9 +460,9 @@ pub(crate) fn uncommitted(shared: &Shared, only: Option<&[Tp]>) -> Vec<TopicPart
     out
 }
 
-/// Removes partitions from the consumer and returns their uncommitted
-/// stored offsets (so nothing more is handed out for them before the
-/// commit that gives them up).
+/// Removes partitions from the consumer and returns their stored offsets,
+/// committed or not, as [`final_offsets`] (so nothing more is handed out
+/// for them before the commit that gives them up).
 pub(crate) fn take_parts(shared: &Shared, keys: &[Tp]) -> Vec<TopicPartitionOffset> {
     let stored = {
         let mut st = shared.lock();
@@ -451,7 +470,7 @@ pub(crate) fn take_parts(shared: &Shared, keys: &[Tp]) -> Vec<TopicPartitionOffs
         let mut out = Vec::new();
         for k in keys {
             if let Some(p) = st.parts.get(k) {
-                if p.stored >= 0 && p.stored != p.committed {
+                if p.stored >= 0 {
                     let mut t = TopicPartitionOffset::new(&*k.0, k.1, p.stored);
                     t.leader_epoch = (p.stored_epoch >= 0).then_some(p.stored_epoch);
                     t.metadata = p.stored_meta.clone();
