@@ -256,6 +256,43 @@ mod tests {
         assert_eq!(s(gregor_err_rdkafka_str(933975)), "Err-933975?");
     }
 
+    /// Every row of testdata/rdkafka-err-names.tsv (codes -200 to 200 and
+    /// some beyond, written from these functions): bindings show these
+    /// strings as librdkafka's, so none may change unnoticed.
+    #[test]
+    fn every_code_as_pinned() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata/rdkafka-err-names.tsv"
+        );
+        let fixture = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut rows = 0;
+        for line in fixture.lines().filter(|l| !l.starts_with('#')) {
+            let mut f = line.split('\t');
+            let (Some(code), Some(name), Some(text), None) =
+                (f.next(), f.next(), f.next(), f.next())
+            else {
+                panic!("{path}: not code, name, text: {line:?}");
+            };
+            let code: c_int = code.parse().unwrap_or_else(|e| panic!("{line:?}: {e}"));
+            let got = (
+                s(gregor_err_rdkafka_name(code)),
+                s(gregor_err_rdkafka_str(code)),
+            );
+            // A code no table knows gets the shared pair once MAX_UNKNOWN
+            // of them have been interned, as `unknown_code_strings_stay_valid`
+            // may have done first in this process.
+            let overflow =
+                name == format!("ERR_{code}?") && got == ("ERR_?".into(), "Err-?".into());
+            assert!(
+                overflow || got == (name.to_string(), text.to_string()),
+                "code {code}: {got:?}, pinned ({name:?}, {text:?})"
+            );
+            rows += 1;
+        }
+        assert_eq!(rows, 401 + 21, "{path}: rows");
+    }
+
     #[test]
     fn unknown_code_strings_stay_valid() {
         let name = gregor_err_rdkafka_name(-1000);
