@@ -8,7 +8,7 @@
 use std::fmt;
 
 pub use crate::compression::CompressionError;
-pub use crate::protocol::error_code::{ErrorAction, ErrorInfo};
+pub use crate::protocol::error_code::{ErrorAction, ErrorInfo, LibrdkafkaDesc};
 pub use crate::protocol::KafkaCode;
 pub use crate::record::RecordError;
 pub use crate::wire::{DecodeError, EncodeError};
@@ -224,22 +224,22 @@ pub struct ErrDesc {
 /// one table behind `gregor_get_err_descs`, the `GREGOR_ERR_*` constants of
 /// the C header and the bindings' error names. It is made of
 /// [`local::TABLE`] and Kafka's table
-/// (`protocol::error_code::ERROR_TABLE`), with 0 named
-/// `NO_ERROR` as librdkafka names it.
+/// (`protocol::error_code::ERROR_TABLE`), with 0 named and described as
+/// librdkafka does (`NO_ERROR`, "Success").
 pub fn err_descs() -> impl Iterator<Item = ErrDesc> {
     let locals = local::TABLE
         .iter()
         .map(|&(code, name, desc)| ErrDesc { code, name, desc });
     let kafka = crate::protocol::error_code::ERROR_TABLE
         .iter()
-        .map(|e| match e.code {
-            0 => ErrDesc {
+        .map(|e| match e.librdkafka {
+            Some(rd) if e.code == 0 => ErrDesc {
                 code: 0,
-                name: "NO_ERROR",
-                desc: "Success",
+                name: rd.name,
+                desc: rd.desc,
             },
-            c => ErrDesc {
-                code: i32::from(c),
+            _ => ErrDesc {
+                code: i32::from(e.code),
                 name: e.name,
                 desc: e.description,
             },

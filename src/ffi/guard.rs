@@ -48,6 +48,23 @@ pub(crate) fn guard_code(
     }
 }
 
+/// As [`guard_code`], for a call whose success is itself a code (a
+/// handle's fatal error): that code, or the call's error code.
+pub(crate) fn guard_code_of(
+    errstr: *mut c_char,
+    errstr_size: usize,
+    f: impl FnOnce() -> Result<i32, Error>,
+) -> i32 {
+    let mut code = 0;
+    match guard_code(errstr, errstr_size, || {
+        code = f()?;
+        Ok(())
+    }) {
+        0 => code,
+        r => r,
+    }
+}
+
 /// Reads one field of the object behind `r` with `f`: `default` for a NULL
 /// pointer, an index out of range (`f` returns `None`) or a panic. Every
 /// accessor of a result object is one call of this or of `item` / `count`.

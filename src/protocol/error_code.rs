@@ -2,6 +2,12 @@
 //! code in Kafka's protocol error table (-1 to 133, Apache Kafka 4.1), and the
 //! action a client takes on each, like librdkafka's `rd_kafka_err_action`.
 //!
+//! The table's last column is librdkafka's name and text for each code
+//! librdkafka 2.12 knows (its `rd_kafka_get_err_descs()`; rdkafka.h documents
+//! each `RD_KAFKA_RESP_ERR_*`): librdkafka names a few codes differently
+//! ("UNKNOWN_TOPIC_OR_PART", "MSG_SIZE_TOO_LARGE") and describes them as
+//! "Broker: …". The name is written only where it differs from Kafka's.
+//!
 //! [`KafkaCode`] is a newtype over the wire's `i16`, so a code this table does
 //! not know passes through unchanged as a number.
 
@@ -23,6 +29,19 @@ pub struct ErrorInfo {
     pub retriable: bool,
     /// Kafka's description of it.
     pub description: &'static str,
+    /// librdkafka's name and text for it, or `None` for a code librdkafka
+    /// 2.12 does not know.
+    pub librdkafka: Option<LibrdkafkaDesc>,
+}
+
+/// librdkafka's name and text for a Kafka code, as its `rd_kafka_err2name` /
+/// `rd_kafka_err2str` return them (librdkafka's `struct rd_kafka_err_desc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LibrdkafkaDesc {
+    /// librdkafka's name: "UNKNOWN_TOPIC_OR_PART", "NO_ERROR".
+    pub name: &'static str,
+    /// librdkafka's text: "Broker: Unknown topic or partition", "Success".
+    pub desc: &'static str,
 }
 
 /// What a client does about an error code in a response.
@@ -39,8 +58,20 @@ pub enum ErrorAction {
     Fail,
 }
 
+/// Declares each code once: its constant (Kafka's name, documented with
+/// Kafka's description) and its row of [`ERROR_TABLE`]. A row ends with
+/// `librdkafka [NAME] "text"` where librdkafka knows the code, its name
+/// given only where it differs from Kafka's.
 macro_rules! error_table {
-    ($($name:ident = $code:literal, $retriable:literal, $desc:literal;)*) => {
+    (@librdkafka $name:ident) => { None };
+    (@librdkafka $name:ident, $rd_desc:literal) => {
+        Some(LibrdkafkaDesc { name: stringify!($name), desc: $rd_desc })
+    };
+    (@librdkafka $name:ident, $rd_name:ident $rd_desc:literal) => {
+        Some(LibrdkafkaDesc { name: stringify!($rd_name), desc: $rd_desc })
+    };
+    ($($name:ident = $code:literal, $retriable:literal, $desc:literal
+        $(, librdkafka $($rd_name:ident)? $rd_desc:literal)?;)*) => {
         impl KafkaCode {
             $(
                 /// cbindgen:ignore
@@ -53,114 +84,220 @@ macro_rules! error_table {
         ///
         /// cbindgen:ignore
         pub const ERROR_TABLE: &[ErrorInfo] = &[
-            $(ErrorInfo { code: $code, name: stringify!($name), retriable: $retriable, description: $desc },)*
+            $(ErrorInfo {
+                code: $code,
+                name: stringify!($name),
+                retriable: $retriable,
+                description: $desc,
+                librdkafka: error_table!(@librdkafka $name $(, $($rd_name)? $rd_desc)?),
+            },)*
         ];
     };
 }
 
 error_table! {
-    UNKNOWN_SERVER_ERROR = -1, false, "The server experienced an unexpected error when processing the request.";
-    NONE = 0, false, "No error.";
-    OFFSET_OUT_OF_RANGE = 1, false, "The requested offset is not within the range of offsets maintained by the server.";
-    CORRUPT_MESSAGE = 2, true, "This message has failed its CRC checksum, exceeds the valid size, has a null key for a compacted topic, or is otherwise corrupt.";
-    UNKNOWN_TOPIC_OR_PARTITION = 3, true, "This server does not host this topic-partition.";
-    INVALID_FETCH_SIZE = 4, false, "The requested fetch size is invalid.";
-    LEADER_NOT_AVAILABLE = 5, true, "There is no leader for this topic-partition as we are in the middle of a leadership election.";
-    NOT_LEADER_OR_FOLLOWER = 6, true, "For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition.";
-    REQUEST_TIMED_OUT = 7, true, "The request timed out.";
-    BROKER_NOT_AVAILABLE = 8, false, "The broker is not available.";
-    REPLICA_NOT_AVAILABLE = 9, true, "The replica is not available for the requested topic-partition. Produce/Fetch requests and other requests intended only for the leader or follower return NOT_LEADER_OR_FOLLOWER if the broker is not a replica of the topic-partition.";
-    MESSAGE_TOO_LARGE = 10, false, "The request included a message larger than the max message size the server will accept.";
-    STALE_CONTROLLER_EPOCH = 11, false, "The controller moved to another broker.";
-    OFFSET_METADATA_TOO_LARGE = 12, false, "The metadata field of the offset request was too large.";
-    NETWORK_EXCEPTION = 13, true, "The server disconnected before a response was received.";
-    COORDINATOR_LOAD_IN_PROGRESS = 14, true, "The coordinator is loading and hence can't process requests.";
-    COORDINATOR_NOT_AVAILABLE = 15, true, "The coordinator is not available.";
-    NOT_COORDINATOR = 16, true, "This is not the correct coordinator.";
-    INVALID_TOPIC_EXCEPTION = 17, false, "The request attempted to perform an operation on an invalid topic.";
-    RECORD_LIST_TOO_LARGE = 18, false, "The request included message batch larger than the configured segment size on the server.";
-    NOT_ENOUGH_REPLICAS = 19, true, "Messages are rejected since there are fewer in-sync replicas than required.";
-    NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20, true, "Messages are written to the log, but to fewer in-sync replicas than required.";
-    INVALID_REQUIRED_ACKS = 21, false, "Produce request specified an invalid value for required acks.";
-    ILLEGAL_GENERATION = 22, false, "Specified group generation id is not valid.";
-    INCONSISTENT_GROUP_PROTOCOL = 23, false, "The group member's supported protocols are incompatible with those of existing members or first group member tried to join with empty protocol type or empty protocol list.";
-    INVALID_GROUP_ID = 24, false, "The group id is invalid.";
-    UNKNOWN_MEMBER_ID = 25, false, "The coordinator is not aware of this member.";
-    INVALID_SESSION_TIMEOUT = 26, false, "The session timeout is not within the range allowed by the broker (as configured by group.min.session.timeout.ms and group.max.session.timeout.ms).";
-    REBALANCE_IN_PROGRESS = 27, false, "The group is rebalancing, so a rejoin is needed.";
-    INVALID_COMMIT_OFFSET_SIZE = 28, false, "The committing offset data size is not valid.";
-    TOPIC_AUTHORIZATION_FAILED = 29, false, "Topic authorization failed.";
-    GROUP_AUTHORIZATION_FAILED = 30, false, "Group authorization failed.";
-    CLUSTER_AUTHORIZATION_FAILED = 31, false, "Cluster authorization failed.";
-    INVALID_TIMESTAMP = 32, false, "The timestamp of the message is out of acceptable range.";
-    UNSUPPORTED_SASL_MECHANISM = 33, false, "The broker does not support the requested SASL mechanism.";
-    ILLEGAL_SASL_STATE = 34, false, "Request is not valid given the current SASL state.";
-    UNSUPPORTED_VERSION = 35, false, "The version of API is not supported.";
-    TOPIC_ALREADY_EXISTS = 36, false, "Topic with this name already exists.";
-    INVALID_PARTITIONS = 37, false, "Number of partitions is below 1.";
-    INVALID_REPLICATION_FACTOR = 38, false, "Replication factor is below 1 or larger than the number of available brokers.";
-    INVALID_REPLICA_ASSIGNMENT = 39, false, "Replica assignment is invalid.";
-    INVALID_CONFIG = 40, false, "Configuration is invalid.";
-    NOT_CONTROLLER = 41, true, "This is not the correct controller for this cluster.";
-    INVALID_REQUEST = 42, false, "This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.";
-    UNSUPPORTED_FOR_MESSAGE_FORMAT = 43, false, "The message format version on the broker does not support the request.";
-    POLICY_VIOLATION = 44, false, "Request parameters do not satisfy the configured policy.";
-    OUT_OF_ORDER_SEQUENCE_NUMBER = 45, false, "The broker received an out of order sequence number.";
-    DUPLICATE_SEQUENCE_NUMBER = 46, false, "The broker received a duplicate sequence number.";
-    INVALID_PRODUCER_EPOCH = 47, false, "Producer attempted to produce with an old epoch.";
-    INVALID_TXN_STATE = 48, false, "The producer attempted a transactional operation in an invalid state.";
-    INVALID_PRODUCER_ID_MAPPING = 49, false, "The producer attempted to use a producer id which is not currently assigned to its transactional id.";
-    INVALID_TRANSACTION_TIMEOUT = 50, false, "The transaction timeout is larger than the maximum value allowed by the broker (as configured by transaction.max.timeout.ms).";
-    CONCURRENT_TRANSACTIONS = 51, false, "The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing.";
-    TRANSACTION_COORDINATOR_FENCED = 52, false, "Indicates that the transaction coordinator sending a WriteTxnMarker is no longer the current coordinator for a given producer.";
-    TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53, false, "Transactional Id authorization failed.";
-    SECURITY_DISABLED = 54, false, "Security features are disabled.";
-    OPERATION_NOT_ATTEMPTED = 55, false, "The broker did not attempt to execute this operation. This may happen for batched RPCs where some operations in the batch failed, causing the broker to respond without trying the rest.";
-    KAFKA_STORAGE_ERROR = 56, true, "Disk error when trying to access log file on the disk.";
-    LOG_DIR_NOT_FOUND = 57, false, "The user-specified log directory is not found in the broker config.";
-    SASL_AUTHENTICATION_FAILED = 58, false, "SASL Authentication failed.";
-    UNKNOWN_PRODUCER_ID = 59, false, "This exception is raised by the broker if it could not locate the producer metadata associated with the producerId in question. This could happen if, for instance, the producer's records were deleted because their retention time had elapsed. Once the last records of the producerId are removed, the producer's metadata is removed from the broker, and future appends by the producer will return this exception.";
-    REASSIGNMENT_IN_PROGRESS = 60, false, "A partition reassignment is in progress.";
-    DELEGATION_TOKEN_AUTH_DISABLED = 61, false, "Delegation Token feature is not enabled.";
-    DELEGATION_TOKEN_NOT_FOUND = 62, false, "Delegation Token is not found on server.";
-    DELEGATION_TOKEN_OWNER_MISMATCH = 63, false, "Specified Principal is not valid Owner/Renewer.";
-    DELEGATION_TOKEN_REQUEST_NOT_ALLOWED = 64, false, "Delegation Token requests are not allowed on PLAINTEXT/1-way SSL channels and on delegation token authenticated channels.";
-    DELEGATION_TOKEN_AUTHORIZATION_FAILED = 65, false, "Delegation Token authorization failed.";
-    DELEGATION_TOKEN_EXPIRED = 66, false, "Delegation Token is expired.";
-    INVALID_PRINCIPAL_TYPE = 67, false, "Supplied principalType is not supported.";
-    NON_EMPTY_GROUP = 68, false, "The group is not empty.";
-    GROUP_ID_NOT_FOUND = 69, false, "The group id does not exist.";
-    FETCH_SESSION_ID_NOT_FOUND = 70, true, "The fetch session ID was not found.";
-    INVALID_FETCH_SESSION_EPOCH = 71, true, "The fetch session epoch is invalid.";
-    LISTENER_NOT_FOUND = 72, true, "There is no listener on the leader broker that matches the listener on which metadata request was processed.";
-    TOPIC_DELETION_DISABLED = 73, false, "Topic deletion is disabled.";
-    FENCED_LEADER_EPOCH = 74, true, "The leader epoch in the request is older than the epoch on the broker.";
-    UNKNOWN_LEADER_EPOCH = 75, true, "The leader epoch in the request is newer than the epoch on the broker.";
-    UNSUPPORTED_COMPRESSION_TYPE = 76, false, "The requesting client does not support the compression type of given partition.";
-    STALE_BROKER_EPOCH = 77, false, "Broker epoch has changed.";
-    OFFSET_NOT_AVAILABLE = 78, true, "The leader high watermark has not caught up from a recent leader election so the offsets cannot be guaranteed to be monotonically increasing.";
-    MEMBER_ID_REQUIRED = 79, false, "The group member needs to have a valid member id before actually entering a consumer group.";
-    PREFERRED_LEADER_NOT_AVAILABLE = 80, true, "The preferred leader was not available.";
-    GROUP_MAX_SIZE_REACHED = 81, false, "The group has reached its maximum size.";
-    FENCED_INSTANCE_ID = 82, false, "The broker rejected this static consumer since another consumer with the same group.instance.id has registered with a different member.id.";
-    ELIGIBLE_LEADERS_NOT_AVAILABLE = 83, true, "Eligible topic partition leaders are not available.";
-    ELECTION_NOT_NEEDED = 84, true, "Leader election not needed for topic partition.";
-    NO_REASSIGNMENT_IN_PROGRESS = 85, false, "No partition reassignment is in progress.";
-    GROUP_SUBSCRIBED_TO_TOPIC = 86, false, "Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.";
-    INVALID_RECORD = 87, false, "This record has failed the validation on broker and hence will be rejected.";
-    UNSTABLE_OFFSET_COMMIT = 88, true, "There are unstable offsets that need to be cleared.";
-    THROTTLING_QUOTA_EXCEEDED = 89, true, "The throttling quota has been exceeded.";
-    PRODUCER_FENCED = 90, false, "There is a newer producer with the same transactionalId which fences the current one.";
-    RESOURCE_NOT_FOUND = 91, false, "A request illegally referred to a resource that does not exist.";
-    DUPLICATE_RESOURCE = 92, false, "A request illegally referred to the same resource twice.";
-    UNACCEPTABLE_CREDENTIAL = 93, false, "Requested credential would not meet criteria for acceptability.";
-    INCONSISTENT_VOTER_SET = 94, false, "Indicates that the either the sender or recipient of a voter-only request is not one of the expected voters.";
-    INVALID_UPDATE_VERSION = 95, false, "The given update version was invalid.";
-    FEATURE_UPDATE_FAILED = 96, false, "Unable to update finalized features due to an unexpected server error.";
-    PRINCIPAL_DESERIALIZATION_FAILURE = 97, false, "Request principal deserialization failed during forwarding. This indicates an internal error on the broker cluster security setup.";
+    UNKNOWN_SERVER_ERROR = -1, false, "The server experienced an unexpected error when processing the request.",
+        librdkafka UNKNOWN "Unknown broker error";
+    NONE = 0, false, "No error.",
+        librdkafka NO_ERROR "Success";
+    OFFSET_OUT_OF_RANGE = 1, false, "The requested offset is not within the range of offsets maintained by the server.",
+        librdkafka "Broker: Offset out of range";
+    CORRUPT_MESSAGE = 2, true, "This message has failed its CRC checksum, exceeds the valid size, has a null key for a compacted topic, or is otherwise corrupt.",
+        librdkafka INVALID_MSG "Broker: Invalid message";
+    UNKNOWN_TOPIC_OR_PARTITION = 3, true, "This server does not host this topic-partition.",
+        librdkafka UNKNOWN_TOPIC_OR_PART "Broker: Unknown topic or partition";
+    INVALID_FETCH_SIZE = 4, false, "The requested fetch size is invalid.",
+        librdkafka INVALID_MSG_SIZE "Broker: Invalid message size";
+    LEADER_NOT_AVAILABLE = 5, true, "There is no leader for this topic-partition as we are in the middle of a leadership election.",
+        librdkafka "Broker: Leader not available";
+    NOT_LEADER_OR_FOLLOWER = 6, true, "For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition.",
+        librdkafka NOT_LEADER_FOR_PARTITION "Broker: Not leader for partition";
+    REQUEST_TIMED_OUT = 7, true, "The request timed out.",
+        librdkafka "Broker: Request timed out";
+    BROKER_NOT_AVAILABLE = 8, false, "The broker is not available.",
+        librdkafka "Broker: Broker not available";
+    REPLICA_NOT_AVAILABLE = 9, true, "The replica is not available for the requested topic-partition. Produce/Fetch requests and other requests intended only for the leader or follower return NOT_LEADER_OR_FOLLOWER if the broker is not a replica of the topic-partition.",
+        librdkafka "Broker: Replica not available";
+    MESSAGE_TOO_LARGE = 10, false, "The request included a message larger than the max message size the server will accept.",
+        librdkafka MSG_SIZE_TOO_LARGE "Broker: Message size too large";
+    STALE_CONTROLLER_EPOCH = 11, false, "The controller moved to another broker.",
+        librdkafka STALE_CTRL_EPOCH "Broker: StaleControllerEpochCode";
+    OFFSET_METADATA_TOO_LARGE = 12, false, "The metadata field of the offset request was too large.",
+        librdkafka "Broker: Offset metadata string too large";
+    NETWORK_EXCEPTION = 13, true, "The server disconnected before a response was received.",
+        librdkafka "Broker: Broker disconnected before response received";
+    COORDINATOR_LOAD_IN_PROGRESS = 14, true, "The coordinator is loading and hence can't process requests.",
+        librdkafka "Broker: Coordinator load in progress";
+    COORDINATOR_NOT_AVAILABLE = 15, true, "The coordinator is not available.",
+        librdkafka "Broker: Coordinator not available";
+    NOT_COORDINATOR = 16, true, "This is not the correct coordinator.",
+        librdkafka "Broker: Not coordinator";
+    INVALID_TOPIC_EXCEPTION = 17, false, "The request attempted to perform an operation on an invalid topic.",
+        librdkafka TOPIC_EXCEPTION "Broker: Invalid topic";
+    RECORD_LIST_TOO_LARGE = 18, false, "The request included message batch larger than the configured segment size on the server.",
+        librdkafka "Broker: Message batch larger than configured server segment size";
+    NOT_ENOUGH_REPLICAS = 19, true, "Messages are rejected since there are fewer in-sync replicas than required.",
+        librdkafka "Broker: Not enough in-sync replicas";
+    NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20, true, "Messages are written to the log, but to fewer in-sync replicas than required.",
+        librdkafka "Broker: Message(s) written to insufficient number of in-sync replicas";
+    INVALID_REQUIRED_ACKS = 21, false, "Produce request specified an invalid value for required acks.",
+        librdkafka "Broker: Invalid required acks value";
+    ILLEGAL_GENERATION = 22, false, "Specified group generation id is not valid.",
+        librdkafka "Broker: Specified group generation id is not valid";
+    INCONSISTENT_GROUP_PROTOCOL = 23, false, "The group member's supported protocols are incompatible with those of existing members or first group member tried to join with empty protocol type or empty protocol list.",
+        librdkafka "Broker: Inconsistent group protocol";
+    INVALID_GROUP_ID = 24, false, "The group id is invalid.",
+        librdkafka "Broker: Invalid group.id";
+    UNKNOWN_MEMBER_ID = 25, false, "The coordinator is not aware of this member.",
+        librdkafka "Broker: Unknown member";
+    INVALID_SESSION_TIMEOUT = 26, false, "The session timeout is not within the range allowed by the broker (as configured by group.min.session.timeout.ms and group.max.session.timeout.ms).",
+        librdkafka "Broker: Invalid session timeout";
+    REBALANCE_IN_PROGRESS = 27, false, "The group is rebalancing, so a rejoin is needed.",
+        librdkafka "Broker: Group rebalance in progress";
+    INVALID_COMMIT_OFFSET_SIZE = 28, false, "The committing offset data size is not valid.",
+        librdkafka "Broker: Commit offset data size is not valid";
+    TOPIC_AUTHORIZATION_FAILED = 29, false, "Topic authorization failed.",
+        librdkafka "Broker: Topic authorization failed";
+    GROUP_AUTHORIZATION_FAILED = 30, false, "Group authorization failed.",
+        librdkafka "Broker: Group authorization failed";
+    CLUSTER_AUTHORIZATION_FAILED = 31, false, "Cluster authorization failed.",
+        librdkafka "Broker: Cluster authorization failed";
+    INVALID_TIMESTAMP = 32, false, "The timestamp of the message is out of acceptable range.",
+        librdkafka "Broker: Invalid timestamp";
+    UNSUPPORTED_SASL_MECHANISM = 33, false, "The broker does not support the requested SASL mechanism.",
+        librdkafka "Broker: Unsupported SASL mechanism";
+    ILLEGAL_SASL_STATE = 34, false, "Request is not valid given the current SASL state.",
+        librdkafka "Broker: Request not valid in current SASL state";
+    UNSUPPORTED_VERSION = 35, false, "The version of API is not supported.",
+        librdkafka "Broker: API version not supported";
+    TOPIC_ALREADY_EXISTS = 36, false, "Topic with this name already exists.",
+        librdkafka "Broker: Topic already exists";
+    INVALID_PARTITIONS = 37, false, "Number of partitions is below 1.",
+        librdkafka "Broker: Invalid number of partitions";
+    INVALID_REPLICATION_FACTOR = 38, false, "Replication factor is below 1 or larger than the number of available brokers.",
+        librdkafka "Broker: Invalid replication factor";
+    INVALID_REPLICA_ASSIGNMENT = 39, false, "Replica assignment is invalid.",
+        librdkafka "Broker: Invalid replica assignment";
+    INVALID_CONFIG = 40, false, "Configuration is invalid.",
+        librdkafka "Broker: Configuration is invalid";
+    NOT_CONTROLLER = 41, true, "This is not the correct controller for this cluster.",
+        librdkafka "Broker: Not controller for cluster";
+    INVALID_REQUEST = 42, false, "This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.",
+        librdkafka "Broker: Invalid request";
+    UNSUPPORTED_FOR_MESSAGE_FORMAT = 43, false, "The message format version on the broker does not support the request.",
+        librdkafka "Broker: Message format on broker does not support request";
+    POLICY_VIOLATION = 44, false, "Request parameters do not satisfy the configured policy.",
+        librdkafka "Broker: Policy violation";
+    OUT_OF_ORDER_SEQUENCE_NUMBER = 45, false, "The broker received an out of order sequence number.",
+        librdkafka "Broker: Broker received an out of order sequence number";
+    DUPLICATE_SEQUENCE_NUMBER = 46, false, "The broker received a duplicate sequence number.",
+        librdkafka "Broker: Broker received a duplicate sequence number";
+    INVALID_PRODUCER_EPOCH = 47, false, "Producer attempted to produce with an old epoch.",
+        librdkafka "Broker: Producer attempted an operation with an old epoch";
+    INVALID_TXN_STATE = 48, false, "The producer attempted a transactional operation in an invalid state.",
+        librdkafka "Broker: Producer attempted a transactional operation in an invalid state";
+    INVALID_PRODUCER_ID_MAPPING = 49, false, "The producer attempted to use a producer id which is not currently assigned to its transactional id.",
+        librdkafka "Broker: Producer attempted to use a producer id which is not currently assigned to its transactional id";
+    INVALID_TRANSACTION_TIMEOUT = 50, false, "The transaction timeout is larger than the maximum value allowed by the broker (as configured by transaction.max.timeout.ms).",
+        librdkafka "Broker: Transaction timeout is larger than the maximum value allowed by the broker's max.transaction.timeout.ms";
+    CONCURRENT_TRANSACTIONS = 51, false, "The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing.",
+        librdkafka "Broker: Producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing";
+    TRANSACTION_COORDINATOR_FENCED = 52, false, "Indicates that the transaction coordinator sending a WriteTxnMarker is no longer the current coordinator for a given producer.",
+        librdkafka "Broker: Indicates that the transaction coordinator sending a WriteTxnMarker is no longer the current coordinator for a given producer";
+    TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53, false, "Transactional Id authorization failed.",
+        librdkafka "Broker: Transactional Id authorization failed";
+    SECURITY_DISABLED = 54, false, "Security features are disabled.",
+        librdkafka "Broker: Security features are disabled";
+    OPERATION_NOT_ATTEMPTED = 55, false, "The broker did not attempt to execute this operation. This may happen for batched RPCs where some operations in the batch failed, causing the broker to respond without trying the rest.",
+        librdkafka "Broker: Operation not attempted";
+    KAFKA_STORAGE_ERROR = 56, true, "Disk error when trying to access log file on the disk.",
+        librdkafka "Broker: Disk error when trying to access log file on disk";
+    LOG_DIR_NOT_FOUND = 57, false, "The user-specified log directory is not found in the broker config.",
+        librdkafka "Broker: The user-specified log directory is not found in the broker config";
+    SASL_AUTHENTICATION_FAILED = 58, false, "SASL Authentication failed.",
+        librdkafka "Broker: SASL Authentication failed";
+    UNKNOWN_PRODUCER_ID = 59, false, "This exception is raised by the broker if it could not locate the producer metadata associated with the producerId in question. This could happen if, for instance, the producer's records were deleted because their retention time had elapsed. Once the last records of the producerId are removed, the producer's metadata is removed from the broker, and future appends by the producer will return this exception.",
+        librdkafka "Broker: Unknown Producer Id";
+    REASSIGNMENT_IN_PROGRESS = 60, false, "A partition reassignment is in progress.",
+        librdkafka "Broker: Partition reassignment is in progress";
+    DELEGATION_TOKEN_AUTH_DISABLED = 61, false, "Delegation Token feature is not enabled.",
+        librdkafka "Broker: Delegation Token feature is not enabled";
+    DELEGATION_TOKEN_NOT_FOUND = 62, false, "Delegation Token is not found on server.",
+        librdkafka "Broker: Delegation Token is not found on server";
+    DELEGATION_TOKEN_OWNER_MISMATCH = 63, false, "Specified Principal is not valid Owner/Renewer.",
+        librdkafka "Broker: Specified Principal is not valid Owner/Renewer";
+    DELEGATION_TOKEN_REQUEST_NOT_ALLOWED = 64, false, "Delegation Token requests are not allowed on PLAINTEXT/1-way SSL channels and on delegation token authenticated channels.",
+        librdkafka "Broker: Delegation Token requests are not allowed on this connection";
+    DELEGATION_TOKEN_AUTHORIZATION_FAILED = 65, false, "Delegation Token authorization failed.",
+        librdkafka "Broker: Delegation Token authorization failed";
+    DELEGATION_TOKEN_EXPIRED = 66, false, "Delegation Token is expired.",
+        librdkafka "Broker: Delegation Token is expired";
+    INVALID_PRINCIPAL_TYPE = 67, false, "Supplied principalType is not supported.",
+        librdkafka "Broker: Supplied principalType is not supported";
+    NON_EMPTY_GROUP = 68, false, "The group is not empty.",
+        librdkafka "Broker: The group is not empty";
+    GROUP_ID_NOT_FOUND = 69, false, "The group id does not exist.",
+        librdkafka "Broker: The group id does not exist";
+    FETCH_SESSION_ID_NOT_FOUND = 70, true, "The fetch session ID was not found.",
+        librdkafka "Broker: The fetch session ID was not found";
+    INVALID_FETCH_SESSION_EPOCH = 71, true, "The fetch session epoch is invalid.",
+        librdkafka "Broker: The fetch session epoch is invalid";
+    LISTENER_NOT_FOUND = 72, true, "There is no listener on the leader broker that matches the listener on which metadata request was processed.",
+        librdkafka "Broker: No matching listener";
+    TOPIC_DELETION_DISABLED = 73, false, "Topic deletion is disabled.",
+        librdkafka "Broker: Topic deletion is disabled";
+    FENCED_LEADER_EPOCH = 74, true, "The leader epoch in the request is older than the epoch on the broker.",
+        librdkafka "Broker: Leader epoch is older than broker epoch";
+    UNKNOWN_LEADER_EPOCH = 75, true, "The leader epoch in the request is newer than the epoch on the broker.",
+        librdkafka "Broker: Leader epoch is newer than broker epoch";
+    UNSUPPORTED_COMPRESSION_TYPE = 76, false, "The requesting client does not support the compression type of given partition.",
+        librdkafka "Broker: Unsupported compression type";
+    STALE_BROKER_EPOCH = 77, false, "Broker epoch has changed.",
+        librdkafka "Broker: Broker epoch has changed";
+    OFFSET_NOT_AVAILABLE = 78, true, "The leader high watermark has not caught up from a recent leader election so the offsets cannot be guaranteed to be monotonically increasing.",
+        librdkafka "Broker: Leader high watermark is not caught up";
+    MEMBER_ID_REQUIRED = 79, false, "The group member needs to have a valid member id before actually entering a consumer group.",
+        librdkafka "Broker: Group member needs a valid member ID";
+    PREFERRED_LEADER_NOT_AVAILABLE = 80, true, "The preferred leader was not available.",
+        librdkafka "Broker: Preferred leader was not available";
+    GROUP_MAX_SIZE_REACHED = 81, false, "The group has reached its maximum size.",
+        librdkafka "Broker: Consumer group has reached maximum size";
+    FENCED_INSTANCE_ID = 82, false, "The broker rejected this static consumer since another consumer with the same group.instance.id has registered with a different member.id.",
+        librdkafka "Broker: Static consumer fenced by other consumer with same group.instance.id";
+    ELIGIBLE_LEADERS_NOT_AVAILABLE = 83, true, "Eligible topic partition leaders are not available.",
+        librdkafka "Broker: Eligible partition leaders are not available";
+    ELECTION_NOT_NEEDED = 84, true, "Leader election not needed for topic partition.",
+        librdkafka "Broker: Leader election not needed for topic partition";
+    NO_REASSIGNMENT_IN_PROGRESS = 85, false, "No partition reassignment is in progress.",
+        librdkafka "Broker: No partition reassignment is in progress";
+    GROUP_SUBSCRIBED_TO_TOPIC = 86, false, "Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.",
+        librdkafka "Broker: Deleting offsets of a topic while the consumer group is subscribed to it";
+    INVALID_RECORD = 87, false, "This record has failed the validation on broker and hence will be rejected.",
+        librdkafka "Broker: Broker failed to validate record";
+    UNSTABLE_OFFSET_COMMIT = 88, true, "There are unstable offsets that need to be cleared.",
+        librdkafka "Broker: There are unstable offsets that need to be cleared";
+    THROTTLING_QUOTA_EXCEEDED = 89, true, "The throttling quota has been exceeded.",
+        librdkafka "Broker: Throttling quota has been exceeded";
+    PRODUCER_FENCED = 90, false, "There is a newer producer with the same transactionalId which fences the current one.",
+        librdkafka "Broker: There is a newer producer with the same transactionalId which fences the current one";
+    RESOURCE_NOT_FOUND = 91, false, "A request illegally referred to a resource that does not exist.",
+        librdkafka "Broker: Request illegally referred to resource that does not exist";
+    DUPLICATE_RESOURCE = 92, false, "A request illegally referred to the same resource twice.",
+        librdkafka "Broker: Request illegally referred to the same resource twice";
+    UNACCEPTABLE_CREDENTIAL = 93, false, "Requested credential would not meet criteria for acceptability.",
+        librdkafka "Broker: Requested credential would not meet criteria for acceptability";
+    INCONSISTENT_VOTER_SET = 94, false, "Indicates that the either the sender or recipient of a voter-only request is not one of the expected voters.",
+        librdkafka "Broker: Indicates that the either the sender or recipient of a voter-only request is not one of the expected voters";
+    INVALID_UPDATE_VERSION = 95, false, "The given update version was invalid.",
+        librdkafka "Broker: Invalid update version";
+    FEATURE_UPDATE_FAILED = 96, false, "Unable to update finalized features due to an unexpected server error.",
+        librdkafka "Broker: Unable to update finalized features due to server error";
+    PRINCIPAL_DESERIALIZATION_FAILURE = 97, false, "Request principal deserialization failed during forwarding. This indicates an internal error on the broker cluster security setup.",
+        librdkafka "Broker: Request principal deserialization failed during forwarding";
     SNAPSHOT_NOT_FOUND = 98, false, "Requested snapshot was not found.";
     POSITION_OUT_OF_RANGE = 99, false, "Requested position is not greater than or equal to zero, and less than the size of the snapshot.";
-    UNKNOWN_TOPIC_ID = 100, true, "This server does not host this topic ID.";
+    UNKNOWN_TOPIC_ID = 100, true, "This server does not host this topic ID.",
+        librdkafka "Broker: Unknown topic id";
     DUPLICATE_BROKER_REGISTRATION = 101, false, "This broker ID is already in use.";
     BROKER_ID_NOT_REGISTERED = 102, false, "The given broker ID was not registered.";
     INCONSISTENT_TOPIC_ID = 103, true, "The log's topic ID did not match the topic ID in the request.";
@@ -170,15 +307,21 @@ error_table! {
     INELIGIBLE_REPLICA = 107, false, "The new ISR contains at least one ineligible replica.";
     NEW_LEADER_ELECTED = 108, false, "The AlterPartition request successfully updated the partition state but the leader has changed.";
     OFFSET_MOVED_TO_TIERED_STORAGE = 109, false, "The requested offset is moved to tiered storage.";
-    FENCED_MEMBER_EPOCH = 110, false, "The member epoch is fenced by the group coordinator. The member must abandon all its partitions and rejoin.";
-    UNRELEASED_INSTANCE_ID = 111, false, "The instance ID is still used by another member in the consumer group. That member must leave first.";
-    UNSUPPORTED_ASSIGNOR = 112, false, "The assignor or its version range is not supported by the consumer group.";
-    STALE_MEMBER_EPOCH = 113, false, "The member epoch is stale. The member must retry after receiving its updated member epoch via the ConsumerGroupHeartbeat API.";
+    FENCED_MEMBER_EPOCH = 110, false, "The member epoch is fenced by the group coordinator. The member must abandon all its partitions and rejoin.",
+        librdkafka "Broker: The member epoch is fenced by the group coordinator";
+    UNRELEASED_INSTANCE_ID = 111, false, "The instance ID is still used by another member in the consumer group. That member must leave first.",
+        librdkafka "Broker: The instance ID is still used by another member in the consumer group";
+    UNSUPPORTED_ASSIGNOR = 112, false, "The assignor or its version range is not supported by the consumer group.",
+        librdkafka "Broker: The assignor or its version range is not supported by the consumer group";
+    STALE_MEMBER_EPOCH = 113, false, "The member epoch is stale. The member must retry after receiving its updated member epoch via the ConsumerGroupHeartbeat API.",
+        librdkafka "Broker: The member epoch is stale";
     MISMATCHED_ENDPOINT_TYPE = 114, false, "The request was sent to an endpoint of the wrong type.";
     UNSUPPORTED_ENDPOINT_TYPE = 115, false, "This endpoint type is not supported yet.";
     UNKNOWN_CONTROLLER_ID = 116, false, "This controller ID is not known.";
-    UNKNOWN_SUBSCRIPTION_ID = 117, false, "Client sent a push telemetry request with an invalid or outdated subscription ID.";
-    TELEMETRY_TOO_LARGE = 118, false, "Client sent a push telemetry request larger than the maximum size the broker will accept.";
+    UNKNOWN_SUBSCRIPTION_ID = 117, false, "Client sent a push telemetry request with an invalid or outdated subscription ID.",
+        librdkafka "Broker: Client sent a push telemetry request with an invalid or outdated subscription ID";
+    TELEMETRY_TOO_LARGE = 118, false, "Client sent a push telemetry request larger than the maximum size the broker will accept.",
+        librdkafka "Broker: Client sent a push telemetry request larger than the maximum size the broker will accept";
     INVALID_REGISTRATION = 119, false, "The controller has considered the broker registration to be invalid.";
     TRANSACTION_ABORTABLE = 120, false, "The server encountered an error with the transaction. The client can abort the transaction to continue using this transactional ID.";
     INVALID_RECORD_STATE = 121, false, "The record state is invalid. The acknowledgement of delivery could not be completed.";
@@ -189,7 +332,8 @@ error_table! {
     DUPLICATE_VOTER = 126, false, "The voter is already part of the set of voters.";
     VOTER_NOT_FOUND = 127, false, "The voter is not part of the set of voters.";
     INVALID_REGULAR_EXPRESSION = 128, false, "The regular expression is not valid.";
-    REBOOTSTRAP_REQUIRED = 129, false, "Client metadata is stale. The client should rebootstrap to obtain new metadata.";
+    REBOOTSTRAP_REQUIRED = 129, false, "Client metadata is stale. The client should rebootstrap to obtain new metadata.",
+        librdkafka "Broker: Client metadata is stale, client should rebootstrap to obtain new metadata";
     STREAMS_INVALID_TOPOLOGY = 130, false, "The supplied topology is invalid.";
     STREAMS_INVALID_TOPOLOGY_EPOCH = 131, false, "The supplied topology epoch is invalid.";
     STREAMS_TOPOLOGY_FENCED = 132, false, "The supplied topology epoch is outdated.";
@@ -218,6 +362,12 @@ impl KafkaCode {
     /// Kafka's description of the code.
     pub fn description(self) -> &'static str {
         self.info().map_or("Unknown error code.", |e| e.description)
+    }
+
+    /// librdkafka's name and text for the code, or `None` for a code
+    /// librdkafka 2.12 does not know.
+    pub fn librdkafka(self) -> Option<LibrdkafkaDesc> {
+        self.info().and_then(|e| e.librdkafka)
     }
 
     /// Whether Kafka marks the code retriable (false for unknown codes).
@@ -385,6 +535,46 @@ mod tests {
                 84, 88, 89, 100, 103, 106, 122, 123, 133
             ]
         );
+    }
+
+    #[test]
+    fn librdkafka_column() {
+        // librdkafka 2.12 knows 107 of Kafka's codes; it names 9 of them
+        // otherwise and describes every one but -1 and 0 as "Broker: …".
+        let known: Vec<_> = ERROR_TABLE
+            .iter()
+            .filter(|e| e.librdkafka.is_some())
+            .collect();
+        assert_eq!(known.len(), 107);
+        let renamed: Vec<_> = known
+            .iter()
+            .filter_map(|e| e.librdkafka.filter(|rd| rd.name != e.name))
+            .map(|rd| rd.name)
+            .collect();
+        assert_eq!(
+            renamed,
+            [
+                "UNKNOWN",
+                "NO_ERROR",
+                "INVALID_MSG",
+                "UNKNOWN_TOPIC_OR_PART",
+                "INVALID_MSG_SIZE",
+                "NOT_LEADER_FOR_PARTITION",
+                "MSG_SIZE_TOO_LARGE",
+                "STALE_CTRL_EPOCH",
+                "TOPIC_EXCEPTION"
+            ]
+        );
+        for e in known {
+            let rd = KafkaCode(e.code).librdkafka().unwrap();
+            assert_eq!(rd.desc.starts_with("Broker: "), e.code > 0, "{}", e.name);
+        }
+        assert_eq!(
+            KafkaCode(3).librdkafka().unwrap().name,
+            "UNKNOWN_TOPIC_OR_PART"
+        );
+        assert_eq!(KafkaCode(98).librdkafka(), None);
+        assert_eq!(KafkaCode(1234).librdkafka(), None);
     }
 
     #[test]

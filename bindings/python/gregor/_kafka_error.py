@@ -96,23 +96,16 @@ for _code, _name in _NAMES.items():
     setattr(KafkaError, _name, _code)
 
 # librdkafka (so confluent-kafka) names a few Kafka codes differently from
-# Kafka's own names, which libgregor uses. Code written against
-# confluent-kafka uses librdkafka's, so both are attributes; the codes are
-# still the library's (looked up by gregor's name), and name() returns
-# gregor's.
-_LIBRDKAFKA_ALIASES = {
-    "UNKNOWN": "UNKNOWN_SERVER_ERROR",
-    "INVALID_MSG": "CORRUPT_MESSAGE",
-    "UNKNOWN_TOPIC_OR_PART": "UNKNOWN_TOPIC_OR_PARTITION",
-    "INVALID_MSG_SIZE": "INVALID_FETCH_SIZE",
-    "NOT_LEADER_FOR_PARTITION": "NOT_LEADER_OR_FOLLOWER",
-    "MSG_SIZE_TOO_LARGE": "MESSAGE_TOO_LARGE",
-    "STALE_CTRL_EPOCH": "STALE_CONTROLLER_EPOCH",
-    "TOPIC_EXCEPTION": "INVALID_TOPIC_EXCEPTION",
-}
-for _alias, _name in _LIBRDKAFKA_ALIASES.items():
-    if hasattr(KafkaError, _name) and not hasattr(KafkaError, _alias):
-        setattr(KafkaError, _alias, getattr(KafkaError, _name))
+# Kafka's own names, which libgregor uses ("UNKNOWN_TOPIC_OR_PART" for
+# UNKNOWN_TOPIC_OR_PARTITION). Code written against confluent-kafka uses
+# librdkafka's, so both are attributes of the same code; librdkafka's names
+# are read from libgregor (gregor_err_rdkafka_name, the librdkafka column of
+# its Kafka code table), and name() still returns gregor's.
+if lib.has("gregor_err_rdkafka_name"):
+    for _code, _name, _desc in error_descs():
+        _alias = pystr(lib.gregor_err_rdkafka_name(_code))
+        if _alias and _alias.isidentifier() and not hasattr(KafkaError, _alias):
+            setattr(KafkaError, _alias, _code)
 
 
 class KafkaException(Exception):

@@ -78,6 +78,7 @@ SIGNATURES = {
     "gregor_version": (S, []),
     "gregor_err_name": (S, [c_int]),
     "gregor_err_str": (S, [c_int]),
+    "gregor_err_rdkafka_name": (S, [c_int]),
     # config
     "gregor_config_new": (P, []),
     "gregor_config_set": (c_int, [P, S, S] + E),

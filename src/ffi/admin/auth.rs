@@ -8,10 +8,16 @@
 use std::ffi::{c_char, c_int};
 use std::ptr;
 
-use super::super::client::{set_failure, set_sasl, set_token};
+use super::super::client::{set_sasl_credentials, set_token, set_token_failure, ClientHandle};
 use super::super::guard::guard_code;
-use super::super::lifetime::enter;
 use super::gregor_admin;
+use crate::cluster::Cluster;
+
+impl ClientHandle for gregor_admin {
+    fn cluster(&self) -> &Cluster {
+        self.inner.cluster()
+    }
+}
 
 /// As `gregor_producer_oauthbearer_set_token`, for an admin client
 /// (`GREGOR_ERR__NOT_IMPLEMENTED` in a build without the `admin` feature).
@@ -28,9 +34,8 @@ pub extern "C" fn gregor_admin_oauthbearer_set_token(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let a = enter(admin)?;
         set_token(
-            a.inner.cluster(),
+            admin,
             token_value,
             md_lifetime_ms,
             md_principal_name,
@@ -46,10 +51,7 @@ pub extern "C" fn gregor_admin_oauthbearer_set_token_failure(
     admin: *const gregor_admin,
     errstr: *const c_char,
 ) -> c_int {
-    guard_code(ptr::null_mut(), 0, || {
-        let a = enter(admin)?;
-        set_failure(a.inner.cluster(), errstr)
-    })
+    guard_code(ptr::null_mut(), 0, || set_token_failure(admin, errstr))
 }
 
 /// As `gregor_producer_set_sasl_credentials`, for an admin client
@@ -61,7 +63,6 @@ pub extern "C" fn gregor_admin_set_sasl_credentials(
     password: *const c_char,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        let a = enter(admin)?;
-        set_sasl(a.inner.cluster(), username, password)
+        set_sasl_credentials(admin, username, password)
     })
 }

@@ -6,9 +6,10 @@ use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
 use super::super::client::*;
-use super::super::guard::{guard, guard_code};
-use super::super::lifetime::enter;
+use super::super::guard::{guard, guard_code, guard_code_of};
 use super::gregor_consumer;
+
+polled_handle!(gregor_consumer);
 
 /// A consumer's error callback: as `gregor_producer_error_cb`.
 pub type gregor_consumer_error_cb = Option<
@@ -54,12 +55,7 @@ pub extern "C" fn gregor_consumer_set_error_cb(
     cb: gregor_consumer_error_cb,
     cb_opaque: *mut c_void,
 ) -> c_int {
-    guard_code(ptr::null_mut(), 0, || {
-        let c = enter(consumer)?;
-        c.inner
-            .set_error_callback(cb.map(|cb| wrap_error(cb, consumer, cb_opaque)));
-        Ok(())
-    })
+    guard_code(ptr::null_mut(), 0, || set_error_cb(consumer, cb, cb_opaque))
 }
 
 /// Sets (or with NULL `cb`, clears) the consumer's throttle callback, run
@@ -71,10 +67,7 @@ pub extern "C" fn gregor_consumer_set_throttle_cb(
     cb_opaque: *mut c_void,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        let c = enter(consumer)?;
-        c.inner
-            .set_throttle_callback(cb.map(|cb| wrap_throttle(cb, consumer, cb_opaque)));
-        Ok(())
+        set_throttle_cb(consumer, cb, cb_opaque)
     })
 }
 
@@ -88,12 +81,7 @@ pub extern "C" fn gregor_consumer_set_stats_cb(
     cb: gregor_consumer_stats_cb,
     cb_opaque: *mut c_void,
 ) -> c_int {
-    guard_code(ptr::null_mut(), 0, || {
-        let c = enter(consumer)?;
-        c.inner
-            .set_stats_callback(cb.map(|cb| wrap_stats(cb, consumer, cb_opaque)));
-        Ok(())
-    })
+    guard_code(ptr::null_mut(), 0, || set_stats_cb(consumer, cb, cb_opaque))
 }
 
 /// The error that stopped the consumer for good (a fenced static group
@@ -104,16 +92,9 @@ pub extern "C" fn gregor_consumer_fatal_error(
     errstr: *mut c_char,
     errstr_size: usize,
 ) -> c_int {
-    let mut code = 0;
-    let r = guard_code(ptr::null_mut(), 0, || {
-        code = fatal_out(enter(consumer)?.inner.fatal_error(), errstr, errstr_size);
-        Ok(())
-    });
-    if r != 0 {
-        r
-    } else {
-        code
-    }
+    guard_code_of(ptr::null_mut(), 0, || {
+        fatal_error(consumer, errstr, errstr_size)
+    })
 }
 
 /// Writes `payload` (`size` bytes, 1 to 1024, copied) to `fd` whenever the
@@ -128,9 +109,7 @@ pub extern "C" fn gregor_consumer_io_event_enable(
     size: usize,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        let c = enter(consumer)?;
-        c.inner.set_event_trigger(fd_trigger(fd, payload, size)?);
-        Ok(())
+        io_event_enable(consumer, fd, payload, size)
     })
 }
 
@@ -143,11 +122,7 @@ pub extern "C" fn gregor_consumer_cb_event_enable(
     cb: gregor_consumer_event_cb,
     opaque: *mut c_void,
 ) -> c_int {
-    guard_code(ptr::null_mut(), 0, || {
-        let c = enter(consumer)?;
-        c.inner.set_event_trigger(cb_trigger(cb, consumer, opaque));
-        Ok(())
-    })
+    guard_code(ptr::null_mut(), 0, || cb_event_enable(consumer, cb, opaque))
 }
 
 /// Makes a `gregor_consumer_poll` blocked on another thread return NULL
@@ -155,11 +130,7 @@ pub extern "C" fn gregor_consumer_cb_event_enable(
 /// from any thread; a no-op for NULL.
 #[no_mangle]
 pub extern "C" fn gregor_consumer_yield(consumer: *const gregor_consumer) {
-    guard((), || {
-        if let Ok(c) = enter(consumer) {
-            c.inner.yield_now();
-        }
-    })
+    guard((), || yield_poll(consumer))
 }
 
 /// As `gregor_producer_oauthbearer_set_token`, for a consumer.
@@ -176,9 +147,8 @@ pub extern "C" fn gregor_consumer_oauthbearer_set_token(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let c = enter(consumer)?;
         set_token(
-            c.inner.cluster(),
+            consumer,
             token_value,
             md_lifetime_ms,
             md_principal_name,
@@ -194,10 +164,7 @@ pub extern "C" fn gregor_consumer_oauthbearer_set_token_failure(
     consumer: *const gregor_consumer,
     errstr: *const c_char,
 ) -> c_int {
-    guard_code(ptr::null_mut(), 0, || {
-        let c = enter(consumer)?;
-        set_failure(c.inner.cluster(), errstr)
-    })
+    guard_code(ptr::null_mut(), 0, || set_token_failure(consumer, errstr))
 }
 
 /// As `gregor_producer_sasl_background_callbacks_enable`, for a consumer.
@@ -205,10 +172,7 @@ pub extern "C" fn gregor_consumer_oauthbearer_set_token_failure(
 pub extern "C" fn gregor_consumer_sasl_background_callbacks_enable(
     consumer: *const gregor_consumer,
 ) -> c_int {
-    guard_code(ptr::null_mut(), 0, || {
-        let c = enter(consumer)?;
-        background(c.inner.cluster())
-    })
+    guard_code(ptr::null_mut(), 0, || sasl_background(consumer))
 }
 
 /// As `gregor_producer_set_sasl_credentials`, for a consumer.
@@ -219,7 +183,6 @@ pub extern "C" fn gregor_consumer_set_sasl_credentials(
     password: *const c_char,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        let c = enter(consumer)?;
-        set_sasl(c.inner.cluster(), username, password)
+        set_sasl_credentials(consumer, username, password)
     })
 }

@@ -8,9 +8,11 @@ use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
 use super::super::client::*;
-use super::super::guard::{guard, guard_code};
+use super::super::guard::{guard, guard_code, guard_code_of};
 use super::super::lifetime::enter;
 use super::gregor_producer;
+
+polled_handle!(gregor_producer);
 
 /// An error callback: `err` is the code (`GREGOR_ERR__TRANSPORT`,
 /// `GREGOR_ERR__ALL_BROKERS_DOWN`, `GREGOR_ERR__FATAL`, …), `reason` a
@@ -67,12 +69,7 @@ pub extern "C" fn gregor_producer_set_error_cb(
     cb: gregor_producer_error_cb,
     cb_opaque: *mut c_void,
 ) -> c_int {
-    guard_code(ptr::null_mut(), 0, || {
-        let p = enter(producer)?;
-        p.inner
-            .set_error_callback(cb.map(|cb| wrap_error(cb, producer, cb_opaque)));
-        Ok(())
-    })
+    guard_code(ptr::null_mut(), 0, || set_error_cb(producer, cb, cb_opaque))
 }
 
 /// Sets (or with NULL `cb`, clears) the producer's throttle callback
@@ -86,10 +83,7 @@ pub extern "C" fn gregor_producer_set_throttle_cb(
     cb_opaque: *mut c_void,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        let p = enter(producer)?;
-        p.inner
-            .set_throttle_callback(cb.map(|cb| wrap_throttle(cb, producer, cb_opaque)));
-        Ok(())
+        set_throttle_cb(producer, cb, cb_opaque)
     })
 }
 
@@ -103,12 +97,7 @@ pub extern "C" fn gregor_producer_set_stats_cb(
     cb: gregor_producer_stats_cb,
     cb_opaque: *mut c_void,
 ) -> c_int {
-    guard_code(ptr::null_mut(), 0, || {
-        let p = enter(producer)?;
-        p.inner
-            .set_stats_callback(cb.map(|cb| wrap_stats(cb, producer, cb_opaque)));
-        Ok(())
-    })
+    guard_code(ptr::null_mut(), 0, || set_stats_cb(producer, cb, cb_opaque))
 }
 
 /// The error that stopped the idempotent or transactional producer for
@@ -122,16 +111,9 @@ pub extern "C" fn gregor_producer_fatal_error(
     errstr: *mut c_char,
     errstr_size: usize,
 ) -> c_int {
-    let mut code = 0;
-    let r = guard_code(ptr::null_mut(), 0, || {
-        code = fatal_out(enter(producer)?.inner.fatal_error(), errstr, errstr_size);
-        Ok(())
-    });
-    if r != 0 {
-        r
-    } else {
-        code
-    }
+    guard_code_of(ptr::null_mut(), 0, || {
+        fatal_error(producer, errstr, errstr_size)
+    })
 }
 
 /// Writes `payload` (`size` bytes, 1 to 1024, copied) to `fd` whenever the
@@ -146,9 +128,7 @@ pub extern "C" fn gregor_producer_io_event_enable(
     size: usize,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        let p = enter(producer)?;
-        p.inner.set_event_trigger(fd_trigger(fd, payload, size)?);
-        Ok(())
+        io_event_enable(producer, fd, payload, size)
     })
 }
 
@@ -161,11 +141,7 @@ pub extern "C" fn gregor_producer_cb_event_enable(
     cb: gregor_producer_event_cb,
     opaque: *mut c_void,
 ) -> c_int {
-    guard_code(ptr::null_mut(), 0, || {
-        let p = enter(producer)?;
-        p.inner.set_event_trigger(cb_trigger(cb, producer, opaque));
-        Ok(())
-    })
+    guard_code(ptr::null_mut(), 0, || cb_event_enable(producer, cb, opaque))
 }
 
 /// Makes a `gregor_producer_poll` / `gregor_producer_flush` blocked on
@@ -173,11 +149,7 @@ pub extern "C" fn gregor_producer_cb_event_enable(
 /// that would wait). Safe from any thread; a no-op for NULL.
 #[no_mangle]
 pub extern "C" fn gregor_producer_yield(producer: *const gregor_producer) {
-    guard((), || {
-        if let Ok(p) = enter(producer) {
-            p.inner.yield_now();
-        }
-    })
+    guard((), || yield_poll(producer))
 }
 
 /// Serves the producer's delivery reports and client events on a gregor
@@ -219,9 +191,8 @@ pub extern "C" fn gregor_producer_oauthbearer_set_token(
     errstr_size: usize,
 ) -> c_int {
     guard_code(errstr, errstr_size, || {
-        let p = enter(producer)?;
         set_token(
-            p.inner.cluster(),
+            producer,
             token_value,
             md_lifetime_ms,
             md_principal_name,
@@ -242,10 +213,7 @@ pub extern "C" fn gregor_producer_oauthbearer_set_token_failure(
     producer: *const gregor_producer,
     errstr: *const c_char,
 ) -> c_int {
-    guard_code(ptr::null_mut(), 0, || {
-        let p = enter(producer)?;
-        set_failure(p.inner.cluster(), errstr)
-    })
+    guard_code(ptr::null_mut(), 0, || set_token_failure(producer, errstr))
 }
 
 /// Runs the producer's token refresh callback on a gregor thread instead
@@ -255,10 +223,7 @@ pub extern "C" fn gregor_producer_oauthbearer_set_token_failure(
 pub extern "C" fn gregor_producer_sasl_background_callbacks_enable(
     producer: *const gregor_producer,
 ) -> c_int {
-    guard_code(ptr::null_mut(), 0, || {
-        let p = enter(producer)?;
-        background(p.inner.cluster())
-    })
+    guard_code(ptr::null_mut(), 0, || sasl_background(producer))
 }
 
 /// Sets the SASL user name and password (both NUL-terminated, copied) the
@@ -273,7 +238,6 @@ pub extern "C" fn gregor_producer_set_sasl_credentials(
     password: *const c_char,
 ) -> c_int {
     guard_code(ptr::null_mut(), 0, || {
-        let p = enter(producer)?;
-        set_sasl(p.inner.cluster(), username, password)
+        set_sasl_credentials(producer, username, password)
     })
 }
