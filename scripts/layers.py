@@ -129,11 +129,20 @@ class Module:
 
 
 def find_mods(text, stripped):
-    """`mod x;` declarations with their #[path] and #[cfg(test)]."""
+    """`mod x;` declarations with their #[path] and #[cfg(test)], and the
+    modules src/lib.rs's `inside!(x);` declares. A module declared twice
+    (under two `cfg`s) is yielded once."""
+    seen = set()
     for m in re.finditer(r"((?:#\[[^\]]*\]\s*)*)(?:pub(?:\([^)]*\))?\s+)?mod\s+(" + IDENT + r")\s*;", stripped):
         attrs = text[m.start(1):m.end(1)]
         pm = re.search(r'#\[path\s*=\s*"([^"]+)"\]', attrs)
-        yield m.group(2), (pm.group(1) if pm else None), "cfg(test)" in attrs
+        if m.group(2) not in seen:
+            seen.add(m.group(2))
+            yield m.group(2), (pm.group(1) if pm else None), "cfg(test)" in attrs
+    for m in re.finditer(r"\binside!\s*\(\s*(" + IDENT + r")\s*\)\s*;", stripped):
+        if m.group(1) not in seen:
+            seen.add(m.group(1))
+            yield m.group(1), None, False
 
 
 def collect(modpath, file, test, mods):

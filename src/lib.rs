@@ -16,6 +16,23 @@
 // without `internals`)
 #![warn(unnameable_types)]
 
+/// Declares a module of the library's inside: private to the crate in a
+/// program's build; public (and left out of the documentation) with the
+/// `internals` feature, which only the integration tests, benchmarks and
+/// fuzz targets turn on. Dead-code warnings are off for these modules in a
+/// program's build: their codecs serve the mock and the tests as well,
+/// which that build does not see.
+macro_rules! inside {
+    ($name:ident) => {
+        #[cfg(feature = "internals")]
+        #[doc(hidden)]
+        pub mod $name;
+        #[cfg(not(feature = "internals"))]
+        #[allow(dead_code, unused_imports)]
+        pub(crate) mod $name;
+    };
+}
+
 // The API: what programs use.
 #[cfg(feature = "admin")]
 pub mod admin;
@@ -37,56 +54,17 @@ pub mod stats;
 #[cfg(feature = "zookeeper")]
 pub mod zk;
 
-// The inside: private to the crate in a program's build; public (and left
-// out of the documentation) with the `internals` feature, which only the
-// integration tests, benchmarks and fuzz targets turn on. Dead-code
-// warnings are off for these modules in a program's build: their codecs
-// serve the mock and the tests as well, which that build does not see.
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod api_keys;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod api_keys;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod cluster;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod cluster;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod compression;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod compression;
+// The inside (see `inside!`).
+inside!(api_keys);
+inside!(cluster);
+inside!(compression);
 // The C ABI (include/gregor.h): its Rust side is not part of the Rust API
 // either, but is declared once, so cbindgen reads one set of C items.
 #[doc(hidden)]
 #[allow(unsafe_code)]
 pub mod ffi;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod net;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod net;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod protocol;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod protocol;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod record;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod record;
+inside!(net);
+inside!(protocol);
+inside!(record);
 pub(crate) mod sync;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod wire;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod wire;
+inside!(wire);

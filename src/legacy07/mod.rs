@@ -22,19 +22,9 @@ pub mod client;
 mod conn;
 // The 0.7 wire codecs: the client's inside (public with the crate's
 // `internals` feature, for the tests and fuzz targets).
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod message;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod message;
+inside!(message);
 pub mod producer;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod protocol;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod protocol;
+inside!(protocol);
 pub mod zk;
 
 pub use client::{Client, FetchResult, Options, ProduceSet};
