@@ -855,6 +855,20 @@ fn group_member(
             ("queued.max.messages.kbytes", "256"),
         ],
     );
+    let mut cfg = cfg;
+    // the commits each member sends and their answers, for the story
+    cfg.set("debug", "cgrp").unwrap();
+    let story0 = story.clone();
+    cfg.set_log_callback(Some(gregor::log::LogCallback::new(
+        move |_, fac, _, line| {
+            if fac == "COMMIT" {
+                story0.lock().unwrap().lines.push(format!(
+                    "{} ms: member {name}: {line}",
+                    start.elapsed().as_millis()
+                ));
+            }
+        },
+    )));
     let c = Consumer::new(&cfg).unwrap();
     let log = Arc::new(Mutex::new(MemberLog {
         name,

@@ -652,6 +652,33 @@ fn commit_once(
         Ok(p) => p.wait_until(deadline),
         Err(e) => Err(e),
     };
+    // as librdkafka's "COMMIT" debug line: what was committed, as which
+    // member, and the answer
+    crate::log::debug!(
+        cluster.log(),
+        crate::log::ctx::CGRP,
+        "COMMIT",
+        "Group \"{}\": OffsetCommit v{version} (generation {generation}) of {} to {}: {}",
+        s.group_id,
+        fmt_offsets(offsets),
+        conn.name(),
+        match &resp {
+            Ok(r) => match r
+                .topics
+                .iter()
+                .flat_map(|t| t.partitions.iter().map(move |p| (&t.name, p)))
+                .find(|(_, p)| p.error_code != 0)
+            {
+                None => "Success".to_string(),
+                Some((t, p)) => format!(
+                    "{t} [{}]: {}",
+                    p.partition_index,
+                    KafkaCode(p.error_code).name()
+                ),
+            },
+            Err(e) => e.to_string(),
+        }
+    );
     let resp = match resp {
         Ok(r) => r,
         Err(e) => {
@@ -965,6 +992,19 @@ fn async_commit(
         commit(group, cluster, shared, &offsets, deadline)
     };
     queue_commit_result(group, shared, r, offsets);
+}
+
+/// "topic [p] @ offset, …" for log lines (at most 20 named).
+fn fmt_offsets(offsets: &[TopicPartitionOffset]) -> String {
+    let mut out: Vec<String> = offsets
+        .iter()
+        .take(20)
+        .map(|o| format!("{} [{}] @ {}", o.topic, o.partition, o.offset))
+        .collect();
+    if offsets.len() > 20 {
+        out.push(format!("and {} more", offsets.len() - 20));
+    }
+    out.join(", ")
 }
 
 /// "topic [p], topic [q]" for log lines (at most 20 named).
