@@ -1051,7 +1051,8 @@ impl Consumer {
         timeout: Duration,
     ) -> Result<Vec<TopicPartitionOffset>> {
         let g = self.group()?;
-        let offsets = match offsets {
+        let deadline = Instant::now() + timeout;
+        let entries = match offsets {
             Some(o) => {
                 self.check(o, false)?;
                 if let Some(tp) = o.iter().find(|t| t.offset < 0) {
@@ -1060,17 +1061,10 @@ impl Consumer {
                         tp.topic, tp.partition, tp.offset
                     )));
                 }
-                o.to_vec()
+                group::commit(g, &self.cluster, &self.shared, o, deadline)?
             }
-            None => group::uncommitted(&self.shared, None),
+            None => group::commit_stored(g, &self.cluster, &self.shared, None, false, deadline)?,
         };
-        let entries = group::commit(
-            g,
-            &self.cluster,
-            &self.shared,
-            &offsets,
-            Instant::now() + timeout,
-        )?;
         group::first_error(&entries)?;
         Ok(entries)
     }
@@ -1132,11 +1126,15 @@ impl Consumer {
         if let RebalanceEvent::Revoked(parts) = event {
             if g.settings.auto_commit {
                 let keys: Vec<Tp> = parts.iter().map(TopicPartitionOffset::key).collect();
-                let stored = group::final_offsets(&self.shared, Some(&keys));
-                if !stored.is_empty() {
-                    let deadline = Instant::now() + g.settings.socket_timeout;
-                    let _ = group::commit(g, &self.cluster, &self.shared, &stored, deadline);
-                }
+                let deadline = Instant::now() + g.settings.socket_timeout;
+                let _ = group::commit_stored(
+                    g,
+                    &self.cluster,
+                    &self.shared,
+                    Some(&keys),
+                    true,
+                    deadline,
+                );
             }
         }
         let before = self.assign_ops.load(Ordering::Acquire);
@@ -1192,10 +1190,7 @@ impl Consumer {
         };
         g.cv.notify_all();
         if s.auto_commit {
-            let stored = group::final_offsets(&self.shared, None);
-            if !stored.is_empty() {
-                let _ = group::commit(g, &self.cluster, &self.shared, &stored, deadline);
-            }
+            let _ = group::commit_stored(g, &self.cluster, &self.shared, None, true, deadline);
         }
         if !owned.is_empty() {
             let parts: Vec<TopicPartitionOffset> = owned
@@ -1451,18 +1446,12 @@ fn close_group_async(
                 .retain(|e| !matches!(e, GroupEvent::Rebalance { id: i, .. } if *i == id));
             drop(st);
             if s.auto_commit {
-                let stored = group::final_offsets(shared, None);
-                if !stored.is_empty() {
-                    let _ = group::commit(g, cluster, shared, &stored, deadline);
-                }
+                let _ = group::commit_stored(g, cluster, shared, None, true, deadline);
             }
             let _ = assign_parts(shared, &[], false);
         }
     } else if s.auto_commit {
-        let stored = group::final_offsets(shared, None);
-        if !stored.is_empty() {
-            let _ = group::commit(g, cluster, shared, &stored, deadline);
-        }
+        let _ = group::commit_stored(g, cluster, shared, None, true, deadline);
     }
     let member_id = g.member_id();
     if !member_id.is_empty() && s.instance_id.is_none() {

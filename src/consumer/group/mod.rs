@@ -273,6 +273,11 @@ pub(crate) struct Group {
     poll_exceeded: AtomicBool,
     pub has_rebalance_cb: AtomicBool,
     pub has_commit_cb: AtomicBool,
+    /// True while one of the member's OffsetCommit requests is in flight
+    /// (see [`commit`]): one at a time, as librdkafka's group thread and
+    /// the Java consumer's one thread send them.
+    committing: Mutex<bool>,
+    commit_done: Condvar,
 }
 
 impl Group {
@@ -309,7 +314,32 @@ impl Group {
             poll_exceeded: AtomicBool::new(false),
             has_rebalance_cb: AtomicBool::new(false),
             has_commit_cb: AtomicBool::new(false),
+            committing: Mutex::new(false),
+            commit_done: Condvar::new(),
         }
+    }
+
+    /// Waits (until `deadline`) until no other commit of this member is in
+    /// flight and takes the turn; false if the deadline came first.
+    fn commit_turn(&self, deadline: Instant) -> bool {
+        let mut busy = self.committing.locked();
+        while *busy {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            busy = self
+                .commit_done
+                .wait_timeout(busy, left)
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
+        }
+        *busy = true;
+        true
+    }
+
+    fn commit_turn_end(&self) {
+        *self.committing.locked() = false;
+        self.commit_done.notify_all();
     }
 
     pub fn lock(&self) -> MutexGuard<'_, Member> {
@@ -428,19 +458,6 @@ pub(crate) fn uncommitted(shared: &Shared, only: Option<&[Tp]>) -> Vec<TopicPart
     stored_offsets(shared, only, false)
 }
 
-/// Every stored offset of `only` (or every assigned partition), committed
-/// or not: what the commit before giving partitions up sends — on a
-/// revocation and on close — as the Java consumer commits all consumed
-/// positions then. Kafka orders commits only per connection, so an
-/// earlier commit that a slow network delivered late (after its
-/// connection was given up and a newer commit succeeded on another) can
-/// set a partition's committed offset back; restating every position in
-/// the last commit a member makes puts it right before the partition
-/// moves.
-pub(crate) fn final_offsets(shared: &Shared, only: Option<&[Tp]>) -> Vec<TopicPartitionOffset> {
-    stored_offsets(shared, only, true)
-}
-
 fn stored_offsets(shared: &Shared, only: Option<&[Tp]>, all: bool) -> Vec<TopicPartitionOffset> {
     let mut st = shared.lock();
     st.fold_stored();
@@ -461,7 +478,7 @@ fn stored_offsets(shared: &Shared, only: Option<&[Tp]>, all: bool) -> Vec<TopicP
 }
 
 /// Removes partitions from the consumer and returns their stored offsets,
-/// committed or not, as [`final_offsets`] (so nothing more is handed out
+/// committed or not, as the final commit sends them (so nothing more is handed out
 /// for them before the commit that gives them up).
 pub(crate) fn take_parts(shared: &Shared, keys: &[Tp]) -> Vec<TopicPartitionOffset> {
     let stored = {
@@ -503,10 +520,67 @@ pub(crate) fn commit(
     if offsets.is_empty() {
         return Err(Error::local(local::NO_OFFSET, "no offsets to commit"));
     }
+    commit_with(group, cluster, shared, deadline, |_| offsets.to_vec())
+}
+
+/// Commits the stored offsets of `only` (or of every assigned partition):
+/// those not committed yet ([`uncommitted`]), or with `all` every one,
+/// committed or not — what the commit before giving partitions up sends
+/// (on a revocation and on close), as the Java consumer commits all
+/// consumed positions then: Kafka orders commits only per connection, so
+/// an earlier commit a slow network delivered late (after its connection
+/// was given up) can set a partition's committed offset back, and
+/// restating every position in the member's last commit puts it right
+/// before the partition moves. Each attempt, a retry included, reads them again
+/// when its turn comes, so a retry never sends an offset older than one
+/// another commit of this member has made since: a retried automatic
+/// commit would otherwise set back what the commit on close had just
+/// committed, and the partition's next owner would read it all again.
+///
+/// # Errors
+/// `_NO_OFFSET` when there is nothing to commit; as [`commit`].
+pub(crate) fn commit_stored(
+    group: &Group,
+    cluster: &Cluster,
+    shared: &Shared,
+    only: Option<&[Tp]>,
+    all: bool,
+    deadline: Instant,
+) -> Result<Vec<TopicPartitionOffset>> {
+    if stored_offsets(shared, only, all).is_empty() {
+        return Err(Error::local(local::NO_OFFSET, "no offsets to commit"));
+    }
+    commit_with(group, cluster, shared, deadline, |_| {
+        stored_offsets(shared, only, all)
+    })
+}
+
+/// The commit loop: `offsets(retry)` gives each attempt's offsets when its
+/// turn comes (one OffsetCommit of the member in flight at a time); an
+/// attempt with nothing left to commit ends the loop.
+fn commit_with(
+    group: &Group,
+    cluster: &Cluster,
+    shared: &Shared,
+    deadline: Instant,
+    mut offsets: impl FnMut(u32) -> Vec<TopicPartitionOffset>,
+) -> Result<Vec<TopicPartitionOffset>> {
     let mut retries = 0;
     loop {
         let backoff = cluster.retry_backoff(retries);
-        let attempt = commit_once(group, cluster, offsets, deadline);
+        if !group.commit_turn(deadline) {
+            return Err(Error::local(
+                local::TIMED_OUT,
+                "offset commit: another commit of this member was still in flight",
+            ));
+        }
+        let now = offsets(retries);
+        if now.is_empty() {
+            group.commit_turn_end();
+            return Ok(Vec::new());
+        }
+        let attempt = commit_once(group, cluster, &now, deadline);
+        group.commit_turn_end();
         let retry = match &attempt {
             Err(e) => e.is_retriable() || e.code() == local::TRANSPORT,
             Ok(entries) => entries.iter().any(|e| {
@@ -973,7 +1047,11 @@ fn auto_commit(group: &Group, cluster: &Cluster, shared: &Shared) {
         return;
     }
     let deadline = Instant::now() + group.settings.socket_timeout;
-    let r = commit(group, cluster, shared, &offsets, deadline);
+    let r = commit_stored(group, cluster, shared, None, false, deadline);
+    if matches!(&r, Ok(e) if e.is_empty()) {
+        // another commit of this member took them meanwhile
+        return;
+    }
     queue_commit_result(group, shared, r, offsets);
 }
 
@@ -984,12 +1062,17 @@ fn async_commit(
     shared: &Shared,
     offsets: Option<Vec<TopicPartitionOffset>>,
 ) {
-    let offsets = offsets.unwrap_or_else(|| uncommitted(shared, None));
     let deadline = Instant::now() + group.settings.socket_timeout;
-    let r = if offsets.is_empty() {
-        Err(Error::local(local::NO_OFFSET, "no offsets to commit"))
-    } else {
-        commit(group, cluster, shared, &offsets, deadline)
+    let (r, offsets) = match offsets {
+        Some(o) if o.is_empty() => (
+            Err(Error::local(local::NO_OFFSET, "no offsets to commit")),
+            o,
+        ),
+        Some(o) => (commit(group, cluster, shared, &o, deadline), o),
+        None => (
+            commit_stored(group, cluster, shared, None, false, deadline),
+            uncommitted(shared, None),
+        ),
     };
     queue_commit_result(group, shared, r, offsets);
 }
