@@ -134,10 +134,11 @@ impl Options {
     /// True if the brokers are known (`-b`, or `bootstrap.servers` by `-X`/`-F`).
     pub fn brokers_seen(&self) -> bool {
         self.brokers.is_some()
-            || self
-                .props
-                .iter()
-                .any(|(k, _)| k == "bootstrap.servers" || k == "metadata.broker.list")
+            || self.props.iter().any(|(k, _)| {
+                // a ZooKeeper-era cluster: the library finds its brokers
+                // in ZooKeeper's registry
+                k == "bootstrap.servers" || k == "metadata.broker.list" || k == "zookeeper.connect"
+            })
     }
 }
 

@@ -239,7 +239,9 @@ fn run(argv: &[std::ffi::OsString], out: &mut dyn Write) -> Result<i32, CliError
         return Ok(0);
     }
     if !o.brokers_seen() {
-        return Err(CliError::Usage("-b <broker,..> missing".into()));
+        return Err(CliError::Usage(
+            "-b <broker,..> missing (or -X zookeeper.connect=<host:port,..>)".into(),
+        ));
     }
     let mode = match o.mode {
         Some(m) => m,
