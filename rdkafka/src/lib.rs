@@ -15,7 +15,8 @@
 //! beside `libgregor.so`.
 //!
 //! Conventions of every export: its body runs inside [`guard::guard`], so
-//! no panic unwinds into C; raw pointers are touched only in [`raw`].
+//! no panic unwinds into C; what it writes through the caller's pointers
+//! goes through [`raw`].
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]

@@ -1,5 +1,5 @@
-//! Every helper that writes through a raw pointer the caller passed: the
-//! only `unsafe` code of the crate, each block saying what librdkafka's
+//! Every write through a raw pointer the caller passed (`errstr`, counts,
+//! out-parameters), each `unsafe` block saying what librdkafka's
 //! documentation (rdkafka.h) makes the caller promise.
 
 #![allow(unsafe_code)]
