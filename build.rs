@@ -1,8 +1,12 @@
 //! Gives the shared library a soname (`libgregor.so.0`, the C ABI's major
 //! version) so programs linked against `libgregor.so` record the versioned
-//! name and `make install`'s symlinks work as on any distribution.
-//! `rustc-cdylib-link-arg` applies to the cdylib only, not to the static
-//! library, the tests or the binaries.
+//! name and `make install`'s symlinks work as on any distribution. It is a
+//! plain `rustc-link-arg`, which applies to this package's own links only:
+//! Cargo hands a dependency's `rustc-cdylib-link-arg` (and its alias
+//! `rustc-link-arg-cdylib`) on to every cdylib that depends on it, after
+//! that cdylib's own arguments, so librdkafka's ABI on gregor (rdkafka/)
+//! came out named `libgregor.so.0`. The tests and the `gregor` binary get
+//! the soname too: harmless, as none of them loads libgregor.so.
 //!
 //! For a build without one of the Cargo features that carry a C API
 //! (`admin`, `zookeeper`, `legacy07`, `mock`), it also writes that API's stubs to
@@ -23,7 +27,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let target = env::var("TARGET").unwrap_or_default();
     if target.contains("linux") || target.contains("freebsd") {
-        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libgregor.so.0");
+        println!("cargo:rustc-link-arg=-Wl,-soname,libgregor.so.0");
     }
     let out_dir = env::var("OUT_DIR").expect("OUT_DIR");
     for (module, feature) in [

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Checks gregor's librdkafka (rdkafka/, package gregor-rdkafka) against the
+# real librdkafka 2.12.1 that scripts/setup.sh builds into $GREGOR_DEPS:
+#
+#   table    rdkafka/abi/functions.tsv is what scripts/rdkafka-abi-table.py
+#            makes of the real headers and library;
+#   exports  `nm -D --defined-only` of our librdkafka.so.1 is exactly the
+#            real one's names (no gregor_ or other symbol), and its soname
+#            is librdkafka.so.1;
+#   probe    rdkafka/tests/probe.c, compiled against the real rdkafka.h,
+#            answers the same linked against ours as against the real one
+#            (version, debug contexts, every error descriptor, err2str and
+#            err2name of every code), and against ours the functions not
+#            implemented yet fail cleanly;
+#   dlopen   ours loads with RTLD_NOW and every table name resolves.
+#
+# Every check runs; the exit status is 1 if any failed. Builds the crate
+# (debug; PROFILE=release for a release build) and writes only under
+# $CARGO_TARGET_DIR/rdkafka (default target/rdkafka), so it can run again.
+#
+# Usage: scripts/rdkafka-abi-check.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+PROFILE=${PROFILE:-debug}
+REAL=$GREGOR_DEPS/librdkafka
+TARGET=${CARGO_TARGET_DIR:-$PWD/target}
+WORK=$TARGET/rdkafka
+OURS=$WORK/lib
+[ -f "$REAL/lib/librdkafka.so.1" ] && [ -f "$REAL/include/librdkafka/rdkafka.h" ] ||
+    die "no librdkafka in $REAL: run scripts/setup.sh librdkafka"
+
+failed=()
+fail() { log "FAILED: $*"; failed+=("$1"); }
+
+log "building gregor-rdkafka ($PROFILE)"
+if [ "$PROFILE" = release ]; then
+    cargo build -q -p gregor-rdkafka --release
+else
+    cargo build -q -p gregor-rdkafka
+fi
+mkdir -p "$OURS"
+ln -sf "$TARGET/$PROFILE/librdkafka.so" "$OURS/librdkafka.so.1"
+ln -sf librdkafka.so.1 "$OURS/librdkafka.so"
+
+# table: the committed table is the headers' and the library's.
+python3 scripts/rdkafka-abi-table.py --check || fail table "rdkafka/abi/functions.tsv is stale"
+
+# exports
+nm -D --defined-only "$REAL/lib/librdkafka.so.1" | awk '{print $NF}' | sort >"$WORK/real.syms"
+nm -D --defined-only "$OURS/librdkafka.so.1" | awk '{print $NF}' | sort >"$WORK/ours.syms"
+log "exports: real librdkafka $(wc -l <"$WORK/real.syms"), ours $(wc -l <"$WORK/ours.syms")," \
+    "of which gregor_*: $(grep -c '^gregor_' "$WORK/ours.syms" || true)"
+if ! diff -u --label real --label ours "$WORK/real.syms" "$WORK/ours.syms" >"$WORK/syms.diff"; then
+    sed -n '3,$p' "$WORK/syms.diff" | grep '^[-+]' | head -20 >&2
+    fail exports "our export list differs from librdkafka's (- only in librdkafka, + only in ours)"
+fi
+soname=$(readelf -d "$OURS/librdkafka.so.1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = librdkafka.so.1 ] || fail soname "our soname is '$soname', want librdkafka.so.1"
+
+# probe: the same program against both libraries.
+for which in ours real; do
+    if [ $which = ours ]; then dir=$OURS; else dir=$REAL/lib; fi
+    cc -std=c99 -Wall -Werror -I"$REAL/include" rdkafka/tests/probe.c \
+        -L"$dir" -Wl,-rpath,"$dir" -lrdkafka -o "$WORK/probe-$which"
+done
+loaded=$(ldd "$WORK/probe-ours" | awk '$1 == "librdkafka.so.1" {print $3}')
+[ "$loaded" = "$OURS/librdkafka.so.1" ] || fail probe "probe-ours loads '$loaded', not ours"
+"$WORK/probe-real" facts >"$WORK/facts-real.txt" || fail probe "probe facts failed on the real librdkafka"
+"$WORK/probe-ours" facts >"$WORK/facts-ours.txt" || fail probe "probe facts failed on ours"
+if diff -u --label real --label ours "$WORK/facts-real.txt" "$WORK/facts-ours.txt" >"$WORK/facts.diff"; then
+    log "probe facts: identical ($(grep -c '^desc\[' "$WORK/facts-ours.txt") descriptors," \
+        "$(grep -c '^err2str ' "$WORK/facts-ours.txt") codes through err2str and err2name)"
+else
+    head -30 "$WORK/facts.diff" >&2
+    fail probe "probe facts differ (whole diff: $WORK/facts.diff)"
+fi
+if "$WORK/probe-ours" stubs >"$WORK/stubs.txt"; then
+    log "probe stubs: $(tail -1 "$WORK/stubs.txt")"
+else
+    grep -v '^ok ' "$WORK/stubs.txt" >&2 || true
+    fail stubs "functions not implemented yet do not fail cleanly"
+fi
+
+# dlopen: every reference binds now, every name resolves.
+python3 - "$OURS/librdkafka.so.1" rdkafka/abi/functions.tsv <<'EOF' || fail dlopen "dlopen/dlsym"
+import ctypes, os, sys
+lib = ctypes.CDLL(sys.argv[1], mode=os.RTLD_NOW | os.RTLD_LOCAL)
+names = [l.split("\t")[0] for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
+missing = [n for n in names if not hasattr(lib, n)]
+if missing:
+    sys.exit(f"dlsym failed for {len(missing)}: {' '.join(missing[:10])}")
+print(f"[dlopen] RTLD_NOW: loaded; {len(names)} names resolve", file=sys.stderr)
+EOF
+
+if [ ${#failed[@]} -gt 0 ]; then
+    log "rdkafka ABI check FAILED: ${failed[*]}"
+    exit 1
+fi
+log "rdkafka ABI check passed"
