@@ -59,6 +59,8 @@ cargo fmt --check
 cargo clippy --all-targets -- -D warnings
 # a program's build (no `internals`): the API hands out no type it cannot name
 cargo clippy --lib --bins -- -D warnings
+# librdkafka's ABI on gregor (rdkafka/, the workspace's second library)
+cargo clippy -p gregor-rdkafka --all-targets -- -D warnings
 RUSTDOCFLAGS=-Dwarnings cargo doc --no-deps --quiet
 
 log "layers: every module path in src/ follows the layer table of docs/ARCHITECTURE.md"
@@ -114,6 +116,10 @@ if [ -x scripts/c-tests.sh ]; then
     phase "C tests (valgrind)"
     scripts/c-tests.sh --valgrind test_config test_misuse test_roundtrip test_threads test_unreachable
 fi
+
+phase "librdkafka ABI (rdkafka/: librdkafka.so.1 on gregor)"
+cargo test --quiet -p gregor-rdkafka
+scripts/rdkafka-abi-check.sh
 
 phase "bindings (Python, Ruby, pkg-config)"
 scripts/bindings-test.sh
