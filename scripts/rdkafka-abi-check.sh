@@ -106,26 +106,26 @@ EOF
 
 # header: gregor's own rdkafka.h and rdkafka_mock.h against librdkafka's.
 HDR=$WORK/header
-python3 scripts/rdkafka-abi-decls.py --check || fail header "rdkafka/abi/declarations.tsv is stale"
+python3 scripts/rdkafka-abi-decls.py --check || fail decls "rdkafka/abi/declarations.tsv is stale"
 python3 scripts/rdkafka-header.py --check || fail header "rdkafka/include/librdkafka is not what the tables give"
 if python3 scripts/rdkafka-header-probe.py "$HDR"; then
     for which in real ours; do
         if [ $which = ours ]; then inc=rdkafka/include; else inc=$REAL/include; fi
         cc -std=gnu11 -Wall -Werror -Wno-deprecated-declarations -I"$inc" "$HDR/layout.c" \
             -o "$HDR/layout-$which" 2>"$HDR/layout-$which.log" && "$HDR/layout-$which" >"$HDR/layout-$which.txt" ||
-            { head -20 "$HDR/layout-$which.log" >&2; fail header "the layout probe does not build or run against the $which header"; }
+            { head -20 "$HDR/layout-$which.log" >&2; fail layout "the layout probe does not build or run against the $which header"; }
     done
     if diff -u --label real --label ours "$HDR/layout-real.txt" "$HDR/layout-ours.txt" >"$HDR/layout.diff"; then
         log "header layout: identical ($(wc -l <"$HDR/layout-ours.txt") constants, sizes and offsets)"
     else
         head -30 "$HDR/layout.diff" >&2
-        fail header "our header's constants or layouts differ (whole diff: $HDR/layout.diff)"
+        fail layout "our header's constants or layouts differ (whole diff: $HDR/layout.diff)"
     fi
     if cc -std=gnu11 -Wall -Werror -I"$REAL/include" -c "$HDR/redeclare.c" -o "$HDR/redeclare.o" 2>"$HDR/redeclare.log"; then
         log "header prototypes: all of ours redeclare librdkafka's without conflict"
     else
         grep -E 'error|note: previous' "$HDR/redeclare.log" | head -20 >&2
-        fail header "a prototype or typedef of ours conflicts with librdkafka's (log: $HDR/redeclare.log)"
+        fail prototypes "a prototype or typedef of ours conflicts with librdkafka's (log: $HDR/redeclare.log)"
     fi
 else
     fail header "scripts/rdkafka-header-probe.py failed"
