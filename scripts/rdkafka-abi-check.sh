@@ -22,7 +22,11 @@
 #            prints the same compiled against ours as against the real
 #            header; and every prototype and one-line typedef of ours,
 #            redeclared after the real headers, compiles (a mismatch is a
-#            conflicting declaration).
+#            conflicting declaration);
+#   programs rdkafka/tests/probe.c and kcat's sources (from scripts/setup.sh's
+#            build; skipped when absent) compile to the same object files
+#            against our header as against librdkafka's, and kcat built with
+#            ours links with our librdkafka.so.1 and runs.
 #
 # Every check runs; the exit status is 1 if any failed. Builds the crate
 # (debug; PROFILE=release for a release build) and writes only under
@@ -129,6 +133,43 @@ if python3 scripts/rdkafka-header-probe.py "$HDR"; then
     fi
 else
     fail header "scripts/rdkafka-header-probe.py failed"
+fi
+
+# programs: real programs compile the same against our header.
+PROG=$WORK/programs
+KCAT_SRC=$GREGOR_DEPS/build/kcat
+mkdir -p "$PROG"
+srcs=(rdkafka/tests/probe.c)
+if [ -f "$KCAT_SRC/kcat.c" ] && [ -f "$KCAT_SRC/config.h" ]; then
+    rm -rf "$PROG/kcat" && mkdir -p "$PROG/kcat" && cp "$KCAT_SRC"/*.c "$KCAT_SRC"/*.h "$PROG/kcat/"
+    srcs+=("$PROG/kcat/kcat.c" "$PROG/kcat/format.c" "$PROG/kcat/tools.c" "$PROG/kcat/input.c")
+else
+    log "programs: no kcat source in $KCAT_SRC (scripts/setup.sh librdkafka): kcat skipped"
+fi
+same=0
+for src in "${srcs[@]}"; do
+    obj=$(basename "$src" .c)
+    for which in real ours; do
+        if [ $which = ours ]; then inc=rdkafka/include; else inc=$REAL/include; fi
+        cc -O2 -w -I"$inc" -c "$src" -o "$PROG/$obj-$which.o" 2>"$PROG/$obj-$which.log" ||
+            { head -20 "$PROG/$obj-$which.log" >&2; fail programs "$src does not compile against the $which header"; continue 2; }
+    done
+    if cmp -s "$PROG/$obj-real.o" "$PROG/$obj-ours.o"; then
+        same=$((same + 1))
+    else
+        fail programs "$src compiles to a different object against our header"
+    fi
+done
+log "programs: $same of ${#srcs[@]} sources compile to identical objects against either header"
+if [ ${#srcs[@]} -gt 1 ]; then
+    if cc -o "$PROG/kcat/kcat" "$PROG"/{kcat,format,tools,input}-ours.o -L"$OURS" -Wl,-rpath,"$OURS" \
+        -lrdkafka -lpthread -lz -lssl -lcrypto -lm 2>"$PROG/kcat-link.log" &&
+        kv=$("$PROG/kcat/kcat" -V 2>&1) && [[ $kv == *"librdkafka 2.12.1"* ]]; then
+        log "programs: kcat built with our header links with our librdkafka.so.1 and runs (-V)"
+    else
+        head -20 "$PROG/kcat-link.log" >&2
+        fail programs "kcat built with our header does not link with ours or run"
+    fi
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then
