@@ -16,12 +16,15 @@ Rows (tab-separated, `#` lines are comments): kind, header, name, type, value
     functype h  NAME      return type                 parameter types, `; `-joined
     forward  h  struct X
     enum     h  NAME      `enum`                      tag, if any
-    const    h  MEMBER    enum NAME                   value
+    const    h  MEMBER    the enum's type             value
     struct   h  tag       `struct`                    typedef name, if any
     field    h  S.a.b     C type (`union`/`struct` for a nested aggregate; arrays `char [64]`)
     define   h  NAME      C type of the value         value (a number, a C string or an enum member)
     vmacro   h  RD_KAFKA_V_X  VTYPE member            arguments `name: type; ...`
     macro    h  NAME(ARGS)                            replacement, in terms of the table's names
+
+Types come in declaration order; the macros follow, by name (a macro is
+expanded where it is used, so its place does not matter).
 
 Usage: scripts/rdkafka-abi-decls.py [--check] [--include DIR]
 """
@@ -88,7 +91,7 @@ def header_rows(h, text):
                 for m in T.split_top(body):
                     m = m.strip()
                     if m:
-                        rows.append(("const", h, m.split("=")[0].strip(), f"enum {name or tag}", "?"))
+                        rows.append(("const", h, m.split("=")[0].strip(), name or f"enum {tag}", "?"))
             elif kind in ("struct", "union"):
                 if not tag:
                     die(f"an untagged {kind} {name}: not supported")
@@ -171,10 +174,11 @@ def values(include, rows):
         if kind == "const":
             src.append(f'printf("%s\\t%lld\\n", "{name}", (long long){name});\n')
         elif kind == "define":
-            src.append(f'#if 1\nprintf("%s\\t%s\\t", "{name}", TY({name}));\n'
+            # both branches must compile for either kind of value, hence the uintptr_t casts
+            src.append(f'printf("%s\\t%s\\t", "{name}", TY({name}));\n'
                        f'_Generic(({name}), char *: printf("%s\\n", (const char *)(uintptr_t)({name})), '
                        f'const char *: printf("%s\\n", (const char *)(uintptr_t)({name})), '
-                       f'default: printf("%lld\\n", (long long)(uintptr_t)({name})));\n#endif\n')
+                       f'default: printf("%lld\\n", (long long)(uintptr_t)({name})));\n')
     src.append("return 0; }\n")
     with tempfile.TemporaryDirectory() as d:
         c, exe = os.path.join(d, "v.c"), os.path.join(d, "v")

@@ -36,8 +36,10 @@ def rows(name):
 def layout(decls):
     c = ["#include <stddef.h>\n", INCLUDES,
          "#define P(name, v) printf(\"%s %lld %zu\\n\", name, (long long)(v), sizeof(v))\n",
-         "#define SZ4(n, a, b, c, d, ...) printf(\"%s vtype=%lld sizes %zu %zu %zu %zu\\n\", n, "
-         "(long long)(a), sizeof(b), sizeof(c), sizeof(d), sizeof(0 ? (a) : (a)))\n",
+         # a V macro's vtype and the size of each argument after it (what va_arg
+         # reads); missing arguments are filled with chars, size 1
+         "#define SZ4(n, a, b, c, d, ...) printf(\"%s vtype=%lld sizes %zu %zu %zu\\n\", n, "
+         "(long long)(a), sizeof(b), sizeof(c), sizeof(d))\n",
          "#define SZ(n, ...) SZ4(n, __VA_ARGS__, (char)0, (char)0, (char)0)\n",
          "int main(void) {\n"]
     n = 0
@@ -60,7 +62,7 @@ def layout(decls):
             t = value or f"struct {name}"
             c.append(f'printf("sizeof %s %zu align %zu\\n", "{t}", sizeof({t}), _Alignof({t}));\n')
         elif kind == "field":
-            t, path = split_field(name, decls)
+            t, path = split_field(name)
             c.append(f'printf("%s offset %zu size %zu\\n", "{name}", offsetof({t}, {path}), '
                      f'sizeof((({t} *)0)->{path}));\n')
         else:
@@ -70,7 +72,7 @@ def layout(decls):
     return "".join(c), n
 
 
-def split_field(name, decls):
+def split_field(name):
     """(struct type, member path) of a dotted field name."""
     if name.startswith("struct "):
         tag, path = name[len("struct "):].split(".", 1)

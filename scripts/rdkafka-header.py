@@ -88,6 +88,7 @@ def aggregate(lines, decls, i, prefix, indent):
 
 
 def header(h, decls, funcs):
+    # librdkafka's own guards: a program that reaches both headers gets one.
     guard = "_RDKAFKA_H_" if h == "rdkafka.h" else "_RDKAFKA_MOCK_H_"
     L = [
         f"/* {h}: gregor's header for librdkafka 2.12.1's C ABI.",
@@ -142,9 +143,11 @@ def header(h, decls, funcs):
             tag = f" {value}" if value else ""
             L.append(f"typedef enum{tag} {{")
             i += 1
+            members = []
             while i < len(mine) and mine[i][0] == "const":
-                L.append(f"    {mine[i][2]} = {mine[i][4]},")
+                members.append(f"    {mine[i][2]} = {mine[i][4]}")
                 i += 1
+            L.append(",\n".join(members))  # no trailing comma: C89 compilers warn
             L.append(f"}} {name};")
         elif kind == "struct":
             typedef_name = value

@@ -34,13 +34,13 @@ extern "C" {
 /* Types, in librdkafka's declaration order. */
 typedef enum rd_kafka_type_t {
     RD_KAFKA_PRODUCER = 0,
-    RD_KAFKA_CONSUMER = 1,
+    RD_KAFKA_CONSUMER = 1
 } rd_kafka_type_t;
 
 typedef enum rd_kafka_timestamp_type_t {
     RD_KAFKA_TIMESTAMP_NOT_AVAILABLE = 0,
     RD_KAFKA_TIMESTAMP_CREATE_TIME = 1,
-    RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME = 2,
+    RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME = 2
 } rd_kafka_timestamp_type_t;
 
 typedef struct rd_kafka_s rd_kafka_t;
@@ -230,7 +230,7 @@ typedef enum {
     RD_KAFKA_RESP_ERR_UNKNOWN_SUBSCRIPTION_ID = 117,
     RD_KAFKA_RESP_ERR_TELEMETRY_TOO_LARGE = 118,
     RD_KAFKA_RESP_ERR_REBOOTSTRAP_REQUIRED = 129,
-    RD_KAFKA_RESP_ERR_END_ALL = 130,
+    RD_KAFKA_RESP_ERR_END_ALL = 130
 } rd_kafka_resp_err_t;
 
 struct rd_kafka_err_desc {
@@ -267,7 +267,7 @@ typedef enum rd_kafka_vtype_t {
     RD_KAFKA_VTYPE_MSGFLAGS = 7,
     RD_KAFKA_VTYPE_TIMESTAMP = 8,
     RD_KAFKA_VTYPE_HEADER = 9,
-    RD_KAFKA_VTYPE_HEADERS = 10,
+    RD_KAFKA_VTYPE_HEADERS = 10
 } rd_kafka_vtype_t;
 
 typedef struct rd_kafka_vu_s {
@@ -308,13 +308,13 @@ typedef struct rd_kafka_message_s {
 typedef enum {
     RD_KAFKA_MSG_STATUS_NOT_PERSISTED = 0,
     RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED = 1,
-    RD_KAFKA_MSG_STATUS_PERSISTED = 2,
+    RD_KAFKA_MSG_STATUS_PERSISTED = 2
 } rd_kafka_msg_status_t;
 
 typedef enum {
     RD_KAFKA_CONF_UNKNOWN = -2,
     RD_KAFKA_CONF_INVALID = -1,
-    RD_KAFKA_CONF_OK = 0,
+    RD_KAFKA_CONF_OK = 0
 } rd_kafka_conf_res_t;
 
 struct addrinfo;
@@ -322,14 +322,14 @@ typedef enum rd_kafka_cert_type_t {
     RD_KAFKA_CERT_PUBLIC_KEY = 0,
     RD_KAFKA_CERT_PRIVATE_KEY = 1,
     RD_KAFKA_CERT_CA = 2,
-    RD_KAFKA_CERT__CNT = 3,
+    RD_KAFKA_CERT__CNT = 3
 } rd_kafka_cert_type_t;
 
 typedef enum rd_kafka_cert_enc_t {
     RD_KAFKA_CERT_ENC_PKCS12 = 0,
     RD_KAFKA_CERT_ENC_DER = 1,
     RD_KAFKA_CERT_ENC_PEM = 2,
-    RD_KAFKA_CERT_ENC__CNT = 3,
+    RD_KAFKA_CERT_ENC__CNT = 3
 } rd_kafka_cert_enc_t;
 
 typedef struct rd_kafka_metadata_broker {
@@ -382,14 +382,14 @@ typedef enum {
     RD_KAFKA_CONSUMER_GROUP_STATE_STABLE = 3,
     RD_KAFKA_CONSUMER_GROUP_STATE_DEAD = 4,
     RD_KAFKA_CONSUMER_GROUP_STATE_EMPTY = 5,
-    RD_KAFKA_CONSUMER_GROUP_STATE__CNT = 6,
+    RD_KAFKA_CONSUMER_GROUP_STATE__CNT = 6
 } rd_kafka_consumer_group_state_t;
 
 typedef enum {
     RD_KAFKA_CONSUMER_GROUP_TYPE_UNKNOWN = 0,
     RD_KAFKA_CONSUMER_GROUP_TYPE_CONSUMER = 1,
     RD_KAFKA_CONSUMER_GROUP_TYPE_CLASSIC = 2,
-    RD_KAFKA_CONSUMER_GROUP_TYPE__CNT = 3,
+    RD_KAFKA_CONSUMER_GROUP_TYPE__CNT = 3
 } rd_kafka_consumer_group_type_t;
 
 struct rd_kafka_group_info {
@@ -411,7 +411,7 @@ struct rd_kafka_group_list {
 typedef enum rd_kafka_thread_type_t {
     RD_KAFKA_THREAD_MAIN = 0,
     RD_KAFKA_THREAD_BACKGROUND = 1,
-    RD_KAFKA_THREAD_BROKER = 2,
+    RD_KAFKA_THREAD_BROKER = 2
 } rd_kafka_thread_type_t;
 
 typedef int rd_kafka_event_type_t;
@@ -476,13 +476,13 @@ typedef enum rd_kafka_admin_op_t {
     RD_KAFKA_ADMIN_OP_DESCRIBECLUSTER = 20,
     RD_KAFKA_ADMIN_OP_LISTOFFSETS = 21,
     RD_KAFKA_ADMIN_OP_ELECTLEADERS = 22,
-    RD_KAFKA_ADMIN_OP__CNT = 23,
+    RD_KAFKA_ADMIN_OP__CNT = 23
 } rd_kafka_admin_op_t;
 
 typedef struct rd_kafka_AdminOptions_s rd_kafka_AdminOptions_t;
 typedef enum rd_kafka_IsolationLevel_t {
     RD_KAFKA_ISOLATION_LEVEL_READ_UNCOMMITTED = 0,
-    RD_KAFKA_ISOLATION_LEVEL_READ_COMMITTED = 1,
+    RD_KAFKA_ISOLATION_LEVEL_READ_COMMITTED = 1
 } rd_kafka_IsolationLevel_t;
 
 typedef enum rd_kafka_AclOperation_t {
@@ -499,7 +499,7 @@ typedef enum rd_kafka_AclOperation_t {
     RD_KAFKA_ACL_OPERATION_DESCRIBE_CONFIGS = 10,
     RD_KAFKA_ACL_OPERATION_ALTER_CONFIGS = 11,
     RD_KAFKA_ACL_OPERATION_IDEMPOTENT_WRITE = 12,
-    RD_KAFKA_ACL_OPERATION__CNT = 13,
+    RD_KAFKA_ACL_OPERATION__CNT = 13
 } rd_kafka_AclOperation_t;
 
 typedef struct rd_kafka_NewTopic_s rd_kafka_NewTopic_t;
@@ -513,7 +513,7 @@ typedef enum rd_kafka_ConfigSource_t {
     RD_KAFKA_CONFIG_SOURCE_STATIC_BROKER_CONFIG = 4,
     RD_KAFKA_CONFIG_SOURCE_DEFAULT_CONFIG = 5,
     RD_KAFKA_CONFIG_SOURCE_GROUP_CONFIG = 8,
-    RD_KAFKA_CONFIG_SOURCE__CNT = 9,
+    RD_KAFKA_CONFIG_SOURCE__CNT = 9
 } rd_kafka_ConfigSource_t;
 
 typedef struct rd_kafka_ConfigEntry_s rd_kafka_ConfigEntry_t;
@@ -524,7 +524,7 @@ typedef enum rd_kafka_ResourceType_t {
     RD_KAFKA_RESOURCE_GROUP = 3,
     RD_KAFKA_RESOURCE_BROKER = 4,
     RD_KAFKA_RESOURCE_TRANSACTIONAL_ID = 5,
-    RD_KAFKA_RESOURCE__CNT = 6,
+    RD_KAFKA_RESOURCE__CNT = 6
 } rd_kafka_ResourceType_t;
 
 typedef enum rd_kafka_ResourcePatternType_t {
@@ -533,7 +533,7 @@ typedef enum rd_kafka_ResourcePatternType_t {
     RD_KAFKA_RESOURCE_PATTERN_MATCH = 2,
     RD_KAFKA_RESOURCE_PATTERN_LITERAL = 3,
     RD_KAFKA_RESOURCE_PATTERN_PREFIXED = 4,
-    RD_KAFKA_RESOURCE_PATTERN_TYPE__CNT = 5,
+    RD_KAFKA_RESOURCE_PATTERN_TYPE__CNT = 5
 } rd_kafka_ResourcePatternType_t;
 
 typedef enum rd_kafka_AlterConfigOpType_t {
@@ -541,7 +541,7 @@ typedef enum rd_kafka_AlterConfigOpType_t {
     RD_KAFKA_ALTER_CONFIG_OP_TYPE_DELETE = 1,
     RD_KAFKA_ALTER_CONFIG_OP_TYPE_APPEND = 2,
     RD_KAFKA_ALTER_CONFIG_OP_TYPE_SUBTRACT = 3,
-    RD_KAFKA_ALTER_CONFIG_OP_TYPE__CNT = 4,
+    RD_KAFKA_ALTER_CONFIG_OP_TYPE__CNT = 4
 } rd_kafka_AlterConfigOpType_t;
 
 typedef struct rd_kafka_ConfigResource_s rd_kafka_ConfigResource_t;
@@ -561,7 +561,7 @@ typedef struct rd_kafka_DeleteConsumerGroupOffsets_s rd_kafka_DeleteConsumerGrou
 typedef enum rd_kafka_OffsetSpec_t {
     RD_KAFKA_OFFSET_SPEC_MAX_TIMESTAMP = -3,
     RD_KAFKA_OFFSET_SPEC_EARLIEST = -2,
-    RD_KAFKA_OFFSET_SPEC_LATEST = -1,
+    RD_KAFKA_OFFSET_SPEC_LATEST = -1
 } rd_kafka_OffsetSpec_t;
 
 typedef struct rd_kafka_ListOffsetsResultInfo_s rd_kafka_ListOffsetsResultInfo_t;
@@ -569,7 +569,7 @@ typedef enum rd_kafka_ScramMechanism_t {
     RD_KAFKA_SCRAM_MECHANISM_UNKNOWN = 0,
     RD_KAFKA_SCRAM_MECHANISM_SHA_256 = 1,
     RD_KAFKA_SCRAM_MECHANISM_SHA_512 = 2,
-    RD_KAFKA_SCRAM_MECHANISM__CNT = 3,
+    RD_KAFKA_SCRAM_MECHANISM__CNT = 3
 } rd_kafka_ScramMechanism_t;
 
 typedef struct rd_kafka_ScramCredentialInfo_s rd_kafka_ScramCredentialInfo_t;
@@ -583,14 +583,14 @@ typedef enum rd_kafka_AclPermissionType_t {
     RD_KAFKA_ACL_PERMISSION_TYPE_ANY = 1,
     RD_KAFKA_ACL_PERMISSION_TYPE_DENY = 2,
     RD_KAFKA_ACL_PERMISSION_TYPE_ALLOW = 3,
-    RD_KAFKA_ACL_PERMISSION_TYPE__CNT = 4,
+    RD_KAFKA_ACL_PERMISSION_TYPE__CNT = 4
 } rd_kafka_AclPermissionType_t;
 
 typedef struct rd_kafka_DeleteAcls_result_response_s rd_kafka_DeleteAcls_result_response_t;
 typedef struct rd_kafka_ElectLeaders_s rd_kafka_ElectLeaders_t;
 typedef enum rd_kafka_ElectionType_t {
     RD_KAFKA_ELECTION_TYPE_PREFERRED = 0,
-    RD_KAFKA_ELECTION_TYPE_UNCLEAN = 1,
+    RD_KAFKA_ELECTION_TYPE_UNCLEAN = 1
 } rd_kafka_ElectionType_t;
 
 
