@@ -22,7 +22,7 @@
 #            prints the same compiled against ours as against the real
 #            header; and every prototype and one-line typedef of ours,
 #            redeclared after the real headers, compiles (a mismatch is a
-#            conflicting declaration);
+#            conflicting declaration); both compile as C++ too;
 #   programs rdkafka/tests/probe.c and kcat's sources (from scripts/setup.sh's
 #            build; skipped when absent) compile to the same object files
 #            against our header as against librdkafka's, and kcat built with
@@ -131,6 +131,9 @@ if python3 scripts/rdkafka-header-probe.py "$HDR"; then
         grep -E 'error|note: previous' "$HDR/redeclare.log" | head -20 >&2
         fail prototypes "a prototype or typedef of ours conflicts with librdkafka's (log: $HDR/redeclare.log)"
     fi
+    printf '#include <librdkafka/rdkafka.h>\n#include <librdkafka/rdkafka_mock.h>\n' >"$HDR/cxx.cc"
+    c++ -Wall -Werror -fsyntax-only -Irdkafka/include "$HDR/cxx.cc" 2>"$HDR/cxx.log" ||
+        { head -20 "$HDR/cxx.log" >&2; fail header "our headers do not compile as C++"; }
 else
     fail header "scripts/rdkafka-header-probe.py failed"
 fi

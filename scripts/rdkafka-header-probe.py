@@ -86,6 +86,7 @@ def redeclare():
          INCLUDES]
     protos = typedefs = 0
     for h in ("rdkafka.h", "rdkafka_mock.h"):
+        opened = None  # (struct|enum, tag) of a multi-line typedef being read
         for line in open(os.path.join(OURS, h), encoding="utf-8"):
             if line.startswith("RD_EXPORT "):
                 c.append(line)
@@ -93,6 +94,15 @@ def redeclare():
             elif line.startswith("typedef ") and line.rstrip().endswith(";"):
                 c.append(line)
                 typedefs += 1
+            elif m := re.match(r"typedef (struct|enum) (\w+) \{$", line.rstrip()):
+                opened = m.groups()
+            elif (m := re.match(r"\} (\w+);$", line.rstrip())) and opened:
+                # the same tag and name again, as a one-line typedef
+                c.append(f"typedef {opened[0]} {opened[1]} {m.group(1)};\n")
+                typedefs += 1
+                opened = None
+            elif line.startswith("typedef enum {"):
+                opened = None  # untagged: its size and values are layout.c's
     return "".join(c), protos, typedefs
 
 
