@@ -10,8 +10,10 @@
 #   probe    rdkafka/tests/probe.c, compiled against the real rdkafka.h,
 #            answers the same linked against ours as against the real one
 #            (version, debug contexts, every error descriptor, err2str and
-#            err2name of every code), and against ours the functions not
-#            implemented yet fail cleanly;
+#            err2name of every code; `probe conf`: a fixed list of
+#            configuration calls, set / get / dup / dump / topic confs),
+#            and against ours the functions not implemented yet fail
+#            cleanly;
 #   dlopen   ours loads with RTLD_NOW and every table name resolves;
 #   header   gregor's rdkafka/include/librdkafka/{rdkafka.h,rdkafka_mock.h}
 #            are what scripts/rdkafka-header.py makes of rdkafka/abi/
@@ -89,6 +91,16 @@ if diff -u --label real --label ours "$WORK/facts-real.txt" "$WORK/facts-ours.tx
 else
     head -30 "$WORK/facts.diff" >&2
     fail probe "probe facts differ (whole diff: $WORK/facts.diff)"
+fi
+"$WORK/probe-real" conf >"$WORK/conf-real.txt" || fail conf "probe conf failed on the real librdkafka"
+"$WORK/probe-ours" conf >"$WORK/conf-ours.txt" || fail conf "probe conf failed on ours"
+if diff -u --label real --label ours "$WORK/conf-real.txt" "$WORK/conf-ours.txt" >"$WORK/conf.diff"; then
+    log "probe conf: identical ($(grep -c '^set \|^topic_set ' "$WORK/conf-ours.txt") sets," \
+        "$(grep -c 'get[^:]*: ' "$WORK/conf-ours.txt") gets," \
+        "$(grep -c 'dump [^:]*=' "$WORK/conf-ours.txt") dumped keys; $(wc -l <"$WORK/conf-ours.txt") lines)"
+else
+    head -40 "$WORK/conf.diff" >&2
+    fail conf "probe conf differs (whole diff: $WORK/conf.diff)"
 fi
 if "$WORK/probe-ours" stubs >"$WORK/stubs.txt"; then
     log "probe stubs: $(tail -1 "$WORK/stubs.txt")"

@@ -21,6 +21,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod conf;
 pub mod error_object;
 pub mod errors;
 pub mod guard;

@@ -4,7 +4,8 @@
 
 #![allow(unsafe_code)]
 
-use std::ffi::c_char;
+use std::borrow::Cow;
+use std::ffi::{c_char, CStr};
 
 /// Copies `msg` into the caller's `errstr` of `size` bytes, truncated and
 /// always NUL-terminated; nothing for a NULL `errstr` or a size of 0.
@@ -30,6 +31,23 @@ pub(crate) fn write_out<T>(p: *mut T, value: T) {
     // SAFETY: a non-NULL out-parameter points to a writable `T` (rdkafka.h's
     // `cntp`, `errdescs` and the like); `write` does not read the old value.
     unsafe { p.write(value) }
+}
+
+/// Reads the caller's in-parameter `p`; `None` for NULL.
+pub(crate) fn read_in<T: Copy>(p: *const T) -> Option<T> {
+    // SAFETY: a non-NULL in/out parameter (rdkafka.h's `dest_size`) points
+    // to a readable `T`.
+    unsafe { p.as_ref().copied() }
+}
+
+/// The caller's NUL-terminated string `p` (lossily UTF-8); `None` for NULL.
+pub(crate) fn read_cstr<'a>(p: *const c_char) -> Option<Cow<'a, str>> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: rdkafka.h's `const char *` parameters (names, values, filters)
+    // are NUL-terminated strings that outlive the call.
+    Some(unsafe { CStr::from_ptr(p) }.to_string_lossy())
 }
 
 #[cfg(test)]

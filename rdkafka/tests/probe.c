@@ -7,6 +7,14 @@
  *                 entry, rd_kafka_err2str / rd_kafka_err2name of every code
  *                 from -300 to 300 and some beyond, the error object's
  *                 answers for NULL. The script compares the two outputs.
+ *   probe conf    prints what both libraries must answer alike for a fixed
+ *                 list of configuration calls: set (known, unknown, bad
+ *                 values, topic-level names on the global conf), get by the
+ *                 size protocol, dup, dup_filter, dump (only the keys set:
+ *                 the defaults differ), topic confs, the default topic conf.
+ *                 Where gregor deliberately differs (the text of a bad
+ *                 value's errstr, defaults, canonical names), only the
+ *                 result is printed. The script compares the two outputs.
  *   probe stubs   checks (gregor's library only) that functions not
  *                 implemented yet fail cleanly; exit 1 on the first that
  *                 does not.
@@ -56,6 +64,253 @@ static int facts(void) {
         return 0;
 }
 
+static const char *res_name(rd_kafka_conf_res_t r) {
+        switch (r) {
+        case RD_KAFKA_CONF_OK: return "OK";
+        case RD_KAFKA_CONF_INVALID: return "INVALID";
+        case RD_KAFKA_CONF_UNKNOWN: return "UNKNOWN";
+        default: return "?";
+        }
+}
+
+/* set: the result; errstr only where its text must be the same. */
+static void conf_set(rd_kafka_conf_t *conf, const char *name, const char *value, int show_errstr) {
+        char errstr[512] = "";
+        rd_kafka_conf_res_t r = rd_kafka_conf_set(conf, name, value, errstr, sizeof errstr);
+        printf("set %s=%s %s", name, value, res_name(r));
+        if (r != RD_KAFKA_CONF_OK && show_errstr)
+                printf(" \"%s\"", errstr);
+        printf("\n");
+}
+
+static void topic_set(rd_kafka_topic_conf_t *tconf, const char *name, const char *value,
+                      int show_errstr) {
+        char errstr[512] = "";
+        rd_kafka_conf_res_t r = rd_kafka_topic_conf_set(tconf, name, value, errstr, sizeof errstr);
+        printf("topic_set %s=%s %s", name, value, res_name(r));
+        if (r != RD_KAFKA_CONF_OK && show_errstr)
+                printf(" \"%s\"", errstr);
+        printf("\n");
+}
+
+/* get by the size protocol: the size, then the value, then a buffer too small. */
+static void conf_get(const char *what, const rd_kafka_conf_t *conf,
+                     const rd_kafka_topic_conf_t *tconf, const char *name) {
+        char buf[512], tiny[4];
+        size_t size = 0, tsize = sizeof tiny;
+        rd_kafka_conf_res_t r;
+
+        r = conf ? rd_kafka_conf_get(conf, name, NULL, &size)
+                 : rd_kafka_topic_conf_get(tconf, name, NULL, &size);
+        printf("%s %s: %s", what, name, res_name(r));
+        if (r != RD_KAFKA_CONF_OK) {
+                printf("\n");
+                return;
+        }
+        printf(" size %zu", size);
+        size = sizeof buf;
+        r = conf ? rd_kafka_conf_get(conf, name, buf, &size)
+                 : rd_kafka_topic_conf_get(tconf, name, buf, &size);
+        printf(" %s \"%s\" size %zu", res_name(r), buf, size);
+        memset(tiny, 'x', sizeof tiny);
+        r = conf ? rd_kafka_conf_get(conf, name, tiny, &tsize)
+                 : rd_kafka_topic_conf_get(tconf, name, tiny, &tsize);
+        printf(" tiny %s \"%.*s\" size %zu\n", res_name(r), (int)sizeof tiny - 1, tiny, tsize);
+}
+
+/* get: the result only, where the value's spelling differs. */
+static void conf_res(const char *what, const rd_kafka_conf_t *conf,
+                     const rd_kafka_topic_conf_t *tconf, const char *name) {
+        size_t size = 0;
+        rd_kafka_conf_res_t r = conf ? rd_kafka_conf_get(conf, name, NULL, &size)
+                                     : rd_kafka_topic_conf_get(tconf, name, NULL, &size);
+        printf("%s %s: %s\n", what, name, res_name(r));
+}
+
+/* dump: the pairs count is even; the values of the keys in `keys` only. */
+static void dump(const char *what, const char **arr, size_t cnt, const char **keys) {
+        size_t i, k;
+        printf("%s: count even %d\n", what, cnt % 2 == 0);
+        for (k = 0; keys[k]; k++) {
+                const char *v = "(absent)";
+                for (i = 0; i + 1 < cnt; i += 2)
+                        if (!strcmp(arr[i], keys[k]))
+                                v = or_null(arr[i + 1]);
+                printf("%s %s=%s\n", what, keys[k], v);
+        }
+}
+
+static void cb_dr_msg(rd_kafka_t *rk, const rd_kafka_message_t *m, void *o) {
+        (void)rk; (void)m; (void)o;
+}
+static void cb_error(rd_kafka_t *rk, int err, const char *reason, void *o) {
+        (void)rk; (void)err; (void)reason; (void)o;
+}
+static void cb_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf) {
+        (void)rk; (void)level; (void)fac; (void)buf;
+}
+static int cb_stats(rd_kafka_t *rk, char *json, size_t len, void *o) {
+        (void)rk; (void)json; (void)len; (void)o;
+        return 0;
+}
+static int32_t cb_partitioner(const rd_kafka_topic_t *rkt, const void *key, size_t keylen,
+                              int32_t cnt, void *ro, void *mo) {
+        (void)rkt; (void)key; (void)keylen; (void)ro; (void)mo;
+        return cnt - 1;
+}
+
+static int conf(void) {
+        static const char *global_keys[] = {"client.id", "socket.timeout.ms", "enable.idempotence",
+                                            "statistics.interval.ms", "batch.num.messages",
+                                            "message.max.bytes", "acks", "auto.offset.reset",
+                                            "compression.codec", "metadata.broker.list",
+                                            "queue.buffering.max.ms", NULL};
+        /* Not auto.offset.reset: librdkafka answers with the first synonym
+         * of the value, "largest", gregor with its canonical "latest". */
+        static const char *topic_keys[] = {"message.timeout.ms", "compression.codec",
+                                           "request.required.acks", "acks", "client.id", NULL};
+        static const char *filter[] = {"socket.", "batch."};
+        rd_kafka_conf_t *c = rd_kafka_conf_new(), *d, *f;
+        rd_kafka_topic_conf_t *t, *t2;
+        const char **arr;
+        size_t cnt = 0;
+        FILE *devnull;
+
+        setvbuf(stdout, NULL, _IOLBF, 0); /* a crash keeps what was printed */
+        printf("conf_new %s\n", c ? "non-NULL" : "NULL");
+        if (!c)
+                return 1;
+        printf("default topic conf at first: %s\n",
+               rd_kafka_conf_get_default_topic_conf(c) ? "set" : "NULL");
+
+        conf_set(c, "client.id", "probe", 1);
+        conf_set(c, "foo", "bar", 1);
+        conf_set(c, "topic.foo", "bar", 1);
+        conf_set(c, "socket.timeout.ms", "abc", 0);
+        conf_set(c, "socket.timeout.ms", "5", 0);
+        conf_set(c, "socket.timeout.ms", "12345", 1);
+        conf_set(c, "enable.idempotence", "maybe", 0);
+        conf_set(c, "enable.idempotence", "true", 1);
+        conf_set(c, "statistics.interval.ms", "500", 1);
+        conf_set(c, "batch.num.messages", "1234", 1);
+        conf_set(c, "message.max.bytes", "2000000", 1);
+        conf_set(c, "bootstrap.servers", "localhost:9092", 1);
+        conf_set(c, "linger.ms", "7", 1);
+        conf_set(c, "error_cb", "x", 1);
+        conf_set(c, "debug", "nosuchcontext", 0);
+        conf_set(c, "compression.codec", "zip", 0);
+        conf_set(c, "compression.codec", "lz4", 1);
+        /* Topic-level properties on the global conf: the default topic conf. */
+        conf_set(c, "acks", "all", 1);
+        conf_set(c, "topic.message.timeout.ms", "45678", 1);
+        conf_set(c, "auto.offset.reset", "nowhere", 0);
+        conf_set(c, "auto.offset.reset", "earliest", 1);
+        printf("default topic conf after a topic property: %s\n",
+               rd_kafka_conf_get_default_topic_conf(c) ? "set" : "NULL");
+
+        conf_get("get", c, NULL, "client.id");
+        conf_get("get", c, NULL, "socket.timeout.ms");
+        conf_get("get", c, NULL, "enable.idempotence");
+        conf_get("get", c, NULL, "compression.codec");
+        conf_get("get", c, NULL, "compression.type");
+        conf_get("get", c, NULL, "metadata.broker.list");
+        conf_get("get", c, NULL, "bootstrap.servers");
+        conf_get("get", c, NULL, "acks");
+        conf_get("get", c, NULL, "request.required.acks");
+        conf_get("get", c, NULL, "message.timeout.ms");
+        conf_get("get", c, NULL, "foo");
+        conf_get("get", c, NULL, "group.id");
+
+        arr = rd_kafka_conf_dump(c, &cnt);
+        dump("dump", arr, cnt, global_keys);
+        rd_kafka_conf_dump_free(arr, cnt);
+
+        d = rd_kafka_conf_dup(c);
+        printf("dup %s\n", d ? "non-NULL" : "NULL");
+        conf_get("dup get", d, NULL, "client.id");
+        conf_get("dup get", d, NULL, "socket.timeout.ms");
+        conf_get("dup get", d, NULL, "acks");
+        printf("dup's default topic conf: %s\n",
+               !rd_kafka_conf_get_default_topic_conf(d)            ? "NULL"
+               : rd_kafka_conf_get_default_topic_conf(d) ==
+                         rd_kafka_conf_get_default_topic_conf(c) ? "shared"
+                                                                   : "its own");
+        conf_set(d, "client.id", "changed", 1);
+        conf_get("original after dup changed", c, NULL, "client.id");
+        rd_kafka_conf_destroy(d);
+
+        f = rd_kafka_conf_dup_filter(c, 2, filter);
+        conf_get("dup_filter get", f, NULL, "client.id");
+        conf_get("dup_filter get", f, NULL, "message.max.bytes");
+        {
+                char buf[64];
+                size_t size = sizeof buf;
+                rd_kafka_conf_get(f, "socket.timeout.ms", buf, &size);
+                printf("dup_filter socket.timeout.ms kept: %d\n", !strcmp(buf, "12345"));
+                size = sizeof buf;
+                rd_kafka_conf_get(f, "batch.num.messages", buf, &size);
+                printf("dup_filter batch.num.messages kept: %d\n", !strcmp(buf, "1234"));
+        }
+        rd_kafka_conf_destroy(f);
+
+        t = rd_kafka_topic_conf_new();
+        printf("topic_conf_new %s\n", t ? "non-NULL" : "NULL");
+        topic_set(t, "message.timeout.ms", "1234", 1);
+        topic_set(t, "topic.acks", "1", 1);
+        topic_set(t, "acks", "lots", 0);
+        topic_set(t, "client.id", "x", 1);
+        topic_set(t, "nosuch", "x", 1);
+        topic_set(t, "partitioner_cb", "x", 1);
+        topic_set(t, "auto.offset.reset", "latest", 1);
+        topic_set(t, "compression.codec", "gzip", 1);
+        conf_get("topic get", NULL, t, "message.timeout.ms");
+        conf_get("topic get", NULL, t, "delivery.timeout.ms");
+        conf_get("topic get", NULL, t, "acks");
+        conf_get("topic get", NULL, t, "client.id");
+        conf_res("topic get", NULL, t, "auto.offset.reset");
+        arr = rd_kafka_topic_conf_dump(t, &cnt);
+        dump("topic dump", arr, cnt, topic_keys);
+        rd_kafka_conf_dump_free(arr, cnt);
+        t2 = rd_kafka_topic_conf_dup(t);
+        conf_get("topic dup get", NULL, t2, "message.timeout.ms");
+        rd_kafka_topic_conf_set_opaque(t2, &cnt);
+        rd_kafka_topic_conf_set_partitioner_cb(t2, cb_partitioner);
+        rd_kafka_topic_conf_set_msg_order_cmp(t2, NULL);
+        rd_kafka_topic_conf_destroy(t2);
+
+        rd_kafka_conf_set_default_topic_conf(c, t);
+        printf("set_default_topic_conf then get: %s\n",
+               rd_kafka_conf_get_default_topic_conf(c) == t ? "the same" : "another");
+        conf_get("get after set_default_topic_conf", c, NULL, "message.timeout.ms");
+        conf_get("get after set_default_topic_conf", c, NULL, "acks");
+
+        rd_kafka_conf_set_opaque(c, &cnt);
+        rd_kafka_conf_set_events(c, RD_KAFKA_EVENT_DR | RD_KAFKA_EVENT_ERROR);
+        rd_kafka_conf_set_dr_msg_cb(c, cb_dr_msg);
+        rd_kafka_conf_set_error_cb(c, cb_error);
+        rd_kafka_conf_set_log_cb(c, cb_log);
+        rd_kafka_conf_set_stats_cb(c, cb_stats);
+        rd_kafka_conf_set_throttle_cb(c, NULL);
+        rd_kafka_conf_set_rebalance_cb(c, NULL);
+        rd_kafka_conf_set_offset_commit_cb(c, NULL);
+        rd_kafka_conf_set_consume_cb(c, NULL);
+        rd_kafka_conf_set_background_event_cb(c, NULL);
+        rd_kafka_conf_set_oauthbearer_token_refresh_cb(c, NULL);
+        rd_kafka_conf_set_dr_cb(c, NULL);
+        printf("callbacks and opaque stored\n");
+
+        devnull = fopen("/dev/null", "w");
+        if (devnull) {
+                rd_kafka_conf_properties_show(devnull);
+                fclose(devnull);
+        }
+        printf("properties_show returns\n");
+
+        rd_kafka_conf_destroy(c);
+        printf("destroyed\n");
+        return 0;
+}
+
 static int failures;
 
 #define CHECK(cond, ...)                                                       \
@@ -77,8 +332,6 @@ static int stubs(void) {
         size_t cnt = 99;
         rd_kafka_resp_err_t err;
 
-        CHECK(rd_kafka_conf_new() == NULL, "rd_kafka_conf_new() is NULL");
-
         memset(errstr, 'x', sizeof errstr);
         CHECK(rd_kafka_new(RD_KAFKA_PRODUCER, NULL, errstr, sizeof errstr) == NULL,
               "rd_kafka_new() is NULL");
@@ -93,9 +346,15 @@ static int stubs(void) {
         CHECK(rd_kafka_new(RD_KAFKA_CONSUMER, NULL, NULL, 0) == NULL,
               "rd_kafka_new() with no errstr is NULL");
 
+        /* Implemented, but NULL-safe where librdkafka would crash. */
         CHECK(rd_kafka_conf_set(NULL, "client.id", "probe", errstr, sizeof errstr) ==
                   RD_KAFKA_CONF_INVALID,
-              "rd_kafka_conf_set() is RD_KAFKA_CONF_INVALID: \"%s\"", errstr);
+              "rd_kafka_conf_set(NULL) is RD_KAFKA_CONF_INVALID: \"%s\"", errstr);
+        CHECK(rd_kafka_conf_dup(NULL) == NULL, "rd_kafka_conf_dup(NULL) is NULL");
+        CHECK(rd_kafka_conf_get_default_topic_conf(NULL) == NULL,
+              "rd_kafka_conf_get_default_topic_conf(NULL) is NULL");
+        rd_kafka_conf_set_log_cb(NULL, NULL);
+        rd_kafka_topic_conf_destroy(NULL); /* librdkafka's would crash */
 
         error = rd_kafka_init_transactions(NULL, 1000);
         CHECK(error != NULL, "rd_kafka_init_transactions() is an error object, not NULL (success)");
@@ -135,8 +394,10 @@ static int stubs(void) {
 int main(int argc, char **argv) {
         if (argc == 2 && !strcmp(argv[1], "facts"))
                 return facts();
+        if (argc == 2 && !strcmp(argv[1], "conf"))
+                return conf();
         if (argc == 2 && !strcmp(argv[1], "stubs"))
                 return stubs();
-        fprintf(stderr, "usage: %s facts|stubs\n", argv[0]);
+        fprintf(stderr, "usage: %s facts|conf|stubs\n", argv[0]);
         return 2;
 }
