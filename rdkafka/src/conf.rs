@@ -17,7 +17,7 @@
 //!   callback) is `RD_KAFKA_CONF_UNKNOWN`, as librdkafka's.
 //! - `conf_dump`: name, value, name, value, …, every property that has a
 //!   value (not the callbacks), under librdkafka's names (where gregor's
-//!   table has an alias the other way round, [`LIBRDKAFKA_NAMES`]).
+//!   table has an alias the other way round, `LIBRDKAFKA_NAMES`).
 //!
 //! Where gregor differs: defaults are gregor's (the `client.id` default is
 //! `gregor`), an enumeration's value reads back as gregor's canonical
@@ -162,6 +162,12 @@ fn set_in(props: &mut Config, scope: Scope, name: &str, value: &str) -> Result<(
             text: format!("Property \"{name}\" must be set through dedicated .._set_..() function"),
         });
     }
+    // librdkafka: an empty (or NULL) string value puts the default back.
+    let value = if value.is_empty() && p.kind == "string" {
+        p.default
+    } else {
+        value
+    };
     props.set(name, value).map(|_| ()).map_err(|e| SetError {
         res: CONF_INVALID,
         text: match e {
@@ -874,6 +880,13 @@ mod tests {
         assert_eq!(get(c, "client.id"), (CONF_OK, Some("probe".into())));
         assert_eq!(get(c, "nope").0, CONF_UNKNOWN);
         assert_eq!(get(c, "bootstrap.servers").0, CONF_UNKNOWN);
+        // An empty string value puts the default back.
+        assert_eq!(set(c, "group.id", "g").0, CONF_OK);
+        assert_eq!(set(c, "group.id", "").0, CONF_OK);
+        assert_eq!(get(c, "group.id").0, CONF_UNKNOWN);
+        assert_eq!(set(c, "client.id", "").0, CONF_OK);
+        assert_eq!(get(c, "client.id"), (CONF_OK, Some("gregor".into())));
+        assert_eq!(set(c, "socket.timeout.ms", "").0, CONF_INVALID);
         rd_kafka_conf_destroy(c);
     }
 

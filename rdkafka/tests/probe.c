@@ -241,6 +241,13 @@ static int conf(void) {
 
         f = rd_kafka_conf_dup_filter(c, 2, filter);
         conf_get("dup_filter get", f, NULL, "client.id");
+        /* An empty value puts the default back (the defaults differ). */
+        conf_set(f, "group.id", "g", 1);
+        conf_set(f, "group.id", "", 1);
+        conf_get("dup_filter get after group.id=\"\"", f, NULL, "group.id");
+        conf_set(f, "client.id", "", 1);
+        conf_res("dup_filter get after client.id=\"\"", f, NULL, "client.id");
+        conf_set(f, "socket.timeout.ms", "", 0);
         conf_get("dup_filter get", f, NULL, "message.max.bytes");
         {
                 char buf[64];
