@@ -978,6 +978,39 @@ mod tests {
         rd_kafka_conf_destroy(c);
     }
 
+    /// Every property of librdkafka's CONFIGURATION.md (2.15's list, a
+    /// superset of 2.12.1's names) is known where librdkafka knows it:
+    /// never UNKNOWN on the global conf (topic-level names go to the
+    /// default topic conf), a topic-level name known to a topic conf, a
+    /// global-only one unknown to it.
+    #[test]
+    fn librdkafka_names_are_never_unknown() {
+        let rows = include_str!("../../tests/fixtures/librdkafka-2.15-properties.txt");
+        let rows: Vec<(&str, &str)> = rows
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .filter_map(|l| {
+                let cols: Vec<&str> = l.split_whitespace().collect();
+                Some((*cols.first()?, *cols.get(2)?))
+            })
+            .collect();
+        assert!(rows.len() > 190);
+        for &(name, section) in &rows {
+            let c = rd_kafka_conf_new();
+            let (r, text) = set(c, name, "x");
+            assert_ne!(r, CONF_UNKNOWN, "{name}: {text}");
+            rd_kafka_conf_destroy(c);
+            let topic_level = rows.iter().any(|&(n, s)| n == name && s == "topic");
+            let mut t = TopicConf::new();
+            let r = t.set(name, "x").err().map_or(CONF_OK, |e| e.res);
+            assert_eq!(
+                r == CONF_UNKNOWN,
+                !topic_level,
+                "{name} ({section}) on a topic conf"
+            );
+        }
+    }
+
     #[test]
     fn null_is_safe() {
         assert_eq!(set(std::ptr::null_mut(), "client.id", "x").0, CONF_INVALID);
