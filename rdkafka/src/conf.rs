@@ -236,7 +236,41 @@ pub type PartitionerCb =
 /// `rd_kafka_topic_conf_set_msg_order_cmp`'s callback.
 pub type MsgOrderCmp = unsafe extern "C" fn(*const c_void, *const c_void) -> c_int;
 
+/// `rd_kafka_conf_set_socket_cb`'s callback.
+pub type SocketCb = unsafe extern "C" fn(c_int, c_int, c_int, *mut c_void) -> c_int;
+/// `rd_kafka_conf_set_connect_cb`'s callback.
+pub type ConnectCb =
+    unsafe extern "C" fn(c_int, *const c_void, c_int, *const c_char, *mut c_void) -> c_int;
+/// `rd_kafka_conf_set_closesocket_cb`'s callback.
+pub type ClosesocketCb = unsafe extern "C" fn(c_int, *mut c_void) -> c_int;
+/// `rd_kafka_conf_set_open_cb`'s callback (`mode_t` is 32 bits on Linux).
+pub type OpenCb = unsafe extern "C" fn(*const c_char, c_int, u32, *mut c_void) -> c_int;
+/// `rd_kafka_conf_set_resolve_cb`'s callback.
+pub type ResolveCb = unsafe extern "C" fn(
+    *const c_char,
+    *const c_char,
+    *const c_void,
+    *mut *mut c_void,
+    *mut c_void,
+) -> c_int;
+/// `rd_kafka_conf_set_ssl_cert_verify_cb`'s callback.
+pub type SslCertVerifyCb = unsafe extern "C" fn(
+    *mut c_void,
+    *const c_char,
+    i32,
+    *mut c_int,
+    c_int,
+    *const c_char,
+    usize,
+    *mut c_char,
+    usize,
+    *mut c_void,
+) -> c_int;
+
 /// The application's callbacks, stored for the client (`None`: not set).
+/// The socket-level ones (`socket`, `connect`, `closesocket`, `open`,
+/// `resolve`, `ssl_cert_verify`) are kept so programs that set them work,
+/// but gregor's own sockets, resolver and TLS do not call them.
 #[derive(Debug, Clone, Copy, Default)]
 #[allow(missing_docs)] // each is its `rd_kafka_conf_set_<name>` callback
 pub struct Callbacks {
@@ -251,6 +285,12 @@ pub struct Callbacks {
     pub consume: Option<ConsumeCb>,
     pub background_event: Option<BackgroundEventCb>,
     pub oauthbearer_token_refresh: Option<OauthbearerRefreshCb>,
+    pub socket: Option<SocketCb>,
+    pub connect: Option<ConnectCb>,
+    pub closesocket: Option<ClosesocketCb>,
+    pub open: Option<OpenCb>,
+    pub resolve: Option<ResolveCb>,
+    pub ssl_cert_verify: Option<SslCertVerifyCb>,
 }
 
 /// `rd_kafka_topic_conf_t`: topic-level properties, the topic's opaque and
@@ -303,6 +343,10 @@ pub struct Conf {
     pub(crate) opaque: *mut c_void,
     /// `rd_kafka_conf_set_events`: the `RD_KAFKA_EVENT_*` bitmask.
     pub(crate) events: c_int,
+    /// `rd_kafka_conf_set_engine_callback_data` (OpenSSL engines; kept only).
+    pub(crate) engine_callback_data: *mut c_void,
+    /// `rd_kafka_conf_enable_sasl_queue`.
+    pub(crate) sasl_queue: bool,
 }
 
 impl Conf {
@@ -313,6 +357,8 @@ impl Conf {
             callbacks: Callbacks::default(),
             opaque: std::ptr::null_mut(),
             events: 0,
+            engine_callback_data: std::ptr::null_mut(),
+            sasl_queue: false,
         }
     }
 
@@ -731,6 +777,85 @@ pub extern "C" fn rd_kafka_conf_set_oauthbearer_token_refresh_cb(
     cb: Option<OauthbearerRefreshCb>,
 ) {
     store(conf, |c| &mut c.oauthbearer_token_refresh, cb);
+}
+
+/// Stores the socket callback (`rd_kafka_conf_set_socket_cb`); gregor's
+/// sockets do not call it.
+#[no_mangle]
+pub extern "C" fn rd_kafka_conf_set_socket_cb(conf: *mut Conf, cb: Option<SocketCb>) {
+    store(conf, |c| &mut c.socket, cb);
+}
+
+/// Stores the connect callback (`rd_kafka_conf_set_connect_cb`); gregor's
+/// sockets do not call it.
+#[no_mangle]
+pub extern "C" fn rd_kafka_conf_set_connect_cb(conf: *mut Conf, cb: Option<ConnectCb>) {
+    store(conf, |c| &mut c.connect, cb);
+}
+
+/// Stores the close callback (`rd_kafka_conf_set_closesocket_cb`); gregor's
+/// sockets do not call it.
+#[no_mangle]
+pub extern "C" fn rd_kafka_conf_set_closesocket_cb(conf: *mut Conf, cb: Option<ClosesocketCb>) {
+    store(conf, |c| &mut c.closesocket, cb);
+}
+
+/// Stores the file open callback (`rd_kafka_conf_set_open_cb`); gregor
+/// does not call it.
+#[no_mangle]
+pub extern "C" fn rd_kafka_conf_set_open_cb(conf: *mut Conf, cb: Option<OpenCb>) {
+    store(conf, |c| &mut c.open, cb);
+}
+
+/// Stores the address resolution callback (`rd_kafka_conf_set_resolve_cb`);
+/// gregor's resolver does not call it.
+#[no_mangle]
+pub extern "C" fn rd_kafka_conf_set_resolve_cb(conf: *mut Conf, cb: Option<ResolveCb>) {
+    store(conf, |c| &mut c.resolve, cb);
+}
+
+/// Stores the certificate verification callback
+/// (`rd_kafka_conf_set_ssl_cert_verify_cb`): `RD_KAFKA_CONF_OK`, as
+/// librdkafka built with TLS answers (INVALID for a NULL conf). gregor's
+/// TLS does not call it.
+#[no_mangle]
+pub extern "C" fn rd_kafka_conf_set_ssl_cert_verify_cb(
+    conf: *mut Conf,
+    ssl_cert_verify_cb: Option<SslCertVerifyCb>,
+) -> c_int {
+    guard(CONF_INVALID, || match conf_mut(conf) {
+        Some(c) => {
+            c.callbacks.ssl_cert_verify = ssl_cert_verify_cb;
+            CONF_OK
+        }
+        None => CONF_INVALID,
+    })
+}
+
+/// Stores the OpenSSL engine's callback data
+/// (`rd_kafka_conf_set_engine_callback_data`); gregor's TLS (rustls) has no
+/// engines.
+#[no_mangle]
+pub extern "C" fn rd_kafka_conf_set_engine_callback_data(
+    conf: *mut Conf,
+    callback_data: *mut c_void,
+) {
+    guard((), || {
+        if let Some(c) = conf_mut(conf) {
+            c.engine_callback_data = callback_data;
+        }
+    })
+}
+
+/// Asks for SASL callbacks on a queue of their own
+/// (`rd_kafka_conf_enable_sasl_queue`), for the client to read.
+#[no_mangle]
+pub extern "C" fn rd_kafka_conf_enable_sasl_queue(conf: *mut Conf, enable: c_int) {
+    guard((), || {
+        if let Some(c) = conf_mut(conf) {
+            c.sasl_queue = enable != 0;
+        }
+    })
 }
 
 /// A new topic conf with every property at its default

@@ -304,6 +304,15 @@ static int conf(void) {
         rd_kafka_conf_set_background_event_cb(c, NULL);
         rd_kafka_conf_set_oauthbearer_token_refresh_cb(c, NULL);
         rd_kafka_conf_set_dr_cb(c, NULL);
+        rd_kafka_conf_set_socket_cb(c, NULL);
+        rd_kafka_conf_set_connect_cb(c, NULL);
+        rd_kafka_conf_set_closesocket_cb(c, NULL);
+        rd_kafka_conf_set_open_cb(c, NULL);
+        rd_kafka_conf_set_resolve_cb(c, NULL);
+        rd_kafka_conf_set_engine_callback_data(c, NULL);
+        rd_kafka_conf_enable_sasl_queue(c, 1);
+        printf("set_ssl_cert_verify_cb %s\n",
+               res_name(rd_kafka_conf_set_ssl_cert_verify_cb(c, NULL)));
         printf("callbacks and opaque stored\n");
 
         devnull = fopen("/dev/null", "w");
