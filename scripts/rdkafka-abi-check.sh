@@ -28,7 +28,9 @@
 #   programs rdkafka/tests/probe.c and kcat's sources (from scripts/setup.sh's
 #            build; skipped when absent) compile to the same object files
 #            against our header as against librdkafka's, and kcat built with
-#            ours links with our librdkafka.so.1 and runs.
+#            ours links with our librdkafka.so.1 and runs, and its `-X`
+#            properties and `-X dump` give the same lines for the keys set
+#            with ours as with librdkafka.
 #
 # Every check runs; the exit status is 1 if any failed. Builds the crate
 # (debug; PROFILE=release for a release build) and writes only under
@@ -184,6 +186,24 @@ if [ ${#srcs[@]} -gt 1 ]; then
     else
         head -20 "$PROG/kcat-link.log" >&2
         fail programs "kcat built with our header does not link with ours or run"
+    fi
+    # kcat's -X options through the configuration family: `-X dump`
+    # against ours and (LD_LIBRARY_PATH before the RUNPATH) the real one,
+    # the keys set compared, and an unknown property refused alike.
+    kcat_conf() {
+        "$PROG/kcat/kcat" -b localhost:9092 -L -X client.id=probe -X linger.ms=3 \
+            -X acks=all -X topic.message.timeout.ms=4567 -X batch.num.messages=777 -X dump 2>&1 |
+            grep -E '^(#|client\.id|queue\.buffering\.max\.ms|request\.required\.acks|message\.timeout\.ms|batch\.num\.messages) '
+        "$PROG/kcat/kcat" -b localhost:9092 -L -X no.such.property=1 2>&1 | head -1
+    }
+    kcat_conf >"$PROG/kcat-conf-ours.txt" || true
+    LD_LIBRARY_PATH=$REAL/lib kcat_conf >"$PROG/kcat-conf-real.txt" || true
+    if diff -u --label real --label ours "$PROG/kcat-conf-real.txt" "$PROG/kcat-conf-ours.txt" \
+        >"$PROG/kcat-conf.diff" && [ -s "$PROG/kcat-conf-ours.txt" ]; then
+        log "programs: kcat -X ... -X dump: the same $(grep -vc '^#' "$PROG/kcat-conf-ours.txt") lines with ours as with librdkafka"
+    else
+        head -20 "$PROG/kcat-conf.diff" >&2
+        fail programs "kcat's -X configuration differs with ours (whole diff: $PROG/kcat-conf.diff)"
     fi
 fi
 
