@@ -20,12 +20,15 @@
 //!   table has an alias the other way round, `LIBRDKAFKA_NAMES`).
 //!
 //! Where gregor differs: defaults are gregor's (the `client.id` default is
-//! `gregor`), an enumeration's value reads back as gregor's canonical
+//! `gregor`); an enumeration's value reads back as gregor's canonical
 //! spelling (`auto.offset.reset` `latest`, where librdkafka answers with
-//! the value's first synonym, `largest`), and a
-//! property gregor does not act on is accepted and kept for `get` and
-//! `dump` without effect (gregor's `Config` marks it; the client will log a
-//! `CONFWARN` for it, as gregor's own clients do). Interceptors
+//! the value's first synonym, `largest`); a bad value's `errstr` gives
+//! gregor's reason after librdkafka's "Invalid value for configuration
+//! property" prefix; a property gregor does not act on is accepted and kept
+//! for `get` and `dump` without effect (gregor's `Config` marks it; the
+//! client will log a `CONFWARN` for it, as gregor's own clients do). gregor's own properties
+//! (`zookeeper.connect`, …) are accepted too, where librdkafka would say
+//! UNKNOWN: a program written for librdkafka never sets them. Interceptors
 //! (`on_conf_set`, …) are not implemented.
 //!
 //! The callbacks and pointers the `set_*` functions store are kept in
