@@ -12,7 +12,7 @@ use miniz_oxide::deflate::core::{
 use miniz_oxide::inflate::core::{decompress as inflate_core, inflate_flags, DecompressorOxide};
 use miniz_oxide::inflate::TINFLStatus;
 
-use super::{Codec, CompressionError};
+use super::codec::{Codec, CompressionError};
 
 /// CRC-32 (IEEE 802.3, as zlib and gzip compute it), slice-by-16 tables.
 static CRC32: crc::Crc<u32, crc::Table<16>> =
@@ -186,7 +186,7 @@ fn inflate(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<usize, Compr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compression::tests::sample;
+    use crate::compression::test_inputs::sample;
 
     #[test]
     fn header_and_trailer_are_real_gzip() {

@@ -14,7 +14,7 @@
 
 use lz4_flex::block::{self, DecompressError};
 
-use super::{Codec, CompressionError};
+use super::codec::{Codec, CompressionError};
 
 const MAGIC: u32 = 0x184D_2204;
 const FLG_VERSION_MASK: u8 = 0xc0;
@@ -324,7 +324,7 @@ pub fn xxh32(data: &[u8], seed: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compression::tests::sample;
+    use crate::compression::test_inputs::sample;
 
     fn unhex(s: &str) -> Vec<u8> {
         (0..s.len())
@@ -366,7 +366,7 @@ mod tests {
             input
         );
         // Incompressible data is stored, flagged uncompressed.
-        let noise = crate::compression::tests::noise(1000);
+        let noise = crate::compression::test_inputs::noise(1000);
         let mut out = Vec::new();
         compress(&noise, &mut out, HeaderChecksum::Correct);
         assert_eq!(le32(&out, 7, "").unwrap(), 1000 | UNCOMPRESSED_BIT);

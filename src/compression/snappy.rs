@@ -10,7 +10,7 @@
 
 use snap::raw::{decompress_len, max_compress_len, Decoder, Encoder};
 
-use super::{Codec, CompressionError};
+use super::codec::{Codec, CompressionError};
 
 /// The first 8 bytes of a Xerial-framed stream.
 ///
@@ -138,7 +138,7 @@ fn block_into(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compression::tests::sample;
+    use crate::compression::test_inputs::sample;
 
     #[test]
     fn writes_xerial_framing_in_32k_blocks() {

@@ -14,7 +14,7 @@ use ::zstd::bulk::{Compressor, Decompressor};
 use ::zstd::stream::read::Decoder;
 use ::zstd::zstd_safe;
 
-use super::{Codec, CompressionError};
+use super::codec::{Codec, CompressionError};
 
 /// The default level, libzstd's `ZSTD_CLEVEL_DEFAULT` (what Java and librdkafka use).
 ///
@@ -134,7 +134,7 @@ fn window_log_max(limit: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compression::tests::sample;
+    use crate::compression::test_inputs::sample;
 
     #[test]
     fn frames_without_content_size_and_several_frames() {
