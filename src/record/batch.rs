@@ -26,8 +26,8 @@ use crate::compression::{self, Codec};
 use crate::wire::{Bytes, DecodeError, EncodeError, Reader, Writer};
 
 use super::crc32c::crc32c;
-use super::{
-    DecodeOptions, Header, Record, RecordBatch, RecordError, TimestampType,
+use super::model::{
+    DecodeOptions, Header, Record, RecordBatch, RecordError, TimestampType, LOG_OVERHEAD,
     NO_PARTITION_LEADER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, NO_TIMESTAMP,
 };
 
@@ -42,7 +42,7 @@ pub const HEADER_LEN: usize = 61;
 /// The smallest `batchLength`: the header after the length field.
 ///
 /// cbindgen:ignore
-pub const MIN_BATCH_LEN: usize = HEADER_LEN - super::LOG_OVERHEAD;
+pub const MIN_BATCH_LEN: usize = HEADER_LEN - LOG_OVERHEAD;
 /// Where the CRC-32C'd bytes start (the attributes).
 const CRC_FROM: usize = 21;
 /// The fewest bytes a record takes: length, attributes, timestamp delta,
@@ -809,7 +809,7 @@ impl RecordBatchBuilder {
             plain = Some(std::mem::replace(&mut buf, out));
         }
         let batch_len =
-            i32::try_from(buf.len() - super::LOG_OVERHEAD).map_err(|_| EncodeError::TooLong {
+            i32::try_from(buf.len() - LOG_OVERHEAD).map_err(|_| EncodeError::TooLong {
                 what: "record batch",
                 len: buf.len(),
             })?;

@@ -23,7 +23,7 @@
 use crate::compression::{self, Codec};
 use crate::wire::{DecodeError, EncodeError, Reader, Writer};
 
-use super::{
+use super::model::{
     DecodeOptions, Record, RecordBatch, RecordError, TimestampType, LOG_OVERHEAD,
     NO_PARTITION_LEADER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, NO_TIMESTAMP,
 };

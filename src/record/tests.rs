@@ -4,7 +4,7 @@
 //! and hostile input.
 
 use super::*;
-use crate::compression::{self, Codec};
+use crate::compression::{self, Codec, CompressionError};
 use crate::wire::Bytes;
 
 fn unhex(s: &str) -> Vec<u8> {
