@@ -13,7 +13,10 @@ pub mod b64;
 pub mod oauthbearer;
 pub mod oidc;
 pub mod scram;
+mod session;
 pub mod token;
+
+pub use session::{auth_error, Session, Step};
 
 use crate::sync::RwLockExt;
 use std::borrow::Cow;
@@ -221,32 +224,6 @@ impl Mechanism {
     }
 }
 
-/// What a mechanism does next.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Step {
-    /// Send this token and pass the broker's answer to [`Session::step`].
-    Send(Vec<u8>),
-    /// Authenticated.
-    Done,
-}
-
-/// One client-side SASL exchange.
-pub trait Session: Send {
-    /// The first token.
-    ///
-    /// # Errors
-    /// If the token cannot be built.
-    fn start(&mut self) -> Result<Vec<u8>>;
-
-    /// Takes the broker's answer to the last token sent.
-    ///
-    /// # Errors
-    /// `_AUTHENTICATION` when the broker's answer is malformed or shows the
-    /// broker is not who it claims (SCRAM server signature), or when the
-    /// broker refused the credentials.
-    fn step(&mut self, answer: &[u8]) -> Result<Step>;
-}
-
 /// RFC 4616: authzid (empty), NUL, authcid, NUL, password.
 fn plain_token(username: &str, password: &str) -> Vec<u8> {
     let mut t = Vec::with_capacity(username.len() + password.len() + 2);
@@ -273,11 +250,6 @@ impl Session for Plain {
         // a refusal comes as an error code or a closed connection.
         Ok(Step::Done)
     }
-}
-
-/// An authentication failure seen by the client (`_AUTHENTICATION`).
-pub fn auth_error(message: impl Into<String>) -> Error {
-    Error::local(local::AUTHENTICATION, message)
 }
 
 /// How the SASL requests of one authentication travel: synchronously on a

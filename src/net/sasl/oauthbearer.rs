@@ -13,7 +13,8 @@
 
 use std::fmt;
 
-use super::{auth_error, b64, Session, Step};
+use super::b64;
+use super::session::{auth_error, Session, Step};
 use crate::error::{Error, Result};
 
 /// librdkafka's unsecured-JWT settings (`sasl.oauthbearer.config`).

@@ -6,7 +6,8 @@
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256, Sha512};
 
-use super::{auth_error, b64, Session, Step};
+use super::b64;
+use super::session::{auth_error, Session, Step};
 use crate::error::{local, Error, Result};
 
 /// The hash of a SCRAM mechanism.
