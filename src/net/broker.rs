@@ -9,302 +9,35 @@
 //! doubling up to `reconnect.backoff.max.ms` while failures repeat.
 //!
 //! Setting a session up (TLS handshake, ApiVersions, SASL) is in
-//! broker/handshake.rs.
+//! broker/handshake.rs, re-authenticating it (KIP-368) in broker/reauth.rs;
+//! what the callers, the I/O thread and the re-authentication share (the
+//! session's state, its request pipeline, ending it) is broker/session.rs,
+//! below all three, and the settings are broker/config.rs.
 
 use crate::sync::MutexExt;
 use std::collections::{HashMap, HashSet};
 use std::io::ErrorKind;
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::client_events::Events;
-use super::conn::{self, AddressFamily, ReadHalf, SocketOptions, WriteHalf};
+use super::conn::{self, ReadHalf, WriteHalf};
 use super::errors::io_error;
-use super::sasl::{CredentialsOverride, Mechanism};
-use super::tls::TlsSettings;
-use crate::config::Config;
 use crate::error::{local, Error, Result};
-use crate::log::{self, ctx, level, Logger};
+use crate::log::{self, ctx, level};
 use crate::protocol::versions::BrokerApis;
-use crate::protocol::{decode_response, encode_request, Message, Request};
-use crate::wire::{Bytes, Reader, Writer};
+use crate::protocol::Request;
+use crate::wire::Reader;
 
+mod config;
 mod handshake;
 /// KIP-368 re-authentication of established sessions.
 mod reauth;
+mod session;
 
-/// Network settings shared by all connections of a client.
-#[derive(Debug, Clone)]
-pub struct NetConfig {
-    /// `client.id`.
-    pub client_id: String,
-    /// `socket.connection.setup.timeout.ms`.
-    pub connect_timeout: Duration,
-    /// `socket.timeout.ms`: default time a request may take.
-    pub request_timeout: Duration,
-    /// `receive.message.max.bytes`.
-    pub max_response: usize,
-    /// `max.in.flight.requests.per.connection`.
-    pub max_in_flight: usize,
-    /// `reconnect.backoff.ms`.
-    pub backoff: Duration,
-    /// `reconnect.backoff.max.ms`.
-    pub backoff_max: Duration,
-    /// `api.version.request`.
-    pub api_version_request: bool,
-    /// `api.version.request.timeout.ms`.
-    pub api_version_timeout: Duration,
-    /// `broker.version.fallback`.
-    pub version_fallback: String,
-    /// `socket.nagle.disable`, `socket.keepalive.enable`,
-    /// `socket.send.buffer.bytes`, `socket.receive.buffer.bytes`,
-    /// `broker.address.family`.
-    pub socket: SocketOptions,
-    /// `connections.max.idle.ms`: a connection with no request in flight
-    /// and no traffic for this long is closed (the next request reconnects).
-    /// Zero: never.
-    pub max_idle: Duration,
-    /// TLS settings when `security.protocol` is `ssl` or `sasl_ssl`.
-    pub tls: Option<TlsSettings>,
-    /// The SASL mechanism when `security.protocol` is `sasl_*`.
-    pub sasl: Option<Mechanism>,
-    /// The client's event queue (errors, throttling), shared by all its
-    /// connections: each `from_config` makes a new one.
-    pub events: Arc<Events>,
-    /// `security.protocol`, for log lines.
-    pub protocol: String,
-    /// The client's logger (src/log.rs); [`Logger::off`] from
-    /// [`NetConfig::from_config`], the client's own once a cluster has it.
-    pub log: Logger,
-    /// User name and password set at run time, over `sasl`'s (shared by
-    /// every clone: one per client).
-    pub sasl_credentials: CredentialsOverride,
-}
-
-impl NetConfig {
-    /// Reads the network properties of a configuration, loading TLS
-    /// certificates and keys.
-    ///
-    /// # Errors
-    /// [`Error::Config`] naming a security property whose value or file
-    /// is unusable.
-    pub fn from_config(c: &Config) -> Result<Self> {
-        let events = Events::new();
-        let sasl = Mechanism::from_config(c)?;
-        if let Some(m) = &sasl {
-            // the OAUTHBEARER token refresh starts with the client
-            m.attach(&events);
-        }
-        Ok(NetConfig {
-            client_id: c.str("client.id").to_string(),
-            connect_timeout: c.ms("socket.connection.setup.timeout.ms"),
-            request_timeout: c.ms("socket.timeout.ms"),
-            max_response: c.int("receive.message.max.bytes") as usize,
-            max_in_flight: c.int("max.in.flight.requests.per.connection") as usize,
-            backoff: c.ms("reconnect.backoff.ms"),
-            backoff_max: c.ms("reconnect.backoff.max.ms"),
-            api_version_request: c.bool("api.version.request"),
-            api_version_timeout: c.ms("api.version.request.timeout.ms"),
-            version_fallback: c.str("broker.version.fallback").to_string(),
-            socket: SocketOptions {
-                nodelay: c.bool("socket.nagle.disable"),
-                keepalive: c.bool("socket.keepalive.enable"),
-                send_buffer: c.int("socket.send.buffer.bytes") as usize,
-                recv_buffer: c.int("socket.receive.buffer.bytes") as usize,
-                family: AddressFamily::from_name(c.str("broker.address.family")),
-            },
-            max_idle: c.ms("connections.max.idle.ms"),
-            tls: TlsSettings::from_config(c)?,
-            sasl,
-            events,
-            protocol: c.str("security.protocol").to_string(),
-            log: Logger::off(),
-            // a unit struct without the sasl feature
-            #[allow(clippy::default_constructed_unit_structs)]
-            sasl_credentials: CredentialsOverride::default(),
-        })
-    }
-}
-
-impl Default for NetConfig {
-    fn default() -> Self {
-        // The defaults are plaintext: nothing to load, nothing can fail.
-        NetConfig::from_config(&Config::new()).unwrap_or_else(|e| panic!("default config: {e}"))
-    }
-}
-
-/// Where a response goes: filled once by the I/O thread (or by a failure).
-struct Slot {
-    value: Mutex<Option<Result<Vec<u8>>>>,
-    ready: Condvar,
-}
-
-impl Slot {
-    fn new() -> Arc<Slot> {
-        Arc::new(Slot {
-            value: Mutex::new(None),
-            ready: Condvar::new(),
-        })
-    }
-
-    fn fill(&self, v: Result<Vec<u8>>) {
-        let mut g = self.value.locked();
-        if g.is_none() {
-            *g = Some(v);
-            self.ready.notify_all();
-        }
-    }
-
-    /// Waits until `deadline`; `None` if nothing arrived by then.
-    fn wait(&self, deadline: Instant) -> Option<Result<Vec<u8>>> {
-        let mut g = self.value.locked();
-        loop {
-            if let Some(v) = g.take() {
-                return Some(v);
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return None;
-            }
-            g = self
-                .ready
-                .wait_timeout(g, deadline - now)
-                .map_or_else(|e| e.into_inner().0, |r| r.0);
-        }
-    }
-}
-
-/// Who gets a response: a waiting caller, or a callback run on the
-/// connection's I/O thread (for callers that must not block on one request,
-/// like the producer's sender).
-enum Waiter {
-    Slot(Arc<Slot>),
-    Call(Box<dyn FnOnce(Result<Vec<u8>>) + Send>),
-}
-
-impl Waiter {
-    fn complete(self, r: Result<Vec<u8>>) {
-        match self {
-            Waiter::Slot(s) => s.fill(r),
-            Waiter::Call(f) => f(r),
-        }
-    }
-}
-
-/// The state of the current session (one TCP connection).
-struct State {
-    /// Session number; bumped on every (re)connect.
-    generation: u64,
-    /// True while a session is up.
-    alive: bool,
-    /// True while some thread is connecting.
-    connecting: bool,
-    /// Requests waiting for their response, by correlation id, with the
-    /// time they were sent (for the round-trip statistics).
-    pending: HashMap<i32, (Waiter, Instant)>,
-    /// Round-trip times since the last statistics snapshot.
-    rtt: RttWindow,
-    /// Requests whose waiter gave up: their responses are read and dropped.
-    abandoned: HashSet<i32>,
-    /// What the broker supports (valid while `alive`).
-    apis: Arc<BrokerApis>,
-    /// Consecutive connection failures.
-    failures: u32,
-    /// The last attempt to set up a session failed (not a session that
-    /// dropped): the broker cannot be reached now.
-    setup_failed: bool,
-    /// No reconnect before this.
-    retry_at: Option<Instant>,
-    /// Why the last session ended.
-    last_error: Option<Error>,
-}
-
-struct Inner {
-    name: String,
-    addr: String,
-    cfg: NetConfig,
-    state: Mutex<State>,
-    changed: Condvar,
-    /// The write half of the current session, with its generation.
-    writer: Mutex<Option<(u64, WriteHalf)>>,
-    /// I/O threads not yet known to have ended. [`BrokerConn::close`] joins
-    /// them, so no gregor thread outlives a closed client (a C caller may
-    /// exit or unload the library right after `_free`).
-    readers: Mutex<Vec<JoinHandle<()>>>,
-    /// The socket of a connect in progress, so [`BrokerConn::close`] can
-    /// cut its handshake short (a broker that accepts and never answers
-    /// would hold the connecting caller until its deadline).
-    dial: Mutex<Dial>,
-    next_corr: AtomicI32,
-    /// When a frame was last written or read (kept only when
-    /// `connections.max.idle.ms` is set).
-    last_active: Mutex<Instant>,
-    /// Statistics counters: relaxed atomics, bumped where the work happens.
-    counters: Counters,
-    /// Set while the session re-authenticates (KIP-368): no other request
-    /// is written until the last SaslAuthenticate response is in.
-    reauth_gate: Mutex<bool>,
-    reauth_done: Condvar,
-}
-
-/// A connect in progress, as far as [`BrokerConn::close`] goes.
-#[derive(Default)]
-struct Dial {
-    /// Bumped by every close: a connect that began before one gives up.
-    closes: u64,
-    /// Set by [`BrokerConn::shutdown`]: no connect any more.
-    shut: bool,
-    /// A clone of the connecting socket (shut down by close).
-    sock: Option<std::net::TcpStream>,
-}
-
-/// Cumulative counters of one connection (all its sessions).
-#[derive(Default)]
-struct Counters {
-    tx: AtomicU64,
-    tx_bytes: AtomicU64,
-    tx_errs: AtomicU64,
-    rx: AtomicU64,
-    rx_bytes: AtomicU64,
-    rx_errs: AtomicU64,
-    connects: AtomicU64,
-    disconnects: AtomicU64,
-    /// Requests waiting for an in-flight slot or the writer.
-    waiting_to_send: AtomicU64,
-}
-
-/// Round-trip times (µs) seen since the last snapshot: exact count, min,
-/// max and sum, and the last [`RTT_SAMPLES`] values for the percentiles.
-#[derive(Default)]
-struct RttWindow {
-    cnt: u64,
-    min: u64,
-    max: u64,
-    sum: u64,
-    samples: Vec<u32>,
-}
-
-/// Samples kept per statistics window for the percentiles.
-const RTT_SAMPLES: usize = 1024;
-
-impl RttWindow {
-    fn add(&mut self, us: u64) {
-        if self.cnt == 0 || us < self.min {
-            self.min = us;
-        }
-        self.max = self.max.max(us);
-        self.sum = self.sum.saturating_add(us);
-        let v = us.min(u64::from(u32::MAX)) as u32;
-        if self.samples.len() < RTT_SAMPLES {
-            self.samples.push(v);
-        } else {
-            self.samples[(self.cnt % RTT_SAMPLES as u64) as usize] = v;
-        }
-        self.cnt += 1;
-    }
-}
+pub use config::NetConfig;
+use session::{Counters, Dial, Inner, RttWindow, Slot, State, Waiter};
 
 /// Round-trip times over one statistics window, in microseconds (all 0
 /// when `cnt` is 0), as librdkafka's `rtt` object.
@@ -415,16 +148,6 @@ impl RttStats {
             p95: pct(95),
             p99: pct(99),
             cnt,
-        }
-    }
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        let up = self.state.get_mut().is_ok_and(|st| st.alive);
-        self.cfg.events.conn_dropped(&self.addr, up);
-        if let Some((_, s)) = self.writer.locked().take() {
-            s.shutdown();
         }
     }
 }
@@ -613,7 +336,7 @@ impl BrokerConn {
         version: i16,
         deadline: Instant,
     ) -> Result<PendingResponse<R>> {
-        let (corr, frame) = self.encode(req, version)?;
+        let (corr, frame) = self.inner.encode(req, version)?;
         let slot = Slot::new();
         let generation = self.register(corr, Waiter::Slot(slot.clone()), deadline)?;
         self.write(generation, &frame)?;
@@ -644,7 +367,7 @@ impl BrokerConn {
         deadline: Instant,
         on_response: impl FnOnce(Result<R::Response>) + Send + 'static,
     ) -> Result<i32> {
-        let (corr, frame) = match self.encode(req, version) {
+        let (corr, frame) = match self.inner.encode(req, version) {
             Ok(x) => x,
             Err(e) => {
                 on_response(Err(e.clone()));
@@ -659,7 +382,7 @@ impl BrokerConn {
         let waiter = Waiter::Call(Box::new(move |r: Result<Vec<u8>>| {
             let g = g2.load(Ordering::Acquire);
             let decoded = match weak.upgrade() {
-                Some(inner) => BrokerConn { inner }.decode_frame::<R>(g, corr, version, r),
+                Some(inner) => inner.decode_frame::<R>(g, corr, version, r),
                 None => r.and_then(|_| Err(Error::transport("connection dropped"))),
             };
             if let Some(f) = cb2.locked().take() {
@@ -686,54 +409,10 @@ impl BrokerConn {
     /// closes it (as librdkafka does when a request times out).
     pub fn fail_timed_out(&self, what: &str) {
         let generation = self.inner.state.locked().generation;
-        self.fail(
+        self.inner.fail(
             generation,
             Error::timed_out(format!("{}: {what} timed out", self.inner.name)),
         );
-    }
-
-    /// Decodes a response frame; a malformed one closes the connection.
-    fn decode_frame<R: Request>(
-        &self,
-        generation: u64,
-        corr: i32,
-        version: i16,
-        r: Result<Vec<u8>>,
-    ) -> Result<R::Response> {
-        // Decoded from a shared buffer, so byte fields (fetched records)
-        // borrow the frame instead of being copied out of it.
-        let frame = Bytes::from(r?);
-        let mut rd = Reader::shared(&frame);
-        match decode_response::<R>(&mut rd, version) {
-            Ok((h, body)) if h.correlation_id == corr => {
-                self.inner
-                    .cfg
-                    .events
-                    .throttled(&self.inner.name, body.throttle_time_ms());
-                Ok(body)
-            }
-            Ok((h, _)) => {
-                self.inner.counters.rx_errs.fetch_add(1, Ordering::Relaxed);
-                let e = Error::local(
-                    local::BAD_MSG,
-                    format!(
-                        "{}: correlation id {} does not match {corr}",
-                        self.inner.name, h.correlation_id
-                    ),
-                );
-                self.fail(generation, e.clone());
-                Err(e)
-            }
-            Err(error) => {
-                self.inner.counters.rx_errs.fetch_add(1, Ordering::Relaxed);
-                let e = Error::Decode {
-                    broker: Some(self.inner.name.clone()),
-                    error,
-                };
-                self.fail(generation, e.clone());
-                Err(e)
-            }
-        }
     }
 
     /// Sends a request that gets no response (Produce with acks=0).
@@ -742,15 +421,8 @@ impl BrokerConn {
     /// If the connection cannot be made or the request cannot be written.
     pub fn send_oneway<R: Request>(&self, req: &R, version: i16, deadline: Instant) -> Result<()> {
         let (generation, _) = self.ensure(deadline)?;
-        let (_, frame) = self.encode(req, version)?;
+        let (_, frame) = self.inner.encode(req, version)?;
         self.write(generation, &frame)
-    }
-
-    fn encode<R: Request>(&self, req: &R, version: i16) -> Result<(i32, Vec<u8>)> {
-        let corr = self.inner.next_corr.fetch_add(1, Ordering::Relaxed) & i32::MAX;
-        let mut w = Writer::with_capacity(256);
-        encode_request(&mut w, corr, Some(&self.inner.cfg.client_id), version, req)?;
-        Ok((corr, w.into_vec()))
     }
 
     /// Registers a waiter once there is a session and an in-flight slot.
@@ -767,7 +439,7 @@ impl BrokerConn {
         let mut st = self.inner.state.locked();
         loop {
             if !st.alive || st.generation != generation {
-                return Err(self.dead_error(&st));
+                return Err(self.inner.dead_error(&st));
             }
             if st.pending.len() + st.abandoned.len() < self.inner.cfg.max_in_flight {
                 st.pending.insert(corr, (waiter, Instant::now()));
@@ -789,135 +461,7 @@ impl BrokerConn {
     }
 
     fn write(&self, generation: u64, frame: &[u8]) -> Result<()> {
-        self.write_gated(generation, frame, false)
-    }
-
-    /// Writes a frame; unless `reauth` (the re-authentication's own
-    /// requests), waits while the session re-authenticates.
-    fn write_gated(&self, generation: u64, frame: &[u8], reauth: bool) -> Result<()> {
-        let mut gate = self.inner.reauth_gate.locked();
-        while *gate && !reauth {
-            gate = self
-                .inner
-                .reauth_done
-                .wait_timeout(gate, Duration::from_millis(100))
-                .map_or_else(|e| e.into_inner().0, |r| r.0);
-        }
-        let mut w = self.inner.writer.locked();
-        let result = match w.as_mut() {
-            Some((g, s)) if *g == generation => conn::write_frame(s, frame, &self.inner.name),
-            _ => Err(Error::transport(format!(
-                "{}: connection closed",
-                self.inner.name
-            ))),
-        };
-        drop(w);
-        drop(gate);
-        if !self.inner.cfg.max_idle.is_zero() {
-            *self.inner.last_active.locked() = Instant::now();
-        }
-        let c = &self.inner.counters;
-        match &result {
-            Ok(()) => {
-                c.tx.fetch_add(1, Ordering::Relaxed);
-                c.tx_bytes.fetch_add(frame.len() as u64, Ordering::Relaxed);
-            }
-            Err(e) => {
-                c.tx_errs.fetch_add(1, Ordering::Relaxed);
-                self.fail(generation, e.clone());
-            }
-        }
-        result
-    }
-
-    fn dead_error(&self, st: &State) -> Error {
-        st.last_error
-            .clone()
-            .unwrap_or_else(|| Error::transport(format!("{}: connection closed", self.inner.name)))
-    }
-
-    /// Ends session `generation` (if still current): closes the socket and
-    /// fails every waiter with `err`.
-    fn fail(&self, generation: u64, err: Error) {
-        self.end_session(generation, err, false, true);
-    }
-
-    /// As [`BrokerConn::fail`]; with `only_if_idle`, only if no request is
-    /// in flight (checked under the same lock that registers requests, so
-    /// an idle close never fails a request that just started); `report`
-    /// false for an end the client asked for or an idle close (no error
-    /// event then). Returns whether the session was ended.
-    fn end_session(&self, generation: u64, err: Error, only_if_idle: bool, report: bool) -> bool {
-        let waiters: Vec<Waiter> = {
-            let mut st = self.inner.state.locked();
-            if st.generation != generation || !st.alive {
-                return false;
-            }
-            if only_if_idle && !(st.pending.is_empty() && st.abandoned.is_empty()) {
-                return false;
-            }
-            st.alive = false;
-            self.inner
-                .counters
-                .disconnects
-                .fetch_add(1, Ordering::Relaxed);
-            st.failures += 1;
-            let exp = st.failures.min(16) - 1;
-            let backoff = self
-                .inner
-                .cfg
-                .backoff
-                .saturating_mul(1 << exp)
-                .min(self.inner.cfg.backoff_max);
-            st.retry_at = Some(Instant::now() + backoff);
-            st.last_error = Some(err.clone());
-            st.abandoned.clear();
-            self.inner.changed.notify_all();
-            let log = &self.inner.cfg.log;
-            // Our own close is not news, nor a broker closing an idle
-            // connection; a broker or network ending a busy session is,
-            // unless log.connection.close is off (librdkafka's rules).
-            let ours = err.to_string().ends_with("connection closed by client");
-            if !ours && !st.pending.is_empty() && log.connection_close() {
-                log::at!(
-                    log,
-                    level::ERR,
-                    "FAIL",
-                    "{}: Disconnected: {err} ({} request(s) in flight)",
-                    self.inner.name,
-                    st.pending.len()
-                );
-            } else {
-                log::debug!(
-                    log,
-                    ctx::BROKER,
-                    "FAIL",
-                    "{}: Disconnected: {err} ({} request(s) in flight)",
-                    self.inner.name,
-                    st.pending.len()
-                );
-            }
-            st.pending.drain().map(|(_, (w, _))| w).collect()
-        };
-        if let Some((g, s)) = self
-            .inner
-            .writer
-            .locked()
-            .take_if(|(g, _)| *g == generation)
-        {
-            debug_assert_eq!(g, generation);
-            s.shutdown();
-        }
-        if report && !self.inner.dial.locked().shut {
-            self.inner
-                .cfg
-                .events
-                .conn_failed(&self.inner.addr, true, &err);
-        }
-        for w in waiters {
-            w.complete(Err(err.clone()));
-        }
-        true
+        self.inner.write_gated(generation, frame, false)
     }
 
     /// Closes the connection for good: as [`BrokerConn::close`], and no
@@ -942,7 +486,7 @@ impl BrokerConn {
             }
         }
         let generation = self.inner.state.locked().generation;
-        self.end_session(
+        self.inner.end_session(
             generation,
             Error::transport(format!("{}: connection closed by client", self.inner.name)),
             false,
@@ -1052,7 +596,26 @@ impl BrokerConn {
         );
         let started = Instant::now();
         let closes = self.inner.dial.locked().closes;
-        let mut result = self.connect(deadline, closes);
+        let mut result = handshake::connect(
+            &self.inner.cfg,
+            &self.inner.name,
+            &self.inner.addr,
+            deadline,
+            |stream| {
+                // a close from now on shuts this socket down, cutting the
+                // handshake short
+                let mut d = self.inner.dial.locked();
+                if d.closes != closes || d.shut {
+                    let _ = stream.shutdown(std::net::Shutdown::Both);
+                    return Err(Error::transport(format!(
+                        "{}: connection closed by client",
+                        self.inner.name
+                    )));
+                }
+                d.sock = stream.try_clone().ok();
+                Ok(())
+            },
+        );
         let by_client = {
             let mut d = self.inner.dial.locked();
             d.sock = None;
@@ -1091,7 +654,7 @@ impl BrokerConn {
         });
         if let Ok((generation, apis)) = &result {
             if lifetime > 0 {
-                self.start_reauth(*generation, apis, lifetime);
+                reauth::start_timer(&self.inner, *generation, apis, lifetime);
             }
         }
         match &result {
@@ -1208,19 +771,18 @@ fn reader_loop(
         }
         let result = conn::read_frame(&mut read_half, max, &name);
         let Some(inner) = weak.upgrade() else { return };
-        let conn = BrokerConn { inner };
-        if !conn.inner.cfg.max_idle.is_zero() {
-            *conn.inner.last_active.locked() = Instant::now();
+        if !inner.cfg.max_idle.is_zero() {
+            *inner.last_active.locked() = Instant::now();
         }
         match result {
             Ok(frame) => {
-                let c = &conn.inner.counters;
+                let c = &inner.counters;
                 c.rx.fetch_add(1, Ordering::Relaxed);
                 c.rx_bytes
                     .fetch_add(frame.len() as u64 + 4, Ordering::Relaxed);
                 let corr = Reader::new(&frame).i32().unwrap_or(-1);
                 let slot = {
-                    let mut st = conn.inner.state.locked();
+                    let mut st = inner.state.locked();
                     if st.generation != generation {
                         return;
                     }
@@ -1229,7 +791,7 @@ fn reader_loop(
                         w
                     });
                     let abandoned = s.is_none() && st.abandoned.remove(&corr);
-                    conn.inner.changed.notify_all();
+                    inner.changed.notify_all();
                     (s, abandoned)
                 };
                 // A response to no request at all is garbage: the stream can
@@ -1239,7 +801,7 @@ fn reader_loop(
                     (None, true) => {}
                     (None, false) => {
                         c.rx_errs.fetch_add(1, Ordering::Relaxed);
-                        conn.fail(
+                        inner.fail(
                             generation,
                             Error::local(
                                 local::BAD_MSG,
@@ -1252,15 +814,15 @@ fn reader_loop(
             }
             Err(e) => {
                 // A read ended by our own close is not an error.
-                let st = conn.inner.state.locked();
+                let st = inner.state.locked();
                 if st.alive && st.generation == generation {
-                    conn.inner.counters.rx_errs.fetch_add(1, Ordering::Relaxed);
+                    inner.counters.rx_errs.fetch_add(1, Ordering::Relaxed);
                 }
                 drop(st);
                 // a broker refusing a re-authentication answers, then
                 // closes: let the re-authentication report its answer
-                conn.await_reauth(Duration::from_millis(200));
-                conn.fail(generation, e);
+                reauth::await_done(&inner, Duration::from_millis(200));
+                inner.fail(generation, e);
                 return;
             }
         }
@@ -1294,12 +856,11 @@ fn wait_while_idle(weak: &Weak<Inner>, generation: u64, rd: &ReadHalf, name: &st
         }
         let idle = inner.last_active.locked().elapsed();
         if idle >= max_idle {
-            let conn = BrokerConn { inner };
             let err = Error::transport(format!(
                 "{name}: connection max idle time exceeded ({} ms since last activity)",
                 idle.as_millis()
             ));
-            if conn.end_session(generation, err, true, false) {
+            if inner.end_session(generation, err, true, false) {
                 return false;
             }
             // a request started meanwhile: read its response
@@ -1369,12 +930,13 @@ impl<R: Request> PendingResponse<R> {
             crate::protocol::api_name(R::API_KEY),
             self.version
         ));
-        self.conn.fail(self.generation, e.clone());
+        self.conn.inner.fail(self.generation, e.clone());
         e
     }
 
     fn decode(&self, r: Result<Vec<u8>>) -> Result<R::Response> {
         self.conn
+            .inner
             .decode_frame::<R>(self.generation, self.corr, self.version, r)
     }
 }
@@ -1392,6 +954,7 @@ impl<R: Request> Drop for PendingResponse<R> {
 
 #[cfg(test)]
 mod tests {
+    use super::session::RTT_SAMPLES;
     use super::*;
 
     fn window(us: &[u64]) -> ConnStats {

@@ -16,7 +16,7 @@
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::{BrokerConn, Inner, Slot, Waiter};
+use super::session::{Inner, Slot, Waiter};
 use crate::error::{Error, Result};
 use crate::log::{self, ctx};
 use crate::net::sasl::{self, Transport};
@@ -35,31 +35,31 @@ pub(super) fn reauth_delay(lifetime_ms: i64) -> Duration {
 
 /// The re-authentication's requests, through the session's pipeline.
 struct Pipeline<'a> {
-    conn: &'a BrokerConn,
+    inner: &'a Inner,
     generation: u64,
     deadline: Instant,
 }
 
 impl Transport for Pipeline<'_> {
     fn call<R: Request>(&mut self, req: &R, version: i16) -> Result<R::Response> {
-        let (corr, frame) = self.conn.encode(req, version)?;
+        let (corr, frame) = self.inner.encode(req, version)?;
         let slot = Slot::new();
         {
-            let mut st = self.conn.inner.state.locked();
+            let mut st = self.inner.state.locked();
             if !st.alive || st.generation != self.generation {
-                return Err(self.conn.dead_error(&st));
+                return Err(self.inner.dead_error(&st));
             }
             st.pending
                 .insert(corr, (Waiter::Slot(slot.clone()), Instant::now()));
         }
-        self.conn.write_gated(self.generation, &frame, true)?;
+        self.inner.write_gated(self.generation, &frame, true)?;
         match slot.wait(self.deadline) {
             Some(r) => self
-                .conn
+                .inner
                 .decode_frame::<R>(self.generation, corr, version, r),
             None => Err(Error::timed_out(format!(
                 "{}: SASL re-authentication timed out",
-                self.conn.inner.name
+                self.inner.name
             ))),
         }
     }
@@ -72,77 +72,79 @@ impl Transport for Pipeline<'_> {
     }
 }
 
-impl BrokerConn {
-    /// Starts the re-authentication timer of session `generation`.
-    pub(super) fn start_reauth(&self, generation: u64, apis: &BrokerApis, lifetime_ms: i64) {
-        if !sasl::can_reauthenticate(apis) {
+/// Starts the re-authentication timer of session `generation`.
+pub(super) fn start_timer(
+    inner: &Arc<Inner>,
+    generation: u64,
+    apis: &BrokerApis,
+    lifetime_ms: i64,
+) {
+    if !sasl::can_reauthenticate(apis) {
+        return;
+    }
+    let weak = Arc::downgrade(inner);
+    let h = std::thread::Builder::new()
+        .name(format!("gregor reauth {}", inner.name))
+        .spawn(move || reauth_loop(&weak, generation, lifetime_ms));
+    if let Ok(h) = h {
+        // close() joins it with the I/O threads
+        inner.readers.locked().push(h);
+    }
+}
+
+/// Re-authenticates session `generation` now; returns the new session
+/// lifetime.
+fn reauthenticate(inner: &Inner, generation: u64) -> Result<i64> {
+    let cfg = &inner.cfg;
+    let Some(mech) = &cfg.sasl else {
+        return Ok(0);
+    };
+    let apis = {
+        let st = inner.state.locked();
+        if !st.alive || st.generation != generation {
+            return Err(inner.dead_error(&st));
+        }
+        st.apis.clone()
+    };
+    let deadline = Instant::now() + cfg.request_timeout;
+    // a token must be there (a refresh may still be running)
+    mech.ready(deadline)?;
+    *inner.reauth_gate.locked() = true;
+    let mut io = Pipeline {
+        inner,
+        generation,
+        deadline,
+    };
+    sasl::exchange(
+        &mut io,
+        &apis,
+        &cfg.sasl_credentials.apply(mech),
+        &inner.name,
+    )
+}
+
+/// Opens the write gate after a re-authentication (and after a failed
+/// one ended the session).
+fn open_gate(inner: &Inner) {
+    *inner.reauth_gate.locked() = false;
+    inner.reauth_done.notify_all();
+}
+
+/// Waits up to `limit` for a re-authentication in progress to end (the
+/// I/O thread, on a read error, so the broker's refusal is what the
+/// session ends with rather than the close that follows it).
+pub(super) fn await_done(inner: &Inner, limit: Duration) {
+    let until = Instant::now() + limit;
+    let mut gate = inner.reauth_gate.locked();
+    while *gate {
+        let now = Instant::now();
+        if now >= until {
             return;
         }
-        let weak = Arc::downgrade(&self.inner);
-        let h = std::thread::Builder::new()
-            .name(format!("gregor reauth {}", self.inner.name))
-            .spawn(move || reauth_loop(&weak, generation, lifetime_ms));
-        if let Ok(h) = h {
-            // close() joins it with the I/O threads
-            self.inner.readers.locked().push(h);
-        }
-    }
-
-    /// Re-authenticates session `generation` now; returns the new session
-    /// lifetime.
-    fn reauthenticate(&self, generation: u64) -> Result<i64> {
-        let cfg = &self.inner.cfg;
-        let Some(mech) = &cfg.sasl else {
-            return Ok(0);
-        };
-        let apis = {
-            let st = self.inner.state.locked();
-            if !st.alive || st.generation != generation {
-                return Err(self.dead_error(&st));
-            }
-            st.apis.clone()
-        };
-        let deadline = Instant::now() + cfg.request_timeout;
-        // a token must be there (a refresh may still be running)
-        mech.ready(deadline)?;
-        *self.inner.reauth_gate.locked() = true;
-        let mut io = Pipeline {
-            conn: self,
-            generation,
-            deadline,
-        };
-        sasl::exchange(
-            &mut io,
-            &apis,
-            &cfg.sasl_credentials.apply(mech),
-            &self.inner.name,
-        )
-    }
-
-    /// Opens the write gate after a re-authentication (and after a failed
-    /// one ended the session).
-    fn open_gate(&self) {
-        *self.inner.reauth_gate.locked() = false;
-        self.inner.reauth_done.notify_all();
-    }
-
-    /// Waits up to `limit` for a re-authentication in progress to end (the
-    /// I/O thread, on a read error, so the broker's refusal is what the
-    /// session ends with rather than the close that follows it).
-    pub(super) fn await_reauth(&self, limit: Duration) {
-        let until = Instant::now() + limit;
-        let mut gate = self.inner.reauth_gate.locked();
-        while *gate {
-            let now = Instant::now();
-            if now >= until {
-                return;
-            }
-            gate = self
-                .inner
-                .reauth_done
-                .wait_timeout(gate, until - now)
-                .map_or_else(|e| e.into_inner().0, |r| r.0);
-        }
+        gate = inner
+            .reauth_done
+            .wait_timeout(gate, until - now)
+            .map_or_else(|e| e.into_inner().0, |r| r.0);
     }
 }
 
@@ -168,24 +170,23 @@ fn reauth_loop(weak: &Weak<Inner>, generation: u64, mut lifetime_ms: i64) {
                 .wait_timeout(st, (due - now).min(Duration::from_secs(1)));
         }
         let Some(inner) = weak.upgrade() else { return };
-        let conn = BrokerConn { inner };
-        let log = &conn.inner.cfg.log;
+        let log = &inner.cfg.log;
         log::debug!(
             log,
             ctx::SECURITY | ctx::BROKER,
             "SASLREAUTH",
             "{}: Re-authenticating (session lifetime {lifetime_ms} ms)",
-            conn.inner.name
+            inner.name
         );
-        let r = conn.reauthenticate(generation);
+        let r = reauthenticate(&inner, generation);
         if let Err(e) = &r {
             let e = Error::local(
                 crate::error::local::AUTHENTICATION,
-                format!("{}: SASL re-authentication failed: {e}", conn.inner.name),
+                format!("{}: SASL re-authentication failed: {e}", inner.name),
             );
-            conn.fail(generation, e);
+            inner.fail(generation, e);
         }
-        conn.open_gate();
+        open_gate(&inner);
         match r {
             Ok(l) => {
                 log::debug!(
@@ -193,7 +194,7 @@ fn reauth_loop(weak: &Weak<Inner>, generation: u64, mut lifetime_ms: i64) {
                     ctx::SECURITY | ctx::BROKER,
                     "SASLREAUTH",
                     "{}: Re-authenticated (session lifetime {l} ms)",
-                    conn.inner.name
+                    inner.name
                 );
                 if l <= 0 {
                     return;
