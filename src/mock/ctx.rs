@@ -1,6 +1,6 @@
 //! What a handler is given with its request.
 
-use super::Shared;
+use super::shared::Shared;
 
 /// A request being served: which broker, which version, an injected error.
 pub(crate) struct Ctx<'a> {

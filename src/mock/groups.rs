@@ -7,8 +7,8 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use super::ctx::Ctx;
+use super::shared::Shared;
 use super::state::{Committed, Group, GroupState, Member, State};
-use super::Shared;
 use crate::protocol::delete_groups::*;
 use crate::protocol::describe_groups::*;
 use crate::protocol::heartbeat::*;

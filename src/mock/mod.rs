@@ -35,16 +35,17 @@ mod ctx;
 mod groups;
 mod handlers;
 mod server;
+mod shared;
 mod state;
 mod txn;
 
-use crate::sync::MutexExt;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::net::TcpListener;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use shared::Shared;
 pub use state::TrackedRequest;
 use state::{BrokerState, State};
 
@@ -76,22 +77,6 @@ impl fmt::Display for MockError {
 }
 
 impl std::error::Error for MockError {}
-
-/// The state and the condition variable every waiting request (a long-poll
-/// Fetch, a JoinGroup waiting for the others, a follower's SyncGroup) waits on.
-pub(crate) struct Shared {
-    pub state: Mutex<State>,
-    pub changed: Condvar,
-    /// Per broker: its listener's accept thread state and open connections.
-    pub net: Mutex<HashMap<i32, server::BrokerNet>>,
-}
-
-impl Shared {
-    /// Locks the state; a panicked connection thread does not poison the cluster.
-    pub fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.locked()
-    }
-}
 
 /// How to build a cluster ([`Cluster::builder`]).
 #[derive(Debug, Clone)]

@@ -9,12 +9,12 @@ use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::ctx::Ctx;
+use super::shared::{BrokerNet, Shared};
 use super::state::TrackedRequest;
-use super::{groups, handlers, txn, Shared};
+use super::{groups, handlers, txn};
 use crate::protocol::api_versions::{
     ApiVersion, ApiVersionsRequest, ApiVersionsResponse, FinalizedFeatureKey, SupportedFeatureKey,
 };
@@ -26,14 +26,6 @@ use crate::wire::{Reader, Writer};
 
 /// Kafka's `socket.request.max.bytes` default: larger frames close the connection.
 const MAX_REQUEST: usize = 104_857_600;
-
-/// One broker's listener and open connections.
-pub(crate) struct BrokerNet {
-    stop: Arc<AtomicBool>,
-    port: u16,
-    accept: Option<JoinHandle<()>>,
-    conns: Vec<TcpStream>,
-}
 
 /// Starts accepting connections for `broker` on `l`.
 pub(crate) fn start_listener(shared: &Arc<Shared>, broker: i32, l: TcpListener) {
