@@ -39,7 +39,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::{
+use super::strategy::{
     empty, member_rack, replica_racks, sorted, use_rack_aware, Assignment, Assignor, Member,
     PartitionRacks, RebalanceProtocol,
 };

@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{
+use super::strategy::{
     empty, member_rack, replica_racks, sorted, use_rack_aware, Assignment, Assignor, Member,
     PartitionRacks, RebalanceProtocol,
 };

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{empty, sorted, Assignment, Assignor, Member, RebalanceProtocol};
+use super::strategy::{empty, sorted, Assignment, Assignor, Member, RebalanceProtocol};
 
 /// The round-robin assignor.
 #[derive(Debug, Clone, Copy, Default)]
