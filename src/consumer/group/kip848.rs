@@ -36,12 +36,26 @@
 //!   `^patterns` joined as `(a)|(b)`, as librdkafka), matched by the broker
 //!   (KIP-848 server-side regex).
 
-use super::*;
+use crate::sync::MutexExt;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::commit::{
+    async_commit, auto_commit, commit, coordinator, queue_commit_result, take_parts,
+};
+use super::membership::{fmt_parts, keys, post_rebalance, report_error, tpos, Group, Subscription};
+use crate::cluster::Cluster;
+use crate::consumer::group_events::RebalanceEvent;
+use crate::consumer::state::Shared;
+use crate::consumer::TopicPartitionOffset;
+use crate::error::{local, Error, Result};
 use crate::log::{self, ctx};
 use crate::protocol::consumer_group_heartbeat::{
     ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, TopicPartitions,
 };
-use crate::sync::MutexExt;
+use crate::protocol::KafkaCode;
 use crate::wire::Uuid;
 use std::collections::HashMap;
 

@@ -3,10 +3,35 @@
 //! automatically and on request, refreshes the subscription's metadata and
 //! leaves, handing rebalances and commit results to `poll` as
 //! [`GroupEvent`]s. The group's state and the requests it shares with the
-//! application's calls are in the parent module.
+//! application's calls are in membership.rs and commit.rs, the classic
+//! protocol's requests in classic.rs.
 
-use super::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::classic::{
+    counts_and_racks, leader_assignments, leave, subscribed_topics, subscription_bytes,
+};
+use super::commit::{
+    async_commit, auto_commit, commit, coordinator, coordinator_moved, queue_commit_result,
+    take_parts,
+};
+use super::membership::{fmt_parts, keys, post_rebalance, report_error, tpos, Group};
+use crate::cluster::Cluster;
+use crate::consumer::group_events::RebalanceEvent;
+use crate::consumer::state::Shared;
+use crate::consumer::TopicPartitionOffset;
+use crate::error::{local, Error, Result};
 use crate::log::{self, ctx};
+use crate::net::BrokerConn;
+use crate::protocol::consumer_protocol::decode_assignment;
+use crate::protocol::heartbeat::HeartbeatRequest;
+use crate::protocol::join_group::{JoinGroupRequest, JoinGroupRequestProtocol, JoinGroupResponse};
+use crate::protocol::sync_group::{SyncGroupRequest, SyncGroupRequestAssignment};
+use crate::protocol::KafkaCode;
+use crate::wire::Bytes;
 use std::cell::Cell;
 
 /// What the coordinator thread does next.
@@ -69,7 +94,7 @@ impl Coordinator {
     pub fn run(mut self) {
         if self.group.settings.consumer_protocol {
             // group.protocol=consumer: the KIP-848 member instead
-            return kip848::Member848::new(self.group, self.shared, self.cluster).run();
+            return super::kip848::Member848::new(self.group, self.shared, self.cluster).run();
         }
         while let Some(a) = self.next_action() {
             match a {
