@@ -3,7 +3,7 @@
 //! consumer, so the shared state ([`super::state`]) can queue these events
 //! without depending on the coordinator thread ([`super::group`]).
 
-use super::TopicPartitionOffset;
+use super::topic_partition::TopicPartitionOffset;
 use crate::error::Result;
 
 /// A rebalance, handed to the rebalance callback inside `poll`.

@@ -42,6 +42,7 @@
 //! - A paused partition keeps what was already fetched for it and hands it
 //!   out after resume; nothing more is fetched meanwhile.
 
+mod assignment;
 pub mod assignor;
 mod cluster_view;
 mod control;
@@ -52,6 +53,7 @@ mod group_events;
 pub(crate) mod session;
 mod state;
 mod stats;
+mod topic_partition;
 
 use crate::sync::MutexExt;
 use std::collections::HashSet;
@@ -65,68 +67,14 @@ use crate::config::{ClientKind, Config};
 use crate::error::{local, Error, Result};
 use crate::message::{offset, Message};
 use crate::record::DecodeOptions;
+use assignment::{add_part, assign_parts, remove_part};
 use control::{Control, Threads};
 use group::{Coordinator, Group, GroupSettings};
 use group_events::GroupEvent;
 pub use group_events::RebalanceEvent;
 use session::Tp;
-use state::{Next, Part, Reset, Running, Settings, Shared};
-
-/// A topic-partition with an offset (absolute, or one of [`offset`]'s
-/// constants), as librdkafka's `rd_kafka_topic_partition_t`. Calls that
-/// answer per partition set `error` on the entries that failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TopicPartitionOffset {
-    /// Topic name.
-    pub topic: String,
-    /// Partition.
-    pub partition: i32,
-    /// Offset or logical offset (for [`Consumer::offsets_for_times`]: a
-    /// timestamp in, an offset out).
-    pub offset: i64,
-    /// The leader epoch of the offset, if known (KIP-320).
-    pub leader_epoch: Option<i32>,
-    /// This entry's error, in answers.
-    pub error: Option<Error>,
-    /// Metadata committed with the offset (commits and committed offsets).
-    pub metadata: Option<String>,
-}
-
-impl TopicPartitionOffset {
-    /// A new entry.
-    pub fn new(topic: impl Into<String>, partition: i32, offset: i64) -> Self {
-        TopicPartitionOffset {
-            topic: topic.into(),
-            partition,
-            offset,
-            leader_epoch: None,
-            error: None,
-            metadata: None,
-        }
-    }
-
-    /// The same with metadata to commit with the offset.
-    pub fn with_metadata(mut self, metadata: impl Into<String>) -> Self {
-        self.metadata = Some(metadata.into());
-        self
-    }
-
-    /// The same with a leader epoch: a seek to it is validated against the
-    /// leader's log first.
-    pub fn with_leader_epoch(mut self, epoch: i32) -> Self {
-        self.leader_epoch = (epoch >= 0).then_some(epoch);
-        self
-    }
-
-    fn key(&self) -> Tp {
-        (Arc::from(self.topic.as_str()), self.partition)
-    }
-
-    fn failed(mut self, e: Error) -> Self {
-        self.error = Some(e);
-        self
-    }
-}
+use state::{Next, Reset, Running, Settings, Shared};
+pub use topic_partition::TopicPartitionOffset;
 
 /// The rebalance callback: runs inside [`Consumer::poll`] (and
 /// [`Consumer::close`]) on the caller's thread.
@@ -159,50 +107,6 @@ pub struct Consumer {
     close_done: Arc<AtomicBool>,
     /// The thread of a close started by [`Consumer::close_start`].
     close_thread: Mutex<Option<JoinHandle<()>>>,
-}
-
-/// Adds a partition to the consumer's state.
-fn add_part(shared: &Shared, st: &mut state::State, tp: &TopicPartitionOffset) {
-    let version = st.version();
-    let key = tp.key();
-    let mut p = Part::new(
-        key.0.clone(),
-        key.1,
-        version,
-        shared.settings.partition_max_bytes,
-    );
-    p.start_at(tp.offset, tp.leader_epoch);
-    st.parts.insert(key, p);
-}
-
-/// Removes a partition with its queued data; true if the buffer got room.
-fn remove_part(shared: &Shared, st: &mut state::State, key: &Tp) -> bool {
-    let freed = st.purge(key, shared.settings.max_buffered);
-    st.parts.remove(key);
-    st.ready.retain(|k| k != key);
-    freed
-}
-
-/// Replaces the assignment (`incremental` false) or adds the partitions
-/// not assigned yet.
-fn assign_parts(shared: &Shared, tps: &[TopicPartitionOffset], incremental: bool) -> Result<()> {
-    let mut st = shared.lock();
-    if !incremental {
-        let keys: Vec<Tp> = st.parts.keys().cloned().collect();
-        for k in &keys {
-            remove_part(shared, &mut st, k);
-        }
-        st.current = None;
-        st.buffered = 0;
-    }
-    for tp in tps {
-        if !st.parts.contains_key(&tp.key()) {
-            add_part(shared, &mut st, tp);
-        }
-    }
-    drop(st);
-    shared.work.notify_all();
-    Ok(())
 }
 
 fn valid_offset(o: i64) -> bool {
@@ -330,6 +234,21 @@ impl Consumer {
     /// inside [`Consumer::poll`]. `None` removes it.
     pub fn set_throttle_callback(&self, cb: Option<crate::net::ThrottleCallback>) {
         self.cluster.events().set_throttle_callback(cb);
+    }
+
+    /// Sets the callback that receives the consumer's statistics as JSON
+    /// (librdkafka's STATISTICS.md; see the README's "Statistics") every
+    /// `statistics.interval.ms`, inside [`Consumer::poll`] on the calling
+    /// thread. `None` removes it. Nothing is gathered while
+    /// `statistics.interval.ms` is 0 or no callback is set.
+    pub fn set_stats_callback(&self, cb: Option<crate::stats::StatsCallback>) {
+        self.stats.set_callback(cb);
+    }
+
+    /// Delivers a statistics snapshot if one is due.
+    fn emit_stats(&self) -> bool {
+        self.stats
+            .emit_if_due(&self.cluster, || stats::snapshot(&self.shared))
     }
 
     /// The error that stopped the consumer for good (a fenced static group

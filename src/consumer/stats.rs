@@ -1,75 +1,57 @@
 //! The consumer's statistics (see [`crate::stats`]): messages handed out,
 //! fetch queues, positions, watermarks and lag per assigned partition.
 
-use super::state::Item;
-use super::Consumer;
-use crate::stats::{PartStats, StatsCallback, TopicStats, Totals, OFFSET_INVALID};
+use super::state::{Item, Shared};
+use crate::stats::{PartStats, TopicStats, Totals, OFFSET_INVALID};
 
-impl Consumer {
-    /// Sets the callback that receives the consumer's statistics as JSON
-    /// (librdkafka's STATISTICS.md; see the README's "Statistics") every
-    /// `statistics.interval.ms`, inside [`Consumer::poll`] on the calling
-    /// thread. `None` removes it. Nothing is gathered while
-    /// `statistics.interval.ms` is 0 or no callback is set.
-    pub fn set_stats_callback(&self, cb: Option<StatsCallback>) {
-        self.stats.set_callback(cb);
-    }
-
-    /// Delivers a statistics snapshot if one is due.
-    pub(super) fn emit_stats(&self) -> bool {
-        self.stats
-            .emit_if_due(&self.cluster, || self.stats_snapshot())
-    }
-
-    /// `consumer_lag` is the partition's end (high watermark, or the last
-    /// stable offset under read_committed) minus the application's position
-    /// — what is left to consume — and -1 while either is unknown.
-    fn stats_snapshot(&self) -> (Totals, TopicStats) {
-        let read_committed = self.shared.settings.read_committed;
-        let st = self.shared.lock();
-        let mut totals = Totals {
-            replyq: st.events.len() as u64,
-            rxmsgs: st.rxmsgs,
-            rxmsg_bytes: st.rxmsg_bytes,
-            ..Totals::default()
-        };
-        let mut topics = TopicStats::new();
-        for (key, p) in &st.parts {
-            let mut ps = PartStats::new(p.partition, p.leader);
-            ps.fetchq_cnt = p.queue.len() as u64;
-            ps.fetchq_size = p
-                .queue
-                .iter()
-                .map(|i| match i {
-                    Item::Records(c) => c.bytes as u64,
-                    Item::Event(_) => 0,
-                })
-                .sum();
-            totals.replyq += ps.fetchq_cnt;
-            let known = |o: i64| if o >= 0 { o } else { OFFSET_INVALID };
-            ps.next_offset = known(p.fetch_pos);
-            ps.app_offset = known(st.app_pos(key).unwrap_or(OFFSET_INVALID));
-            ps.lo_offset = known(p.lo);
-            ps.hi_offset = known(p.hi);
-            ps.ls_offset = known(p.lso);
-            let end = if read_committed { p.lso } else { p.hi };
-            if end >= 0 && ps.app_offset >= 0 {
-                ps.consumer_lag = (end - ps.app_offset).max(0);
-            }
-            ps.rxmsgs = p.rxmsgs;
-            ps.rxbytes = p.rxmsg_bytes;
-            if let Some((k, c)) = &st.current {
-                if k == key {
-                    ps.rxmsgs += c.msgs;
-                    ps.rxbytes += c.msg_bytes;
-                }
-            }
-            topics.entry(p.topic.to_string()).or_default().push(ps);
+/// `consumer_lag` is the partition's end (high watermark, or the last
+/// stable offset under read_committed) minus the application's position
+/// — what is left to consume — and -1 while either is unknown.
+pub(super) fn snapshot(shared: &Shared) -> (Totals, TopicStats) {
+    let read_committed = shared.settings.read_committed;
+    let st = shared.lock();
+    let mut totals = Totals {
+        replyq: st.events.len() as u64,
+        rxmsgs: st.rxmsgs,
+        rxmsg_bytes: st.rxmsg_bytes,
+        ..Totals::default()
+    };
+    let mut topics = TopicStats::new();
+    for (key, p) in &st.parts {
+        let mut ps = PartStats::new(p.partition, p.leader);
+        ps.fetchq_cnt = p.queue.len() as u64;
+        ps.fetchq_size = p
+            .queue
+            .iter()
+            .map(|i| match i {
+                Item::Records(c) => c.bytes as u64,
+                Item::Event(_) => 0,
+            })
+            .sum();
+        totals.replyq += ps.fetchq_cnt;
+        let known = |o: i64| if o >= 0 { o } else { OFFSET_INVALID };
+        ps.next_offset = known(p.fetch_pos);
+        ps.app_offset = known(st.app_pos(key).unwrap_or(OFFSET_INVALID));
+        ps.lo_offset = known(p.lo);
+        ps.hi_offset = known(p.hi);
+        ps.ls_offset = known(p.lso);
+        let end = if read_committed { p.lso } else { p.hi };
+        if end >= 0 && ps.app_offset >= 0 {
+            ps.consumer_lag = (end - ps.app_offset).max(0);
         }
-        drop(st);
-        for parts in topics.values_mut() {
-            parts.sort_by_key(|p| p.partition);
+        ps.rxmsgs = p.rxmsgs;
+        ps.rxbytes = p.rxmsg_bytes;
+        if let Some((k, c)) = &st.current {
+            if k == key {
+                ps.rxmsgs += c.msgs;
+                ps.rxbytes += c.msg_bytes;
+            }
         }
-        (totals, topics)
+        topics.entry(p.topic.to_string()).or_default().push(ps);
     }
+    drop(st);
+    for parts in topics.values_mut() {
+        parts.sort_by_key(|p| p.partition);
+    }
+    (totals, topics)
 }

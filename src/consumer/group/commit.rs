@@ -67,7 +67,7 @@ pub(crate) fn take_parts(shared: &Shared, keys: &[Tp]) -> Vec<TopicPartitionOffs
                     out.push(t);
                 }
             }
-            crate::consumer::remove_part(shared, &mut st, k);
+            crate::consumer::assignment::remove_part(shared, &mut st, k);
         }
         out
     };

@@ -794,7 +794,8 @@ impl Member848 {
             self.wait_handled(id);
             return;
         }
-        if let Err(e) = crate::consumer::assign_parts(&self.shared, &tpos(parts), true) {
+        if let Err(e) = crate::consumer::assignment::assign_parts(&self.shared, &tpos(parts), true)
+        {
             self.report(e);
         }
     }
