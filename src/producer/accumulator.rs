@@ -10,9 +10,12 @@ use std::time::{Duration, Instant};
 
 use byteorder::{BigEndian, ByteOrder};
 
-use super::{partitioner, DeliveryReport, MessageStatus, Settings, Shared};
+use super::partitioner;
+use super::report::DeliveryReport;
+use super::settings::Settings;
+use crate::cluster::Cluster;
 use crate::error::{local, Error, Result};
-use crate::message::{now_ms, ProducerRecord};
+use crate::message::{now_ms, MessageStatus, ProducerRecord};
 use crate::protocol::KafkaCode;
 use crate::record::batch::HEADER_LEN;
 use crate::record::{BatchRecords, RecordBatchBuilder};
@@ -520,7 +523,8 @@ impl Acc {
     /// Queues one record. Returns whether the sender should wake now.
     pub fn append(
         &mut self,
-        sh: &Shared,
+        s: &Settings,
+        cluster: &Cluster,
         rec: &ProducerRecord<'_>,
         opaque: usize,
         sync: Option<Arc<SyncSlot>>,
@@ -600,7 +604,7 @@ impl Acc {
         } = self;
         let place = |tq: &mut TopicQ| -> Result<bool> {
             if tq.partitions == 0 {
-                if let Some(n) = sh.cluster.cached_partition_count(rec.topic) {
+                if let Some(n) = cluster.cached_partition_count(rec.topic) {
                     tq.set_partitions(n);
                 }
             }
@@ -624,7 +628,7 @@ impl Acc {
                 *queued_bytes += size;
                 return Ok(true);
             }
-            let p = pick_partition(tq, rec.key, rec.partition, sh, now)?;
+            let p = pick_partition(tq, rec.key, rec.partition, s, now)?;
             let wake = append_to(
                 tq,
                 next_seq_no,
@@ -656,7 +660,7 @@ impl Acc {
     }
 
     /// Places a topic's waiting messages once its partition count is known.
-    pub fn assign_unassigned(&mut self, sh: &Shared, topic: &Arc<str>, partitions: i32) {
+    pub fn assign_unassigned(&mut self, s: &Settings, topic: &Arc<str>, partitions: i32) {
         let Some(tq) = self.topics.get_mut(topic) else {
             return;
         };
@@ -665,7 +669,7 @@ impl Acc {
         let now = Instant::now();
         for u in waiting {
             let tq = self.topics.get_mut(topic).expect("present");
-            let p = match pick_partition(tq, u.key.as_deref(), u.partition, sh, now) {
+            let p = match pick_partition(tq, u.key.as_deref(), u.partition, s, now) {
                 Ok(p) => p,
                 Err(e) => {
                     let partition = u.partition.unwrap_or(-1);
@@ -918,7 +922,7 @@ impl Acc {
     /// `_PURGE_INFLIGHT` report, possibly persisted; the broker's answer,
     /// when it comes, finds nothing to report. Returns how many messages
     /// were purged.
-    pub fn purge_in_flight(&mut self, sh: &Shared) -> usize {
+    pub fn purge_in_flight(&mut self, s: &Settings) -> usize {
         let written: Vec<u64> = self.requests.iter().map(|r| r.1).collect();
         let mut n = 0;
         for t in written {
@@ -926,7 +930,7 @@ impl Acc {
                 if let Some(pq) = self.part_mut(&b.tp) {
                     pq.in_flight -= 1;
                 }
-                if sh.settings.idempotence && b.base_sequence >= 0 {
+                if s.idempotence && b.base_sequence >= 0 {
                     // written or not: the sequence space can no longer be trusted
                     self.need_epoch_bump = true;
                 }
@@ -1107,7 +1111,7 @@ fn pick_partition(
     tq: &mut TopicQ,
     key: Option<&[u8]>,
     explicit: Option<i32>,
-    sh: &Shared,
+    s: &Settings,
     now: Instant,
 ) -> Result<i32> {
     let n = tq.partitions;
@@ -1120,13 +1124,13 @@ fn pick_partition(
         }
         return Ok(p);
     }
-    if let Some(p) = sh.settings.partitioner.partition(key, n) {
+    if let Some(p) = s.partitioner.partition(key, n) {
         return Ok(p);
     }
     // keyless: sticky partitioning (KIP-480): one random partition for
     // sticky.partitioning.linger.ms, then another (0: a random one per message)
     let random = || (partitioner::random_u32() % n.max(1) as u32) as i32;
-    let linger = sh.settings.sticky_linger;
+    let linger = s.sticky_linger;
     if linger.is_zero() {
         return Ok(random());
     }
@@ -1199,14 +1203,15 @@ mod tests {
     use super::*;
     use crate::config::Config;
 
-    fn shared(linger_ms: &str) -> Shared {
+    /// A producer's settings and cluster for `linger.ms`.
+    fn setup(linger_ms: &str) -> (Settings, Cluster) {
         let cfg = Config::from_pairs([
             ("bootstrap.servers", "127.0.0.1:1"),
             ("linger.ms", linger_ms),
         ])
         .unwrap();
         let settings = Settings::from_config(&cfg).unwrap();
-        Shared::new(crate::cluster::Cluster::new(&cfg).unwrap(), settings)
+        (settings, Cluster::new(&cfg).unwrap())
     }
 
     fn rec(topic: &str) -> ProducerRecord<'_> {
@@ -1225,8 +1230,8 @@ mod tests {
     /// linger ends after the sender wakes anyway, does not.
     #[test]
     fn a_new_batch_wakes_the_sender_only_when_it_sleeps_past_the_batchs_linger() {
-        let sh = shared("5");
-        let mut acc = sh.acc();
+        let (s, cluster) = setup("5");
+        let mut acc = Acc::new(&s);
         let name: Arc<str> = Arc::from("t");
         let mut tq = TopicQ::new(name.clone());
         tq.set_partitions(1);
@@ -1234,19 +1239,19 @@ mod tests {
 
         // the sender is awake (working): it looks at the new batch itself
         acc.sender_wakes_at = None;
-        assert!(!acc.append(&sh, &rec("t"), 0, None).unwrap());
+        assert!(!acc.append(&s, &cluster, &rec("t"), 0, None).unwrap());
         acc.topics.get_mut("t").unwrap().parts[0].open = None;
 
         // it sleeps for a second: the new batch's 5 ms linger must wake it
         acc.sender_wakes_at = Some(Instant::now() + Duration::from_secs(1));
-        assert!(acc.append(&sh, &rec("t"), 1, None).unwrap());
+        assert!(acc.append(&s, &cluster, &rec("t"), 1, None).unwrap());
         // the batch is open now; the sender already knows its deadline
-        assert!(!acc.append(&sh, &rec("t"), 2, None).unwrap());
+        assert!(!acc.append(&s, &cluster, &rec("t"), 2, None).unwrap());
         acc.topics.get_mut("t").unwrap().parts[0].open = None;
 
         // it wakes before the linger ends anyway
         acc.sender_wakes_at = Some(Instant::now());
-        assert!(!acc.append(&sh, &rec("t"), 3, None).unwrap());
+        assert!(!acc.append(&s, &cluster, &rec("t"), 3, None).unwrap());
     }
 
     /// A produce answer wakes the sender only if it left it work: a batch
@@ -1254,8 +1259,8 @@ mod tests {
     /// in-flight limit), an epoch to bump, a fatal error.
     #[test]
     fn an_answer_wakes_the_sender_only_when_it_left_work() {
-        let sh = shared("0");
-        let mut acc = sh.acc();
+        let (s, cluster) = setup("0");
+        let mut acc = Acc::new(&s);
         let name: Arc<str> = Arc::from("t");
         let mut tq = TopicQ::new(name.clone());
         tq.set_partitions(2);
@@ -1268,7 +1273,7 @@ mod tests {
 
         // a batch of the partition waits (a retry requeued, or held back
         // by max.in.flight): the sender must send it
-        acc.append(&sh, &rec("t"), 0, None).unwrap();
+        acc.append(&s, &cluster, &rec("t"), 0, None).unwrap();
         acc.close_due(Instant::now());
         assert!(!acc.part(&tp0).unwrap().ready.is_empty());
         assert!(acc.sender_needed_after(std::slice::from_ref(&tp0)));

@@ -15,92 +15,44 @@
 //! partition, resends failed batches in sequence order with the same numbers,
 //! and bumps its epoch (KIP-360) when a sequence gap cannot be repaired. With
 //! `transactional.id` it runs Kafka transactions (KIP-98): see [`txn`].
+//!
+//! The rooms, bottom up: settings.rs (the settings), report.rs (delivery
+//! reports), accumulator.rs (the per-partition queues and the bookkeeping
+//! that turns answers into reports; it is handed the settings and the
+//! cluster it needs), txn_state.rs (where a transaction is), shared.rs
+//! (the state the threads share, holding the accumulator and the
+//! transaction's state), txn.rs (the transaction state machine, on the
+//! shared state) and sender.rs (the sender thread). This file is the
+//! [`Producer`]: its calls, the transactional ones a few lines over txn.rs.
 
 mod accumulator;
 pub mod partitioner;
+mod report;
 mod sender;
+mod settings;
+mod shared;
 pub mod txn;
+mod txn_state;
 
 use crate::sync::MutexExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::cluster::Cluster;
-use crate::compression::Codec;
 use crate::config::{ClientKind, Config};
 use crate::error::{local, Error, Result};
 pub use crate::message::{ConsumerGroupMetadata, MessageStatus};
-use crate::message::{Delivery, Header, ProducerRecord};
-use crate::record::BatchRecords;
+use crate::message::{Delivery, ProducerRecord};
 use crate::stats::{Emitter, PartStats, StatsCallback, TopicStats, Totals};
-use crate::wire::Bytes;
 pub use partitioner::Partitioner;
 
-use accumulator::{Acc, Done, SyncSlot};
-
-/// The outcome of one message, as a delivery report.
-#[derive(Debug, Clone)]
-pub struct DeliveryReport {
-    /// Topic name.
-    pub topic: Arc<str>,
-    /// Partition (-1 if it never got one).
-    pub partition: i32,
-    /// Offset, or -1 if not delivered (or acks=0).
-    pub offset: i64,
-    /// The message's timestamp (the broker's with LogAppendTime).
-    pub timestamp: i64,
-    /// `None` when delivered.
-    pub error: Option<Error>,
-    /// The value given to [`Producer::send`].
-    pub opaque: usize,
-    /// Whether the message may be in the log (librdkafka's
-    /// `rd_kafka_message_status`; see [`MessageStatus`] for the rules).
-    pub status: MessageStatus,
-    /// Microseconds from [`Producer::send`] to this report (librdkafka's
-    /// `rd_kafka_message_latency`), -1 if unknown.
-    pub latency_us: i64,
-    /// The encoded records of the message's batch, and where this
-    /// message's record starts: the key, value and headers are read from
-    /// the bytes the producer already holds, never copied for the report.
-    records: Option<Bytes>,
-    record_pos: usize,
-}
-
-impl DeliveryReport {
-    /// The message's record as produced, decoded from the batch's bytes.
-    fn record(&self) -> Option<crate::record::Record> {
-        let data = self.records.as_ref()?;
-        let end = BatchRecords::record_end(data, self.record_pos)?;
-        BatchRecords::encoded(data.slice(self.record_pos..end), 1)
-            .next()?
-            .ok()
-    }
-
-    /// The message's key (`None` for a null key), sharing the producer's
-    /// buffer.
-    pub fn key(&self) -> Option<Bytes> {
-        self.record().and_then(|r| r.key)
-    }
-
-    /// The message's value (`None` for a null value), sharing the
-    /// producer's buffer.
-    pub fn value(&self) -> Option<Bytes> {
-        self.record().and_then(|r| r.value)
-    }
-
-    /// The message's headers, in order.
-    pub fn headers(&self) -> Vec<Header> {
-        self.record().map(|r| r.headers).unwrap_or_default()
-    }
-
-    /// Key, value and headers at once (one decoding).
-    pub fn key_value_headers(&self) -> (Option<Bytes>, Option<Bytes>, Vec<Header>) {
-        self.record()
-            .map_or((None, None, Vec::new()), |r| (r.key, r.value, r.headers))
-    }
-}
+use accumulator::{Done, SyncSlot};
+pub use report::{DeliveryCallback, DeliveryReport};
+use settings::Settings;
+use shared::Shared;
+use txn::TxnErrorFlags;
 
 /// Flags of [`Producer::purge`], librdkafka's `RD_KAFKA_PURGE_F_*` with
 /// their values.
@@ -136,207 +88,6 @@ enum Wait {
     /// This long from the moment the queue is found full.
     For(Duration),
     Until(Instant),
-}
-
-/// A delivery report callback.
-pub type DeliveryCallback = Box<dyn FnMut(&DeliveryReport) + Send>;
-
-/// Settings read once from the configuration.
-#[derive(Debug, Clone)]
-pub(crate) struct Settings {
-    /// `allow.auto.create.topics`: true unless set otherwise (librdkafka's
-    /// producer default, unlike its consumer's).
-    pub auto_create: bool,
-    pub acks: i16,
-    pub codec: Codec,
-    pub level: Option<i32>,
-    pub ack_timeout_ms: i32,
-    pub message_timeout: Duration,
-    pub retries: u32,
-    pub retry_backoff: Duration,
-    pub retry_backoff_max: Duration,
-    pub linger: Duration,
-    /// `topic.metadata.refresh.fast.interval.ms`; unset: `retry.backoff.ms`
-    /// (librdkafka).
-    pub fast_refresh: Duration,
-    /// `sticky.partitioning.linger.ms`; unset: twice `linger.ms` (librdkafka).
-    pub sticky_linger: Duration,
-    pub batch_size: usize,
-    pub batch_num_messages: usize,
-    pub max_messages: usize,
-    pub max_bytes: usize,
-    pub max_message_bytes: usize,
-    pub max_in_flight: usize,
-    pub partitioner: Partitioner,
-    pub idempotence: bool,
-    pub transactional_id: Option<String>,
-    pub transaction_timeout_ms: i32,
-    pub socket_timeout: Duration,
-    /// `delivery.report.only.error`: successful messages get no report.
-    pub dr_only_error: bool,
-}
-
-impl Settings {
-    /// The wait before asking again for the metadata of a topic without
-    /// known leaders, after `asked` requests: fast at first, doubling up to
-    /// `retry.backoff.max.ms` (librdkafka's
-    /// `topic.metadata.refresh.fast.interval.ms`).
-    pub fn fast_refresh_after(&self, asked: u32) -> Duration {
-        self.fast_refresh
-            .saturating_mul(1 << asked.min(20))
-            .min(self.retry_backoff_max.max(self.fast_refresh))
-    }
-
-    fn from_config(cfg: &Config) -> Result<Settings> {
-        let codec: Codec = cfg
-            .str("compression.type")
-            .parse()
-            .map_err(|_| Error::Config {
-                key: "compression.type".into(),
-                reason: "unknown codec".into(),
-            })?;
-        let transactional_id =
-            Some(cfg.str("transactional.id").to_string()).filter(|s| !s.is_empty());
-        let idempotence = cfg.bool("enable.idempotence") || transactional_id.is_some();
-        let max_in_flight = cfg.int("max.in.flight.requests.per.connection") as usize;
-        if idempotence && max_in_flight > 5 && cfg.is_set("max.in.flight.requests.per.connection") {
-            return Err(Error::Config {
-                key: "max.in.flight.requests.per.connection".into(),
-                reason: "must be at most 5 with enable.idempotence".into(),
-            });
-        }
-        if idempotence && cfg.is_set("acks") && cfg.str("acks") != "-1" {
-            return Err(Error::Config {
-                key: "acks".into(),
-                reason: "must be all with enable.idempotence".into(),
-            });
-        }
-        // librdkafka refuses both at client creation (rd_kafka_conf_finalize):
-        // a transactional producer is idempotent (KIP-98), and a message must
-        // be able to wait out linger.ms before it times out
-        if transactional_id.is_some()
-            && cfg.is_set("enable.idempotence")
-            && !cfg.bool("enable.idempotence")
-        {
-            return Err(Error::Config {
-                key: "enable.idempotence".into(),
-                reason: "`transactional.id` requires `enable.idempotence=true`".into(),
-            });
-        }
-        let message_timeout = match cfg.int("message.timeout.ms") {
-            0 => Duration::from_secs(365 * 86_400),
-            ms => Duration::from_millis(ms as u64),
-        };
-        let mut linger = cfg.ms("linger.ms");
-        if cfg.int("message.timeout.ms") != 0 && message_timeout <= linger {
-            if cfg.is_set("linger.ms") {
-                return Err(Error::Config {
-                    key: "linger.ms".into(),
-                    reason: "`message.timeout.ms` must be greater than `linger.ms`".into(),
-                });
-            }
-            // the default linger.ms gives way, as librdkafka's does
-            linger = message_timeout.saturating_sub(Duration::from_millis(1));
-        }
-        Ok(Settings {
-            auto_create: !cfg.is_set("allow.auto.create.topics")
-                || cfg.bool("allow.auto.create.topics"),
-            acks: if idempotence {
-                -1
-            } else {
-                cfg.str("acks").parse().unwrap_or(-1)
-            },
-            codec,
-            level: match cfg.int("compression.level") {
-                -1 => None,
-                l => Some(l as i32),
-            },
-            ack_timeout_ms: cfg.int("request.timeout.ms") as i32,
-            message_timeout,
-            retries: cfg.int("retries").min(i64::from(u32::MAX)) as u32,
-            retry_backoff: cfg.ms("retry.backoff.ms"),
-            retry_backoff_max: cfg.ms("retry.backoff.max.ms"),
-            linger,
-            fast_refresh: if cfg.is_set("topic.metadata.refresh.fast.interval.ms") {
-                cfg.ms("topic.metadata.refresh.fast.interval.ms")
-            } else {
-                cfg.ms("retry.backoff.ms")
-            },
-            sticky_linger: if cfg.is_set("sticky.partitioning.linger.ms") {
-                cfg.ms("sticky.partitioning.linger.ms")
-            } else {
-                (cfg.ms("linger.ms") * 2).min(Duration::from_millis(900_000))
-            },
-            batch_size: cfg.int("batch.size") as usize,
-            batch_num_messages: cfg.int("batch.num.messages") as usize,
-            max_messages: cfg.int("queue.buffering.max.messages") as usize,
-            max_bytes: (cfg.int("queue.buffering.max.kbytes") as usize).saturating_mul(1024),
-            max_message_bytes: cfg.int("message.max.bytes") as usize,
-            max_in_flight: if idempotence {
-                max_in_flight.min(5)
-            } else {
-                max_in_flight
-            },
-            partitioner: Partitioner::from_name(cfg.str("partitioner"))
-                .unwrap_or(Partitioner::ConsistentRandom),
-            idempotence,
-            transactional_id,
-            transaction_timeout_ms: cfg.int("transaction.timeout.ms") as i32,
-            socket_timeout: cfg.ms("socket.timeout.ms"),
-            dr_only_error: cfg.bool("delivery.report.only.error"),
-        })
-    }
-}
-
-/// State shared by the application's threads, the sender thread and the
-/// response callbacks on the connections' I/O threads.
-pub(crate) struct Shared {
-    pub cluster: Cluster,
-    pub settings: Settings,
-    pub acc: Mutex<Acc>,
-    /// Wakes the sender thread.
-    pub wake: Condvar,
-    /// Wakes threads waiting for queue space, flushes and reports.
-    pub changed: Condvar,
-    pub dr_cb: Mutex<Option<DeliveryCallback>>,
-    pub txn: Mutex<txn::TxnState>,
-    /// The event-loop trigger (the same as `Acc::wakeup`, reachable
-    /// without the accumulator's lock).
-    pub wakeup: Arc<crate::net::wakeup::Wakeup>,
-    /// `Acc::in_service`, reachable without the accumulator's lock.
-    pub in_service: Arc<AtomicUsize>,
-}
-
-impl Shared {
-    /// A producer's shared state: nothing queued, no callback set.
-    pub fn new(cluster: Cluster, settings: Settings) -> Shared {
-        let acc = Acc::new(&settings);
-        Shared {
-            cluster,
-            wakeup: acc.wakeup.clone(),
-            in_service: acc.in_service.clone(),
-            acc: Mutex::new(acc),
-            settings,
-            wake: Condvar::new(),
-            changed: Condvar::new(),
-            dr_cb: Mutex::new(None),
-            txn: Mutex::new(txn::TxnState::default()),
-        }
-    }
-
-    pub fn acc(&self) -> MutexGuard<'_, Acc> {
-        self.acc.locked()
-    }
-
-    /// Records the producer's fatal error (the first one stays) and queues
-    /// the `_FATAL` event for the error callback. The caller holds `acc`
-    /// and notifies `changed` after releasing it, which wakes the pollers.
-    pub fn set_fatal(&self, acc: &mut Acc, e: Error) {
-        if acc.fatal.is_none() {
-            self.cluster.events().raise_fatal(&e);
-            acc.fatal = Some(e);
-        }
-    }
 }
 
 /// A Kafka producer. Thread-safe: share it by reference or `Arc`.
@@ -618,7 +369,13 @@ impl Producer {
         }
         let mut acc = self.shared.acc();
         loop {
-            match acc.append(&self.shared, rec, opaque, sync.clone()) {
+            match acc.append(
+                &self.shared.settings,
+                &self.shared.cluster,
+                rec,
+                opaque,
+                sync.clone(),
+            ) {
                 Err(e) if e.code() == local::QUEUE_FULL => {
                     // the clock is read when the queue is full, not per message
                     let until = match wait {
@@ -907,7 +664,7 @@ impl Producer {
         let mut acc = self.shared.acc();
         let mut in_flight = 0;
         if flags & purge::INFLIGHT != 0 {
-            in_flight = acc.purge_in_flight(&self.shared);
+            in_flight = acc.purge_in_flight(&self.shared.settings);
         }
         if flags & purge::QUEUE != 0 {
             acc.purge_queue();
@@ -936,6 +693,93 @@ impl Producer {
         self.shared.wake.notify_all();
         self.shared.changed.notify_all();
         Ok(())
+    }
+
+    /// Classifies `e`, just returned by one of this producer's
+    /// transactional calls, by the producer's state after it: fatal when
+    /// the producer has a fatal error, abortable when the open transaction
+    /// must be aborted, else retriable when the error is (timeouts
+    /// included, as librdkafka).
+    pub fn txn_error_flags(&self, e: &Error) -> TxnErrorFlags {
+        txn::error_flags(&self.shared, e)
+    }
+
+    /// Registers the transactional id with its coordinator and gets the
+    /// producer id and epoch (fencing older producers with the same id).
+    /// Blocks up to `timeout`.
+    ///
+    /// # Errors
+    /// `_STATE` without `transactional.id`; the coordinator's error (e.g.
+    /// TRANSACTIONAL_ID_AUTHORIZATION_FAILED, which is fatal); `_TIMED_OUT`.
+    /// After a timeout the producer id is still asked for: until it arrives
+    /// the other transactional calls fail with `_CONFLICT` (retriable), and
+    /// calling `init_transactions` again resumes the wait, as librdkafka.
+    pub fn init_transactions(&self, timeout: Duration) -> Result<()> {
+        txn::init(&self.shared, timeout)
+    }
+
+    /// Opens a transaction (locally; the coordinator hears of it with the
+    /// first partition or offsets added).
+    ///
+    /// # Errors
+    /// `_STATE` unless `init_transactions` succeeded and no transaction is open.
+    pub fn begin_transaction(&self) -> Result<()> {
+        txn::begin(&self.shared)
+    }
+
+    /// Commits consumed offsets as part of the open transaction: AddOffsetsToTxn
+    /// to the transaction coordinator, then TxnOffsetCommit to the group's
+    /// coordinator. `offsets` are (topic, partition, next offset to consume).
+    ///
+    /// # Errors
+    /// `_STATE` outside a transaction; the coordinators' errors.
+    pub fn send_offsets_to_transaction(
+        &self,
+        offsets: &[(&str, i32, i64)],
+        group_id: &str,
+        timeout: Duration,
+    ) -> Result<()> {
+        self.send_offsets_to_transaction_with(
+            offsets,
+            &ConsumerGroupMetadata::new(group_id),
+            timeout,
+        )
+    }
+
+    /// [`Producer::send_offsets_to_transaction`] with the consumer's group
+    /// metadata (`Consumer::group_metadata`, KIP-447): TxnOffsetCommit v3+
+    /// carries its generation, member id and group instance id, and the
+    /// group coordinator refuses the offsets of a member the group moved on
+    /// from (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID: the
+    /// transaction must then be aborted, as librdkafka).
+    ///
+    /// # Errors
+    /// As [`Producer::send_offsets_to_transaction`].
+    pub fn send_offsets_to_transaction_with(
+        &self,
+        offsets: &[(&str, i32, i64)],
+        group: &ConsumerGroupMetadata,
+        timeout: Duration,
+    ) -> Result<()> {
+        txn::send_offsets(&self.shared, offsets, group, timeout)
+    }
+
+    /// Flushes the transaction's messages and commits it (EndTxn).
+    ///
+    /// # Errors
+    /// `_STATE` outside a transaction or when it must be aborted (a send
+    /// failed: the error says which); the coordinator's error; `_TIMED_OUT`.
+    pub fn commit_transaction(&self, timeout: Duration) -> Result<()> {
+        txn::commit(&self.shared, timeout, |t| self.flush(t))
+    }
+
+    /// Drops the transaction's queued messages (reported with `_PURGE_QUEUE`-like
+    /// `_STATE` errors), waits for those in flight, and aborts it (EndTxn).
+    ///
+    /// # Errors
+    /// `_STATE` without an open transaction; the coordinator's error; `_TIMED_OUT`.
+    pub fn abort_transaction(&self, timeout: Duration) -> Result<()> {
+        txn::abort(&self.shared, timeout, |t| self.flush(t))
     }
 
     /// Messages queued or in flight whose reports have not been served yet

@@ -6,7 +6,7 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use super::accumulator::{records_of, Batch, Tp};
-use super::Shared;
+use super::shared::Shared;
 use crate::cluster::Purpose;
 use crate::compression::Codec;
 use crate::error::{local, Error, Result};
@@ -238,7 +238,7 @@ fn refresh_metadata(sh: &Shared, topics: &[Arc<str>]) {
                             tq.fast = 0;
                         }
                     }
-                    acc.assign_unassigned(sh, t, info.partitions.len() as i32);
+                    acc.assign_unassigned(&sh.settings, t, info.partitions.len() as i32);
                 } else if !info.error.is_ok() && !info.error.is_retriable() {
                     // an invalid or forbidden topic will not become valid by waiting
                     acc.fail_topic(t, Error::kafka(info.error, format!("topic {t}")));

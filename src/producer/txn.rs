@@ -1,7 +1,7 @@
 //! Kafka transactions (KIP-98) for a producer with `transactional.id`:
-//! [`Producer::init_transactions`], [`Producer::begin_transaction`],
-//! [`Producer::send_offsets_to_transaction`],
-//! [`Producer::commit_transaction`] and [`Producer::abort_transaction`],
+//! [`Producer::init_transactions`](super::Producer::init_transactions), [`Producer::begin_transaction`](super::Producer::begin_transaction),
+//! [`Producer::send_offsets_to_transaction`](super::Producer::send_offsets_to_transaction),
+//! [`Producer::commit_transaction`](super::Producer::commit_transaction) and [`Producer::abort_transaction`](super::Producer::abort_transaction),
 //! with librdkafka's error classes: a fenced or unauthorized producer is
 //! fatal (every later call fails); a failed send inside a transaction makes
 //! it abortable (commit fails, abort recovers).
@@ -16,14 +16,13 @@
 //! v4 or below, so a 4.x coordinator never bumps the epoch behind the
 //! producer's back. AddOffsetsToTxn and TxnOffsetCommit are sent in both.
 
-use crate::sync::MutexExt;
-use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use super::accumulator::Tp;
-use super::{Producer, Settings, Shared};
+use super::shared::Shared;
+use super::txn_state::Phase;
 use crate::error::{local, Error, Result};
-use crate::log::{self, ctx, Logger};
+use crate::log::{self, ctx};
 use crate::message::ConsumerGroupMetadata;
 use crate::protocol::add_offsets_to_txn::AddOffsetsToTxnRequest;
 use crate::protocol::add_partitions_to_txn::{AddPartitionsToTxnRequest, AddPartitionsToTxnTopic};
@@ -34,39 +33,6 @@ use crate::protocol::txn_offset_commit::{
 };
 use crate::protocol::{ErrorAction, KafkaCode, Message};
 
-/// Where a transactional producer is.
-#[derive(Debug, Clone, Default)]
-pub(crate) enum Phase {
-    /// `init_transactions` not called yet.
-    #[default]
-    Uninit,
-    /// No transaction open.
-    Ready,
-    /// Inside `begin_transaction` … commit/abort.
-    InTxn,
-    /// A send failed inside the transaction: only abort is possible.
-    Abortable(Error),
-}
-
-/// Transaction bookkeeping.
-#[derive(Debug, Default)]
-pub(crate) struct TxnState {
-    pub phase: Phase,
-    /// Partitions added to the open transaction.
-    pub partitions: HashSet<Tp>,
-    /// Offsets were added to the open transaction.
-    pub offsets_added: bool,
-    /// `init_transactions` was called: until the producer id arrives, the
-    /// sender goes on asking for it after the call timed out.
-    pub init_started: bool,
-    /// The coordinator's finalized `transaction.version` was 2 or more when
-    /// last heard (KIP-890 part 2).
-    pub cluster_v2: bool,
-    /// The open transaction runs transactions v2: fixed at
-    /// `begin_transaction` from `cluster_v2`, as the Java client does.
-    pub v2: bool,
-}
-
 /// The highest Produce version of a transactions v1 producer: v12 would
 /// add partitions implicitly (KIP-890 part 2).
 pub(crate) const PRODUCE_MAX_VERSION_V1: i16 = 11;
@@ -75,87 +41,6 @@ pub(crate) const PRODUCE_MAX_VERSION_V1: i16 = 11;
 const END_TXN_MAX_VERSION_V1: i16 = 4;
 /// The lowest EndTxn version that returns the bumped epoch (KIP-890 part 2).
 const END_TXN_MIN_VERSION_V2: i16 = 5;
-
-impl Phase {
-    /// librdkafka's name of the state (`rd_kafka_txn_state2str`).
-    fn name(&self) -> &'static str {
-        match self {
-            Phase::Uninit => "INIT",
-            Phase::Ready => "READY",
-            Phase::InTxn => "IN_TRANSACTION",
-            Phase::Abortable(_) => "ABORTABLE_ERROR",
-        }
-    }
-}
-
-impl TxnState {
-    /// The error of a transactional call made in the wrong phase:
-    /// `_CONFLICT` (retriable) while an `init_transactions` that timed out is
-    /// still getting the producer id, as librdkafka's "in progress" answer
-    /// (calling `init_transactions` again resumes it); `_STATE` otherwise.
-    pub fn wrong_phase(&self, what: &str) -> Error {
-        if matches!(self.phase, Phase::Uninit) && self.init_started {
-            Error::local(
-                local::CONFLICT,
-                format!(
-                    "{what}: init_transactions is still in progress (call it again to resume it)"
-                ),
-            )
-        } else {
-            Error::local(local::STATE, format!("{what} ({:?})", self.phase))
-        }
-    }
-
-    /// Moves to `phase`, logging the change as librdkafka's "TXNSTATE"
-    /// line (`eos` context).
-    pub fn set_phase(&mut self, phase: Phase, log: &Logger) {
-        if log.debug_on(ctx::EOS) {
-            match &phase {
-                Phase::Abortable(e) => log::debug!(
-                    log,
-                    ctx::EOS,
-                    "TXNSTATE",
-                    "Transaction state change {} -> {}: {e}",
-                    self.phase.name(),
-                    phase.name()
-                ),
-                _ => log::debug!(
-                    log,
-                    ctx::EOS,
-                    "TXNSTATE",
-                    "Transaction state change {} -> {}",
-                    self.phase.name(),
-                    phase.name()
-                ),
-            }
-        }
-        self.phase = phase;
-    }
-
-    /// Whether a message may be queued now.
-    pub fn check_can_send(&self, s: &Settings) -> Result<()> {
-        if s.transactional_id.is_none() {
-            return Ok(());
-        }
-        match &self.phase {
-            Phase::InTxn => Ok(()),
-            Phase::Abortable(e) => Err(Error::local(
-                local::STATE,
-                format!("the transaction must be aborted: {e}"),
-            )),
-            _ => Err(Error::local(
-                local::STATE,
-                "a transactional producer sends only inside a transaction",
-            )),
-        }
-    }
-}
-
-impl Shared {
-    pub(crate) fn txn(&self) -> std::sync::MutexGuard<'_, TxnState> {
-        self.txn.locked()
-    }
-}
 
 /// Marks the open transaction abortable after a failed send.
 pub(crate) fn abortable(sh: &Shared, e: &Error) {
@@ -362,412 +247,367 @@ pub struct TxnErrorFlags {
     /// The call may be retried as is (a timeout, a coordinator moving).
     pub retriable: bool,
     /// The producer is unusable (fenced, unauthorized): see
-    /// [`Producer::fatal_error`]; only destroying it is left.
+    /// [`Producer::fatal_error`](super::Producer::fatal_error); only
+    /// destroying it is left.
     pub fatal: bool,
     /// The transaction cannot commit: call
-    /// [`Producer::abort_transaction`], then start a new one.
+    /// [`Producer::abort_transaction`](super::Producer::abort_transaction),
+    /// then start a new one.
     pub txn_requires_abort: bool,
 }
 
-impl Producer {
-    /// Classifies `e`, just returned by one of this producer's
-    /// transactional calls, by the producer's state after it: fatal when
-    /// the producer has a fatal error, abortable when the open transaction
-    /// must be aborted, else retriable when the error is (timeouts
-    /// included, as librdkafka).
-    pub fn txn_error_flags(&self, e: &Error) -> TxnErrorFlags {
-        let fatal = self.shared.acc().fatal.is_some() || e.code() == local::FATAL;
-        let abort = !fatal && matches!(self.shared.txn().phase, Phase::Abortable(_));
-        let retriable = !fatal
-            && !abort
-            && (e.is_retriable()
-                || e.code() == local::CONFLICT
-                || e.kafka_code().is_some_and(retriable));
-        TxnErrorFlags {
-            retriable,
-            fatal,
-            txn_requires_abort: abort,
+/// [`Producer::txn_error_flags`](super::Producer::txn_error_flags).
+pub(super) fn error_flags(sh: &Shared, e: &Error) -> TxnErrorFlags {
+    let fatal = sh.acc().fatal.is_some() || e.code() == local::FATAL;
+    let abort = !fatal && matches!(sh.txn().phase, Phase::Abortable(_));
+    let retriable = !fatal
+        && !abort
+        && (e.is_retriable()
+            || e.code() == local::CONFLICT
+            || e.kafka_code().is_some_and(retriable));
+    TxnErrorFlags {
+        retriable,
+        fatal,
+        txn_requires_abort: abort,
+    }
+}
+
+/// The transactional id, or `_STATE` without one.
+fn transactional_id(sh: &Shared) -> Result<String> {
+    sh.settings
+        .transactional_id
+        .clone()
+        .ok_or_else(|| Error::local(local::STATE, "the producer has no transactional.id"))
+}
+
+/// [`Producer::init_transactions`](super::Producer::init_transactions).
+pub(super) fn init(sh: &Shared, timeout: Duration) -> Result<()> {
+    transactional_id(sh)?;
+    sh.txn().init_started = true;
+    let deadline = Instant::now() + timeout;
+    let mut acc = sh.acc();
+    loop {
+        if let Some(f) = acc.fatal.clone() {
+            // nothing is in progress any more: later calls get `_STATE`
+            drop(acc);
+            sh.txn().init_started = false;
+            return Err(f);
+        }
+        if acc.producer.is_some() {
+            break;
+        }
+        sh.wake.notify_all();
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(Error::timed_out("init_transactions: no producer id yet"));
+        }
+        acc = sh
+            .changed
+            .wait_timeout(acc, (deadline - now).min(Duration::from_millis(100)))
+            .map_or_else(|e| e.into_inner().0, |r| r.0);
+    }
+    drop(acc);
+    sh.txn().set_phase(Phase::Ready, sh.cluster.log());
+    Ok(())
+}
+
+/// [`Producer::begin_transaction`](super::Producer::begin_transaction).
+pub(super) fn begin(sh: &Shared) -> Result<()> {
+    transactional_id(sh)?;
+    let mut t = sh.txn();
+    if !matches!(t.phase, Phase::Ready) {
+        return Err(t.wrong_phase("cannot begin a transaction now"));
+    }
+    t.set_phase(Phase::InTxn, sh.cluster.log());
+    t.partitions.clear();
+    t.offsets_added = false;
+    t.v2 = t.cluster_v2;
+    Ok(())
+}
+
+/// [`Producer::send_offsets_to_transaction_with`](super::Producer::send_offsets_to_transaction_with).
+pub(super) fn send_offsets(
+    sh: &Shared,
+    offsets: &[(&str, i32, i64)],
+    group: &ConsumerGroupMetadata,
+    timeout: Duration,
+) -> Result<()> {
+    let group_id = group.group_id.as_str();
+    if group_id.is_empty() {
+        return Err(Error::invalid_arg("the group id is empty"));
+    }
+    let txn_id = transactional_id(sh)?;
+    {
+        let t = sh.txn();
+        if !matches!(t.phase, Phase::InTxn) {
+            return Err(t.wrong_phase("no open transaction"));
         }
     }
-
-    fn transactional_id(&self) -> Result<String> {
-        self.shared
-            .settings
-            .transactional_id
-            .clone()
-            .ok_or_else(|| Error::local(local::STATE, "the producer has no transactional.id"))
-    }
-
-    /// Registers the transactional id with its coordinator and gets the
-    /// producer id and epoch (fencing older producers with the same id).
-    /// Blocks up to `timeout`.
-    ///
-    /// # Errors
-    /// `_STATE` without `transactional.id`; the coordinator's error (e.g.
-    /// TRANSACTIONAL_ID_AUTHORIZATION_FAILED, which is fatal); `_TIMED_OUT`.
-    /// After a timeout the producer id is still asked for: until it arrives
-    /// the other transactional calls fail with `_CONFLICT` (retriable), and
-    /// calling `init_transactions` again resumes the wait, as librdkafka.
-    pub fn init_transactions(&self, timeout: Duration) -> Result<()> {
-        self.transactional_id()?;
-        self.shared.txn().init_started = true;
-        let deadline = Instant::now() + timeout;
-        let mut acc = self.shared.acc();
-        loop {
-            if let Some(f) = acc.fatal.clone() {
-                // nothing is in progress any more: later calls get `_STATE`
-                drop(acc);
-                self.shared.txn().init_started = false;
-                return Err(f);
-            }
-            if acc.producer.is_some() {
-                break;
-            }
-            self.shared.wake.notify_all();
-            let now = Instant::now();
-            if now >= deadline {
-                return Err(Error::timed_out("init_transactions: no producer id yet"));
-            }
-            acc = self
-                .shared
-                .changed
-                .wait_timeout(acc, (deadline - now).min(Duration::from_millis(100)))
-                .map_or_else(|e| e.into_inner().0, |r| r.0);
-        }
-        drop(acc);
-        self.shared
-            .txn()
-            .set_phase(Phase::Ready, self.shared.cluster.log());
-        Ok(())
-    }
-
-    /// Opens a transaction (locally; the coordinator hears of it with the
-    /// first partition or offsets added).
-    ///
-    /// # Errors
-    /// `_STATE` unless `init_transactions` succeeded and no transaction is open.
-    pub fn begin_transaction(&self) -> Result<()> {
-        self.transactional_id()?;
-        let mut t = self.shared.txn();
-        if !matches!(t.phase, Phase::Ready) {
-            return Err(t.wrong_phase("cannot begin a transaction now"));
-        }
-        t.set_phase(Phase::InTxn, self.shared.cluster.log());
-        t.partitions.clear();
-        t.offsets_added = false;
-        t.v2 = t.cluster_v2;
-        Ok(())
-    }
-
-    /// Commits consumed offsets as part of the open transaction: AddOffsetsToTxn
-    /// to the transaction coordinator, then TxnOffsetCommit to the group's
-    /// coordinator. `offsets` are (topic, partition, next offset to consume).
-    ///
-    /// # Errors
-    /// `_STATE` outside a transaction; the coordinators' errors.
-    pub fn send_offsets_to_transaction(
-        &self,
-        offsets: &[(&str, i32, i64)],
-        group_id: &str,
-        timeout: Duration,
-    ) -> Result<()> {
-        self.send_offsets_to_transaction_with(
-            offsets,
-            &ConsumerGroupMetadata::new(group_id),
-            timeout,
-        )
-    }
-
-    /// [`Producer::send_offsets_to_transaction`] with the consumer's group
-    /// metadata (`Consumer::group_metadata`, KIP-447): TxnOffsetCommit v3+
-    /// carries its generation, member id and group instance id, and the
-    /// group coordinator refuses the offsets of a member the group moved on
-    /// from (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID: the
-    /// transaction must then be aborted, as librdkafka).
-    ///
-    /// # Errors
-    /// As [`Producer::send_offsets_to_transaction`].
-    pub fn send_offsets_to_transaction_with(
-        &self,
-        offsets: &[(&str, i32, i64)],
-        group: &ConsumerGroupMetadata,
-        timeout: Duration,
-    ) -> Result<()> {
-        let group_id = group.group_id.as_str();
-        if group_id.is_empty() {
-            return Err(Error::invalid_arg("the group id is empty"));
-        }
-        let txn_id = self.transactional_id()?;
-        {
-            let t = self.shared.txn();
-            if !matches!(t.phase, Phase::InTxn) {
-                return Err(t.wrong_phase("no open transaction"));
-            }
-        }
-        let sh = &*self.shared;
-        let (producer_id, producer_epoch) = pid(sh)?;
-        let deadline = Instant::now() + timeout;
-        let r = with_retries(
+    let (producer_id, producer_epoch) = pid(sh)?;
+    let deadline = Instant::now() + timeout;
+    let r = with_retries(
+        sh,
+        deadline,
+        || {
+            let conn = sh.cluster.coordinator(&txn_id, 1, timeout)?;
+            let req = AddOffsetsToTxnRequest {
+                transactional_id: txn_id.clone(),
+                producer_id,
+                producer_epoch,
+                group_id: group_id.to_string(),
+                ..Default::default()
+            };
+            let resp = conn.call(
+                &req,
+                Some(deadline.saturating_duration_since(Instant::now())),
+            )?;
+            Ok(if resp.error_code == 0 {
+                Ok(())
+            } else {
+                Err(KafkaCode(resp.error_code))
+            })
+        },
+        "AddOffsetsToTxn",
+    )
+    .and_then(|()| {
+        sh.txn().offsets_added = true;
+        with_retries(
             sh,
             deadline,
             || {
-                let conn = sh.cluster.coordinator(&txn_id, 1, timeout)?;
-                let req = AddOffsetsToTxnRequest {
+                let conn = sh.cluster.coordinator(group_id, 0, timeout)?;
+                let mut topics: Vec<TxnOffsetCommitRequestTopic> = Vec::new();
+                for (t, p, o) in offsets {
+                    let part = TxnOffsetCommitRequestPartition {
+                        partition_index: *p,
+                        committed_offset: *o,
+                        committed_metadata: Some(String::new()),
+                        ..Default::default()
+                    };
+                    match topics.iter_mut().find(|x| x.name == *t) {
+                        Some(x) => x.partitions.push(part),
+                        None => topics.push(TxnOffsetCommitRequestTopic {
+                            name: (*t).to_string(),
+                            partitions: vec![part],
+                            ..Default::default()
+                        }),
+                    }
+                }
+                // KIP-447's fields exist from v3; a broker before it
+                // gets the request without them (as librdkafka), and
+                // does not fence zombie members
+                let v = conn.version_for::<TxnOffsetCommitRequest>(deadline)?;
+                let kip447 = v >= 3;
+                let req = TxnOffsetCommitRequest {
                     transactional_id: txn_id.clone(),
+                    group_id: group_id.to_string(),
                     producer_id,
                     producer_epoch,
-                    group_id: group_id.to_string(),
+                    generation_id: if kip447 { group.generation_id } else { -1 },
+                    member_id: if kip447 {
+                        group.member_id.clone()
+                    } else {
+                        String::new()
+                    },
+                    group_instance_id: if kip447 {
+                        group.group_instance_id.clone()
+                    } else {
+                        None
+                    },
+                    topics,
                     ..Default::default()
                 };
                 let resp = conn.call(
                     &req,
                     Some(deadline.saturating_duration_since(Instant::now())),
                 )?;
-                Ok(if resp.error_code == 0 {
-                    Ok(())
-                } else {
-                    Err(KafkaCode(resp.error_code))
+                let worst = resp
+                    .topics
+                    .iter()
+                    .flat_map(|t| t.partitions.iter())
+                    .map(|p| KafkaCode(p.error_code))
+                    .find(|c| !c.is_ok());
+                Ok(match worst {
+                    None => Ok(()),
+                    Some(c) => Err(c),
                 })
             },
-            "AddOffsetsToTxn",
+            "TxnOffsetCommit",
         )
-        .and_then(|()| {
-            sh.txn().offsets_added = true;
-            with_retries(
-                sh,
-                deadline,
-                || {
-                    let conn = sh.cluster.coordinator(group_id, 0, timeout)?;
-                    let mut topics: Vec<TxnOffsetCommitRequestTopic> = Vec::new();
-                    for (t, p, o) in offsets {
-                        let part = TxnOffsetCommitRequestPartition {
-                            partition_index: *p,
-                            committed_offset: *o,
-                            committed_metadata: Some(String::new()),
-                            ..Default::default()
-                        };
-                        match topics.iter_mut().find(|x| x.name == *t) {
-                            Some(x) => x.partitions.push(part),
-                            None => topics.push(TxnOffsetCommitRequestTopic {
-                                name: (*t).to_string(),
-                                partitions: vec![part],
-                                ..Default::default()
-                            }),
-                        }
-                    }
-                    // KIP-447's fields exist from v3; a broker before it
-                    // gets the request without them (as librdkafka), and
-                    // does not fence zombie members
-                    let v = conn.version_for::<TxnOffsetCommitRequest>(deadline)?;
-                    let kip447 = v >= 3;
-                    let req = TxnOffsetCommitRequest {
-                        transactional_id: txn_id.clone(),
-                        group_id: group_id.to_string(),
-                        producer_id,
-                        producer_epoch,
-                        generation_id: if kip447 { group.generation_id } else { -1 },
-                        member_id: if kip447 {
-                            group.member_id.clone()
-                        } else {
-                            String::new()
-                        },
-                        group_instance_id: if kip447 {
-                            group.group_instance_id.clone()
-                        } else {
-                            None
-                        },
-                        topics,
-                        ..Default::default()
-                    };
-                    let resp = conn.call(
-                        &req,
-                        Some(deadline.saturating_duration_since(Instant::now())),
-                    )?;
-                    let worst = resp
-                        .topics
-                        .iter()
-                        .flat_map(|t| t.partitions.iter())
-                        .map(|p| KafkaCode(p.error_code))
-                        .find(|c| !c.is_ok());
-                    Ok(match worst {
-                        None => Ok(()),
-                        Some(c) => Err(c),
-                    })
-                },
-                "TxnOffsetCommit",
-            )
-        });
-        r.map_err(|e| {
-            let e = fatal_check(sh, e);
-            abortable(sh, &e);
-            e
-        })
-    }
+    });
+    r.map_err(|e| {
+        let e = fatal_check(sh, e);
+        abortable(sh, &e);
+        e
+    })
+}
 
-    /// Flushes the transaction's messages and commits it (EndTxn).
-    ///
-    /// # Errors
-    /// `_STATE` outside a transaction or when it must be aborted (a send
-    /// failed: the error says which); the coordinator's error; `_TIMED_OUT`.
-    pub fn commit_transaction(&self, timeout: Duration) -> Result<()> {
-        let deadline = Instant::now() + timeout;
-        let phase = self.shared.txn().phase.clone();
-        match phase {
-            Phase::InTxn => {}
-            Phase::Abortable(e) => {
-                return Err(Error::local(
-                    local::STATE,
-                    format!("the transaction must be aborted: {e}"),
-                ))
-            }
-            _ => return Err(self.shared.txn().wrong_phase("no open transaction")),
-        }
-        self.flush(deadline.saturating_duration_since(Instant::now()))?;
-        if let Phase::Abortable(e) = self.shared.txn().phase.clone() {
+/// [`Producer::commit_transaction`](super::Producer::commit_transaction),
+/// with the producer's flush.
+pub(super) fn commit(
+    sh: &Shared,
+    timeout: Duration,
+    flush: impl FnOnce(Duration) -> Result<()>,
+) -> Result<()> {
+    let deadline = Instant::now() + timeout;
+    let phase = sh.txn().phase.clone();
+    match phase {
+        Phase::InTxn => {}
+        Phase::Abortable(e) => {
             return Err(Error::local(
                 local::STATE,
                 format!("the transaction must be aborted: {e}"),
-            ));
+            ))
         }
-        self.end_txn(true, deadline)
+        _ => return Err(sh.txn().wrong_phase("no open transaction")),
     }
-
-    /// Drops the transaction's queued messages (reported with `_PURGE_QUEUE`-like
-    /// `_STATE` errors), waits for those in flight, and aborts it (EndTxn).
-    ///
-    /// # Errors
-    /// `_STATE` without an open transaction; the coordinator's error; `_TIMED_OUT`.
-    pub fn abort_transaction(&self, timeout: Duration) -> Result<()> {
-        let deadline = Instant::now() + timeout;
-        {
-            let t = self.shared.txn();
-            if !matches!(t.phase, Phase::InTxn | Phase::Abortable(_)) {
-                return Err(t.wrong_phase("no open transaction"));
-            }
-        }
-        self.shared.acc().fail_all(Error::local(
+    flush(deadline.saturating_duration_since(Instant::now()))?;
+    if let Phase::Abortable(e) = sh.txn().phase.clone() {
+        return Err(Error::local(
             local::STATE,
-            "purged: the transaction was aborted",
+            format!("the transaction must be aborted: {e}"),
         ));
-        self.flush(deadline.saturating_duration_since(Instant::now()))?;
-        self.end_txn(false, deadline)
     }
+    end_txn(sh, true, deadline)
+}
 
-    fn end_txn(&self, commit: bool, deadline: Instant) -> Result<()> {
-        let txn_id = self.transactional_id()?;
-        let sh = &*self.shared;
-        let added = {
-            let t = sh.txn();
-            !t.partitions.is_empty() || t.offsets_added
-        };
-        let (producer_id, producer_epoch) = pid(sh)?;
-        log::debug!(
-            sh.cluster.log(),
-            ctx::EOS,
-            "TXNSTATE",
-            "Transaction state change {} -> {}",
-            sh.txn().phase.name(),
-            if commit {
-                "COMMITTING_TRANSACTION"
-            } else {
-                "ABORTING_TRANSACTION"
-            }
-        );
-        let v2 = sh.txn().v2;
-        let r = if added {
-            with_retries(
-                sh,
-                deadline,
-                || {
-                    let conn = sh
-                        .cluster
-                        .coordinator(&txn_id, 1, sh.settings.socket_timeout)?;
-                    let apis = conn.apis(deadline)?;
-                    let version = if v2 {
-                        apis.pick(
-                            EndTxnRequest::API_KEY,
-                            END_TXN_MIN_VERSION_V2,
-                            EndTxnRequest::MAX_VERSION,
-                        )
-                    } else {
-                        apis.pick(
-                            EndTxnRequest::API_KEY,
-                            EndTxnRequest::MIN_VERSION,
-                            END_TXN_MAX_VERSION_V1,
-                        )
-                    }
-                    .ok_or_else(|| {
-                        Error::local(
-                            local::UNSUPPORTED_FEATURE,
-                            format!(
-                                "the transaction coordinator does not support EndTxn for \
-                                 transactions v{}",
-                                if v2 { 2 } else { 1 }
-                            ),
-                        )
-                    })?;
-                    let req = EndTxnRequest {
-                        transactional_id: txn_id.clone(),
-                        producer_id,
-                        producer_epoch,
-                        committed: commit,
-                        ..Default::default()
-                    };
-                    let resp = conn
-                        .send_at(&req, version, deadline)?
-                        .wait_until(deadline)?;
-                    sh.txn().cluster_v2 = apis.transaction_v2();
-                    Ok(match KafkaCode(resp.error_code) {
-                        c if c.is_ok() && version >= END_TXN_MIN_VERSION_V2 => {
-                            Ok(Some((resp.producer_id, resp.producer_epoch)))
-                        }
-                        c if c.is_ok() => Ok(None),
-                        c => Err(c),
-                    })
-                },
-                if commit {
-                    "EndTxn(commit)"
-                } else {
-                    "EndTxn(abort)"
-                },
-            )
-            .and_then(|next| match next {
-                // KIP-890 part 2: the coordinator bumped the epoch (or, at
-                // the last epoch, gave a new producer id); the next
-                // transaction runs under them, its sequences from 0.
-                Some((pid, epoch)) if pid >= 0 && epoch >= 0 => {
-                    let mut acc = sh.acc();
-                    if acc.producer != Some((pid, epoch)) {
-                        log::debug!(
-                            sh.cluster.log(),
-                            ctx::EOS,
-                            "PIDSTATE",
-                            "EndTxn: producer id and epoch now \
-                             {{producer_id:{pid},producer_epoch:{epoch}}}"
-                        );
-                        acc.producer = Some((pid, epoch));
-                        acc.renumber_all(pid, epoch);
-                    }
-                    Ok(())
-                }
-                Some((pid, epoch)) => Err(Error::local(
-                    local::BAD_MSG,
-                    format!("EndTxn v5+ answered no producer id and epoch ({pid}, {epoch})"),
-                )),
-                None => Ok(()),
-            })
+/// [`Producer::abort_transaction`](super::Producer::abort_transaction),
+/// with the producer's flush.
+pub(super) fn abort(
+    sh: &Shared,
+    timeout: Duration,
+    flush: impl FnOnce(Duration) -> Result<()>,
+) -> Result<()> {
+    let deadline = Instant::now() + timeout;
+    {
+        let t = sh.txn();
+        if !matches!(t.phase, Phase::InTxn | Phase::Abortable(_)) {
+            return Err(t.wrong_phase("no open transaction"));
+        }
+    }
+    sh.acc().fail_all(Error::local(
+        local::STATE,
+        "purged: the transaction was aborted",
+    ));
+    flush(deadline.saturating_duration_since(Instant::now()))?;
+    end_txn(sh, false, deadline)
+}
+
+/// EndTxn (commit or abort) of the open transaction, when it added
+/// anything, and the phase after it.
+fn end_txn(sh: &Shared, commit: bool, deadline: Instant) -> Result<()> {
+    let txn_id = transactional_id(sh)?;
+    let added = {
+        let t = sh.txn();
+        !t.partitions.is_empty() || t.offsets_added
+    };
+    let (producer_id, producer_epoch) = pid(sh)?;
+    log::debug!(
+        sh.cluster.log(),
+        ctx::EOS,
+        "TXNSTATE",
+        "Transaction state change {} -> {}",
+        sh.txn().phase.name(),
+        if commit {
+            "COMMITTING_TRANSACTION"
         } else {
-            Ok(())
-        };
-        match r {
-            Ok(()) => {
-                let mut t = sh.txn();
-                t.set_phase(Phase::Ready, sh.cluster.log());
-                t.partitions.clear();
-                t.offsets_added = false;
+            "ABORTING_TRANSACTION"
+        }
+    );
+    let v2 = sh.txn().v2;
+    let r = if added {
+        with_retries(
+            sh,
+            deadline,
+            || {
+                let conn = sh
+                    .cluster
+                    .coordinator(&txn_id, 1, sh.settings.socket_timeout)?;
+                let apis = conn.apis(deadline)?;
+                let version = if v2 {
+                    apis.pick(
+                        EndTxnRequest::API_KEY,
+                        END_TXN_MIN_VERSION_V2,
+                        EndTxnRequest::MAX_VERSION,
+                    )
+                } else {
+                    apis.pick(
+                        EndTxnRequest::API_KEY,
+                        EndTxnRequest::MIN_VERSION,
+                        END_TXN_MAX_VERSION_V1,
+                    )
+                }
+                .ok_or_else(|| {
+                    Error::local(
+                        local::UNSUPPORTED_FEATURE,
+                        format!(
+                            "the transaction coordinator does not support EndTxn for \
+                             transactions v{}",
+                            if v2 { 2 } else { 1 }
+                        ),
+                    )
+                })?;
+                let req = EndTxnRequest {
+                    transactional_id: txn_id.clone(),
+                    producer_id,
+                    producer_epoch,
+                    committed: commit,
+                    ..Default::default()
+                };
+                let resp = conn
+                    .send_at(&req, version, deadline)?
+                    .wait_until(deadline)?;
+                sh.txn().cluster_v2 = apis.transaction_v2();
+                Ok(match KafkaCode(resp.error_code) {
+                    c if c.is_ok() && version >= END_TXN_MIN_VERSION_V2 => {
+                        Ok(Some((resp.producer_id, resp.producer_epoch)))
+                    }
+                    c if c.is_ok() => Ok(None),
+                    c => Err(c),
+                })
+            },
+            if commit {
+                "EndTxn(commit)"
+            } else {
+                "EndTxn(abort)"
+            },
+        )
+        .and_then(|next| match next {
+            // KIP-890 part 2: the coordinator bumped the epoch (or, at
+            // the last epoch, gave a new producer id); the next
+            // transaction runs under them, its sequences from 0.
+            Some((pid, epoch)) if pid >= 0 && epoch >= 0 => {
+                let mut acc = sh.acc();
+                if acc.producer != Some((pid, epoch)) {
+                    log::debug!(
+                        sh.cluster.log(),
+                        ctx::EOS,
+                        "PIDSTATE",
+                        "EndTxn: producer id and epoch now \
+                         {{producer_id:{pid},producer_epoch:{epoch}}}"
+                    );
+                    acc.producer = Some((pid, epoch));
+                    acc.renumber_all(pid, epoch);
+                }
                 Ok(())
             }
-            Err(e) => Err(fatal_check(sh, e)),
+            Some((pid, epoch)) => Err(Error::local(
+                local::BAD_MSG,
+                format!("EndTxn v5+ answered no producer id and epoch ({pid}, {epoch})"),
+            )),
+            None => Ok(()),
+        })
+    } else {
+        Ok(())
+    };
+    match r {
+        Ok(()) => {
+            let mut t = sh.txn();
+            t.set_phase(Phase::Ready, sh.cluster.log());
+            t.partitions.clear();
+            t.offsets_added = false;
+            Ok(())
         }
+        Err(e) => Err(fatal_check(sh, e)),
     }
 }
