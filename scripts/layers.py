@@ -15,8 +15,20 @@ ancestor. Lines are ordered bottom up and a module may name only modules
 listed above its own line, so the table cannot describe a cycle. A module of the crate that no line names
 is an error, so a new module gets a place in the map.
 
-Inside a module, its submodules (siblings) must not form a cycle either: the
-check reports every sibling cycle with the imports that close it.
+Inside a module, its submodules and the module's own file (its mod.rs, or
+lib.rs, or the x.rs beside x/) must not form a cycle either: for each set
+of files that reach each other, the check reports one cycle with the
+imports that close it. A submodule
+depends on the parent's file when it names an item the file defines
+(`super::X`, `crate::a::X`, `use` trees, the names a `use super::*` file
+spells out); a name the file only imports or re-exports (`pub use
+child::X`, `pub(crate) use`, globs) counts as the submodule that defines
+it. The parent's file depends on a submodule when its own code names the
+submodule's items: paths (`self::child::X`, `use child::X`, and the bare
+`child::f()` of Rust 2018), a name it re-exports and uses itself, or a
+method the submodule adds to a type of the file (`impl Producer { fn f }`
+in a child, `self.f()` in mod.rs). Its `mod x;` declarations and pure `pub
+use` re-exports are not dependencies.
 
 No source file of the crate may be longer than 1,500 lines.
 
@@ -115,10 +127,11 @@ def parse_tree(s, i):
         while s[j] in " \t\n":
             j += 1
         if s[j] == "*":
-            return [[seg]], j + 1
+            return [[seg, "*"]], j + 1
         sub, i = parse_tree(s, j)
         return [[seg] + p for p in sub], i
-    return [[seg]], i
+    k = re.compile(r"\s+as\s+" + IDENT).match(s, i)
+    return [[seg]], (k.end() if k else i)
 
 
 class Module:
@@ -177,13 +190,23 @@ def inline_scopes(stripped):
     return scopes
 
 
+class Ref:
+    """One path a file names: where, the module it lands in, the rest of
+    the path after that module (the item), and whether it ends in a glob."""
+
+    def __init__(self, pos, line, target, rest, glob, test):
+        self.pos, self.line, self.target = pos, line, target
+        self.rest, self.glob, self.test = rest, glob, test
+
+
 def references(mod, mods):
-    """(line, target module path, is_test) for every path the file names."""
+    """A Ref for every `crate::`, `gregor::`, `super::` and `self::` path
+    the file names."""
     text = open(mod.file).read()
     s = strip(text) + "\n\n"
     scopes = inline_scopes(s)
     refs = []
-    for m in re.finditer(r"(?<![A-Za-z0-9_$])(crate|gregor|super|self)\s*::\s*", s):
+    for m in re.finditer(r"(?<![A-Za-z0-9_$:])(crate|gregor|super|self)\s*::\s*", s):
         pos = m.start()
         inner = [sc for sc in scopes if sc[0] <= pos < sc[1]]
         here = mod.path + tuple(sc[2] for sc in sorted(inner))
@@ -204,19 +227,144 @@ def references(mod, mods):
                 base, i = base[:-1], k.end()
         if i < len(s) and (s[i] == "{" or re.match(IDENT, s[i])):
             paths, _ = parse_tree(s, i)
+        elif i < len(s) and s[i] == "*":
+            paths = [["*"]]
         else:
             paths = [[]]
         line = s.count("\n", 0, pos) + 1
         for p in paths:
-            full = base + tuple(x for x in p if x not in ("self",))
+            glob = bool(p) and p[-1] == "*"
+            full = base + tuple(x for x in p if x not in ("self", "*"))
             # the longest prefix that is a module
             target = ()
             for k in range(len(full), -1, -1):
                 if full[:k] in mods:
                     target = full[:k]
                     break
-            refs.append((line, target, test))
+            refs.append(Ref(pos, line, target, full[len(target):], glob, test))
     return refs
+
+
+ITEM = re.compile(r"^[ \t]*(?:pub(?:\s*\([^)]*\))?\s+)?(?:(?:const|async|unsafe|extern)\s+)*"
+                  r"(?:(?:fn|struct|enum|trait|type|const|static(?:\s+mut)?|union|macro_rules!)\s+(" + IDENT + r")"
+                  r"|mod\s+(" + IDENT + r")\s*\{)", re.M)
+KEYWORDS = {"fn", "mut", "_", "unsafe", "extern"}
+
+
+def top_level(s):
+    """s with everything inside braces blanked (newlines kept), except the
+    body of a macro called at the top (`kafka_struct! { ... }`), whose
+    items are the file's items."""
+    out, stack = list(s), []
+    for i, c in enumerate(s):
+        if c == "{":
+            macro = not any(stack) and re.search(IDENT + r"!\s*$", s[max(0, i - 80):i])
+            stack.append(not macro)
+            if not macro:
+                continue
+        elif c == "}" and stack:
+            if stack.pop():
+                pass
+            elif not any(stack):
+                continue
+        if any(stack) and c != "\n":
+            out[i] = " "
+    return "".join(out)
+
+
+def use_decls(s):
+    """(start, end, is public, leaves) of every `use` declaration; a leaf is
+    (path segments, the name it binds or None, whether it is a glob)."""
+    out = []
+    for m in re.finditer(r"(?<![A-Za-z0-9_$])(pub(?:\s*\([^)]*\))?\s+)?use\s+", s):
+        end = s.find(";", m.end())
+        if end < 0:
+            continue
+        toks = re.findall(r"::|" + IDENT + r"|[{},*]", s[m.end():end])
+        leaves = []
+        try:
+            use_tree(toks, 0, [], leaves)
+        except IndexError:
+            pass
+        out.append((m.start(), end + 1, bool(m.group(1)), leaves))
+    return out
+
+
+def use_tree(toks, k, prefix, leaves):
+    path = list(prefix)
+    if toks[k] == "::":
+        path, k = path + ["::"], k + 1
+    while True:
+        t = toks[k]
+        if t == "{":
+            k += 1
+            while toks[k] != "}":
+                k = k + 1 if toks[k] == "," else use_tree(toks, k, path, leaves)
+            return k + 1
+        if t == "*":
+            leaves.append((path, None, True))
+            return k + 1
+        path, k = path + [t], k + 1
+        if k < len(toks) and toks[k] == "::":
+            k += 1
+            continue
+        name = t
+        if k + 1 < len(toks) and toks[k] == "as":
+            name, k = toks[k + 1], k + 2
+        if path[-1] == "self":
+            path = path[:-1]
+            if name == "self":
+                name = path[-1] if path else None
+        leaves.append((path, name, False))
+        return k
+
+
+class File:
+    """What the parent-child check needs of one module's file."""
+
+    def __init__(self, mod, mods):
+        self.mod = mod
+        self.text = strip(open(mod.file).read()) + "\n\n"
+        top = self.top = top_level(self.text)
+        self.defined = {m.group(1) or m.group(2) for m in ITEM.finditer(top)} - KEYWORDS
+        self.methods = set(re.findall(r"(?<![A-Za-z0-9_$])fn\s+(" + IDENT + r")", self.text))
+        self.uses = use_decls(self.text)
+        self.kids = {k[-1] for k in mods if len(k) == len(mod.path) + 1 and k[:-1] == mod.path}
+        # the names its top-level `use`s bind, and its globs: path or None
+        self.imports, self.globs = {}, []
+        for start, _, _, leaves in self.uses:
+            if top[start] == " ":
+                continue
+            for path, name, glob in leaves:
+                full = self.resolve(path)
+                if glob:
+                    self.globs.append(full)
+                elif name:
+                    self.imports[name] = full
+
+    def resolve(self, path):
+        """The crate path a `use` path of this file's top level names, or
+        None when it names another crate."""
+        if not path:
+            return None
+        if path[0] in ("crate", "gregor"):
+            return tuple(path[1:])
+        if path[0] == "self":
+            return self.mod.path + tuple(path[1:])
+        if path[0] == "super":
+            base = self.mod.path
+            while path and path[0] == "super":
+                base, path = base[:-1], path[1:]
+            return base + tuple(path)
+        if path[0] in self.kids or path[0] in self.defined:
+            return self.mod.path + tuple(path)
+        return None
+
+    def line(self, pos):
+        return self.text.count("\n", 0, pos) + 1
+
+    def in_use(self, pos, public=None):
+        return any(a <= pos < b and public in (None, p) for a, b, p, _ in self.uses)
 
 
 def read_table():
@@ -272,13 +420,15 @@ def main():
     for p, mod in sorted(mods.items()):
         if p and owner(p, order) is None:
             errors.append(f"{os.path.relpath(mod.file, ROOT)}: module `{'::'.join(p)}` has no line in the layer table of docs/ARCHITECTURE.md")
-    edges = {}
+    edges, refs = {}, {}
     for p, mod in sorted(mods.items()):
+        refs[p] = references(mod, mods)
         if not p:
             continue
         me = owner(p, order)
         reach = closure(me, allowed) if me else set()
-        for line, target, test in references(mod, mods):
+        for r in refs[p]:
+            line, target, test = r.line, r.target, r.test
             if not target:
                 continue
             edges.setdefault((p, target), (os.path.relpath(mod.file, ROOT), line))
@@ -300,20 +450,18 @@ def main():
             n = sum(1 for _ in f)
         if n > MAX_LINES:
             errors.append(f"{os.path.relpath(mod.file, ROOT)}: {n} lines, more than {MAX_LINES}: split it")
-    # sibling cycles inside every module
+    # cycles inside every module, among its submodules and its own file
+    files = {p: File(mod, mods) for p, mod in mods.items()}
     for parent in sorted(mods):
         kids = sorted(k for k in mods if len(k) == len(parent) + 1 and k[:len(parent)] == parent)
-        graph = {k: set() for k in kids}
-        for (a, b) in edges:
-            ka = next((k for k in kids if a[:len(k)] == k), None)
-            kb = next((k for k in kids if b[:len(k)] == k), None)
-            if ka and kb and ka != kb:
-                graph[ka].add(kb)
-        for cycle in cycles(graph):
+        if not kids:
+            continue
+        graph = family(parent, kids, mods, files, refs)
+        for cycle in cycles({v: set(graph[v]) for v in graph}):
             where = []
             for x, y in zip(cycle, cycle[1:] + cycle[:1]):
-                f, ln = next(v for (a, b), v in sorted(edges.items()) if a[:len(x)] == x and b[:len(y)] == y)
-                where.append(f"{'::'.join(x)} -> {'::'.join(y)} ({f}:{ln})")
+                f, ln = graph[x][y]
+                where.append(f"{node_name(x, parent, mods)} -> {node_name(y, parent, mods)} ({f}:{ln})")
             errors.append("cycle: " + "; ".join(where))
     if "--graph" in sys.argv:
         top = {}
@@ -329,6 +477,119 @@ def main():
         return 1
     print(f"layers: {len(mods)} modules, {len(edges)} module imports, all in layer order")
     return 0
+
+
+def node_name(v, parent, mods):
+    """A submodule by its path; the parent's own file as `path (mod.rs)`."""
+    if v == parent:
+        return f"{'::'.join(v) or 'crate'} ({os.path.basename(mods[v].file)})"
+    return "::".join(v)
+
+
+def family(parent, kids, mods, files, refs):
+    """The dependency graph of a module's submodules and its own file (the
+    node `parent`): {node: {node: (file, line) of the first import}}."""
+    graph = {v: {} for v in [parent] + kids}
+    me = files[parent]
+
+    def kid(path):
+        return next((k for k in kids if path[:len(k)] == k), None)
+
+    def add(a, b, file, line):
+        if a is not None and b is not None and a != b:
+            where = (os.path.relpath(file, ROOT), line)
+            graph[a][b] = min(graph[a].get(b, where), where)
+
+    def name_in_parent(name):
+        """The node that defines `name` as the parent's file sees it: the
+        file itself, or the submodule a re-export or a glob takes it from."""
+        if name in me.defined:
+            return parent
+        if name in me.imports:
+            return kid(me.imports[name] or ())
+        for g in me.globs:
+            k = kid(g or ())
+            if k and g in files and (name in files[g].defined or name in files[g].imports):
+                return k
+        return None
+
+    # the submodules: what they name of each other and of the parent's file
+    for a in mods:
+        ka = kid(a)
+        if ka is None:
+            continue
+        for r in refs[a]:
+            if r.target == parent and r.rest:
+                add(ka, name_in_parent(r.rest[0]), mods[a].file, r.line)
+            elif r.target == parent and r.glob:
+                # `use super::*`: the parent's names the file spells out
+                for m in re.finditer(r"(?<![A-Za-z0-9_$.:])" + IDENT, files[a].text):
+                    if m.group(0) in files[a].defined:
+                        continue
+                    if m.group(0) in me.defined or m.group(0) in me.imports or m.group(0) in me.kids:
+                        v = name_in_parent(m.group(0)) or kid(parent + (m.group(0),))
+                        add(ka, v, mods[a].file, files[a].line(m.start()))
+            else:
+                add(ka, kid(r.target), mods[a].file, r.line)
+    # the parent's own code, without its `pub use` re-exports: paths into
+    # submodules (bare `child::` too), and re-exported names it uses itself
+    file = mods[parent].file
+    for r in refs[parent]:
+        if not me.in_use(r.pos, public=True):
+            add(parent, kid(r.target), file, r.line)
+    reexported = {}
+    for start, _, public, leaves in me.uses:
+        for path, name, glob in leaves:
+            full = me.resolve(path)
+            if not public:
+                add(parent, kid(full or ()), file, me.line(start))
+            elif glob and full in files and kid(full):
+                for n in files[full].defined:
+                    reexported.setdefault(n, kid(full))
+            elif name and kid(full or ()):
+                reexported[name] = kid(full)
+    if me.kids:
+        bare = r"(?<![A-Za-z0-9_$.:])(" + "|".join(sorted(me.kids)) + r")\s*::"
+        for m in re.finditer(bare, me.text):
+            if not me.in_use(m.start()):
+                add(parent, parent + (m.group(1),), file, me.line(m.start()))
+    # methods a submodule adds to a type of the parent's file (`impl
+    # Producer { ... }` in a child) that the parent's own code calls
+    calls = {}
+    for a in mods:
+        if kid(a) and a != parent:
+            for m, ty in inherent_methods(files[a], me.defined - files[a].defined).items():
+                if m not in me.methods:
+                    calls.setdefault(m, (kid(a), ty))
+    for m in re.finditer(r"(?:\.\s*|(?<![A-Za-z0-9_$])(" + IDENT + r")\s*::\s*)(" + IDENT + r")\s*(?:::\s*<[^;{}()]*>\s*)?\(", me.text):
+        k = calls.get(m.group(2))
+        if k and m.group(1) in (None, "Self", k[1]) and not me.in_use(m.start()):
+            add(parent, k[0], file, me.line(m.start()))
+    if reexported:
+        names = r"(?<![A-Za-z0-9_$.:])(" + "|".join(sorted(reexported)) + r")(?![A-Za-z0-9_$])(?!\s*:(?!:))"
+        for m in re.finditer(names, me.text):
+            # a function is called (a lowercase name alone is often a variable)
+            called = re.compile(r"\s*(?:::\s*<[^;{}()]*>\s*)?[(!]").match(me.text, m.end())
+            if not me.in_use(m.start()) and (called or not m.group(1)[0].islower()):
+                add(parent, reexported[m.group(1)], file, me.line(m.start()))
+    return graph
+
+
+def inherent_methods(f, types):
+    """{method: type} of the file's top-level `impl T { ... }` blocks (not
+    trait impls) for a type among `types`."""
+    out = {}
+    for m in re.finditer(r"(?<![A-Za-z0-9_$])impl\s*(?:<[^{;]*?>\s*)?(" + IDENT + r")\s*(?:<[^{;]*?>\s*)?\{", f.top):
+        if m.group(1) not in types:
+            continue
+        depth, j = 1, m.end()
+        while j < len(f.text) and depth:
+            depth += {"{": 1, "}": -1}.get(f.text[j], 0)
+            j += 1
+        body = f.text[m.end():j - 1]
+        for fm in re.finditer(r"(?<![A-Za-z0-9_$])fn\s+(" + IDENT + r")", top_level(body)):
+            out.setdefault(fm.group(1), m.group(1))
+    return out
 
 
 def cycles(graph):
