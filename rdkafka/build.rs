@@ -20,6 +20,13 @@
 //!   against the table below). Whole-program LTO would merge gregor into
 //!   this crate's object and defeat that; the crate is not built with it.
 //!
+//! The variadic functions stable Rust cannot define are C, in `csrc/`
+//! ([`C_SHIMS`]): each file is compiled with the system C compiler (`$CC`,
+//! default `cc`) against our own `include/librdkafka/rdkafka.h` and linked
+//! into the shared library as an object file (not an archive, which
+//! `--exclude-libs` would hide), so its function is exported like the
+//! Rust ones and gets no stub. The static library does not hold them.
+//!
 //! A hand-written function is any `pub extern "C" fn rd_kafka_*` in
 //! `src/`; its parameters and return type must have the ABI classes of its
 //! row (a mismatch fails the build), and a name the table lacks fails the
@@ -43,6 +50,10 @@ struct Row {
     variadic: bool,
 }
 
+/// The functions written in C: (file under `csrc/`, the function it
+/// defines, which must be one of the table's variadic rows).
+const C_SHIMS: &[(&str, &str)] = &[("producev.c", "rd_kafka_producev")];
+
 fn main() {
     let dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
@@ -61,13 +72,37 @@ fn main() {
         check_signature(row, file, params, ret);
     }
 
-    let stubs = stubs(rows.iter().filter(|r| !hand.contains_key(&r.name)));
+    let target = env::var("TARGET").unwrap_or_default();
+    let elf = target.contains("linux") || target.contains("freebsd");
+    let mut shims = Vec::new();
+    if elf {
+        for (file, name) in C_SHIMS {
+            let row = by_name
+                .get(name)
+                .unwrap_or_else(|| panic!("{file}: {name} is not in the table"));
+            assert!(
+                row.variadic,
+                "{file}: {name} is not variadic: write it in Rust"
+            );
+            assert!(
+                !hand.contains_key(*name),
+                "{name} is defined in both Rust and csrc/{file}"
+            );
+            shims.push((compile_c(&dir, &out, file), *name));
+        }
+    }
+    let stubs = stubs(
+        rows.iter()
+            .filter(|r| !hand.contains_key(&r.name) && !shims.iter().any(|(_, n)| *n == r.name)),
+    );
     write(&out.join("stubs.rs"), &stubs);
     let map = out.join("librdkafka.map");
     write(&map, &version_script(&rows));
 
-    let target = env::var("TARGET").unwrap_or_default();
-    if target.contains("linux") || target.contains("freebsd") {
+    if elf {
+        for (obj, _) in &shims {
+            println!("cargo:rustc-cdylib-link-arg={}", obj.display());
+        }
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,librdkafka.so.1");
         println!(
             "cargo:rustc-cdylib-link-arg=-Wl,--version-script={}",
@@ -75,6 +110,29 @@ fn main() {
         );
         println!("cargo:rustc-cdylib-link-arg=-Wl,--exclude-libs,ALL");
     }
+}
+
+/// Compiles `csrc/<file>` to an object file in `out`; its path.
+fn compile_c(dir: &Path, out: &Path, file: &str) -> PathBuf {
+    let src = dir.join("csrc").join(file);
+    println!("cargo:rerun-if-changed={}", src.display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        dir.join("include/librdkafka/rdkafka.h").display()
+    );
+    println!("cargo:rerun-if-env-changed=CC");
+    let obj = out.join(file).with_extension("o");
+    let cc = env::var("CC").unwrap_or_else(|_| "cc".into());
+    let status = std::process::Command::new(&cc)
+        .args(["-std=c99", "-Wall", "-Werror", "-O2", "-fPIC", "-c", "-I"])
+        .arg(dir.join("include"))
+        .arg(&src)
+        .arg("-o")
+        .arg(&obj)
+        .status()
+        .unwrap_or_else(|e| panic!("{cc}: {e}"));
+    assert!(status.success(), "{cc} failed on {}", src.display());
+    obj
 }
 
 fn write(path: &Path, text: &str) {

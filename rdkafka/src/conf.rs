@@ -353,7 +353,7 @@ pub struct Conf {
 }
 
 impl Conf {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Conf {
             props: Config::new(),
             topic: None,
@@ -363,6 +363,19 @@ impl Conf {
             engine_callback_data: std::ptr::null_mut(),
             sasl_queue: false,
         }
+    }
+
+    /// The configuration a client is made with: the global properties
+    /// with the default topic conf's merged in (gregor's clients take
+    /// topic-level properties from the one configuration).
+    pub(crate) fn client_config(&self) -> Result<Config, Error> {
+        let mut cfg = self.props.clone();
+        if let Some(t) = &self.topic {
+            for (name, value) in t.props.iter() {
+                cfg.set(name, value)?;
+            }
+        }
+        Ok(cfg)
     }
 
     /// librdkafka's `rd_kafka_conf_set`: a name the global scope does not

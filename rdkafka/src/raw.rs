@@ -5,7 +5,10 @@
 #![allow(unsafe_code)]
 
 use std::borrow::Cow;
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, c_int, c_void, CStr};
+
+use crate::conf::{DrCb, DrMsgCb, ErrorCb};
+use crate::message::Message;
 
 /// Copies `msg` into the caller's `errstr` of `size` bytes, truncated and
 /// always NUL-terminated; nothing for a NULL `errstr` or a size of 0.
@@ -48,6 +51,123 @@ pub(crate) fn read_cstr<'a>(p: *const c_char) -> Option<Cow<'a, str>> {
     // SAFETY: rdkafka.h's `const char *` parameters (names, values, filters)
     // are NUL-terminated strings that outlive the call.
     Some(unsafe { CStr::from_ptr(p) }.to_string_lossy())
+}
+
+/// The caller's `len` bytes at `p`; `None` for NULL (a null key or value).
+pub(crate) fn read_bytes<'a>(p: *const c_void, len: usize) -> Option<&'a [u8]> {
+    if p.is_null() {
+        return None;
+    }
+    if len == 0 {
+        return Some(&[]);
+    }
+    // SAFETY: rdkafka.h's `payload, len` / `key, keylen` pairs: a non-NULL
+    // pointer addresses `len` readable bytes for the duration of the call.
+    Some(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) })
+}
+
+/// The caller's array of `cnt` `T`s at `p` (empty for NULL or 0).
+pub(crate) fn read_array<'a, T>(p: *const T, cnt: usize) -> &'a [T] {
+    if p.is_null() || cnt == 0 {
+        return &[];
+    }
+    // SAFETY: rdkafka.h's `(array, cnt)` parameters (`rd_kafka_produceva`'s
+    // `vus, cnt`) address `cnt` initialized elements for the call.
+    unsafe { std::slice::from_raw_parts(p, cnt) }
+}
+
+/// A shared reference to a library object C holds a pointer to (the
+/// client handle, a topic handle, a message); `None` for NULL.
+pub(crate) fn object<'a, T>(p: *const T) -> Option<&'a T> {
+    // SAFETY: a non-NULL `rd_kafka_t *`, `rd_kafka_topic_t *`,
+    // `rd_kafka_message_t *` or `rd_kafka_metadata_t *` the caller passes is
+    // one this library returned and the caller has not destroyed yet
+    // (rdkafka.h's lifetime rules); the objects are only read through it,
+    // their mutable state sits behind locks and atomics.
+    unsafe { p.as_ref() }
+}
+
+/// Takes back ownership of an object this library gave C with
+/// `Box::into_raw` (`rd_kafka_destroy`, `rd_kafka_metadata_destroy`, the
+/// conf `rd_kafka_new` adopts); `None` for NULL.
+pub(crate) fn take_box<T>(p: *mut T) -> Option<Box<T>> {
+    // SAFETY: a non-NULL `p` came from `Box::into_raw` of a `T` here, and
+    // rdkafka.h's ownership rules give it back exactly once.
+    (!p.is_null()).then(|| unsafe { Box::from_raw(p) })
+}
+
+extern "C" {
+    fn free(p: *mut c_void);
+    #[cfg(target_os = "linux")]
+    fn __errno_location() -> *mut c_int;
+}
+
+/// Frees a payload the caller gave with `RD_KAFKA_MSG_F_FREE`, as
+/// librdkafka does with the C library's `free`.
+pub(crate) fn free_payload(p: *mut c_void) {
+    // SAFETY: with `RD_KAFKA_MSG_F_FREE` rdkafka.h says the payload was
+    // allocated with malloc and its ownership passes to the library once
+    // the produce call succeeds; it is freed exactly once, here.
+    unsafe { free(p) }
+}
+
+/// Sets the thread's `errno`, which the legacy calls (`rd_kafka_produce`,
+/// `rd_kafka_topic_new`) set beside `rd_kafka_last_error` (rdkafka.h names
+/// the errno values of each failure).
+pub(crate) fn set_errno(value: c_int) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: glibc's and musl's `__errno_location` returns the calling
+    // thread's own `errno`, valid for the thread's life.
+    unsafe {
+        *__errno_location() = value;
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = value;
+}
+
+/// Runs the application's `dr_msg_cb` with a delivery report.
+pub(crate) fn call_dr_msg(cb: DrMsgCb, rk: usize, msg: &Message, opaque: usize) {
+    // SAFETY: `cb` is the function the application registered with
+    // `rd_kafka_conf_set_dr_msg_cb`, called with its documented arguments:
+    // the client handle, a message valid for the call, the conf's opaque.
+    unsafe {
+        cb(
+            rk as *mut c_void,
+            (msg as *const Message).cast(),
+            opaque as *mut c_void,
+        )
+    }
+}
+
+/// Runs the application's (deprecated) `dr_cb` with a delivery report.
+pub(crate) fn call_dr(cb: DrCb, rk: usize, msg: &Message, opaque: usize) {
+    // SAFETY: `cb` is the application's `rd_kafka_conf_set_dr_cb`
+    // function, called with its documented arguments (payload and length
+    // valid for the call, the conf's and the message's opaques).
+    unsafe {
+        cb(
+            rk as *mut c_void,
+            msg.c.payload,
+            msg.c.len,
+            msg.c.err,
+            opaque as *mut c_void,
+            msg.c.private,
+        )
+    }
+}
+
+/// Runs the application's `error_cb`.
+pub(crate) fn call_error(cb: ErrorCb, rk: usize, err: c_int, reason: &CStr, opaque: usize) {
+    // SAFETY: `cb` is the application's `rd_kafka_conf_set_error_cb`
+    // function; `reason` is NUL-terminated and valid for the call.
+    unsafe {
+        cb(
+            rk as *mut c_void,
+            err,
+            reason.as_ptr(),
+            opaque as *mut c_void,
+        )
+    }
 }
 
 #[cfg(test)]

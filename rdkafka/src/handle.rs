@@ -1,0 +1,306 @@
+//! The client handle, `rd_kafka_t` of rdkafka.h: `rd_kafka_new`,
+//! `_destroy`, `_destroy_flags`, `_name`, `_type`, `_opaque`, `_conf`,
+//! `_poll`, `_outq_len`, `_flush`, `_purge`, `_yield`, `_fatal_error`.
+//!
+//! A producer handle is a gregor [`Producer`]; a consumer handle a gregor
+//! [`Consumer`] (the consumer's own calls are another module's). As
+//! librdkafka's `rd_kafka_new`: the conf passes to the handle only when the
+//! call succeeds (NULL: the defaults), the handle's name is
+//! `<client.id>#<type>-<n>` with `n` counting the process's handles from 1,
+//! and `rd_kafka_conf` gives the handle's own conf for reading.
+//!
+//! Callbacks of the conf: `dr_msg_cb` / `dr_cb` and `error_cb` are served
+//! from `rd_kafka_poll` and `rd_kafka_flush` on the calling thread (see
+//! [`crate::producer`]). `rd_kafka_poll` on a consumer serves nothing yet
+//! and returns 0 at once.
+//!
+//! `rd_kafka_destroy` does not wait for outstanding messages, as
+//! librdkafka's (rdkafka.h asks the application to flush first); no
+//! callback runs during or after it. For a consumer it closes the consumer
+//! first unless `RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE` is given.
+
+#![allow(unsafe_code)] // `#[no_mangle]`
+
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use gregor::consumer::Consumer;
+use gregor::error::Error;
+use gregor::producer::Producer;
+
+use crate::conf::Conf;
+use crate::errors::set_last_error;
+use crate::guard::guard;
+use crate::raw;
+use crate::topic::Topics;
+
+/// `RD_KAFKA_PRODUCER`.
+pub const PRODUCER: c_int = 0;
+/// `RD_KAFKA_CONSUMER`.
+pub const CONSUMER: c_int = 1;
+/// `RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE`.
+pub const DESTROY_F_NO_CONSUMER_CLOSE: c_int = 0x8;
+/// `RD_KAFKA_RESP_ERR__INVALID_ARG`.
+const RESP_ERR__INVALID_ARG: c_int = -186;
+/// `RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED`.
+const RESP_ERR__NOT_IMPLEMENTED: c_int = -170;
+
+/// The process's handle counter, shared by producers and consumers as
+/// librdkafka's.
+static HANDLES: AtomicI32 = AtomicI32::new(0);
+
+/// What a handle's client is.
+pub(crate) enum Client {
+    /// `RD_KAFKA_PRODUCER`.
+    Producer(Producer),
+    /// `RD_KAFKA_CONSUMER`.
+    Consumer(Consumer),
+}
+
+/// `rd_kafka_t`.
+pub struct Handle {
+    conf: Box<Conf>,
+    name: CString,
+    client: Client,
+    topics: Arc<Topics>,
+}
+
+impl Handle {
+    /// The producer, if this is a producer handle.
+    pub(crate) fn producer(&self) -> Option<&Producer> {
+        match &self.client {
+            Client::Producer(p) => Some(p),
+            Client::Consumer(_) => None,
+        }
+    }
+
+    /// The client.
+    pub(crate) fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The handle's topic handles.
+    pub(crate) fn topics(&self) -> &Arc<Topics> {
+        &self.topics
+    }
+
+    /// The handle's conf.
+    pub(crate) fn conf(&self) -> &Conf {
+        &self.conf
+    }
+
+    fn kind(&self) -> c_int {
+        match self.client {
+            Client::Producer(_) => PRODUCER,
+            Client::Consumer(_) => CONSUMER,
+        }
+    }
+}
+
+/// librdkafka's timeout rule: negative waits "forever" (a finite 136 years,
+/// so deadlines never overflow), 0 does not wait.
+pub(crate) fn timeout(timeout_ms: c_int) -> Duration {
+    u64::try_from(timeout_ms).map_or(Duration::from_secs(u64::from(u32::MAX)), |ms| {
+        Duration::from_millis(ms)
+    })
+}
+
+/// The gregor client of `kind` for `conf`.
+fn client(kind: c_int, conf: &Conf) -> Result<Client, Error> {
+    let cfg = conf.client_config()?;
+    match kind {
+        PRODUCER => Producer::new(&cfg).map(Client::Producer),
+        CONSUMER => Consumer::new(&cfg).map(Client::Consumer),
+        _ => Err(Error::invalid_arg(format!("invalid client type {kind}"))),
+    }
+}
+
+/// A new producer (`RD_KAFKA_PRODUCER`) or consumer (`RD_KAFKA_CONSUMER`)
+/// handle (`rd_kafka_new`) with `conf`'s configuration, which it owns from
+/// then on (NULL: the defaults). NULL on failure, with the reason in
+/// `errstr`, and the caller still owns `conf`.
+#[no_mangle]
+pub extern "C" fn rd_kafka_new(
+    kind: c_int,
+    conf: *mut Conf,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> *mut Handle {
+    guard(std::ptr::null_mut(), || {
+        let made = match raw::object(conf) {
+            Some(c) => client(kind, c),
+            None => client(kind, &Conf::new()),
+        };
+        let client = match made {
+            Ok(c) => c,
+            Err(e) => {
+                raw::write_errstr(errstr, errstr_size, &e.to_string());
+                set_last_error(e.code());
+                raw::set_errno(22); // EINVAL, as librdkafka's configuration failures
+                return std::ptr::null_mut();
+            }
+        };
+        let conf = raw::take_box(conf).unwrap_or_else(|| Box::new(Conf::new()));
+        let n = HANDLES.fetch_add(1, Ordering::Relaxed) + 1;
+        let kind_name = if kind == PRODUCER {
+            "producer"
+        } else {
+            "consumer"
+        };
+        let client_id = conf.props.get("client.id").unwrap_or_default();
+        let name = format!("{client_id}#{kind_name}-{n}").replace('\0', " ");
+        let default_opaque = conf.topic.as_ref().map_or(0, |t| t.opaque as usize);
+        let handle = Box::new(Handle {
+            conf,
+            name: CString::new(name).unwrap_or_default(),
+            client,
+            topics: Arc::new(Topics::default()),
+        });
+        // the box's address is the `rd_kafka_t *` the callbacks pass on
+        let rk = &*handle as *const Handle as usize;
+        handle.topics.bind(rk, default_opaque);
+        crate::producer::install_callbacks(&handle, rk);
+        Box::into_raw(handle)
+    })
+}
+
+/// Destroys a handle (`rd_kafka_destroy`); see the module's documentation.
+#[no_mangle]
+pub extern "C" fn rd_kafka_destroy(rk: *mut Handle) {
+    rd_kafka_destroy_flags(rk, 0);
+}
+
+/// Destroys a handle with `RD_KAFKA_DESTROY_F_*` flags
+/// (`rd_kafka_destroy_flags`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_destroy_flags(rk: *mut Handle, flags: c_int) {
+    guard((), || {
+        let Some(handle) = raw::take_box(rk) else {
+            return;
+        };
+        match &handle.client {
+            Client::Producer(_) => crate::producer::detach_callbacks(&handle),
+            Client::Consumer(c) => {
+                c.set_error_callback(None);
+                if flags & DESTROY_F_NO_CONSUMER_CLOSE == 0 {
+                    c.close();
+                }
+            }
+        }
+        drop(handle);
+    })
+}
+
+/// The handle's name (`rd_kafka_name`): `<client.id>#producer-<n>`.
+#[no_mangle]
+pub extern "C" fn rd_kafka_name(rk: *const Handle) -> *const c_char {
+    guard(c"".as_ptr(), || {
+        raw::object(rk).map_or(c"".as_ptr(), |h| h.name.as_ptr())
+    })
+}
+
+/// `RD_KAFKA_PRODUCER` or `RD_KAFKA_CONSUMER` (`rd_kafka_type`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_type(rk: *const Handle) -> c_int {
+    guard(PRODUCER, || raw::object(rk).map_or(PRODUCER, Handle::kind))
+}
+
+/// The conf's opaque (`rd_kafka_opaque`, `rd_kafka_conf_set_opaque`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_opaque(rk: *const Handle) -> *mut c_void {
+    guard(std::ptr::null_mut(), || {
+        raw::object(rk).map_or(std::ptr::null_mut(), |h| h.conf.opaque)
+    })
+}
+
+/// The handle's conf, to read (`rd_kafka_conf`); owned by the handle.
+#[no_mangle]
+pub extern "C" fn rd_kafka_conf(rk: *mut Handle) -> *const Conf {
+    guard(std::ptr::null(), || {
+        raw::object(rk).map_or(std::ptr::null(), |h| &*h.conf as *const Conf)
+    })
+}
+
+/// Serves delivery reports and client events to the conf's callbacks,
+/// waiting up to `timeout_ms` for the first (`rd_kafka_poll`); how many.
+#[no_mangle]
+pub extern "C" fn rd_kafka_poll(rk: *mut Handle, timeout_ms: c_int) -> c_int {
+    guard(0, || match raw::object(rk).map(Handle::client) {
+        Some(Client::Producer(p)) => {
+            c_int::try_from(p.poll(timeout(timeout_ms))).unwrap_or(c_int::MAX)
+        }
+        _ => 0,
+    })
+}
+
+/// Messages and reports outstanding (`rd_kafka_outq_len`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_outq_len(rk: *mut Handle) -> c_int {
+    guard(0, || {
+        raw::object(rk)
+            .and_then(Handle::producer)
+            .map_or(0, |p| c_int::try_from(p.len()).unwrap_or(c_int::MAX))
+    })
+}
+
+/// Waits up to `timeout_ms` for every outstanding message's report,
+/// serving the callbacks (`rd_kafka_flush`); `_TIMED_OUT` if some remain.
+#[no_mangle]
+pub extern "C" fn rd_kafka_flush(rk: *mut Handle, timeout_ms: c_int) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        match raw::object(rk).map(Handle::client) {
+            Some(Client::Producer(p)) => p
+                .flush(timeout(timeout_ms))
+                .map_or_else(|e| e.code(), |()| 0),
+            Some(Client::Consumer(_)) => 0,
+            None => RESP_ERR__INVALID_ARG,
+        }
+    })
+}
+
+/// Purges queued and/or in-flight messages (`rd_kafka_purge`,
+/// `RD_KAFKA_PURGE_F_*`); `_NOT_IMPLEMENTED` for a consumer, as librdkafka.
+#[no_mangle]
+pub extern "C" fn rd_kafka_purge(rk: *mut Handle, purge_flags: c_int) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        match raw::object(rk).map(Handle::client) {
+            Some(Client::Producer(p)) => p.purge(purge_flags).map_or_else(|e| e.code(), |()| 0),
+            Some(Client::Consumer(_)) => RESP_ERR__NOT_IMPLEMENTED,
+            None => RESP_ERR__INVALID_ARG,
+        }
+    })
+}
+
+/// Makes a `rd_kafka_poll` or `rd_kafka_flush` blocked on another thread
+/// return early (`rd_kafka_yield`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_yield(rk: *mut Handle) {
+    guard((), || match raw::object(rk).map(Handle::client) {
+        Some(Client::Producer(p)) => p.yield_now(),
+        Some(Client::Consumer(c)) => c.yield_now(),
+        None => {}
+    })
+}
+
+/// The error that stopped the client for good (`rd_kafka_fatal_error`),
+/// its text in `errstr`; 0 while there is none.
+#[no_mangle]
+pub extern "C" fn rd_kafka_fatal_error(
+    rk: *mut Handle,
+    errstr: *mut c_char,
+    errstr_size: usize,
+) -> c_int {
+    guard(0, || {
+        let fatal = match raw::object(rk).map(Handle::client) {
+            Some(Client::Producer(p)) => p.fatal_error(),
+            Some(Client::Consumer(c)) => c.fatal_error(),
+            None => None,
+        };
+        fatal.map_or(0, |e| {
+            raw::write_errstr(errstr, errstr_size, &e.to_string());
+            e.code()
+        })
+    })
+}

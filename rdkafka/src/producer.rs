@@ -1,0 +1,433 @@
+//! Producing (`rd_kafka_produce`, `rd_kafka_produceva`; `rd_kafka_producev`
+//! is the C shim `csrc/producev.c` on `rd_kafka_produceva`) and the
+//! producer's callbacks: delivery reports to `dr_msg_cb` / `dr_cb` and
+//! client errors to `error_cb`, served inside `rd_kafka_poll` and
+//! `rd_kafka_flush` on the calling thread.
+//!
+//! Message flags as rdkafka.h documents them: `RD_KAFKA_MSG_F_FREE` hands
+//! the payload (malloc'ed) to the library, which frees it once the message
+//! is done; `RD_KAFKA_MSG_F_COPY` copies it; with neither, the application
+//! keeps the payload alive until the delivery report, which points to it;
+//! `RD_KAFKA_MSG_F_BLOCK` waits for room in a full queue instead of
+//! failing with `_QUEUE_FULL`. gregor copies every payload into its batch
+//! at once, so the flags only decide what the report's `payload` points to
+//! (the application's buffer unless copied) and when a `F_FREE` payload is
+//! freed (after its report, or at once without a delivery callback). On a
+//! failed produce the payload stays the application's.
+
+#![allow(unsafe_code)] // `#[no_mangle]`
+
+use std::ffi::{c_int, c_void, CString};
+
+use gregor::error::Error;
+use gregor::message::ProducerRecord;
+use gregor::producer::{DeliveryReport, Producer};
+
+use crate::error_object::ErrorObject;
+use crate::errors::set_last_error;
+use crate::guard::guard;
+use crate::handle::Handle;
+use crate::message::{Message, RdMessage, TIMESTAMP_CREATE_TIME};
+use crate::raw;
+use crate::topic::Topic;
+
+/// `RD_KAFKA_MSG_F_FREE`.
+pub const MSG_F_FREE: c_int = 0x1;
+/// `RD_KAFKA_MSG_F_COPY`.
+pub const MSG_F_COPY: c_int = 0x2;
+/// `RD_KAFKA_MSG_F_BLOCK`.
+pub const MSG_F_BLOCK: c_int = 0x4;
+/// `RD_KAFKA_PARTITION_UA`.
+pub const PARTITION_UA: i32 = -1;
+
+const RESP_ERR__INVALID_ARG: c_int = -186;
+const RESP_ERR__UNKNOWN_PARTITION: c_int = -190;
+const RESP_ERR__UNKNOWN_TOPIC: c_int = -188;
+const RESP_ERR__QUEUE_FULL: c_int = -184;
+const RESP_ERR__FATAL: c_int = -150;
+const RESP_ERR__STATE: c_int = -172;
+const RESP_ERR__NOT_IMPLEMENTED: c_int = -170;
+const RESP_ERR_MSG_SIZE_TOO_LARGE: c_int = 10;
+
+/// What a produced message's report needs beyond gregor's report: the
+/// gregor opaque of a message points to one of these while a delivery
+/// callback is set.
+#[derive(Debug)]
+struct Pending {
+    /// The application's `msg_opaque`.
+    opaque: usize,
+    /// The application's payload and length (reported unless copied).
+    payload: usize,
+    len: usize,
+    flags: c_int,
+}
+
+/// One message to produce, as the produce calls give it.
+pub(crate) struct Produce<'a> {
+    pub topic: &'a str,
+    pub partition: i32,
+    pub flags: c_int,
+    pub payload: *mut c_void,
+    pub len: usize,
+    pub key: Option<&'a [u8]>,
+    pub opaque: *mut c_void,
+    /// Milliseconds since the epoch; 0 for now.
+    pub timestamp: i64,
+    pub headers: Vec<(String, Option<Vec<u8>>)>,
+}
+
+/// Whether the handle's conf asks for delivery reports.
+fn wants_reports(h: &Handle) -> bool {
+    let cb = &h.conf().callbacks;
+    cb.dr_msg.is_some() || cb.dr.is_some()
+}
+
+/// Queues `m` on the handle's producer.
+pub(crate) fn produce(h: &Handle, m: &Produce<'_>) -> Result<(), Error> {
+    let Some(p) = h.producer() else {
+        return Err(Error::invalid_arg("not a producer handle"));
+    };
+    let partition = match m.partition {
+        PARTITION_UA => None,
+        n if n >= 0 => Some(n),
+        n => {
+            return Err(Error::local(
+                RESP_ERR__UNKNOWN_PARTITION,
+                format!("invalid partition {n}"),
+            ))
+        }
+    };
+    let headers: Vec<(&str, Option<&[u8]>)> = m
+        .headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_deref()))
+        .collect();
+    let rec = ProducerRecord {
+        topic: m.topic,
+        partition,
+        key: m.key,
+        value: raw::read_bytes(m.payload, m.len),
+        headers: &headers,
+        timestamp: (m.timestamp != 0).then_some(m.timestamp),
+    };
+    let reports = wants_reports(h);
+    let opaque = if reports {
+        Box::into_raw(Box::new(Pending {
+            opaque: m.opaque as usize,
+            payload: m.payload as usize,
+            len: m.len,
+            flags: m.flags,
+        })) as usize
+    } else {
+        m.opaque as usize
+    };
+    let sent = send(p, &rec, opaque, m.flags);
+    match (&sent, reports) {
+        (Err(_), true) => drop(raw::take_box(opaque as *mut Pending)),
+        (Ok(()), false) if m.flags & MSG_F_FREE != 0 && !m.payload.is_null() => {
+            raw::free_payload(m.payload);
+        }
+        _ => {}
+    }
+    sent
+}
+
+fn send(p: &Producer, rec: &ProducerRecord<'_>, opaque: usize, flags: c_int) -> Result<(), Error> {
+    if flags & MSG_F_BLOCK != 0 {
+        p.send_blocking(rec, opaque, crate::handle::timeout(-1))
+    } else {
+        p.send(rec, opaque)
+    }
+}
+
+/// The errno rdkafka.h gives `rd_kafka_produce`'s failures.
+fn errno_of(code: c_int) -> c_int {
+    match code {
+        RESP_ERR__QUEUE_FULL => 105,       // ENOBUFS
+        RESP_ERR_MSG_SIZE_TOO_LARGE => 90, // EMSGSIZE
+        RESP_ERR__UNKNOWN_PARTITION => 3,  // ESRCH
+        RESP_ERR__UNKNOWN_TOPIC => 2,      // ENOENT
+        RESP_ERR__FATAL => 125,            // ECANCELED
+        RESP_ERR__STATE => 8,              // ENOEXEC
+        _ => 22,                           // EINVAL
+    }
+}
+
+/// Queues a message for the topic `rkt` (`rd_kafka_produce`): 0, or -1
+/// with `rd_kafka_last_error` and errno set. See the module for `msgflags`.
+#[no_mangle]
+pub extern "C" fn rd_kafka_produce(
+    rkt: *mut Topic,
+    partition: i32,
+    msgflags: c_int,
+    payload: *mut c_void,
+    len: usize,
+    key: *const c_void,
+    keylen: usize,
+    msg_opaque: *mut c_void,
+) -> c_int {
+    guard(-1, || {
+        let result = match raw::object(rkt).and_then(|t| Some((t, t.handle()?))) {
+            None => Err(Error::invalid_arg("NULL topic handle")),
+            Some((t, h)) => produce(
+                h,
+                &Produce {
+                    topic: t.name(),
+                    partition,
+                    flags: msgflags,
+                    payload,
+                    len,
+                    key: raw::read_bytes(key, keylen),
+                    opaque: msg_opaque,
+                    timestamp: 0,
+                    headers: Vec::new(),
+                },
+            ),
+        };
+        match result {
+            Ok(()) => {
+                set_last_error(0);
+                0
+            }
+            Err(e) => {
+                set_last_error(e.code());
+                raw::set_errno(errno_of(e.code()));
+                -1
+            }
+        }
+    })
+}
+
+/// `rd_kafka_vtype_t`'s values.
+mod vtype {
+    pub const END: i32 = 0;
+    pub const TOPIC: i32 = 1;
+    pub const RKT: i32 = 2;
+    pub const PARTITION: i32 = 3;
+    pub const VALUE: i32 = 4;
+    pub const KEY: i32 = 5;
+    pub const OPAQUE: i32 = 6;
+    pub const MSGFLAGS: i32 = 7;
+    pub const TIMESTAMP: i32 = 8;
+    pub const HEADER: i32 = 9;
+    pub const HEADERS: i32 = 10;
+}
+
+/// The union of `rd_kafka_vu_t` as bytes: every member starts at its
+/// beginning; `_pad` makes it 64 bytes, pointer-aligned.
+#[repr(C, align(8))]
+#[derive(Debug, Clone, Copy)]
+pub struct VuUnion([u8; 64]);
+
+impl VuUnion {
+    fn word(&self, i: usize) -> usize {
+        const W: usize = std::mem::size_of::<usize>();
+        let mut b = [0u8; W];
+        b.copy_from_slice(&self.0[i * W..(i + 1) * W]);
+        usize::from_ne_bytes(b)
+    }
+
+    fn i32(&self) -> i32 {
+        i32::from_ne_bytes([self.0[0], self.0[1], self.0[2], self.0[3]])
+    }
+
+    fn i64(&self) -> i64 {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&self.0[..8]);
+        i64::from_ne_bytes(b)
+    }
+}
+
+/// `rd_kafka_vu_t`: a vtype and its value.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct Vu {
+    vtype: c_int,
+    u: VuUnion,
+}
+
+/// The message `vus` describe, or the reason it is not one.
+fn from_vus<'a>(h: &'a Handle, vus: &'a [Vu]) -> Result<(String, Produce<'a>), Error> {
+    let mut topic: Option<String> = None;
+    let mut m = Produce {
+        topic: "",
+        partition: PARTITION_UA,
+        flags: 0,
+        payload: std::ptr::null_mut(),
+        len: 0,
+        key: None,
+        opaque: std::ptr::null_mut(),
+        timestamp: 0,
+        headers: Vec::new(),
+    };
+    for vu in vus {
+        let u = &vu.u;
+        match vu.vtype {
+            vtype::END => break,
+            vtype::TOPIC => {
+                topic = raw::read_cstr(u.word(0) as *const _).map(|s| s.into_owned());
+            }
+            vtype::RKT => {
+                topic = raw::object(u.word(0) as *const Topic).map(|t| t.name().to_string());
+            }
+            vtype::PARTITION => m.partition = u.i32(),
+            vtype::VALUE => {
+                m.payload = u.word(0) as *mut c_void;
+                m.len = u.word(1);
+            }
+            vtype::KEY => m.key = raw::read_bytes(u.word(0) as *const c_void, u.word(1)),
+            vtype::OPAQUE => m.opaque = u.word(0) as *mut c_void,
+            vtype::MSGFLAGS => m.flags = u.i32(),
+            vtype::TIMESTAMP => m.timestamp = u.i64(),
+            vtype::HEADER => {
+                let name = raw::read_cstr(u.word(0) as *const _)
+                    .ok_or_else(|| Error::invalid_arg("NULL header name"))?;
+                let val = u.word(1) as *const c_void;
+                let size = u.word(2) as isize;
+                let value = match usize::try_from(size) {
+                    Ok(n) => raw::read_bytes(val, n).map(<[u8]>::to_vec),
+                    // -1: a NUL-terminated string (rdkafka.h)
+                    Err(_) => raw::read_cstr(val.cast()).map(|s| s.as_bytes().to_vec()),
+                };
+                m.headers.push((name.into_owned(), value));
+            }
+            vtype::HEADERS => {
+                if u.word(0) != 0 {
+                    return Err(Error::local(
+                        RESP_ERR__NOT_IMPLEMENTED,
+                        "RD_KAFKA_V_HEADERS: header lists are not implemented by gregor's librdkafka yet",
+                    ));
+                }
+            }
+            other => return Err(Error::invalid_arg(format!("Unsupported VTYPE {other}"))),
+        }
+    }
+    let topic = topic.ok_or_else(|| Error::invalid_arg("No topic name or topic handle given"))?;
+    let _ = h;
+    Ok((topic, m))
+}
+
+/// Queues the message `vus` describe (`rd_kafka_produceva`): NULL, or an
+/// error object for the caller to destroy.
+#[no_mangle]
+pub extern "C" fn rd_kafka_produceva(rk: *mut Handle, vus: *const Vu, cnt: usize) -> *mut c_void {
+    guard(ErrorObject::boxed(RESP_ERR__INVALID_ARG, "panic"), || {
+        let Some(h) = raw::object(rk) else {
+            return ErrorObject::boxed(RESP_ERR__INVALID_ARG, "NULL client handle");
+        };
+        let vus = raw::read_array(vus, cnt);
+        let result = from_vus(h, vus).and_then(|(topic, mut m)| {
+            // librdkafka makes the topic's handle for the report
+            h.topics().get(&topic, None, false);
+            m.topic = &topic;
+            produce(h, &m)
+        });
+        match result {
+            Ok(()) => std::ptr::null_mut(),
+            Err(e) => ErrorObject::boxed(e.code(), &e.to_string()),
+        }
+    })
+}
+
+/// Builds the C message of `dr` (whose opaque is a [`Pending`]), runs the
+/// application's callback, then frees what the message owned.
+fn deliver(rk: usize, dr: &DeliveryReport) {
+    let Some(handle) = raw::object(rk as *const Handle) else {
+        return;
+    };
+    let Some(pending) = raw::take_box(dr.opaque as *mut Pending) else {
+        return;
+    };
+    let (key, value, _) = dr.key_value_headers();
+    let copied = pending.flags & MSG_F_COPY != 0 || pending.payload == 0;
+    let (payload, len) = match (&value, copied) {
+        (_, false) => (pending.payload as *mut c_void, pending.len),
+        (Some(v), true) => (v.as_ptr().cast_mut().cast(), v.len()),
+        (None, true) => (std::ptr::null_mut(), 0),
+    };
+    let rkt = handle
+        .topics()
+        .get(&dr.topic, None, false)
+        .unwrap_or(std::ptr::null_mut());
+    let msg = Message {
+        c: RdMessage {
+            err: dr.error.as_ref().map_or(0, Error::code),
+            rkt: rkt.cast(),
+            partition: dr.partition,
+            payload,
+            len,
+            key: key
+                .as_ref()
+                .map_or(std::ptr::null_mut(), |k| k.as_ptr().cast_mut().cast()),
+            key_len: key.as_ref().map_or(0, |k| k.len()),
+            offset: dr.offset,
+            private: pending.opaque as *mut c_void,
+        },
+        timestamp: dr.timestamp,
+        tstype: TIMESTAMP_CREATE_TIME,
+        latency_us: dr.latency_us,
+        status: dr.status as c_int,
+        broker_id: -1,
+    };
+    let cbs = handle.conf().callbacks;
+    let opaque = handle.conf().opaque as usize;
+    if let Some(cb) = cbs.dr_msg {
+        raw::call_dr_msg(cb, rk, &msg, opaque);
+    } else if let Some(cb) = cbs.dr {
+        raw::call_dr(cb, rk, &msg, opaque);
+    }
+    release(&pending);
+}
+
+/// Frees a `F_FREE` payload once its message is done.
+fn release(pending: &Pending) {
+    if pending.flags & MSG_F_FREE != 0 && pending.payload != 0 {
+        raw::free_payload(pending.payload as *mut c_void);
+    }
+}
+
+/// Sets the gregor callbacks that serve the conf's `dr_msg_cb` / `dr_cb`
+/// and `error_cb` for the handle at `rk`.
+pub(crate) fn install_callbacks(h: &Handle, rk: usize) {
+    let error_cb = h.conf().callbacks.error.map(|cb| {
+        let opaque = h.conf().opaque as usize;
+        Box::new(move |e: &Error| {
+            let reason = CString::new(e.to_string().replace('\0', " ")).unwrap_or_default();
+            raw::call_error(cb, rk, e.code(), &reason, opaque);
+        }) as Box<dyn FnMut(&Error) + Send>
+    });
+    match h.client() {
+        crate::handle::Client::Producer(p) => {
+            if wants_reports(h) {
+                p.set_delivery_callback(Some(Box::new(move |dr: &DeliveryReport| deliver(rk, dr))));
+            }
+            if error_cb.is_some() {
+                p.set_error_callback(error_cb);
+            }
+        }
+        crate::handle::Client::Consumer(c) => {
+            if error_cb.is_some() {
+                c.set_error_callback(error_cb);
+            }
+        }
+    }
+}
+
+/// Replaces the callbacks of a producer being destroyed: no application
+/// callback runs any more; what outstanding messages owned is freed.
+pub(crate) fn detach_callbacks(h: &Handle) {
+    let Some(p) = h.producer() else {
+        return;
+    };
+    let reports = wants_reports(h);
+    p.set_error_callback(None);
+    if reports {
+        p.set_delivery_callback(Some(Box::new(|dr: &DeliveryReport| {
+            if let Some(pending) = raw::take_box(dr.opaque as *mut Pending) {
+                release(&pending);
+            }
+        })));
+    } else {
+        p.set_delivery_callback(None);
+    }
+}
