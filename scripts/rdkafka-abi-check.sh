@@ -14,6 +14,12 @@
 #            configuration calls, set / get / dup / dump / topic confs),
 #            and against ours the functions not implemented yet fail
 #            cleanly;
+#   producer rdkafka/tests/producer.c, compiled against the real rdkafka.h,
+#            prints the same linked against ours as against the real one,
+#            each run producing to a fresh topic of the broker on
+#            127.0.0.1:$BROKER_PORT (handle, topic handles, metadata,
+#            produce / producev / produceva, delivery reports, flush);
+#            skipped, saying so, when no broker listens there;
 #   dlopen   ours loads with RTLD_NOW and every table name resolves;
 #   header   gregor's rdkafka/include/librdkafka/{rdkafka.h,rdkafka_mock.h}
 #            are what scripts/rdkafka-header.py makes of rdkafka/abi/
@@ -109,6 +115,30 @@ if "$WORK/probe-ours" stubs >"$WORK/stubs.txt"; then
 else
     grep -v '^ok ' "$WORK/stubs.txt" >&2 || true
     fail stubs "functions not implemented yet do not fail cleanly"
+fi
+
+# producer: a producing program against the broker, the same output with both.
+if port_open "$BROKER_PORT"; then
+    ptopic=gregor-abi-producer-$(date +%s)-$$
+    for which in real ours; do
+        if [ $which = ours ]; then dir=$OURS; else dir=$REAL/lib; fi
+        cc -std=c99 -Wall -Werror -I"$REAL/include" rdkafka/tests/producer.c \
+            -L"$dir" -Wl,-rpath,"$dir" -lrdkafka -o "$WORK/producer-$which"
+        # a topic of its own for each run: both see the broker create it
+        timeout 120 "$WORK/producer-$which" "127.0.0.1:$BROKER_PORT" "$ptopic-$which" 40 \
+            >"$WORK/producer-$which.txt" 2>"$WORK/producer-$which.log" ||
+            fail producer "producer.c failed on the $which librdkafka (output: $WORK/producer-$which.txt)"
+    done
+    if diff -u --label real --label ours "$WORK/producer-real.txt" "$WORK/producer-ours.txt" \
+        >"$WORK/producer.diff"; then
+        log "producer: identical ($(grep -c '^dr ' "$WORK/producer-ours.txt") delivery reports," \
+            "$(wc -l <"$WORK/producer-ours.txt") lines)"
+    else
+        head -40 "$WORK/producer.diff" >&2
+        fail producer "producer.c's output differs (whole diff: $WORK/producer.diff)"
+    fi
+else
+    log "producer: SKIPPED: no broker on 127.0.0.1:$BROKER_PORT (scripts/services.sh start broker)"
 fi
 
 # dlopen: every reference binds now, every name resolves.

@@ -120,6 +120,7 @@ fi
 phase "librdkafka ABI (rdkafka/: librdkafka.so.1 on gregor)"
 cargo test --quiet -p gregor-rdkafka
 scripts/rdkafka-abi-check.sh
+scripts/rdkafka-abi-tests.sh
 
 phase "bindings (Python, Ruby, pkg-config)"
 scripts/bindings-test.sh

@@ -342,25 +342,25 @@ static int failures;
 
 static int stubs(void) {
         char errstr[256], tiny[8];
-        const char *want = "rd_kafka_new: not implemented by gregor's librdkafka yet";
+        const char *want = "rd_kafka_NewTopic_new: not implemented by gregor's librdkafka yet";
         rd_kafka_error_t *error;
         const rd_kafka_error_t **errors;
         size_t cnt = 99;
         rd_kafka_resp_err_t err;
 
         memset(errstr, 'x', sizeof errstr);
-        CHECK(rd_kafka_new(RD_KAFKA_PRODUCER, NULL, errstr, sizeof errstr) == NULL,
-              "rd_kafka_new() is NULL");
-        CHECK(!strcmp(errstr, want), "rd_kafka_new's errstr: \"%s\"", errstr);
+        CHECK(rd_kafka_NewTopic_new("t", 1, 1, errstr, sizeof errstr) == NULL,
+              "rd_kafka_NewTopic_new() is NULL");
+        CHECK(!strcmp(errstr, want), "rd_kafka_NewTopic_new's errstr: \"%s\"", errstr);
         CHECK(rd_kafka_last_error() == RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED,
               "rd_kafka_last_error() after it: %s", rd_kafka_err2name(rd_kafka_last_error()));
 
         memset(tiny, 'x', sizeof tiny);
-        rd_kafka_new(RD_KAFKA_CONSUMER, NULL, tiny, sizeof tiny);
+        rd_kafka_NewTopic_new("t", 1, 1, tiny, sizeof tiny);
         CHECK(!memcmp(tiny, want, sizeof tiny - 1) && tiny[sizeof tiny - 1] == '\0',
               "an errstr of 8 bytes holds 7 and the NUL: \"%s\"", tiny);
-        CHECK(rd_kafka_new(RD_KAFKA_CONSUMER, NULL, NULL, 0) == NULL,
-              "rd_kafka_new() with no errstr is NULL");
+        CHECK(rd_kafka_NewTopic_new("t", 1, 1, NULL, 0) == NULL,
+              "rd_kafka_NewTopic_new() with no errstr is NULL");
 
         /* Implemented, but NULL-safe where librdkafka would crash. */
         CHECK(rd_kafka_conf_set(NULL, "client.id", "probe", errstr, sizeof errstr) ==
@@ -386,16 +386,22 @@ static int stubs(void) {
         }
 
         /* Variadic in C: the stub takes the fixed parameters only. */
-        err = rd_kafka_producev(NULL, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_VALUE("v", 1),
-                                RD_KAFKA_V_KEY("k", 1), RD_KAFKA_V_PARTITION(0), RD_KAFKA_V_END);
-        CHECK(err == RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED, "rd_kafka_producev(...) is %s",
-              rd_kafka_err2name(err));
+        error = rd_kafka_error_new(RD_KAFKA_RESP_ERR__FAIL, "%s %d", "x", 1);
+        CHECK(error != NULL && rd_kafka_error_code(error) == RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED,
+              "rd_kafka_error_new(...) is a _NOT_IMPLEMENTED error object");
+        rd_kafka_error_destroy(error);
 
         CHECK(rd_kafka_topic_partition_list_new(1) == NULL,
               "rd_kafka_topic_partition_list_new() is NULL");
-        CHECK(rd_kafka_poll(NULL, 0) == -1, "rd_kafka_poll() is -1");
-        CHECK(rd_kafka_flush(NULL, 0) == RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED, "rd_kafka_flush() is %s",
+        /* Implemented: a NULL handle fails cleanly. */
+        err = rd_kafka_producev(NULL, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_VALUE("v", 1),
+                                RD_KAFKA_V_KEY("k", 1), RD_KAFKA_V_PARTITION(0), RD_KAFKA_V_END);
+        CHECK(err == RD_KAFKA_RESP_ERR__INVALID_ARG, "rd_kafka_producev(NULL, ...) is %s",
+              rd_kafka_err2name(err));
+        CHECK(rd_kafka_poll(NULL, 0) == 0, "rd_kafka_poll(NULL) is 0");
+        CHECK(rd_kafka_flush(NULL, 0) == RD_KAFKA_RESP_ERR__INVALID_ARG, "rd_kafka_flush(NULL) is %s",
               rd_kafka_err2name(rd_kafka_flush(NULL, 0)));
+        CHECK(rd_kafka_topic_new(NULL, "t", NULL) == NULL, "rd_kafka_topic_new(NULL) is NULL");
         errors = rd_kafka_ListConsumerGroups_result_errors(NULL, &cnt);
         CHECK(errors == NULL && cnt == 0,
               "rd_kafka_ListConsumerGroups_result_errors() is NULL with a count of 0 (%zu)", cnt);

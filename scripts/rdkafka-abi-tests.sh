@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# kcat on gregor's librdkafka against kcat on the real librdkafka 2.12.1,
+# on the same broker (127.0.0.1:$BROKER_PORT):
+#
+#   -L        the metadata listing of a topic made for the test, and of
+#             the whole cluster; what legitimately varies between two
+#             runs (the answering broker's name) is masked;
+#   -L -J     the same as JSON, when kcat was built with JSON support
+#             (scripts/setup.sh builds it without: then skipped, saying so);
+#   -P        N lines `key:value` produced with `-K:` by each kcat to a
+#             fresh topic of its own, read back with the real kcat
+#             (`-C -e -o beginning -f '%k %s %p\n'`, sorted: partitions
+#             interleave as they are fetched): the same keys, values and
+#             partitions (librdkafka's default partitioner on the keys).
+#
+# Prints each difference and exits 1 if any. Skipped (exit 0, with a log
+# line) when no broker listens. The kcat built against our header and
+# linked with our librdkafka.so.1 is scripts/rdkafka-abi-check.sh's
+# (its `programs` step); run that first.
+#
+# Usage: scripts/rdkafka-abi-tests.sh [N]   (N lines for -P, default 200)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+N=${1:-200}
+REAL=$GREGOR_DEPS/librdkafka
+TARGET=${CARGO_TARGET_DIR:-$PWD/target}
+WORK=$TARGET/rdkafka/kcat-tests
+KCAT_REAL=$REAL/bin/kcat
+KCAT_OURS=$TARGET/rdkafka/programs/kcat/kcat
+BROKER=127.0.0.1:$BROKER_PORT
+
+if ! port_open "$BROKER_PORT"; then
+    log "rdkafka ABI tests SKIPPED: no broker on $BROKER (scripts/services.sh start broker)"
+    exit 0
+fi
+[ -x "$KCAT_REAL" ] || die "no $KCAT_REAL: run scripts/setup.sh librdkafka"
+[ -x "$KCAT_OURS" ] || die "no kcat on our librdkafka ($KCAT_OURS): run scripts/rdkafka-abi-check.sh first"
+mkdir -p "$WORK"
+
+failed=()
+# compare NAME: WORK/NAME-real.txt against WORK/NAME-ours.txt
+compare() {
+    local name=$1
+    if diff -u --label "$name (real)" --label "$name (ours)" "$WORK/$name-real.txt" \
+        "$WORK/$name-ours.txt" >"$WORK/$name.diff"; then
+        log "$name: identical ($(wc -l <"$WORK/$name-ours.txt") lines)"
+    else
+        cat "$WORK/$name.diff" >&2
+        log "FAILED: $name differs (diff: $WORK/$name.diff)"
+        failed+=("$name")
+    fi
+}
+
+# mask: what two runs may answer differently: the name of the broker that
+# answered a metadata request (kcat prints it after "from broker")
+mask() { sed -E 's/(from broker )[^)]*/\1<masked>/; s/("originating_broker":)\{[^}]*\}/\1<masked>/'; }
+
+run() { # KCAT ARGS...: stdout and stderr, then the exit status
+    local kcat=$1 rc=0
+    shift
+    timeout 60 "$kcat" "$@" 2>&1 || rc=$?
+    echo "exit $rc"
+}
+
+stamp=$(date +%s)-$$
+topic=gregor-abi-kcat-$stamp
+# the topic the listings show: made by a first message from the real kcat
+echo "seed:seed" | timeout 60 "$KCAT_REAL" -b "$BROKER" -P -t "$topic" -K: ||
+    die "the real kcat could not produce to $topic"
+
+for which in real ours; do
+    if [ $which = ours ]; then k=$KCAT_OURS; else k=$KCAT_REAL; fi
+    run "$k" -b "$BROKER" -L -t "$topic" | mask >"$WORK/L-topic-$which.txt"
+    run "$k" -b "$BROKER" -L | mask >"$WORK/L-$which.txt"
+done
+compare L-topic
+compare L
+
+if "$KCAT_REAL" -b "$BROKER" -L -J -t "$topic" >"$WORK/L-J-probe.txt" 2>&1; then
+    for which in real ours; do
+        if [ $which = ours ]; then k=$KCAT_OURS; else k=$KCAT_REAL; fi
+        run "$k" -b "$BROKER" -L -J -t "$topic" | mask >"$WORK/L-J-$which.txt"
+    done
+    compare L-J
+else
+    log "L-J: SKIPPED: the real kcat has no JSON support ($(head -1 "$WORK/L-J-probe.txt"))"
+fi
+
+for i in $(seq 1 "$N"); do echo "key-$i:value-$i"; done >"$WORK/lines.txt"
+for which in real ours; do
+    if [ $which = ours ]; then k=$KCAT_OURS; else k=$KCAT_REAL; fi
+    run "$k" -b "$BROKER" -P -t "$topic-P-$which" -K: <"$WORK/lines.txt" >"$WORK/P-$which.txt"
+    timeout 60 "$KCAT_REAL" -b "$BROKER" -C -t "$topic-P-$which" -e -o beginning -q \
+        -f '%k %s %p\n' 2>&1 | sort -V >"$WORK/P-read-$which.txt" || true
+done
+compare P
+if [ "$(wc -l <"$WORK/P-read-real.txt")" -ne "$N" ]; then
+    log "FAILED: read back $(wc -l <"$WORK/P-read-real.txt") of $N lines produced by the real kcat"
+    failed+=(P-read-count)
+fi
+compare P-read
+
+if [ ${#failed[@]} -gt 0 ]; then
+    log "rdkafka ABI tests FAILED: ${failed[*]}"
+    exit 1
+fi
+log "rdkafka ABI tests passed (kcat -L, -P of $N lines: the same with ours as with librdkafka)"
