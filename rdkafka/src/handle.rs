@@ -65,6 +65,8 @@ pub struct Handle {
     name: CString,
     client: Client,
     topics: Arc<Topics>,
+    /// The controller of the last metadata answer, -1 before one.
+    controller: AtomicI32,
 }
 
 impl Handle {
@@ -89,6 +91,11 @@ impl Handle {
     /// The handle's conf.
     pub(crate) fn conf(&self) -> &Conf {
         &self.conf
+    }
+
+    /// The controller id of the last metadata answer (-1: none yet).
+    pub(crate) fn controller(&self) -> &AtomicI32 {
+        &self.controller
     }
 
     fn kind(&self) -> c_int {
@@ -157,6 +164,7 @@ pub extern "C" fn rd_kafka_new(
             name: CString::new(name).unwrap_or_default(),
             client,
             topics: Arc::new(Topics::default()),
+            controller: AtomicI32::new(-1),
         });
         // the box's address is the `rd_kafka_t *` the callbacks pass on
         let rk = &*handle as *const Handle as usize;

@@ -1,4 +1,5 @@
-//! Cluster metadata, `rd_kafka_metadata` and `rd_kafka_metadata_destroy`:
+//! Cluster metadata, `rd_kafka_metadata`, `rd_kafka_metadata_destroy` and
+//! `rd_kafka_controllerid`:
 //! gregor's metadata snapshot as rdkafka.h's `rd_kafka_metadata_t` tree.
 //!
 //! The tree C reads ([`MdC`] and the arrays and strings it points to) is
@@ -14,6 +15,7 @@
 #![allow(unsafe_code)] // `#[no_mangle]`
 
 use std::ffi::{c_char, c_int, CString};
+use std::sync::atomic::Ordering;
 
 use crate::guard::guard;
 use crate::handle::{timeout, Client, Handle};
@@ -198,11 +200,38 @@ pub extern "C" fn rd_kafka_metadata(
         };
         match md {
             Ok(md) => {
+                h.controller().store(md.controller_id, Ordering::Relaxed);
                 raw::write_out(metadatap, Box::into_raw(from_gregor(&md)).cast_const());
                 0
             }
             Err(e) => e.code(),
         }
+    })
+}
+
+/// The cluster's controller broker id (`rd_kafka_controllerid`): the one
+/// the last metadata answer named; with a `timeout_ms` other than 0 and
+/// none known yet, a metadata request (no topics) asks for it, waiting up
+/// to that long. -1 if unknown.
+#[no_mangle]
+pub extern "C" fn rd_kafka_controllerid(rk: *mut Handle, timeout_ms: c_int) -> i32 {
+    guard(-1, || {
+        let Some(h) = raw::object(rk) else {
+            return -1;
+        };
+        let known = h.controller().load(Ordering::Relaxed);
+        if known >= 0 || timeout_ms == 0 {
+            return known;
+        }
+        let t = timeout(timeout_ms);
+        let md = match h.client() {
+            Client::Producer(p) => p.metadata(Some(&[]), t),
+            Client::Consumer(c) => c.metadata(Some(&[]), t),
+        };
+        md.map_or(-1, |md| {
+            h.controller().store(md.controller_id, Ordering::Relaxed);
+            md.controller_id
+        })
     })
 }
 

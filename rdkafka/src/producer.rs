@@ -324,7 +324,11 @@ pub extern "C" fn rd_kafka_produceva(rk: *mut Handle, vus: *const Vu, cnt: usize
         });
         match result {
             Ok(()) => std::ptr::null_mut(),
-            Err(e) => ErrorObject::boxed(e.code(), &e.to_string()),
+            Err(e) => {
+                // programs read it after a failed producev (kcat does)
+                set_last_error(e.code());
+                ErrorObject::boxed(e.code(), &e.to_string())
+            }
         }
     })
 }
