@@ -14,6 +14,13 @@
 //! in through gregor's Rust API, stays hidden, and the library can be loaded
 //! beside `libgregor.so`.
 //!
+//! By hand: [`version`], [`errors`], [`error_object`] and [`conf`]; the
+//! client handle ([`handle`]), topic handles ([`topic`]), producing and
+//! the delivery reports ([`producer`]), the messages reports carry
+//! ([`message`]) and cluster metadata ([`metadata`]). The variadic
+//! `rd_kafka_producev` is C (`csrc/producev.c`, on `rd_kafka_produceva`),
+//! which build.rs compiles and links into the shared library.
+//!
 //! Conventions of every export: its body runs inside [`guard::guard`], so
 //! no panic unwinds into C; what it writes through the caller's pointers
 //! goes through [`raw`].
