@@ -7,6 +7,9 @@
  *
  *   producer <bootstrap> <topic> <n>
  *
+ * A bootstrap of "mock" runs against the library's own mock cluster
+ * (test.mock.num.brokers=1) instead of a broker, for debugging.
+ *
  * Covers: rd_kafka_new (producer and consumer), name, type, opaque, conf;
  * topic handles; rd_kafka_metadata of the topic (waiting until the broker
  * has created it); <n> messages through rd_kafka_produce (RD_KAFKA_MSG_F_COPY,
@@ -143,6 +146,13 @@ static int topic_metadata(rd_kafka_t *rk, rd_kafka_topic_t *rkt, int *partitions
         return ready ? 0 : -1;
 }
 
+/* bootstrap.servers, or a mock cluster for "mock" */
+static int set_bootstrap(rd_kafka_conf_t *conf, const char *bootstrap, char *errstr, size_t size) {
+        if (!strcmp(bootstrap, "mock"))
+                return rd_kafka_conf_set(conf, "test.mock.num.brokers", "1", errstr, size);
+        return rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, errstr, size);
+}
+
 int main(int argc, char **argv) {
         char errstr[512], buf[64], name[64];
         rd_kafka_conf_t *conf;
@@ -162,7 +172,7 @@ int main(int argc, char **argv) {
         topic = argv[2];
 
         conf = rd_kafka_conf_new();
-        if (rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, errstr, sizeof errstr) ||
+        if (set_bootstrap(conf, bootstrap, errstr, sizeof errstr) ||
             rd_kafka_conf_set(conf, "client.id", "abi-producer", errstr, sizeof errstr) ||
             rd_kafka_conf_set(conf, "linger.ms", "5", errstr, sizeof errstr)) {
                 printf("conf_set: %s\n", errstr);
@@ -291,7 +301,7 @@ int main(int argc, char **argv) {
 
         /* a consumer handle: the handle counter is the process's */
         conf = rd_kafka_conf_new();
-        rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, errstr, sizeof errstr);
+        set_bootstrap(conf, bootstrap, errstr, sizeof errstr);
         rd_kafka_conf_set(conf, "client.id", "abi-consumer", errstr, sizeof errstr);
         rd_kafka_conf_set(conf, "group.id", "abi-producer-check", errstr, sizeof errstr);
         consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr);
