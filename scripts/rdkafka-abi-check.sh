@@ -31,8 +31,8 @@
 #            header; and every prototype and one-line typedef of ours,
 #            redeclared after the real headers, compiles (a mismatch is a
 #            conflicting declaration); both compile as C++ too;
-#   programs rdkafka/tests/probe.c and kcat's sources (from scripts/setup.sh's
-#            build; skipped when absent) compile to the same object files
+#   programs rdkafka/tests/probe.c and producer.c, and kcat's sources
+#            (from scripts/setup.sh's build; skipped when absent) compile to the same object files
 #            against our header as against librdkafka's, and kcat built with
 #            ours links with our librdkafka.so.1 and runs, and its `-X`
 #            properties and `-X dump` give the same lines for the keys set
@@ -186,10 +186,11 @@ fi
 PROG=$WORK/programs
 KCAT_SRC=$GREGOR_DEPS/build/kcat
 mkdir -p "$PROG"
-srcs=(rdkafka/tests/probe.c)
+srcs=(rdkafka/tests/probe.c rdkafka/tests/producer.c)
 if [ -f "$KCAT_SRC/kcat.c" ] && [ -f "$KCAT_SRC/config.h" ]; then
     rm -rf "$PROG/kcat" && mkdir -p "$PROG/kcat" && cp "$KCAT_SRC"/*.c "$KCAT_SRC"/*.h "$PROG/kcat/"
     srcs+=("$PROG/kcat/kcat.c" "$PROG/kcat/format.c" "$PROG/kcat/tools.c" "$PROG/kcat/input.c")
+    have_kcat=1
 else
     log "programs: no kcat source in $KCAT_SRC (scripts/setup.sh librdkafka): kcat skipped"
 fi
@@ -208,7 +209,7 @@ for src in "${srcs[@]}"; do
     fi
 done
 log "programs: $same of ${#srcs[@]} sources compile to identical objects against either header"
-if [ ${#srcs[@]} -gt 1 ]; then
+if [ -n "${have_kcat:-}" ]; then
     if cc -o "$PROG/kcat/kcat" "$PROG"/{kcat,format,tools,input}-ours.o -L"$OURS" -Wl,-rpath,"$OURS" \
         -lrdkafka -lpthread -lz -lssl -lcrypto -lm 2>"$PROG/kcat-link.log" &&
         kv=$("$PROG/kcat/kcat" -V 2>&1) && [[ $kv == *"librdkafka 2.12.1"* ]]; then
