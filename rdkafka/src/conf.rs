@@ -83,6 +83,14 @@ const TOPIC_AND_GLOBAL: &[&str] = &[
     "offset.store.method",
 ];
 
+/// librdkafka properties whose purpose gregor's clients meet without them,
+/// kept in the conf (get, dump) but not given to the client, which would
+/// warn (`CONFWARN`) that it does not implement them:
+/// `internal.termination.signal` lets librdkafka wake its threads blocked
+/// in system calls at `rd_kafka_destroy` (rdkafka.h / CONFIGURATION.md);
+/// gregor's threads wake without a signal. kcat sets it on every run.
+const MOOT_FOR_CLIENT: &[&str] = &["internal.termination.signal"];
+
 /// librdkafka's aliases (alias, the name librdkafka stores it under) where
 /// gregor's table has it the other way round: a dump shows librdkafka's
 /// name. `enable.auto.commit` is an alias in the topic scope only.
@@ -367,9 +375,15 @@ impl Conf {
 
     /// The configuration a client is made with: the global properties
     /// with the default topic conf's merged in (gregor's clients take
-    /// topic-level properties from the one configuration).
+    /// topic-level properties from the one configuration), less
+    /// [`MOOT_FOR_CLIENT`].
     pub(crate) fn client_config(&self) -> Result<Config, Error> {
-        let mut cfg = self.props.clone();
+        let mut cfg = Config::new();
+        for (name, value) in self.props.iter() {
+            if !MOOT_FOR_CLIENT.contains(&name) {
+                cfg.set(name, value)?;
+            }
+        }
         if let Some(t) = &self.topic {
             for (name, value) in t.props.iter() {
                 cfg.set(name, value)?;
