@@ -1,6 +1,7 @@
 //! `rd_kafka_message_t` of rdkafka.h as the producer hands it to
 //! `dr_msg_cb`, and the message accessors (`rd_kafka_message_errstr`,
-//! `_timestamp`, `_latency`, `_status`, `_broker_id`).
+//! `_produce_errstr`, `_timestamp`, `_latency`, `_status`, `_broker_id`,
+//! `_leader_epoch`).
 //!
 //! [`Message`] starts with the public struct ([`RdMessage`], field for
 //! field rdkafka.h's), so the pointer C gets is both; what the accessors
@@ -62,16 +63,41 @@ pub struct Message {
     pub status: c_int,
     /// The broker the message was produced to or fetched from, or -1.
     pub broker_id: i32,
+    /// The leader epoch a fetched message came with, or -1.
+    pub leader_epoch: i32,
 }
 
 /// The message's error text (`rd_kafka_message_errstr`): NULL without an
-/// error, else the error code's description.
+/// error; else, as librdkafka's, the payload when there is one (a
+/// consumer error event carries its text there), or the error code's
+/// description.
 #[no_mangle]
 pub extern "C" fn rd_kafka_message_errstr(rkmessage: *const Message) -> *const c_char {
     guard(std::ptr::null(), || match raw::object(rkmessage) {
+        Some(m) if m.c.err != 0 && !m.c.payload.is_null() => m.c.payload.cast_const().cast(),
         Some(m) if m.c.err != 0 => rd_kafka_err2str(m.c.err),
         _ => std::ptr::null(),
     })
+}
+
+/// The broker's error message for a failed produce
+/// (`rd_kafka_message_produce_errstr`, KIP-467's per-record errors): NULL,
+/// as librdkafka's when the broker gave none; gregor's reports do not
+/// carry the broker's text.
+#[no_mangle]
+pub extern "C" fn rd_kafka_message_produce_errstr(rkmessage: *const Message) -> *const c_char {
+    guard(std::ptr::null(), || {
+        let _ = rkmessage;
+        std::ptr::null()
+    })
+}
+
+/// The partition leader's epoch the message was fetched with
+/// (`rd_kafka_message_leader_epoch`), -1 if unknown (always for a
+/// delivery report, as librdkafka's).
+#[no_mangle]
+pub extern "C" fn rd_kafka_message_leader_epoch(rkmessage: *const Message) -> i32 {
+    guard(-1, || raw::object(rkmessage).map_or(-1, |m| m.leader_epoch))
 }
 
 /// The message's timestamp (`rd_kafka_message_timestamp`), its type in
@@ -143,6 +169,7 @@ mod tests {
             latency_us: 99,
             status: 2,
             broker_id: 1,
+            leader_epoch: -1,
         };
         let mut ty = -1;
         assert_eq!(rd_kafka_message_timestamp(&m, &mut ty), 1234);
@@ -151,5 +178,13 @@ mod tests {
         assert_eq!(rd_kafka_message_latency(&m), 99);
         assert_eq!(rd_kafka_message_status(&m), 2);
         assert_eq!(rd_kafka_message_broker_id(&m), 1);
+        assert_eq!(rd_kafka_message_leader_epoch(&m), -1);
+        let mut failed = m;
+        failed.c.err = -192;
+        assert!(!rd_kafka_message_errstr(&failed).is_null());
+        assert!(rd_kafka_message_produce_errstr(&failed).is_null());
+        let text = b"why\0";
+        failed.c.payload = text.as_ptr().cast_mut().cast();
+        assert_eq!(rd_kafka_message_errstr(&failed), text.as_ptr().cast());
     }
 }

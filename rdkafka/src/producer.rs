@@ -372,6 +372,7 @@ fn deliver(rk: usize, dr: &DeliveryReport) {
         latency_us: dr.latency_us,
         status: dr.status as c_int,
         broker_id: -1,
+        leader_epoch: -1,
     };
     let cbs = handle.conf().callbacks;
     let opaque = handle.conf().opaque as usize;

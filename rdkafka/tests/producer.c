@@ -18,7 +18,8 @@
  * a partition the topic lacks; rd_kafka_flush; the delivery reports (error,
  * partition, key, value, topic handle, opaque, status and the message
  * accessors), printed in message order; outq_len, poll, purge,
- * fatal_error and destroy.
+ * fatal_error and destroy. Then a producer of an unreachable cluster:
+ * error_cb's codes, a message timing out and its report.
  */
 #define _DEFAULT_SOURCE /* strdup, usleep */
 #include <errno.h>
@@ -45,12 +46,27 @@ struct report {
         int tstype;
         int ts_ok;
         int cb_opaque_ok;
+        int errstr_is_payload;
 };
 
 static struct report reports[MAX_MSGS + 1];
 static const void *originals[MAX_MSGS + 1];
 static int dr_count;
 static int app_state; /* the conf opaque's target */
+
+/* what error_cb reported: the codes seen */
+static int seen_transport, seen_all_down;
+
+static void error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque) {
+        (void)rk;
+        (void)opaque;
+        if (!reason)
+                printf("error_cb: NULL reason\n");
+        if (err == RD_KAFKA_RESP_ERR__TRANSPORT)
+                seen_transport = 1;
+        else if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
+                seen_all_down = 1;
+}
 
 static void copy_bytes(char *dst, size_t size, const void *src, size_t len) {
         if (!src) {
@@ -89,6 +105,7 @@ static void dr_msg_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
         r->tstype = tstype;
         r->ts_ok = ts > 1500000000000LL;
         r->cb_opaque_ok = opaque == &app_state;
+        r->errstr_is_payload = m->err && rd_kafka_message_errstr(m) == m->payload;
 }
 
 static void print_metadata(const rd_kafka_metadata_t *md, const char *topic) {
@@ -313,5 +330,37 @@ int main(int argc, char **argv) {
         printf("consumer: name %s type %d\n", name, rd_kafka_type(consumer));
         rd_kafka_destroy_flags(consumer, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
         printf("consumer destroy: ok\n");
+
+        /* an unreachable cluster: error_cb, and a message timing out */
+        conf = rd_kafka_conf_new();
+        rd_kafka_conf_set(conf, "bootstrap.servers", "127.0.0.1:1", errstr, sizeof errstr);
+        rd_kafka_conf_set(conf, "message.timeout.ms", "1500", errstr, sizeof errstr);
+        rd_kafka_conf_set(conf, "reconnect.backoff.ms", "100", errstr, sizeof errstr);
+        rd_kafka_conf_set_dr_msg_cb(conf, dr_msg_cb);
+        rd_kafka_conf_set_error_cb(conf, error_cb);
+        rd_kafka_conf_set_opaque(conf, &app_state);
+        rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
+        if (!rk) {
+                printf("unreachable new: failed: %s\n", errstr);
+                return 1;
+        }
+        memset(&reports[1], 0, sizeof reports[1]);
+        originals[1] = NULL;
+        dr_count = 0;
+        err = rd_kafka_producev(rk, RD_KAFKA_V_TOPIC("unreachable"), RD_KAFKA_V_VALUE("lost", 4),
+                                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                                RD_KAFKA_V_OPAQUE((void *)(intptr_t)1), RD_KAFKA_V_END);
+        printf("unreachable producev: %s\n", rd_kafka_err2name(err));
+        for (i = 0; i < 50 && !seen_all_down; i++)
+                rd_kafka_poll(rk, 100);
+        printf("unreachable error_cb: _TRANSPORT %s, _ALL_BROKERS_DOWN %s\n",
+               seen_transport ? "seen" : "not seen", seen_all_down ? "seen" : "not seen");
+        err = rd_kafka_flush(rk, 10000);
+        printf("unreachable flush: %s, outq_len %d\n", rd_kafka_err2name(err), rd_kafka_outq_len(rk));
+        printf("unreachable dr: seen %d err %s value %s status %d errstr %s\n", reports[1].seen,
+               rd_kafka_err2name(reports[1].err), reports[1].value, reports[1].status,
+               reports[1].errstr_is_payload ? "the payload" : "other");
+        rd_kafka_destroy(rk);
+        printf("unreachable destroy: ok\n");
         return 0;
 }
