@@ -1,6 +1,7 @@
 //! The client handle, `rd_kafka_t` of rdkafka.h: `rd_kafka_new`,
 //! `_destroy`, `_destroy_flags`, `_name`, `_type`, `_opaque`, `_conf`,
-//! `_poll`, `_outq_len`, `_flush`, `_purge`, `_yield`, `_fatal_error`.
+//! `_poll`, `_outq_len`, `_flush`, `_purge`, `_yield`, `_fatal_error`,
+//! `_set_log_level`.
 //!
 //! A producer handle is a gregor [`Producer`]; a consumer handle a gregor
 //! [`Consumer`] (the consumer's own calls are another module's). As
@@ -8,6 +9,10 @@
 //! call succeeds (NULL: the defaults), the handle's name is
 //! `<client.id>#<type>-<n>` with `n` counting the process's handles from 1,
 //! and `rd_kafka_conf` gives the handle's own conf for reading.
+//!
+//! Log lines go to the conf's `log_cb` (with the handle, or NULL while
+//! it is being created or destroyed) or to stderr in librdkafka's format,
+//! under the handle's name, below the level `rd_kafka_set_log_level` sets.
 //!
 //! Callbacks of the conf: `dr_msg_cb` / `dr_cb` and `error_cb` are served
 //! from `rd_kafka_poll` and `rd_kafka_flush` on the calling thread (see
@@ -22,15 +27,16 @@
 #![allow(unsafe_code)] // `#[no_mangle]`
 
 use std::ffi::{c_char, c_int, c_void, CString};
-use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use gregor::consumer::Consumer;
 use gregor::error::Error;
+use gregor::log::LogCallback;
 use gregor::producer::Producer;
 
-use crate::conf::Conf;
+use crate::conf::{Conf, LogCb};
 use crate::errors::set_last_error;
 use crate::guard::guard;
 use crate::raw;
@@ -59,12 +65,14 @@ pub(crate) enum Client {
     Consumer(Consumer),
 }
 
-/// `rd_kafka_t`.
+/// `rd_kafka_t`. The client is the first field, so it is dropped (its
+/// threads stopped) before everything else.
 pub struct Handle {
+    client: Client,
     conf: Box<Conf>,
     name: CString,
-    client: Client,
     topics: Arc<Topics>,
+    log: Arc<LogState>,
     /// The controller of the last metadata answer, -1 before one.
     controller: AtomicI32,
 }
@@ -106,6 +114,41 @@ impl Handle {
     }
 }
 
+/// What the client's log lines go through: the level
+/// `rd_kafka_set_log_level` sets, then the conf's `log_cb` or stderr in
+/// librdkafka's format, under the handle's name.
+#[derive(Debug)]
+pub(crate) struct LogState {
+    /// The handle's address once it is boxed; 0 before, and again from the
+    /// start of `rd_kafka_destroy` (the callback then gets NULL).
+    rk: AtomicUsize,
+    level: AtomicI32,
+    name: Mutex<String>,
+    cb: Option<LogCb>,
+}
+
+impl LogState {
+    fn line(&self, level: i32, fac: &str, gregor_name: &str, buf: &str) {
+        if level > self.level.load(Ordering::Relaxed) {
+            return;
+        }
+        let name = self.name.lock().unwrap_or_else(PoisonError::into_inner);
+        let name = if name.is_empty() {
+            gregor_name
+        } else {
+            name.as_str()
+        };
+        match self.cb {
+            Some(cb) => {
+                let fac = CString::new(fac.replace('\0', " ")).unwrap_or_default();
+                let buf = CString::new(buf.replace('\0', " ")).unwrap_or_default();
+                raw::call_log(cb, self.rk.load(Ordering::Acquire), level, &fac, &buf);
+            }
+            None => gregor::log::print_stderr(level, fac, name, buf),
+        }
+    }
+}
+
 /// librdkafka's timeout rule: negative waits "forever" (a finite 136 years,
 /// so deadlines never overflow), 0 does not wait.
 pub(crate) fn timeout(timeout_ms: c_int) -> Duration {
@@ -114,9 +157,13 @@ pub(crate) fn timeout(timeout_ms: c_int) -> Duration {
     })
 }
 
-/// The gregor client of `kind` for `conf`.
-fn client(kind: c_int, conf: &Conf) -> Result<Client, Error> {
-    let cfg = conf.client_config()?;
+/// The gregor client of `kind` for `conf`, logging through `log`.
+fn client(kind: c_int, conf: &Conf, log: &Arc<LogState>) -> Result<Client, Error> {
+    let mut cfg = conf.client_config()?;
+    let state = Arc::clone(log);
+    cfg.set_log_callback(Some(LogCallback::new(move |level, fac, name, buf| {
+        state.line(level, fac, name, buf);
+    })));
     match kind {
         PRODUCER => Producer::new(&cfg).map(Client::Producer),
         CONSUMER => Consumer::new(&cfg).map(Client::Consumer),
@@ -136,10 +183,15 @@ pub extern "C" fn rd_kafka_new(
     errstr_size: usize,
 ) -> *mut Handle {
     guard(std::ptr::null_mut(), || {
-        let made = match raw::object(conf) {
-            Some(c) => client(kind, c),
-            None => client(kind, &Conf::new()),
-        };
+        let defaults = Conf::new();
+        let c = raw::object(conf).unwrap_or(&defaults);
+        let log = Arc::new(LogState {
+            rk: AtomicUsize::new(0),
+            level: AtomicI32::new(7),
+            name: Mutex::new(String::new()),
+            cb: c.callbacks.log,
+        });
+        let made = client(kind, c, &log);
         let client = match made {
             Ok(c) => c,
             Err(e) => {
@@ -159,16 +211,19 @@ pub extern "C" fn rd_kafka_new(
         let client_id = conf.props.get("client.id").unwrap_or_default();
         let name = format!("{client_id}#{kind_name}-{n}").replace('\0', " ");
         let default_opaque = conf.topic.as_ref().map_or(0, |t| t.opaque as usize);
+        name.clone_into(&mut log.name.lock().unwrap_or_else(PoisonError::into_inner));
         let handle = Box::new(Handle {
+            client,
             conf,
             name: CString::new(name).unwrap_or_default(),
-            client,
             topics: Arc::new(Topics::default()),
+            log,
             controller: AtomicI32::new(-1),
         });
         // the box's address is the `rd_kafka_t *` the callbacks pass on
         let rk = &*handle as *const Handle as usize;
         handle.topics.bind(rk, default_opaque);
+        handle.log.rk.store(rk, Ordering::Release);
         crate::producer::install_callbacks(&handle, rk);
         Box::into_raw(handle)
     })
@@ -188,6 +243,8 @@ pub extern "C" fn rd_kafka_destroy_flags(rk: *mut Handle, flags: c_int) {
         let Some(handle) = raw::take_box(rk) else {
             return;
         };
+        // lines logged while the client stops no longer name the handle
+        handle.log.rk.store(0, Ordering::Release);
         match &handle.client {
             Client::Producer(_) => crate::producer::detach_callbacks(&handle),
             Client::Consumer(c) => {
@@ -228,6 +285,18 @@ pub extern "C" fn rd_kafka_opaque(rk: *const Handle) -> *mut c_void {
 pub extern "C" fn rd_kafka_conf(rk: *mut Handle) -> *const Conf {
     guard(std::ptr::null(), || {
         raw::object(rk).map_or(std::ptr::null(), |h| &*h.conf as *const Conf)
+    })
+}
+
+/// Sets the highest syslog level of the lines logged from now on
+/// (`rd_kafka_set_log_level`); it can lower the conf's `log_level`, not
+/// raise it (gregor's logger drops the lines above that before).
+#[no_mangle]
+pub extern "C" fn rd_kafka_set_log_level(rk: *mut Handle, level: c_int) {
+    guard((), || {
+        if let Some(h) = raw::object(rk) {
+            h.log.level.store(level, Ordering::Relaxed);
+        }
     })
 }
 

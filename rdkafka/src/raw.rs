@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::ffi::{c_char, c_int, c_void, CStr};
 
-use crate::conf::{DrCb, DrMsgCb, ErrorCb};
+use crate::conf::{DrCb, DrMsgCb, ErrorCb, LogCb};
 use crate::message::Message;
 
 /// Copies `msg` into the caller's `errstr` of `size` bytes, truncated and
@@ -154,6 +154,14 @@ pub(crate) fn call_dr(cb: DrCb, rk: usize, msg: &Message, opaque: usize) {
             msg.c.private,
         )
     }
+}
+
+/// Runs the application's `log_cb`.
+pub(crate) fn call_log(cb: LogCb, rk: usize, level: c_int, fac: &CStr, buf: &CStr) {
+    // SAFETY: `cb` is the application's `rd_kafka_conf_set_log_cb`
+    // function; `fac` and `buf` are NUL-terminated and valid for the call,
+    // `rk` is the live handle or NULL.
+    unsafe { cb(rk as *const c_void, level, fac.as_ptr(), buf.as_ptr()) }
 }
 
 /// Runs the application's `error_cb`.
