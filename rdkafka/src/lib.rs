@@ -25,6 +25,8 @@ pub mod conf;
 pub mod error_object;
 pub mod errors;
 pub mod guard;
+pub mod mem;
+pub mod partition_list;
 pub mod raw;
 pub mod stubs;
 pub mod version;

@@ -391,8 +391,8 @@ static int stubs(void) {
         CHECK(err == RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED, "rd_kafka_producev(...) is %s",
               rd_kafka_err2name(err));
 
-        CHECK(rd_kafka_topic_partition_list_new(1) == NULL,
-              "rd_kafka_topic_partition_list_new() is NULL");
+        CHECK(rd_kafka_AdminOptions_new(NULL, RD_KAFKA_ADMIN_OP_ANY) == NULL,
+              "rd_kafka_AdminOptions_new() is NULL");
         CHECK(rd_kafka_poll(NULL, 0) == -1, "rd_kafka_poll() is -1");
         CHECK(rd_kafka_flush(NULL, 0) == RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED, "rd_kafka_flush() is %s",
               rd_kafka_err2name(rd_kafka_flush(NULL, 0)));
