@@ -25,6 +25,7 @@ pub mod conf;
 pub mod error_object;
 pub mod errors;
 pub mod guard;
+pub mod headers;
 pub mod mem;
 pub mod partition_list;
 pub mod raw;
