@@ -21,9 +21,11 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod admin_parts;
 pub mod conf;
 pub mod error_object;
 pub mod errors;
+pub mod group_list;
 pub mod guard;
 pub mod headers;
 pub mod mem;
