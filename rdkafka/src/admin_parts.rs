@@ -3,7 +3,7 @@
 //! (one topic's outcome of CreateTopics, DeleteTopics, CreatePartitions).
 //! Both are opaque in rdkafka.h and owned by the result they belong to;
 //! the accessors here only read them. The results that hold them make
-//! them with [`Node::from_broker`] and [`TopicResult::new`].
+//! them with `Node::from_broker` and `TopicResult::new`.
 
 #![allow(unsafe_code)] // `#[no_mangle]`, and reading the caller's objects
 

@@ -4,10 +4,10 @@
 //! exact layout that the application only reads and gives back to
 //! `rd_kafka_group_list_destroy`.
 //!
-//! A list is one Rust allocation ([`Owner`]) that starts with the C struct
+//! A list is one Rust allocation (`Owner`) that starts with the C struct
 //! and keeps every array and string the structs point into, so destroying
-//! it is dropping that allocation. [`new_group_list`] builds one from
-//! gregor's group descriptions ([`GroupInfo::from_description`]) for
+//! it is dropping that allocation. `new_group_list` builds one from
+//! gregor's group descriptions (`GroupInfo::from_description`) for
 //! `rd_kafka_list_groups`.
 
 #![allow(unsafe_code)] // `#[no_mangle]`, and taking back the caller's list

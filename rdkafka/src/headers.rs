@@ -19,14 +19,14 @@
 //! - A set the library marks read-only (rdkafka.h: "if the headers are
 //!   read-only") refuses `add` and `remove` with
 //!   `RD_KAFKA_RESP_ERR__READ_ONLY`; librdkafka 2.12.1 itself marks none,
-//!   and neither does anything here yet ([`Headers::set_read_only`]).
+//!   and neither does anything here yet (`Headers::set_read_only`).
 //!
 //! Where librdkafka would crash (NULL headers or names) these answer
 //! `RD_KAFKA_RESP_ERR__INVALID_ARG`, NOENT, 0 or NULL.
 //!
-//! For the rest of the crate: [`Headers::from_gregor`],
-//! [`Headers::to_gregor`], [`Headers::iter`], [`Headers::into_raw`] and
-//! [`Headers::from_raw`].
+//! For the rest of the crate: `Headers::from_gregor`,
+//! `Headers::to_gregor`, `Headers::iter`, `Headers::into_raw` and
+//! `Headers::from_raw`.
 
 #![allow(unsafe_code)] // `#[no_mangle]`, and the `access` module's raw pointers
 

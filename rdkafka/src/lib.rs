@@ -14,6 +14,21 @@
 //! in through gregor's Rust API, stays hidden, and the library can be loaded
 //! beside `libgregor.so`.
 //!
+//! The families implemented by hand, by module:
+//!
+//! | module | family |
+//! |---|---|
+//! | [`version`] | `rd_kafka_version`, `_version_str`, debug contexts |
+//! | [`errors`] | error codes: `err2str`, `err2name`, descriptors, last error |
+//! | [`error_object`] | `rd_kafka_error_t` |
+//! | [`conf`] | `rd_kafka_conf_t`, `rd_kafka_topic_conf_t` |
+//! | [`partition_list`] | `rd_kafka_topic_partition_list_t` / `_t`, leader epochs; conversions to gregor's `TopicPartitionOffset` |
+//! | [`headers`] | `rd_kafka_headers_t`; conversions to gregor's headers |
+//! | [`group_list`] | `struct rd_kafka_group_list` of `rd_kafka_list_groups`, its destroy |
+//! | [`admin_parts`] | `rd_kafka_Node_t`, `rd_kafka_topic_result_t` accessors |
+//! | [`uuid`] | `rd_kafka_Uuid_t` |
+//! | [`mem`] | `rd_kafka_mem_malloc` / `_calloc` / `_free`: the C heap every plain-data object lives on |
+//!
 //! Conventions of every export: its body runs inside [`guard::guard`], so
 //! no panic unwinds into C; what it writes through the caller's pointers
 //! goes through [`raw`].
@@ -32,4 +47,5 @@ pub mod mem;
 pub mod partition_list;
 pub mod raw;
 pub mod stubs;
+pub mod uuid;
 pub mod version;

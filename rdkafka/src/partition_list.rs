@@ -29,9 +29,9 @@
 //! Where librdkafka would crash (a NULL list, a NULL topic to match), these
 //! do nothing, find nothing, or answer NULL.
 //!
-//! For the rest of the crate: [`to_offsets`], [`new_list`], [`update_list`]
-//! and [`new_partition`] convert between a C list and gregor's
-//! [`TopicPartitionOffset`]s, and [`OwnedList`] is a list that destroys
+//! For the rest of the crate: `to_offsets`, `new_list`, `update_list`
+//! and `new_partition` convert between a C list and gregor's
+//! [`TopicPartitionOffset`]s, and `OwnedList` is a list that destroys
 //! itself.
 
 #![allow(unsafe_code)] // `#[no_mangle]`, and the `access` module's raw pointers
@@ -69,7 +69,7 @@ pub struct TopicPartition {
     pub opaque: *mut c_void,
     /// An error code (`rd_kafka_resp_err_t`).
     pub err: c_int,
-    /// The library's private part ([`Private`] here).
+    /// The library's private part (`Private` here).
     pub _private: *mut c_void,
 }
 
