@@ -657,6 +657,18 @@ pub(crate) fn to_offsets(list: *const TopicPartitionList) -> Vec<TopicPartitionO
     access::list(list).map_or_else(Vec::new, |l| l.elems().iter().map(offset_of).collect())
 }
 
+/// The topic names of a C list, in order, lossily UTF-8 (a subscription's:
+/// `rd_kafka_subscribe` reads only the topics); empty for NULL.
+#[allow(dead_code)] // for the consumer's functions
+pub(crate) fn topics(list: *const TopicPartitionList) -> Vec<String> {
+    access::list(list).map_or_else(Vec::new, |l| {
+        l.elems()
+            .iter()
+            .map(|e| String::from_utf8_lossy(e.topic_bytes().unwrap_or_default()).into_owned())
+            .collect()
+    })
+}
+
 /// A new C list of `tpos`, in order, for the application to destroy.
 #[allow(dead_code)] // for the consumer's and the events' functions
 pub(crate) fn new_list(tpos: &[TopicPartitionOffset]) -> *mut TopicPartitionList {

@@ -165,6 +165,12 @@ fn converts_to_and_from_gregor() {
     assert_eq!(rd_kafka_topic_partition_get_leader_epoch(single), 2);
     rd_kafka_topic_partition_destroy(single);
     assert!(to_offsets(ptr::null()).is_empty());
+    let subs = OwnedList::new(&[
+        TopicPartitionOffset::new("^re.*", -1, 0),
+        TopicPartitionOffset::new("t", -1, 0),
+    ]);
+    assert_eq!(topics(subs.as_ptr()), ["^re.*", "t"]);
+    assert!(topics(ptr::null()).is_empty());
 }
 
 #[test]
