@@ -7,14 +7,16 @@
  * It exercises the families that need no client handle:
  *   - topic partition lists: new (0, negative and positive sizes), add and
  *     its defaults, how `size` grows, add_range (empty and not), find
- *     (first of duplicates, missing), set_offset (missing: the error),
- *     del and del_by_idx (missing, out of range), sort (default order and
+ *     (first of duplicates, missing), set_offset (missing: the error;
+ *     duplicates: the first), del and del_by_idx (missing, out of range,
+ *     down to empty, then adding again), sort (default order and
  *     a comparator with its opaque), copy (deep: topics, metadata the
  *     application malloc'ed, opaque, err, leader epochs; independent of
  *     the source), leader epochs (default -1, set, clear), destroy;
  *   - headers: add (sizes -1, explicit, a NULL value, a value with a NUL
  *     inside), cnt, get_all by index, get by name and index, get_last,
- *     copy, remove then NOENT, value pointers staying valid while the set
+ *     copy, remove then NOENT, a name with a NUL inside (get matches the
+ *     whole name, remove as strcmp reads it), value pointers staying valid while the set
  *     grows, destroy;
  *   - rd_kafka_mem_malloc / _calloc / _free;
  *   - rd_kafka_Uuid_*: new, copy, bits, base64str, destroy.
@@ -129,6 +131,14 @@ static void partition_lists(void) {
         printf("del_by_idx cnt: %d\n", rd_kafka_topic_partition_list_del_by_idx(l, l->cnt));
         printf("del_by_idx 1: %d\n", rd_kafka_topic_partition_list_del_by_idx(l, 1));
         print_list("after dels", l);
+        while (l->cnt > 0)
+                rd_kafka_topic_partition_list_del_by_idx(l, l->cnt - 1);
+        printf("deleted all: cnt=%d size=%d\n", l->cnt, l->size);
+        rd_kafka_topic_partition_list_add(l, "again", 0);
+        rd_kafka_topic_partition_list_add(l, "again", 0)->offset = 2;
+        printf("set_offset on a duplicate: %s\n",
+               rd_kafka_err2name(rd_kafka_topic_partition_list_set_offset(l, "again", 0, 1)));
+        print_list("reused", l);
         rd_kafka_topic_partition_list_destroy(l);
 
         l = rd_kafka_topic_partition_list_new(1);
@@ -240,6 +250,8 @@ static void headers(void) {
         printf("add name_size 4: %s\n",
                rd_kafka_err2name(rd_kafka_header_add(h, "namexyz", 4, "v", -1)));
         printf("add empty: %s\n", rd_kafka_err2name(rd_kafka_header_add(h, "", -1, "", 0)));
+        printf("add q\\0r (name_size 3): %s\n",
+               rd_kafka_err2name(rd_kafka_header_add(h, "q\0r", 3, "nul", 3)));
         print_headers("after adds", h);
 
         v = NULL;
@@ -250,6 +262,10 @@ static void headers(void) {
         GET("get_last namexyz", rd_kafka_header_get_last(h, "namexyz", &v, &n));
         GET("get_last empty", rd_kafka_header_get_last(h, "", &v, &n));
         GET("get_last zzz", rd_kafka_header_get_last(h, "zzz", &v, &n));
+        GET("get_last q (q\\0r is longer)", rd_kafka_header_get_last(h, "q", &v, &n));
+        printf("remove q (strcmp stops at q\\0r's NUL): %s\n",
+               rd_kafka_err2name(rd_kafka_header_remove(h, "q")));
+        printf("cnt after remove q: %zu\n", rd_kafka_header_cnt(h));
         for (i = 0; i < 3; i++) {
                 char label[32];
                 snprintf(label, sizeof label, "get(%d, a)", i);
