@@ -223,7 +223,11 @@ pub(crate) fn new_group_list(groups: &[GroupInfo]) -> *const GroupList {
             state: o.string(&g.state),
             protocol_type: o.string(&g.protocol_type),
             protocol: o.string(&g.protocol),
-            members: members.as_mut_ptr(),
+            // NULL for no members, as librdkafka's
+            members: match members.is_empty() {
+                true => ptr::null_mut(),
+                false => members.as_mut_ptr(),
+            },
             member_cnt: c_int::try_from(members.len()).unwrap_or(c_int::MAX),
         };
         // the members' array moves into `o.members` without reallocating,
