@@ -13,7 +13,9 @@ use std::ptr;
 use gregor::error::Error;
 use gregor::metadata::BrokerInfo;
 
+use crate::errors::rd_kafka_err2str;
 use crate::guard::guard;
+use crate::raw;
 
 /// Text as a C string, up to an interior NUL.
 fn c_string(s: &str) -> CString {
@@ -55,14 +57,31 @@ pub struct TopicResult {
 }
 
 impl TopicResult {
-    /// A topic's outcome: success, or its error with the error's text.
-    #[allow(dead_code)] // for the admin results
-    pub(crate) fn new(name: &str, error: Option<&Error>) -> Self {
+    /// A topic's outcome: its error code (0 for success) and the error's
+    /// text (`None` on success).
+    pub(crate) fn new(name: &str, err: c_int, errstr: Option<&str>) -> Self {
         TopicResult {
             name: c_string(name),
-            err: error.map_or(0, Error::code),
-            errstr: error.map(|e| c_string(&e.to_string())),
+            err,
+            errstr: errstr.map(c_string),
         }
+    }
+
+    /// A topic's outcome from gregor's answer: success, or the error with
+    /// a text as librdkafka's: the code's text (`rd_kafka_err2str`) for a
+    /// broker error, what went wrong for a local one.
+    #[allow(dead_code)] // for the admin results
+    pub(crate) fn from_error(name: &str, error: Option<&Error>) -> Self {
+        let Some(e) = error else {
+            return TopicResult::new(name, 0, None);
+        };
+        let text = match e.kafka_code() {
+            Some(_) => raw::read_cstr(rd_kafka_err2str(e.code()))
+                .map(|t| t.into_owned())
+                .unwrap_or_default(),
+            None => e.to_string(),
+        };
+        TopicResult::new(name, e.code(), Some(&text))
     }
 }
 
@@ -161,15 +180,27 @@ mod tests {
 
     #[test]
     fn topic_result_accessors() {
-        let ok = TopicResult::new("t", None);
+        let ok = TopicResult::from_error("t", None);
         assert_eq!(rd_kafka_topic_result_error(&ok), 0);
         assert_eq!(s(rd_kafka_topic_result_error_string(&ok)), None);
         assert_eq!(s(rd_kafka_topic_result_name(&ok)), Some("t"));
         let e = Error::local(-185, "Timed out");
-        let bad = TopicResult::new("u", Some(&e));
+        let bad = TopicResult::from_error("u", Some(&e));
         assert_eq!(rd_kafka_topic_result_error(&bad), -185);
         assert!(s(rd_kafka_topic_result_error_string(&bad))
             .unwrap()
             .contains("Timed out"));
+        let e = Error::kafka(gregor::error::KafkaCode(36), "CreateTopics");
+        let exists = TopicResult::from_error("v", Some(&e));
+        assert_eq!(rd_kafka_topic_result_error(&exists), 36);
+        assert_eq!(
+            s(rd_kafka_topic_result_error_string(&exists)),
+            Some("Broker: Topic already exists")
+        );
+        let own = TopicResult::new("w", 37, Some("Number of partitions is invalid."));
+        assert_eq!(
+            s(rd_kafka_topic_result_error_string(&own)),
+            Some("Number of partitions is invalid.")
+        );
     }
 }
