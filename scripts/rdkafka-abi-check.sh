@@ -20,6 +20,11 @@
 #            127.0.0.1:$BROKER_PORT (handle, topic handles, metadata,
 #            produce / producev / produceva, delivery reports, flush);
 #            skipped, saying so, when no broker listens there;
+#   lists    rdkafka/tests/lists.c (the plain-data families: topic
+#            partition lists, headers, rd_kafka_mem_*, UUIDs), compiled
+#            against the real rdkafka.h, prints the same linked against ours
+#            as against the real one, and runs clean under valgrind
+#            (--leak-check=full) against ours (skipped without valgrind);
 #   dlopen   ours loads with RTLD_NOW and every table name resolves;
 #   header   gregor's rdkafka/include/librdkafka/{rdkafka.h,rdkafka_mock.h}
 #            are what scripts/rdkafka-header.py makes of rdkafka/abi/
@@ -31,8 +36,8 @@
 #            header; and every prototype and one-line typedef of ours,
 #            redeclared after the real headers, compiles (a mismatch is a
 #            conflicting declaration); both compile as C++ too;
-#   programs rdkafka/tests/probe.c and producer.c, and kcat's sources
-#            (from scripts/setup.sh's build; skipped when absent) compile to the same object files
+#   programs rdkafka/tests/{probe,lists,producer}.c and kcat's sources (from scripts/setup.sh's
+#            build; skipped when absent) compile to the same object files
 #            against our header as against librdkafka's, and kcat built with
 #            ours links with our librdkafka.so.1 and runs, and its `-X`
 #            properties and `-X dump` give the same lines for the keys set
@@ -141,6 +146,32 @@ else
     log "producer: SKIPPED: no broker on 127.0.0.1:$BROKER_PORT (scripts/services.sh start broker)"
 fi
 
+# lists: the plain-data families alike on both libraries, and no leak or
+# invalid access in ours.
+for which in ours real; do
+    if [ $which = ours ]; then dir=$OURS; else dir=$REAL/lib; fi
+    cc -std=c99 -Wall -Werror -I"$REAL/include" rdkafka/tests/lists.c \
+        -L"$dir" -Wl,-rpath,"$dir" -lrdkafka -o "$WORK/lists-$which"
+done
+"$WORK/lists-real" >"$WORK/lists-real.txt" || fail lists "lists failed on the real librdkafka"
+"$WORK/lists-ours" >"$WORK/lists-ours.txt" || fail lists "lists failed on ours"
+if diff -u --label real --label ours "$WORK/lists-real.txt" "$WORK/lists-ours.txt" >"$WORK/lists.diff"; then
+    log "lists: identical ($(wc -l <"$WORK/lists-ours.txt") lines: partition lists, headers, memory, UUIDs)"
+else
+    head -40 "$WORK/lists.diff" >&2
+    fail lists "lists differs (whole diff: $WORK/lists.diff)"
+fi
+if command -v valgrind >/dev/null; then
+    if valgrind --error-exitcode=1 --leak-check=full -q "$WORK/lists-ours" >/dev/null 2>"$WORK/lists-valgrind.txt"; then
+        log "lists under valgrind (ours): no leak, no invalid access"
+    else
+        head -40 "$WORK/lists-valgrind.txt" >&2
+        fail valgrind "lists under valgrind found errors in ours (log: $WORK/lists-valgrind.txt)"
+    fi
+else
+    log "lists under valgrind: skipped (no valgrind)"
+fi
+
 # dlopen: every reference binds now, every name resolves.
 python3 - "$OURS/librdkafka.so.1" rdkafka/abi/functions.tsv <<'EOF' || fail dlopen "dlopen/dlsym"
 import ctypes, os, sys
@@ -186,11 +217,12 @@ fi
 PROG=$WORK/programs
 KCAT_SRC=$GREGOR_DEPS/build/kcat
 mkdir -p "$PROG"
-srcs=(rdkafka/tests/probe.c rdkafka/tests/producer.c)
+srcs=(rdkafka/tests/probe.c rdkafka/tests/lists.c rdkafka/tests/producer.c)
+kcat=0
 if [ -f "$KCAT_SRC/kcat.c" ] && [ -f "$KCAT_SRC/config.h" ]; then
     rm -rf "$PROG/kcat" && mkdir -p "$PROG/kcat" && cp "$KCAT_SRC"/*.c "$KCAT_SRC"/*.h "$PROG/kcat/"
     srcs+=("$PROG/kcat/kcat.c" "$PROG/kcat/format.c" "$PROG/kcat/tools.c" "$PROG/kcat/input.c")
-    have_kcat=1
+    kcat=1
 else
     log "programs: no kcat source in $KCAT_SRC (scripts/setup.sh librdkafka): kcat skipped"
 fi
@@ -209,7 +241,7 @@ for src in "${srcs[@]}"; do
     fi
 done
 log "programs: $same of ${#srcs[@]} sources compile to identical objects against either header"
-if [ -n "${have_kcat:-}" ]; then
+if [ $kcat = 1 ]; then
     if cc -o "$PROG/kcat/kcat" "$PROG"/{kcat,format,tools,input}-ours.o -L"$OURS" -Wl,-rpath,"$OURS" \
         -lrdkafka -lpthread -lz -lssl -lcrypto -lm 2>"$PROG/kcat-link.log" &&
         kv=$("$PROG/kcat/kcat" -V 2>&1) && [[ $kv == *"librdkafka 2.12.1"* ]]; then

@@ -14,12 +14,25 @@
 //! in through gregor's Rust API, stays hidden, and the library can be loaded
 //! beside `libgregor.so`.
 //!
-//! By hand: [`version`], [`errors`], [`error_object`] and [`conf`]; the
-//! client handle ([`handle`]), topic handles ([`topic`]), producing and
-//! the delivery reports ([`producer`]), the messages reports carry
-//! ([`message`]) and cluster metadata ([`metadata`]). The variadic
-//! `rd_kafka_producev` is C (`csrc/producev.c`, on `rd_kafka_produceva`),
-//! which build.rs compiles and links into the shared library.
+//! The families implemented by hand, by module:
+//!
+//! | module | family |
+//! |---|---|
+//! | [`version`] | `rd_kafka_version`, `_version_str`, debug contexts |
+//! | [`errors`] | error codes: `err2str`, `err2name`, descriptors, last error |
+//! | [`error_object`] | `rd_kafka_error_t` |
+//! | [`conf`] | `rd_kafka_conf_t`, `rd_kafka_topic_conf_t` |
+//! | [`partition_list`] | `rd_kafka_topic_partition_list_t` / `_t`, leader epochs; conversions to gregor's `TopicPartitionOffset` |
+//! | [`headers`] | `rd_kafka_headers_t`; conversions to gregor's headers |
+//! | [`group_list`] | `struct rd_kafka_group_list` of `rd_kafka_list_groups`, its destroy |
+//! | [`admin_parts`] | `rd_kafka_Node_t`, `rd_kafka_topic_result_t` accessors |
+//! | [`uuid`] | `rd_kafka_Uuid_t` |
+//! | [`mem`] | `rd_kafka_mem_malloc` / `_calloc` / `_free`: the C heap every plain-data object lives on |
+//! | [`handle`] | `rd_kafka_t`: new, destroy, name, type, poll, flush, purge, log level |
+//! | [`topic`] | `rd_kafka_topic_t` |
+//! | [`producer`] | `produce`, `produceva` (and `producev`, C in `csrc/producev.c` on `produceva`, which build.rs compiles and links), delivery reports |
+//! | [`message`] | `rd_kafka_message_t` and its accessors |
+//! | [`metadata`] | `rd_kafka_metadata_t` of `rd_kafka_metadata` |
 //!
 //! Conventions of every export: its body runs inside [`guard::guard`], so
 //! no panic unwinds into C; what it writes through the caller's pointers
@@ -28,15 +41,21 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod admin_parts;
 pub mod conf;
 pub mod error_object;
 pub mod errors;
+pub mod group_list;
 pub mod guard;
 pub mod handle;
+pub mod headers;
+pub mod mem;
 pub mod message;
 pub mod metadata;
+pub mod partition_list;
 pub mod producer;
 pub mod raw;
 pub mod stubs;
 pub mod topic;
+pub mod uuid;
 pub mod version;
