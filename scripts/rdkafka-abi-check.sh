@@ -20,6 +20,10 @@
 #            127.0.0.1:$BROKER_PORT (handle, topic handles, metadata,
 #            produce / producev / produceva, delivery reports, flush);
 #            skipped, saying so, when no broker listens there;
+#   consumer rdkafka/tests/consumer.c, the same way: produces to a fresh
+#            topic, then a group consumer with a rebalance_cb reads it all
+#            (consumer_poll, partition EOF), commits, reads committed
+#            offsets, positions and watermarks, closes; skipped likewise;
 #   lists    rdkafka/tests/lists.c (the plain-data families: topic
 #            partition lists, headers, rd_kafka_mem_*, UUIDs), compiled
 #            against the real rdkafka.h, prints the same linked against ours
@@ -36,7 +40,7 @@
 #            header; and every prototype and one-line typedef of ours,
 #            redeclared after the real headers, compiles (a mismatch is a
 #            conflicting declaration); both compile as C++ too;
-#   programs rdkafka/tests/{probe,lists,producer}.c and kcat's sources (from scripts/setup.sh's
+#   programs rdkafka/tests/{probe,lists,producer,consumer}.c and kcat's sources (from scripts/setup.sh's
 #            build; skipped when absent) compile to the same object files
 #            against our header as against librdkafka's, and kcat built with
 #            ours links with our librdkafka.so.1 and runs, and its `-X`
@@ -146,6 +150,30 @@ else
     log "producer: SKIPPED: no broker on 127.0.0.1:$BROKER_PORT (scripts/services.sh start broker)"
 fi
 
+# consumer: a group consumer against the broker, the same output with both.
+if port_open "$BROKER_PORT"; then
+    ctopic=gregor-abi-consumer-$(date +%s)-$$
+    for which in real ours; do
+        if [ $which = ours ]; then dir=$OURS; else dir=$REAL/lib; fi
+        cc -std=c99 -Wall -Werror -I"$REAL/include" rdkafka/tests/consumer.c \
+            -L"$dir" -Wl,-rpath,"$dir" -lrdkafka -o "$WORK/consumer-$which"
+        timeout 180 "$WORK/consumer-$which" "127.0.0.1:$BROKER_PORT" "$ctopic-$which" 40 \
+            >"$WORK/consumer-$which.txt" 2>"$WORK/consumer-$which.log" ||
+            fail consumer "consumer.c failed on the $which librdkafka (output: $WORK/consumer-$which.txt)"
+    done
+    if diff -u --label real --label ours "$WORK/consumer-real.txt" "$WORK/consumer-ours.txt" \
+        >"$WORK/consumer.diff"; then
+        log "consumer: identical ($(grep -c '^msg ' "$WORK/consumer-ours.txt") messages," \
+            "$(grep -c '^rebalance ' "$WORK/consumer-ours.txt") rebalances," \
+            "$(wc -l <"$WORK/consumer-ours.txt") lines)"
+    else
+        head -40 "$WORK/consumer.diff" >&2
+        fail consumer "consumer.c's output differs (whole diff: $WORK/consumer.diff)"
+    fi
+else
+    log "consumer: SKIPPED: no broker on 127.0.0.1:$BROKER_PORT (scripts/services.sh start broker)"
+fi
+
 # lists: the plain-data families alike on both libraries, and no leak or
 # invalid access in ours.
 for which in ours real; do
@@ -217,7 +245,7 @@ fi
 PROG=$WORK/programs
 KCAT_SRC=$GREGOR_DEPS/build/kcat
 mkdir -p "$PROG"
-srcs=(rdkafka/tests/probe.c rdkafka/tests/lists.c rdkafka/tests/producer.c)
+srcs=(rdkafka/tests/probe.c rdkafka/tests/lists.c rdkafka/tests/producer.c rdkafka/tests/consumer.c)
 kcat=0
 if [ -f "$KCAT_SRC/kcat.c" ] && [ -f "$KCAT_SRC/config.h" ]; then
     rm -rf "$PROG/kcat" && mkdir -p "$PROG/kcat" && cp "$KCAT_SRC"/*.c "$KCAT_SRC"/*.h "$PROG/kcat/"

@@ -75,6 +75,8 @@ pub struct Handle {
     log: Arc<LogState>,
     /// The controller of the last metadata answer, -1 before one.
     controller: AtomicI32,
+    /// What the consumer's calls keep beyond gregor's consumer.
+    consumer_state: crate::consumer::State,
 }
 
 impl Handle {
@@ -99,6 +101,11 @@ impl Handle {
     /// The handle's conf.
     pub(crate) fn conf(&self) -> &Conf {
         &self.conf
+    }
+
+    /// What the consumer's calls keep ([`crate::consumer`]).
+    pub(crate) fn consumer_state(&self) -> &crate::consumer::State {
+        &self.consumer_state
     }
 
     /// The controller id of the last metadata answer (-1: none yet).
@@ -219,12 +226,14 @@ pub extern "C" fn rd_kafka_new(
             topics: Arc::new(Topics::default()),
             log,
             controller: AtomicI32::new(-1),
+            consumer_state: crate::consumer::State::default(),
         });
         // the box's address is the `rd_kafka_t *` the callbacks pass on
         let rk = &*handle as *const Handle as usize;
         handle.topics.bind(rk, default_opaque);
         handle.log.rk.store(rk, Ordering::Release);
         crate::producer::install_callbacks(&handle, rk);
+        crate::consumer::install_callbacks(&handle, rk);
         Box::into_raw(handle)
     })
 }

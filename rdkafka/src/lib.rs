@@ -32,6 +32,7 @@
 //! | [`topic`] | `rd_kafka_topic_t` |
 //! | [`producer`] | `produce`, `produceva` (and `producev`, C in `csrc/producev.c` on `produceva`, which build.rs compiles and links), delivery reports |
 //! | [`message`] | `rd_kafka_message_t` and its accessors |
+//! | [`consumer`] | the high-level consumer: subscribe, `consumer_poll` (consumed messages, their headers and destroy), assignment and `rebalance_cb`, commits and `offset_commit_cb`, positions, seek, pause, watermarks, offsets for times |
 //! | [`metadata`] | `rd_kafka_metadata_t` of `rd_kafka_metadata` |
 //!
 //! Conventions of every export: its body runs inside [`guard::guard`], so
@@ -43,6 +44,7 @@
 
 pub mod admin_parts;
 pub mod conf;
+pub mod consumer;
 pub mod error_object;
 pub mod errors;
 pub mod group_list;

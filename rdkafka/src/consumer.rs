@@ -1,0 +1,787 @@
+//! The high-level consumer of rdkafka.h on gregor's [`Consumer`]:
+//! `rd_kafka_subscribe`, `_unsubscribe`, `_subscription`,
+//! `_consumer_poll`, `_poll_set_consumer`, `_consumer_close`,
+//! `_consumer_closed`; assignment (`rd_kafka_assign`,
+//! `_incremental_assign`, `_incremental_unassign`, `_assignment`,
+//! `_assignment_lost`, `_rebalance_protocol`) and the conf's
+//! `rebalance_cb`; offsets (`rd_kafka_commit`, `_commit_message`,
+//! `_committed`, `_position`, `_offsets_store`, `_offset_store`,
+//! `_seek`, `_seek_partitions`, `_pause_partitions`,
+//! `_resume_partitions`, `_query_watermark_offsets`,
+//! `_get_watermark_offsets`, `_offsets_for_times`) and the conf's
+//! `offset_commit_cb`; `rd_kafka_memberid`; and the consumed message's
+//! own calls (`rd_kafka_message_destroy`, `_message_headers`,
+//! `_message_detach_headers`).
+//!
+//! A consumed message ([`Consumed`]) starts with the [`Message`] C sees and
+//! keeps gregor's message, whose key and value buffers the C pointers
+//! address (no copy). As librdkafka's, an error or event (`err` set) has
+//! its text as payload, and `rkt` is the client's topic handle of the
+//! message's topic (librdkafka makes one per topic for the consumer).
+//! Its `_private` points to the message itself: that is how
+//! `rd_kafka_message_destroy` and `_headers` tell it from a delivery
+//! report's message (whose `_private` is the application's opaque).
+//!
+//! The rebalance callback, as rdkafka.h describes `rd_kafka_conf_set_rebalance_cb`:
+//! it runs inside `rd_kafka_consumer_poll` (and `rd_kafka_consumer_close`)
+//! with `RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS` or `__REVOKE_PARTITIONS`
+//! (also for lost partitions, with `rd_kafka_assignment_lost` true then),
+//! and the application's `rd_kafka_assign` / `_incremental_assign` /
+//! `_incremental_unassign` from inside it is what gets assigned (gregor's
+//! core takes a call made inside its callback as the event's outcome).
+//! Where this differs from librdkafka: if the callback assigns nothing,
+//! gregor applies the event itself once it returns, where librdkafka would
+//! leave the consumer waiting for the application's call.
+//!
+//! `offset_commit_cb` gets the results of async and automatic commits
+//! from gregor's commit callback in `rd_kafka_consumer_poll`; a
+//! synchronous `rd_kafka_commit`'s result is queued for the next
+//! `rd_kafka_consumer_poll`, as rdkafka.h says of it.
+
+#![allow(unsafe_code)] // `#[no_mangle]`, the application's callbacks
+
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::sync::{Mutex, PoisonError};
+
+use gregor::consumer::{Consumer, RebalanceEvent, TopicPartitionOffset};
+use gregor::error::Error;
+use gregor::message::{Message as GregorMessage, TimestampType};
+
+use crate::conf::PartitionsCb;
+use crate::error_object::ErrorObject;
+use crate::guard::guard;
+use crate::handle::{timeout, Client, Handle};
+use crate::headers::Headers;
+use crate::message::{Message, RdMessage};
+use crate::partition_list::{
+    new_list, to_offsets, topics, update_list, OwnedList, TopicPartitionList,
+};
+use crate::raw;
+use crate::topic::Topic;
+
+/// `RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS`.
+const RESP_ERR__ASSIGN_PARTITIONS: c_int = -175;
+/// `RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS`.
+const RESP_ERR__REVOKE_PARTITIONS: c_int = -174;
+/// `RD_KAFKA_RESP_ERR__UNKNOWN_GROUP`.
+const RESP_ERR__UNKNOWN_GROUP: c_int = -179;
+/// `RD_KAFKA_RESP_ERR__INVALID_ARG`.
+const RESP_ERR__INVALID_ARG: c_int = -186;
+/// `RD_KAFKA_RESP_ERR__NOENT`.
+const RESP_ERR__NOENT: c_int = -156;
+/// `RD_KAFKA_MSG_STATUS_PERSISTED`.
+const MSG_STATUS_PERSISTED: c_int = 2;
+/// `RD_KAFKA_PARTITION_UA`.
+const PARTITION_UA: i32 = -1;
+/// `RD_KAFKA_OFFSET_INVALID`.
+const OFFSET_INVALID: i64 = -1001;
+
+/// What a consumer handle keeps beyond gregor's consumer: synchronous
+/// commits' results waiting for `offset_commit_cb`.
+#[derive(Debug, Default)]
+pub(crate) struct State {
+    commits: Mutex<Vec<(c_int, Vec<TopicPartitionOffset>)>>,
+}
+
+/// A consumed message or event, for the application to destroy with
+/// `rd_kafka_message_destroy`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct Consumed {
+    /// What C sees (must stay first).
+    msg: Message,
+    /// gregor's message, whose buffers `msg`'s key and payload address.
+    inner: GregorMessage,
+    /// The headers `rd_kafka_message_headers` lends (read-only), until
+    /// detached.
+    headers: Option<Headers>,
+    /// An event's text, the payload of an error message.
+    errstr: Option<CString>,
+}
+
+/// The consumer of a handle.
+fn consumer<'a>(rk: *const Handle) -> Option<&'a Consumer> {
+    match raw::object(rk).map(Handle::client) {
+        Some(Client::Consumer(c)) => Some(c),
+        _ => None,
+    }
+}
+
+/// Whether the consumer has a group (`group.id`).
+fn has_group(c: &Consumer) -> bool {
+    c.group_metadata().is_some()
+}
+
+/// `rd_kafka_resp_err_t` of a result.
+fn code(r: Result<(), Error>) -> c_int {
+    r.map_or_else(|e| e.code(), |()| 0)
+}
+
+/// The C message of gregor's `m`, boxed for the application.
+fn consumed(h: &Handle, m: GregorMessage) -> *mut Message {
+    let rkt = if m.topic.is_empty() {
+        std::ptr::null_mut()
+    } else {
+        h.topics()
+            .get(&m.topic, None, false)
+            .unwrap_or(std::ptr::null_mut())
+    };
+    let errstr = m
+        .error
+        .as_ref()
+        .map(|e| CString::new(e.to_string().replace('\0', " ")).unwrap_or_default());
+    let headers = (!m.headers.is_empty()).then(|| {
+        let mut hs = Headers::from_gregor(&m.headers);
+        hs.set_read_only(true);
+        hs
+    });
+    let (tstype, timestamp) = match m.timestamp_type {
+        _ if m.timestamp < 0 => (0, -1),
+        TimestampType::NotAvailable => (0, -1),
+        TimestampType::CreateTime => (1, m.timestamp),
+        TimestampType::LogAppendTime => (2, m.timestamp),
+    };
+    let bytes = |b: &Option<gregor::message::Bytes>| {
+        b.as_ref().map_or((std::ptr::null_mut(), 0), |b| {
+            (b.as_ptr().cast_mut().cast(), b.len())
+        })
+    };
+    let (mut payload, mut len) = bytes(&m.value);
+    let (key, key_len) = bytes(&m.key);
+    if let Some(e) = &errstr {
+        payload = e.as_ptr().cast_mut().cast();
+        len = e.as_bytes().len();
+    }
+    let boxed = Box::new(Consumed {
+        msg: Message {
+            c: RdMessage {
+                err: m.error.as_ref().map_or(0, |e| e.code()),
+                rkt: rkt.cast(),
+                partition: m.partition,
+                payload,
+                len,
+                key,
+                key_len,
+                offset: m.offset,
+                private: std::ptr::null_mut(),
+            },
+            timestamp,
+            tstype,
+            latency_us: -1,
+            status: MSG_STATUS_PERSISTED,
+            broker_id: -1,
+            leader_epoch: m.leader_epoch.unwrap_or(-1),
+        },
+        inner: m,
+        headers,
+        errstr,
+    });
+    let p = Box::into_raw(boxed);
+    // the tag `rd_kafka_message_destroy` and `_headers` look for
+    // SAFETY: `p` was just made from a live box.
+    unsafe { (*p).msg.c.private = p.cast() };
+    p.cast()
+}
+
+/// The consumed message behind `rkmessage`, if it is one (its `_private`
+/// is its own address).
+fn as_consumed<'a>(rkmessage: *const Message) -> Option<&'a Consumed> {
+    let m = raw::object(rkmessage)?;
+    (m.c.private.cast_const() == rkmessage.cast()).then(|| {
+        // SAFETY: only `consumed` tags a message so; it is a `Consumed`
+        // the application has not destroyed yet.
+        unsafe { &*rkmessage.cast::<Consumed>() }
+    })
+}
+
+/// Calls the application's partitions callback (`rebalance_cb`,
+/// `offset_commit_cb`).
+fn call_partitions(cb: PartitionsCb, rk: usize, err: c_int, list: &OwnedList, opaque: usize) {
+    // SAFETY: `cb` is the function the application registered with
+    // `rd_kafka_conf_set_rebalance_cb` / `_offset_commit_cb`, called with
+    // its documented arguments: the client handle, an error code, a list
+    // valid for the call (the library destroys it), the conf's opaque.
+    unsafe {
+        cb(
+            rk as *mut c_void,
+            err,
+            list.as_ptr().cast(),
+            opaque as *mut c_void,
+        );
+    }
+}
+
+/// Sets the gregor callbacks that serve the conf's `rebalance_cb` and
+/// `offset_commit_cb` for the consumer handle at `rk`.
+pub(crate) fn install_callbacks(h: &Handle, rk: usize) {
+    let Client::Consumer(c) = h.client() else {
+        return;
+    };
+    let opaque = h.conf().opaque as usize;
+    if let Some(cb) = h.conf().callbacks.rebalance {
+        c.set_rebalance_callback(move |_, event| {
+            let err = match event {
+                RebalanceEvent::Assigned(_) => RESP_ERR__ASSIGN_PARTITIONS,
+                RebalanceEvent::Revoked(_) | RebalanceEvent::Lost(_) => RESP_ERR__REVOKE_PARTITIONS,
+            };
+            let list = OwnedList::new(event.partitions());
+            call_partitions(cb, rk, err, &list, opaque);
+        });
+    }
+    if let Some(cb) = h.conf().callbacks.offset_commit {
+        c.set_commit_callback(move |_, result, offsets| {
+            let list = OwnedList::new(offsets);
+            call_partitions(cb, rk, code(result), &list, opaque);
+        });
+    }
+}
+
+/// Serves synchronous commits' results to `offset_commit_cb`.
+fn serve_commits(h: &Handle, rk: usize) {
+    let Some(cb) = h.conf().callbacks.offset_commit else {
+        return;
+    };
+    let done = std::mem::take(
+        &mut *h
+            .consumer_state()
+            .commits
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner),
+    );
+    for (err, offsets) in done {
+        let list = OwnedList::new(&offsets);
+        call_partitions(cb, rk, err, &list, h.conf().opaque as usize);
+    }
+}
+
+/// The next message or event, waiting up to `timeout_ms`
+/// (`rd_kafka_consumer_poll`); rebalance and commit callbacks run inside.
+/// NULL on timeout, once closed, or for a handle that is no consumer.
+#[no_mangle]
+pub extern "C" fn rd_kafka_consumer_poll(rk: *mut Handle, timeout_ms: c_int) -> *mut Message {
+    guard(std::ptr::null_mut(), || {
+        let Some(h) = raw::object(rk) else {
+            return std::ptr::null_mut();
+        };
+        let Client::Consumer(c) = h.client() else {
+            return std::ptr::null_mut();
+        };
+        serve_commits(h, rk as usize);
+        match c.poll(timeout(timeout_ms)) {
+            Ok(Some(m)) => consumed(h, m),
+            _ => std::ptr::null_mut(),
+        }
+    })
+}
+
+/// Frees a message of `rd_kafka_consumer_poll` (`rd_kafka_message_destroy`).
+/// A delivery report's message is the library's: left alone.
+#[no_mangle]
+pub extern "C" fn rd_kafka_message_destroy(rkmessage: *mut Message) {
+    guard((), || {
+        if as_consumed(rkmessage).is_some() {
+            drop(raw::take_box(rkmessage.cast::<Consumed>()));
+        }
+    })
+}
+
+/// The message's headers, read-only and owned by the message
+/// (`rd_kafka_message_headers`); `_NOENT` when it has none.
+#[no_mangle]
+pub extern "C" fn rd_kafka_message_headers(
+    rkmessage: *const Message,
+    hdrsp: *mut *mut Headers,
+) -> c_int {
+    guard(RESP_ERR__NOENT, || {
+        match as_consumed(rkmessage).and_then(|m| m.headers.as_ref()) {
+            Some(hs) => {
+                raw::write_out(hdrsp, (hs as *const Headers).cast_mut());
+                0
+            }
+            None => RESP_ERR__NOENT,
+        }
+    })
+}
+
+/// Takes the message's headers for the application, writable, to destroy
+/// with `rd_kafka_headers_destroy` (`rd_kafka_message_detach_headers`);
+/// `_NOENT` when it has none.
+#[no_mangle]
+pub extern "C" fn rd_kafka_message_detach_headers(
+    rkmessage: *mut Message,
+    hdrsp: *mut *mut Headers,
+) -> c_int {
+    guard(RESP_ERR__NOENT, || {
+        if as_consumed(rkmessage).is_none() {
+            return RESP_ERR__NOENT;
+        }
+        // SAFETY: a consumed message (checked above) the application owns
+        // and passes as writable.
+        let m = unsafe { &mut *rkmessage.cast::<Consumed>() };
+        match m.headers.take() {
+            Some(mut hs) => {
+                hs.set_read_only(false);
+                raw::write_out(hdrsp, hs.into_raw());
+                0
+            }
+            None => RESP_ERR__NOENT,
+        }
+    })
+}
+
+/// Redirects the main queue to the consumer's (`rd_kafka_poll_set_consumer`):
+/// gregor's consumer serves everything from `rd_kafka_consumer_poll`
+/// already; `_UNKNOWN_GROUP` without `group.id`, as librdkafka's.
+#[no_mangle]
+pub extern "C" fn rd_kafka_poll_set_consumer(rk: *mut Handle) -> c_int {
+    guard(RESP_ERR__UNKNOWN_GROUP, || match consumer(rk) {
+        Some(c) if has_group(c) => 0,
+        _ => RESP_ERR__UNKNOWN_GROUP,
+    })
+}
+
+/// Subscribes to the topics of `topics` (`^`-prefixed: regular
+/// expressions), replacing the subscription (`rd_kafka_subscribe`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_subscribe(rk: *mut Handle, list: *const TopicPartitionList) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let Some(c) = consumer(rk).filter(|c| has_group(c)) else {
+            return RESP_ERR__UNKNOWN_GROUP;
+        };
+        let names = topics(list);
+        let mut seen = std::collections::HashSet::new();
+        if names.is_empty() || names.iter().any(|n| n.is_empty() || !seen.insert(n)) {
+            return RESP_ERR__INVALID_ARG;
+        }
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        code(c.subscribe(&names))
+    })
+}
+
+/// Drops the subscription (`rd_kafka_unsubscribe`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_unsubscribe(rk: *mut Handle) -> c_int {
+    guard(RESP_ERR__UNKNOWN_GROUP, || match consumer(rk) {
+        Some(c) if has_group(c) => code(c.unsubscribe()),
+        _ => RESP_ERR__UNKNOWN_GROUP,
+    })
+}
+
+/// The subscription, a new list of its topics with partition
+/// `RD_KAFKA_PARTITION_UA` (`rd_kafka_subscription`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_subscription(
+    rk: *mut Handle,
+    list: *mut *mut TopicPartitionList,
+) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let Some(c) = consumer(rk).filter(|c| has_group(c)) else {
+            return RESP_ERR__UNKNOWN_GROUP;
+        };
+        let tpos: Vec<_> = c
+            .subscription()
+            .iter()
+            .map(|t| TopicPartitionOffset::new(t, PARTITION_UA, OFFSET_INVALID))
+            .collect();
+        raw::write_out(list, new_list(&tpos));
+        0
+    })
+}
+
+/// Closes the consumer (`rd_kafka_consumer_close`): revokes the
+/// assignment (through the rebalance callback), commits with
+/// `enable.auto.commit`, leaves the group.
+#[no_mangle]
+pub extern "C" fn rd_kafka_consumer_close(rk: *mut Handle) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || match consumer(rk) {
+        Some(c) => {
+            c.close();
+            0
+        }
+        None => RESP_ERR__INVALID_ARG,
+    })
+}
+
+/// Whether the consumer is closed (`rd_kafka_consumer_closed`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_consumer_closed(rk: *mut Handle) -> c_int {
+    guard(0, || consumer(rk).map_or(0, |c| c_int::from(c.closed())))
+}
+
+/// Replaces the assignment; NULL unassigns (`rd_kafka_assign`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_assign(rk: *mut Handle, list: *const TopicPartitionList) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let Some(c) = consumer(rk) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        if list.is_null() {
+            code(c.unassign())
+        } else {
+            code(c.assign(&to_offsets(list)))
+        }
+    })
+}
+
+/// The error object of a failed result, NULL for success.
+fn error_object(r: Result<(), Error>) -> *mut c_void {
+    r.map_or_else(
+        |e| ErrorObject::boxed(e.code(), &e.to_string()),
+        |()| std::ptr::null_mut(),
+    )
+}
+
+/// Adds `list` to the assignment (`rd_kafka_incremental_assign`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_incremental_assign(
+    rk: *mut Handle,
+    list: *const TopicPartitionList,
+) -> *mut c_void {
+    guard(std::ptr::null_mut(), || match consumer(rk) {
+        Some(c) => error_object(c.incremental_assign(&to_offsets(list))),
+        None => ErrorObject::boxed(RESP_ERR__INVALID_ARG, "Not a consumer"),
+    })
+}
+
+/// Removes `list` from the assignment (`rd_kafka_incremental_unassign`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_incremental_unassign(
+    rk: *mut Handle,
+    list: *const TopicPartitionList,
+) -> *mut c_void {
+    guard(std::ptr::null_mut(), || match consumer(rk) {
+        Some(c) => error_object(c.incremental_unassign(&to_offsets(list))),
+        None => ErrorObject::boxed(RESP_ERR__INVALID_ARG, "Not a consumer"),
+    })
+}
+
+/// The assignment, a new list (`rd_kafka_assignment`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_assignment(
+    rk: *mut Handle,
+    list: *mut *mut TopicPartitionList,
+) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || match consumer(rk) {
+        Some(c) => {
+            raw::write_out(list, new_list(&c.assignment()));
+            0
+        }
+        None => RESP_ERR__INVALID_ARG,
+    })
+}
+
+/// Whether the last revocation was of lost partitions
+/// (`rd_kafka_assignment_lost`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_assignment_lost(rk: *mut Handle) -> c_int {
+    guard(0, || {
+        consumer(rk).map_or(0, |c| c_int::from(c.assignment_lost()))
+    })
+}
+
+/// "NONE", "EAGER" or "COOPERATIVE"; NULL without a group
+/// (`rd_kafka_rebalance_protocol`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_rebalance_protocol(rk: *mut Handle) -> *const c_char {
+    guard(std::ptr::null(), || match consumer(rk) {
+        Some(c) if has_group(c) => match c.rebalance_protocol() {
+            "EAGER" => c"EAGER".as_ptr(),
+            "COOPERATIVE" => c"COOPERATIVE".as_ptr(),
+            _ => c"NONE".as_ptr(),
+        },
+        _ => std::ptr::null(),
+    })
+}
+
+/// The member id the coordinator gave, malloc'ed for the application
+/// (`rd_kafka_memberid`, freed with `rd_kafka_mem_free`); NULL without a
+/// group.
+#[no_mangle]
+pub extern "C" fn rd_kafka_memberid(rk: *const Handle) -> *mut c_char {
+    guard(std::ptr::null_mut(), || match consumer(rk) {
+        Some(c) if has_group(c) => crate::mem::strdup_bytes(c.member_id().as_bytes()),
+        _ => std::ptr::null_mut(),
+    })
+}
+
+/// Commits `offsets`, or with NULL the stored offsets of the assignment
+/// (`rd_kafka_commit`); with `async` 0 waits for the answer.
+#[no_mangle]
+pub extern "C" fn rd_kafka_commit(
+    rk: *mut Handle,
+    offsets: *const TopicPartitionList,
+    is_async: c_int,
+) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let Some(h) = raw::object(rk) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        let Client::Consumer(c) = h.client() else {
+            return RESP_ERR__UNKNOWN_GROUP;
+        };
+        let list = (!offsets.is_null()).then(|| to_offsets(offsets));
+        commit(h, c, list.as_deref(), is_async != 0)
+    })
+}
+
+/// A commit of `offsets` (`None`: the stored ones), queueing a
+/// synchronous one's result for `offset_commit_cb`.
+fn commit(
+    h: &Handle,
+    c: &Consumer,
+    offsets: Option<&[TopicPartitionOffset]>,
+    is_async: bool,
+) -> c_int {
+    if is_async {
+        return code(c.commit_async(offsets));
+    }
+    let (err, entries) = match c.commit(offsets, timeout(-1)) {
+        Ok(entries) => (0, entries),
+        Err(e) => (e.code(), offsets.map(<[_]>::to_vec).unwrap_or_default()),
+    };
+    if h.conf().callbacks.offset_commit.is_some() {
+        h.consumer_state()
+            .commits
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((err, entries));
+    }
+    err
+}
+
+/// Commits the offset after `rkmessage` (`rd_kafka_commit_message`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_commit_message(
+    rk: *mut Handle,
+    rkmessage: *const Message,
+    is_async: c_int,
+) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let (Some(h), Some(m)) = (raw::object(rk), raw::object(rkmessage)) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        let Client::Consumer(c) = h.client() else {
+            return RESP_ERR__UNKNOWN_GROUP;
+        };
+        if m.c.err != 0 {
+            return RESP_ERR__INVALID_ARG;
+        }
+        let Some(topic) = raw::object(m.c.rkt.cast_const().cast::<Topic>()) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        let tpo = TopicPartitionOffset::new(topic.name(), m.c.partition, m.c.offset + 1);
+        commit(h, c, Some(&[tpo]), is_async != 0)
+    })
+}
+
+/// The group's committed offsets of the list's partitions, written into
+/// it (`rd_kafka_committed`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_committed(
+    rk: *mut Handle,
+    list: *mut TopicPartitionList,
+    timeout_ms: c_int,
+) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let Some(c) = consumer(rk) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        match c.committed(&to_offsets(list), timeout(timeout_ms)) {
+            Ok(found) => {
+                update_list(list, &found);
+                0
+            }
+            Err(e) => e.code(),
+        }
+    })
+}
+
+/// The positions of the list's partitions, written into it
+/// (`rd_kafka_position`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_position(rk: *mut Handle, list: *mut TopicPartitionList) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let Some(c) = consumer(rk) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        update_list(list, &c.position(&to_offsets(list)));
+        0
+    })
+}
+
+/// Stores the list's offsets for the next commit (`rd_kafka_offsets_store`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_offsets_store(rk: *mut Handle, list: *mut TopicPartitionList) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let Some(c) = consumer(rk) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        code(c.store_offsets(&to_offsets(list)))
+    })
+}
+
+/// Stores `offset + 1` of the topic's partition for the next commit
+/// (`rd_kafka_offset_store`, the legacy per-topic call).
+#[no_mangle]
+pub extern "C" fn rd_kafka_offset_store(rkt: *mut Topic, partition: i32, offset: i64) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let Some(t) = raw::object(rkt) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        let Some(Client::Consumer(c)) = t.handle().map(Handle::client) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        code(c.store_offsets(&[TopicPartitionOffset::new(t.name(), partition, offset + 1)]))
+    })
+}
+
+/// Moves the list's partitions to their offsets
+/// (`rd_kafka_seek_partitions`); per-partition errors in the list.
+#[no_mangle]
+pub extern "C" fn rd_kafka_seek_partitions(
+    rk: *mut Handle,
+    list: *mut TopicPartitionList,
+    timeout_ms: c_int,
+) -> *mut c_void {
+    guard(std::ptr::null_mut(), || {
+        let _ = timeout_ms;
+        let Some(c) = consumer(rk) else {
+            return ErrorObject::boxed(RESP_ERR__INVALID_ARG, "Not a consumer");
+        };
+        let tpos = to_offsets(list);
+        for tpo in &tpos {
+            let r = c.seek(&tpo.topic, tpo.partition, tpo.offset);
+            let mut done = tpo.clone();
+            done.error = r.err();
+            update_list(list, &[done]);
+        }
+        std::ptr::null_mut()
+    })
+}
+
+/// Moves the topic's partition to `offset` (`rd_kafka_seek`, legacy).
+#[no_mangle]
+pub extern "C" fn rd_kafka_seek(
+    rkt: *mut Topic,
+    partition: i32,
+    offset: i64,
+    timeout_ms: c_int,
+) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let _ = timeout_ms;
+        let Some(t) = raw::object(rkt) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        let Some(Client::Consumer(c)) = t.handle().map(Handle::client) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        code(c.seek(t.name(), partition, offset))
+    })
+}
+
+/// Pauses or resumes each of the list's partitions, its error in it.
+fn pause_resume(rk: *mut Handle, list: *mut TopicPartitionList, pause: bool) -> c_int {
+    let Some(c) = consumer(rk) else {
+        return RESP_ERR__INVALID_ARG;
+    };
+    for tpo in to_offsets(list) {
+        let one = [tpo];
+        let r = if pause { c.pause(&one) } else { c.resume(&one) };
+        let [mut done] = one;
+        done.error = r.err();
+        update_list(list, &[done]);
+    }
+    0
+}
+
+/// Pauses fetching the list's partitions (`rd_kafka_pause_partitions`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_pause_partitions(
+    rk: *mut Handle,
+    list: *mut TopicPartitionList,
+) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || pause_resume(rk, list, true))
+}
+
+/// Resumes fetching the list's partitions (`rd_kafka_resume_partitions`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_resume_partitions(
+    rk: *mut Handle,
+    list: *mut TopicPartitionList,
+) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || pause_resume(rk, list, false))
+}
+
+/// The partition's low and high watermarks, asked of its leader
+/// (`rd_kafka_query_watermark_offsets`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_query_watermark_offsets(
+    rk: *mut Handle,
+    topic: *const c_char,
+    partition: i32,
+    low: *mut i64,
+    high: *mut i64,
+    timeout_ms: c_int,
+) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let (Some(c), Some(t)) = (consumer(rk), raw::read_cstr(topic)) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        match c.watermarks(&t, partition, timeout(timeout_ms)) {
+            Ok((lo, hi)) => {
+                raw::write_out(low, lo);
+                raw::write_out(high, hi);
+                0
+            }
+            Err(e) => e.code(),
+        }
+    })
+}
+
+/// The watermarks the last fetch brought back, without asking
+/// (`rd_kafka_get_watermark_offsets`); -1001 for what is not known yet.
+#[no_mangle]
+pub extern "C" fn rd_kafka_get_watermark_offsets(
+    rk: *mut Handle,
+    topic: *const c_char,
+    partition: i32,
+    low: *mut i64,
+    high: *mut i64,
+) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let (Some(c), Some(t)) = (consumer(rk), raw::read_cstr(topic)) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        match c.cached_watermarks(&t, partition) {
+            Ok((lo, hi)) => {
+                raw::write_out(low, lo);
+                raw::write_out(high, hi);
+                0
+            }
+            Err(e) => e.code(),
+        }
+    })
+}
+
+/// For each of the list's partitions, the first offset whose timestamp is
+/// at or after the element's offset, written into it
+/// (`rd_kafka_offsets_for_times`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_offsets_for_times(
+    rk: *mut Handle,
+    list: *mut TopicPartitionList,
+    timeout_ms: c_int,
+) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let Some(c) = consumer(rk) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        match c.offsets_for_times(&to_offsets(list), timeout(timeout_ms)) {
+            Ok(found) => {
+                update_list(list, &found);
+                0
+            }
+            Err(e) => e.code(),
+        }
+    })
+}

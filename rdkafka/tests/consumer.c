@@ -1,0 +1,330 @@
+/* The consumer check of gregor's librdkafka (scripts/rdkafka-abi-check.sh):
+ * compiled against the real librdkafka's rdkafka.h, linked once against
+ * gregor's librdkafka.so.1 and once against the real one, and run against
+ * the same broker, each run on a fresh topic; the two outputs must be
+ * identical, so it prints no topic names, member ids or timestamps, only
+ * whether they are sane.
+ *
+ *   consumer <bootstrap> <topic> <n>
+ *
+ * Produces <n> keyed messages (with a header) round-robin over the topic's
+ * partitions, then a group consumer (enable.partition.eof, manual commits)
+ * subscribes with a rebalance_cb that prints each event and assigns, reads
+ * all <n> with rd_kafka_consumer_poll (the message fields, the topic
+ * handle, headers, timestamp type, the _PARTITION_EOF events), prints them
+ * sorted by key; then subscription, assignment, rebalance protocol,
+ * member id, position, a synchronous commit and its offset_commit_cb,
+ * committed offsets, watermarks (queried and cached), offsets for times,
+ * commit_message (of the first message), and rd_kafka_consumer_close (the revocation through the
+ * rebalance_cb) and consumer_closed.
+ */
+#define _DEFAULT_SOURCE /* usleep */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <librdkafka/rdkafka.h>
+
+#define MAX_MSGS 1000
+#define MAX_PARTS 64
+
+struct got {
+        char key[32];
+        char value[32];
+        char header[32];
+        int32_t partition;
+        int64_t offset;
+        rd_kafka_timestamp_type_t tstype;
+};
+
+static struct got got[MAX_MSGS];
+static int got_cnt;
+static int64_t eof_offset[MAX_PARTS];
+static int commit_cbs;
+static const char *the_topic;
+
+static int cmp_got(const void *a, const void *b) {
+        const struct got *x = a, *y = b;
+        return strcmp(x->key, y->key);
+}
+
+static void print_parts(const char *what, const rd_kafka_topic_partition_list_t *parts,
+                        int with_offsets) {
+        int i;
+        printf("%s:", what);
+        for (i = 0; i < parts->cnt; i++) {
+                const rd_kafka_topic_partition_t *p = &parts->elems[i];
+                printf(" %s[%d]", strcmp(p->topic, the_topic) ? p->topic : "T", (int)p->partition);
+                if (with_offsets)
+                        printf("@%lld", (long long)p->offset);
+                if (p->err)
+                        printf("(%s)", rd_kafka_err2name(p->err));
+        }
+        printf("\n");
+}
+
+static void rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+                         rd_kafka_topic_partition_list_t *parts, void *opaque) {
+        rd_kafka_topic_partition_list_t *now = NULL;
+        const char *proto = rd_kafka_rebalance_protocol(rk);
+        char what[128];
+
+        snprintf(what, sizeof what, "rebalance %s (%s, lost %d)", rd_kafka_err2name(err),
+                 proto ? proto : "NULL", rd_kafka_assignment_lost(rk));
+        print_parts(what, parts, 0);
+        if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS)
+                err = rd_kafka_assign(rk, parts);
+        else
+                err = rd_kafka_assign(rk, NULL);
+        printf("  assign: %s\n", rd_kafka_err2name(err));
+        if (!rd_kafka_assignment(rk, &now)) {
+                print_parts("  assignment", now, 0);
+                rd_kafka_topic_partition_list_destroy(now);
+        }
+        (void)opaque;
+}
+
+static void offset_commit_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+                             rd_kafka_topic_partition_list_t *offsets, void *opaque) {
+        char what[128];
+        snprintf(what, sizeof what, "offset_commit_cb %s", rd_kafka_err2name(err));
+        print_parts(what, offsets, 1);
+        commit_cbs++;
+        (void)rk;
+        (void)opaque;
+}
+
+static void copy_bytes(char *dst, size_t size, const void *src, size_t len) {
+        if (!src) {
+                snprintf(dst, size, "(null)");
+                return;
+        }
+        if (len >= size)
+                len = size - 1;
+        memcpy(dst, src, len);
+        dst[len] = '\0';
+}
+
+static void fail(const char *what, rd_kafka_resp_err_t err) {
+        printf("%s: %s\n", what, rd_kafka_err2name(err));
+}
+
+static int partition_count(rd_kafka_t *rk, rd_kafka_topic_t *rkt) {
+        const rd_kafka_metadata_t *md = NULL;
+        int tries, cnt = 0, j, ready;
+
+        for (tries = 0; tries < 50 && !cnt; tries++) {
+                if (rd_kafka_metadata(rk, 0, rkt, &md, 5000)) {
+                        usleep(200 * 1000);
+                        continue;
+                }
+                ready = md->topic_cnt == 1 && !md->topics[0].err &&
+                        md->topics[0].partition_cnt > 0;
+                for (j = 0; ready && j < md->topics[0].partition_cnt; j++)
+                        ready = !md->topics[0].partitions[j].err &&
+                                md->topics[0].partitions[j].leader >= 0;
+                if (ready)
+                        cnt = md->topics[0].partition_cnt;
+                rd_kafka_metadata_destroy(md);
+                if (!cnt)
+                        usleep(200 * 1000);
+        }
+        return cnt;
+}
+
+static int produce(const char *bootstrap, const char *topic, int n, int *parts) {
+        char errstr[512], key[32], value[32], hdr[32];
+        rd_kafka_conf_t *conf = rd_kafka_conf_new();
+        rd_kafka_t *rk;
+        rd_kafka_topic_t *rkt;
+        rd_kafka_resp_err_t err;
+        int i;
+
+        rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, errstr, sizeof errstr);
+        if (!(rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr))) {
+                printf("producer: %s\n", errstr);
+                return -1;
+        }
+        rkt = rd_kafka_topic_new(rk, topic, NULL);
+        *parts = partition_count(rk, rkt);
+        printf("partitions: %d\n", *parts);
+        if (*parts <= 0 || *parts > MAX_PARTS)
+                return -1;
+        for (i = 0; i < n; i++) {
+                snprintf(key, sizeof key, "key-%04d", i);
+                snprintf(value, sizeof value, "value-%d", i);
+                snprintf(hdr, sizeof hdr, "h%d", i);
+                err = rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(i % *parts),
+                                        RD_KAFKA_V_KEY(key, strlen(key)),
+                                        RD_KAFKA_V_VALUE(value, strlen(value)),
+                                        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                                        RD_KAFKA_V_HEADER("hdr", hdr, -1), RD_KAFKA_V_END);
+                if (err)
+                        fail("producev", err);
+        }
+        fail("flush", rd_kafka_flush(rk, 30000));
+        rd_kafka_topic_destroy(rkt);
+        rd_kafka_destroy(rk);
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        char errstr[512], group[256];
+        const char *bootstrap, *topic;
+        rd_kafka_conf_t *conf;
+        rd_kafka_t *rk;
+        rd_kafka_topic_partition_list_t *subs, *list = NULL;
+        rd_kafka_resp_err_t err;
+        rd_kafka_message_t *m, *last = NULL; /* the message of key-0000 */
+        int n, parts = 0, i, eofs = 0, tries;
+        int64_t lo, hi;
+        char *member;
+
+        if (argc != 4 || (n = atoi(argv[3])) < 1 || n > MAX_MSGS) {
+                fprintf(stderr, "usage: %s <bootstrap> <topic> <n: 1..%d>\n", argv[0], MAX_MSGS);
+                return 2;
+        }
+        bootstrap = argv[1];
+        the_topic = topic = argv[2];
+        if (produce(bootstrap, topic, n, &parts))
+                return 1;
+
+        conf = rd_kafka_conf_new();
+        snprintf(group, sizeof group, "%s-group", topic);
+        rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, errstr, sizeof errstr);
+        rd_kafka_conf_set(conf, "group.id", group, errstr, sizeof errstr);
+        rd_kafka_conf_set(conf, "auto.offset.reset", "earliest", errstr, sizeof errstr);
+        rd_kafka_conf_set(conf, "enable.partition.eof", "true", errstr, sizeof errstr);
+        rd_kafka_conf_set(conf, "enable.auto.commit", "false", errstr, sizeof errstr);
+        rd_kafka_conf_set_rebalance_cb(conf, rebalance_cb);
+        rd_kafka_conf_set_offset_commit_cb(conf, offset_commit_cb);
+        if (!(rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr))) {
+                printf("consumer: %s\n", errstr);
+                return 1;
+        }
+        printf("rebalance protocol before joining: %s\n",
+               rd_kafka_rebalance_protocol(rk) ? rd_kafka_rebalance_protocol(rk) : "NULL");
+        fail("poll_set_consumer", rd_kafka_poll_set_consumer(rk));
+
+        subs = rd_kafka_topic_partition_list_new(1);
+        rd_kafka_topic_partition_list_add(subs, topic, RD_KAFKA_PARTITION_UA);
+        fail("subscribe", rd_kafka_subscribe(rk, subs));
+        rd_kafka_topic_partition_list_destroy(subs);
+        if (!rd_kafka_subscription(rk, &list)) {
+                print_parts("subscription", list, 0);
+                rd_kafka_topic_partition_list_destroy(list);
+        }
+
+        for (tries = 0; tries < 600 && (got_cnt < n || eofs < parts); tries++) {
+                m = rd_kafka_consumer_poll(rk, 100);
+                if (!m)
+                        continue;
+                if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+                        if (m->partition >= 0 && m->partition < parts) {
+                                if (eof_offset[m->partition] == 0 &&
+                                    m->offset == (n + parts - 1 - m->partition) / parts)
+                                        eofs++;
+                                eof_offset[m->partition] = m->offset;
+                        }
+                        if (!m->rkt || strcmp(rd_kafka_topic_name(m->rkt), topic))
+                                printf("EOF event without the topic handle\n");
+                } else if (m->err) {
+                        printf("error event: %s\n", rd_kafka_err2name(m->err));
+                } else if (got_cnt < MAX_MSGS) {
+                        struct got *g = &got[got_cnt++];
+                        rd_kafka_headers_t *hdrs = NULL;
+                        const void *hv = NULL;
+                        size_t hs = 0;
+                        copy_bytes(g->key, sizeof g->key, m->key, m->key_len);
+                        copy_bytes(g->value, sizeof g->value, m->payload, m->len);
+                        if (!rd_kafka_message_headers(m, &hdrs) &&
+                            !rd_kafka_header_get_last(hdrs, "hdr", &hv, &hs))
+                                copy_bytes(g->header, sizeof g->header, hv, hs);
+                        else
+                                strcpy(g->header, "(none)");
+                        g->partition = m->partition;
+                        g->offset = m->offset;
+                        if (rd_kafka_message_timestamp(m, &g->tstype) <= 0)
+                                g->tstype = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;
+                        if (!m->rkt || strcmp(rd_kafka_topic_name(m->rkt), topic))
+                                printf("message without the topic handle\n");
+                        if (!last && !strcmp(g->key, "key-0000")) {
+                                last = m; /* kept for commit_message */
+                                continue;
+                        }
+                }
+                rd_kafka_message_destroy(m);
+        }
+        printf("consumed %d of %d, %d partition(s) at EOF\n", got_cnt, n, eofs);
+        qsort(got, got_cnt, sizeof got[0], cmp_got);
+        for (i = 0; i < got_cnt; i++)
+                printf("msg %s %s hdr=%s [%d] @%lld tstype %d\n", got[i].key, got[i].value,
+                       got[i].header, (int)got[i].partition, (long long)got[i].offset,
+                       (int)got[i].tstype);
+        for (i = 0; i < parts; i++)
+                printf("eof [%d] @%lld\n", i, (long long)eof_offset[i]);
+
+        if (!rd_kafka_subscription(rk, &list)) {
+                print_parts("subscription", list, 0);
+                rd_kafka_topic_partition_list_destroy(list);
+        }
+        if (!rd_kafka_assignment(rk, &list)) {
+                print_parts("assignment", list, 0);
+                fail("position", rd_kafka_position(rk, list));
+                print_parts("position", list, 1);
+                rd_kafka_topic_partition_list_destroy(list);
+        }
+        printf("rebalance protocol: %s\n", rd_kafka_rebalance_protocol(rk));
+        member = rd_kafka_memberid(rk);
+        printf("memberid: %s\n", member && *member ? "set" : "empty");
+        rd_kafka_mem_free(rk, member);
+
+        fail("commit (sync, stored offsets)", rd_kafka_commit(rk, NULL, 0));
+        for (tries = 0; tries < 50 && !commit_cbs; tries++) {
+                m = rd_kafka_consumer_poll(rk, 100);
+                if (m)
+                        rd_kafka_message_destroy(m);
+        }
+        printf("offset_commit_cb calls: %d\n", commit_cbs);
+
+        list = rd_kafka_topic_partition_list_new(parts);
+        for (i = 0; i < parts; i++)
+                rd_kafka_topic_partition_list_add(list, topic, i);
+        fail("committed", rd_kafka_committed(rk, list, 10000));
+        print_parts("committed", list, 1);
+        for (i = 0; i < parts; i++) {
+                err = rd_kafka_query_watermark_offsets(rk, topic, i, &lo, &hi, 10000);
+                printf("query_watermark_offsets [%d]: %s %lld..%lld\n", i, rd_kafka_err2name(err),
+                       (long long)lo, (long long)hi);
+                lo = hi = -99;
+                err = rd_kafka_get_watermark_offsets(rk, topic, i, &lo, &hi);
+                printf("get_watermark_offsets [%d]: %s high %lld\n", i, rd_kafka_err2name(err),
+                       (long long)hi);
+                list->elems[i].offset = 0; /* timestamp 0: the first message */
+        }
+        fail("offsets_for_times", rd_kafka_offsets_for_times(rk, list, 10000));
+        print_parts("offsets_for_times", list, 1);
+        rd_kafka_topic_partition_list_destroy(list);
+
+        if (last) {
+                commit_cbs = 0;
+                fail("commit_message (sync)", rd_kafka_commit_message(rk, last, 0));
+                printf("key-0000's message [%d] @%lld\n", (int)last->partition,
+                       (long long)last->offset);
+                rd_kafka_message_destroy(last);
+                for (tries = 0; tries < 50 && !commit_cbs; tries++) {
+                        m = rd_kafka_consumer_poll(rk, 100);
+                        if (m)
+                                rd_kafka_message_destroy(m);
+                }
+        }
+
+        printf("closed before close: %d\n", rd_kafka_consumer_closed(rk));
+        fail("consumer_close", rd_kafka_consumer_close(rk));
+        printf("closed after close: %d\n", rd_kafka_consumer_closed(rk));
+        rd_kafka_destroy(rk);
+        printf("done\n");
+        return 0;
+}
