@@ -11,7 +11,12 @@
 #             fresh topic of its own, read back with the real kcat
 #             (`-C -e -o beginning -f '%k %s %p\n'`, sorted: partitions
 #             interleave as they are fetched): the same keys, values and
-#             partitions (librdkafka's default partitioner on the keys).
+#             partitions (librdkafka's default partitioner on the keys);
+#   -G        the real kcat's -P topic read by a balanced consumer (`-G
+#             group -e`, from the beginning), with the range assignor and
+#             with cooperative-sticky: the same messages, partitions and
+#             offsets (sorted), exit status, and rebalance / end-of-partition
+#             lines (sorted, member ids masked).
 #
 # Prints each difference and exits 1 if any. Skipped (exit 0, with a log
 # line) when no broker listens. The kcat built against our header and
@@ -102,8 +107,33 @@ if [ "$(wc -l <"$WORK/P-read-real.txt")" -ne "$N" ]; then
 fi
 compare P-read
 
+# -G: balanced consumers (range, and cooperative-sticky's incremental
+# rebalances) each in a group of its own, reading the topic -P's real
+# kcat wrote from the beginning to the end of every partition (-e)
+for strategy in range cooperative-sticky; do
+    for which in real ours; do
+        if [ $which = ours ]; then k=$KCAT_OURS; else k=$KCAT_REAL; fi
+        rc=0
+        timeout 60 "$k" -b "$BROKER" -G "$topic-G-$strategy-$which" -e \
+            -X auto.offset.reset=earliest -X partition.assignment.strategy=$strategy \
+            -f '%k %s %p %o\n' "$topic-P-real" >"$WORK/G-$strategy-$which.out" \
+            2>"$WORK/G-$strategy-$which.err" || rc=$?
+        {
+            sort -V "$WORK/G-$strategy-$which.out"
+            echo "exit $rc"
+            # partitions reach their ends in any order; member ids differ
+            sed -E "s/-G-$strategy-$which/-G/g; s/memberid [^,)]*/memberid <masked>/; s/: exiting\$//" \
+                "$WORK/G-$strategy-$which.err" | sort
+        } >"$WORK/G-$strategy-$which.txt"
+    done
+    compare "G-$strategy"
+    if [ "$(grep -c ' ' "$WORK/G-$strategy-ours.out")" -ne "$N" ]; then
+        log "FAILED: kcat -G ($strategy) on ours read $(wc -l <"$WORK/G-$strategy-ours.out") of $N lines"
+        failed+=("G-$strategy-count")
+    fi
+done
 if [ ${#failed[@]} -gt 0 ]; then
     log "rdkafka ABI tests FAILED: ${failed[*]}"
     exit 1
 fi
-log "rdkafka ABI tests passed (kcat -L, -P of $N lines: the same with ours as with librdkafka)"
+log "rdkafka ABI tests passed (kcat -L, -P of $N lines, -G range and cooperative-sticky: the same with ours as with librdkafka)"
