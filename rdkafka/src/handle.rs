@@ -248,7 +248,7 @@ pub extern "C" fn rd_kafka_destroy_flags(rk: *mut Handle, flags: c_int) {
         match &handle.client {
             Client::Producer(_) => crate::producer::detach_callbacks(&handle),
             Client::Consumer(c) => {
-                c.set_error_callback(None);
+                crate::producer::detach_callbacks(&handle);
                 if flags & DESTROY_F_NO_CONSUMER_CLOSE == 0 {
                     c.close();
                 }
@@ -285,6 +285,35 @@ pub extern "C" fn rd_kafka_opaque(rk: *const Handle) -> *mut c_void {
 pub extern "C" fn rd_kafka_conf(rk: *mut Handle) -> *const Conf {
     guard(std::ptr::null(), || {
         raw::object(rk).map_or(std::ptr::null(), |h| &*h.conf as *const Conf)
+    })
+}
+
+/// Memory from the C library's `malloc` (`rd_kafka_mem_malloc`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_mem_malloc(rk: *mut Handle, size: usize) -> *mut c_void {
+    guard(std::ptr::null_mut(), || {
+        let _ = rk;
+        raw::c_malloc(size)
+    })
+}
+
+/// Zeroed memory from the C library's `calloc` (`rd_kafka_mem_calloc`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_mem_calloc(rk: *mut Handle, num: usize, size: usize) -> *mut c_void {
+    guard(std::ptr::null_mut(), || {
+        let _ = rk;
+        raw::c_calloc(num, size)
+    })
+}
+
+/// Frees memory the library handed the application (a statistics JSON
+/// its `stats_cb` kept) or `rd_kafka_mem_malloc` returned
+/// (`rd_kafka_mem_free`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_mem_free(rk: *mut Handle, ptr: *mut c_void) {
+    guard((), || {
+        let _ = rk;
+        raw::c_free(ptr);
     })
 }
 

@@ -1,8 +1,10 @@
 //! Producing (`rd_kafka_produce`, `rd_kafka_produceva`; `rd_kafka_producev`
 //! is the C shim `csrc/producev.c` on `rd_kafka_produceva`) and the
-//! producer's callbacks: delivery reports to `dr_msg_cb` / `dr_cb` and
-//! client errors to `error_cb`, served inside `rd_kafka_poll` and
-//! `rd_kafka_flush` on the calling thread.
+//! client's callbacks: delivery reports to `dr_msg_cb` / `dr_cb`, client
+//! errors to `error_cb`, statistics to `stats_cb` (a malloc'ed JSON the
+//! callback may keep by returning 1, then freed with `rd_kafka_mem_free`)
+//! and throttle reports to `throttle_cb`, served inside `rd_kafka_poll`
+//! and `rd_kafka_flush` on the calling thread.
 //!
 //! Message flags as rdkafka.h documents them: `RD_KAFKA_MSG_F_FREE` hands
 //! the payload (malloc'ed) to the library, which frees it once the message
@@ -20,13 +22,14 @@
 use std::ffi::{c_int, c_void, CString};
 
 use gregor::error::Error;
+use gregor::events::ThrottleEvent;
 use gregor::message::ProducerRecord;
 use gregor::producer::{DeliveryReport, Producer};
 
 use crate::error_object::ErrorObject;
 use crate::errors::set_last_error;
 use crate::guard::guard;
-use crate::handle::Handle;
+use crate::handle::{Client, Handle};
 use crate::message::{Message, RdMessage, TIMESTAMP_CREATE_TIME};
 use crate::raw;
 use crate::topic::Topic;
@@ -391,29 +394,52 @@ fn release(pending: &Pending) {
     }
 }
 
-/// Sets the gregor callbacks that serve the conf's `dr_msg_cb` / `dr_cb`
-/// and `error_cb` for the handle at `rk`.
+/// Sets the gregor callbacks that serve the conf's `dr_msg_cb` / `dr_cb`,
+/// `error_cb`, `stats_cb` and `throttle_cb` for the handle at `rk`.
 pub(crate) fn install_callbacks(h: &Handle, rk: usize) {
-    let error_cb = h.conf().callbacks.error.map(|cb| {
-        let opaque = h.conf().opaque as usize;
-        Box::new(move |e: &Error| {
-            let reason = CString::new(e.to_string().replace('\0', " ")).unwrap_or_default();
-            raw::call_error(cb, rk, e.code(), &reason, opaque);
-        }) as Box<dyn FnMut(&Error) + Send>
-    });
+    let cbs = h.conf().callbacks;
+    let opaque = h.conf().opaque as usize;
+    let error = || {
+        cbs.error.map(|cb| {
+            Box::new(move |e: &Error| {
+                let reason = CString::new(e.to_string().replace('\0', " ")).unwrap_or_default();
+                raw::call_error(cb, rk, e.code(), &reason, opaque);
+            }) as Box<dyn FnMut(&Error) + Send>
+        })
+    };
+    let stats = || {
+        cbs.stats.map(|cb| {
+            Box::new(move |json: &str| {
+                let p = raw::c_strdup(json);
+                if !p.is_null() && raw::call_stats(cb, rk, p, json.len(), opaque) == 0 {
+                    raw::c_free(p.cast());
+                }
+            }) as gregor::stats::StatsCallback
+        })
+    };
+    let throttle = || {
+        cbs.throttle.map(|cb| {
+            Box::new(move |ev: &ThrottleEvent| {
+                let name = CString::new(ev.broker_name.replace('\0', " ")).unwrap_or_default();
+                raw::call_throttle(cb, rk, &name, ev.broker_id, ev.throttle_time_ms, opaque);
+            }) as Box<dyn FnMut(&ThrottleEvent) + Send>
+        })
+    };
     match h.client() {
-        crate::handle::Client::Producer(p) => {
+        Client::Producer(p) => {
             if wants_reports(h) {
-                p.set_delivery_callback(Some(Box::new(move |dr: &DeliveryReport| deliver(rk, dr))));
+                p.set_delivery_callback(Some(Box::new(move |dr: &DeliveryReport| {
+                    deliver(rk, dr);
+                })));
             }
-            if error_cb.is_some() {
-                p.set_error_callback(error_cb);
-            }
+            p.set_error_callback(error());
+            p.set_stats_callback(stats());
+            p.set_throttle_callback(throttle());
         }
-        crate::handle::Client::Consumer(c) => {
-            if error_cb.is_some() {
-                c.set_error_callback(error_cb);
-            }
+        Client::Consumer(c) => {
+            c.set_error_callback(error());
+            c.set_stats_callback(stats());
+            c.set_throttle_callback(throttle());
         }
     }
 }
@@ -421,11 +447,23 @@ pub(crate) fn install_callbacks(h: &Handle, rk: usize) {
 /// Replaces the callbacks of a producer being destroyed: no application
 /// callback runs any more; what outstanding messages owned is freed.
 pub(crate) fn detach_callbacks(h: &Handle) {
+    match h.client() {
+        Client::Producer(p) => {
+            p.set_error_callback(None);
+            p.set_stats_callback(None);
+            p.set_throttle_callback(None);
+        }
+        Client::Consumer(c) => {
+            c.set_error_callback(None);
+            c.set_stats_callback(None);
+            c.set_throttle_callback(None);
+            return;
+        }
+    }
     let Some(p) = h.producer() else {
         return;
     };
     let reports = wants_reports(h);
-    p.set_error_callback(None);
     if reports {
         p.set_delivery_callback(Some(Box::new(|dr: &DeliveryReport| {
             if let Some(pending) = raw::take_box(dr.opaque as *mut Pending) {

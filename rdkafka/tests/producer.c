@@ -68,6 +68,21 @@ static void error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque) 
                 seen_all_down = 1;
 }
 
+/* what stats_cb got */
+static int stats_calls, stats_json_ok;
+static char *stats_kept;
+
+static int stats_cb(rd_kafka_t *rk, char *json, size_t json_len, void *opaque) {
+        (void)rk;
+        stats_calls++;
+        stats_json_ok = json && json[0] == '{' && strlen(json) == json_len && opaque == &app_state;
+        if (!stats_kept) { /* keep the first: ours to free with rd_kafka_mem_free */
+                stats_kept = json;
+                return 1;
+        }
+        return 0;
+}
+
 /* log lines log_cb got */
 static volatile int log_lines;
 
@@ -202,11 +217,13 @@ int main(int argc, char **argv) {
         conf = rd_kafka_conf_new();
         if (set_bootstrap(conf, bootstrap, errstr, sizeof errstr) ||
             rd_kafka_conf_set(conf, "client.id", "abi-producer", errstr, sizeof errstr) ||
-            rd_kafka_conf_set(conf, "linger.ms", "5", errstr, sizeof errstr)) {
+            rd_kafka_conf_set(conf, "linger.ms", "5", errstr, sizeof errstr) ||
+            rd_kafka_conf_set(conf, "statistics.interval.ms", "100", errstr, sizeof errstr)) {
                 printf("conf_set: %s\n", errstr);
                 return 1;
         }
         rd_kafka_conf_set_dr_msg_cb(conf, dr_msg_cb);
+        rd_kafka_conf_set_stats_cb(conf, stats_cb);
         rd_kafka_conf_set_opaque(conf, &app_state);
 
         rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
@@ -319,6 +336,13 @@ int main(int argc, char **argv) {
                        r->payload_is_original ? "original" : "copy",
                        r->cb_opaque_ok ? "ok" : "bad");
         }
+
+        for (i = 0; i < 30 && stats_calls < 2; i++)
+                rd_kafka_poll(rk, 100);
+        printf("stats_cb: %s, json %s\n", stats_calls >= 2 ? "called" : "not called",
+               stats_json_ok ? "an object of the length given" : "bad");
+        if (stats_kept)
+                rd_kafka_mem_free(rk, stats_kept);
 
         printf("purge: %s\n",
                rd_kafka_err2name(rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT)));
