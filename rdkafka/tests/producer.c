@@ -253,6 +253,14 @@ int main(int argc, char **argv) {
                 return 1;
         }
 
+        {
+                char *cluster = rd_kafka_clusterid(rk, 5000);
+                printf("clusterid: %s\n", cluster && *cluster ? "known" : "none");
+                if (cluster)
+                        rd_kafka_mem_free(rk, cluster);
+                printf("controllerid: %s\n", rd_kafka_controllerid(rk, 5000) >= 0 ? "known" : "none");
+        }
+
         /* a partition the topic does not have */
         rc = rd_kafka_produce(rkt, partitions + 5, RD_KAFKA_MSG_F_COPY, "x", 1, NULL, 0, NULL);
         printf("produce to a partition the topic lacks: %d %s errno %s\n", rc,
