@@ -44,6 +44,7 @@ pub const MSG_F_BLOCK: c_int = 0x4;
 pub const PARTITION_UA: i32 = -1;
 
 const RESP_ERR__INVALID_ARG: c_int = -186;
+const RESP_ERR__FAIL: c_int = -196;
 const RESP_ERR__UNKNOWN_PARTITION: c_int = -190;
 const RESP_ERR__UNKNOWN_TOPIC: c_int = -188;
 const RESP_ERR__QUEUE_FULL: c_int = -184;
@@ -314,26 +315,33 @@ fn from_vus<'a>(h: &'a Handle, vus: &'a [Vu]) -> Result<(String, Produce<'a>), E
 /// error object for the caller to destroy.
 #[no_mangle]
 pub extern "C" fn rd_kafka_produceva(rk: *mut Handle, vus: *const Vu, cnt: usize) -> *mut c_void {
-    guard(ErrorObject::boxed(RESP_ERR__INVALID_ARG, "panic"), || {
-        let Some(h) = raw::object(rk) else {
-            return ErrorObject::boxed(RESP_ERR__INVALID_ARG, "NULL client handle");
-        };
-        let vus = raw::read_array(vus, cnt);
-        let result = from_vus(h, vus).and_then(|(topic, mut m)| {
-            // librdkafka makes the topic's handle for the report
-            h.topics().get(&topic, None, false);
-            m.topic = &topic;
-            produce(h, &m)
-        });
-        match result {
-            Ok(()) => std::ptr::null_mut(),
-            Err(e) => {
-                // programs read it after a failed producev (kcat does)
-                set_last_error(e.code());
-                ErrorObject::boxed(e.code(), &e.to_string())
-            }
+    // the panic value is made only on a panic: an error object is the
+    // caller's to free, and one made up front would leak on every call
+    let result = guard(
+        Err((RESP_ERR__FAIL, "panic in rd_kafka_produceva".to_string())),
+        || {
+            let Some(h) = raw::object(rk) else {
+                return Err((RESP_ERR__INVALID_ARG, "NULL client handle".to_string()));
+            };
+            let vus = raw::read_array(vus, cnt);
+            from_vus(h, vus)
+                .and_then(|(topic, mut m)| {
+                    // librdkafka makes the topic's handle for the report
+                    h.topics().get(&topic, None, false);
+                    m.topic = &topic;
+                    produce(h, &m)
+                })
+                .map_err(|e| (e.code(), e.to_string()))
+        },
+    );
+    match result {
+        Ok(()) => std::ptr::null_mut(),
+        Err((code, text)) => {
+            // programs read it after a failed producev (kcat does)
+            set_last_error(code);
+            ErrorObject::boxed(code, &text)
         }
-    })
+    }
 }
 
 /// Builds the C message of `dr` (whose opaque is a [`Pending`]), runs the
