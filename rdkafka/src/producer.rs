@@ -40,6 +40,9 @@ pub const MSG_F_FREE: c_int = 0x1;
 pub const MSG_F_COPY: c_int = 0x2;
 /// `RD_KAFKA_MSG_F_BLOCK`.
 pub const MSG_F_BLOCK: c_int = 0x4;
+/// `RD_KAFKA_MSG_F_PARTITION`: `rd_kafka_produce_batch` takes each
+/// message's own partition.
+pub const MSG_F_PARTITION: c_int = 0x8;
 /// `RD_KAFKA_PARTITION_UA`.
 pub const PARTITION_UA: i32 = -1;
 
@@ -199,6 +202,60 @@ pub extern "C" fn rd_kafka_produce(
                 -1
             }
         }
+    })
+}
+
+/// Queues `message_cnt` messages for the topic `rkt`
+/// (`rd_kafka_produce_batch`): each message's payload, key and `_private`
+/// (its opaque), to `partition`, or with `RD_KAFKA_MSG_F_PARTITION` to its
+/// own `partition` field. Returns how many were queued; a message that was
+/// not has its `err` set (and its `F_FREE` payload stays the caller's).
+#[no_mangle]
+pub extern "C" fn rd_kafka_produce_batch(
+    rkt: *mut Topic,
+    partition: i32,
+    msgflags: c_int,
+    rkmessages: *mut RdMessage,
+    message_cnt: c_int,
+) -> c_int {
+    guard(0, || {
+        let Some((t, h)) = raw::object(rkt).and_then(|t| Some((t, t.handle()?))) else {
+            set_last_error(RESP_ERR__INVALID_ARG);
+            return 0;
+        };
+        let msgs = raw::read_array_mut(rkmessages, usize::try_from(message_cnt).unwrap_or(0));
+        let mut queued = 0;
+        for m in msgs.iter_mut() {
+            let result = produce(
+                h,
+                &Produce {
+                    topic: t.name(),
+                    partition: if msgflags & MSG_F_PARTITION != 0 {
+                        m.partition
+                    } else {
+                        partition
+                    },
+                    flags: msgflags & !MSG_F_PARTITION,
+                    payload: m.payload,
+                    len: m.len,
+                    key: raw::read_bytes(m.key, m.key_len),
+                    opaque: m.private,
+                    timestamp: 0,
+                    headers: Vec::new(),
+                },
+            );
+            match result {
+                Ok(()) => {
+                    m.err = 0;
+                    queued += 1;
+                }
+                Err(e) => {
+                    m.err = e.code();
+                    set_last_error(e.code());
+                }
+            }
+        }
+        queued
     })
 }
 

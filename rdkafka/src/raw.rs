@@ -76,6 +76,17 @@ pub(crate) fn read_array<'a, T>(p: *const T, cnt: usize) -> &'a [T] {
     unsafe { std::slice::from_raw_parts(p, cnt) }
 }
 
+/// The caller's writable array of `cnt` `T`s at `p` (empty for NULL or 0).
+pub(crate) fn read_array_mut<'a, T>(p: *mut T, cnt: usize) -> &'a mut [T] {
+    if p.is_null() || cnt == 0 {
+        return &mut [];
+    }
+    // SAFETY: rdkafka.h's `rd_kafka_produce_batch`: `rkmessages` addresses
+    // `message_cnt` initialized messages the library may update (`err`)
+    // during the call, which nothing else touches meanwhile.
+    unsafe { std::slice::from_raw_parts_mut(p, cnt) }
+}
+
 /// A shared reference to a library object C holds a pointer to (the
 /// client handle, a topic handle, a message); `None` for NULL.
 pub(crate) fn object<'a, T>(p: *const T) -> Option<&'a T> {

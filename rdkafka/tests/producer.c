@@ -15,7 +15,7 @@
  * has created it); <n> messages through rd_kafka_produce (RD_KAFKA_MSG_F_COPY,
  * no flag, explicit and unassigned partitions), rd_kafka_producev (by topic
  * name, RD_KAFKA_MSG_F_FREE, a header) and rd_kafka_produceva; a produce to
- * a partition the topic lacks; rd_kafka_flush; the delivery reports (error,
+ * a partition the topic lacks; rd_kafka_produce_batch; rd_kafka_flush; the delivery reports (error,
  * partition, key, value, topic handle, opaque, status and the message
  * accessors), printed in message order; outq_len, poll, purge,
  * fatal_error and destroy. Then a producer of an unreachable cluster:
@@ -207,8 +207,8 @@ int main(int argc, char **argv) {
         rd_kafka_resp_err_t err;
         rd_kafka_error_t *error;
 
-        if (argc != 4 || (n = atoi(argv[3])) < 4 || n > MAX_MSGS) {
-                fprintf(stderr, "usage: %s <bootstrap> <topic> <n: 4..%d>\n", argv[0], MAX_MSGS);
+        if (argc != 4 || (n = atoi(argv[3])) < 4 || n > MAX_MSGS - 4) {
+                fprintf(stderr, "usage: %s <bootstrap> <topic> <n: 4..%d>\n", argv[0], MAX_MSGS - 4);
                 return 2;
         }
         bootstrap = argv[1];
@@ -329,12 +329,38 @@ int main(int argc, char **argv) {
         }
         printf("produced: %d\n", n);
 
+        /* a batch of 4, each to its own partition (not to one the topic
+         * lacks: librdkafka 2.12.1 then keeps counting the failed message
+         * in rd_kafka_outq_len, and flush times out) */
+        {
+                rd_kafka_message_t batch[4];
+                static char bvals[4][32], bkeys[4][32];
+                const int32_t parts[4] = {0, partitions - 1, 1 % partitions, 0};
+                memset(batch, 0, sizeof batch);
+                for (i = 0; i < 4; i++) {
+                        snprintf(bvals[i], sizeof bvals[i], "batch-value-%d", i);
+                        snprintf(bkeys[i], sizeof bkeys[i], "batch-key-%d", i);
+                        batch[i].partition = parts[i];
+                        batch[i].payload = bvals[i];
+                        batch[i].len = strlen(bvals[i]);
+                        batch[i].key = bkeys[i];
+                        batch[i].key_len = strlen(bkeys[i]);
+                        batch[i]._private = (void *)(intptr_t)(n + 1 + i);
+                        batch[i].err = RD_KAFKA_RESP_ERR__FAIL;
+                }
+                rc = rd_kafka_produce_batch(rkt, RD_KAFKA_PARTITION_UA,
+                                            RD_KAFKA_MSG_F_COPY | RD_KAFKA_MSG_F_PARTITION, batch, 4);
+                printf("produce_batch: %d queued, errs %s %s %s %s\n", rc,
+                       rd_kafka_err2name(batch[0].err), rd_kafka_err2name(batch[1].err),
+                       rd_kafka_err2name(batch[2].err), rd_kafka_err2name(batch[3].err));
+        }
+
         err = rd_kafka_flush(rk, 30000);
         printf("flush: %s\n", rd_kafka_err2name(err));
         printf("outq_len: %d\n", rd_kafka_outq_len(rk));
         printf("poll after flush: %d\n", rd_kafka_poll(rk, 0));
         printf("delivery reports: %d\n", dr_count);
-        for (i = 1; i <= n; i++) {
+        for (i = 1; i <= n + 4; i++) {
                 struct report *r = &reports[i];
                 printf("dr %d: seen %d err %s partition %d key %s value %s topic %s offset %s "
                        "status %d tstype %d ts %s payload %s cb_opaque %s\n",
