@@ -35,6 +35,7 @@ pub mod guard;
 pub mod handle;
 pub mod message;
 pub mod metadata;
+pub mod partitioner;
 pub mod producer;
 pub mod raw;
 pub mod stubs;

@@ -15,7 +15,8 @@
  * has created it); <n> messages through rd_kafka_produce (RD_KAFKA_MSG_F_COPY,
  * no flag, explicit and unassigned partitions), rd_kafka_producev (by topic
  * name, RD_KAFKA_MSG_F_FREE, a header) and rd_kafka_produceva; a produce to
- * a partition the topic lacks; rd_kafka_produce_batch; rd_kafka_flush; the delivery reports (error,
+ * a partition the topic lacks; rd_kafka_produce_batch; the built-in
+ * partitioners' functions; rd_kafka_flush; the delivery reports (error,
  * partition, key, value, topic handle, opaque, status and the message
  * accessors), printed in message order; outq_len, poll, purge,
  * fatal_error and destroy. Then a producer of an unreachable cluster:
@@ -189,6 +190,39 @@ static int topic_metadata(rd_kafka_t *rk, rd_kafka_topic_t *rkt, int *partitions
         return ready ? 0 : -1;
 }
 
+/* the built-in partitioners' functions, on keys where they hash */
+static void print_partitioners(rd_kafka_topic_t *rkt, int partitions) {
+        static const char *keys[] = {"a", "key-1", "hello world", "0123456789abcdef"};
+        static const int32_t counts[] = {1, 3, 7, 100};
+        size_t k, c;
+        int ok = 1;
+
+        for (k = 0; k < sizeof keys / sizeof *keys; k++)
+                for (c = 0; c < sizeof counts / sizeof *counts; c++) {
+                        const char *key = keys[k];
+                        size_t len = strlen(key);
+                        int32_t cnt = counts[c];
+                        printf("partitioners %s/%d: consistent %d consistent_random %d "
+                               "murmur2 %d murmur2_random %d fnv1a %d fnv1a_random %d\n",
+                               key, cnt,
+                               rd_kafka_msg_partitioner_consistent(rkt, key, len, cnt, NULL, NULL),
+                               rd_kafka_msg_partitioner_consistent_random(rkt, key, len, cnt, NULL, NULL),
+                               rd_kafka_msg_partitioner_murmur2(rkt, key, len, cnt, NULL, NULL),
+                               rd_kafka_msg_partitioner_murmur2_random(rkt, key, len, cnt, NULL, NULL),
+                               rd_kafka_msg_partitioner_fnv1a(rkt, key, len, cnt, NULL, NULL),
+                               rd_kafka_msg_partitioner_fnv1a_random(rkt, key, len, cnt, NULL, NULL));
+                }
+        printf("partitioners of a NULL key: consistent %d murmur2 %d fnv1a %d\n",
+               rd_kafka_msg_partitioner_consistent(rkt, NULL, 0, 7, NULL, NULL),
+               rd_kafka_msg_partitioner_murmur2(rkt, NULL, 0, 7, NULL, NULL),
+               rd_kafka_msg_partitioner_fnv1a(rkt, NULL, 0, 7, NULL, NULL));
+        for (c = 0; c < 50; c++) {
+                int32_t p = rd_kafka_msg_partitioner_random(rkt, NULL, 0, partitions, NULL, NULL);
+                ok = ok && p >= 0 && p < partitions;
+        }
+        printf("partitioner random: %s\n", ok ? "in range" : "out of range");
+}
+
 /* bootstrap.servers, or a mock cluster for "mock" */
 static int set_bootstrap(rd_kafka_conf_t *conf, const char *bootstrap, char *errstr, size_t size) {
         if (!strcmp(bootstrap, "mock"))
@@ -202,7 +236,7 @@ int main(int argc, char **argv) {
         rd_kafka_t *rk, *consumer;
         rd_kafka_topic_t *rkt, *again;
         const char *bootstrap, *topic;
-        int n, i, partitions = 0, rc;
+        int n, i, partitions = 0, rc, total;
         size_t size;
         rd_kafka_resp_err_t err;
         rd_kafka_error_t *error;
@@ -260,6 +294,8 @@ int main(int argc, char **argv) {
                         rd_kafka_mem_free(rk, cluster);
                 printf("controllerid: %s\n", rd_kafka_controllerid(rk, 5000) >= 0 ? "known" : "none");
         }
+
+        print_partitioners(rkt, partitions);
 
         /* a partition the topic does not have */
         rc = rd_kafka_produce(rkt, partitions + 5, RD_KAFKA_MSG_F_COPY, "x", 1, NULL, 0, NULL);
@@ -328,6 +364,7 @@ int main(int argc, char **argv) {
                         printf("produce %d: %s\n", i, rd_kafka_err2name(err));
         }
         printf("produced: %d\n", n);
+        total = n + 4;
 
         /* a batch of 4, each to its own partition (not to one the topic
          * lacks: librdkafka 2.12.1 then keeps counting the failed message
@@ -360,7 +397,7 @@ int main(int argc, char **argv) {
         printf("outq_len: %d\n", rd_kafka_outq_len(rk));
         printf("poll after flush: %d\n", rd_kafka_poll(rk, 0));
         printf("delivery reports: %d\n", dr_count);
-        for (i = 1; i <= n + 4; i++) {
+        for (i = 1; i <= total; i++) {
                 struct report *r = &reports[i];
                 printf("dr %d: seen %d err %s partition %d key %s value %s topic %s offset %s "
                        "status %d tstype %d ts %s payload %s cb_opaque %s\n",
