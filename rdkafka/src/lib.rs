@@ -17,7 +17,8 @@
 //! By hand: [`version`], [`errors`], [`error_object`] and [`conf`]; the
 //! client handle ([`handle`]), topic handles ([`topic`]), producing and
 //! the delivery reports ([`producer`]), the messages reports carry
-//! ([`message`]) and cluster metadata ([`metadata`]). The variadic
+//! ([`message`]), cluster metadata ([`metadata`]) and the built-in
+//! partitioners' functions ([`partitioner`]). The variadic
 //! `rd_kafka_producev` is C (`csrc/producev.c`, on `rd_kafka_produceva`),
 //! which build.rs compiles and links into the shared library.
 //!
