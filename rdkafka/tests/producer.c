@@ -422,6 +422,19 @@ int main(int argc, char **argv) {
         rd_kafka_destroy(rk);
         printf("destroy: ok\n");
 
+        /* a conf rd_kafka_new refuses stays the caller's */
+        conf = rd_kafka_conf_new();
+        rd_kafka_conf_set(conf, "enable.idempotence", "true", errstr, sizeof errstr);
+        rd_kafka_conf_set(conf, "acks", "1", errstr, sizeof errstr);
+        errstr[0] = '\0';
+        rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
+        printf("new with enable.idempotence and acks=1: %s, errstr %s\n", rk ? "a handle" : "NULL",
+               errstr[0] ? "set" : "empty");
+        if (rk)
+                rd_kafka_destroy(rk);
+        else
+                rd_kafka_conf_destroy(conf);
+
         /* a consumer handle: the handle counter is the process's */
         conf = rd_kafka_conf_new();
         set_bootstrap(conf, bootstrap, errstr, sizeof errstr);
