@@ -33,6 +33,7 @@
 //! | [`producer`] | `produce`, `produceva` (and `producev`, C in `csrc/producev.c` on `produceva`, which build.rs compiles and links), delivery reports |
 //! | [`message`] | `rd_kafka_message_t` and its accessors |
 //! | [`metadata`] | `rd_kafka_metadata_t` of `rd_kafka_metadata` |
+//! | [`partitioner`] | the built-in partitioners' `rd_kafka_msg_partitioner_*` functions |
 //!
 //! Conventions of every export: its body runs inside [`guard::guard`], so
 //! no panic unwinds into C; what it writes through the caller's pointers
@@ -53,6 +54,7 @@ pub mod mem;
 pub mod message;
 pub mod metadata;
 pub mod partition_list;
+pub mod partitioner;
 pub mod producer;
 pub mod raw;
 pub mod stubs;
