@@ -250,6 +250,12 @@ kcat=0
 if [ -f "$KCAT_SRC/kcat.c" ] && [ -f "$KCAT_SRC/config.h" ]; then
     rm -rf "$PROG/kcat" && mkdir -p "$PROG/kcat" && cp "$KCAT_SRC"/*.c "$KCAT_SRC"/*.h "$PROG/kcat/"
     srcs+=("$PROG/kcat/kcat.c" "$PROG/kcat/format.c" "$PROG/kcat/tools.c" "$PROG/kcat/input.c")
+    # JSON output (-J) when setup's kcat was configured with yajl
+    kcat_json=()
+    if grep -q '^#define ENABLE_JSON 1' "$KCAT_SRC/config.h"; then
+        srcs+=("$PROG/kcat/json.c")
+        kcat_json=("$PROG/json-ours.o" -lyajl)
+    fi
     kcat=1
 else
     log "programs: no kcat source in $KCAT_SRC (scripts/setup.sh librdkafka): kcat skipped"
@@ -270,7 +276,7 @@ for src in "${srcs[@]}"; do
 done
 log "programs: $same of ${#srcs[@]} sources compile to identical objects against either header"
 if [ $kcat = 1 ]; then
-    if cc -o "$PROG/kcat/kcat" "$PROG"/{kcat,format,tools,input}-ours.o -L"$OURS" -Wl,-rpath,"$OURS" \
+    if cc -o "$PROG/kcat/kcat" "$PROG"/{kcat,format,tools,input}-ours.o "${kcat_json[@]}" -L"$OURS" -Wl,-rpath,"$OURS" \
         -lrdkafka -lpthread -lz -lssl -lcrypto -lm 2>"$PROG/kcat-link.log" &&
         kv=$("$PROG/kcat/kcat" -V 2>&1) && [[ $kv == *"librdkafka 2.12.1"* ]]; then
         log "programs: kcat built with our header links with our librdkafka.so.1 and runs (-V)"

@@ -42,7 +42,8 @@ apt_installed() {
 step_apt() {
     # ruby, ruby-ffi, ruby-minitest: the Ruby bindings and their tests (no rubygems network needed)
     # python3-dev: Python.h, for the Python binding's compiled module (bindings/python/src/)
-    local want=(gcc make patch pkg-config libssl-dev zlib1g-dev zookeeper python3-pip python3-dev valgrind lz4 zstd
+    # libyajl-dev: kcat's JSON output (-J), which the librdkafka ABI tests compare
+    local want=(gcc make patch pkg-config libssl-dev zlib1g-dev libyajl-dev zookeeper python3-pip python3-dev valgrind lz4 zstd
         gzip openssl ruby ruby-ffi ruby-minitest)
     local missing=()
     for p in "${want[@]}"; do
@@ -169,7 +170,9 @@ step_librdkafka() {
     # rdkafka_performance tool, and kcat built against it: the reference
     # client for interop tests and benchmarks.
     local prefix="$GREGOR_DEPS/librdkafka"
-    if [ -x "$prefix/bin/kcat" ] && [ -x "$prefix/bin/rdkafka_performance" ]; then
+    # A kcat without JSON (-J) is built again: the ABI tests compare -L -J.
+    if [ -x "$prefix/bin/kcat" ] && [ -x "$prefix/bin/rdkafka_performance" ] &&
+        "$prefix/bin/kcat" -V 2>&1 | grep -q 'JSON'; then
         log "librdkafka: kcat and rdkafka_performance present in $prefix/bin"
         return
     fi
@@ -192,7 +195,7 @@ step_librdkafka() {
             die "librdkafka: the build left no $prefix/lib/librdkafka.so or rdkafka.h (log: $blog)"
         cp "$work/librdkafka/examples/rdkafka_performance" "$prefix/bin/"
     fi
-    if [ ! -x "$prefix/bin/kcat" ]; then
+    if [ ! -x "$prefix/bin/kcat" ] || ! "$prefix/bin/kcat" -V 2>&1 | grep -q 'JSON'; then
         log "kcat: building $KCAT_VERSION against it"
         if [ ! -f "$work/kcat/kcat.c" ]; then
             fetch_kcat "$work"
@@ -203,11 +206,13 @@ step_librdkafka() {
         (cd "$work/kcat" &&
             PKG_CONFIG_PATH="$prefix/lib/pkgconfig" CFLAGS="-I$prefix/include" \
                 LDFLAGS="-L$prefix/lib -Wl,-rpath,$prefix/lib" ./configure --prefix="$prefix" \
-                --disable-avro --disable-json >"$work/kcat-configure.log" 2>&1) || true
+                --disable-avro >"$work/kcat-configure.log" 2>&1) || true
         [ -f "$work/kcat/config.h" ] ||
             { tail -20 "$work/kcat-configure.log"; die "kcat: configure wrote no config.h (log: $work/kcat-configure.log)"; }
-        (cd "$work/kcat" && gcc -O2 -I"$prefix/include" -o "$prefix/bin/kcat" kcat.c format.c tools.c input.c \
-            -L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lrdkafka -lpthread -lz -lssl -lcrypto -lm 2>"$work/kcat-build.log" ||
+        grep -q '^#define ENABLE_JSON 1' "$work/kcat/config.h" ||
+            die "kcat: configure found no yajl for JSON (libyajl-dev; log: $work/kcat-configure.log)"
+        (cd "$work/kcat" && gcc -O2 -I"$prefix/include" -o "$prefix/bin/kcat" kcat.c format.c tools.c input.c json.c \
+            -L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lrdkafka -lyajl -lpthread -lz -lssl -lcrypto -lm 2>"$work/kcat-build.log" ||
             { cat "$work/kcat-build.log"; die "kcat: build failed"; })
     fi
     local v

@@ -257,7 +257,7 @@ pub extern "C" fn rd_kafka_destroy_flags(rk: *mut Handle, flags: c_int) {
         match &handle.client {
             Client::Producer(_) => crate::producer::detach_callbacks(&handle),
             Client::Consumer(c) => {
-                c.set_error_callback(None);
+                crate::producer::detach_callbacks(&handle);
                 if flags & DESTROY_F_NO_CONSUMER_CLOSE == 0 {
                     c.close();
                 }

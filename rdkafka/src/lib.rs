@@ -34,6 +34,7 @@
 //! | [`message`] | `rd_kafka_message_t` and its accessors |
 //! | [`consumer`] | the high-level consumer: subscribe, `consumer_poll` (consumed messages, their headers and destroy), assignment and `rebalance_cb`, commits and `offset_commit_cb`, positions, seek, pause, watermarks, offsets for times |
 //! | [`metadata`] | `rd_kafka_metadata_t` of `rd_kafka_metadata` |
+//! | [`partitioner`] | the built-in partitioners' `rd_kafka_msg_partitioner_*` functions |
 //!
 //! Conventions of every export: its body runs inside [`guard::guard`], so
 //! no panic unwinds into C; what it writes through the caller's pointers
@@ -55,6 +56,7 @@ pub mod mem;
 pub mod message;
 pub mod metadata;
 pub mod partition_list;
+pub mod partitioner;
 pub mod producer;
 pub mod raw;
 pub mod stubs;

@@ -1,5 +1,5 @@
-//! Cluster metadata, `rd_kafka_metadata`, `rd_kafka_metadata_destroy` and
-//! `rd_kafka_controllerid`:
+//! Cluster metadata, `rd_kafka_metadata`, `rd_kafka_metadata_destroy`,
+//! `rd_kafka_controllerid` and `rd_kafka_clusterid`:
 //! gregor's metadata snapshot as rdkafka.h's `rd_kafka_metadata_t` tree.
 //!
 //! The tree C reads ([`MdC`] and the arrays and strings it points to) is
@@ -232,6 +232,32 @@ pub extern "C" fn rd_kafka_controllerid(rk: *mut Handle, timeout_ms: c_int) -> i
             h.controller().store(md.controller_id, Ordering::Relaxed);
             md.controller_id
         })
+    })
+}
+
+/// The cluster's id (`rd_kafka_clusterid`, KIP-78), as a malloc'ed string
+/// for the caller to free with `rd_kafka_mem_free`; a metadata request
+/// (no topics) waiting up to `timeout_ms` asks for it. NULL if the
+/// cluster has none (brokers before Kafka 0.10.1) or did not answer.
+#[no_mangle]
+pub extern "C" fn rd_kafka_clusterid(rk: *mut Handle, timeout_ms: c_int) -> *mut c_char {
+    guard(std::ptr::null_mut(), || {
+        let Some(h) = raw::object(rk) else {
+            return std::ptr::null_mut();
+        };
+        let t = timeout(timeout_ms);
+        let md = match h.client() {
+            Client::Producer(p) => p.metadata(Some(&[]), t),
+            Client::Consumer(c) => c.metadata(Some(&[]), t),
+        };
+        match md {
+            Ok(md) => {
+                h.controller().store(md.controller_id, Ordering::Relaxed);
+                md.cluster_id
+                    .map_or(std::ptr::null_mut(), |id| raw::c_strdup(&id))
+            }
+            Err(_) => std::ptr::null_mut(),
+        }
     })
 }
 

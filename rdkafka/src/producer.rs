@@ -1,8 +1,10 @@
 //! Producing (`rd_kafka_produce`, `rd_kafka_produceva`; `rd_kafka_producev`
 //! is the C shim `csrc/producev.c` on `rd_kafka_produceva`) and the
-//! producer's callbacks: delivery reports to `dr_msg_cb` / `dr_cb` and
-//! client errors to `error_cb`, served inside `rd_kafka_poll` and
-//! `rd_kafka_flush` on the calling thread.
+//! client's callbacks: delivery reports to `dr_msg_cb` / `dr_cb`, client
+//! errors to `error_cb`, statistics to `stats_cb` (a malloc'ed JSON the
+//! callback may keep by returning 1, then freed with `rd_kafka_mem_free`)
+//! and throttle reports to `throttle_cb`, served inside `rd_kafka_poll`
+//! and `rd_kafka_flush` on the calling thread.
 //!
 //! Message flags as rdkafka.h documents them: `RD_KAFKA_MSG_F_FREE` hands
 //! the payload (malloc'ed) to the library, which frees it once the message
@@ -20,13 +22,14 @@
 use std::ffi::{c_int, c_void, CString};
 
 use gregor::error::Error;
+use gregor::events::ThrottleEvent;
 use gregor::message::ProducerRecord;
 use gregor::producer::{DeliveryReport, Producer};
 
 use crate::error_object::ErrorObject;
 use crate::errors::set_last_error;
 use crate::guard::guard;
-use crate::handle::Handle;
+use crate::handle::{Client, Handle};
 use crate::message::{Message, RdMessage, TIMESTAMP_CREATE_TIME};
 use crate::raw;
 use crate::topic::Topic;
@@ -37,10 +40,14 @@ pub const MSG_F_FREE: c_int = 0x1;
 pub const MSG_F_COPY: c_int = 0x2;
 /// `RD_KAFKA_MSG_F_BLOCK`.
 pub const MSG_F_BLOCK: c_int = 0x4;
+/// `RD_KAFKA_MSG_F_PARTITION`: `rd_kafka_produce_batch` takes each
+/// message's own partition.
+pub const MSG_F_PARTITION: c_int = 0x8;
 /// `RD_KAFKA_PARTITION_UA`.
 pub const PARTITION_UA: i32 = -1;
 
 const RESP_ERR__INVALID_ARG: c_int = -186;
+const RESP_ERR__FAIL: c_int = -196;
 const RESP_ERR__UNKNOWN_PARTITION: c_int = -190;
 const RESP_ERR__UNKNOWN_TOPIC: c_int = -188;
 const RESP_ERR__QUEUE_FULL: c_int = -184;
@@ -198,6 +205,60 @@ pub extern "C" fn rd_kafka_produce(
     })
 }
 
+/// Queues `message_cnt` messages for the topic `rkt`
+/// (`rd_kafka_produce_batch`): each message's payload, key and `_private`
+/// (its opaque), to `partition`, or with `RD_KAFKA_MSG_F_PARTITION` to its
+/// own `partition` field. Returns how many were queued; a message that was
+/// not has its `err` set (and its `F_FREE` payload stays the caller's).
+#[no_mangle]
+pub extern "C" fn rd_kafka_produce_batch(
+    rkt: *mut Topic,
+    partition: i32,
+    msgflags: c_int,
+    rkmessages: *mut RdMessage,
+    message_cnt: c_int,
+) -> c_int {
+    guard(0, || {
+        let Some((t, h)) = raw::object(rkt).and_then(|t| Some((t, t.handle()?))) else {
+            set_last_error(RESP_ERR__INVALID_ARG);
+            return 0;
+        };
+        let msgs = raw::read_array_mut(rkmessages, usize::try_from(message_cnt).unwrap_or(0));
+        let mut queued = 0;
+        for m in msgs.iter_mut() {
+            let result = produce(
+                h,
+                &Produce {
+                    topic: t.name(),
+                    partition: if msgflags & MSG_F_PARTITION != 0 {
+                        m.partition
+                    } else {
+                        partition
+                    },
+                    flags: msgflags & !MSG_F_PARTITION,
+                    payload: m.payload,
+                    len: m.len,
+                    key: raw::read_bytes(m.key, m.key_len),
+                    opaque: m.private,
+                    timestamp: 0,
+                    headers: Vec::new(),
+                },
+            );
+            match result {
+                Ok(()) => {
+                    m.err = 0;
+                    queued += 1;
+                }
+                Err(e) => {
+                    m.err = e.code();
+                    set_last_error(e.code());
+                }
+            }
+        }
+        queued
+    })
+}
+
 /// `rd_kafka_vtype_t`'s values.
 mod vtype {
     pub const END: i32 = 0;
@@ -311,26 +372,33 @@ fn from_vus<'a>(h: &'a Handle, vus: &'a [Vu]) -> Result<(String, Produce<'a>), E
 /// error object for the caller to destroy.
 #[no_mangle]
 pub extern "C" fn rd_kafka_produceva(rk: *mut Handle, vus: *const Vu, cnt: usize) -> *mut c_void {
-    guard(ErrorObject::boxed(RESP_ERR__INVALID_ARG, "panic"), || {
-        let Some(h) = raw::object(rk) else {
-            return ErrorObject::boxed(RESP_ERR__INVALID_ARG, "NULL client handle");
-        };
-        let vus = raw::read_array(vus, cnt);
-        let result = from_vus(h, vus).and_then(|(topic, mut m)| {
-            // librdkafka makes the topic's handle for the report
-            h.topics().get(&topic, None, false);
-            m.topic = &topic;
-            produce(h, &m)
-        });
-        match result {
-            Ok(()) => std::ptr::null_mut(),
-            Err(e) => {
-                // programs read it after a failed producev (kcat does)
-                set_last_error(e.code());
-                ErrorObject::boxed(e.code(), &e.to_string())
-            }
+    // the panic value is made only on a panic: an error object is the
+    // caller's to free, and one made up front would leak on every call
+    let result = guard(
+        Err((RESP_ERR__FAIL, "panic in rd_kafka_produceva".to_string())),
+        || {
+            let Some(h) = raw::object(rk) else {
+                return Err((RESP_ERR__INVALID_ARG, "NULL client handle".to_string()));
+            };
+            let vus = raw::read_array(vus, cnt);
+            from_vus(h, vus)
+                .and_then(|(topic, mut m)| {
+                    // librdkafka makes the topic's handle for the report
+                    h.topics().get(&topic, None, false);
+                    m.topic = &topic;
+                    produce(h, &m)
+                })
+                .map_err(|e| (e.code(), e.to_string()))
+        },
+    );
+    match result {
+        Ok(()) => std::ptr::null_mut(),
+        Err((code, text)) => {
+            // programs read it after a failed producev (kcat does)
+            set_last_error(code);
+            ErrorObject::boxed(code, &text)
         }
-    })
+    }
 }
 
 /// Builds the C message of `dr` (whose opaque is a [`Pending`]), runs the
@@ -391,29 +459,52 @@ fn release(pending: &Pending) {
     }
 }
 
-/// Sets the gregor callbacks that serve the conf's `dr_msg_cb` / `dr_cb`
-/// and `error_cb` for the handle at `rk`.
+/// Sets the gregor callbacks that serve the conf's `dr_msg_cb` / `dr_cb`,
+/// `error_cb`, `stats_cb` and `throttle_cb` for the handle at `rk`.
 pub(crate) fn install_callbacks(h: &Handle, rk: usize) {
-    let error_cb = h.conf().callbacks.error.map(|cb| {
-        let opaque = h.conf().opaque as usize;
-        Box::new(move |e: &Error| {
-            let reason = CString::new(e.to_string().replace('\0', " ")).unwrap_or_default();
-            raw::call_error(cb, rk, e.code(), &reason, opaque);
-        }) as Box<dyn FnMut(&Error) + Send>
-    });
+    let cbs = h.conf().callbacks;
+    let opaque = h.conf().opaque as usize;
+    let error = || {
+        cbs.error.map(|cb| {
+            Box::new(move |e: &Error| {
+                let reason = CString::new(e.to_string().replace('\0', " ")).unwrap_or_default();
+                raw::call_error(cb, rk, e.code(), &reason, opaque);
+            }) as Box<dyn FnMut(&Error) + Send>
+        })
+    };
+    let stats = || {
+        cbs.stats.map(|cb| {
+            Box::new(move |json: &str| {
+                let p = raw::c_strdup(json);
+                if !p.is_null() && raw::call_stats(cb, rk, p, json.len(), opaque) == 0 {
+                    raw::c_free(p.cast());
+                }
+            }) as gregor::stats::StatsCallback
+        })
+    };
+    let throttle = || {
+        cbs.throttle.map(|cb| {
+            Box::new(move |ev: &ThrottleEvent| {
+                let name = CString::new(ev.broker_name.replace('\0', " ")).unwrap_or_default();
+                raw::call_throttle(cb, rk, &name, ev.broker_id, ev.throttle_time_ms, opaque);
+            }) as Box<dyn FnMut(&ThrottleEvent) + Send>
+        })
+    };
     match h.client() {
-        crate::handle::Client::Producer(p) => {
+        Client::Producer(p) => {
             if wants_reports(h) {
-                p.set_delivery_callback(Some(Box::new(move |dr: &DeliveryReport| deliver(rk, dr))));
+                p.set_delivery_callback(Some(Box::new(move |dr: &DeliveryReport| {
+                    deliver(rk, dr);
+                })));
             }
-            if error_cb.is_some() {
-                p.set_error_callback(error_cb);
-            }
+            p.set_error_callback(error());
+            p.set_stats_callback(stats());
+            p.set_throttle_callback(throttle());
         }
-        crate::handle::Client::Consumer(c) => {
-            if error_cb.is_some() {
-                c.set_error_callback(error_cb);
-            }
+        Client::Consumer(c) => {
+            c.set_error_callback(error());
+            c.set_stats_callback(stats());
+            c.set_throttle_callback(throttle());
         }
     }
 }
@@ -421,11 +512,23 @@ pub(crate) fn install_callbacks(h: &Handle, rk: usize) {
 /// Replaces the callbacks of a producer being destroyed: no application
 /// callback runs any more; what outstanding messages owned is freed.
 pub(crate) fn detach_callbacks(h: &Handle) {
+    match h.client() {
+        Client::Producer(p) => {
+            p.set_error_callback(None);
+            p.set_stats_callback(None);
+            p.set_throttle_callback(None);
+        }
+        Client::Consumer(c) => {
+            c.set_error_callback(None);
+            c.set_stats_callback(None);
+            c.set_throttle_callback(None);
+            return;
+        }
+    }
     let Some(p) = h.producer() else {
         return;
     };
     let reports = wants_reports(h);
-    p.set_error_callback(None);
     if reports {
         p.set_delivery_callback(Some(Box::new(|dr: &DeliveryReport| {
             if let Some(pending) = raw::take_box(dr.opaque as *mut Pending) {

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::ffi::{c_char, c_int, c_void, CStr};
 
-use crate::conf::{DrCb, DrMsgCb, ErrorCb, LogCb};
+use crate::conf::{DrCb, DrMsgCb, ErrorCb, LogCb, StatsCb, ThrottleCb};
 use crate::message::Message;
 
 /// Copies `msg` into the caller's `errstr` of `size` bytes, truncated and
@@ -76,6 +76,17 @@ pub(crate) fn read_array<'a, T>(p: *const T, cnt: usize) -> &'a [T] {
     unsafe { std::slice::from_raw_parts(p, cnt) }
 }
 
+/// The caller's writable array of `cnt` `T`s at `p` (empty for NULL or 0).
+pub(crate) fn read_array_mut<'a, T>(p: *mut T, cnt: usize) -> &'a mut [T] {
+    if p.is_null() || cnt == 0 {
+        return &mut [];
+    }
+    // SAFETY: rdkafka.h's `rd_kafka_produce_batch`: `rkmessages` addresses
+    // `message_cnt` initialized messages the library may update (`err`)
+    // during the call, which nothing else touches meanwhile.
+    unsafe { std::slice::from_raw_parts_mut(p, cnt) }
+}
+
 /// A shared reference to a library object C holds a pointer to (the
 /// client handle, a topic handle, a message); `None` for NULL.
 pub(crate) fn object<'a, T>(p: *const T) -> Option<&'a T> {
@@ -97,7 +108,6 @@ pub(crate) fn take_box<T>(p: *mut T) -> Option<Box<T>> {
 }
 
 extern "C" {
-    fn free(p: *mut c_void);
     #[cfg(target_os = "linux")]
     fn __errno_location() -> *mut c_int;
 }
@@ -108,7 +118,36 @@ pub(crate) fn free_payload(p: *mut c_void) {
     // SAFETY: with `RD_KAFKA_MSG_F_FREE` rdkafka.h says the payload was
     // allocated with malloc and its ownership passes to the library once
     // the produce call succeeds; it is freed exactly once, here.
-    unsafe { free(p) }
+    unsafe { crate::mem::free(p) }
+}
+
+/// The C library's `malloc` (`rd_kafka_mem_malloc`): memory the
+/// application frees with `free` or `rd_kafka_mem_free`.
+pub(crate) fn c_malloc(size: usize) -> *mut c_void {
+    crate::mem::malloc(size)
+}
+
+/// The C library's `free` of memory the library or the application got
+/// from `malloc` (`rd_kafka_mem_free`); nothing for NULL.
+pub(crate) fn c_free(p: *mut c_void) {
+    // SAFETY: rdkafka.h's `rd_kafka_mem_free` contract: `p` is NULL or
+    // memory the library allocated for the application (a statistics JSON
+    // the stats callback kept, `rd_kafka_mem_malloc`), freed once.
+    unsafe { crate::mem::free(p) }
+}
+
+/// A malloc'ed, NUL-terminated copy of `text` (NULL if memory ran out),
+/// for C to own.
+pub(crate) fn c_strdup(text: &str) -> *mut c_char {
+    let p = c_malloc(text.len() + 1).cast::<c_char>();
+    if !p.is_null() {
+        // SAFETY: `p` is a fresh allocation of len + 1 bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr(), p.cast::<u8>(), text.len());
+            *p.add(text.len()) = 0;
+        }
+    }
+    p
 }
 
 /// Sets the thread's `errno`, which the legacy calls (`rd_kafka_produce`,
@@ -162,6 +201,43 @@ pub(crate) fn call_log(cb: LogCb, rk: usize, level: c_int, fac: &CStr, buf: &CSt
     // function; `fac` and `buf` are NUL-terminated and valid for the call,
     // `rk` is the live handle or NULL.
     unsafe { cb(rk as *const c_void, level, fac.as_ptr(), buf.as_ptr()) }
+}
+
+/// Runs the application's `stats_cb` with a malloc'ed JSON document of
+/// `len` bytes; its answer (1: the application keeps `json`).
+pub(crate) fn call_stats(
+    cb: StatsCb,
+    rk: usize,
+    json: *mut c_char,
+    len: usize,
+    opaque: usize,
+) -> c_int {
+    // SAFETY: `cb` is the application's `rd_kafka_conf_set_stats_cb`
+    // function, called with its documented arguments: `json` is a
+    // NUL-terminated, malloc'ed buffer of `len` bytes before the NUL.
+    unsafe { cb(rk as *mut c_void, json, len, opaque as *mut c_void) }
+}
+
+/// Runs the application's `throttle_cb`.
+pub(crate) fn call_throttle(
+    cb: ThrottleCb,
+    rk: usize,
+    broker: &CStr,
+    id: i32,
+    ms: c_int,
+    opaque: usize,
+) {
+    // SAFETY: `cb` is the application's `rd_kafka_conf_set_throttle_cb`
+    // function; `broker` is NUL-terminated and valid for the call.
+    unsafe {
+        cb(
+            rk as *mut c_void,
+            broker.as_ptr(),
+            id,
+            ms,
+            opaque as *mut c_void,
+        )
+    }
 }
 
 /// Runs the application's `error_cb`.

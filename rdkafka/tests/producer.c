@@ -15,7 +15,8 @@
  * has created it); <n> messages through rd_kafka_produce (RD_KAFKA_MSG_F_COPY,
  * no flag, explicit and unassigned partitions), rd_kafka_producev (by topic
  * name, RD_KAFKA_MSG_F_FREE, a header) and rd_kafka_produceva; a produce to
- * a partition the topic lacks; rd_kafka_flush; the delivery reports (error,
+ * a partition the topic lacks; rd_kafka_produce_batch; the built-in
+ * partitioners' functions; rd_kafka_flush; the delivery reports (error,
  * partition, key, value, topic handle, opaque, status and the message
  * accessors), printed in message order; outq_len, poll, purge,
  * fatal_error and destroy. Then a producer of an unreachable cluster:
@@ -66,6 +67,21 @@ static void error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque) 
                 seen_transport = 1;
         else if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
                 seen_all_down = 1;
+}
+
+/* what stats_cb got */
+static int stats_calls, stats_json_ok;
+static char *stats_kept;
+
+static int stats_cb(rd_kafka_t *rk, char *json, size_t json_len, void *opaque) {
+        (void)rk;
+        stats_calls++;
+        stats_json_ok = json && json[0] == '{' && strlen(json) == json_len && opaque == &app_state;
+        if (!stats_kept) { /* keep the first: ours to free with rd_kafka_mem_free */
+                stats_kept = json;
+                return 1;
+        }
+        return 0;
 }
 
 /* log lines log_cb got */
@@ -174,6 +190,39 @@ static int topic_metadata(rd_kafka_t *rk, rd_kafka_topic_t *rkt, int *partitions
         return ready ? 0 : -1;
 }
 
+/* the built-in partitioners' functions, on keys where they hash */
+static void print_partitioners(rd_kafka_topic_t *rkt, int partitions) {
+        static const char *keys[] = {"a", "key-1", "hello world", "0123456789abcdef"};
+        static const int32_t counts[] = {1, 3, 7, 100};
+        size_t k, c;
+        int ok = 1;
+
+        for (k = 0; k < sizeof keys / sizeof *keys; k++)
+                for (c = 0; c < sizeof counts / sizeof *counts; c++) {
+                        const char *key = keys[k];
+                        size_t len = strlen(key);
+                        int32_t cnt = counts[c];
+                        printf("partitioners %s/%d: consistent %d consistent_random %d "
+                               "murmur2 %d murmur2_random %d fnv1a %d fnv1a_random %d\n",
+                               key, cnt,
+                               rd_kafka_msg_partitioner_consistent(rkt, key, len, cnt, NULL, NULL),
+                               rd_kafka_msg_partitioner_consistent_random(rkt, key, len, cnt, NULL, NULL),
+                               rd_kafka_msg_partitioner_murmur2(rkt, key, len, cnt, NULL, NULL),
+                               rd_kafka_msg_partitioner_murmur2_random(rkt, key, len, cnt, NULL, NULL),
+                               rd_kafka_msg_partitioner_fnv1a(rkt, key, len, cnt, NULL, NULL),
+                               rd_kafka_msg_partitioner_fnv1a_random(rkt, key, len, cnt, NULL, NULL));
+                }
+        printf("partitioners of a NULL key: consistent %d murmur2 %d fnv1a %d\n",
+               rd_kafka_msg_partitioner_consistent(rkt, NULL, 0, 7, NULL, NULL),
+               rd_kafka_msg_partitioner_murmur2(rkt, NULL, 0, 7, NULL, NULL),
+               rd_kafka_msg_partitioner_fnv1a(rkt, NULL, 0, 7, NULL, NULL));
+        for (c = 0; c < 50; c++) {
+                int32_t p = rd_kafka_msg_partitioner_random(rkt, NULL, 0, partitions, NULL, NULL);
+                ok = ok && p >= 0 && p < partitions;
+        }
+        printf("partitioner random: %s\n", ok ? "in range" : "out of range");
+}
+
 /* bootstrap.servers, or a mock cluster for "mock" */
 static int set_bootstrap(rd_kafka_conf_t *conf, const char *bootstrap, char *errstr, size_t size) {
         if (!strcmp(bootstrap, "mock"))
@@ -187,13 +236,13 @@ int main(int argc, char **argv) {
         rd_kafka_t *rk, *consumer;
         rd_kafka_topic_t *rkt, *again;
         const char *bootstrap, *topic;
-        int n, i, partitions = 0, rc;
+        int n, i, partitions = 0, rc, total;
         size_t size;
         rd_kafka_resp_err_t err;
         rd_kafka_error_t *error;
 
-        if (argc != 4 || (n = atoi(argv[3])) < 4 || n > MAX_MSGS) {
-                fprintf(stderr, "usage: %s <bootstrap> <topic> <n: 4..%d>\n", argv[0], MAX_MSGS);
+        if (argc != 4 || (n = atoi(argv[3])) < 4 || n > MAX_MSGS - 4) {
+                fprintf(stderr, "usage: %s <bootstrap> <topic> <n: 4..%d>\n", argv[0], MAX_MSGS - 4);
                 return 2;
         }
         bootstrap = argv[1];
@@ -202,11 +251,13 @@ int main(int argc, char **argv) {
         conf = rd_kafka_conf_new();
         if (set_bootstrap(conf, bootstrap, errstr, sizeof errstr) ||
             rd_kafka_conf_set(conf, "client.id", "abi-producer", errstr, sizeof errstr) ||
-            rd_kafka_conf_set(conf, "linger.ms", "5", errstr, sizeof errstr)) {
+            rd_kafka_conf_set(conf, "linger.ms", "5", errstr, sizeof errstr) ||
+            rd_kafka_conf_set(conf, "statistics.interval.ms", "100", errstr, sizeof errstr)) {
                 printf("conf_set: %s\n", errstr);
                 return 1;
         }
         rd_kafka_conf_set_dr_msg_cb(conf, dr_msg_cb);
+        rd_kafka_conf_set_stats_cb(conf, stats_cb);
         rd_kafka_conf_set_opaque(conf, &app_state);
 
         rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
@@ -235,6 +286,16 @@ int main(int argc, char **argv) {
                 printf("metadata: the topic is not ready\n");
                 return 1;
         }
+
+        {
+                char *cluster = rd_kafka_clusterid(rk, 5000);
+                printf("clusterid: %s\n", cluster && *cluster ? "known" : "none");
+                if (cluster)
+                        rd_kafka_mem_free(rk, cluster);
+                printf("controllerid: %s\n", rd_kafka_controllerid(rk, 5000) >= 0 ? "known" : "none");
+        }
+
+        print_partitioners(rkt, partitions);
 
         /* a partition the topic does not have */
         rc = rd_kafka_produce(rkt, partitions + 5, RD_KAFKA_MSG_F_COPY, "x", 1, NULL, 0, NULL);
@@ -303,13 +364,40 @@ int main(int argc, char **argv) {
                         printf("produce %d: %s\n", i, rd_kafka_err2name(err));
         }
         printf("produced: %d\n", n);
+        total = n + 4;
+
+        /* a batch of 4, each to its own partition (not to one the topic
+         * lacks: librdkafka 2.12.1 then keeps counting the failed message
+         * in rd_kafka_outq_len, and flush times out) */
+        {
+                rd_kafka_message_t batch[4];
+                static char bvals[4][32], bkeys[4][32];
+                const int32_t parts[4] = {0, partitions - 1, 1 % partitions, 0};
+                memset(batch, 0, sizeof batch);
+                for (i = 0; i < 4; i++) {
+                        snprintf(bvals[i], sizeof bvals[i], "batch-value-%d", i);
+                        snprintf(bkeys[i], sizeof bkeys[i], "batch-key-%d", i);
+                        batch[i].partition = parts[i];
+                        batch[i].payload = bvals[i];
+                        batch[i].len = strlen(bvals[i]);
+                        batch[i].key = bkeys[i];
+                        batch[i].key_len = strlen(bkeys[i]);
+                        batch[i]._private = (void *)(intptr_t)(n + 1 + i);
+                        batch[i].err = RD_KAFKA_RESP_ERR__FAIL;
+                }
+                rc = rd_kafka_produce_batch(rkt, RD_KAFKA_PARTITION_UA,
+                                            RD_KAFKA_MSG_F_COPY | RD_KAFKA_MSG_F_PARTITION, batch, 4);
+                printf("produce_batch: %d queued, errs %s %s %s %s\n", rc,
+                       rd_kafka_err2name(batch[0].err), rd_kafka_err2name(batch[1].err),
+                       rd_kafka_err2name(batch[2].err), rd_kafka_err2name(batch[3].err));
+        }
 
         err = rd_kafka_flush(rk, 30000);
         printf("flush: %s\n", rd_kafka_err2name(err));
         printf("outq_len: %d\n", rd_kafka_outq_len(rk));
         printf("poll after flush: %d\n", rd_kafka_poll(rk, 0));
         printf("delivery reports: %d\n", dr_count);
-        for (i = 1; i <= n; i++) {
+        for (i = 1; i <= total; i++) {
                 struct report *r = &reports[i];
                 printf("dr %d: seen %d err %s partition %d key %s value %s topic %s offset %s "
                        "status %d tstype %d ts %s payload %s cb_opaque %s\n",
@@ -320,12 +408,32 @@ int main(int argc, char **argv) {
                        r->cb_opaque_ok ? "ok" : "bad");
         }
 
+        for (i = 0; i < 30 && stats_calls < 2; i++)
+                rd_kafka_poll(rk, 100);
+        printf("stats_cb: %s, json %s\n", stats_calls >= 2 ? "called" : "not called",
+               stats_json_ok ? "an object of the length given" : "bad");
+        if (stats_kept)
+                rd_kafka_mem_free(rk, stats_kept);
+
         printf("purge: %s\n",
                rd_kafka_err2name(rd_kafka_purge(rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT)));
         printf("fatal_error: %s\n", rd_kafka_err2name(rd_kafka_fatal_error(rk, errstr, sizeof errstr)));
         rd_kafka_topic_destroy(rkt);
         rd_kafka_destroy(rk);
         printf("destroy: ok\n");
+
+        /* a conf rd_kafka_new refuses stays the caller's */
+        conf = rd_kafka_conf_new();
+        rd_kafka_conf_set(conf, "enable.idempotence", "true", errstr, sizeof errstr);
+        rd_kafka_conf_set(conf, "acks", "1", errstr, sizeof errstr);
+        errstr[0] = '\0';
+        rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
+        printf("new with enable.idempotence and acks=1: %s, errstr %s\n", rk ? "a handle" : "NULL",
+               errstr[0] ? "set" : "empty");
+        if (rk)
+                rd_kafka_destroy(rk);
+        else
+                rd_kafka_conf_destroy(conf);
 
         /* a consumer handle: the handle counter is the process's */
         conf = rd_kafka_conf_new();
