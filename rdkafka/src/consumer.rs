@@ -11,7 +11,7 @@
 //! `_get_watermark_offsets`, `_offsets_for_times`) and the conf's
 //! `offset_commit_cb`; `rd_kafka_memberid`; and the consumed message's
 //! own calls (`rd_kafka_message_destroy`, `_message_headers`,
-//! `_message_detach_headers`).
+//! `_message_detach_headers`, `_message_set_headers`).
 //!
 //! A consumed message ([`Consumed`]) starts with the [`Message`] C sees and
 //! keeps gregor's message, whose key and value buffers the C pointers
@@ -92,9 +92,11 @@ pub struct Consumed {
     msg: Message,
     /// gregor's message, whose buffers `msg`'s key and payload address.
     inner: GregorMessage,
-    /// The headers `rd_kafka_message_headers` lends (read-only), until
-    /// detached.
-    headers: Option<Headers>,
+    /// The headers `rd_kafka_message_headers` lends (writable, as
+    /// librdkafka's: the application may edit them), owned by the message
+    /// until detached or replaced; NULL for none. A pointer of its own, so
+    /// that C's writes through it alias nothing Rust borrows.
+    headers: *mut Headers,
     /// An event's text, the payload of an error message.
     errstr: Option<CString>,
 }
@@ -130,11 +132,11 @@ fn consumed(h: &Handle, m: GregorMessage) -> *mut Message {
         .error
         .as_ref()
         .map(|e| CString::new(e.to_string().replace('\0', " ")).unwrap_or_default());
-    let headers = (!m.headers.is_empty()).then(|| {
-        let mut hs = Headers::from_gregor(&m.headers);
-        hs.set_read_only(true);
-        hs
-    });
+    let headers = if m.headers.is_empty() {
+        std::ptr::null_mut()
+    } else {
+        Headers::from_gregor(&m.headers).into_raw()
+    };
     let (tstype, timestamp) = match m.timestamp_type {
         _ if m.timestamp < 0 => (0, -1),
         TimestampType::NotAvailable => (0, -1),
@@ -285,7 +287,7 @@ pub extern "C" fn rd_kafka_message_destroy(rkmessage: *mut Message) {
     })
 }
 
-/// The message's headers, read-only and owned by the message
+/// The message's headers, owned by the message
 /// (`rd_kafka_message_headers`); `_NOENT` when it has none.
 #[no_mangle]
 pub extern "C" fn rd_kafka_message_headers(
@@ -293,40 +295,64 @@ pub extern "C" fn rd_kafka_message_headers(
     hdrsp: *mut *mut Headers,
 ) -> c_int {
     guard(RESP_ERR__NOENT, || {
-        match as_consumed(rkmessage).and_then(|m| m.headers.as_ref()) {
-            Some(hs) => {
-                raw::write_out(hdrsp, (hs as *const Headers).cast_mut());
+        match as_consumed(rkmessage).map(|m| m.headers) {
+            Some(hs) if !hs.is_null() => {
+                raw::write_out(hdrsp, hs);
                 0
             }
-            None => RESP_ERR__NOENT,
+            _ => RESP_ERR__NOENT,
         }
     })
 }
 
-/// Takes the message's headers for the application, writable, to destroy
-/// with `rd_kafka_headers_destroy` (`rd_kafka_message_detach_headers`);
+/// The consumed message behind `rkmessage`, writable: the application
+/// owns it and passes it as `rd_kafka_message_t *`.
+fn as_consumed_mut<'a>(rkmessage: *mut Message) -> Option<&'a mut Consumed> {
+    as_consumed(rkmessage)?;
+    // SAFETY: a consumed message (checked above) the application owns and
+    // passes as writable; nothing else refers to it during the call.
+    Some(unsafe { &mut *rkmessage.cast::<Consumed>() })
+}
+
+/// Takes the message's headers for the application, to destroy with
+/// `rd_kafka_headers_destroy` (`rd_kafka_message_detach_headers`);
 /// `_NOENT` when it has none.
 #[no_mangle]
 pub extern "C" fn rd_kafka_message_detach_headers(
     rkmessage: *mut Message,
     hdrsp: *mut *mut Headers,
 ) -> c_int {
-    guard(RESP_ERR__NOENT, || {
-        if as_consumed(rkmessage).is_none() {
-            return RESP_ERR__NOENT;
+    guard(RESP_ERR__NOENT, || match as_consumed_mut(rkmessage) {
+        Some(m) if !m.headers.is_null() => {
+            raw::write_out(
+                hdrsp,
+                std::mem::replace(&mut m.headers, std::ptr::null_mut()),
+            );
+            0
         }
-        // SAFETY: a consumed message (checked above) the application owns
-        // and passes as writable.
-        let m = unsafe { &mut *rkmessage.cast::<Consumed>() };
-        match m.headers.take() {
-            Some(mut hs) => {
-                hs.set_read_only(false);
-                raw::write_out(hdrsp, hs.into_raw());
-                0
+        _ => RESP_ERR__NOENT,
+    })
+}
+
+/// Replaces the message's headers with `hdrs`, which the message owns from
+/// then on (`rd_kafka_message_set_headers`); the old ones are destroyed.
+/// Only for a consumed message: a delivery report's is left alone.
+#[no_mangle]
+pub extern "C" fn rd_kafka_message_set_headers(rkmessage: *mut Message, hdrs: *mut Headers) {
+    guard((), || {
+        if let Some(m) = as_consumed_mut(rkmessage) {
+            let old = std::mem::replace(&mut m.headers, hdrs);
+            if old != hdrs {
+                crate::headers::rd_kafka_headers_destroy(old);
             }
-            None => RESP_ERR__NOENT,
         }
     })
+}
+
+impl Drop for Consumed {
+    fn drop(&mut self) {
+        crate::headers::rd_kafka_headers_destroy(self.headers);
+    }
 }
 
 /// Redirects the main queue to the consumer's (`rd_kafka_poll_set_consumer`):
@@ -784,4 +810,158 @@ pub extern "C" fn rd_kafka_offsets_for_times(
             Err(e) => e.code(),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conf::{rd_kafka_conf_new, rd_kafka_conf_set};
+    use crate::handle::{
+        rd_kafka_destroy_flags, rd_kafka_new, CONSUMER, DESTROY_F_NO_CONSUMER_CLOSE,
+    };
+    use crate::headers::{rd_kafka_header_add, rd_kafka_header_cnt};
+    use crate::message::rd_kafka_message_timestamp;
+    use gregor::message::Header as GregorHeader;
+    use std::sync::Arc;
+
+    /// A consumer handle of an unreachable cluster (nothing is fetched).
+    fn handle(group: bool) -> *mut Handle {
+        let conf = rd_kafka_conf_new();
+        let mut errstr = [0 as c_char; 256];
+        let mut set = |k: &std::ffi::CStr, v: &std::ffi::CStr| {
+            rd_kafka_conf_set(
+                conf,
+                k.as_ptr(),
+                v.as_ptr(),
+                errstr.as_mut_ptr(),
+                errstr.len(),
+            )
+        };
+        assert_eq!(set(c"bootstrap.servers", c"127.0.0.1:1"), 0);
+        if group {
+            assert_eq!(set(c"group.id", c"g"), 0);
+        }
+        let rk = rd_kafka_new(CONSUMER, conf, errstr.as_mut_ptr(), errstr.len());
+        assert!(!rk.is_null());
+        rk
+    }
+
+    fn record() -> GregorMessage {
+        let mut m = GregorMessage::event(Arc::from("t"), 3, 42, Error::invalid_arg("unused"));
+        m.error = None;
+        m.key = Some(b"k".to_vec().into());
+        m.value = Some(b"value".to_vec().into());
+        m.headers = vec![GregorHeader {
+            key: b"h".to_vec().into(),
+            value: Some(b"x".to_vec().into()),
+        }];
+        m.timestamp = 1234;
+        m.timestamp_type = TimestampType::CreateTime;
+        m
+    }
+
+    #[test]
+    fn a_consumed_message_owns_its_buffers_and_headers() {
+        let rk = handle(true);
+        let h = raw::object(rk).unwrap();
+        let p = consumed(h, record());
+        let m = raw::object(p).unwrap();
+        assert_eq!(m.c.err, 0);
+        assert_eq!((m.c.partition, m.c.offset), (3, 42));
+        assert_eq!(raw::read_bytes(m.c.key, m.c.key_len), Some(&b"k"[..]));
+        assert_eq!(raw::read_bytes(m.c.payload, m.c.len), Some(&b"value"[..]));
+        let topic = raw::object(m.c.rkt.cast_const().cast::<Topic>()).unwrap();
+        assert_eq!(topic.name(), "t");
+        let mut ty = 0;
+        assert_eq!(rd_kafka_message_timestamp(p, &mut ty), 1234);
+        assert_eq!(ty, 1);
+        let mut hs = std::ptr::null_mut();
+        assert_eq!(rd_kafka_message_headers(p, &mut hs), 0);
+        assert_eq!(rd_kafka_header_cnt(hs), 1);
+        // the message's own headers are writable, as librdkafka's
+        assert_eq!(
+            rd_kafka_header_add(hs, c"n".as_ptr(), -1, std::ptr::null(), 0),
+            0
+        );
+        assert_eq!(rd_kafka_header_cnt(hs), 2);
+        let mut detached = std::ptr::null_mut();
+        assert_eq!(rd_kafka_message_detach_headers(p, &mut detached), 0);
+        assert_eq!(
+            rd_kafka_header_add(detached, c"n".as_ptr(), -1, std::ptr::null(), 0),
+            0
+        );
+        assert_eq!(rd_kafka_message_headers(p, &mut hs), RESP_ERR__NOENT);
+        rd_kafka_message_set_headers(p, detached);
+        assert_eq!(rd_kafka_message_headers(p, &mut hs), 0);
+        assert_eq!(rd_kafka_header_cnt(hs), 3);
+        rd_kafka_message_destroy(p);
+        rd_kafka_destroy_flags(rk, DESTROY_F_NO_CONSUMER_CLOSE);
+    }
+
+    #[test]
+    fn an_event_carries_its_text_as_payload() {
+        let rk = handle(true);
+        let h = raw::object(rk).unwrap();
+        let ev = GregorMessage::event(Arc::from("t"), 0, 7, Error::local(-191, "at the end"));
+        let p = consumed(h, ev);
+        let m = raw::object(p).unwrap();
+        assert_eq!(m.c.err, -191);
+        let text = raw::read_bytes(m.c.payload, m.c.len).unwrap();
+        assert!(String::from_utf8_lossy(text).contains("at the end"));
+        assert!(m.c.key.is_null());
+        assert_eq!(rd_kafka_message_timestamp(p, std::ptr::null_mut()), -1);
+        rd_kafka_message_destroy(p);
+        rd_kafka_destroy_flags(rk, DESTROY_F_NO_CONSUMER_CLOSE);
+    }
+
+    #[test]
+    fn group_calls_need_a_group() {
+        let rk = handle(false);
+        assert_eq!(rd_kafka_poll_set_consumer(rk), RESP_ERR__UNKNOWN_GROUP);
+        assert_eq!(rd_kafka_unsubscribe(rk), RESP_ERR__UNKNOWN_GROUP);
+        assert!(rd_kafka_rebalance_protocol(rk).is_null());
+        assert!(rd_kafka_memberid(rk).is_null());
+        rd_kafka_destroy_flags(rk, DESTROY_F_NO_CONSUMER_CLOSE);
+        let rk = handle(true);
+        assert_eq!(rd_kafka_poll_set_consumer(rk), 0);
+        let empty = OwnedList::new(&[]);
+        assert_eq!(
+            rd_kafka_subscribe(rk, empty.as_ptr()),
+            RESP_ERR__INVALID_ARG
+        );
+        let twice = OwnedList::new(&[
+            TopicPartitionOffset::new("a", PARTITION_UA, OFFSET_INVALID),
+            TopicPartitionOffset::new("a", PARTITION_UA, OFFSET_INVALID),
+        ]);
+        assert_eq!(
+            rd_kafka_subscribe(rk, twice.as_ptr()),
+            RESP_ERR__INVALID_ARG
+        );
+        assert_eq!(rd_kafka_consumer_closed(rk), 0);
+        rd_kafka_destroy_flags(rk, DESTROY_F_NO_CONSUMER_CLOSE);
+    }
+
+    #[test]
+    fn null_handles_fail_cleanly() {
+        let null = std::ptr::null_mut();
+        assert!(rd_kafka_consumer_poll(null, 0).is_null());
+        assert_eq!(
+            rd_kafka_subscribe(null, std::ptr::null()),
+            RESP_ERR__UNKNOWN_GROUP
+        );
+        assert_eq!(
+            rd_kafka_commit(null, std::ptr::null(), 0),
+            RESP_ERR__INVALID_ARG
+        );
+        assert_eq!(
+            rd_kafka_assign(null, std::ptr::null()),
+            RESP_ERR__INVALID_ARG
+        );
+        rd_kafka_message_destroy(std::ptr::null_mut());
+        let mut hs = std::ptr::null_mut();
+        assert_eq!(
+            rd_kafka_message_headers(std::ptr::null(), &mut hs),
+            RESP_ERR__NOENT
+        );
+    }
 }
