@@ -23,7 +23,9 @@
 #   consumer rdkafka/tests/consumer.c, the same way: produces to a fresh
 #            topic, then a group consumer with a rebalance_cb reads it all
 #            (consumer_poll, partition EOF), commits, reads committed
-#            offsets, positions and watermarks, closes; skipped likewise;
+#            offsets, positions and watermarks, closes; then the legacy
+#            consumer (consume_start, consume, consume_batch,
+#            consume_callback, consume_stop) on it; skipped likewise;
 #   lists    rdkafka/tests/lists.c (the plain-data families: topic
 #            partition lists, headers, rd_kafka_mem_*, UUIDs), compiled
 #            against the real rdkafka.h, prints the same linked against ours

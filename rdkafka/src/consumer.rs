@@ -77,10 +77,12 @@ const PARTITION_UA: i32 = -1;
 const OFFSET_INVALID: i64 = -1001;
 
 /// What a consumer handle keeps beyond gregor's consumer: synchronous
-/// commits' results waiting for `offset_commit_cb`.
+/// commits' results waiting for `offset_commit_cb`, and the legacy
+/// consumer's partition queues ([`crate::consume`]).
 #[derive(Debug, Default)]
 pub(crate) struct State {
     commits: Mutex<Vec<(c_int, Vec<TopicPartitionOffset>)>>,
+    pub(crate) legacy: crate::consume::Queues,
 }
 
 /// A consumed message or event, for the application to destroy with
@@ -120,7 +122,7 @@ fn code(r: Result<(), Error>) -> c_int {
 }
 
 /// The C message of gregor's `m`, boxed for the application.
-fn consumed(h: &Handle, m: GregorMessage) -> *mut Message {
+pub(crate) fn consumed(h: &Handle, m: GregorMessage) -> *mut Message {
     let rkt = if m.topic.is_empty() {
         std::ptr::null_mut()
     } else {

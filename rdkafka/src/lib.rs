@@ -33,6 +33,7 @@
 //! | [`producer`] | `produce`, `produceva` (and `producev`, C in `csrc/producev.c` on `produceva`, which build.rs compiles and links), delivery reports |
 //! | [`message`] | `rd_kafka_message_t` and its accessors |
 //! | [`consumer`] | the high-level consumer: subscribe, `consumer_poll` (consumed messages, their headers and destroy), assignment and `rebalance_cb`, commits and `offset_commit_cb`, positions, seek, pause, watermarks, offsets for times |
+//! | [`consume`] | the legacy consumer by topic handle and partition: `consume_start`, `_stop`, `consume`, `consume_batch`, `consume_callback` |
 //! | [`metadata`] | `rd_kafka_metadata_t` of `rd_kafka_metadata` |
 //! | [`partitioner`] | the built-in partitioners' `rd_kafka_msg_partitioner_*` functions |
 //!
@@ -45,6 +46,7 @@
 
 pub mod admin_parts;
 pub mod conf;
+pub mod consume;
 pub mod consumer;
 pub mod error_object;
 pub mod errors;

@@ -16,7 +16,10 @@
  * member id, position, a synchronous commit and its offset_commit_cb,
  * committed offsets, watermarks (queried and cached), offsets for times,
  * commit_message (of the first message), and rd_kafka_consumer_close (the revocation through the
- * rebalance_cb) and consumer_closed.
+ * rebalance_cb) and consumer_closed. Then the legacy consumer on the same
+ * topic (no group): consume_start at BEGINNING, at offset 1 and at END,
+ * rd_kafka_consume, consume_batch and consume_callback for one partition
+ * each, a partition not started, a timeout, consume_stop.
  */
 #define _DEFAULT_SOURCE /* usleep */
 #include <stdint.h>
@@ -44,6 +47,27 @@ static int got_cnt;
 static int64_t eof_offset[MAX_PARTS];
 static int commit_cbs;
 static const char *the_topic;
+
+static void copy_bytes(char *dst, size_t size, const void *src, size_t len) {
+        if (!src) {
+                snprintf(dst, size, "(null)");
+                return;
+        }
+        if (len >= size)
+                len = size - 1;
+        memcpy(dst, src, len);
+        dst[len] = '\0';
+}
+
+static int cb_msgs;
+
+static void consume_cb(rd_kafka_message_t *m, void *opaque) {
+        char key[32];
+        copy_bytes(key, sizeof key, m->key, m->key_len);
+        printf("  consume_cb %s [%d] @%lld%s\n", key, (int)m->partition, (long long)m->offset,
+               opaque == &cb_msgs ? "" : " (wrong opaque)");
+        cb_msgs++;
+}
 
 static int cmp_got(const void *a, const void *b) {
         const struct got *x = a, *y = b;
@@ -94,17 +118,6 @@ static void offset_commit_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err,
         commit_cbs++;
         (void)rk;
         (void)opaque;
-}
-
-static void copy_bytes(char *dst, size_t size, const void *src, size_t len) {
-        if (!src) {
-                snprintf(dst, size, "(null)");
-                return;
-        }
-        if (len >= size)
-                len = size - 1;
-        memcpy(dst, src, len);
-        dst[len] = '\0';
 }
 
 static void fail(const char *what, rd_kafka_resp_err_t err) {
@@ -168,6 +181,74 @@ static int produce(const char *bootstrap, const char *topic, int n, int *parts) 
         rd_kafka_topic_destroy(rkt);
         rd_kafka_destroy(rk);
         return 0;
+}
+
+/* The messages produced to partition p of parts. */
+static int count_of(int n, int parts, int p) {
+        return (n + parts - 1 - p) / parts;
+}
+
+static void legacy(const char *bootstrap, const char *topic, int n, int parts) {
+        char errstr[512], key[32];
+        rd_kafka_conf_t *conf = rd_kafka_conf_new();
+        rd_kafka_message_t *m, *batch[MAX_MSGS];
+        rd_kafka_topic_t *rkt;
+        rd_kafka_t *rk;
+        ssize_t got_n;
+        int p, i, tries;
+
+        rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, errstr, sizeof errstr);
+        if (!(rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr))) {
+                printf("legacy consumer: %s\n", errstr);
+                return;
+        }
+        rkt = rd_kafka_topic_new(rk, topic, NULL);
+        m = rd_kafka_consume(rkt, 99, 0);
+        printf("legacy: consume of a partition not started: %s, %s\n", m ? "a message" : "NULL",
+               rd_kafka_err2name(rd_kafka_last_error()));
+        for (p = 0; p < parts && p < 4; p++) {
+                int64_t offset = p == 1 ? 1 : p == 3 ? RD_KAFKA_OFFSET_END : RD_KAFKA_OFFSET_BEGINNING;
+                printf("legacy: consume_start [%d] @%lld: %d\n", p, (long long)offset,
+                       rd_kafka_consume_start(rkt, p, offset));
+        }
+        for (i = 0; i < count_of(n, parts, 0); i++) {
+                if (!(m = rd_kafka_consume(rkt, 0, 10000))) {
+                        printf("legacy: consume [0]: NULL, %s\n",
+                               rd_kafka_err2name(rd_kafka_last_error()));
+                        break;
+                }
+                copy_bytes(key, sizeof key, m->key, m->key_len);
+                printf("legacy: consume %s %s [%d] @%lld\n", rd_kafka_err2name(m->err), key,
+                       (int)m->partition, (long long)m->offset);
+                rd_kafka_message_destroy(m);
+        }
+        if (parts > 1) {
+                got_n = rd_kafka_consume_batch(rkt, 1, 10000, batch, count_of(n, parts, 1) - 1);
+                printf("legacy: consume_batch [1]: %d\n", (int)got_n);
+                for (i = 0; i < got_n; i++) {
+                        copy_bytes(key, sizeof key, batch[i]->key, batch[i]->key_len);
+                        printf("  %s %s [%d] @%lld\n", rd_kafka_err2name(batch[i]->err), key,
+                               (int)batch[i]->partition, (long long)batch[i]->offset);
+                        rd_kafka_message_destroy(batch[i]);
+                }
+        }
+        if (parts > 2) {
+                for (tries = 0; tries < 20 && cb_msgs < count_of(n, parts, 2); tries++)
+                        if (rd_kafka_consume_callback(rkt, 2, 1000, consume_cb, &cb_msgs) < 0)
+                                break;
+                printf("legacy: consume_callback [2]: %d message(s)\n", cb_msgs);
+        }
+        if (parts > 3) {
+                m = rd_kafka_consume(rkt, 3, 1000);
+                printf("legacy: consume [3] from END: %s, %s\n", m ? "a message" : "NULL",
+                       rd_kafka_err2name(rd_kafka_last_error()));
+                if (m)
+                        rd_kafka_message_destroy(m);
+        }
+        for (p = 0; p < parts && p < 4; p++)
+                printf("legacy: consume_stop [%d]: %d\n", p, rd_kafka_consume_stop(rkt, p));
+        rd_kafka_topic_destroy(rkt);
+        rd_kafka_destroy(rk);
 }
 
 int main(int argc, char **argv) {
@@ -325,6 +406,7 @@ int main(int argc, char **argv) {
         fail("consumer_close", rd_kafka_consumer_close(rk));
         printf("closed after close: %d\n", rd_kafka_consumer_closed(rk));
         rd_kafka_destroy(rk);
+        legacy(bootstrap, topic, n, parts);
         printf("done\n");
         return 0;
 }

@@ -1,0 +1,295 @@
+//! The legacy (simple) consumer of rdkafka.h on gregor's [`Consumer`] with
+//! manual assignment: `rd_kafka_consume_start`, `_consume_stop`,
+//! `rd_kafka_consume`, `_consume_batch`, `_consume_callback`, by topic
+//! handle and partition.
+//!
+//! `consume_start` adds the partition to the consumer's assignment at the
+//! given (absolute or logical) offset, `consume_stop` removes it. gregor's
+//! consumer hands out the messages of every assigned partition in one
+//! stream; a call for one partition keeps what it polls for the other
+//! started partitions in their own queues, for their calls to return, so
+//! each partition's messages come in order to the calls for it, as
+//! librdkafka's per-partition queues give them. Messages are
+//! [`crate::consumer`]'s consumed messages, freed with
+//! `rd_kafka_message_destroy`.
+//!
+//! As librdkafka's: a partition not started is `_UNKNOWN_PARTITION`
+//! (errno ESRCH), a `rd_kafka_consume` that times out is NULL with
+//! `_TIMED_OUT` (errno ETIMEDOUT) as `rd_kafka_last_error`;
+//! `consume_batch` fills the array until it is full or the time is up;
+//! `consume_callback` waits up to the timeout for a first message, then
+//! serves what is there.
+
+#![allow(unsafe_code)] // `#[no_mangle]`, the application's callback
+
+use std::collections::{HashMap, VecDeque};
+use std::ffi::{c_int, c_void};
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
+
+use gregor::consumer::{Consumer, TopicPartitionOffset};
+use gregor::message::Message as GregorMessage;
+
+use crate::conf::ConsumeCb;
+use crate::errors::set_last_error;
+use crate::guard::guard;
+use crate::handle::{timeout, Client, Handle};
+use crate::message::Message;
+use crate::raw;
+use crate::topic::Topic;
+
+/// `RD_KAFKA_RESP_ERR__INVALID_ARG`.
+const RESP_ERR__INVALID_ARG: c_int = -186;
+/// `RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION`.
+const RESP_ERR__UNKNOWN_PARTITION: c_int = -190;
+/// `RD_KAFKA_RESP_ERR__TIMED_OUT`.
+const RESP_ERR__TIMED_OUT: c_int = -185;
+/// `EINVAL`, `ESRCH`, `ETIMEDOUT`.
+const EINVAL: c_int = 22;
+const ESRCH: c_int = 3;
+const ETIMEDOUT: c_int = 110;
+
+/// The started partitions' queues of a consumer handle.
+#[derive(Debug, Default)]
+pub(crate) struct Queues {
+    by_partition: Mutex<HashMap<(String, i32), VecDeque<GregorMessage>>>,
+}
+
+/// The topic's handle and consumer.
+fn parts<'a>(rkt: *const Topic) -> Option<(&'a Topic, &'a Handle, &'a Consumer)> {
+    let t = raw::object(rkt)?;
+    let h = t.handle()?;
+    match h.client() {
+        Client::Consumer(c) => Some((t, h, c)),
+        Client::Producer(_) => None,
+    }
+}
+
+/// Fails as librdkafka's legacy calls: -1, the code as last error, errno.
+fn failed(code: c_int, errno: c_int) -> c_int {
+    set_last_error(code);
+    raw::set_errno(errno);
+    -1
+}
+
+/// Starts consuming the topic's partition at `offset`
+/// (`rd_kafka_consume_start`): 0, or -1 with the reason as
+/// `rd_kafka_last_error`.
+#[no_mangle]
+pub extern "C" fn rd_kafka_consume_start(rkt: *mut Topic, partition: i32, offset: i64) -> c_int {
+    guard(-1, || {
+        let Some((t, h, c)) = parts(rkt) else {
+            return failed(RESP_ERR__INVALID_ARG, EINVAL);
+        };
+        let key = (t.name().to_string(), partition);
+        let queues = &h.consumer_state().legacy;
+        let mut map = queues
+            .by_partition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if map.contains_key(&key) {
+            return failed(RESP_ERR__INVALID_ARG, EINVAL);
+        }
+        match c.incremental_assign(&[TopicPartitionOffset::new(t.name(), partition, offset)]) {
+            Ok(()) => {
+                map.insert(key, VecDeque::new());
+                set_last_error(0);
+                0
+            }
+            Err(e) => failed(e.code(), EINVAL),
+        }
+    })
+}
+
+/// Stops consuming the topic's partition (`rd_kafka_consume_stop`); what
+/// its queue held is dropped.
+#[no_mangle]
+pub extern "C" fn rd_kafka_consume_stop(rkt: *mut Topic, partition: i32) -> c_int {
+    guard(-1, || {
+        let Some((t, h, c)) = parts(rkt) else {
+            return failed(RESP_ERR__INVALID_ARG, EINVAL);
+        };
+        let key = (t.name().to_string(), partition);
+        let removed = h
+            .consumer_state()
+            .legacy
+            .by_partition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&key);
+        if removed.is_none() {
+            return failed(RESP_ERR__UNKNOWN_PARTITION, ESRCH);
+        }
+        match c.incremental_unassign(&[TopicPartitionOffset::new(t.name(), partition, -1001)]) {
+            Ok(()) => 0,
+            Err(e) => failed(e.code(), EINVAL),
+        }
+    })
+}
+
+/// What one wait for a partition's next message found.
+enum Next {
+    Message(GregorMessage),
+    TimedOut,
+    NotStarted,
+}
+
+/// The next message of the started partition `key`, waiting until
+/// `deadline`: from its queue, else from the consumer (keeping other
+/// started partitions' messages in their queues).
+fn next(h: &Handle, c: &Consumer, key: &(String, i32), deadline: Instant) -> Next {
+    let queues = &h.consumer_state().legacy.by_partition;
+    loop {
+        {
+            let mut map = queues.lock().unwrap_or_else(PoisonError::into_inner);
+            match map.get_mut(key) {
+                None => return Next::NotStarted,
+                Some(q) => {
+                    if let Some(m) = q.pop_front() {
+                        return Next::Message(m);
+                    }
+                }
+            }
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        let m = match c.poll(left) {
+            Ok(Some(m)) => m,
+            Err(_) => return Next::TimedOut,
+            Ok(None) => {
+                if Instant::now() >= deadline {
+                    return Next::TimedOut;
+                }
+                continue;
+            }
+        };
+        if m.topic.is_empty() || (&*m.topic == key.0.as_str() && m.partition == key.1) {
+            return Next::Message(m);
+        }
+        let mut map = queues.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(q) = map.get_mut(&(m.topic.to_string(), m.partition)) {
+            q.push_back(m);
+        }
+    }
+}
+
+/// The topic partition's next message, waiting up to `timeout_ms`
+/// (`rd_kafka_consume`); NULL with `rd_kafka_last_error` on timeout or
+/// for a partition not started.
+#[no_mangle]
+pub extern "C" fn rd_kafka_consume(
+    rkt: *mut Topic,
+    partition: i32,
+    timeout_ms: c_int,
+) -> *mut Message {
+    guard(std::ptr::null_mut(), || {
+        let Some((t, h, c)) = parts(rkt) else {
+            failed(RESP_ERR__INVALID_ARG, EINVAL);
+            return std::ptr::null_mut();
+        };
+        let key = (t.name().to_string(), partition);
+        match next(h, c, &key, Instant::now() + timeout(timeout_ms)) {
+            Next::Message(m) => {
+                set_last_error(0);
+                crate::consumer::consumed(h, m)
+            }
+            Next::TimedOut => {
+                failed(RESP_ERR__TIMED_OUT, ETIMEDOUT);
+                std::ptr::null_mut()
+            }
+            Next::NotStarted => {
+                failed(RESP_ERR__UNKNOWN_PARTITION, ESRCH);
+                std::ptr::null_mut()
+            }
+        }
+    })
+}
+
+/// Writes `m` at index `n` of the application's array.
+fn put(rkmessages: *mut *mut Message, n: usize, m: *mut Message) {
+    // SAFETY: rdkafka.h's `rkmessages, rkmessages_size`: an array of
+    // `rkmessages_size` writable pointers; the caller keeps n below it.
+    unsafe { rkmessages.add(n).write(m) };
+}
+
+/// Calls the application's consume callback with `m` and its opaque.
+fn call_consume(cb: ConsumeCb, m: *mut Message, opaque: usize) {
+    // SAFETY: `cb` is the application's `consume_cb`, called as rdkafka.h
+    // documents: a message valid for the call (destroyed after it) and the
+    // opaque it gave.
+    unsafe { cb(m.cast(), opaque as *mut c_void) };
+}
+
+/// Up to `size` messages of the topic partition into `rkmessages`,
+/// waiting up to `timeout_ms` for the array to fill
+/// (`rd_kafka_consume_batch`): how many, or -1 for a partition not
+/// started.
+#[no_mangle]
+pub extern "C" fn rd_kafka_consume_batch(
+    rkt: *mut Topic,
+    partition: i32,
+    timeout_ms: c_int,
+    rkmessages: *mut *mut Message,
+    size: usize,
+) -> isize {
+    guard(-1, || {
+        let Some((t, h, c)) = parts(rkt) else {
+            return failed(RESP_ERR__INVALID_ARG, EINVAL) as isize;
+        };
+        if rkmessages.is_null() && size > 0 {
+            return failed(RESP_ERR__INVALID_ARG, EINVAL) as isize;
+        }
+        let key = (t.name().to_string(), partition);
+        let deadline = Instant::now() + timeout(timeout_ms);
+        let mut n = 0;
+        while n < size {
+            match next(h, c, &key, deadline) {
+                Next::Message(m) => {
+                    put(rkmessages, n, crate::consumer::consumed(h, m));
+                    n += 1;
+                }
+                Next::TimedOut => break,
+                Next::NotStarted if n == 0 => {
+                    return failed(RESP_ERR__UNKNOWN_PARTITION, ESRCH) as isize
+                }
+                Next::NotStarted => break,
+            }
+        }
+        isize::try_from(n).unwrap_or(isize::MAX)
+    })
+}
+
+/// Calls `consume_cb` with the topic partition's messages, waiting up to
+/// `timeout_ms` for the first, then serving what is there
+/// (`rd_kafka_consume_callback`); each message is destroyed after its
+/// call. How many, or -1 for a partition not started.
+#[no_mangle]
+pub extern "C" fn rd_kafka_consume_callback(
+    rkt: *mut Topic,
+    partition: i32,
+    timeout_ms: c_int,
+    consume_cb: Option<ConsumeCb>,
+    opaque: *mut c_void,
+) -> c_int {
+    guard(-1, || {
+        let (Some((t, h, c)), Some(cb)) = (parts(rkt), consume_cb) else {
+            return failed(RESP_ERR__INVALID_ARG, EINVAL);
+        };
+        let key = (t.name().to_string(), partition);
+        let mut deadline = Instant::now() + timeout(timeout_ms);
+        let mut n: c_int = 0;
+        loop {
+            match next(h, c, &key, deadline) {
+                Next::Message(m) => {
+                    let p = crate::consumer::consumed(h, m);
+                    call_consume(cb, p, opaque as usize);
+                    crate::consumer::rd_kafka_message_destroy(p);
+                    n = n.saturating_add(1);
+                    deadline = Instant::now();
+                }
+                Next::TimedOut => return n,
+                Next::NotStarted if n == 0 => return failed(RESP_ERR__UNKNOWN_PARTITION, ESRCH),
+                Next::NotStarted => return n,
+            }
+        }
+    })
+}
