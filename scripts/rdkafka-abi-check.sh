@@ -26,6 +26,7 @@
 #            offsets, positions and watermarks, closes; then the legacy
 #            consumer (consume_start, consume, consume_batch,
 #            consume_callback, consume_stop) on it; skipped likewise;
+#            and ours again under valgrind: no definite leak;
 #   lists    rdkafka/tests/lists.c (the plain-data families: topic
 #            partition lists, headers, rd_kafka_mem_*, UUIDs), compiled
 #            against the real rdkafka.h, prints the same linked against ours
@@ -171,6 +172,18 @@ if port_open "$BROKER_PORT"; then
     else
         head -40 "$WORK/consumer.diff" >&2
         fail consumer "consumer.c's output differs (whole diff: $WORK/consumer.diff)"
+    fi
+    # consumed messages, their headers and lists freed: no leak of ours
+    # (the Rust runtime's per-thread handles only "possibly" leak)
+    if ! command -v valgrind >/dev/null; then
+        log "consumer under valgrind: skipped (no valgrind)"
+    elif timeout 300 valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite -q \
+        "$WORK/consumer-ours" "127.0.0.1:$BROKER_PORT" "$ctopic-valgrind" 20 \
+        >"$WORK/consumer-valgrind.out" 2>"$WORK/consumer-valgrind.txt"; then
+        log "consumer under valgrind (ours): no definite leak, no invalid access"
+    else
+        grep -A20 -m1 -E 'definitely lost|Invalid|uninitialised' "$WORK/consumer-valgrind.txt" >&2 || true
+        fail valgrind "consumer under valgrind found errors in ours (log: $WORK/consumer-valgrind.txt)"
     fi
 else
     log "consumer: SKIPPED: no broker on 127.0.0.1:$BROKER_PORT (scripts/services.sh start broker)"
