@@ -34,6 +34,7 @@
 //! | [`message`] | `rd_kafka_message_t` and its accessors |
 //! | [`consumer`] | the high-level consumer: subscribe, `consumer_poll` (consumed messages, their headers and destroy), assignment and `rebalance_cb`, commits and `offset_commit_cb`, positions, seek, pause, watermarks, offsets for times |
 //! | [`consume`] | the legacy consumer by topic handle and partition: `consume_start`, `_stop`, `consume`, `consume_batch`, `consume_callback` |
+//! | [`group_metadata`] | `rd_kafka_consumer_group_metadata_t`: of a consumer, new, accessors, write / read |
 //! | [`metadata`] | `rd_kafka_metadata_t` of `rd_kafka_metadata` |
 //! | [`partitioner`] | the built-in partitioners' `rd_kafka_msg_partitioner_*` functions |
 //!
@@ -51,6 +52,7 @@ pub mod consumer;
 pub mod error_object;
 pub mod errors;
 pub mod group_list;
+pub mod group_metadata;
 pub mod guard;
 pub mod handle;
 pub mod headers;

@@ -183,6 +183,61 @@ static int produce(const char *bootstrap, const char *topic, int n, int *parts) 
         return 0;
 }
 
+/* rd_kafka_consumer_group_metadata of the member, and write / read. */
+static void group_metadata(rd_kafka_t *rk, const char *group) {
+        rd_kafka_consumer_group_metadata_t *cgmd = rd_kafka_consumer_group_metadata(rk), *back;
+        rd_kafka_error_t *error;
+        void *buf = NULL;
+        size_t size = 0, i;
+
+        if (!cgmd) {
+                printf("group metadata: NULL\n");
+                return;
+        }
+        printf("group metadata: group %s, generation %d, member %s, instance %s\n",
+               strcmp(rd_kafka_consumer_group_metadata_group_id(cgmd), group) ? "other" : "ours",
+               (int)rd_kafka_consumer_group_metadata_generation_id(cgmd),
+               *rd_kafka_consumer_group_metadata_member_id(cgmd) ? "set" : "empty",
+               rd_kafka_consumer_group_metadata_group_instance_id(cgmd) ? "set" : "NULL");
+        error = rd_kafka_consumer_group_metadata_write(cgmd, &buf, &size);
+        printf("  write: %s\n", error ? rd_kafka_error_string(error) : "ok");
+        if (!error) {
+                error = rd_kafka_consumer_group_metadata_read(&back, buf, size);
+                printf("  read back: %s", error ? rd_kafka_error_name(error) : "ok");
+                if (!error) {
+                        printf(", generation %d, same member %d\n",
+                               (int)rd_kafka_consumer_group_metadata_generation_id(back),
+                               !strcmp(rd_kafka_consumer_group_metadata_member_id(back),
+                                       rd_kafka_consumer_group_metadata_member_id(cgmd)));
+                        rd_kafka_consumer_group_metadata_destroy(back);
+                } else {
+                        printf("\n");
+                }
+                if (error)
+                        rd_kafka_error_destroy(error);
+                error = rd_kafka_consumer_group_metadata_read(&back, buf, size - 1);
+                printf("  read of one byte less: %s\n", error ? rd_kafka_error_name(error) : "ok");
+                if (error)
+                        rd_kafka_error_destroy(error);
+                else
+                        rd_kafka_consumer_group_metadata_destroy(back);
+                rd_kafka_mem_free(NULL, buf);
+        } else {
+                rd_kafka_error_destroy(error);
+        }
+        rd_kafka_consumer_group_metadata_destroy(cgmd);
+
+        cgmd = rd_kafka_consumer_group_metadata_new_with_genid("g", 3, "m", "inst");
+        if (!rd_kafka_consumer_group_metadata_write(cgmd, &buf, &size)) {
+                printf("  write of (g, 3, m, inst):");
+                for (i = 0; i < size; i++)
+                        printf(" %02x", ((unsigned char *)buf)[i]);
+                printf("\n");
+                rd_kafka_mem_free(NULL, buf);
+        }
+        rd_kafka_consumer_group_metadata_destroy(cgmd);
+}
+
 /* The messages produced to partition p of parts. */
 static int count_of(int n, int parts, int p) {
         return (n + parts - 1 - p) / parts;
@@ -401,6 +456,8 @@ int main(int argc, char **argv) {
                                 rd_kafka_message_destroy(m);
                 }
         }
+
+        group_metadata(rk, group);
 
         printf("closed before close: %d\n", rd_kafka_consumer_closed(rk));
         fail("consumer_close", rd_kafka_consumer_close(rk));
