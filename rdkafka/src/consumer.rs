@@ -6,6 +6,7 @@
 //! `_assignment_lost`, `_rebalance_protocol`) and the conf's
 //! `rebalance_cb`; offsets (`rd_kafka_commit`, `_commit_message`,
 //! `_committed`, `_position`, `_offsets_store`, `_offset_store`,
+//! `_offset_store_message`,
 //! `_seek`, `_seek_partitions`, `_pause_partitions`,
 //! `_resume_partitions`, `_query_watermark_offsets`,
 //! `_get_watermark_offsets`, `_offsets_for_times`) and the conf's
@@ -637,14 +638,69 @@ pub extern "C" fn rd_kafka_position(rk: *mut Handle, list: *mut TopicPartitionLi
     })
 }
 
-/// Stores the list's offsets for the next commit (`rd_kafka_offsets_store`).
+/// Stores the list's offsets for the next commit (`rd_kafka_offsets_store`),
+/// each element's error in it. As librdkafka's: `_INVALID_ARG` while
+/// `enable.auto.offset.store` is on; else an error only when no element
+/// was stored (the last element's).
 #[no_mangle]
 pub extern "C" fn rd_kafka_offsets_store(rk: *mut Handle, list: *mut TopicPartitionList) -> c_int {
     guard(RESP_ERR__INVALID_ARG, || {
-        let Some(c) = consumer(rk) else {
+        let (Some(h), Some(c)) = (raw::object(rk), consumer(rk)) else {
             return RESP_ERR__INVALID_ARG;
         };
-        code(c.store_offsets(&to_offsets(list)))
+        if h.conf().props.get("enable.auto.offset.store") != Some("false") {
+            return RESP_ERR__INVALID_ARG;
+        }
+        let tpos = to_offsets(list);
+        let (mut ok, mut last) = (0, 0);
+        for tpo in &tpos {
+            let mut done = tpo.clone();
+            done.error = c.store_offsets(std::slice::from_ref(tpo)).err();
+            match &done.error {
+                Some(e) => last = e.code(),
+                None => ok += 1,
+            }
+            update_list(list, &[done]);
+        }
+        if !tpos.is_empty() && ok == 0 {
+            last
+        } else {
+            0
+        }
+    })
+}
+
+/// Stores the offset after a consumed message for the next commit
+/// (`rd_kafka_offset_store_message`): NULL, or an error object
+/// (`_INVALID_ARG` for a message with an error or not consumed).
+#[no_mangle]
+pub extern "C" fn rd_kafka_offset_store_message(rkmessage: *mut Message) -> *mut c_void {
+    guard(std::ptr::null_mut(), || {
+        let Some(m) = as_consumed(rkmessage) else {
+            return ErrorObject::boxed(
+                RESP_ERR__INVALID_ARG,
+                "Invalid message object, not a consumed message",
+            );
+        };
+        if m.msg.c.err != 0 {
+            return ErrorObject::boxed(
+                RESP_ERR__INVALID_ARG,
+                "Message object must not have an error set",
+            );
+        }
+        let Some(topic) = raw::object(m.msg.c.rkt.cast_const().cast::<Topic>()) else {
+            return ErrorObject::boxed(
+                RESP_ERR__INVALID_ARG,
+                "Invalid message object, not a consumed message",
+            );
+        };
+        let Some(Client::Consumer(c)) = topic.handle().map(Handle::client) else {
+            return ErrorObject::boxed(RESP_ERR__INVALID_ARG, "Not a consumer");
+        };
+        let mut tpo =
+            TopicPartitionOffset::new(topic.name(), m.msg.c.partition, m.msg.c.offset + 1);
+        tpo.leader_epoch = (m.msg.leader_epoch >= 0).then_some(m.msg.leader_epoch);
+        error_object(c.store_offsets(&[tpo]))
     })
 }
 

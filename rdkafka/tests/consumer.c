@@ -238,6 +238,73 @@ static void group_metadata(rd_kafka_t *rk, const char *group) {
         rd_kafka_consumer_group_metadata_destroy(cgmd);
 }
 
+/* pause / resume, seek_partitions and rd_kafka_seek, offsets_store and
+ * offset_store on the group member. */
+static void seek_pause_store(rd_kafka_t *rk, const char *topic, int parts) {
+        rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new(parts);
+        rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topic, NULL);
+        rd_kafka_message_t *m;
+        rd_kafka_error_t *error;
+        int i, tries;
+
+        for (i = 0; i < parts; i++)
+                rd_kafka_topic_partition_list_add(list, topic, i);
+        fail("pause_partitions", rd_kafka_pause_partitions(rk, list));
+        print_parts("paused", list, 0);
+        fail("resume_partitions", rd_kafka_resume_partitions(rk, list));
+        print_parts("resumed", list, 0);
+        rd_kafka_topic_partition_list_destroy(list);
+
+        list = rd_kafka_topic_partition_list_new(1);
+        rd_kafka_topic_partition_list_add(list, topic, 0)->offset = 2;
+        error = rd_kafka_seek_partitions(rk, list, 10000);
+        printf("seek_partitions [0] @2: %s\n", error ? rd_kafka_error_name(error) : "ok");
+        if (error)
+                rd_kafka_error_destroy(error);
+        print_parts("  seeked", list, 1);
+        for (tries = 0; tries < 100; tries++) {
+                m = rd_kafka_consumer_poll(rk, 100);
+                if (!m)
+                        continue;
+                if (!m->err && m->partition == 0) {
+                        printf("  next of [0]: @%lld\n", (long long)m->offset);
+                        rd_kafka_message_destroy(m);
+                        break;
+                }
+                rd_kafka_message_destroy(m);
+        }
+        fail("seek [1] @3 (legacy)", rd_kafka_seek(rkt, 1, 3, 10000));
+        for (tries = 0; tries < 100; tries++) {
+                m = rd_kafka_consumer_poll(rk, 100);
+                if (!m)
+                        continue;
+                if (!m->err && m->partition == 1) {
+                        printf("  next of [1]: @%lld\n", (long long)m->offset);
+                        rd_kafka_message_destroy(m);
+                        break;
+                }
+                rd_kafka_message_destroy(m);
+        }
+        fail("position", rd_kafka_position(rk, list));
+        print_parts("  position", list, 1);
+        list->elems[0].offset = 1;
+        fail("offsets_store [0] @1 (auto store on)", rd_kafka_offsets_store(rk, list));
+        print_parts("  stored", list, 1);
+        rd_kafka_topic_partition_list_destroy(list);
+        fail("offset_store [0] @0 (legacy, auto store on)", rd_kafka_offset_store(rkt, 0, 0));
+        m = NULL;
+        for (tries = 0; tries < 10 && !m; tries++)
+                m = rd_kafka_consumer_poll(rk, 100);
+        error = rd_kafka_offset_store_message(m);
+        printf("offset_store_message (%s): %s\n", m ? rd_kafka_err2name(m->err) : "no message",
+               error ? rd_kafka_error_name(error) : "ok");
+        if (error)
+                rd_kafka_error_destroy(error);
+        if (m)
+                rd_kafka_message_destroy(m);
+        rd_kafka_topic_destroy(rkt);
+}
+
 /* The messages produced to partition p of parts. */
 static int count_of(int n, int parts, int p) {
         return (n + parts - 1 - p) / parts;
@@ -458,6 +525,7 @@ int main(int argc, char **argv) {
         }
 
         group_metadata(rk, group);
+        seek_pause_store(rk, topic, parts);
 
         printf("closed before close: %d\n", rd_kafka_consumer_closed(rk));
         fail("consumer_close", rd_kafka_consumer_close(rk));
