@@ -112,6 +112,13 @@ fn consumer<'a>(rk: *const Handle) -> Option<&'a Consumer> {
     }
 }
 
+/// The consumer of a handle with `group.id`: what librdkafka's
+/// high-level calls need (its consumer without `group.id` has no group
+/// handle, and they fail with `_UNKNOWN_GROUP`).
+fn group_consumer<'a>(rk: *const Handle) -> Option<&'a Consumer> {
+    consumer(rk).filter(|c| has_group(c))
+}
+
 /// Whether the consumer has a group (`group.id`).
 fn has_group(c: &Consumer) -> bool {
     c.group_metadata().is_some()
@@ -259,9 +266,28 @@ fn serve_commits(h: &Handle, rk: usize) {
     }
 }
 
+/// What `rd_kafka_consumer_poll` returns without `group.id`, as
+/// librdkafka's: a message of `_UNKNOWN_GROUP`, partition and offset 0,
+/// no payload.
+fn unknown_group(h: &Handle) -> *mut Message {
+    let ev = GregorMessage::event(
+        std::sync::Arc::from(""),
+        0,
+        0,
+        Error::local(RESP_ERR__UNKNOWN_GROUP, ""),
+    );
+    let p = consumed(h, ev);
+    if let Some(m) = as_consumed_mut(p) {
+        m.msg.c.payload = std::ptr::null_mut();
+        m.msg.c.len = 0;
+    }
+    p
+}
+
 /// The next message or event, waiting up to `timeout_ms`
 /// (`rd_kafka_consumer_poll`); rebalance and commit callbacks run inside.
-/// NULL on timeout, once closed, or for a handle that is no consumer.
+/// NULL on timeout, once closed, or for a handle that is no consumer; an
+/// `_UNKNOWN_GROUP` message without `group.id`, as librdkafka's.
 #[no_mangle]
 pub extern "C" fn rd_kafka_consumer_poll(rk: *mut Handle, timeout_ms: c_int) -> *mut Message {
     guard(std::ptr::null_mut(), || {
@@ -271,6 +297,9 @@ pub extern "C" fn rd_kafka_consumer_poll(rk: *mut Handle, timeout_ms: c_int) -> 
         let Client::Consumer(c) = h.client() else {
             return std::ptr::null_mut();
         };
+        if !has_group(c) {
+            return unknown_group(h);
+        }
         serve_commits(h, rk as usize);
         match c.poll(timeout(timeout_ms)) {
             Ok(Some(m)) => consumed(h, m),
@@ -422,27 +451,29 @@ pub extern "C" fn rd_kafka_subscription(
 /// `enable.auto.commit`, leaves the group.
 #[no_mangle]
 pub extern "C" fn rd_kafka_consumer_close(rk: *mut Handle) -> c_int {
-    guard(RESP_ERR__INVALID_ARG, || match consumer(rk) {
+    guard(RESP_ERR__UNKNOWN_GROUP, || match group_consumer(rk) {
         Some(c) => {
             c.close();
             0
         }
-        None => RESP_ERR__INVALID_ARG,
+        None => RESP_ERR__UNKNOWN_GROUP,
     })
 }
 
 /// Whether the consumer is closed (`rd_kafka_consumer_closed`).
 #[no_mangle]
 pub extern "C" fn rd_kafka_consumer_closed(rk: *mut Handle) -> c_int {
-    guard(0, || consumer(rk).map_or(0, |c| c_int::from(c.closed())))
+    guard(0, || {
+        group_consumer(rk).map_or(0, |c| c_int::from(c.closed()))
+    })
 }
 
 /// Replaces the assignment; NULL unassigns (`rd_kafka_assign`).
 #[no_mangle]
 pub extern "C" fn rd_kafka_assign(rk: *mut Handle, list: *const TopicPartitionList) -> c_int {
     guard(RESP_ERR__INVALID_ARG, || {
-        let Some(c) = consumer(rk) else {
-            return RESP_ERR__INVALID_ARG;
+        let Some(c) = group_consumer(rk) else {
+            return RESP_ERR__UNKNOWN_GROUP;
         };
         if list.is_null() {
             code(c.unassign())
@@ -460,15 +491,23 @@ fn error_object(r: Result<(), Error>) -> *mut c_void {
     )
 }
 
+/// The error object of an assignment call without `group.id`.
+fn no_group() -> *mut c_void {
+    ErrorObject::boxed(
+        RESP_ERR__UNKNOWN_GROUP,
+        "Requires a consumer with group.id configured",
+    )
+}
+
 /// Adds `list` to the assignment (`rd_kafka_incremental_assign`).
 #[no_mangle]
 pub extern "C" fn rd_kafka_incremental_assign(
     rk: *mut Handle,
     list: *const TopicPartitionList,
 ) -> *mut c_void {
-    guard(std::ptr::null_mut(), || match consumer(rk) {
+    guard(std::ptr::null_mut(), || match group_consumer(rk) {
         Some(c) => error_object(c.incremental_assign(&to_offsets(list))),
-        None => ErrorObject::boxed(RESP_ERR__INVALID_ARG, "Not a consumer"),
+        None => no_group(),
     })
 }
 
@@ -478,9 +517,9 @@ pub extern "C" fn rd_kafka_incremental_unassign(
     rk: *mut Handle,
     list: *const TopicPartitionList,
 ) -> *mut c_void {
-    guard(std::ptr::null_mut(), || match consumer(rk) {
+    guard(std::ptr::null_mut(), || match group_consumer(rk) {
         Some(c) => error_object(c.incremental_unassign(&to_offsets(list))),
-        None => ErrorObject::boxed(RESP_ERR__INVALID_ARG, "Not a consumer"),
+        None => no_group(),
     })
 }
 
@@ -490,12 +529,12 @@ pub extern "C" fn rd_kafka_assignment(
     rk: *mut Handle,
     list: *mut *mut TopicPartitionList,
 ) -> c_int {
-    guard(RESP_ERR__INVALID_ARG, || match consumer(rk) {
+    guard(RESP_ERR__UNKNOWN_GROUP, || match group_consumer(rk) {
         Some(c) => {
             raw::write_out(list, new_list(&c.assignment()));
             0
         }
-        None => RESP_ERR__INVALID_ARG,
+        None => RESP_ERR__UNKNOWN_GROUP,
     })
 }
 
@@ -504,7 +543,7 @@ pub extern "C" fn rd_kafka_assignment(
 #[no_mangle]
 pub extern "C" fn rd_kafka_assignment_lost(rk: *mut Handle) -> c_int {
     guard(0, || {
-        consumer(rk).map_or(0, |c| c_int::from(c.assignment_lost()))
+        group_consumer(rk).map_or(0, |c| c_int::from(c.assignment_lost()))
     })
 }
 
@@ -545,7 +584,7 @@ pub extern "C" fn rd_kafka_commit(
         let Some(h) = raw::object(rk) else {
             return RESP_ERR__INVALID_ARG;
         };
-        let Client::Consumer(c) = h.client() else {
+        let Some(c) = group_consumer(h) else {
             return RESP_ERR__UNKNOWN_GROUP;
         };
         let list = (!offsets.is_null()).then(|| to_offsets(offsets));
@@ -589,7 +628,7 @@ pub extern "C" fn rd_kafka_commit_message(
         let (Some(h), Some(m)) = (raw::object(rk), raw::object(rkmessage)) else {
             return RESP_ERR__INVALID_ARG;
         };
-        let Client::Consumer(c) = h.client() else {
+        let Some(c) = group_consumer(h) else {
             return RESP_ERR__UNKNOWN_GROUP;
         };
         if m.c.err != 0 {
@@ -612,8 +651,8 @@ pub extern "C" fn rd_kafka_committed(
     timeout_ms: c_int,
 ) -> c_int {
     guard(RESP_ERR__INVALID_ARG, || {
-        let Some(c) = consumer(rk) else {
-            return RESP_ERR__INVALID_ARG;
+        let Some(c) = group_consumer(rk) else {
+            return RESP_ERR__UNKNOWN_GROUP;
         };
         match c.committed(&to_offsets(list), timeout(timeout_ms)) {
             Ok(found) => {
@@ -979,6 +1018,23 @@ mod tests {
         assert_eq!(rd_kafka_unsubscribe(rk), RESP_ERR__UNKNOWN_GROUP);
         assert!(rd_kafka_rebalance_protocol(rk).is_null());
         assert!(rd_kafka_memberid(rk).is_null());
+        assert_eq!(
+            rd_kafka_assign(rk, std::ptr::null()),
+            RESP_ERR__UNKNOWN_GROUP
+        );
+        assert_eq!(
+            rd_kafka_commit(rk, std::ptr::null(), 0),
+            RESP_ERR__UNKNOWN_GROUP
+        );
+        assert_eq!(rd_kafka_consumer_close(rk), RESP_ERR__UNKNOWN_GROUP);
+        let p = rd_kafka_consumer_poll(rk, 0);
+        let m = raw::object(p).unwrap();
+        assert_eq!(
+            (m.c.err, m.c.partition, m.c.offset),
+            (RESP_ERR__UNKNOWN_GROUP, 0, 0)
+        );
+        assert!(m.c.payload.is_null() && m.c.rkt.is_null());
+        rd_kafka_message_destroy(p);
         rd_kafka_destroy_flags(rk, DESTROY_F_NO_CONSUMER_CLOSE);
         let rk = handle(true);
         assert_eq!(rd_kafka_poll_set_consumer(rk), 0);
@@ -1013,7 +1069,7 @@ mod tests {
         );
         assert_eq!(
             rd_kafka_assign(null, std::ptr::null()),
-            RESP_ERR__INVALID_ARG
+            RESP_ERR__UNKNOWN_GROUP
         );
         rd_kafka_message_destroy(std::ptr::null_mut());
         let mut hs = std::ptr::null_mut();

@@ -369,6 +369,26 @@ static void legacy(const char *bootstrap, const char *topic, int n, int parts) {
         }
         for (p = 0; p < parts && p < 4; p++)
                 printf("legacy: consume_stop [%d]: %d\n", p, rd_kafka_consume_stop(rkt, p));
+
+        /* the high-level calls need group.id */
+        m = rd_kafka_consumer_poll(rk, 0);
+        printf("no group: consumer_poll: %s", m ? rd_kafka_err2name(m->err) : "NULL");
+        if (m) {
+                printf(" [%d] @%lld payload %s\n", (int)m->partition, (long long)m->offset,
+                       m->payload ? "set" : "NULL");
+                rd_kafka_message_destroy(m);
+        } else {
+                printf("\n");
+        }
+        fail("no group: assign(NULL)", rd_kafka_assign(rk, NULL));
+        fail("no group: commit", rd_kafka_commit(rk, NULL, 0));
+        fail("no group: subscribe", rd_kafka_subscribe(rk, NULL));
+        printf("no group: rebalance_protocol %s, memberid %s, group metadata %s, closed %d\n",
+               rd_kafka_rebalance_protocol(rk) ? "set" : "NULL",
+               rd_kafka_memberid(rk) ? "set" : "NULL",
+               rd_kafka_consumer_group_metadata(rk) ? "set" : "NULL",
+               rd_kafka_consumer_closed(rk));
+        fail("no group: consumer_close", rd_kafka_consumer_close(rk));
         rd_kafka_topic_destroy(rkt);
         rd_kafka_destroy(rk);
 }
