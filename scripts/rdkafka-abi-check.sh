@@ -23,7 +23,9 @@
 #   consumer rdkafka/tests/consumer.c, the same way: produces to a fresh
 #            topic, then a group consumer with a rebalance_cb reads it all
 #            (consumer_poll, partition EOF), commits, reads committed
-#            offsets, positions and watermarks, closes; then the legacy
+#            offsets, positions and watermarks, closes; a second group
+#            with cooperative-sticky (incremental assign / unassign in
+#            its rebalance_cb, unsubscribe); then the legacy
 #            consumer (consume_start, consume, consume_batch,
 #            consume_callback, consume_stop) on it; skipped likewise;
 #            and ours again under valgrind: no definite leak;

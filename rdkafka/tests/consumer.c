@@ -305,6 +305,92 @@ static void seek_pause_store(rd_kafka_t *rk, const char *topic, int parts) {
         rd_kafka_topic_destroy(rkt);
 }
 
+static int coop_revoked;
+
+/* A rebalance_cb for either protocol: incremental calls for COOPERATIVE. */
+static void coop_rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+                              rd_kafka_topic_partition_list_t *parts, void *opaque) {
+        rd_kafka_topic_partition_list_t *now = NULL;
+        const char *proto = rd_kafka_rebalance_protocol(rk);
+        rd_kafka_error_t *error = NULL;
+        char what[128];
+        int coop = proto && !strcmp(proto, "COOPERATIVE");
+
+        snprintf(what, sizeof what, "cooperative: rebalance %s (%s, lost %d)", rd_kafka_err2name(err),
+                 proto ? proto : "NULL", rd_kafka_assignment_lost(rk));
+        print_parts(what, parts, 0);
+        if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS && coop)
+                error = rd_kafka_incremental_assign(rk, parts);
+        else if (coop)
+                error = rd_kafka_incremental_unassign(rk, parts);
+        else
+                rd_kafka_assign(rk, err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS ? parts : NULL);
+        printf("  %s: %s\n", coop ? "incremental" : "assign", error ? rd_kafka_error_name(error) : "ok");
+        if (error)
+                rd_kafka_error_destroy(error);
+        if (err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS)
+                coop_revoked++;
+        if (!rd_kafka_assignment(rk, &now)) {
+                print_parts("  assignment", now, 0);
+                rd_kafka_topic_partition_list_destroy(now);
+        }
+        (void)opaque;
+}
+
+/* A second group, cooperative-sticky: reads the topic again, then
+ * unsubscribes (an incremental revocation) and closes. */
+static void cooperative(const char *bootstrap, const char *topic, int n) {
+        char errstr[512], group[256];
+        rd_kafka_conf_t *conf = rd_kafka_conf_new();
+        rd_kafka_topic_partition_list_t *subs;
+        rd_kafka_message_t *m;
+        rd_kafka_error_t *error;
+        rd_kafka_t *rk;
+        int msgs = 0, tries;
+
+        snprintf(group, sizeof group, "%s-coop", topic);
+        rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, errstr, sizeof errstr);
+        rd_kafka_conf_set(conf, "group.id", group, errstr, sizeof errstr);
+        rd_kafka_conf_set(conf, "auto.offset.reset", "earliest", errstr, sizeof errstr);
+        rd_kafka_conf_set(conf, "partition.assignment.strategy", "cooperative-sticky", errstr,
+                          sizeof errstr);
+        rd_kafka_conf_set_rebalance_cb(conf, coop_rebalance_cb);
+        if (!(rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr))) {
+                printf("cooperative: %s\n", errstr);
+                return;
+        }
+        subs = rd_kafka_topic_partition_list_new(1);
+        rd_kafka_topic_partition_list_add(subs, topic, RD_KAFKA_PARTITION_UA);
+        fail("cooperative: subscribe", rd_kafka_subscribe(rk, subs));
+        rd_kafka_topic_partition_list_destroy(subs);
+        for (tries = 0; tries < 600 && msgs < n; tries++) {
+                m = rd_kafka_consumer_poll(rk, 100);
+                if (!m)
+                        continue;
+                if (!m->err)
+                        msgs++;
+                rd_kafka_message_destroy(m);
+        }
+        printf("cooperative: consumed %d of %d\n", msgs, n);
+        /* an incremental call outside a rebalance: the partition is assigned already */
+        subs = rd_kafka_topic_partition_list_new(1);
+        rd_kafka_topic_partition_list_add(subs, topic, 0);
+        error = rd_kafka_incremental_assign(rk, subs);
+        printf("cooperative: incremental_assign of an assigned partition: %s\n",
+               error ? rd_kafka_error_name(error) : "ok");
+        if (error)
+                rd_kafka_error_destroy(error);
+        rd_kafka_topic_partition_list_destroy(subs);
+        fail("cooperative: unsubscribe", rd_kafka_unsubscribe(rk));
+        for (tries = 0; tries < 100 && !coop_revoked; tries++) {
+                m = rd_kafka_consumer_poll(rk, 100);
+                if (m)
+                        rd_kafka_message_destroy(m);
+        }
+        fail("cooperative: consumer_close", rd_kafka_consumer_close(rk));
+        rd_kafka_destroy(rk);
+}
+
 /* The messages produced to partition p of parts. */
 static int count_of(int n, int parts, int p) {
         return (n + parts - 1 - p) / parts;
@@ -551,6 +637,7 @@ int main(int argc, char **argv) {
         fail("consumer_close", rd_kafka_consumer_close(rk));
         printf("closed after close: %d\n", rd_kafka_consumer_closed(rk));
         rd_kafka_destroy(rk);
+        cooperative(bootstrap, topic, n);
         legacy(bootstrap, topic, n, parts);
         printf("done\n");
         return 0;
