@@ -42,7 +42,7 @@
 #![allow(unsafe_code)] // `#[no_mangle]`, the application's callbacks
 
 use std::ffi::{c_char, c_int, c_void, CString};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use gregor::consumer::{Consumer, RebalanceEvent, TopicPartitionOffset};
 use gregor::error::Error;
@@ -84,6 +84,15 @@ const OFFSET_INVALID: i64 = -1001;
 pub(crate) struct State {
     commits: Mutex<Vec<(c_int, Vec<TopicPartitionOffset>)>>,
     pub(crate) legacy: crate::consume::Queues,
+    /// Whether the consumer has `group.id`, found once (it cannot change).
+    grouped: OnceLock<bool>,
+}
+
+impl State {
+    /// Whether the consumer `c` of this state has a group.
+    fn grouped(&self, c: &Consumer) -> bool {
+        *self.grouped.get_or_init(|| c.group_metadata().is_some())
+    }
 }
 
 /// A consumed message or event, for the application to destroy with
@@ -116,12 +125,11 @@ fn consumer<'a>(rk: *const Handle) -> Option<&'a Consumer> {
 /// high-level calls need (its consumer without `group.id` has no group
 /// handle, and they fail with `_UNKNOWN_GROUP`).
 fn group_consumer<'a>(rk: *const Handle) -> Option<&'a Consumer> {
-    consumer(rk).filter(|c| has_group(c))
-}
-
-/// Whether the consumer has a group (`group.id`).
-fn has_group(c: &Consumer) -> bool {
-    c.group_metadata().is_some()
+    let h = raw::object(rk)?;
+    let Client::Consumer(c) = h.client() else {
+        return None;
+    };
+    h.consumer_state().grouped(c).then_some(c)
 }
 
 /// `rd_kafka_resp_err_t` of a result.
@@ -297,7 +305,7 @@ pub extern "C" fn rd_kafka_consumer_poll(rk: *mut Handle, timeout_ms: c_int) -> 
         let Client::Consumer(c) = h.client() else {
             return std::ptr::null_mut();
         };
-        if !has_group(c) {
+        if !h.consumer_state().grouped(c) {
             return unknown_group(h);
         }
         serve_commits(h, rk as usize);
@@ -392,8 +400,8 @@ impl Drop for Consumed {
 /// already; `_UNKNOWN_GROUP` without `group.id`, as librdkafka's.
 #[no_mangle]
 pub extern "C" fn rd_kafka_poll_set_consumer(rk: *mut Handle) -> c_int {
-    guard(RESP_ERR__UNKNOWN_GROUP, || match consumer(rk) {
-        Some(c) if has_group(c) => 0,
+    guard(RESP_ERR__UNKNOWN_GROUP, || match group_consumer(rk) {
+        Some(_) => 0,
         _ => RESP_ERR__UNKNOWN_GROUP,
     })
 }
@@ -403,7 +411,7 @@ pub extern "C" fn rd_kafka_poll_set_consumer(rk: *mut Handle) -> c_int {
 #[no_mangle]
 pub extern "C" fn rd_kafka_subscribe(rk: *mut Handle, list: *const TopicPartitionList) -> c_int {
     guard(RESP_ERR__INVALID_ARG, || {
-        let Some(c) = consumer(rk).filter(|c| has_group(c)) else {
+        let Some(c) = group_consumer(rk) else {
             return RESP_ERR__UNKNOWN_GROUP;
         };
         let names = topics(list);
@@ -419,8 +427,8 @@ pub extern "C" fn rd_kafka_subscribe(rk: *mut Handle, list: *const TopicPartitio
 /// Drops the subscription (`rd_kafka_unsubscribe`).
 #[no_mangle]
 pub extern "C" fn rd_kafka_unsubscribe(rk: *mut Handle) -> c_int {
-    guard(RESP_ERR__UNKNOWN_GROUP, || match consumer(rk) {
-        Some(c) if has_group(c) => code(c.unsubscribe()),
+    guard(RESP_ERR__UNKNOWN_GROUP, || match group_consumer(rk) {
+        Some(c) => code(c.unsubscribe()),
         _ => RESP_ERR__UNKNOWN_GROUP,
     })
 }
@@ -433,7 +441,7 @@ pub extern "C" fn rd_kafka_subscription(
     list: *mut *mut TopicPartitionList,
 ) -> c_int {
     guard(RESP_ERR__INVALID_ARG, || {
-        let Some(c) = consumer(rk).filter(|c| has_group(c)) else {
+        let Some(c) = group_consumer(rk) else {
             return RESP_ERR__UNKNOWN_GROUP;
         };
         let tpos: Vec<_> = c
@@ -551,8 +559,8 @@ pub extern "C" fn rd_kafka_assignment_lost(rk: *mut Handle) -> c_int {
 /// (`rd_kafka_rebalance_protocol`).
 #[no_mangle]
 pub extern "C" fn rd_kafka_rebalance_protocol(rk: *mut Handle) -> *const c_char {
-    guard(std::ptr::null(), || match consumer(rk) {
-        Some(c) if has_group(c) => match c.rebalance_protocol() {
+    guard(std::ptr::null(), || match group_consumer(rk) {
+        Some(c) => match c.rebalance_protocol() {
             "EAGER" => c"EAGER".as_ptr(),
             "COOPERATIVE" => c"COOPERATIVE".as_ptr(),
             _ => c"NONE".as_ptr(),
@@ -566,8 +574,8 @@ pub extern "C" fn rd_kafka_rebalance_protocol(rk: *mut Handle) -> *const c_char 
 /// group.
 #[no_mangle]
 pub extern "C" fn rd_kafka_memberid(rk: *const Handle) -> *mut c_char {
-    guard(std::ptr::null_mut(), || match consumer(rk) {
-        Some(c) if has_group(c) => crate::mem::strdup_bytes(c.member_id().as_bytes()),
+    guard(std::ptr::null_mut(), || match group_consumer(rk) {
+        Some(c) => crate::mem::strdup_bytes(c.member_id().as_bytes()),
         _ => std::ptr::null_mut(),
     })
 }
