@@ -19,7 +19,8 @@
 #             group -e`, from the beginning), with the range assignor and
 #             with cooperative-sticky: the same messages, partitions and
 #             offsets (sorted), exit status, and rebalance / end-of-partition
-#             lines (sorted, member ids masked).
+#             lines (sorted, member ids masked); and messages with
+#             headers read the same way: the same timestamps and headers.
 #
 # Prints each difference and exits 1 if any. Skipped (exit 0, with a log
 # line) when no broker listens. The kcat built against our header and
@@ -147,8 +148,22 @@ for strategy in range cooperative-sticky; do
         failed+=("G-$strategy-count")
     fi
 done
+# -G of messages with headers (one of them null) and timestamps, written by
+# the real kcat: the same keys, values, partitions, offsets, timestamps
+# and headers (rd_kafka_message_headers, _timestamp)
+for i in $(seq 1 20); do echo "hkey-$i:hvalue-$i"; done |
+    timeout 60 "$KCAT_REAL" -b "$BROKER" -P -t "$topic-H" -K: -H a=1 -H b=two -H c ||
+    die "the real kcat could not produce to $topic-H"
+for which in real ours; do
+    if [ $which = ours ]; then k=$KCAT_OURS; else k=$KCAT_REAL; fi
+    rc=0
+    timeout 60 "$k" -b "$BROKER" -G "$topic-GH-$which" -e -q -X auto.offset.reset=earliest \
+        -f '%k %s %p %o %T %h\n' "$topic-H" >"$WORK/G-headers-$which.out" 2>/dev/null || rc=$?
+    { sort -V "$WORK/G-headers-$which.out"; echo "exit $rc"; } >"$WORK/G-headers-$which.txt"
+done
+compare G-headers
 if [ ${#failed[@]} -gt 0 ]; then
     log "rdkafka ABI tests FAILED: ${failed[*]}"
     exit 1
 fi
-log "rdkafka ABI tests passed (kcat -L, -P of $N lines and of big lines, -G range and cooperative-sticky: the same with ours as with librdkafka)"
+log "rdkafka ABI tests passed (kcat -L, -P of $N lines and of big lines, -G range, cooperative-sticky and with headers: the same with ours as with librdkafka)"
