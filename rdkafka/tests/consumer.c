@@ -363,10 +363,12 @@ static void cooperative(const char *bootstrap, const char *topic, int n) {
         rd_kafka_topic_partition_list_add(subs, topic, RD_KAFKA_PARTITION_UA);
         fail("cooperative: subscribe", rd_kafka_subscribe(rk, subs));
         rd_kafka_topic_partition_list_destroy(subs);
-        for (tries = 0; tries < 600 && msgs < n; tries++) {
+        for (tries = 0; tries < 600 && msgs < n;) {
                 m = rd_kafka_consumer_poll(rk, 100);
-                if (!m)
+                if (!m) {
+                        tries++;
                         continue;
+                }
                 if (!m->err)
                         msgs++;
                 rd_kafka_message_destroy(m);
@@ -526,10 +528,13 @@ int main(int argc, char **argv) {
                 rd_kafka_topic_partition_list_destroy(list);
         }
 
-        for (tries = 0; tries < 600 && (got_cnt < n || eofs < parts); tries++) {
+        /* up to 60 s of empty polls */
+        for (tries = 0; tries < 600 && (got_cnt < n || eofs < parts);) {
                 m = rd_kafka_consumer_poll(rk, 100);
-                if (!m)
+                if (!m) {
+                        tries++;
                         continue;
+                }
                 if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
                         if (m->partition >= 0 && m->partition < parts) {
                                 if (eof_offset[m->partition] == 0 &&
