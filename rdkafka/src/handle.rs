@@ -75,6 +75,8 @@ pub struct Handle {
     log: Arc<LogState>,
     /// The controller of the last metadata answer, -1 before one.
     controller: AtomicI32,
+    /// Queues and admin requests; dropped last (joins the requests).
+    admin: crate::admin::HandleAdmin,
 }
 
 impl Handle {
@@ -104,6 +106,18 @@ impl Handle {
     /// The controller id of the last metadata answer (-1: none yet).
     pub(crate) fn controller(&self) -> &AtomicI32 {
         &self.controller
+    }
+
+    /// The handle's admin state (main queue, admin client, requests).
+    pub(crate) fn admin(&self) -> &crate::admin::HandleAdmin {
+        &self.admin
+    }
+
+    /// A function into the handle's log, for the other gregor clients the
+    /// handle makes.
+    pub(crate) fn log_sink(&self) -> impl Fn(i32, &str, &str, &str) + Send + Sync + 'static {
+        let state = Arc::clone(&self.log);
+        move |level, fac, name, buf| state.line(level, fac, name, buf)
     }
 
     fn kind(&self) -> c_int {
@@ -219,6 +233,7 @@ pub extern "C" fn rd_kafka_new(
             topics: Arc::new(Topics::default()),
             log,
             controller: AtomicI32::new(-1),
+            admin: crate::admin::HandleAdmin::new(),
         });
         // the box's address is the `rd_kafka_t *` the callbacks pass on
         let rk = &*handle as *const Handle as usize;

@@ -33,6 +33,9 @@
 //! | [`producer`] | `produce`, `produceva` (and `producev`, C in `csrc/producev.c` on `produceva`, which build.rs compiles and links), delivery reports |
 //! | [`message`] | `rd_kafka_message_t` and its accessors |
 //! | [`metadata`] | `rd_kafka_metadata_t` of `rd_kafka_metadata` |
+//! | [`queue`] | `rd_kafka_queue_t`: new, destroy, poll, length, the main queue |
+//! | [`event`] | `rd_kafka_event_t` of the admin results, their topic results |
+//! | [`admin`] | AdminOptions, NewTopic, DeleteTopic, NewPartitions; `CreateTopics`, `DeleteTopics`, `CreatePartitions`; `rd_kafka_thread_cnt` |
 //!
 //! Conventions of every export: its body runs inside [`guard::guard`], so
 //! no panic unwinds into C; what it writes through the caller's pointers
@@ -41,10 +44,12 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod admin;
 pub mod admin_parts;
 pub mod conf;
 pub mod error_object;
 pub mod errors;
+pub mod event;
 pub mod group_list;
 pub mod guard;
 pub mod handle;
@@ -54,6 +59,7 @@ pub mod message;
 pub mod metadata;
 pub mod partition_list;
 pub mod producer;
+pub mod queue;
 pub mod raw;
 pub mod stubs;
 pub mod topic;
