@@ -699,9 +699,23 @@ pub extern "C" fn rd_kafka_NewPartitions_set_replica_assignment(
     })
 }
 
-/// A topic's result as librdkafka gives it: the broker's message, else
-/// the code's text; `REQUEST_TIMED_OUT` is success when `started_ok`.
-fn topic_result(name: &str, r: Result<(), &Error>, started_ok: bool) -> TopicResult {
+/// How a request's topic results read.
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    /// `REQUEST_TIMED_OUT` is success (an operation timeout of 0 or less).
+    started_ok: bool,
+    /// The broker's message is the error text when it gives one
+    /// (CreateTopics, CreatePartitions); else, and always for DeleteTopics
+    /// as in librdkafka, the code's text.
+    broker_message: bool,
+}
+
+/// A topic's result as librdkafka gives it (see [`Reading`]).
+fn topic_result(name: &str, r: Result<(), &Error>, how: Reading) -> TopicResult {
+    let Reading {
+        started_ok,
+        broker_message,
+    } = how;
     match r {
         Ok(()) => TopicResult::new(name, 0, None),
         Err(Error::Kafka { code, .. }) if started_ok && code.0 == RESP_ERR_REQUEST_TIMED_OUT => {
@@ -711,7 +725,7 @@ fn topic_result(name: &str, r: Result<(), &Error>, started_ok: bool) -> TopicRes
             // gregor's context is "topic <name>[: <the broker's message>]"
             let message = context
                 .strip_prefix(&format!("topic {name}: "))
-                .filter(|m| !m.is_empty());
+                .filter(|m| broker_message && !m.is_empty());
             match message {
                 Some(m) => TopicResult::new(name, e.code(), Some(m)),
                 None => TopicResult::from_error(name, Some(e)),
@@ -722,11 +736,11 @@ fn topic_result(name: &str, r: Result<(), &Error>, started_ok: bool) -> TopicRes
 }
 
 /// The results of gregor's per-topic answers, in order.
-fn topic_results<T>(rs: &[ga::TopicResult<T>], started_ok: bool) -> Vec<TopicResult> {
+fn topic_results<T>(rs: &[ga::TopicResult<T>], how: Reading) -> Vec<TopicResult> {
     rs.iter()
         .map(|r| {
             let name = r.name.as_deref().unwrap_or_default();
-            topic_result(name, r.result.as_ref().map(|_| ()), started_ok)
+            topic_result(name, r.result.as_ref().map(|_| ()), how)
         })
         .collect()
 }
@@ -787,10 +801,13 @@ pub extern "C" fn rd_kafka_CreateTopics(
             .filter_map(|&t| raw::object(t))
             .map(|t| t.topic.clone())
             .collect();
-        let started_ok = raw::object(options).is_some_and(AdminOptions::started_is_success);
+        let how = Reading {
+            started_ok: raw::object(options).is_some_and(AdminOptions::started_is_success),
+            broker_message: true,
+        };
         let work: Work = Box::new(move |c, o| {
             let rs = c.create_topics(&topics, o)?;
-            Ok(topic_results(&rs, started_ok))
+            Ok(topic_results(&rs, how))
         });
         submit(rk, options, rkqu, EVENT_CREATETOPICS_RESULT, work);
     })
@@ -812,11 +829,14 @@ pub extern "C" fn rd_kafka_DeleteTopics(
             .filter_map(|&t| raw::object(t))
             .map(|t| t.name.clone())
             .collect();
-        let started_ok = raw::object(options).is_some_and(AdminOptions::started_is_success);
+        let how = Reading {
+            started_ok: raw::object(options).is_some_and(AdminOptions::started_is_success),
+            broker_message: false,
+        };
         let work: Work = Box::new(move |c, o| {
             let refs: Vec<&str> = names.iter().map(String::as_str).collect();
             let rs = c.delete_topics(&refs, o)?;
-            Ok(topic_results(&rs, started_ok))
+            Ok(topic_results(&rs, how))
         });
         submit(rk, options, rkqu, EVENT_DELETETOPICS_RESULT, work);
     })
@@ -838,10 +858,13 @@ pub extern "C" fn rd_kafka_CreatePartitions(
             .filter_map(|&p| raw::object(p))
             .map(|p| p.parts.clone())
             .collect();
-        let started_ok = raw::object(options).is_some_and(AdminOptions::started_is_success);
+        let how = Reading {
+            started_ok: raw::object(options).is_some_and(AdminOptions::started_is_success),
+            broker_message: true,
+        };
         let work: Work = Box::new(move |c, o| {
             let rs = c.create_partitions(&parts, o)?;
-            Ok(topic_results(&rs, started_ok))
+            Ok(topic_results(&rs, how))
         });
         submit(rk, options, rkqu, EVENT_CREATEPARTITIONS_RESULT, work);
     })
@@ -931,20 +954,38 @@ mod tests {
             gregor::error::KafkaCode(36),
             "topic t: Topic 't' already exists.",
         );
-        let r = topic_result("t", Err(&e), false);
+        let how = Reading {
+            started_ok: false,
+            broker_message: true,
+        };
+        let r = topic_result("t", Err(&e), how);
         assert_eq!(rd_kafka_topic_result_error(&r), 36);
         // SAFETY: the result's error string, alive with `r`.
         let s = unsafe { CStr::from_ptr(rd_kafka_topic_result_error_string(&r)) };
         assert_eq!(s.to_str().unwrap(), "Topic 't' already exists.");
         let e = Error::kafka(gregor::error::KafkaCode(3), "topic u");
-        let r = topic_result("u", Err(&e), false);
+        let r = topic_result("u", Err(&e), how);
         // SAFETY: as above.
         let s = unsafe { CStr::from_ptr(rd_kafka_topic_result_error_string(&r)) };
         assert!(s.to_str().unwrap().starts_with("Broker: Unknown topic"));
         let e = Error::kafka(gregor::error::KafkaCode(7), "topic v");
+        let started = Reading {
+            started_ok: true,
+            ..how
+        };
         assert_eq!(
-            rd_kafka_topic_result_error(&topic_result("v", Err(&e), true)),
+            rd_kafka_topic_result_error(&topic_result("v", Err(&e), started)),
             0
         );
+        // DeleteTopics: the code's text even when the broker has a message
+        let e = Error::kafka(gregor::error::KafkaCode(3), "topic w: not hosted here.");
+        let plain = Reading {
+            broker_message: false,
+            ..how
+        };
+        let r = topic_result("w", Err(&e), plain);
+        // SAFETY: as above.
+        let s = unsafe { CStr::from_ptr(rd_kafka_topic_result_error_string(&r)) };
+        assert!(s.to_str().unwrap().starts_with("Broker: Unknown topic"));
     }
 }
