@@ -18,14 +18,16 @@
 //! as KIP-4 requires.
 //!
 //! `rd_kafka_thread_cnt` counts, as librdkafka's counts its threads, one
-//! per live handle and one per admin request still running; destroying a
-//! handle joins the requests it started (closing its admin client first,
-//! so they end), and the count returns to 0 once every handle is gone.
+//! per live handle and one per admin request still running. Destroying a
+//! handle closes its admin client and joins the requests that have ended;
+//! it does not wait for one still running (librdkafka's destroy does not
+//! either), which then leaves the count (see `HandleAdmin`'s drop), so the
+//! count returns to 0 once every handle is gone.
 
 #![allow(unsafe_code)] // `#[no_mangle]`
 
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -79,13 +81,23 @@ pub extern "C" fn rd_kafka_thread_cnt() -> c_int {
     guard(0, || THREADS.load(Ordering::Acquire).max(0))
 }
 
+/// A request running on its thread: its join handle and its place in the
+/// thread count, which the thread gives up when it ends, or the handle's
+/// destroy when it abandons the request.
+struct Request {
+    thread: JoinHandle<()>,
+    live: Arc<Mutex<Option<Live>>>,
+}
+
 /// A handle's admin state: its main queue, its admin client (made on first
-/// use), its running requests. Dropped last of the handle: closes the
-/// client, joins the requests, then leaves the thread count.
+/// use), its running requests. Dropped last of the handle (see its
+/// `Drop`).
 pub(crate) struct HandleAdmin {
     main: Arc<Fifo>,
     client: Mutex<Option<Arc<AdminClient>>>,
-    requests: Mutex<Vec<JoinHandle<()>>>,
+    requests: Mutex<Vec<Request>>,
+    /// Set by destroy: the admin client logs nothing more.
+    closed: Arc<AtomicBool>,
     _live: Live,
 }
 
@@ -96,6 +108,7 @@ impl HandleAdmin {
             main: Arc::new(Fifo::default()),
             client: Mutex::new(None),
             requests: Mutex::new(Vec::new()),
+            closed: Arc::new(AtomicBool::new(false)),
             _live: Live::new(),
         }
     }
@@ -113,9 +126,11 @@ impl HandleAdmin {
         }
         let mut cfg = h.conf().client_config()?;
         let log = h.log_sink();
+        let closed = Arc::clone(&self.closed);
         cfg.set_log_callback(Some(LogCallback::new(move |level, fac, name, buf| {
-            // the handle's own client warned of the configuration already
-            if fac != "CONFWARN" {
+            // the handle's own client warned of the configuration already;
+            // no line reaches the application after destroy
+            if fac != "CONFWARN" && !closed.load(Ordering::Acquire) {
                 log(level, fac, name, buf);
             }
         })));
@@ -126,23 +141,31 @@ impl HandleAdmin {
 
     /// Runs `work` on a thread of its own, counted until it ends.
     fn spawn(&self, work: impl FnOnce() + Send + 'static) {
-        let live = Live::new();
+        let live = Arc::new(Mutex::new(Some(Live::new())));
+        let mine = Arc::clone(&live);
         let t = std::thread::Builder::new()
             .name("rdk:admin".into())
             .spawn(move || {
                 work();
-                drop(live);
+                drop(mine.lock().unwrap_or_else(PoisonError::into_inner).take());
             });
         let mut reqs = self.requests.lock().unwrap_or_else(PoisonError::into_inner);
-        reqs.retain(|r| !r.is_finished());
-        if let Ok(t) = t {
-            reqs.push(t);
+        reqs.retain(|r| !r.thread.is_finished());
+        if let Ok(thread) = t {
+            reqs.push(Request { thread, live });
         }
     }
 }
 
 impl Drop for HandleAdmin {
+    /// Closes the admin client and joins the requests that have ended. One
+    /// still running (a controller not found yet, a broker slow to answer)
+    /// is abandoned, as librdkafka's destroy does not wait for admin
+    /// requests either: it leaves the thread count now, holds nothing of
+    /// the handle, logs nothing and ends by its request timeout, its result
+    /// going to its queue if the application still has it.
     fn drop(&mut self) {
+        self.closed.store(true, Ordering::Release);
         let client = self
             .client
             .get_mut()
@@ -157,7 +180,11 @@ impl Drop for HandleAdmin {
                 .unwrap_or_else(PoisonError::into_inner),
         );
         for r in reqs {
-            let _ = r.join();
+            if r.thread.is_finished() {
+                let _ = r.thread.join();
+            } else {
+                drop(r.live.lock().unwrap_or_else(PoisonError::into_inner).take());
+            }
         }
     }
 }
