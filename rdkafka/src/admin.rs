@@ -15,7 +15,11 @@
 //! is 0 or less, since the broker then only starts the operation
 //! (librdkafka does the same). `rd_kafka_AdminOptions_set_broker` is
 //! accepted and checked but these requests always go to the controller,
-//! as KIP-4 requires.
+//! as KIP-4 requires. The setters of the options of the calls not
+//! implemented yet (`_set_require_stable_offsets`,
+//! `_set_include_authorized_operations`, `_set_isolation_level`,
+//! `_set_match_consumer_group_states` / `_types`) check and keep their
+//! values as librdkafka's do.
 //!
 //! `rd_kafka_thread_cnt` counts, as librdkafka's counts its threads, one
 //! per live handle and one per admin request still running. Destroying a
@@ -37,6 +41,7 @@ use gregor::error::Error;
 use gregor::log::LogCallback;
 
 use crate::admin_parts::TopicResult;
+use crate::error_object::ErrorObject;
 use crate::event::{
     Event, EVENT_CREATEPARTITIONS_RESULT, EVENT_CREATETOPICS_RESULT, EVENT_DELETETOPICS_RESULT,
 };
@@ -199,6 +204,12 @@ pub struct AdminOptions {
     validate_only: bool,
     broker: Option<i32>,
     opaque: usize,
+    /// The options of the calls not implemented yet, kept as set.
+    require_stable_offsets: bool,
+    include_authorized_operations: bool,
+    isolation_level: c_int,
+    group_states: Vec<c_int>,
+    group_types: Vec<c_int>,
 }
 
 /// `RD_KAFKA_ADMIN_OP_*` values the options' settings depend on.
@@ -210,7 +221,12 @@ mod op {
     pub const CREATEPARTITIONS: c_int = 3;
     pub const ALTERCONFIGS: c_int = 4;
     pub const DELETERECORDS: c_int = 6;
+    pub const LISTCONSUMERGROUPS: c_int = 12;
+    pub const DESCRIBECONSUMERGROUPS: c_int = 13;
+    pub const LISTCONSUMERGROUPOFFSETS: c_int = 14;
     pub const INCREMENTALALTERCONFIGS: c_int = 16;
+    pub const DESCRIBETOPICS: c_int = 19;
+    pub const DESCRIBECLUSTER: c_int = 20;
     pub const LISTOFFSETS: c_int = 21;
     pub const ELECTLEADERS: c_int = 22;
     /// `RD_KAFKA_ADMIN_OP__CNT`.
@@ -226,6 +242,11 @@ impl AdminOptions {
             validate_only: false,
             broker: None,
             opaque: 0,
+            require_stable_offsets: false,
+            include_authorized_operations: false,
+            isolation_level: 0,
+            group_states: Vec::new(),
+            group_types: Vec::new(),
         }
     }
 
@@ -450,6 +471,185 @@ pub extern "C" fn rd_kafka_AdminOptions_set_opaque(
         if let Some(o) = options_mut(options) {
             o.opaque = ev_opaque as usize;
         }
+    })
+}
+
+/// `RD_KAFKA_CONSUMER_GROUP_STATE__CNT`.
+const GROUP_STATE_CNT: c_int = 6;
+/// `RD_KAFKA_CONSUMER_GROUP_TYPE__CNT` (`_UNKNOWN` is 0).
+const GROUP_TYPE_CNT: c_int = 3;
+
+/// NULL, or an `rd_kafka_error_t` of the setter's failure with its text.
+fn error_of(r: Result<(), (c_int, String)>) -> *mut c_void {
+    match r {
+        Ok(()) => std::ptr::null_mut(),
+        Err((code, text)) => ErrorObject::boxed(code, &text),
+    }
+}
+
+/// Sets a 0/1 or small-range option of the setters returning an error
+/// object: `store` gets the value when the option applies to the API.
+fn set_flag(
+    options: *mut AdminOptions,
+    apis: &[c_int],
+    name: &str,
+    v: c_int,
+    store: impl FnOnce(&mut AdminOptions, c_int),
+) -> *mut c_void {
+    let Some(o) = options_mut(options) else {
+        return error_of(Err((RESP_ERR__INVALID_ARG, "options is NULL".into())));
+    };
+    let mut errstr = [0 as c_char; 256];
+    let enabled = o.for_api == op::ANY || apis.contains(&o.for_api);
+    match set_int(enabled, name, v, (0, 1), errstr.as_mut_ptr(), errstr.len()) {
+        Ok(v) => {
+            store(o, v);
+            error_of(Ok(()))
+        }
+        Err(code) => {
+            let text = raw::read_cstr(errstr.as_ptr()).unwrap_or_default();
+            error_of(Err((code, text.into_owned())))
+        }
+    }
+}
+
+/// Only groups in these states (`_set_match_consumer_group_states`, for
+/// ListConsumerGroups): each a valid state, none twice.
+#[no_mangle]
+pub extern "C" fn rd_kafka_AdminOptions_set_match_consumer_group_states(
+    options: *mut AdminOptions,
+    consumer_group_states: *const c_int,
+    consumer_group_states_cnt: usize,
+) -> *mut c_void {
+    guard(std::ptr::null_mut(), || {
+        let states = raw::read_array(consumer_group_states, consumer_group_states_cnt);
+        let checked = set_list(options, states, "match_consumer_group_states", |s, seen| {
+            if !(0..GROUP_STATE_CNT).contains(&s) {
+                Some("Invalid group state value")
+            } else if seen {
+                Some("Duplicate states not allowed")
+            } else {
+                None
+            }
+        });
+        error_of(checked.map(|(o, list)| o.group_states = list))
+    })
+}
+
+/// Only groups of these types (`_set_match_consumer_group_types`, for
+/// ListConsumerGroups): each a known type, none twice.
+#[no_mangle]
+pub extern "C" fn rd_kafka_AdminOptions_set_match_consumer_group_types(
+    options: *mut AdminOptions,
+    consumer_group_types: *const c_int,
+    consumer_group_types_cnt: usize,
+) -> *mut c_void {
+    guard(std::ptr::null_mut(), || {
+        let types = raw::read_array(consumer_group_types, consumer_group_types_cnt);
+        let checked = set_list(options, types, "match_consumer_group_types", |t, seen| {
+            if !(0..GROUP_TYPE_CNT).contains(&t) {
+                Some("Only a valid type is allowed")
+            } else if t == 0 {
+                Some("UNKNOWN type is not allowed")
+            } else if seen {
+                Some("Duplicate types not allowed")
+            } else {
+                None
+            }
+        });
+        error_of(checked.map(|(o, list)| o.group_types = list))
+    })
+}
+
+/// The checks of a list option of ListConsumerGroups: each element by
+/// `bad` (given whether it came before), then whether the option applies.
+fn set_list<'a>(
+    options: *mut AdminOptions,
+    values: &[c_int],
+    name: &str,
+    bad: impl Fn(c_int, bool) -> Option<&'static str>,
+) -> Result<(&'a mut AdminOptions, Vec<c_int>), (c_int, String)> {
+    let Some(o) = options_mut(options) else {
+        return Err((RESP_ERR__INVALID_ARG, "options is NULL".into()));
+    };
+    let mut list = Vec::with_capacity(values.len());
+    for &v in values {
+        if let Some(why) = bad(v, list.contains(&v)) {
+            return Err((RESP_ERR__INVALID_ARG, why.into()));
+        }
+        list.push(v);
+    }
+    if o.for_api != op::ANY && o.for_api != op::LISTCONSUMERGROUPS {
+        return Err((
+            RESP_ERR__INVALID_ARG,
+            format!("\"{name}\" is not supported for this operation"),
+        ));
+    }
+    Ok((o, list))
+}
+
+/// Require stable offsets, 0 or 1 (`_set_require_stable_offsets`, for
+/// ListConsumerGroupOffsets).
+#[no_mangle]
+pub extern "C" fn rd_kafka_AdminOptions_set_require_stable_offsets(
+    options: *mut AdminOptions,
+    true_or_false: c_int,
+) -> *mut c_void {
+    guard(std::ptr::null_mut(), || {
+        let apis = [op::LISTCONSUMERGROUPOFFSETS];
+        set_flag(
+            options,
+            &apis,
+            "require_stable_offsets",
+            true_or_false,
+            |o, v| {
+                o.require_stable_offsets = v != 0;
+            },
+        )
+    })
+}
+
+/// Include the authorized operations, 0 or 1
+/// (`_set_include_authorized_operations`, for DescribeConsumerGroups,
+/// DescribeTopics, DescribeCluster).
+#[no_mangle]
+pub extern "C" fn rd_kafka_AdminOptions_set_include_authorized_operations(
+    options: *mut AdminOptions,
+    true_or_false: c_int,
+) -> *mut c_void {
+    guard(std::ptr::null_mut(), || {
+        let apis = [
+            op::DESCRIBECONSUMERGROUPS,
+            op::DESCRIBETOPICS,
+            op::DESCRIBECLUSTER,
+        ];
+        set_flag(
+            options,
+            &apis,
+            "include_authorized_operations",
+            true_or_false,
+            |o, v| o.include_authorized_operations = v != 0,
+        )
+    })
+}
+
+/// The isolation level, `RD_KAFKA_ISOLATION_LEVEL_*` (0 or 1;
+/// `_set_isolation_level`, for ListOffsets).
+#[no_mangle]
+pub extern "C" fn rd_kafka_AdminOptions_set_isolation_level(
+    options: *mut AdminOptions,
+    value: c_int,
+) -> *mut c_void {
+    guard(std::ptr::null_mut(), || {
+        set_flag(
+            options,
+            &[op::LISTOFFSETS],
+            "isolation_level",
+            value,
+            |o, v| {
+                o.isolation_level = v;
+            },
+        )
     })
 }
 
@@ -942,6 +1142,39 @@ mod tests {
         );
         assert!(o.started_is_success());
         assert_eq!(o.to_gregor().request_timeout, Some(Duration::from_secs(5)));
+    }
+
+    #[test]
+    fn error_object_setters() {
+        use crate::error_object::{rd_kafka_error_code, rd_kafka_error_destroy};
+        let code = |e: *mut c_void| {
+            let c = rd_kafka_error_code(e.cast());
+            rd_kafka_error_destroy(e.cast());
+            c
+        };
+        let mut o = AdminOptions::defaults(op::CREATETOPICS);
+        let e = rd_kafka_AdminOptions_set_require_stable_offsets(&mut o, 1);
+        assert_eq!(code(e), RESP_ERR__INVALID_ARG);
+        let mut l = AdminOptions::defaults(op::LISTCONSUMERGROUPOFFSETS);
+        assert!(rd_kafka_AdminOptions_set_require_stable_offsets(&mut l, 1).is_null());
+        assert!(l.require_stable_offsets);
+        let e = rd_kafka_AdminOptions_set_require_stable_offsets(&mut l, 2);
+        assert_eq!(code(e), RESP_ERR__INVALID_ARG);
+        let mut g = AdminOptions::defaults(op::LISTCONSUMERGROUPS);
+        let states = [1, 3];
+        assert!(
+            rd_kafka_AdminOptions_set_match_consumer_group_states(&mut g, states.as_ptr(), 2)
+                .is_null()
+        );
+        assert_eq!(g.group_states, vec![1, 3]);
+        let dup = [1, 1];
+        let e = rd_kafka_AdminOptions_set_match_consumer_group_states(&mut g, dup.as_ptr(), 2);
+        assert_eq!(code(e), RESP_ERR__INVALID_ARG);
+        let unknown = [0];
+        let e = rd_kafka_AdminOptions_set_match_consumer_group_types(&mut g, unknown.as_ptr(), 1);
+        assert_eq!(code(e), RESP_ERR__INVALID_ARG);
+        let e = rd_kafka_AdminOptions_set_match_consumer_group_states(&mut o, states.as_ptr(), 2);
+        assert_eq!(code(e), RESP_ERR__INVALID_ARG);
     }
 
     #[test]
