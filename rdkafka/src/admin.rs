@@ -47,7 +47,7 @@ use crate::event::{
 };
 use crate::guard::guard;
 use crate::handle::Handle;
-use crate::queue::{Fifo, Queue};
+use crate::queue::{Background, Fifo, Queue};
 use crate::raw;
 
 /// `RD_KAFKA_RESP_ERR__INVALID_ARG`.
@@ -99,6 +99,7 @@ struct Request {
 /// `Drop`).
 pub(crate) struct HandleAdmin {
     main: Arc<Fifo>,
+    background: std::sync::OnceLock<Arc<Fifo>>,
     client: Mutex<Option<Arc<AdminClient>>>,
     requests: Mutex<Vec<Request>>,
     /// Set by destroy: the admin client logs nothing more.
@@ -111,6 +112,7 @@ impl HandleAdmin {
     pub(crate) fn new() -> Self {
         HandleAdmin {
             main: Arc::new(Fifo::default()),
+            background: std::sync::OnceLock::new(),
             client: Mutex::new(None),
             requests: Mutex::new(Vec::new()),
             closed: Arc::new(AtomicBool::new(false)),
@@ -121,6 +123,25 @@ impl HandleAdmin {
     /// The handle's main queue.
     pub(crate) fn main_queue(&self) -> &Arc<Fifo> {
         &self.main
+    }
+
+    /// The start of the handle's destroy: no admin log line and no
+    /// background event reaches the application from now on.
+    pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+    }
+
+    /// The handle's background queue, made on first use for the handle `h`
+    /// this state belongs to.
+    pub(crate) fn background_queue(&self, h: &Handle) -> &Arc<Fifo> {
+        self.background.get_or_init(|| {
+            Arc::new(Fifo::background(Background {
+                cb: h.conf().callbacks.background_event,
+                rk: h as *const Handle as usize,
+                opaque: h.conf().opaque as usize,
+                closed: Arc::clone(&self.closed),
+            }))
+        })
     }
 
     /// The handle's admin client, made from its configuration on first use.
@@ -726,7 +747,8 @@ fn object_mut<'a, T>(p: *mut T) -> Option<&'a mut T> {
 }
 
 /// Adds a topic config (`rd_kafka_NewTopic_set_config`); `_INVALID_ARG`
-/// for a NULL name (or value: gregor's request has no "null" value).
+/// for a NULL name. A NULL value (Kafka's "null": the broker's default)
+/// is accepted and not sent, which asks the same of the broker.
 #[no_mangle]
 pub extern "C" fn rd_kafka_NewTopic_set_config(
     new_topic: *mut NewTopic,
@@ -734,16 +756,14 @@ pub extern "C" fn rd_kafka_NewTopic_set_config(
     value: *const c_char,
 ) -> c_int {
     guard(RESP_ERR__INVALID_ARG, || {
-        let (Some(t), Some(name), Some(value)) = (
-            object_mut(new_topic),
-            raw::read_cstr(name),
-            raw::read_cstr(value),
-        ) else {
+        let (Some(t), Some(name)) = (object_mut(new_topic), raw::read_cstr(name)) else {
             return RESP_ERR__INVALID_ARG;
         };
-        t.topic
-            .configs
-            .push((name.into_owned(), value.into_owned()));
+        if let Some(value) = raw::read_cstr(value) {
+            t.topic
+                .configs
+                .push((name.into_owned(), value.into_owned()));
+        }
         0
     })
 }

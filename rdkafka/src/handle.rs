@@ -260,6 +260,7 @@ pub extern "C" fn rd_kafka_destroy_flags(rk: *mut Handle, flags: c_int) {
         };
         // lines logged while the client stops no longer name the handle
         handle.log.rk.store(0, Ordering::Release);
+        handle.admin.close();
         match &handle.client {
             Client::Producer(_) => crate::producer::detach_callbacks(&handle),
             Client::Consumer(c) => {

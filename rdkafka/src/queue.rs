@@ -1,5 +1,5 @@
 //! Event queues, `rd_kafka_queue_t` of rdkafka.h: `rd_kafka_queue_new`,
-//! `_destroy`, `_poll`, `_length`, `_get_main`.
+//! `_destroy`, `_poll`, `_length`, `_get_main`, `_get_background`.
 //!
 //! A queue is a FIFO of [`Event`]s behind a mutex, with a condition
 //! variable that `rd_kafka_queue_poll` waits on (no busy loop). The
@@ -9,15 +9,18 @@
 //! result arrives drops the result (as librdkafka's, whose queue lives on
 //! while ops reference it). `rd_kafka_queue_get_main` gives a new
 //! reference to the handle's main queue, where an admin call given a NULL
-//! queue posts its result.
+//! queue posts its result; `rd_kafka_queue_get_background` to the
+//! background queue, whose events go to the conf's `background_event_cb`.
 
 #![allow(unsafe_code)] // `#[no_mangle]`
 
 use std::collections::VecDeque;
 use std::ffi::c_int;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
+use crate::conf::BackgroundEventCb;
 use crate::event::Event;
 use crate::guard::guard;
 use crate::handle::{timeout, Handle};
@@ -28,11 +31,42 @@ use crate::raw;
 pub(crate) struct Fifo {
     events: Mutex<VecDeque<Box<Event>>>,
     ready: Condvar,
+    /// The background queue's server: events go to it instead.
+    serve: Option<Background>,
+}
+
+/// How the background queue serves its events: the conf's
+/// `background_event_cb` with the handle and the conf's opaque, until the
+/// handle's destroy starts (`closed`); without a callback, or after,
+/// events are dropped, as librdkafka's background thread drops those it
+/// has no callback for.
+#[derive(Debug)]
+pub(crate) struct Background {
+    pub(crate) cb: Option<BackgroundEventCb>,
+    pub(crate) rk: usize,
+    pub(crate) opaque: usize,
+    pub(crate) closed: Arc<AtomicBool>,
 }
 
 impl Fifo {
-    /// Appends `ev` and wakes one poller.
+    /// The handle's background queue.
+    pub(crate) fn background(serve: Background) -> Self {
+        Fifo {
+            serve: Some(serve),
+            ..Fifo::default()
+        }
+    }
+
+    /// Appends `ev` and wakes one poller; on the background queue, hands
+    /// it to the callback (on the posting thread, a thread of the library).
     pub(crate) fn push(&self, ev: Event) {
+        if let Some(b) = &self.serve {
+            if let (Some(cb), false) = (b.cb, b.closed.load(Ordering::Acquire)) {
+                let ev = Box::into_raw(Box::new(ev)) as usize;
+                raw::call_background_event(cb, b.rk, ev, b.opaque);
+            }
+            return;
+        }
         let mut q = self.events.lock().unwrap_or_else(PoisonError::into_inner);
         q.push_back(Box::new(ev));
         drop(q);
@@ -102,6 +136,20 @@ pub extern "C" fn rd_kafka_queue_get_main(rk: *mut Handle) -> *mut Queue {
         raw::object(rk).map_or(std::ptr::null_mut(), |h| {
             Box::into_raw(Box::new(Queue {
                 fifo: Arc::clone(h.admin().main_queue()),
+            }))
+        })
+    })
+}
+
+/// The handle's background queue (`rd_kafka_queue_get_background`): an
+/// admin result posted to it goes to the conf's `background_event_cb`
+/// (see [`Background`]); a new reference the caller destroys.
+#[no_mangle]
+pub extern "C" fn rd_kafka_queue_get_background(rk: *mut Handle) -> *mut Queue {
+    guard(std::ptr::null_mut(), || {
+        raw::object(rk).map_or(std::ptr::null_mut(), |h| {
+            Box::into_raw(Box::new(Queue {
+                fifo: Arc::clone(h.admin().background_queue(h)),
             }))
         })
     })
