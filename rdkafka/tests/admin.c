@@ -216,7 +216,7 @@ int main(int argc, char **argv) {
         int parts[3] = {3, 1, 1};
         rd_kafka_conf_t *conf = rd_kafka_conf_new();
         rd_kafka_t *rk;
-        rd_kafka_queue_t *q;
+        rd_kafka_queue_t *q, *mainq;
         rd_kafka_event_t *ev;
         int i, threads;
 
@@ -262,9 +262,11 @@ int main(int argc, char **argv) {
         printf("-- delete $P-1 and $P-2\n");
         names[0] = t1;
         delete (rk, q, names, 2, 1, (void *)0x77);
-        printf("-- delete missing $P-3, no options\n");
+        printf("-- delete missing $P-3, no options, on the main queue\n");
         names[0] = t3;
-        delete (rk, q, names, 1, 0, NULL);
+        mainq = rd_kafka_queue_get_main(rk);
+        delete (rk, mainq, names, 1, 0, NULL);
+        rd_kafka_queue_destroy(mainq);
         printf("queue length after: %zu\n", rd_kafka_queue_length(q));
 
         rd_kafka_queue_destroy(q);
