@@ -33,7 +33,7 @@
 //! | [`producer`] | `produce`, `produceva` (and `producev`, C in `csrc/producev.c` on `produceva`, which build.rs compiles and links), delivery reports |
 //! | [`message`] | `rd_kafka_message_t` and its accessors |
 //! | [`metadata`] | `rd_kafka_metadata_t` of `rd_kafka_metadata` |
-//! | [`queue`] | `rd_kafka_queue_t`: new, destroy, poll, length, the main queue |
+//! | [`queue`] | `rd_kafka_queue_t`: new, destroy, poll, length, the main and background queues |
 //! | [`event`] | `rd_kafka_event_t` of the admin results, their topic results |
 //! | [`admin`] | AdminOptions, NewTopic, DeleteTopic, NewPartitions; `CreateTopics`, `DeleteTopics`, `CreatePartitions`; `rd_kafka_thread_cnt` |
 //!

@@ -4,7 +4,7 @@
 //! A queue is a FIFO of [`Event`]s behind a mutex, with a condition
 //! variable that `rd_kafka_queue_poll` waits on (no busy loop). The
 //! `rd_kafka_queue_t *` the application holds is a [`Queue`], one reference
-//! to the shared [`Fifo`]; the asynchronous admin calls keep another
+//! to the shared `Fifo`; the asynchronous admin calls keep another
 //! reference while their request runs, so a queue destroyed before its
 //! result arrives drops the result (as librdkafka's, whose queue lives on
 //! while ops reference it). `rd_kafka_queue_get_main` gives a new
@@ -143,7 +143,7 @@ pub extern "C" fn rd_kafka_queue_get_main(rk: *mut Handle) -> *mut Queue {
 
 /// The handle's background queue (`rd_kafka_queue_get_background`): an
 /// admin result posted to it goes to the conf's `background_event_cb`
-/// (see [`Background`]); a new reference the caller destroys.
+/// (see `Background`); a new reference the caller destroys.
 #[no_mangle]
 pub extern "C" fn rd_kafka_queue_get_background(rk: *mut Handle) -> *mut Queue {
     guard(std::ptr::null_mut(), || {
