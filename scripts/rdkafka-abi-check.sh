@@ -29,6 +29,12 @@
 #            consumer (consume_start, consume, consume_batch,
 #            consume_callback, consume_stop) on it; skipped likewise;
 #            and ours again under valgrind: no definite leak;
+#   admin    rdkafka/tests/admin.c, compiled against the real rdkafka.h,
+#            prints the same linked against ours as against the real one,
+#            each run with topics of its own on that broker (queues, admin
+#            result events, AdminOptions, CreateTopics, DeleteTopics,
+#            CreatePartitions, rd_kafka_thread_cnt back to 0 after
+#            destroy); skipped likewise without a broker;
 #   lists    rdkafka/tests/lists.c (the plain-data families: topic
 #            partition lists, headers, rd_kafka_mem_*, UUIDs), compiled
 #            against the real rdkafka.h, prints the same linked against ours
@@ -45,7 +51,7 @@
 #            header; and every prototype and one-line typedef of ours,
 #            redeclared after the real headers, compiles (a mismatch is a
 #            conflicting declaration); both compile as C++ too;
-#   programs rdkafka/tests/{probe,lists,producer,consumer}.c and kcat's sources (from scripts/setup.sh's
+#   programs rdkafka/tests/{probe,lists,producer,consumer,admin}.c and kcat's sources (from scripts/setup.sh's
 #            build; skipped when absent) compile to the same object files
 #            against our header as against librdkafka's, and kcat built with
 #            ours links with our librdkafka.so.1 and runs, and its `-X`
@@ -191,6 +197,30 @@ else
     log "consumer: SKIPPED: no broker on 127.0.0.1:$BROKER_PORT (scripts/services.sh start broker)"
 fi
 
+# admin: the asynchronous admin calls against the broker, the same output
+# with both (topic names print as their prefix "$P").
+if port_open "$BROKER_PORT"; then
+    atopic=gregor-abi-admin-$(date +%s)-$$
+    for which in real ours; do
+        if [ $which = ours ]; then dir=$OURS; else dir=$REAL/lib; fi
+        cc -std=c99 -Wall -Werror -I"$REAL/include" rdkafka/tests/admin.c \
+            -L"$dir" -Wl,-rpath,"$dir" -lrdkafka -o "$WORK/admin-$which"
+        timeout 300 "$WORK/admin-$which" "127.0.0.1:$BROKER_PORT" "$atopic-$which" \
+            >"$WORK/admin-$which.txt" 2>"$WORK/admin-$which.log" ||
+            fail admin "admin.c failed on the $which librdkafka (output: $WORK/admin-$which.txt)"
+    done
+    if diff -u --label real --label ours "$WORK/admin-real.txt" "$WORK/admin-ours.txt" \
+        >"$WORK/admin.diff"; then
+        log "admin: identical ($(grep -c '^event ' "$WORK/admin-ours.txt") result events," \
+            "$(wc -l <"$WORK/admin-ours.txt") lines)"
+    else
+        head -40 "$WORK/admin.diff" >&2
+        fail admin "admin.c's output differs (whole diff: $WORK/admin.diff)"
+    fi
+else
+    log "admin: SKIPPED: no broker on 127.0.0.1:$BROKER_PORT (scripts/services.sh start broker)"
+fi
+
 # lists: the plain-data families alike on both libraries, and no leak or
 # invalid access in ours.
 for which in ours real; do
@@ -262,7 +292,7 @@ fi
 PROG=$WORK/programs
 KCAT_SRC=$GREGOR_DEPS/build/kcat
 mkdir -p "$PROG"
-srcs=(rdkafka/tests/probe.c rdkafka/tests/lists.c rdkafka/tests/producer.c rdkafka/tests/consumer.c)
+srcs=(rdkafka/tests/probe.c rdkafka/tests/lists.c rdkafka/tests/producer.c rdkafka/tests/consumer.c rdkafka/tests/admin.c)
 kcat=0
 if [ -f "$KCAT_SRC/kcat.c" ] && [ -f "$KCAT_SRC/config.h" ]; then
     rm -rf "$PROG/kcat" && mkdir -p "$PROG/kcat" && cp "$KCAT_SRC"/*.c "$KCAT_SRC"/*.h "$PROG/kcat/"

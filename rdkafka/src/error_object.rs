@@ -51,7 +51,6 @@ impl ErrorObject {
     }
 
     /// A new object for the caller, who frees it with `rd_kafka_error_destroy`.
-    #[allow(dead_code)] // the calls that return one are implemented later
     pub(crate) fn boxed(code: c_int, text: &str) -> *mut c_void {
         let text = CString::new(text.replace('\0', " ")).unwrap_or_default();
         Box::into_raw(Box::new(ErrorObject {

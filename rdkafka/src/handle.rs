@@ -77,6 +77,8 @@ pub struct Handle {
     controller: AtomicI32,
     /// What the consumer's calls keep beyond gregor's consumer.
     consumer_state: crate::consumer::State,
+    /// Queues and admin requests; dropped last (joins the requests).
+    admin: crate::admin::HandleAdmin,
 }
 
 impl Handle {
@@ -111,6 +113,18 @@ impl Handle {
     /// The controller id of the last metadata answer (-1: none yet).
     pub(crate) fn controller(&self) -> &AtomicI32 {
         &self.controller
+    }
+
+    /// The handle's admin state (main queue, admin client, requests).
+    pub(crate) fn admin(&self) -> &crate::admin::HandleAdmin {
+        &self.admin
+    }
+
+    /// A function into the handle's log, for the other gregor clients the
+    /// handle makes.
+    pub(crate) fn log_sink(&self) -> impl Fn(i32, &str, &str, &str) + Send + Sync + 'static {
+        let state = Arc::clone(&self.log);
+        move |level, fac, name, buf| state.line(level, fac, name, buf)
     }
 
     fn kind(&self) -> c_int {
@@ -227,6 +241,7 @@ pub extern "C" fn rd_kafka_new(
             log,
             controller: AtomicI32::new(-1),
             consumer_state: crate::consumer::State::default(),
+            admin: crate::admin::HandleAdmin::new(),
         });
         // the box's address is the `rd_kafka_t *` the callbacks pass on
         let rk = &*handle as *const Handle as usize;
@@ -254,6 +269,7 @@ pub extern "C" fn rd_kafka_destroy_flags(rk: *mut Handle, flags: c_int) {
         };
         // lines logged while the client stops no longer name the handle
         handle.log.rk.store(0, Ordering::Release);
+        handle.admin.close();
         match &handle.client {
             Client::Producer(_) => crate::producer::detach_callbacks(&handle),
             Client::Consumer(c) => {

@@ -37,6 +37,9 @@
 //! | [`group_metadata`] | `rd_kafka_consumer_group_metadata_t`: of a consumer, new, accessors, write / read |
 //! | [`metadata`] | `rd_kafka_metadata_t` of `rd_kafka_metadata` |
 //! | [`partitioner`] | the built-in partitioners' `rd_kafka_msg_partitioner_*` functions |
+//! | [`queue`] | `rd_kafka_queue_t`: new, destroy, poll, length, the main and background queues |
+//! | [`event`] | `rd_kafka_event_t` of the admin results, their topic results |
+//! | [`admin`] | AdminOptions, NewTopic, DeleteTopic, NewPartitions; `CreateTopics`, `DeleteTopics`, `CreatePartitions`; `rd_kafka_thread_cnt` |
 //!
 //! Conventions of every export: its body runs inside [`guard::guard`], so
 //! no panic unwinds into C; what it writes through the caller's pointers
@@ -45,12 +48,14 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod admin;
 pub mod admin_parts;
 pub mod conf;
 pub mod consume;
 pub mod consumer;
 pub mod error_object;
 pub mod errors;
+pub mod event;
 pub mod group_list;
 pub mod group_metadata;
 pub mod guard;
@@ -62,6 +67,7 @@ pub mod metadata;
 pub mod partition_list;
 pub mod partitioner;
 pub mod producer;
+pub mod queue;
 pub mod raw;
 pub mod stubs;
 pub mod topic;

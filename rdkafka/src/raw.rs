@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::ffi::{c_char, c_int, c_void, CStr};
 
-use crate::conf::{DrCb, DrMsgCb, ErrorCb, LogCb, StatsCb, ThrottleCb};
+use crate::conf::{BackgroundEventCb, DrCb, DrMsgCb, ErrorCb, LogCb, StatsCb, ThrottleCb};
 use crate::message::Message;
 
 /// Copies `msg` into the caller's `errstr` of `size` bytes, truncated and
@@ -238,6 +238,15 @@ pub(crate) fn call_throttle(
             opaque as *mut c_void,
         )
     }
+}
+
+/// Runs the application's `background_event_cb` with an event it then
+/// owns (rdkafka.h: the application destroys it).
+pub(crate) fn call_background_event(cb: BackgroundEventCb, rk: usize, ev: usize, opaque: usize) {
+    // SAFETY: `cb` is the application's `rd_kafka_conf_set_background_event_cb`
+    // function, called with the live handle, an event made by
+    // `Box::into_raw` that passes to the application, and the conf's opaque.
+    unsafe { cb(rk as *mut c_void, ev as *mut c_void, opaque as *mut c_void) }
 }
 
 /// Runs the application's `error_cb`.

@@ -1,0 +1,220 @@
+//! Event queues, `rd_kafka_queue_t` of rdkafka.h: `rd_kafka_queue_new`,
+//! `_destroy`, `_poll`, `_length`, `_get_main`, `_get_background`.
+//!
+//! A queue is a FIFO of [`Event`]s behind a mutex, with a condition
+//! variable that `rd_kafka_queue_poll` waits on (no busy loop). The
+//! `rd_kafka_queue_t *` the application holds is a [`Queue`], one reference
+//! to the shared `Fifo`; the asynchronous admin calls keep another
+//! reference while their request runs, so a queue destroyed before its
+//! result arrives drops the result (as librdkafka's, whose queue lives on
+//! while ops reference it). `rd_kafka_queue_get_main` gives a new
+//! reference to the handle's main queue, where an admin call given a NULL
+//! queue posts its result; `rd_kafka_queue_get_background` to the
+//! background queue, whose events go to the conf's `background_event_cb`.
+
+#![allow(unsafe_code)] // `#[no_mangle]`
+
+use std::collections::VecDeque;
+use std::ffi::c_int;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Instant;
+
+use crate::conf::BackgroundEventCb;
+use crate::event::Event;
+use crate::guard::guard;
+use crate::handle::{timeout, Handle};
+use crate::raw;
+
+/// The events of a queue and the condition variable a poll waits on.
+#[derive(Debug, Default)]
+pub(crate) struct Fifo {
+    events: Mutex<VecDeque<Box<Event>>>,
+    ready: Condvar,
+    /// The background queue's server: events go to it instead.
+    serve: Option<Background>,
+}
+
+/// How the background queue serves its events: the conf's
+/// `background_event_cb` with the handle and the conf's opaque, until the
+/// handle's destroy starts (`closed`); without a callback, or after,
+/// events are dropped, as librdkafka's background thread drops those it
+/// has no callback for.
+#[derive(Debug)]
+pub(crate) struct Background {
+    pub(crate) cb: Option<BackgroundEventCb>,
+    pub(crate) rk: usize,
+    pub(crate) opaque: usize,
+    pub(crate) closed: Arc<AtomicBool>,
+}
+
+impl Fifo {
+    /// The handle's background queue.
+    pub(crate) fn background(serve: Background) -> Self {
+        Fifo {
+            serve: Some(serve),
+            ..Fifo::default()
+        }
+    }
+
+    /// Appends `ev` and wakes one poller; on the background queue, hands
+    /// it to the callback (on the posting thread, a thread of the library).
+    pub(crate) fn push(&self, ev: Event) {
+        if let Some(b) = &self.serve {
+            if let (Some(cb), false) = (b.cb, b.closed.load(Ordering::Acquire)) {
+                let ev = Box::into_raw(Box::new(ev)) as usize;
+                raw::call_background_event(cb, b.rk, ev, b.opaque);
+            }
+            return;
+        }
+        let mut q = self.events.lock().unwrap_or_else(PoisonError::into_inner);
+        q.push_back(Box::new(ev));
+        drop(q);
+        self.ready.notify_one();
+    }
+
+    /// The first event, waiting until `deadline` for one.
+    pub(crate) fn pop(&self, deadline: Instant) -> Option<Box<Event>> {
+        let mut q = self.events.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(ev) = q.pop_front() {
+                return Some(ev);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            q = self
+                .ready
+                .wait_timeout(q, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// How many events wait.
+    pub(crate) fn len(&self) -> usize {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+}
+
+/// `rd_kafka_queue_t`: the application's reference to a queue.
+#[derive(Debug)]
+pub struct Queue {
+    fifo: Arc<Fifo>,
+}
+
+impl Queue {
+    /// The shared queue, for a request that posts to it.
+    pub(crate) fn fifo(&self) -> &Arc<Fifo> {
+        &self.fifo
+    }
+}
+
+/// A new queue (`rd_kafka_queue_new`); NULL for a NULL handle.
+#[no_mangle]
+pub extern "C" fn rd_kafka_queue_new(rk: *mut Handle) -> *mut Queue {
+    guard(std::ptr::null_mut(), || {
+        if raw::object(rk).is_none() {
+            return std::ptr::null_mut();
+        }
+        Box::into_raw(Box::new(Queue {
+            fifo: Arc::new(Fifo::default()),
+        }))
+    })
+}
+
+/// The handle's main queue (`rd_kafka_queue_get_main`), where admin
+/// results of calls given no queue go; a new reference the caller
+/// destroys.
+#[no_mangle]
+pub extern "C" fn rd_kafka_queue_get_main(rk: *mut Handle) -> *mut Queue {
+    guard(std::ptr::null_mut(), || {
+        raw::object(rk).map_or(std::ptr::null_mut(), |h| {
+            Box::into_raw(Box::new(Queue {
+                fifo: Arc::clone(h.admin().main_queue()),
+            }))
+        })
+    })
+}
+
+/// The handle's background queue (`rd_kafka_queue_get_background`): an
+/// admin result posted to it goes to the conf's `background_event_cb`
+/// (see `Background`); a new reference the caller destroys.
+#[no_mangle]
+pub extern "C" fn rd_kafka_queue_get_background(rk: *mut Handle) -> *mut Queue {
+    guard(std::ptr::null_mut(), || {
+        raw::object(rk).map_or(std::ptr::null_mut(), |h| {
+            Box::into_raw(Box::new(Queue {
+                fifo: Arc::clone(h.admin().background_queue(h)),
+            }))
+        })
+    })
+}
+
+/// Drops the application's reference to a queue (`rd_kafka_queue_destroy`);
+/// events still in it are destroyed with the last reference.
+#[no_mangle]
+pub extern "C" fn rd_kafka_queue_destroy(rkqu: *mut Queue) {
+    guard((), || drop(raw::take_box(rkqu)));
+}
+
+/// The first event of the queue, waiting up to `timeout_ms` for one
+/// (`rd_kafka_queue_poll`; -1 waits forever); NULL if none came. The
+/// caller destroys it with `rd_kafka_event_destroy`.
+#[no_mangle]
+pub extern "C" fn rd_kafka_queue_poll(rkqu: *mut Queue, timeout_ms: c_int) -> *mut Event {
+    guard(std::ptr::null_mut(), || {
+        let Some(q) = raw::object(rkqu) else {
+            return std::ptr::null_mut();
+        };
+        let deadline = Instant::now() + timeout(timeout_ms);
+        q.fifo
+            .pop(deadline)
+            .map_or(std::ptr::null_mut(), Box::into_raw)
+    })
+}
+
+/// How many events wait in the queue (`rd_kafka_queue_length`).
+#[no_mangle]
+pub extern "C" fn rd_kafka_queue_length(rkqu: *mut Queue) -> usize {
+    guard(0, || raw::object(rkqu).map_or(0, |q| q.fifo.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn fifo_order_and_timeout() {
+        let f = Arc::new(Fifo::default());
+        let start = Instant::now();
+        assert!(f.pop(start + Duration::from_millis(50)).is_none());
+        assert!(start.elapsed() >= Duration::from_millis(50));
+        f.push(Event::admin(100, 0, Err((1, "a".into()))));
+        f.push(Event::admin(100, 0, Err((2, "b".into()))));
+        assert_eq!(f.len(), 2);
+        assert_eq!(f.pop(Instant::now()).unwrap().err(), 1);
+        assert_eq!(f.pop(Instant::now()).unwrap().err(), 2);
+        let g = Arc::clone(&f);
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            g.push(Event::admin(100, 0, Err((3, "c".into()))));
+        });
+        let got = f.pop(Instant::now() + Duration::from_secs(5)).unwrap();
+        assert_eq!(got.err(), 3);
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn null_queue() {
+        assert!(rd_kafka_queue_poll(std::ptr::null_mut(), 0).is_null());
+        assert_eq!(rd_kafka_queue_length(std::ptr::null_mut()), 0);
+        rd_kafka_queue_destroy(std::ptr::null_mut());
+        assert!(rd_kafka_queue_new(std::ptr::null_mut()).is_null());
+    }
+}
