@@ -957,6 +957,26 @@ struct Reading {
     broker_message: bool,
 }
 
+impl Reading {
+    /// How the results of a call with `options` read.
+    fn of(options: *const AdminOptions, broker_message: bool) -> Reading {
+        Reading {
+            started_ok: raw::object(options).is_some_and(AdminOptions::started_is_success),
+            broker_message,
+        }
+    }
+}
+
+/// What each of the caller's `cnt` request objects at `arr` holds for the
+/// request (`f` of each; NULL entries are skipped).
+fn collect<T, U>(arr: *mut *mut T, cnt: usize, f: impl Fn(&T) -> U) -> Vec<U> {
+    raw::read_array(arr, cnt)
+        .iter()
+        .filter_map(|&o| raw::object(o))
+        .map(f)
+        .collect()
+}
+
 /// A topic's result as librdkafka gives it (see [`Reading`]).
 fn topic_result(name: &str, r: Result<(), &Error>, how: Reading) -> TopicResult {
     let Reading {
@@ -1043,15 +1063,8 @@ pub extern "C" fn rd_kafka_CreateTopics(
     rkqu: *mut Queue,
 ) {
     guard((), || {
-        let topics: Vec<ga::NewTopic> = raw::read_array(new_topics, new_topic_cnt)
-            .iter()
-            .filter_map(|&t| raw::object(t))
-            .map(|t| t.topic.clone())
-            .collect();
-        let how = Reading {
-            started_ok: raw::object(options).is_some_and(AdminOptions::started_is_success),
-            broker_message: true,
-        };
+        let topics = collect(new_topics, new_topic_cnt, |t| t.topic.clone());
+        let how = Reading::of(options, true);
         let work: Work = Box::new(move |c, o| {
             let rs = c.create_topics(&topics, o)?;
             Ok(topic_results(&rs, how))
@@ -1071,15 +1084,8 @@ pub extern "C" fn rd_kafka_DeleteTopics(
     rkqu: *mut Queue,
 ) {
     guard((), || {
-        let names: Vec<String> = raw::read_array(del_topics, del_topic_cnt)
-            .iter()
-            .filter_map(|&t| raw::object(t))
-            .map(|t| t.name.clone())
-            .collect();
-        let how = Reading {
-            started_ok: raw::object(options).is_some_and(AdminOptions::started_is_success),
-            broker_message: false,
-        };
+        let names = collect(del_topics, del_topic_cnt, |t| t.name.clone());
+        let how = Reading::of(options, false);
         let work: Work = Box::new(move |c, o| {
             let refs: Vec<&str> = names.iter().map(String::as_str).collect();
             let rs = c.delete_topics(&refs, o)?;
@@ -1100,15 +1106,8 @@ pub extern "C" fn rd_kafka_CreatePartitions(
     rkqu: *mut Queue,
 ) {
     guard((), || {
-        let parts: Vec<ga::NewPartitions> = raw::read_array(new_parts, new_parts_cnt)
-            .iter()
-            .filter_map(|&p| raw::object(p))
-            .map(|p| p.parts.clone())
-            .collect();
-        let how = Reading {
-            started_ok: raw::object(options).is_some_and(AdminOptions::started_is_success),
-            broker_message: true,
-        };
+        let parts = collect(new_parts, new_parts_cnt, |p| p.parts.clone());
+        let how = Reading::of(options, true);
         let work: Work = Box::new(move |c, o| {
             let rs = c.create_partitions(&parts, o)?;
             Ok(topic_results(&rs, how))
