@@ -19,6 +19,8 @@
 //! `consume_batch` fills the array until it is full or the time is up;
 //! `consume_callback` waits up to the timeout for a first message, then
 //! serves what is there.
+//! Starting a started partition starts its fetching over at the new
+//! offset (and queue), as librdkafka's.
 //!
 //! The queue variants: `rd_kafka_consume_start_queue` starts a partition
 //! with its messages (and end-of-partition events) going to the
@@ -70,19 +72,6 @@ pub(crate) struct Queues {
 }
 
 impl Queues {
-    /// Whether the partition is started, on its own queue or another.
-    fn started(&self, key: &(String, i32)) -> bool {
-        self.by_partition
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .contains_key(key)
-            || self
-                .routed
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .contains_key(key)
-    }
-
     /// Keeps `m` for the started partition it belongs to: in its own
     /// queue, or the application's queue it was started on; dropped for a
     /// partition stopped meanwhile.
@@ -135,8 +124,14 @@ fn start(rkt: *mut Topic, partition: i32, offset: i64, dest: Option<Arc<Fifo>>) 
     };
     let key = (t.name().to_string(), partition);
     let queues = &h.consumer_state().legacy;
-    if queues.started(&key) {
-        return failed(RESP_ERR__INVALID_ARG, EINVAL);
+    // started already: as librdkafka's, fetching starts over at `offset`,
+    // to `dest`
+    if queues.forget(&key) {
+        if let Err(e) =
+            c.incremental_unassign(&[TopicPartitionOffset::new(t.name(), partition, -1001)])
+        {
+            return failed(e.code(), EINVAL);
+        }
     }
     if let Some(f) = dest {
         let mut routed = queues.routed.lock().unwrap_or_else(PoisonError::into_inner);

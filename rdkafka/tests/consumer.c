@@ -523,6 +523,8 @@ static void legacy_queue(const char *bootstrap, const char *topic, int n, int pa
                 if (rd_kafka_consume_start_queue(rkt, p, RD_KAFKA_OFFSET_BEGINNING, rkqu))
                         printf("queue: consume_start_queue [%d] failed: %s\n", p,
                                rd_kafka_err2name(rd_kafka_last_error()));
+        printf("queue: consume_start_queue [0] again: %d\n",
+               rd_kafka_consume_start_queue(rkt, 0, RD_KAFKA_OFFSET_BEGINNING, rkqu));
         got_n = rd_kafka_consume_batch_queue(rkqu, 10000, batch, 16);
         for (i = 0; i < got_n; i++) {
                 count_queued(batch[i]);
