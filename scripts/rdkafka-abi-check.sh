@@ -27,7 +27,9 @@
 #            with cooperative-sticky (incremental assign / unassign in
 #            its rebalance_cb, unsubscribe); then the legacy
 #            consumer (consume_start, consume, consume_batch,
-#            consume_callback, consume_stop) on it; skipped likewise;
+#            consume_callback, consume_stop) on it, and its queue variants
+#            (consume_start_queue, consume_queue, _batch_queue,
+#            _callback_queue); skipped likewise;
 #            and ours again under valgrind: no definite leak;
 #   admin    rdkafka/tests/admin.c, compiled against the real rdkafka.h,
 #            prints the same linked against ours as against the real one,

@@ -20,7 +20,10 @@
 #             with cooperative-sticky: the same messages, partitions and
 #             offsets (sorted), exit status, and rebalance / end-of-partition
 #             lines (sorted, member ids masked); and messages with
-#             headers read the same way: the same timestamps and headers.
+#             headers read the same way: the same timestamps and headers;
+#   -C        the legacy consumer on one queue (`-C -e -o beginning`) of
+#             -P's real kcat's topic, all partitions (sorted) and `-p 0`
+#             (in order): the same lines, end-of-partition lines, exit status.
 #
 # Prints each difference and exits 1 if any. Skipped (exit 0, with a log
 # line) when no broker listens. The kcat built against our header and
@@ -162,8 +165,33 @@ for which in real ours; do
     { sort -V "$WORK/G-headers-$which.out"; echo "exit $rc"; } >"$WORK/G-headers-$which.txt"
 done
 compare G-headers
+# -C: the legacy consumer, every partition started on one queue
+# (rd_kafka_consume_start_queue, rd_kafka_consume_callback_queue) to the
+# end of each (-e): the real kcat's -P topic, all partitions (sorted:
+# they interleave as fetched) and partition 0 alone (in order), with the
+# end-of-partition lines kcat prints on stderr (sorted) and the exit status
+for variant in all p0; do
+    if [ $variant = p0 ]; then part=(-p 0); else part=(); fi
+    for which in real ours; do
+        if [ $which = ours ]; then k=$KCAT_OURS; else k=$KCAT_REAL; fi
+        rc=0
+        timeout 60 "$k" -b "$BROKER" -C -t "$topic-P-real" "${part[@]}" -e -o beginning \
+            -f '%p %o %k %s\n' >"$WORK/C-$variant-$which.out" 2>"$WORK/C-$variant-$which.err" || rc=$?
+        {
+            if [ $variant = p0 ]; then cat "$WORK/C-$variant-$which.out"; else sort -V "$WORK/C-$variant-$which.out"; fi
+            echo "exit $rc"
+            # partitions reach their ends in any order: the last says so
+            sed -E 's/: exiting$//' "$WORK/C-$variant-$which.err" | sort
+        } >"$WORK/C-$variant-$which.txt"
+    done
+    compare "C-$variant"
+done
+if [ "$(wc -l <"$WORK/C-all-ours.out")" -ne "$N" ]; then
+    log "FAILED: kcat -C on ours read $(wc -l <"$WORK/C-all-ours.out") of $N lines"
+    failed+=(C-count)
+fi
 if [ ${#failed[@]} -gt 0 ]; then
     log "rdkafka ABI tests FAILED: ${failed[*]}"
     exit 1
 fi
-log "rdkafka ABI tests passed (kcat -L, -P of $N lines and of big lines, -G range, cooperative-sticky and with headers: the same with ours as with librdkafka)"
+log "rdkafka ABI tests passed (kcat -L, -P of $N lines and of big lines, -G range, cooperative-sticky and with headers, -C of all partitions and of one: the same with ours as with librdkafka)"

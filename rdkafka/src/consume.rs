@@ -19,12 +19,24 @@
 //! `consume_batch` fills the array until it is full or the time is up;
 //! `consume_callback` waits up to the timeout for a first message, then
 //! serves what is there.
+//! Starting a started partition starts its fetching over at the new
+//! offset (and queue), as librdkafka's.
+//!
+//! The queue variants: `rd_kafka_consume_start_queue` starts a partition
+//! with its messages (and end-of-partition events) going to the
+//! application's `rd_kafka_queue_t` (a [`crate::queue`] queue, which holds
+//! consumed messages apart from its admin events, so `rd_kafka_queue_poll`
+//! is unchanged); `rd_kafka_consume_queue`, `_consume_batch_queue`,
+//! `_consume_callback_queue` take them in the order they were fetched,
+//! the partitions started on the queue interleaved. A call with nothing
+//! queued polls the consumer (which blocks on gregor's condition
+//! variable, no busy loop) and files what comes where it belongs.
 
 #![allow(unsafe_code)] // `#[no_mangle]`, the application's callback
 
 use std::collections::{HashMap, VecDeque};
 use std::ffi::{c_int, c_void};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use gregor::consumer::{Consumer, TopicPartitionOffset};
@@ -35,6 +47,7 @@ use crate::errors::set_last_error;
 use crate::guard::guard;
 use crate::handle::{timeout, Client, Handle};
 use crate::message::Message;
+use crate::queue::{Fifo, Queue};
 use crate::raw;
 use crate::topic::Topic;
 
@@ -53,6 +66,37 @@ const ETIMEDOUT: c_int = 110;
 #[derive(Debug, Default)]
 pub(crate) struct Queues {
     by_partition: Mutex<HashMap<(String, i32), VecDeque<GregorMessage>>>,
+    /// The partitions started on an application's queue
+    /// (`rd_kafka_consume_start_queue`), and that queue.
+    routed: Mutex<HashMap<(String, i32), Arc<Fifo>>>,
+}
+
+impl Queues {
+    /// Keeps `m` for the started partition it belongs to: in its own
+    /// queue, or the application's queue it was started on; dropped for a
+    /// partition stopped meanwhile.
+    fn keep(&self, m: GregorMessage) {
+        let key = (m.topic.to_string(), m.partition);
+        {
+            let mut map = self
+                .by_partition
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if let Some(q) = map.get_mut(&key) {
+                q.push_back(m);
+                return;
+            }
+        }
+        let fifo = self
+            .routed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        if let Some(f) = fifo {
+            f.messages().push_back(m);
+        }
+    }
 }
 
 /// The topic's handle and consumer.
@@ -72,32 +116,68 @@ fn failed(code: c_int, errno: c_int) -> c_int {
     -1
 }
 
+/// Starts the topic's partition at `offset`, its messages going to
+/// `dest` if given, else to its own queue.
+fn start(rkt: *mut Topic, partition: i32, offset: i64, dest: Option<Arc<Fifo>>) -> c_int {
+    let Some((t, h, c)) = parts(rkt) else {
+        return failed(RESP_ERR__INVALID_ARG, EINVAL);
+    };
+    let key = (t.name().to_string(), partition);
+    let queues = &h.consumer_state().legacy;
+    // started already: as librdkafka's, fetching starts over at `offset`,
+    // to `dest`
+    if queues.forget(&key) {
+        if let Err(e) =
+            c.incremental_unassign(&[TopicPartitionOffset::new(t.name(), partition, -1001)])
+        {
+            return failed(e.code(), EINVAL);
+        }
+    }
+    if let Some(f) = dest {
+        let mut routed = queues.routed.lock().unwrap_or_else(PoisonError::into_inner);
+        routed.insert(key.clone(), f);
+    } else {
+        let mut own = queues
+            .by_partition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        own.insert(key.clone(), VecDeque::new());
+    }
+    match c.incremental_assign(&[TopicPartitionOffset::new(t.name(), partition, offset)]) {
+        Ok(()) => {
+            set_last_error(0);
+            0
+        }
+        Err(e) => {
+            queues.forget(&key);
+            failed(e.code(), EINVAL)
+        }
+    }
+}
+
 /// Starts consuming the topic's partition at `offset`
 /// (`rd_kafka_consume_start`): 0, or -1 with the reason as
 /// `rd_kafka_last_error`.
 #[no_mangle]
 pub extern "C" fn rd_kafka_consume_start(rkt: *mut Topic, partition: i32, offset: i64) -> c_int {
+    guard(-1, || start(rkt, partition, offset, None))
+}
+
+/// Starts consuming the topic's partition at `offset` with its messages
+/// going to the application's queue `rkqu` (`rd_kafka_consume_start_queue`),
+/// where they interleave with those of the other partitions started on it.
+#[no_mangle]
+pub extern "C" fn rd_kafka_consume_start_queue(
+    rkt: *mut Topic,
+    partition: i32,
+    offset: i64,
+    rkqu: *mut Queue,
+) -> c_int {
     guard(-1, || {
-        let Some((t, h, c)) = parts(rkt) else {
+        let Some(q) = raw::object(rkqu) else {
             return failed(RESP_ERR__INVALID_ARG, EINVAL);
         };
-        let key = (t.name().to_string(), partition);
-        let queues = &h.consumer_state().legacy;
-        let mut map = queues
-            .by_partition
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if map.contains_key(&key) {
-            return failed(RESP_ERR__INVALID_ARG, EINVAL);
-        }
-        match c.incremental_assign(&[TopicPartitionOffset::new(t.name(), partition, offset)]) {
-            Ok(()) => {
-                map.insert(key, VecDeque::new());
-                set_last_error(0);
-                0
-            }
-            Err(e) => failed(e.code(), EINVAL),
-        }
+        start(rkt, partition, offset, Some(Arc::clone(q.fifo())))
     })
 }
 
@@ -110,14 +190,7 @@ pub extern "C" fn rd_kafka_consume_stop(rkt: *mut Topic, partition: i32) -> c_in
             return failed(RESP_ERR__INVALID_ARG, EINVAL);
         };
         let key = (t.name().to_string(), partition);
-        let removed = h
-            .consumer_state()
-            .legacy
-            .by_partition
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&key);
-        if removed.is_none() {
+        if !h.consumer_state().legacy.forget(&key) {
             return failed(RESP_ERR__UNKNOWN_PARTITION, ESRCH);
         }
         match c.incremental_unassign(&[TopicPartitionOffset::new(t.name(), partition, -1001)]) {
@@ -125,6 +198,34 @@ pub extern "C" fn rd_kafka_consume_stop(rkt: *mut Topic, partition: i32) -> c_in
             Err(e) => failed(e.code(), EINVAL),
         }
     })
+}
+
+impl Queues {
+    /// Forgets the started partition `key` and what waits for it (on its
+    /// own queue or the application's); whether it was started.
+    fn forget(&self, key: &(String, i32)) -> bool {
+        let own = self
+            .by_partition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(key);
+        if own.is_some() {
+            return true;
+        }
+        let routed = self
+            .routed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(key);
+        match routed {
+            Some(f) => {
+                f.messages()
+                    .retain(|m| !(*m.topic == *key.0.as_str() && m.partition == key.1));
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// What one wait for a partition's next message found.
@@ -165,10 +266,7 @@ fn next(h: &Handle, c: &Consumer, key: &(String, i32), deadline: Instant) -> Nex
         if m.topic.is_empty() || (&*m.topic == key.0.as_str() && m.partition == key.1) {
             return Next::Message(m);
         }
-        let mut map = queues.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(q) = map.get_mut(&(m.topic.to_string(), m.partition)) {
-            q.push_back(m);
-        }
+        h.consumer_state().legacy.keep(m);
     }
 }
 
@@ -291,5 +389,121 @@ pub extern "C" fn rd_kafka_consume_callback(
                 Next::NotStarted => return n,
             }
         }
+    })
+}
+
+/// The handle and consumer of an application's queue.
+fn queue_parts<'a>(rkqu: *const Queue) -> Option<(&'a Queue, &'a Handle, &'a Consumer)> {
+    let q = raw::object(rkqu)?;
+    let h = q.handle()?;
+    match h.client() {
+        Client::Consumer(c) => Some((q, h, c)),
+        Client::Producer(_) => None,
+    }
+}
+
+/// The next message of the partitions started on the queue `f`, waiting
+/// until `deadline`: from the queue, else from the consumer (keeping what
+/// it gives for other started partitions where they go). gregor's poll
+/// blocks on its own condition variable until something is fetched.
+fn next_queued(h: &Handle, c: &Consumer, f: &Fifo, deadline: Instant) -> Option<GregorMessage> {
+    loop {
+        if let Some(m) = f.messages().pop_front() {
+            return Some(m);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        match c.poll(left) {
+            Ok(Some(m)) if m.topic.is_empty() => return Some(m),
+            Ok(Some(m)) => h.consumer_state().legacy.keep(m),
+            Err(_) => return None,
+            Ok(None) => {
+                if Instant::now() >= deadline {
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+/// The next message of the partitions started on the queue, waiting up to
+/// `timeout_ms` (`rd_kafka_consume_queue`); NULL with `_TIMED_OUT` as
+/// `rd_kafka_last_error` if none came.
+#[no_mangle]
+pub extern "C" fn rd_kafka_consume_queue(rkqu: *mut Queue, timeout_ms: c_int) -> *mut Message {
+    guard(std::ptr::null_mut(), || {
+        let Some((q, h, c)) = queue_parts(rkqu) else {
+            failed(RESP_ERR__INVALID_ARG, EINVAL);
+            return std::ptr::null_mut();
+        };
+        match next_queued(h, c, q.fifo(), Instant::now() + timeout(timeout_ms)) {
+            Some(m) => {
+                set_last_error(0);
+                crate::consumer::consumed(h, m)
+            }
+            None => {
+                failed(RESP_ERR__TIMED_OUT, ETIMEDOUT);
+                std::ptr::null_mut()
+            }
+        }
+    })
+}
+
+/// Up to `size` messages of the partitions started on the queue into
+/// `rkmessages`, waiting up to `timeout_ms` for the array to fill
+/// (`rd_kafka_consume_batch_queue`): how many, or -1.
+#[no_mangle]
+pub extern "C" fn rd_kafka_consume_batch_queue(
+    rkqu: *mut Queue,
+    timeout_ms: c_int,
+    rkmessages: *mut *mut Message,
+    size: usize,
+) -> isize {
+    guard(-1, || {
+        let Some((q, h, c)) = queue_parts(rkqu) else {
+            return failed(RESP_ERR__INVALID_ARG, EINVAL) as isize;
+        };
+        if rkmessages.is_null() && size > 0 {
+            return failed(RESP_ERR__INVALID_ARG, EINVAL) as isize;
+        }
+        let deadline = Instant::now() + timeout(timeout_ms);
+        let mut n = 0;
+        while n < size {
+            match next_queued(h, c, q.fifo(), deadline) {
+                Some(m) => {
+                    put(rkmessages, n, crate::consumer::consumed(h, m));
+                    n += 1;
+                }
+                None => break,
+            }
+        }
+        isize::try_from(n).unwrap_or(isize::MAX)
+    })
+}
+
+/// Calls `consume_cb` with the messages of the partitions started on the
+/// queue, waiting up to `timeout_ms` for the first, then serving what is
+/// there (`rd_kafka_consume_callback_queue`); each message is destroyed
+/// after its call. How many, or -1.
+#[no_mangle]
+pub extern "C" fn rd_kafka_consume_callback_queue(
+    rkqu: *mut Queue,
+    timeout_ms: c_int,
+    consume_cb: Option<ConsumeCb>,
+    opaque: *mut c_void,
+) -> c_int {
+    guard(-1, || {
+        let (Some((q, h, c)), Some(cb)) = (queue_parts(rkqu), consume_cb) else {
+            return failed(RESP_ERR__INVALID_ARG, EINVAL);
+        };
+        let mut deadline = Instant::now() + timeout(timeout_ms);
+        let mut n: c_int = 0;
+        while let Some(m) = next_queued(h, c, q.fifo(), deadline) {
+            let p = crate::consumer::consumed(h, m);
+            call_consume(cb, p, opaque as usize);
+            crate::consumer::rd_kafka_message_destroy(p);
+            n = n.saturating_add(1);
+            deadline = Instant::now();
+        }
+        n
     })
 }

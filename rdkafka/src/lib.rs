@@ -33,7 +33,7 @@
 //! | [`producer`] | `produce`, `produceva` (and `producev`, C in `csrc/producev.c` on `produceva`, which build.rs compiles and links), delivery reports |
 //! | [`message`] | `rd_kafka_message_t` and its accessors |
 //! | [`consumer`] | the high-level consumer: subscribe, `consumer_poll` (consumed messages, their headers and destroy), assignment and `rebalance_cb`, commits and `offset_commit_cb`, positions, seek, pause, watermarks, offsets for times |
-//! | [`consume`] | the legacy consumer by topic handle and partition: `consume_start`, `_stop`, `consume`, `consume_batch`, `consume_callback` |
+//! | [`consume`] | the legacy consumer by topic handle and partition: `consume_start`, `_stop`, `consume`, `consume_batch`, `consume_callback`; and on an application queue where started partitions interleave: `consume_start_queue`, `consume_queue`, `consume_batch_queue`, `consume_callback_queue` |
 //! | [`group_metadata`] | `rd_kafka_consumer_group_metadata_t`: of a consumer, new, accessors, write / read |
 //! | [`metadata`] | `rd_kafka_metadata_t` of `rd_kafka_metadata` |
 //! | [`partitioner`] | the built-in partitioners' `rd_kafka_msg_partitioner_*` functions |

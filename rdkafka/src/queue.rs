@@ -31,6 +31,10 @@ use crate::raw;
 pub(crate) struct Fifo {
     events: Mutex<VecDeque<Box<Event>>>,
     ready: Condvar,
+    /// Consumed messages of the partitions started on this queue
+    /// (`rd_kafka_consume_start_queue`), interleaved as they are fetched;
+    /// `rd_kafka_consume_queue` and its kin take them (see `consume`).
+    messages: Mutex<VecDeque<gregor::message::Message>>,
     /// The background queue's server: events go to it instead.
     serve: Option<Background>,
 }
@@ -92,12 +96,19 @@ impl Fifo {
         }
     }
 
-    /// How many events wait.
+    /// How many events and consumed messages wait.
     pub(crate) fn len(&self) -> usize {
-        self.events
+        let events = self
+            .events
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .len()
+            .len();
+        events + self.messages().len()
+    }
+
+    /// The consumed messages waiting in the queue.
+    pub(crate) fn messages(&self) -> std::sync::MutexGuard<'_, VecDeque<gregor::message::Message>> {
+        self.messages.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -105,12 +116,21 @@ impl Fifo {
 #[derive(Debug)]
 pub struct Queue {
     fifo: Arc<Fifo>,
+    /// The `rd_kafka_t *` it was made for, whose consumer
+    /// `rd_kafka_consume_queue` polls (the application destroys its
+    /// queues before the handle, as rdkafka.h requires).
+    rk: usize,
 }
 
 impl Queue {
     /// The shared queue, for a request that posts to it.
     pub(crate) fn fifo(&self) -> &Arc<Fifo> {
         &self.fifo
+    }
+
+    /// The handle the queue was made for.
+    pub(crate) fn handle<'a>(&self) -> Option<&'a Handle> {
+        raw::object(self.rk as *const Handle)
     }
 }
 
@@ -123,6 +143,7 @@ pub extern "C" fn rd_kafka_queue_new(rk: *mut Handle) -> *mut Queue {
         }
         Box::into_raw(Box::new(Queue {
             fifo: Arc::new(Fifo::default()),
+            rk: rk as usize,
         }))
     })
 }
@@ -136,6 +157,7 @@ pub extern "C" fn rd_kafka_queue_get_main(rk: *mut Handle) -> *mut Queue {
         raw::object(rk).map_or(std::ptr::null_mut(), |h| {
             Box::into_raw(Box::new(Queue {
                 fifo: Arc::clone(h.admin().main_queue()),
+                rk: rk as usize,
             }))
         })
     })
@@ -150,6 +172,7 @@ pub extern "C" fn rd_kafka_queue_get_background(rk: *mut Handle) -> *mut Queue {
         raw::object(rk).map_or(std::ptr::null_mut(), |h| {
             Box::into_raw(Box::new(Queue {
                 fifo: Arc::clone(h.admin().background_queue(h)),
+                rk: rk as usize,
             }))
         })
     })

@@ -19,7 +19,9 @@
  * rebalance_cb) and consumer_closed. Then the legacy consumer on the same
  * topic (no group): consume_start at BEGINNING, at offset 1 and at END,
  * rd_kafka_consume, consume_batch and consume_callback for one partition
- * each, a partition not started, a timeout, consume_stop.
+ * each, a partition not started, a timeout, consume_stop; and every
+ * partition started on one queue (consume_start_queue) read through
+ * consume_batch_queue, consume_queue and consume_callback_queue.
  */
 #define _DEFAULT_SOURCE /* usleep */
 #include <stdint.h>
@@ -481,6 +483,77 @@ static void legacy(const char *bootstrap, const char *topic, int n, int parts) {
         rd_kafka_destroy(rk);
 }
 
+/* The legacy consumer with every partition started on one application
+ * queue: messages and end-of-partition events of all partitions through
+ * consume_batch_queue, consume_queue and consume_callback_queue, counted
+ * per partition (their interleaving varies). */
+static int q_counts[MAX_PARTS], q_eofs;
+
+static void count_queued(rd_kafka_message_t *m) {
+        if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF)
+                q_eofs++;
+        else if (!m->err && m->partition >= 0 && m->partition < MAX_PARTS)
+                q_counts[m->partition]++;
+}
+
+static void queue_cb(rd_kafka_message_t *m, void *opaque) {
+        (void)opaque;
+        count_queued(m);
+}
+
+static void legacy_queue(const char *bootstrap, const char *topic, int n, int parts) {
+        char errstr[512];
+        rd_kafka_conf_t *conf = rd_kafka_conf_new();
+        rd_kafka_message_t *m, *batch[16];
+        rd_kafka_topic_t *rkt;
+        rd_kafka_queue_t *rkqu;
+        rd_kafka_t *rk;
+        ssize_t got_n;
+        int p, i, tries, total = 0;
+
+        rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, errstr, sizeof errstr);
+        rd_kafka_conf_set(conf, "enable.partition.eof", "true", errstr, sizeof errstr);
+        if (!(rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr))) {
+                printf("queue consumer: %s\n", errstr);
+                return;
+        }
+        rkt = rd_kafka_topic_new(rk, topic, NULL);
+        rkqu = rd_kafka_queue_new(rk);
+        for (p = 0; p < parts && p < MAX_PARTS; p++)
+                if (rd_kafka_consume_start_queue(rkt, p, RD_KAFKA_OFFSET_BEGINNING, rkqu))
+                        printf("queue: consume_start_queue [%d] failed: %s\n", p,
+                               rd_kafka_err2name(rd_kafka_last_error()));
+        printf("queue: consume_start_queue [0] again: %d\n",
+               rd_kafka_consume_start_queue(rkt, 0, RD_KAFKA_OFFSET_BEGINNING, rkqu));
+        got_n = rd_kafka_consume_batch_queue(rkqu, 10000, batch, 16);
+        for (i = 0; i < got_n; i++) {
+                count_queued(batch[i]);
+                rd_kafka_message_destroy(batch[i]);
+        }
+        if ((m = rd_kafka_consume_queue(rkqu, 10000))) {
+                count_queued(m);
+                rd_kafka_message_destroy(m);
+        }
+        for (tries = 0; tries < 30 && q_eofs < parts; tries++)
+                if (rd_kafka_consume_callback_queue(rkqu, 1000, queue_cb, NULL) < 0)
+                        break;
+        for (p = 0; p < parts && p < MAX_PARTS; p++)
+                total += q_counts[p] == count_of(n, parts, p);
+        printf("queue: batch of %d, %d of %d partitions complete, %d end(s) of partition\n",
+               (int)got_n, total, parts, q_eofs);
+        m = rd_kafka_consume_queue(rkqu, 100);
+        printf("queue: consume_queue at the end: %s, %s\n", m ? "a message" : "NULL",
+               rd_kafka_err2name(rd_kafka_last_error()));
+        if (m)
+                rd_kafka_message_destroy(m);
+        for (p = 0; p < parts && p < MAX_PARTS; p++)
+                if (rd_kafka_consume_stop(rkt, p))
+                        printf("queue: consume_stop [%d] failed\n", p);
+        rd_kafka_queue_destroy(rkqu);
+        rd_kafka_topic_destroy(rkt);
+        rd_kafka_destroy(rk);
+}
+
 int main(int argc, char **argv) {
         char errstr[512], group[256];
         const char *bootstrap, *topic;
@@ -644,6 +717,7 @@ int main(int argc, char **argv) {
         rd_kafka_destroy(rk);
         cooperative(bootstrap, topic, n);
         legacy(bootstrap, topic, n, parts);
+        legacy_queue(bootstrap, topic, n, parts);
         printf("done\n");
         return 0;
 }
