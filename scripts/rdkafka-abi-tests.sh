@@ -15,6 +15,9 @@
 #             and 20 lines over 1 KiB without keys to partition 0 (kcat
 #             hands those over with RD_KAFKA_MSG_F_FREE), read back in
 #             order;
+#   -P -X transactional.id   the N lines in one transaction, on gregor's
+#             mock (the test broker's memory storage refuses transactional
+#             ids), read back read_committed by the real kcat
 #   -G        the real kcat's -P topic read by a balanced consumer (`-G
 #             group -e`, from the beginning), with the range assignor and
 #             with cooperative-sticky: the same messages, partitions and
@@ -126,6 +129,30 @@ for which in real ours; do
 done
 compare P-big
 
+# -P -X transactional.id: kcat wraps its messages in a transaction (init,
+# begin, commit); read back read_committed by the real kcat. On gregor's
+# mock cluster (`gregor mock`, 3 brokers): the test broker's memory storage
+# refuses transactional ids.
+cargo build -q --bin gregor
+target/debug/gregor mock -n 3 >"$WORK/mock.out" 2>"$WORK/mock.log" &
+mock_pid=$!
+trap 'kill $mock_pid 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do [ -s "$WORK/mock.out" ] && break; sleep 0.1; done
+MOCK=$(head -1 "$WORK/mock.out")
+[ -n "$MOCK" ] || die "gregor mock printed no bootstrap list (log: $WORK/mock.log)"
+for which in real ours; do
+    if [ $which = ours ]; then k=$KCAT_OURS; else k=$KCAT_REAL; fi
+    run "$k" -b "$MOCK" -P -t "$topic-txn-$which" -K: -X "transactional.id=gregor-abi-$stamp-$which" \
+        <"$WORK/lines.txt" >"$WORK/P-txn-$which.txt"
+    timeout 60 "$KCAT_REAL" -b "$MOCK" -C -t "$topic-txn-$which" -e -o beginning -q \
+        -X isolation.level=read_committed -f '%k %s\n' 2>&1 | sort -V >>"$WORK/P-txn-$which.txt" || true
+done
+compare P-txn
+if [ "$N" -ne "$(grep -c '^key-' "$WORK/P-txn-real.txt")" ]; then
+    log "FAILED: the real kcat's transaction read back $(grep -c '^key-' "$WORK/P-txn-real.txt") lines of $N"
+    failed+=(P-txn-count)
+fi
+
 # -G: balanced consumers (range, and cooperative-sticky's incremental
 # rebalances) each in a group of its own, reading the topic -P's real
 # kcat wrote from the beginning to the end of every partition (-e)
@@ -194,4 +221,4 @@ if [ ${#failed[@]} -gt 0 ]; then
     log "rdkafka ABI tests FAILED: ${failed[*]}"
     exit 1
 fi
-log "rdkafka ABI tests passed (kcat -L, -P of $N lines and of big lines, -G range, cooperative-sticky and with headers, -C of all partitions and of one: the same with ours as with librdkafka)"
+log "rdkafka ABI tests passed (kcat -L, -P of $N lines, of big lines and in a transaction, -G range, cooperative-sticky and with headers, -C of all partitions and of one: the same with ours as with librdkafka)"

@@ -24,6 +24,17 @@ enum Text {
     Owned(CString),
 }
 
+/// librdkafka's three flags of an error object.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Flags {
+    /// `rd_kafka_error_is_fatal`.
+    pub(crate) fatal: bool,
+    /// `rd_kafka_error_is_retriable`.
+    pub(crate) retriable: bool,
+    /// `rd_kafka_error_txn_requires_abort`.
+    pub(crate) txn_requires_abort: bool,
+}
+
 /// `rd_kafka_error_t`: a code, its text and librdkafka's three flags.
 #[derive(Debug)]
 pub struct ErrorObject {
@@ -52,13 +63,19 @@ impl ErrorObject {
 
     /// A new object for the caller, who frees it with `rd_kafka_error_destroy`.
     pub(crate) fn boxed(code: c_int, text: &str) -> *mut c_void {
+        Self::boxed_with(code, text, Flags::default())
+    }
+
+    /// A new object for the caller with librdkafka's three flags (the
+    /// transactional calls' errors).
+    pub(crate) fn boxed_with(code: c_int, text: &str, flags: Flags) -> *mut c_void {
         let text = CString::new(text.replace('\0', " ")).unwrap_or_default();
         Box::into_raw(Box::new(ErrorObject {
             code,
             text: Text::Owned(text),
-            fatal: false,
-            retriable: false,
-            txn_requires_abort: false,
+            fatal: flags.fatal,
+            retriable: flags.retriable,
+            txn_requires_abort: flags.txn_requires_abort,
             owned: true,
         }))
         .cast()

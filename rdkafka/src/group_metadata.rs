@@ -52,7 +52,6 @@ impl GroupMetadata {
     }
 
     /// gregor's metadata (for the producer's `send_offsets_to_transaction`).
-    #[allow(dead_code)] // for the transactional producer
     pub(crate) fn inner(&self) -> &ConsumerGroupMetadata {
         &self.inner
     }

@@ -35,6 +35,7 @@
 //! | [`consumer`] | the high-level consumer: subscribe, `consumer_poll` (consumed messages, their headers and destroy), assignment and `rebalance_cb`, commits and `offset_commit_cb`, positions, seek, pause, watermarks, offsets for times |
 //! | [`consume`] | the legacy consumer by topic handle and partition: `consume_start`, `_stop`, `consume`, `consume_batch`, `consume_callback`; and on an application queue where started partitions interleave: `consume_start_queue`, `consume_queue`, `consume_batch_queue`, `consume_callback_queue` |
 //! | [`group_metadata`] | `rd_kafka_consumer_group_metadata_t`: of a consumer, new, accessors, write / read |
+//! | [`txn`] | the transactional producer: init, begin, send offsets, commit, abort, with librdkafka's error flags |
 //! | [`metadata`] | `rd_kafka_metadata_t` of `rd_kafka_metadata` |
 //! | [`partitioner`] | the built-in partitioners' `rd_kafka_msg_partitioner_*` functions |
 //! | [`queue`] | `rd_kafka_queue_t`: new, destroy, poll, length, the main and background queues |
@@ -71,5 +72,6 @@ pub mod queue;
 pub mod raw;
 pub mod stubs;
 pub mod topic;
+pub mod txn;
 pub mod uuid;
 pub mod version;
