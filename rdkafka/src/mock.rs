@@ -29,10 +29,10 @@ use crate::handle::Handle;
 use crate::raw;
 
 const RESP_ERR_NO_ERROR: c_int = 0;
+const RESP_ERR_UNKNOWN_TOPIC_OR_PART: c_int = 3;
+const RESP_ERR_BROKER_NOT_AVAILABLE: c_int = 8;
 const RESP_ERR_TOPIC_ALREADY_EXISTS: c_int = 36;
-const RESP_ERR__UNKNOWN_BROKER: c_int = -146;
 const RESP_ERR__INVALID_ARG: c_int = -186;
-const RESP_ERR__UNKNOWN_TOPIC: c_int = -188;
 const RESP_ERR__TRANSPORT: c_int = -195;
 
 /// `rd_kafka_mock_cluster_t`.
@@ -54,8 +54,8 @@ pub struct MockRequest {
 /// librdkafka's error code of a mock failure.
 fn code(e: &MockError) -> c_int {
     match e {
-        MockError::UnknownBroker(_) => RESP_ERR__UNKNOWN_BROKER,
-        MockError::UnknownTopic(_) => RESP_ERR__UNKNOWN_TOPIC,
+        MockError::UnknownBroker(_) => RESP_ERR_BROKER_NOT_AVAILABLE,
+        MockError::UnknownTopic(_) => RESP_ERR_UNKNOWN_TOPIC_OR_PART,
         MockError::TopicExists(_) => RESP_ERR_TOPIC_ALREADY_EXISTS,
         MockError::Invalid(_) => RESP_ERR__INVALID_ARG,
         MockError::Io(_) => RESP_ERR__TRANSPORT,
@@ -67,6 +67,22 @@ fn on(mcluster: *const MockCluster, f: impl FnOnce(&Cluster) -> Result<(), MockE
     guard(RESP_ERR__INVALID_ARG, || match raw::object(mcluster) {
         None => RESP_ERR__INVALID_ARG,
         Some(m) => f(&m.cluster).map_or_else(|e| code(&e), |()| RESP_ERR_NO_ERROR),
+    })
+}
+
+/// Runs `f` on broker `broker_id`, or on every broker for -1 (as
+/// librdkafka's broker commands).
+fn on_brokers(
+    mcluster: *const MockCluster,
+    broker_id: i32,
+    f: impl Fn(&Cluster, i32) -> Result<(), MockError>,
+) -> c_int {
+    on(mcluster, |c| {
+        if broker_id == -1 {
+            c.broker_ids().into_iter().try_for_each(|id| f(c, id))
+        } else {
+            f(c, broker_id)
+        }
     })
 }
 
@@ -168,19 +184,19 @@ pub extern "C" fn rd_kafka_mock_partition_set_follower(
     })
 }
 
-/// `rd_kafka_mock_broker_set_down`: closes its listener and connections.
+/// `rd_kafka_mock_broker_set_down` (-1: every broker, as the calls below): closes its listener and connections.
 #[no_mangle]
 pub extern "C" fn rd_kafka_mock_broker_set_down(
     mcluster: *mut MockCluster,
     broker_id: i32,
 ) -> c_int {
-    on(mcluster, |c| c.broker_down(broker_id))
+    on_brokers(mcluster, broker_id, Cluster::broker_down)
 }
 
 /// `rd_kafka_mock_broker_set_up`: listens again on its port.
 #[no_mangle]
 pub extern "C" fn rd_kafka_mock_broker_set_up(mcluster: *mut MockCluster, broker_id: i32) -> c_int {
-    on(mcluster, |c| c.broker_up(broker_id))
+    on_brokers(mcluster, broker_id, Cluster::broker_up)
 }
 
 /// `rd_kafka_mock_broker_set_rtt`: delays the broker's responses.
@@ -191,7 +207,7 @@ pub extern "C" fn rd_kafka_mock_broker_set_rtt(
     rtt_ms: c_int,
 ) -> c_int {
     let rtt = Duration::from_millis(u64::try_from(rtt_ms).unwrap_or(0));
-    on(mcluster, |c| c.set_broker_rtt(broker_id, rtt))
+    on_brokers(mcluster, broker_id, |c, id| c.set_broker_rtt(id, rtt))
 }
 
 /// `rd_kafka_mock_broker_set_rack` (NULL: none).
@@ -202,7 +218,9 @@ pub extern "C" fn rd_kafka_mock_broker_set_rack(
     rack: *const c_char,
 ) -> c_int {
     let rack = raw::read_cstr(rack);
-    on(mcluster, |c| c.set_broker_rack(broker_id, rack.as_deref()))
+    on_brokers(mcluster, broker_id, |c, id| {
+        c.set_broker_rack(id, rack.as_deref())
+    })
 }
 
 /// `rd_kafka_mock_push_request_errors_array`: the next `cnt` requests of
