@@ -39,8 +39,29 @@ const RESP_ERR__TRANSPORT: c_int = -195;
 pub struct MockCluster {
     /// The `rd_kafka_t *` it was made with.
     rk: usize,
-    cluster: Cluster,
+    cluster: Owner,
     bootstraps: CString,
+}
+
+/// Whose the cluster is.
+enum Owner {
+    /// `rd_kafka_mock_cluster_new`'s, the object's own.
+    Own(Cluster),
+    /// The private cluster of a handle's `test.mock.num.brokers`
+    /// (`rd_kafka_handle_mock_cluster`): the handle's client holds it, and
+    /// this object is the handle's, dropped with it.
+    Handle(*const Cluster),
+}
+
+impl MockCluster {
+    fn cluster(&self) -> &Cluster {
+        match &self.cluster {
+            Owner::Own(c) => c,
+            // SAFETY: the handle's client keeps its mock cluster for as
+            // long as the handle, which owns this object.
+            Owner::Handle(c) => unsafe { &**c },
+        }
+    }
 }
 
 /// `rd_kafka_mock_request_t`: one request a mock broker received.
@@ -66,7 +87,7 @@ fn code(e: &MockError) -> c_int {
 fn on(mcluster: *const MockCluster, f: impl FnOnce(&Cluster) -> Result<(), MockError>) -> c_int {
     guard(RESP_ERR__INVALID_ARG, || match raw::object(mcluster) {
         None => RESP_ERR__INVALID_ARG,
-        Some(m) => f(&m.cluster).map_or_else(|e| code(&e), |()| RESP_ERR_NO_ERROR),
+        Some(m) => f(m.cluster()).map_or_else(|e| code(&e), |()| RESP_ERR_NO_ERROR),
     })
 }
 
@@ -106,16 +127,43 @@ pub extern "C" fn rd_kafka_mock_cluster_new(
         let bootstraps = CString::new(cluster.bootstrap_servers()).unwrap_or_default();
         Box::into_raw(Box::new(MockCluster {
             rk: rk as usize,
-            cluster,
+            cluster: Owner::Own(cluster),
             bootstraps,
         }))
+    })
+}
+
+/// `rd_kafka_handle_mock_cluster`: the mock cluster the handle's
+/// `test.mock.num.brokers` started, NULL without one. The handle owns it.
+#[no_mangle]
+pub extern "C" fn rd_kafka_handle_mock_cluster(rk: *const Handle) -> *mut MockCluster {
+    guard(ptr::null_mut(), || {
+        let Some(h) = raw::object(rk) else {
+            return ptr::null_mut();
+        };
+        let Some(cluster) = h.mock_cluster() else {
+            return ptr::null_mut();
+        };
+        let m = h.mock.get_or_init(|| {
+            Box::new(MockCluster {
+                rk: rk as usize,
+                bootstraps: CString::new(cluster.bootstrap_servers()).unwrap_or_default(),
+                cluster: Owner::Handle(cluster),
+            })
+        });
+        &**m as *const MockCluster as *mut MockCluster
     })
 }
 
 /// `rd_kafka_mock_cluster_destroy`: stops the brokers and frees the cluster.
 #[no_mangle]
 pub extern "C" fn rd_kafka_mock_cluster_destroy(mcluster: *mut MockCluster) {
-    guard((), || drop(raw::take_box(mcluster)));
+    guard((), || {
+        // a handle's own cluster is destroyed with the handle
+        if raw::object(mcluster.cast_const()).is_some_and(|m| matches!(m.cluster, Owner::Own(_))) {
+            drop(raw::take_box(mcluster));
+        }
+    });
 }
 
 /// `rd_kafka_mock_cluster_handle`: the `rd_kafka_t` the cluster was made with.
@@ -323,8 +371,8 @@ pub extern "C" fn rd_kafka_mock_get_requests(
         let Some(m) = raw::object(mcluster.cast_const()) else {
             return ptr::null_mut();
         };
-        let started = m.cluster.started();
-        let reqs = m.cluster.requests();
+        let started = m.cluster().started();
+        let reqs = m.cluster().requests();
         let array = raw::c_malloc(reqs.len().max(1) * std::mem::size_of::<*mut MockRequest>())
             .cast::<*mut MockRequest>();
         if array.is_null() {
