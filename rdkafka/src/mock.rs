@@ -432,3 +432,45 @@ pub extern "C" fn rd_kafka_mock_request_timestamp(mreq: *mut MockRequest) -> i64
         raw::object(mreq.cast_const()).map_or(-1, |r| r.timestamp_us)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cluster_calls_answer_as_librdkafka_mock() {
+        // the handle is only kept and handed back, never used
+        let rk = ptr::NonNull::<Handle>::dangling().as_ptr();
+        assert!(rd_kafka_mock_cluster_new(rk, 0).is_null());
+        let mc = rd_kafka_mock_cluster_new(rk, 3);
+        assert!(!mc.is_null());
+        assert_eq!(rd_kafka_mock_cluster_handle(mc), rk);
+        let boot = raw::read_cstr(rd_kafka_mock_cluster_bootstraps(mc)).unwrap();
+        assert_eq!(boot.split(',').count(), 3);
+        let topic = c"t";
+        assert_eq!(rd_kafka_mock_topic_create(mc, topic.as_ptr(), 2, 3), 0);
+        assert_eq!(
+            rd_kafka_mock_topic_create(mc, topic.as_ptr(), 2, 3),
+            RESP_ERR_TOPIC_ALREADY_EXISTS
+        );
+        assert_eq!(
+            rd_kafka_mock_partition_set_leader(mc, topic.as_ptr(), 1, 2),
+            0
+        );
+        assert_eq!(
+            rd_kafka_mock_partition_set_leader(mc, topic.as_ptr(), 1, 9),
+            RESP_ERR_BROKER_NOT_AVAILABLE
+        );
+        assert_eq!(
+            rd_kafka_mock_broker_set_down(mc, 99),
+            RESP_ERR_BROKER_NOT_AVAILABLE
+        );
+        assert_eq!(rd_kafka_mock_broker_set_rtt(mc, -1, 1), 0);
+        rd_kafka_mock_start_request_tracking(mc);
+        let mut cnt = 7usize;
+        let reqs = rd_kafka_mock_get_requests(mc, &mut cnt);
+        assert_eq!(cnt, 0);
+        rd_kafka_mock_request_destroy_array(reqs, cnt);
+        rd_kafka_mock_cluster_destroy(mc);
+    }
+}
