@@ -52,7 +52,10 @@ struct Row {
 
 /// The functions written in C: (file under `csrc/`, the function it
 /// defines, which must be one of the table's variadic rows).
-const C_SHIMS: &[(&str, &str)] = &[("producev.c", "rd_kafka_producev")];
+const C_SHIMS: &[(&str, &str)] = &[
+    ("producev.c", "rd_kafka_producev"),
+    ("mock.c", "rd_kafka_mock_push_request_errors"),
+];
 
 fn main() {
     let dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));

@@ -31,6 +31,8 @@
 #            (consume_start_queue, consume_queue, _batch_queue,
 #            _callback_queue); skipped likewise;
 #            and ours again under valgrind: no definite leak;
+#   mock     rdkafka/tests/mock.c, compiled against the real headers, run
+#            on a mock cluster of each library (no broker): the same output.
 #   admin    rdkafka/tests/admin.c, compiled against the real rdkafka.h,
 #            prints the same linked against ours as against the real one,
 #            each run with topics of its own on that broker (queues, admin
@@ -53,7 +55,7 @@
 #            header; and every prototype and one-line typedef of ours,
 #            redeclared after the real headers, compiles (a mismatch is a
 #            conflicting declaration); both compile as C++ too;
-#   programs rdkafka/tests/{probe,lists,producer,consumer,admin}.c and kcat's sources (from scripts/setup.sh's
+#   programs rdkafka/tests/{probe,lists,producer,consumer,admin,mock}.c and kcat's sources (from scripts/setup.sh's
 #            build; skipped when absent) compile to the same object files
 #            against our header as against librdkafka's, and kcat built with
 #            ours links with our librdkafka.so.1 and runs, and its `-X`
@@ -223,6 +225,22 @@ else
     log "admin: SKIPPED: no broker on 127.0.0.1:$BROKER_PORT (scripts/services.sh start broker)"
 fi
 
+# mock: librdkafka's mock cluster API (rdkafka_mock.h) on both libraries,
+# the same output; needs no broker.
+for which in real ours; do
+    if [ $which = ours ]; then dir=$OURS; else dir=$REAL/lib; fi
+    cc -std=c99 -Wall -Werror -I"$REAL/include" rdkafka/tests/mock.c \
+        -L"$dir" -Wl,-rpath,"$dir" -lrdkafka -o "$WORK/mock-$which"
+    timeout 300 "$WORK/mock-$which" >"$WORK/mock-$which.txt" 2>"$WORK/mock-$which.log" ||
+        fail mock "mock.c failed on the $which librdkafka (output: $WORK/mock-$which.txt)"
+done
+if diff -u --label real --label ours "$WORK/mock-real.txt" "$WORK/mock-ours.txt" >"$WORK/mock.diff"; then
+    log "mock: identical ($(wc -l <"$WORK/mock-ours.txt") lines)"
+else
+    head -40 "$WORK/mock.diff" >&2
+    fail mock "mock.c's output differs (whole diff: $WORK/mock.diff)"
+fi
+
 # lists: the plain-data families alike on both libraries, and no leak or
 # invalid access in ours.
 for which in ours real; do
@@ -294,7 +312,8 @@ fi
 PROG=$WORK/programs
 KCAT_SRC=$GREGOR_DEPS/build/kcat
 mkdir -p "$PROG"
-srcs=(rdkafka/tests/probe.c rdkafka/tests/lists.c rdkafka/tests/producer.c rdkafka/tests/consumer.c rdkafka/tests/admin.c)
+srcs=(rdkafka/tests/probe.c rdkafka/tests/lists.c rdkafka/tests/producer.c rdkafka/tests/consumer.c rdkafka/tests/admin.c
+    rdkafka/tests/mock.c)
 kcat=0
 if [ -f "$KCAT_SRC/kcat.c" ] && [ -f "$KCAT_SRC/config.h" ]; then
     rm -rf "$PROG/kcat" && mkdir -p "$PROG/kcat" && cp "$KCAT_SRC"/*.c "$KCAT_SRC"/*.h "$PROG/kcat/"

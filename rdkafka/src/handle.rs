@@ -79,6 +79,8 @@ pub struct Handle {
     consumer_state: crate::consumer::State,
     /// Queues and admin requests; dropped last (joins the requests).
     admin: crate::admin::HandleAdmin,
+    /// `rd_kafka_handle_mock_cluster`'s object, made on first call.
+    pub(crate) mock: std::sync::OnceLock<Box<crate::mock::MockCluster>>,
 }
 
 impl Handle {
@@ -87,6 +89,14 @@ impl Handle {
         match &self.client {
             Client::Producer(p) => Some(p),
             Client::Consumer(_) => None,
+        }
+    }
+
+    /// The mock cluster of the client's `test.mock.num.brokers`, if any.
+    pub(crate) fn mock_cluster(&self) -> Option<&gregor::mock::Cluster> {
+        match &self.client {
+            Client::Producer(p) => p.mock_cluster(),
+            Client::Consumer(c) => c.mock_cluster(),
         }
     }
 
@@ -242,6 +252,7 @@ pub extern "C" fn rd_kafka_new(
             controller: AtomicI32::new(-1),
             consumer_state: crate::consumer::State::default(),
             admin: crate::admin::HandleAdmin::new(),
+            mock: std::sync::OnceLock::new(),
         });
         // the box's address is the `rd_kafka_t *` the callbacks pass on
         let rk = &*handle as *const Handle as usize;

@@ -40,6 +40,7 @@
 //! | [`partitioner`] | the built-in partitioners' `rd_kafka_msg_partitioner_*` functions |
 //! | [`queue`] | `rd_kafka_queue_t`: new, destroy, poll, length, the main and background queues |
 //! | [`event`] | `rd_kafka_event_t` of the admin results, their topic results |
+//! | [`mock`] | `rd_kafka_mock_cluster_t` on gregor's mock cluster: new, destroy, handle, bootstraps; topics, leaders, followers, brokers down / up, RTT, rack; pushed request errors (`push_request_errors`, C in `csrc/mock.c` on `_array`), coordinators, API versions, request tracking |
 //! | [`admin`] | AdminOptions, NewTopic, DeleteTopic, NewPartitions; `CreateTopics`, `DeleteTopics`, `CreatePartitions`; `rd_kafka_thread_cnt` |
 //!
 //! Conventions of every export: its body runs inside [`guard::guard`], so
@@ -65,6 +66,7 @@ pub mod headers;
 pub mod mem;
 pub mod message;
 pub mod metadata;
+pub mod mock;
 pub mod partition_list;
 pub mod partitioner;
 pub mod producer;

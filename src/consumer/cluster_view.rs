@@ -7,6 +7,13 @@ use crate::cluster::{Cluster, Metadata};
 use crate::error::Result;
 
 impl Consumer {
+    /// The private mock cluster `test.mock.num.brokers` started for this
+    /// client, if any (librdkafka's `rd_kafka_handle_mock_cluster`).
+    #[cfg(feature = "mock")]
+    pub fn mock_cluster(&self) -> Option<&crate::mock::Cluster> {
+        self.cluster().mock_cluster()
+    }
+
     /// The consumer's view of the cluster.
     #[cfg(feature = "internals")]
     #[doc(hidden)]
