@@ -82,6 +82,31 @@ OURS=$WORK/lib
 failed=()
 fail() { log "FAILED: $*"; failed+=("$1"); }
 
+# same_on_both NAME SECONDS ARGS...: rdkafka/tests/NAME.c, compiled against
+# the real rdkafka.h and linked once with each library, run with ARGS (in
+# which @which@ becomes "real" or "ours": a topic of each run's own); true
+# if both ran and printed the same ($WORK/NAME-{real,ours}.txt), else the
+# check NAME failed, with the diff.
+same_on_both() {
+    local name=$1 secs=$2 which dir
+    shift 2
+    for which in real ours; do
+        if [ $which = ours ]; then dir=$OURS; else dir=$REAL/lib; fi
+        cc -std=c99 -Wall -Werror -I"$REAL/include" "rdkafka/tests/$name.c" \
+            -L"$dir" -Wl,-rpath,"$dir" -lrdkafka -o "$WORK/$name-$which"
+        timeout "$secs" "$WORK/$name-$which" "${@//@which@/$which}" \
+            >"$WORK/$name-$which.txt" 2>"$WORK/$name-$which.log" || {
+            fail "$name" "$name.c failed on the $which librdkafka (output: $WORK/$name-$which.txt)"
+            return 1
+        }
+    done
+    diff -u --label real --label ours "$WORK/$name-real.txt" "$WORK/$name-ours.txt" \
+        >"$WORK/$name.diff" && return 0
+    head -40 "$WORK/$name.diff" >&2
+    fail "$name" "$name.c's output differs (whole diff: $WORK/$name.diff)"
+    return 1
+}
+
 log "building gregor-rdkafka ($PROFILE)"
 if [ "$PROFILE" = release ]; then
     cargo build -q -p gregor-rdkafka --release
@@ -144,22 +169,10 @@ fi
 # producer: a producing program against the broker, the same output with both.
 if port_open "$BROKER_PORT"; then
     ptopic=gregor-abi-producer-$(date +%s)-$$
-    for which in real ours; do
-        if [ $which = ours ]; then dir=$OURS; else dir=$REAL/lib; fi
-        cc -std=c99 -Wall -Werror -I"$REAL/include" rdkafka/tests/producer.c \
-            -L"$dir" -Wl,-rpath,"$dir" -lrdkafka -o "$WORK/producer-$which"
-        # a topic of its own for each run: both see the broker create it
-        timeout 120 "$WORK/producer-$which" "127.0.0.1:$BROKER_PORT" "$ptopic-$which" 40 \
-            >"$WORK/producer-$which.txt" 2>"$WORK/producer-$which.log" ||
-            fail producer "producer.c failed on the $which librdkafka (output: $WORK/producer-$which.txt)"
-    done
-    if diff -u --label real --label ours "$WORK/producer-real.txt" "$WORK/producer-ours.txt" \
-        >"$WORK/producer.diff"; then
+    # a topic of its own for each run: both see the broker create it
+    if same_on_both producer 120 "127.0.0.1:$BROKER_PORT" "$ptopic-@which@" 40; then
         log "producer: identical ($(grep -c '^dr ' "$WORK/producer-ours.txt") delivery reports," \
             "$(wc -l <"$WORK/producer-ours.txt") lines)"
-    else
-        head -40 "$WORK/producer.diff" >&2
-        fail producer "producer.c's output differs (whole diff: $WORK/producer.diff)"
     fi
 else
     log "producer: SKIPPED: no broker on 127.0.0.1:$BROKER_PORT (scripts/services.sh start broker)"
@@ -168,22 +181,10 @@ fi
 # consumer: a group consumer against the broker, the same output with both.
 if port_open "$BROKER_PORT"; then
     ctopic=gregor-abi-consumer-$(date +%s)-$$
-    for which in real ours; do
-        if [ $which = ours ]; then dir=$OURS; else dir=$REAL/lib; fi
-        cc -std=c99 -Wall -Werror -I"$REAL/include" rdkafka/tests/consumer.c \
-            -L"$dir" -Wl,-rpath,"$dir" -lrdkafka -o "$WORK/consumer-$which"
-        timeout 180 "$WORK/consumer-$which" "127.0.0.1:$BROKER_PORT" "$ctopic-$which" 40 \
-            >"$WORK/consumer-$which.txt" 2>"$WORK/consumer-$which.log" ||
-            fail consumer "consumer.c failed on the $which librdkafka (output: $WORK/consumer-$which.txt)"
-    done
-    if diff -u --label real --label ours "$WORK/consumer-real.txt" "$WORK/consumer-ours.txt" \
-        >"$WORK/consumer.diff"; then
+    if same_on_both consumer 180 "127.0.0.1:$BROKER_PORT" "$ctopic-@which@" 40; then
         log "consumer: identical ($(grep -c '^msg ' "$WORK/consumer-ours.txt") messages," \
             "$(grep -c '^rebalance ' "$WORK/consumer-ours.txt") rebalances," \
             "$(wc -l <"$WORK/consumer-ours.txt") lines)"
-    else
-        head -40 "$WORK/consumer.diff" >&2
-        fail consumer "consumer.c's output differs (whole diff: $WORK/consumer.diff)"
     fi
     # consumed messages, their headers and lists freed: no leak of ours
     # (the Rust runtime's per-thread handles only "possibly" leak)
@@ -205,21 +206,9 @@ fi
 # with both (topic names print as their prefix "$P").
 if port_open "$BROKER_PORT"; then
     atopic=gregor-abi-admin-$(date +%s)-$$
-    for which in real ours; do
-        if [ $which = ours ]; then dir=$OURS; else dir=$REAL/lib; fi
-        cc -std=c99 -Wall -Werror -I"$REAL/include" rdkafka/tests/admin.c \
-            -L"$dir" -Wl,-rpath,"$dir" -lrdkafka -o "$WORK/admin-$which"
-        timeout 300 "$WORK/admin-$which" "127.0.0.1:$BROKER_PORT" "$atopic-$which" \
-            >"$WORK/admin-$which.txt" 2>"$WORK/admin-$which.log" ||
-            fail admin "admin.c failed on the $which librdkafka (output: $WORK/admin-$which.txt)"
-    done
-    if diff -u --label real --label ours "$WORK/admin-real.txt" "$WORK/admin-ours.txt" \
-        >"$WORK/admin.diff"; then
+    if same_on_both admin 300 "127.0.0.1:$BROKER_PORT" "$atopic-@which@"; then
         log "admin: identical ($(grep -c '^event ' "$WORK/admin-ours.txt") result events," \
             "$(wc -l <"$WORK/admin-ours.txt") lines)"
-    else
-        head -40 "$WORK/admin.diff" >&2
-        fail admin "admin.c's output differs (whole diff: $WORK/admin.diff)"
     fi
 else
     log "admin: SKIPPED: no broker on 127.0.0.1:$BROKER_PORT (scripts/services.sh start broker)"
@@ -227,18 +216,8 @@ fi
 
 # mock: librdkafka's mock cluster API (rdkafka_mock.h) on both libraries,
 # the same output; needs no broker.
-for which in real ours; do
-    if [ $which = ours ]; then dir=$OURS; else dir=$REAL/lib; fi
-    cc -std=c99 -Wall -Werror -I"$REAL/include" rdkafka/tests/mock.c \
-        -L"$dir" -Wl,-rpath,"$dir" -lrdkafka -o "$WORK/mock-$which"
-    timeout 300 "$WORK/mock-$which" >"$WORK/mock-$which.txt" 2>"$WORK/mock-$which.log" ||
-        fail mock "mock.c failed on the $which librdkafka (output: $WORK/mock-$which.txt)"
-done
-if diff -u --label real --label ours "$WORK/mock-real.txt" "$WORK/mock-ours.txt" >"$WORK/mock.diff"; then
+if same_on_both mock 300; then
     log "mock: identical ($(wc -l <"$WORK/mock-ours.txt") lines)"
-else
-    head -40 "$WORK/mock.diff" >&2
-    fail mock "mock.c's output differs (whole diff: $WORK/mock.diff)"
 fi
 
 # lists: the plain-data families alike on both libraries, and no leak or
