@@ -470,7 +470,7 @@ fn write_file(fp: *mut c_void, text: &str) {
     if fp.is_null() {
         return;
     }
-    let text = CString::new(text.replace('\0', " ")).unwrap_or_default();
+    let text = raw::c_string(text);
     // SAFETY: `fp` is the caller's open `FILE *` (rdkafka.h); `text` is
     // NUL-terminated.
     unsafe { fputs(text.as_ptr(), fp) };
@@ -508,12 +508,7 @@ fn dump_array(pairs: Vec<(String, String)>, cntp: *mut usize) -> *mut *const c_c
     let arr: Box<[*const c_char]> = pairs
         .into_iter()
         .flat_map(|(k, v)| [k, v])
-        .map(|s| {
-            CString::new(s.replace('\0', " "))
-                .unwrap_or_default()
-                .into_raw()
-                .cast_const()
-        })
+        .map(|s| raw::c_string(&s).into_raw().cast_const())
         .collect();
     raw::write_out(cntp, arr.len());
     Box::into_raw(arr).cast()

@@ -146,10 +146,7 @@ pub(crate) fn consumed(h: &Handle, m: GregorMessage) -> *mut Message {
             .get(&m.topic, None, false)
             .unwrap_or(std::ptr::null_mut())
     };
-    let errstr = m
-        .error
-        .as_ref()
-        .map(|e| CString::new(e.to_string().replace('\0', " ")).unwrap_or_default());
+    let errstr = m.error.as_ref().map(|e| raw::c_string(&e.to_string()));
     let headers = if m.headers.is_empty() {
         std::ptr::null_mut()
     } else {

@@ -69,7 +69,7 @@ impl ErrorObject {
     /// A new object for the caller with librdkafka's three flags (the
     /// transactional calls' errors).
     pub(crate) fn boxed_with(code: c_int, text: &str, flags: Flags) -> *mut c_void {
-        let text = CString::new(text.replace('\0', " ")).unwrap_or_default();
+        let text = crate::raw::c_string(text);
         Box::into_raw(Box::new(ErrorObject {
             code,
             text: Text::Owned(text),

@@ -63,7 +63,7 @@ impl Event {
         Event {
             kind,
             err,
-            errstr: errstr.map(|t| CString::new(t.replace('\0', " ")).unwrap_or_default()),
+            errstr: errstr.map(|t| raw::c_string(&t)),
             opaque,
             topics,
             ptrs,

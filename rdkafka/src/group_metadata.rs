@@ -42,7 +42,7 @@ pub struct GroupMetadata {
 
 impl GroupMetadata {
     fn new(inner: ConsumerGroupMetadata) -> *mut GroupMetadata {
-        let c = |s: &str| CString::new(s.replace('\0', " ")).unwrap_or_default();
+        let c = |s: &str| raw::c_string(s);
         Box::into_raw(Box::new(GroupMetadata {
             group_id: c(&inner.group_id),
             member_id: c(&inner.member_id),

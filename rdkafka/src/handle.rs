@@ -171,8 +171,8 @@ impl LogState {
         };
         match self.cb {
             Some(cb) => {
-                let fac = CString::new(fac.replace('\0', " ")).unwrap_or_default();
-                let buf = CString::new(buf.replace('\0', " ")).unwrap_or_default();
+                let fac = raw::c_string(fac);
+                let buf = raw::c_string(buf);
                 raw::call_log(cb, self.rk.load(Ordering::Acquire), level, &fac, &buf);
             }
             None => gregor::log::print_stderr(level, fac, name, buf),

@@ -88,7 +88,7 @@ fn count(n: usize) -> c_int {
 
 /// A C string kept in `strings`; its stable address.
 fn keep(strings: &mut Vec<CString>, s: &str) -> *mut c_char {
-    let c = CString::new(s.replace('\0', " ")).unwrap_or_default();
+    let c = raw::c_string(s);
     let p = c.as_ptr().cast_mut();
     strings.push(c);
     p

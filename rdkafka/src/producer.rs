@@ -19,7 +19,7 @@
 
 #![allow(unsafe_code)] // `#[no_mangle]`
 
-use std::ffi::{c_int, c_void, CString};
+use std::ffi::{c_int, c_void};
 
 use gregor::error::Error;
 use gregor::events::ThrottleEvent;
@@ -467,7 +467,7 @@ pub(crate) fn install_callbacks(h: &Handle, rk: usize) {
     let error = || {
         cbs.error.map(|cb| {
             Box::new(move |e: &Error| {
-                let reason = CString::new(e.to_string().replace('\0', " ")).unwrap_or_default();
+                let reason = raw::c_string(&e.to_string());
                 raw::call_error(cb, rk, e.code(), &reason, opaque);
             }) as Box<dyn FnMut(&Error) + Send>
         })
@@ -485,7 +485,7 @@ pub(crate) fn install_callbacks(h: &Handle, rk: usize) {
     let throttle = || {
         cbs.throttle.map(|cb| {
             Box::new(move |ev: &ThrottleEvent| {
-                let name = CString::new(ev.broker_name.replace('\0', " ")).unwrap_or_default();
+                let name = raw::c_string(&ev.broker_name);
                 raw::call_throttle(cb, rk, &name, ev.broker_id, ev.throttle_time_ms, opaque);
             }) as Box<dyn FnMut(&ThrottleEvent) + Send>
         })

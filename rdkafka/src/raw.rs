@@ -5,7 +5,7 @@
 #![allow(unsafe_code)]
 
 use std::borrow::Cow;
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
 use crate::conf::{BackgroundEventCb, DrCb, DrMsgCb, ErrorCb, LogCb, StatsCb, ThrottleCb};
 use crate::message::Message;
@@ -24,6 +24,12 @@ pub(crate) fn write_errstr(errstr: *mut c_char, size: usize, msg: &str) {
         std::ptr::copy_nonoverlapping(bytes.as_ptr(), errstr.cast::<u8>(), n);
         *errstr.add(n) = 0;
     }
+}
+
+/// `text` as a C string for the caller to read, an inner NUL (which C
+/// would take for the end) shown as a space.
+pub(crate) fn c_string(text: &str) -> CString {
+    CString::new(text.replace('\0', " ")).unwrap_or_default()
 }
 
 /// Stores `value` in the caller's out-parameter `p`; nothing for NULL.
