@@ -55,6 +55,7 @@ FLOOR=rdkafka/tests/librdkafka-tests.pass
     die "no built librdkafka source in $SRC: run scripts/setup.sh librdkafka"
 port_open "$BROKER_PORT" || die "no broker on 127.0.0.1:$BROKER_PORT: run scripts/services.sh start broker"
 
+mkdir -p "$WORK"
 if [ ! -x "$SRC/tests/test-runner" ]; then
     log "librdkafka tests: building the test-runner (about a minute)"
     make -C "$SRC/tests" -j2 test-runner >"$WORK.build.log" 2>&1 ||
@@ -83,7 +84,6 @@ else
 fi
 [ ${#RUN[@]} -gt 0 ] || die "no test matches '$PATTERN'"
 
-mkdir -p "$WORK"
 printf 'bootstrap.servers=127.0.0.1:%s\n' "$BROKER_PORT" >"$WORK/test.conf"
 results=$WORK/results.$WHO.tsv
 : >"$results"
