@@ -73,21 +73,29 @@ pub(crate) fn alloc_zeroed<T>() -> *mut T {
     p
 }
 
-/// `bytes` and a NUL on the C heap, as C's `strndup` of them; aborts when
+/// `bytes` and a NUL on the C heap, as C's `strndup` of them; NULL when
 /// the heap is out of memory.
-pub(crate) fn strdup_bytes(bytes: &[u8]) -> *mut c_char {
+pub(crate) fn try_strdup_bytes(bytes: &[u8]) -> *mut c_char {
     let p = malloc(bytes.len() + 1).cast::<u8>();
+    if !p.is_null() {
+        // SAFETY: `p` is a fresh block of `len + 1` bytes, distinct from `bytes`.
+        unsafe {
+            ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+            *p.add(bytes.len()) = 0;
+        }
+    }
+    p.cast()
+}
+
+/// [`try_strdup_bytes`], aborting when the heap is out of memory.
+pub(crate) fn strdup_bytes(bytes: &[u8]) -> *mut c_char {
+    let p = try_strdup_bytes(bytes);
     if p.is_null() {
         std::alloc::handle_alloc_error(
             std::alloc::Layout::array::<u8>(bytes.len() + 1).expect("a string's layout"),
         );
     }
-    // SAFETY: `p` is a fresh block of `len + 1` bytes, distinct from `bytes`.
-    unsafe {
-        ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
-        *p.add(bytes.len()) = 0;
-    }
-    p.cast()
+    p
 }
 
 /// A copy of `bytes` on the C heap (no NUL added); NULL for an empty slice.

@@ -373,7 +373,7 @@ pub extern "C" fn rd_kafka_mock_get_requests(
         };
         let started = m.cluster().started();
         let reqs = m.cluster().requests();
-        let array = raw::c_malloc(reqs.len().max(1) * std::mem::size_of::<*mut MockRequest>())
+        let array = crate::mem::malloc(reqs.len().max(1) * std::mem::size_of::<*mut MockRequest>())
             .cast::<*mut MockRequest>();
         if array.is_null() {
             return ptr::null_mut();

@@ -127,12 +127,6 @@ pub(crate) fn free_payload(p: *mut c_void) {
     unsafe { crate::mem::free(p) }
 }
 
-/// The C library's `malloc` (`rd_kafka_mem_malloc`): memory the
-/// application frees with `free` or `rd_kafka_mem_free`.
-pub(crate) fn c_malloc(size: usize) -> *mut c_void {
-    crate::mem::malloc(size)
-}
-
 /// The C library's `free` of memory the library or the application got
 /// from `malloc` (`rd_kafka_mem_free`); nothing for NULL.
 pub(crate) fn c_free(p: *mut c_void) {
@@ -145,15 +139,7 @@ pub(crate) fn c_free(p: *mut c_void) {
 /// A malloc'ed, NUL-terminated copy of `text` (NULL if memory ran out),
 /// for C to own.
 pub(crate) fn c_strdup(text: &str) -> *mut c_char {
-    let p = c_malloc(text.len() + 1).cast::<c_char>();
-    if !p.is_null() {
-        // SAFETY: `p` is a fresh allocation of len + 1 bytes.
-        unsafe {
-            std::ptr::copy_nonoverlapping(text.as_ptr(), p.cast::<u8>(), text.len());
-            *p.add(text.len()) = 0;
-        }
-    }
-    p
+    crate::mem::try_strdup_bytes(text.as_bytes())
 }
 
 /// Sets the thread's `errno`, which the legacy calls (`rd_kafka_produce`,
