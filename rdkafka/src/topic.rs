@@ -124,7 +124,13 @@ pub extern "C" fn rd_kafka_topic_new(
             .zip(raw::read_cstr(topic))
             .and_then(|(h, name)| {
                 let opaque = conf.as_ref().map(|c| c.opaque as usize);
-                h.topics().get(&name, opaque, true)
+                let made = h.topics().get(&name, opaque, true)?;
+                // as librdkafka's, a new topic handle asks for the topic's
+                // metadata at once (a producer's request may create it)
+                if let Some(p) = h.producer() {
+                    p.add_topic(&name);
+                }
+                Some(made)
             });
         if made.is_none() {
             set_last_error(RESP_ERR__INVALID_ARG);

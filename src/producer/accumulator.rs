@@ -659,6 +659,22 @@ impl Acc {
         }
     }
 
+    /// Makes `topic` known to the producer before its first message: it
+    /// joins the topics waiting for metadata (the sender asks for it, with
+    /// auto-creation if the producer allows it). Whether it was new.
+    pub fn add_topic(&mut self, cluster: &Cluster, topic: &str) -> bool {
+        if self.topics.contains_key(topic) {
+            return false;
+        }
+        let name: Arc<str> = Arc::from(topic);
+        let mut tq = TopicQ::new(name.clone());
+        if let Some(n) = cluster.cached_partition_count(topic) {
+            tq.set_partitions(n);
+        }
+        self.topics.insert(name, tq);
+        true
+    }
+
     /// Places a topic's waiting messages once its partition count is known.
     pub fn assign_unassigned(&mut self, s: &Settings, topic: &Arc<str>, partitions: i32) {
         let Some(tq) = self.topics.get_mut(topic) else {

@@ -193,6 +193,18 @@ impl Producer {
             .fetch_metadata(topics, topics.is_some(), timeout)
     }
 
+    /// Makes `topic` known before its first message, as librdkafka's
+    /// `rd_kafka_topic_new` does: the sender asks for its metadata now (in
+    /// the background; with auto-creation if `allow.auto.create.topics`
+    /// allows, as a producer's requests do), so its partitions are known,
+    /// or the broker has created it, by the time the application looks.
+    pub fn add_topic(&self, topic: &str) {
+        let sh = &self.shared;
+        if sh.acc().add_topic(&sh.cluster, topic) {
+            sh.wake.notify_all();
+        }
+    }
+
     /// Sets the callback that receives delivery reports inside [`Producer::poll`]
     /// and [`Producer::flush`] (on the calling thread). Without one, reports
     /// are dropped after counting.
