@@ -9,6 +9,8 @@
 #   make CARGO_FEATURES='--no-default-features --features tls,sasl' ...
 #                             a library without ZooKeeper, Kafka 0.7 and admin
 #                             (README "Cargo features"; the header stays the same)
+#   CARGO_TARGET_DIR=dir make ...
+#                             cargo's output in dir instead of target/, as for cargo
 #
 # Installs $(LIBDIR)/libgregor.a, libgregor.so.$(VERSION) with the symlinks
 # libgregor.so.0 (the soname, set in build.rs) and libgregor.so,
@@ -34,6 +36,32 @@
 # A crash report from a stripped install is symbolized with those files, e.g.
 #   gdb -batch -ex 'info symbol 0x...' $(LIBDIR)/libgregor.so.0
 #   addr2line -f -e $(LIBDIR)/.debug/libgregor.so.$(VERSION).debug 0x...
+#
+# librdkafka's ABI on gregor (rdkafka/, package gregor-rdkafka):
+#
+#   make install-rdkafka      into RDKAFKA_PREFIX (default $(PREFIX)/lib/gregor-rdkafka);
+#                             DESTDIR honoured; stripped
+#   make uninstall-rdkafka    removes it
+#
+# A directory of its own, laid out as librdkafka's own `make install` lays
+# out its PREFIX, so that it never mixes with gregor's files nor, being off
+# the loader's and pkg-config's default paths, with a real librdkafka:
+#   $(RDKAFKA_LIBDIR)/librdkafka.so.1     (the soname, set in rdkafka/build.rs)
+#   $(RDKAFKA_LIBDIR)/librdkafka.so -> librdkafka.so.1
+#   $(RDKAFKA_LIBDIR)/librdkafka.a
+#   $(RDKAFKA_INCLUDEDIR)/librdkafka/rdkafka.h, rdkafka_mock.h
+#   $(RDKAFKA_LIBDIR)/pkgconfig/rdkafka.pc (Name rdkafka, librdkafka's version)
+# A program written for librdkafka then builds unchanged with
+#   PKG_CONFIG_PATH=$(RDKAFKA_LIBDIR)/pkgconfig cc app.c $(pkg-config --cflags --libs rdkafka)
+# (and runs with LD_LIBRARY_PATH=$(RDKAFKA_LIBDIR), or -Wl,-rpath); with
+# RDKAFKA_PREFIX=$(PREFIX) it takes librdkafka's place outright.
+# The library is built without whole-program LTO (rdkafka/build.rs: LTO
+# merges gregor into the library's own object, past the symbol hiding; a
+# `dist` build of it exports every gregor_* function too), so PROFILE=dist
+# builds it with the release profile. CARGO_FEATURES does not apply: it needs gregor's default features.
+# librdkafka.a lacks the two variadic functions written in C
+# (rd_kafka_producev, rd_kafka_mock_push_request_errors; rdkafka/csrc/),
+# which only the shared library holds.
 
 PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
@@ -54,12 +82,33 @@ CARGO_FLAGS :=
 else
 CARGO_FLAGS := --profile $(PROFILE)
 endif
-OUT := target/$(PROFILE)
+# cargo's target directory: CARGO_TARGET_DIR if set, as for cargo itself.
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
+OUT := $(TARGET_DIR)/$(PROFILE)
 # The stripped copies and their split debug info; cargo's files stay as built.
 STAGE := $(OUT)/install-stage
 SO := libgregor.so.$(VERSION)
 
+RDKAFKA_PREFIX     ?= $(PREFIX)/lib/gregor-rdkafka
+RDKAFKA_LIBDIR     ?= $(RDKAFKA_PREFIX)/lib
+RDKAFKA_INCLUDEDIR ?= $(RDKAFKA_PREFIX)/include
+# The librdkafka version the library reports (rd_kafka_version_str).
+RDKAFKA_VERSION := $(shell sed -n 's/^pub const VERSION_STR: &CStr = c"\(.*\)";/\1/p' rdkafka/src/version.rs)
+ifeq ($(PROFILE),dist)
+RDKAFKA_PROFILE := release
+else
+RDKAFKA_PROFILE := $(PROFILE)
+endif
+ifeq ($(RDKAFKA_PROFILE),debug)
+RDKAFKA_CARGO_FLAGS :=
+else
+RDKAFKA_CARGO_FLAGS := --profile $(RDKAFKA_PROFILE)
+endif
+RDKAFKA_OUT := $(TARGET_DIR)/$(RDKAFKA_PROFILE)
+RDKAFKA_STAGE := $(RDKAFKA_OUT)/rdkafka-install-stage
+
 .PHONY: all build stage install install-dbg uninstall FORCE
+.PHONY: build-rdkafka stage-rdkafka install-rdkafka uninstall-rdkafka
 all: build
 
 # With PROFILE=dist, libgregor.a and libgregor.so are built a second time
@@ -119,5 +168,43 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/.debug/$(SO).debug $(DESTDIR)$(LIBDIR)/.debug/libgregor.a \
 	      $(DESTDIR)$(BINDIR)/.debug/gregor.debug
 	-rmdir $(DESTDIR)$(LIBDIR)/.debug $(DESTDIR)$(BINDIR)/.debug 2>/dev/null
+
+build-rdkafka:
+	$(CARGO) build $(RDKAFKA_CARGO_FLAGS) -p gregor-rdkafka
+
+# Regenerated on every install, as gregor.pc.
+$(RDKAFKA_OUT)/rdkafka.pc: FORCE
+	mkdir -p $(RDKAFKA_OUT)
+	sed -e 's|@PREFIX@|$(RDKAFKA_PREFIX)|' -e 's|@LIBDIR@|$(RDKAFKA_LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(RDKAFKA_INCLUDEDIR)|' -e 's|@VERSION@|$(RDKAFKA_VERSION)|' \
+	    pkgconfig/rdkafka.pc.in > $@
+
+# Stripped as libgregor.so and libgregor.a are (see above); no debug
+# files are kept for these.
+stage-rdkafka: build-rdkafka
+	rm -rf $(RDKAFKA_STAGE) && mkdir -p $(RDKAFKA_STAGE)
+	$(STRIP) --strip-unneeded -o $(RDKAFKA_STAGE)/librdkafka.so.1 $(RDKAFKA_OUT)/librdkafka.so
+	$(STRIP) --strip-debug --remove-section=.llvmbc --remove-section=.llvmcmd \
+	    -o $(RDKAFKA_STAGE)/librdkafka.a $(RDKAFKA_OUT)/librdkafka.a
+
+install-rdkafka: stage-rdkafka $(RDKAFKA_OUT)/rdkafka.pc
+	$(INSTALL) -d $(DESTDIR)$(RDKAFKA_LIBDIR)/pkgconfig $(DESTDIR)$(RDKAFKA_INCLUDEDIR)/librdkafka
+	$(INSTALL) -m 644 $(RDKAFKA_STAGE)/librdkafka.a $(DESTDIR)$(RDKAFKA_LIBDIR)/librdkafka.a
+	$(INSTALL) -m 755 $(RDKAFKA_STAGE)/librdkafka.so.1 $(DESTDIR)$(RDKAFKA_LIBDIR)/librdkafka.so.1
+	ln -sf librdkafka.so.1 $(DESTDIR)$(RDKAFKA_LIBDIR)/librdkafka.so
+	$(INSTALL) -m 644 rdkafka/include/librdkafka/rdkafka.h rdkafka/include/librdkafka/rdkafka_mock.h \
+	    $(DESTDIR)$(RDKAFKA_INCLUDEDIR)/librdkafka/
+	$(INSTALL) -m 644 $(RDKAFKA_OUT)/rdkafka.pc $(DESTDIR)$(RDKAFKA_LIBDIR)/pkgconfig/rdkafka.pc
+
+# Then the directories, each only if empty (with the default RDKAFKA_PREFIX
+# all of them are ours).
+uninstall-rdkafka:
+	rm -f $(DESTDIR)$(RDKAFKA_LIBDIR)/librdkafka.a $(DESTDIR)$(RDKAFKA_LIBDIR)/librdkafka.so \
+	      $(DESTDIR)$(RDKAFKA_LIBDIR)/librdkafka.so.1 \
+	      $(DESTDIR)$(RDKAFKA_INCLUDEDIR)/librdkafka/rdkafka.h \
+	      $(DESTDIR)$(RDKAFKA_INCLUDEDIR)/librdkafka/rdkafka_mock.h \
+	      $(DESTDIR)$(RDKAFKA_LIBDIR)/pkgconfig/rdkafka.pc
+	-rmdir $(DESTDIR)$(RDKAFKA_INCLUDEDIR)/librdkafka $(DESTDIR)$(RDKAFKA_LIBDIR)/pkgconfig \
+	       $(DESTDIR)$(RDKAFKA_LIBDIR) $(DESTDIR)$(RDKAFKA_INCLUDEDIR) $(DESTDIR)$(RDKAFKA_PREFIX) 2>/dev/null
 
 FORCE:

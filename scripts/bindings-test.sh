@@ -13,7 +13,8 @@
 #   - the `confluent_kafka` compatibility package (bindings/python/compat):
 #     test_compat_package.py, and test_compat.py as confluent_kafka through it;
 #   - the Ruby minitest suite (bindings/ruby/test);
-#   - scripts/pkgconfig-test.sh (make install + the C example via pkg-config).
+#   - scripts/pkgconfig-test.sh (make install + the C example via pkg-config;
+#     make install-rdkafka + a librdkafka program via pkg-config rdkafka).
 #
 #   scripts/bindings-test.sh [python|ruby|c]...   (default: all)
 set -euo pipefail
