@@ -59,9 +59,10 @@
 # merges gregor into the library's own object, past the symbol hiding; a
 # `dist` build of it exports every gregor_* function too), so PROFILE=dist
 # builds it with the release profile. CARGO_FEATURES does not apply: it needs gregor's default features.
-# librdkafka.a lacks the two variadic functions written in C
-# (rd_kafka_producev, rd_kafka_mock_push_request_errors; rdkafka/csrc/),
-# which only the shared library holds.
+# The variadic functions written in C (rdkafka/csrc/: rd_kafka_producev,
+# rd_kafka_mock_push_request_errors) are linked into the shared library by
+# rdkafka/build.rs; the installed librdkafka.a gets them here, compiled
+# with $(CC) and added to the archive.
 
 PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
@@ -186,6 +187,11 @@ stage-rdkafka: build-rdkafka
 	$(STRIP) --strip-unneeded -o $(RDKAFKA_STAGE)/librdkafka.so.1 $(RDKAFKA_OUT)/librdkafka.so
 	$(STRIP) --strip-debug --remove-section=.llvmbc --remove-section=.llvmcmd \
 	    -o $(RDKAFKA_STAGE)/librdkafka.a $(RDKAFKA_OUT)/librdkafka.a
+	for c in rdkafka/csrc/*.c; do \
+	    $(CC) -O2 -fPIC -Irdkafka/include -c $$c \
+	        -o $(RDKAFKA_STAGE)/rdkafka-shim-$$(basename $$c .c).o || exit 1; \
+	done
+	$(AR) rs $(RDKAFKA_STAGE)/librdkafka.a $(RDKAFKA_STAGE)/rdkafka-shim-*.o
 
 install-rdkafka: stage-rdkafka $(RDKAFKA_OUT)/rdkafka.pc
 	$(INSTALL) -d $(DESTDIR)$(RDKAFKA_LIBDIR)/pkgconfig $(DESTDIR)$(RDKAFKA_INCLUDEDIR)/librdkafka

@@ -9,7 +9,8 @@
  *
  * Prints rd_kafka_version_str(), checks that rd_kafka_version() is the
  * RD_KAFKA_VERSION of the header the program was built with, then creates
- * a producer and destroys it. Needs no broker: rd_kafka_new() "creates a
+ * a producer, has rd_kafka_producev() refuse a message without a topic,
+ * and destroys it. Needs no broker: rd_kafka_new() "creates a
  * new Kafka handle and starts its operation" (rdkafka.h) and returns; the
  * brokers are connected to by the handle's own threads, and nothing is
  * produced, so rd_kafka_destroy() has nothing to wait for. Exits 0 only if
@@ -52,6 +53,15 @@ int main(int argc, char **argv) {
         return 1;
     }
     printf("producer %s\n", rd_kafka_name(rk));
+    /* rd_kafka_producev() (variadic, in the static library too): a message
+     * without a topic is refused at once, with RD_KAFKA_RESP_ERR__INVALID_ARG
+     * (rdkafka.h: "Invalid argument, or invalid configuration"). */
+    rd_kafka_resp_err_t perr = rd_kafka_producev(rk, RD_KAFKA_V_VALUE("x", 1), RD_KAFKA_V_END);
+    if (perr != RD_KAFKA_RESP_ERR__INVALID_ARG) {
+        fprintf(stderr, "rd_kafka_producev without a topic: %s\n", rd_kafka_err2str(perr));
+        rd_kafka_destroy(rk);
+        return 1;
+    }
     rd_kafka_destroy(rk);
     return 0;
 }

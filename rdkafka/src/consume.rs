@@ -37,7 +37,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::ffi::{c_int, c_void};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use gregor::consumer::{Consumer, TopicPartitionOffset};
 use gregor::message::Message as GregorMessage;
@@ -62,40 +62,121 @@ const EINVAL: c_int = 22;
 const ESRCH: c_int = 3;
 const ETIMEDOUT: c_int = 110;
 
-/// The started partitions' queues of a consumer handle.
+/// Where a started partition's messages go.
+#[derive(Debug)]
+enum Route {
+    /// Its own queue, for the calls by topic handle and partition.
+    Own(VecDeque<GregorMessage>),
+    /// The application's queue it was started on.
+    Queue(Arc<Fifo>),
+}
+
+/// The started partitions of a consumer handle, by topic name and
+/// partition (looked up by a message's `&str` topic: no key is built per
+/// message).
 #[derive(Debug, Default)]
 pub(crate) struct Queues {
-    by_partition: Mutex<HashMap<(String, i32), VecDeque<GregorMessage>>>,
-    /// The partitions started on an application's queue
-    /// (`rd_kafka_consume_start_queue`), and that queue.
-    routed: Mutex<HashMap<(String, i32), Arc<Fifo>>>,
+    routes: Mutex<Routes>,
+}
+
+/// The routes by topic and partition, and the last message's answer.
+#[derive(Debug, Default)]
+struct Routes {
+    by_topic: HashMap<String, HashMap<i32, Route>>,
+    /// The partition [`Queues::keep`] last found routed to an application
+    /// queue, and that queue's address: a run of its messages costs no
+    /// map lookup. Cleared whenever a route changes.
+    last: Option<(Arc<str>, i32, usize)>,
+}
+
+impl Routes {
+    fn get_mut(&mut self, topic: &str, partition: i32) -> Option<&mut Route> {
+        self.by_topic
+            .get_mut(topic)
+            .and_then(|parts| parts.get_mut(&partition))
+    }
+}
+
+/// What [`Queues::keep`] did with a message.
+enum Kept {
+    /// Filed where it belongs (or dropped: its partition was stopped).
+    Filed,
+    /// It belongs to the partition or queue the caller is serving: its to
+    /// return, without a trip through the queue.
+    Yours(GregorMessage),
 }
 
 impl Queues {
-    /// Keeps `m` for the started partition it belongs to: in its own
-    /// queue, or the application's queue it was started on; dropped for a
-    /// partition stopped meanwhile.
-    fn keep(&self, m: GregorMessage) {
-        let key = (m.topic.to_string(), m.partition);
-        {
-            let mut map = self
-                .by_partition
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if let Some(q) = map.get_mut(&key) {
-                q.push_back(m);
-                return;
+    fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
+        self.routes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Files `m` for the started partition it belongs to: in its own queue,
+    /// or the application's queue it was started on; dropped for a
+    /// partition stopped meanwhile. A message for `mine` (a partition's
+    /// own queue, or an application's queue) is handed back instead.
+    fn keep(&self, m: GregorMessage, mine: Mine<'_>) -> Kept {
+        let mut routes = self.routes();
+        if let (Some((topic, p, queue)), Mine::Queue(q)) = (&routes.last, mine) {
+            if *p == m.partition && *queue == q as usize && Arc::ptr_eq(topic, &m.topic) {
+                return Kept::Yours(m);
             }
         }
-        let fifo = self
-            .routed
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-            .cloned();
-        if let Some(f) = fifo {
-            f.messages().push_back(m);
+        let target = match routes.get_mut(&m.topic, m.partition) {
+            None => return Kept::Filed,
+            Some(Route::Own(q)) => {
+                if matches!(mine, Mine::Partition(t, p) if p == m.partition && t == &*m.topic) {
+                    return Kept::Yours(m);
+                }
+                q.push_back(m);
+                return Kept::Filed;
+            }
+            Some(Route::Queue(f)) => Arc::clone(f),
+        };
+        let at = Arc::as_ptr(&target);
+        routes.last = Some((Arc::clone(&m.topic), m.partition, at as usize));
+        drop(routes);
+        if matches!(mine, Mine::Queue(q) if std::ptr::eq(q, at)) {
+            return Kept::Yours(m);
         }
+        target.messages().push_back(m);
+        Kept::Filed
+    }
+
+    /// Starts routing the partition's messages to `route`; whatever route
+    /// it had is dropped with what it held.
+    fn start(&self, topic: &str, partition: i32, route: Route) {
+        let mut routes = self.routes();
+        routes.last = None;
+        routes
+            .by_topic
+            .entry(topic.to_string())
+            .or_default()
+            .insert(partition, route);
+    }
+}
+
+/// Whose messages a caller of [`Queues::keep`] is serving.
+#[derive(Clone, Copy)]
+enum Mine<'a> {
+    /// One partition's own queue (`rd_kafka_consume` and kin).
+    Partition(&'a str, i32),
+    /// An application's queue (`rd_kafka_consume_queue` and kin).
+    Queue(*const Fifo),
+}
+
+/// How long a call may wait for its next message.
+#[derive(Clone, Copy)]
+enum Wait {
+    /// Up to this instant.
+    Until(Instant),
+    /// Not at all: only what is there (after a first message was served).
+    No,
+}
+
+impl Wait {
+    fn of(timeout_ms: c_int) -> Wait {
+        Wait::Until(Instant::now() + timeout(timeout_ms))
     }
 }
 
@@ -133,16 +214,11 @@ fn start(rkt: *mut Topic, partition: i32, offset: i64, dest: Option<Arc<Fifo>>) 
             return failed(e.code(), EINVAL);
         }
     }
-    if let Some(f) = dest {
-        let mut routed = queues.routed.lock().unwrap_or_else(PoisonError::into_inner);
-        routed.insert(key.clone(), f);
-    } else {
-        let mut own = queues
-            .by_partition
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        own.insert(key.clone(), VecDeque::new());
-    }
+    let route = match dest {
+        Some(f) => Route::Queue(f),
+        None => Route::Own(VecDeque::new()),
+    };
+    queues.start(t.name(), partition, route);
     match c.incremental_assign(&[TopicPartitionOffset::new(t.name(), partition, offset)]) {
         Ok(()) => {
             set_last_error(0);
@@ -204,26 +280,24 @@ impl Queues {
     /// Forgets the started partition `key` and what waits for it (on its
     /// own queue or the application's); whether it was started.
     fn forget(&self, key: &(String, i32)) -> bool {
-        let own = self
-            .by_partition
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(key);
-        if own.is_some() {
-            return true;
+        let mut routes = self.routes();
+        routes.last = None;
+        let Some(parts) = routes.by_topic.get_mut(key.0.as_str()) else {
+            return false;
+        };
+        let route = parts.remove(&key.1);
+        if parts.is_empty() {
+            routes.by_topic.remove(key.0.as_str());
         }
-        let routed = self
-            .routed
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(key);
-        match routed {
-            Some(f) => {
+        drop(routes);
+        match route {
+            None => false,
+            Some(Route::Own(_)) => true,
+            Some(Route::Queue(f)) => {
                 f.messages()
                     .retain(|m| !(*m.topic == *key.0.as_str() && m.partition == key.1));
                 true
             }
-            None => false,
         }
     }
 }
@@ -235,38 +309,58 @@ enum Next {
     NotStarted,
 }
 
-/// The next message of the started partition `key`, waiting until
-/// `deadline`: from its queue, else from the consumer (keeping other
-/// started partitions' messages in their queues).
-fn next(h: &Handle, c: &Consumer, key: &(String, i32), deadline: Instant) -> Next {
-    let queues = &h.consumer_state().legacy.by_partition;
+/// A message from the consumer: one ready now (no clock read), else the
+/// next to come as long as `wait` allows; `None` when the time is up (or
+/// the consumer failed).
+fn poll_consumer(c: &Consumer, wait: Wait) -> Option<GregorMessage> {
+    match c.poll(Duration::ZERO) {
+        Ok(Some(m)) => return Some(m),
+        Err(_) => return None,
+        Ok(None) => {}
+    }
+    let Wait::Until(deadline) = wait else {
+        return None;
+    };
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        // gregor's poll blocks on its condition variable: no busy loop
+        match c.poll(left) {
+            Ok(Some(m)) => return Some(m),
+            Err(_) => return None,
+            Ok(None) => {}
+        }
+    }
+}
+
+/// The next message of the started partition `key`, waiting as `wait`
+/// allows: from its queue, else from the consumer (filing other started
+/// partitions' messages where they go).
+fn next(h: &Handle, c: &Consumer, key: &(String, i32), wait: Wait) -> Next {
+    let legacy = &h.consumer_state().legacy;
     loop {
         {
-            let mut map = queues.lock().unwrap_or_else(PoisonError::into_inner);
-            match map.get_mut(key) {
-                None => return Next::NotStarted,
-                Some(q) => {
+            let mut routes = legacy.routes();
+            match routes.get_mut(&key.0, key.1) {
+                Some(Route::Own(q)) => {
                     if let Some(m) = q.pop_front() {
                         return Next::Message(m);
                     }
                 }
+                _ => return Next::NotStarted,
             }
         }
-        let left = deadline.saturating_duration_since(Instant::now());
-        let m = match c.poll(left) {
-            Ok(Some(m)) => m,
-            Err(_) => return Next::TimedOut,
-            Ok(None) => {
-                if Instant::now() >= deadline {
-                    return Next::TimedOut;
-                }
-                continue;
-            }
+        let Some(m) = poll_consumer(c, wait) else {
+            return Next::TimedOut;
         };
-        if m.topic.is_empty() || (&*m.topic == key.0.as_str() && m.partition == key.1) {
+        if m.topic.is_empty() {
             return Next::Message(m);
         }
-        h.consumer_state().legacy.keep(m);
+        if let Kept::Yours(m) = legacy.keep(m, Mine::Partition(&key.0, key.1)) {
+            return Next::Message(m);
+        }
     }
 }
 
@@ -285,7 +379,7 @@ pub extern "C" fn rd_kafka_consume(
             return std::ptr::null_mut();
         };
         let key = (t.name().to_string(), partition);
-        match next(h, c, &key, Instant::now() + timeout(timeout_ms)) {
+        match next(h, c, &key, Wait::of(timeout_ms)) {
             Next::Message(m) => {
                 set_last_error(0);
                 crate::consumer::consumed(h, m)
@@ -337,10 +431,10 @@ pub extern "C" fn rd_kafka_consume_batch(
             return failed(RESP_ERR__INVALID_ARG, EINVAL) as isize;
         }
         let key = (t.name().to_string(), partition);
-        let deadline = Instant::now() + timeout(timeout_ms);
+        let wait = Wait::of(timeout_ms);
         let mut n = 0;
         while n < size {
-            match next(h, c, &key, deadline) {
+            match next(h, c, &key, wait) {
                 Next::Message(m) => {
                     put(rkmessages, n, crate::consumer::consumed(h, m));
                     n += 1;
@@ -373,16 +467,16 @@ pub extern "C" fn rd_kafka_consume_callback(
             return failed(RESP_ERR__INVALID_ARG, EINVAL);
         };
         let key = (t.name().to_string(), partition);
-        let mut deadline = Instant::now() + timeout(timeout_ms);
+        let mut wait = Wait::of(timeout_ms);
         let mut n: c_int = 0;
         loop {
-            match next(h, c, &key, deadline) {
+            match next(h, c, &key, wait) {
                 Next::Message(m) => {
                     let p = crate::consumer::consumed(h, m);
                     call_consume(cb, p, opaque as usize);
                     crate::consumer::rd_kafka_message_destroy(p);
                     n = n.saturating_add(1);
-                    deadline = Instant::now();
+                    wait = Wait::No;
                 }
                 Next::TimedOut => return n,
                 Next::NotStarted if n == 0 => return failed(RESP_ERR__UNKNOWN_PARTITION, ESRCH),
@@ -403,24 +497,20 @@ fn queue_parts<'a>(rkqu: *const Queue) -> Option<(&'a Queue, &'a Handle, &'a Con
 }
 
 /// The next message of the partitions started on the queue `f`, waiting
-/// until `deadline`: from the queue, else from the consumer (keeping what
-/// it gives for other started partitions where they go). gregor's poll
-/// blocks on its own condition variable until something is fetched.
-fn next_queued(h: &Handle, c: &Consumer, f: &Fifo, deadline: Instant) -> Option<GregorMessage> {
+/// as `wait` allows: from the queue, else from the consumer (filing what
+/// it gives for other started partitions where they go).
+fn next_queued(h: &Handle, c: &Consumer, f: &Fifo, wait: Wait) -> Option<GregorMessage> {
+    let legacy = &h.consumer_state().legacy;
     loop {
         if let Some(m) = f.messages().pop_front() {
             return Some(m);
         }
-        let left = deadline.saturating_duration_since(Instant::now());
-        match c.poll(left) {
-            Ok(Some(m)) if m.topic.is_empty() => return Some(m),
-            Ok(Some(m)) => h.consumer_state().legacy.keep(m),
-            Err(_) => return None,
-            Ok(None) => {
-                if Instant::now() >= deadline {
-                    return None;
-                }
-            }
+        let m = poll_consumer(c, wait)?;
+        if m.topic.is_empty() {
+            return Some(m);
+        }
+        if let Kept::Yours(m) = legacy.keep(m, Mine::Queue(f)) {
+            return Some(m);
         }
     }
 }
@@ -435,7 +525,7 @@ pub extern "C" fn rd_kafka_consume_queue(rkqu: *mut Queue, timeout_ms: c_int) ->
             failed(RESP_ERR__INVALID_ARG, EINVAL);
             return std::ptr::null_mut();
         };
-        match next_queued(h, c, q.fifo(), Instant::now() + timeout(timeout_ms)) {
+        match next_queued(h, c, q.fifo(), Wait::of(timeout_ms)) {
             Some(m) => {
                 set_last_error(0);
                 crate::consumer::consumed(h, m)
@@ -465,10 +555,10 @@ pub extern "C" fn rd_kafka_consume_batch_queue(
         if rkmessages.is_null() && size > 0 {
             return failed(RESP_ERR__INVALID_ARG, EINVAL) as isize;
         }
-        let deadline = Instant::now() + timeout(timeout_ms);
+        let wait = Wait::of(timeout_ms);
         let mut n = 0;
         while n < size {
-            match next_queued(h, c, q.fifo(), deadline) {
+            match next_queued(h, c, q.fifo(), wait) {
                 Some(m) => {
                     put(rkmessages, n, crate::consumer::consumed(h, m));
                     n += 1;
@@ -495,14 +585,14 @@ pub extern "C" fn rd_kafka_consume_callback_queue(
         let (Some((q, h, c)), Some(cb)) = (queue_parts(rkqu), consume_cb) else {
             return failed(RESP_ERR__INVALID_ARG, EINVAL);
         };
-        let mut deadline = Instant::now() + timeout(timeout_ms);
+        let mut wait = Wait::of(timeout_ms);
         let mut n: c_int = 0;
-        while let Some(m) = next_queued(h, c, q.fifo(), deadline) {
+        while let Some(m) = next_queued(h, c, q.fifo(), wait) {
             let p = crate::consumer::consumed(h, m);
             call_consume(cb, p, opaque as usize);
             crate::consumer::rd_kafka_message_destroy(p);
             n = n.saturating_add(1);
-            deadline = Instant::now();
+            wait = Wait::No;
         }
         n
     })

@@ -142,9 +142,7 @@ pub(crate) fn consumed(h: &Handle, m: GregorMessage) -> *mut Message {
     let rkt = if m.topic.is_empty() {
         std::ptr::null_mut()
     } else {
-        h.topics()
-            .get(&m.topic, None, false)
-            .unwrap_or(std::ptr::null_mut())
+        h.topics().of_message(&m.topic)
     };
     let errstr = m.error.as_ref().map(|e| raw::c_string(&e.to_string()));
     let headers = if m.headers.is_empty() {

@@ -402,7 +402,9 @@ pub extern "C" fn rd_kafka_produceva(rk: *mut Handle, vus: *const Vu, cnt: usize
 }
 
 /// Builds the C message of `dr` (whose opaque is a [`Pending`]), runs the
-/// application's callback, then frees what the message owned.
+/// application's callback, then frees what the message owned. The key and
+/// the copied payload point into the producer's batch, which outlives the
+/// callback.
 fn deliver(rk: usize, dr: &DeliveryReport) {
     let Some(handle) = raw::object(rk as *const Handle) else {
         return;
@@ -410,17 +412,14 @@ fn deliver(rk: usize, dr: &DeliveryReport) {
     let Some(pending) = raw::take_box(dr.opaque as *mut Pending) else {
         return;
     };
-    let (key, value, _) = dr.key_value_headers();
+    let (key, value) = dr.key_value();
     let copied = pending.flags & MSG_F_COPY != 0 || pending.payload == 0;
-    let (payload, len) = match (&value, copied) {
+    let (payload, len) = match (value, copied) {
         (_, false) => (pending.payload as *mut c_void, pending.len),
         (Some(v), true) => (v.as_ptr().cast_mut().cast(), v.len()),
         (None, true) => (std::ptr::null_mut(), 0),
     };
-    let rkt = handle
-        .topics()
-        .get(&dr.topic, None, false)
-        .unwrap_or(std::ptr::null_mut());
+    let rkt = handle.topics().of_message(&dr.topic);
     let msg = Message {
         c: RdMessage {
             err: dr.error.as_ref().map_or(0, Error::code),
@@ -428,10 +427,8 @@ fn deliver(rk: usize, dr: &DeliveryReport) {
             partition: dr.partition,
             payload,
             len,
-            key: key
-                .as_ref()
-                .map_or(std::ptr::null_mut(), |k| k.as_ptr().cast_mut().cast()),
-            key_len: key.as_ref().map_or(0, |k| k.len()),
+            key: key.map_or(std::ptr::null_mut(), |k| k.as_ptr().cast_mut().cast()),
+            key_len: key.map_or(0, <[u8]>::len),
             offset: dr.offset,
             private: pending.opaque as *mut c_void,
         },

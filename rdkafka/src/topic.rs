@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CString};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::conf::TopicConf;
 use crate::errors::set_last_error;
@@ -67,6 +67,8 @@ pub struct Topics {
     rk: AtomicUsize,
     /// The default topic conf's opaque, for handles made without a conf.
     default_opaque: AtomicUsize,
+    /// The topic [`Topics::of_message`] answered last, and its handle.
+    last: Mutex<Option<(Arc<str>, usize)>>,
 }
 
 impl Topics {
@@ -98,6 +100,23 @@ impl Topics {
         // C only reads through the pointer (every topic call takes it as
         // const in effect); the box stays in the map until the client goes.
         Some((&**topic as *const Topic).cast_mut())
+    }
+
+    /// The handle of a delivered or consumed message's topic, made if
+    /// needed (NULL for a name with a NUL byte). The last one is
+    /// remembered: a run of messages of one topic costs no map lookup.
+    pub(crate) fn of_message(&self, topic: &Arc<str>) -> *mut Topic {
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((name, rkt)) = &*last {
+            if Arc::ptr_eq(name, topic) || name == topic {
+                return *rkt as *mut Topic;
+            }
+        }
+        let Some(rkt) = self.get(topic, None, false) else {
+            return std::ptr::null_mut();
+        };
+        *last = Some((Arc::clone(topic), rkt as usize));
+        rkt
     }
 
     /// The names of the topics that have handles (librdkafka's "locally

@@ -64,6 +64,16 @@ impl DeliveryReport {
         self.record().map(|r| r.headers).unwrap_or_default()
     }
 
+    /// The message's key and value, borrowed from the producer's buffer
+    /// for as long as the report lives (`None` inside for a null one):
+    /// the cheapest read, without the headers.
+    pub fn key_value(&self) -> (Option<&[u8]>, Option<&[u8]>) {
+        self.records
+            .as_ref()
+            .and_then(|data| BatchRecords::key_value_at(data, self.record_pos))
+            .unwrap_or((None, None))
+    }
+
     /// Key, value and headers at once (one decoding).
     pub fn key_value_headers(&self) -> (Option<Bytes>, Option<Bytes>, Vec<Header>) {
         self.record()

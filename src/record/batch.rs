@@ -328,6 +328,10 @@ fn zigzag(b: &[u8], pos: &mut usize, max: usize) -> Option<i64> {
     Some(((v >> 1) as i64) ^ -((v & 1) as i64))
 }
 
+/// A record's key and value borrowed from its encoding (`None` for a
+/// null one), as [`BatchRecords::key_value_at`] reads them.
+pub type KeyValue<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
+
 impl BatchRecords {
     /// The `count` records encoded one after the other in `data` (the
     /// records of a v2 batch after its header, uncompressed), decoded one
@@ -354,6 +358,33 @@ impl BatchRecords {
         let len = usize::try_from(zigzag(data, &mut p, 5)?).ok()?;
         let end = p.checked_add(len)?;
         (end <= data.len()).then_some(end)
+    }
+
+    /// The key and value of the encoded record at `pos` of `data`,
+    /// borrowed from it (`None` inside for a null one); `None` if `data`
+    /// holds no whole, well-formed record there. Reads only the fields up
+    /// to the value: no headers, no copies.
+    pub fn key_value_at(data: &[u8], pos: usize) -> Option<KeyValue<'_>> {
+        let end = Self::record_end(data, pos)?;
+        let b = &data[..end];
+        let mut p = pos;
+        zigzag(b, &mut p, 5)?; // the length, checked by record_end
+        p += 1; // attributes
+        zigzag(b, &mut p, 10)?; // timestamp delta
+        zigzag(b, &mut p, 5)?; // offset delta
+        let nullable = |p: &mut usize| -> Option<Option<&[u8]>> {
+            let len = zigzag(b, p, 5)?;
+            if len == -1 {
+                return Some(None);
+            }
+            let n = usize::try_from(len).ok()?;
+            let v = b.get(*p..p.checked_add(n)?)?;
+            *p += n;
+            Some(Some(v))
+        };
+        let key = nullable(&mut p)?;
+        let value = nullable(&mut p)?;
+        Some((key, value))
     }
 
     /// Records decoded already (for formats without lazy decoding).
@@ -868,6 +899,33 @@ mod tests {
             &[("h", Some(b"v"))],
         );
         assert!(b.size_in_bytes() - before <= bound.unwrap());
+    }
+
+    #[test]
+    fn key_value_at_reads_a_record_in_place() {
+        // two records: key "k" with a null value, then a null key with "vv"
+        let data = [
+            14, 0, 0, 0, 2, b'k', 1, 0, //
+            16, 0, 0, 0, 1, 4, b'v', b'v', 0,
+        ];
+        assert_eq!(
+            BatchRecords::key_value_at(&data, 0),
+            Some((Some(&b"k"[..]), None))
+        );
+        assert_eq!(
+            BatchRecords::key_value_at(&data, 8),
+            Some((None, Some(&b"vv"[..])))
+        );
+        // the same as the full decoding
+        let full: Vec<Record> = BatchRecords::encoded(Bytes::from(data.to_vec()), 2)
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(full[1].value.as_deref(), Some(&b"vv"[..]));
+        // cut short, or a value longer than its record: nothing
+        assert_eq!(BatchRecords::key_value_at(&data[..12], 8), None);
+        let lying = [14, 0, 0, 0, 2, b'k', 20, 0];
+        assert_eq!(BatchRecords::key_value_at(&lying, 0), None);
+        assert_eq!(BatchRecords::key_value_at(&data, 99), None);
     }
 
     #[test]
