@@ -60,6 +60,53 @@ fn consumer(extra: &[(&str, &str)]) -> Consumer {
     Consumer::new(&common::config(extra)).unwrap()
 }
 
+/// librdkafka's 0051_assign_adds: three assigns in a row, each the last
+/// one's partitions and one more (three topics), then every message once;
+/// then an assign without the second topic, and nothing again.
+#[test]
+fn assigns_that_restate_partitions_deliver_each_message_once() {
+    if !common::broker_up() {
+        return;
+    }
+    let topics: Vec<String> = (0..3)
+        .map(|_| common::unique_topic("assign-adds"))
+        .collect();
+    let p = producer(&[]);
+    for t in &topics {
+        common::create_topic(t, 1);
+        produce(&p, t, 0, &named(&format!("{t}-"), 33));
+    }
+    let c = consumer(&[
+        ("group.id", &common::unique_topic("assign-adds-group")),
+        ("auto.offset.reset", "earliest"),
+    ]);
+    for n in 1..=3 {
+        let tps: Vec<Tpo> = topics[..n]
+            .iter()
+            .map(|t| Tpo::new(t, 0, offset::INVALID))
+            .collect();
+        c.assign(&tps).unwrap();
+    }
+    let (m, _) = poll_n(&c, 99);
+    assert_eq!(m.len(), 99);
+    // the second topic goes; the others stay, without an offset: they go
+    // on from where they are, as the Java client's and librdkafka's do
+    let tps = [
+        Tpo::new(&topics[0], 0, offset::INVALID),
+        Tpo::new(&topics[2], 0, offset::INVALID),
+    ];
+    c.assign(&tps).unwrap();
+    let again = poll_for(&c, Duration::from_secs(3));
+    assert!(
+        again.is_empty(),
+        "{} messages again, first {:?} [{}] @ {}",
+        again.len(),
+        again.first().map(|m| m.topic.to_string()),
+        again.first().map_or(-1, |m| m.partition),
+        again.first().map_or(-1, |m| m.offset)
+    );
+}
+
 #[test]
 fn assign_incremental_assign_and_unassign() {
     if !common::broker_up() {

@@ -304,7 +304,9 @@ impl Consumer {
     /// Replaces the assignment. Offsets may be absolute or logical
     /// ([`offset::BEGINNING`], [`offset::END`], [`offset::tail`],
     /// [`offset::STORED`], [`offset::INVALID`]); logical ones are resolved
-    /// in the background. Data queued for the old assignment is dropped.
+    /// in the background, except that a partition assigned already and
+    /// given again with `STORED` or `INVALID` keeps its position. Data
+    /// queued for the old assignment is dropped.
     ///
     /// # Errors
     /// `_INVALID_ARG` (and nothing changes) for a negative partition, a
@@ -319,13 +321,30 @@ impl Consumer {
         self.check(tps, true)?;
         self.assign_ops.fetch_add(1, Ordering::AcqRel);
         let mut st = self.shared.lock();
+        // A partition assigned already and given again without an offset
+        // (INVALID or STORED) goes on from the application's position, as
+        // the Java client's assign() keeps the state of partitions that
+        // stay; fetching the committed offset again would deliver again
+        // what was read since the last commit.
+        let tps: Vec<TopicPartitionOffset> = tps
+            .iter()
+            .map(|tp| {
+                let mut tp = tp.clone();
+                if tp.offset == offset::INVALID || tp.offset == offset::STORED {
+                    if let Some(pos) = st.app_pos(&tp.key()).filter(|&p| p >= 0) {
+                        tp.offset = pos;
+                    }
+                }
+                tp
+            })
+            .collect();
         let keys: Vec<Tp> = st.parts.keys().cloned().collect();
         for k in &keys {
             self.remove(&mut st, k);
         }
         st.current = None;
         st.buffered = 0;
-        for tp in tps {
+        for tp in &tps {
             self.add(&mut st, tp);
         }
         drop(st);
