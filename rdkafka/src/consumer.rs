@@ -891,7 +891,9 @@ pub extern "C" fn rd_kafka_get_watermark_offsets(
 
 /// For each of the list's partitions, the first offset whose timestamp is
 /// at or after the element's offset, written into it
-/// (`rd_kafka_offsets_for_times`).
+/// (`rd_kafka_offsets_for_times`); on a producer handle too (kcat's `-Q`
+/// asks through one), under the conf's `isolation.level` as librdkafka.
+/// An empty list is `_INVALID_ARG`, as librdkafka's.
 #[no_mangle]
 pub extern "C" fn rd_kafka_offsets_for_times(
     rk: *mut Handle,
@@ -899,10 +901,22 @@ pub extern "C" fn rd_kafka_offsets_for_times(
     timeout_ms: c_int,
 ) -> c_int {
     guard(RESP_ERR__INVALID_ARG, || {
-        let Some(c) = consumer(rk) else {
+        let Some(h) = raw::object(rk) else {
             return RESP_ERR__INVALID_ARG;
         };
-        match c.offsets_for_times(&to_offsets(list), timeout(timeout_ms)) {
+        let tps = to_offsets(list);
+        if tps.is_empty() {
+            return RESP_ERR__INVALID_ARG;
+        }
+        let found = match h.client() {
+            Client::Consumer(c) => c.offsets_for_times(&tps, timeout(timeout_ms)),
+            Client::Producer(p) => {
+                let read_committed =
+                    h.conf().props.get("isolation.level") != Some("read_uncommitted");
+                p.offsets_for_times(&tps, read_committed, timeout(timeout_ms))
+            }
+        };
+        match found {
             Ok(found) => {
                 update_list(list, &found);
                 0

@@ -30,6 +30,7 @@ use crate::error_object::ErrorObject;
 use crate::errors::set_last_error;
 use crate::guard::guard;
 use crate::handle::{Client, Handle};
+use crate::headers::Headers;
 use crate::message::{Message, RdMessage, TIMESTAMP_CREATE_TIME};
 use crate::raw;
 use crate::topic::Topic;
@@ -53,7 +54,7 @@ const RESP_ERR__UNKNOWN_TOPIC: c_int = -188;
 const RESP_ERR__QUEUE_FULL: c_int = -184;
 const RESP_ERR__FATAL: c_int = -150;
 const RESP_ERR__STATE: c_int = -172;
-const RESP_ERR__NOT_IMPLEMENTED: c_int = -170;
+const RESP_ERR__CONFLICT: c_int = -173;
 const RESP_ERR_MSG_SIZE_TOO_LARGE: c_int = 10;
 
 /// What a produced message's report needs beyond gregor's report: the
@@ -307,9 +308,23 @@ pub struct Vu {
     u: VuUnion,
 }
 
-/// The message `vus` describe, or the reason it is not one.
-fn from_vus<'a>(h: &'a Handle, vus: &'a [Vu]) -> Result<(String, Produce<'a>), Error> {
+/// The message `vus` describe, or the reason it is not one; with the
+/// application's header list of `RD_KAFKA_V_HEADERS` (NULL if none), which
+/// the message owns once queued (rdkafka.h), as librdkafka: its headers
+/// are copied into the message here, the list is freed after queueing.
+/// `V_HEADER` and a `V_HEADERS` list are `_CONFLICT`, as librdkafka's.
+fn from_vus<'a>(
+    h: &'a Handle,
+    vus: &'a [Vu],
+) -> Result<(String, Produce<'a>, *mut Headers), Error> {
     let mut topic: Option<String> = None;
+    let mut app_headers: *mut Headers = std::ptr::null_mut();
+    let conflict = || {
+        Error::local(
+            RESP_ERR__CONFLICT,
+            "VTYPE_HEADER and VTYPE_HEADERS are mutually exclusive",
+        )
+    };
     let mut m = Produce {
         topic: "",
         partition: PARTITION_UA,
@@ -341,6 +356,9 @@ fn from_vus<'a>(h: &'a Handle, vus: &'a [Vu]) -> Result<(String, Produce<'a>), E
             vtype::MSGFLAGS => m.flags = u.i32(),
             vtype::TIMESTAMP => m.timestamp = u.i64(),
             vtype::HEADER => {
+                if !app_headers.is_null() {
+                    return Err(conflict());
+                }
                 let name = raw::read_cstr(u.word(0) as *const _)
                     .ok_or_else(|| Error::invalid_arg("NULL header name"))?;
                 let val = u.word(1) as *const c_void;
@@ -353,11 +371,20 @@ fn from_vus<'a>(h: &'a Handle, vus: &'a [Vu]) -> Result<(String, Produce<'a>), E
                 m.headers.push((name.into_owned(), value));
             }
             vtype::HEADERS => {
-                if u.word(0) != 0 {
-                    return Err(Error::local(
-                        RESP_ERR__NOT_IMPLEMENTED,
-                        "RD_KAFKA_V_HEADERS: header lists are not implemented by gregor's librdkafka yet",
-                    ));
+                if !m.headers.is_empty() {
+                    return Err(conflict());
+                }
+                app_headers = u.word(0) as *mut Headers;
+                if let Some(list) = raw::object(app_headers.cast_const()) {
+                    m.headers = list
+                        .iter()
+                        .map(|(k, v)| {
+                            (
+                                String::from_utf8_lossy(k).into_owned(),
+                                v.map(<[u8]>::to_vec),
+                            )
+                        })
+                        .collect();
                 }
             }
             other => return Err(Error::invalid_arg(format!("Unsupported VTYPE {other}"))),
@@ -365,7 +392,7 @@ fn from_vus<'a>(h: &'a Handle, vus: &'a [Vu]) -> Result<(String, Produce<'a>), E
     }
     let topic = topic.ok_or_else(|| Error::invalid_arg("No topic name or topic handle given"))?;
     let _ = h;
-    Ok((topic, m))
+    Ok((topic, m, app_headers))
 }
 
 /// Queues the message `vus` describe (`rd_kafka_produceva`): NULL, or an
@@ -382,11 +409,15 @@ pub extern "C" fn rd_kafka_produceva(rk: *mut Handle, vus: *const Vu, cnt: usize
             };
             let vus = raw::read_array(vus, cnt);
             from_vus(h, vus)
-                .and_then(|(topic, mut m)| {
+                .and_then(|(topic, mut m, app_headers)| {
                     // librdkafka makes the topic's handle for the report
                     h.topics().get(&topic, None, false);
                     m.topic = &topic;
-                    produce(h, &m)
+                    produce(h, &m)?;
+                    // queued: the message owned the list, whose headers
+                    // it holds copied
+                    crate::headers::rd_kafka_headers_destroy(app_headers);
+                    Ok(())
                 })
                 .map_err(|e| (e.code(), e.to_string()))
         },

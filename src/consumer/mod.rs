@@ -603,30 +603,12 @@ impl Consumer {
         timeout: Duration,
     ) -> Result<Vec<TopicPartitionOffset>> {
         self.check(tps, false)?;
-        let queries: Vec<(Tp, i64)> = tps.iter().map(|tp| (tp.key(), tp.offset)).collect();
-        let found = control::list_offsets(
+        offsets_for_times(
             &self.cluster,
             self.shared.settings.read_committed,
-            &queries,
-            Instant::now() + timeout,
-        );
-        Ok(tps
-            .iter()
-            .zip(queries)
-            .map(|(tp, q)| {
-                let base = TopicPartitionOffset::new(&tp.topic, tp.partition, -1);
-                match found.get(&q) {
-                    Some(Ok((o, epoch))) => {
-                        let mut t = base;
-                        t.offset = *o;
-                        t.leader_epoch = (*epoch >= 0).then_some(*epoch);
-                        t
-                    }
-                    Some(Err(e)) => base.failed(e.clone()),
-                    None => base.failed(Error::timed_out("offsets for times")),
-                }
-            })
-            .collect())
+            tps,
+            timeout,
+        )
     }
 
     /// The low and high watermarks of a partition, asked of its leader (the
@@ -1283,6 +1265,49 @@ impl Consumer {
         stop_threads(&self.shared, &self.cluster, &self.threads);
         self.cluster.log().serve();
     }
+}
+
+/// [`Consumer::offsets_for_times`] on any client's view of the cluster (a
+/// producer's too, as librdkafka's `rd_kafka_offsets_for_times` works on
+/// either handle): `read_committed` asks for offsets below the last stable
+/// one.
+///
+/// # Errors
+/// `_INVALID_ARG` for an entry without a topic or with a negative partition.
+pub(crate) fn offsets_for_times(
+    cluster: &Cluster,
+    read_committed: bool,
+    tps: &[TopicPartitionOffset],
+    timeout: Duration,
+) -> Result<Vec<TopicPartitionOffset>> {
+    if let Some(tp) = tps
+        .iter()
+        .find(|tp| tp.partition < 0 || tp.topic.is_empty())
+    {
+        return Err(Error::invalid_arg(format!(
+            "{:?} [{}]: invalid topic or partition",
+            tp.topic, tp.partition
+        )));
+    }
+    let queries: Vec<(Tp, i64)> = tps.iter().map(|tp| (tp.key(), tp.offset)).collect();
+    let found = control::list_offsets(cluster, read_committed, &queries, Instant::now() + timeout);
+    Ok(tps
+        .iter()
+        .zip(queries)
+        .map(|(tp, q)| {
+            let base = TopicPartitionOffset::new(&tp.topic, tp.partition, -1);
+            match found.get(&q) {
+                Some(Ok((o, epoch))) => {
+                    let mut t = base;
+                    t.offset = *o;
+                    t.leader_epoch = (*epoch >= 0).then_some(*epoch);
+                    t
+                }
+                Some(Err(e)) => base.failed(e.clone()),
+                None => base.failed(Error::timed_out("offsets for times")),
+            }
+        })
+        .collect())
 }
 
 /// Marks the state closed, shuts the connections and waits (bounded) for

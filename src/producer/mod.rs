@@ -193,6 +193,26 @@ impl Producer {
             .fetch_metadata(topics, topics.is_some(), timeout)
     }
 
+    /// For each entry, whose `offset` is a timestamp in ms: the first offset
+    /// whose timestamp is at or after it (-1 if none), from the partition's
+    /// leader, as [`crate::consumer::Consumer::offsets_for_times`] (librdkafka's
+    /// `rd_kafka_offsets_for_times` answers on a producer handle too, as
+    /// kcat's `-Q` asks). `read_committed`: below the last stable offset
+    /// (librdkafka reads `isolation.level` of either handle's conf).
+    /// Failed entries carry their error.
+    ///
+    /// # Errors
+    /// `_INVALID_ARG` for an entry without a topic or with a negative
+    /// partition.
+    pub fn offsets_for_times(
+        &self,
+        tps: &[crate::consumer::TopicPartitionOffset],
+        read_committed: bool,
+        timeout: Duration,
+    ) -> Result<Vec<crate::consumer::TopicPartitionOffset>> {
+        crate::consumer::offsets_for_times(self.cluster(), read_committed, tps, timeout)
+    }
+
     /// Makes `topic` known before its first message, as librdkafka's
     /// `rd_kafka_topic_new` does: the sender asks for its metadata now (in
     /// the background; with auto-creation if `allow.auto.create.topics`
