@@ -50,11 +50,17 @@ struct Row {
     variadic: bool,
 }
 
-/// The functions written in C: (file under `csrc/`, the function it
-/// defines, which must be one of the table's variadic rows).
-const C_SHIMS: &[(&str, &str)] = &[
-    ("producev.c", "rd_kafka_producev"),
-    ("mock.c", "rd_kafka_mock_push_request_errors"),
+/// The functions written in C: (file under `csrc/`, the functions it
+/// defines, each one of the table's variadic rows).
+const C_SHIMS: &[(&str, &[&str])] = &[
+    ("producev.c", &["rd_kafka_producev"]),
+    (
+        "mock.c",
+        &[
+            "rd_kafka_mock_push_request_errors",
+            "rd_kafka_mock_broker_push_request_error_rtts",
+        ],
+    ),
 ];
 
 fn main() {
@@ -79,25 +85,26 @@ fn main() {
     let elf = target.contains("linux") || target.contains("freebsd");
     let mut shims = Vec::new();
     if elf {
-        for (file, name) in C_SHIMS {
-            let row = by_name
-                .get(name)
-                .unwrap_or_else(|| panic!("{file}: {name} is not in the table"));
-            assert!(
-                row.variadic,
-                "{file}: {name} is not variadic: write it in Rust"
-            );
-            assert!(
-                !hand.contains_key(*name),
-                "{name} is defined in both Rust and csrc/{file}"
-            );
-            shims.push((compile_c(&dir, &out, file), *name));
+        for (file, names) in C_SHIMS {
+            for name in *names {
+                let row = by_name
+                    .get(name)
+                    .unwrap_or_else(|| panic!("{file}: {name} is not in the table"));
+                assert!(
+                    row.variadic,
+                    "{file}: {name} is not variadic: write it in Rust"
+                );
+                assert!(
+                    !hand.contains_key(*name),
+                    "{name} is defined in both Rust and csrc/{file}"
+                );
+            }
+            shims.push((compile_c(&dir, &out, file), *names));
         }
     }
-    let stubs = stubs(
-        rows.iter()
-            .filter(|r| !hand.contains_key(&r.name) && !shims.iter().any(|(_, n)| *n == r.name)),
-    );
+    let stubs = stubs(rows.iter().filter(|r| {
+        !hand.contains_key(&r.name) && !shims.iter().any(|(_, ns)| ns.contains(&r.name.as_str()))
+    }));
     write(&out.join("stubs.rs"), &stubs);
     let map = out.join("librdkafka.map");
     write(&map, &version_script(&rows));

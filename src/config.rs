@@ -538,6 +538,10 @@ static PROPS: &[Prop] = props! {
         "Deprecated: fsync() interval for the offset file, in milliseconds.";
     "consume.callback.max.messages": int(0, 1000000), "0", Consumer, No,
         "Maximum number of messages to dispatch in one `rd_kafka_consume_callback*()` call (0 = unlimited).";
+    // librdkafka's hidden properties (rdkafka_conf.c 2.12.1, `_RK_HIDDEN`, not
+    // in its CONFIGURATION.md) that programs written for librdkafka read or set.
+    "enable.sparse.connections": Kind::Bool, "true", Any, No,
+        "When enabled the client will only connect to brokers it needs to communicate with. When disabled the client will maintain connections to all brokers in the cluster. gregor's clients always connect sparsely: a connection to a broker is made when a request is first sent there.";
     // librdkafka's test properties (rdkafka_conf.c, not in its CONFIGURATION.md):
     // a private mock cluster (src/mock) for this client.
     "test.mock.num.brokers": int(0, 10000), "0", Any,

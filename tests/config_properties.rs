@@ -129,6 +129,8 @@ fn every_librdkafka_property_is_implemented_or_accepted_with_a_warning() {
             "consumer.id",
             "rebalance.max.retries",
             "rebalance.backoff.ms",
+            // librdkafka's hidden properties (rdkafka_conf.c), not in its CONFIGURATION.md
+            "enable.sparse.connections",
             // librdkafka's test properties (rdkafka_conf.c), not in its CONFIGURATION.md
             "test.mock.num.brokers",
             "test.mock.broker.rtt",

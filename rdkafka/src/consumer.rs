@@ -50,6 +50,7 @@ use gregor::message::{Message as GregorMessage, TimestampType};
 
 use crate::conf::PartitionsCb;
 use crate::error_object::ErrorObject;
+use crate::event::Event;
 use crate::guard::guard;
 use crate::handle::{timeout, Client, Handle};
 use crate::headers::Headers;
@@ -124,7 +125,7 @@ fn consumer<'a>(rk: *const Handle) -> Option<&'a Consumer> {
 /// The consumer of a handle with `group.id`: what librdkafka's
 /// high-level calls need (its consumer without `group.id` has no group
 /// handle, and they fail with `_UNKNOWN_GROUP`).
-fn group_consumer<'a>(rk: *const Handle) -> Option<&'a Consumer> {
+pub(crate) fn group_consumer<'a>(rk: *const Handle) -> Option<&'a Consumer> {
     let h = raw::object(rk)?;
     let Client::Consumer(c) = h.client() else {
         return None;
@@ -309,6 +310,22 @@ pub extern "C" fn rd_kafka_consumer_poll(rk: *mut Handle, timeout_ms: c_int) -> 
             _ => std::ptr::null_mut(),
         }
     })
+}
+
+/// What a poll of the consumer queue gives (`rd_kafka_queue_poll` on
+/// `rd_kafka_queue_get_consumer`'s queue): the next message or error as
+/// an event, within `wait`, the offset commit callbacks served first, as
+/// `rd_kafka_consumer_poll`. Client-level errors are events too, not
+/// `error_cb` calls, as librdkafka's event interface gives them.
+pub(crate) fn poll_event(h: &Handle, wait: std::time::Duration) -> Option<Event> {
+    let Client::Consumer(c) = h.client() else {
+        return None;
+    };
+    serve_commits(h, h as *const Handle as usize);
+    match c.poll_errors(wait) {
+        Ok(Some(m)) => Some(Event::consumed(h, m)),
+        _ => None,
+    }
 }
 
 /// Frees a message of `rd_kafka_consumer_poll` (`rd_kafka_message_destroy`).
@@ -839,7 +856,8 @@ pub extern "C" fn rd_kafka_resume_partitions(
 }
 
 /// The partition's low and high watermarks, asked of its leader
-/// (`rd_kafka_query_watermark_offsets`).
+/// (`rd_kafka_query_watermark_offsets`), through a consumer or a producer
+/// handle alike, as librdkafka's.
 #[no_mangle]
 pub extern "C" fn rd_kafka_query_watermark_offsets(
     rk: *mut Handle,
@@ -850,10 +868,14 @@ pub extern "C" fn rd_kafka_query_watermark_offsets(
     timeout_ms: c_int,
 ) -> c_int {
     guard(RESP_ERR__INVALID_ARG, || {
-        let (Some(c), Some(t)) = (consumer(rk), raw::read_cstr(topic)) else {
+        let (Some(h), Some(t)) = (raw::object(rk), raw::read_cstr(topic)) else {
             return RESP_ERR__INVALID_ARG;
         };
-        match c.watermarks(&t, partition, timeout(timeout_ms)) {
+        let found = match h.client() {
+            Client::Consumer(c) => c.watermarks(&t, partition, timeout(timeout_ms)),
+            Client::Producer(p) => p.watermarks(&t, partition, timeout(timeout_ms)),
+        };
+        match found {
             Ok((lo, hi)) => {
                 raw::write_out(low, lo);
                 raw::write_out(high, hi);

@@ -2,7 +2,11 @@
 //! returns them: the results of the admin calls CreateTopics, DeleteTopics
 //! and CreatePartitions (`rd_kafka_event_type`, `_name`, `_error`,
 //! `_error_string`, `_opaque`, `_destroy`, `rd_kafka_event_*_result` and
-//! `rd_kafka_*_result_topics`).
+//! `rd_kafka_*_result_topics`), and what the consumer queue
+//! (`rd_kafka_queue_get_consumer`) gives: a consumed message as a
+//! `RD_KAFKA_EVENT_FETCH` (`rd_kafka_event_message_next`, `_count`,
+//! `_array`), a consumer error as a `RD_KAFKA_EVENT_ERROR` with the
+//! error's code and text, as librdkafka's consumer error ops.
 //!
 //! As in librdkafka, a result type (`rd_kafka_CreateTopics_result_t`) is
 //! the event itself seen through another name: `rd_kafka_event_*_result`
@@ -11,16 +15,25 @@
 
 #![allow(unsafe_code)] // `#[no_mangle]`
 
+use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr;
+
+use gregor::message::Message as GregorMessage;
 
 use crate::admin_parts::TopicResult;
 use crate::errors::rd_kafka_err2str;
 use crate::guard::guard;
+use crate::handle::Handle;
+use crate::message::Message;
 use crate::raw;
 
 /// `RD_KAFKA_EVENT_NONE`.
 pub const EVENT_NONE: c_int = 0;
+/// `RD_KAFKA_EVENT_FETCH`.
+pub const EVENT_FETCH: c_int = 2;
+/// `RD_KAFKA_EVENT_ERROR`.
+pub const EVENT_ERROR: c_int = 8;
 /// `RD_KAFKA_EVENT_CREATETOPICS_RESULT`.
 pub const EVENT_CREATETOPICS_RESULT: c_int = 100;
 /// `RD_KAFKA_EVENT_DELETETOPICS_RESULT`.
@@ -28,7 +41,8 @@ pub const EVENT_DELETETOPICS_RESULT: c_int = 101;
 /// `RD_KAFKA_EVENT_CREATEPARTITIONS_RESULT`.
 pub const EVENT_CREATEPARTITIONS_RESULT: c_int = 102;
 
-/// `rd_kafka_event_t`: an admin call's result.
+/// `rd_kafka_event_t`: an admin call's result, a consumed message or a
+/// consumer error.
 #[derive(Debug)]
 pub struct Event {
     kind: c_int,
@@ -42,6 +56,19 @@ pub struct Event {
     /// `*_result_topics` calls return (the vector's buffer does not move
     /// with the event).
     ptrs: Vec<usize>,
+    /// A fetch event's message (a `rd_kafka_consumer_poll` message the
+    /// event owns), 0 for none.
+    message: usize,
+    /// Whether `rd_kafka_event_message_next` gave the message already.
+    message_given: Cell<bool>,
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        if self.message != 0 {
+            crate::consumer::rd_kafka_message_destroy(self.message as *mut Message);
+        }
+    }
 }
 
 impl Event {
@@ -67,6 +94,38 @@ impl Event {
             opaque,
             topics,
             ptrs,
+            message: 0,
+            message_given: Cell::new(false),
+        }
+    }
+
+    /// What the consumer queue gives for a message of the consumer of `h`:
+    /// a fetch event owning the message, or an error event for a consumer
+    /// error (its code and text).
+    pub(crate) fn consumed(h: &Handle, m: GregorMessage) -> Self {
+        let (kind, err, errstr, message) = match &m.error {
+            Some(e) => (
+                EVENT_ERROR,
+                e.code(),
+                Some(raw::c_string(&e.to_string())),
+                0,
+            ),
+            None => (
+                EVENT_FETCH,
+                0,
+                None,
+                crate::consumer::consumed(h, m) as usize,
+            ),
+        };
+        Event {
+            kind,
+            err,
+            errstr,
+            opaque: 0,
+            topics: Vec::new(),
+            ptrs: Vec::new(),
+            message,
+            message_given: Cell::new(false),
         }
     }
 
@@ -91,6 +150,8 @@ pub extern "C" fn rd_kafka_event_type(rkev: *const Event) -> c_int {
 pub extern "C" fn rd_kafka_event_name(rkev: *const Event) -> *const c_char {
     guard(c"(NONE)".as_ptr(), || {
         match raw::object(rkev).map_or(EVENT_NONE, |e| e.kind) {
+            EVENT_FETCH => c"Fetch".as_ptr(),
+            EVENT_ERROR => c"Error".as_ptr(),
             EVENT_CREATETOPICS_RESULT => c"CreateTopicsResult".as_ptr(),
             EVENT_DELETETOPICS_RESULT => c"DeleteTopicsResult".as_ptr(),
             EVENT_CREATEPARTITIONS_RESULT => c"CreatePartitionsResult".as_ptr(),
@@ -126,6 +187,49 @@ pub extern "C" fn rd_kafka_event_error_string(rkev: *mut Event) -> *const c_char
 pub extern "C" fn rd_kafka_event_opaque(rkev: *mut Event) -> *mut c_void {
     guard(ptr::null_mut(), || {
         raw::object(rkev).map_or(ptr::null_mut(), |e| e.opaque as *mut c_void)
+    })
+}
+
+/// A fetch event's message, once (`rd_kafka_event_message_next`); NULL
+/// after, and for other events. The event owns it: the application does
+/// not destroy it.
+#[no_mangle]
+pub extern "C" fn rd_kafka_event_message_next(rkev: *mut Event) -> *const Message {
+    guard(ptr::null(), || match raw::object(rkev) {
+        Some(e) if e.message != 0 && !e.message_given.replace(true) => e.message as *const Message,
+        _ => ptr::null(),
+    })
+}
+
+/// How many messages the event holds (`rd_kafka_event_message_count`):
+/// 1 for a fetch event, else 0.
+#[no_mangle]
+pub extern "C" fn rd_kafka_event_message_count(rkev: *mut Event) -> usize {
+    guard(0, || {
+        raw::object(rkev).map_or(0, |e| usize::from(e.message != 0))
+    })
+}
+
+/// The event's messages not given yet into `rkmessages`, at most `size`
+/// (`rd_kafka_event_message_array`, `rd_kafka_event_message_next` until
+/// NULL, as librdkafka's); how many were written.
+#[no_mangle]
+pub extern "C" fn rd_kafka_event_message_array(
+    rkev: *mut Event,
+    rkmessages: *mut *const Message,
+    size: usize,
+) -> usize {
+    guard(0, || {
+        let mut n = 0;
+        for slot in raw::read_array_mut(rkmessages, size) {
+            let m = rd_kafka_event_message_next(rkev);
+            if m.is_null() {
+                break;
+            }
+            *slot = m;
+            n += 1;
+        }
+        n
     })
 }
 

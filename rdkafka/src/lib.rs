@@ -38,9 +38,9 @@
 //! | [`txn`] | the transactional producer: init, begin, send offsets, commit, abort, with librdkafka's error flags |
 //! | [`metadata`] | `rd_kafka_metadata_t` of `rd_kafka_metadata` |
 //! | [`partitioner`] | the built-in partitioners' `rd_kafka_msg_partitioner_*` functions |
-//! | [`queue`] | `rd_kafka_queue_t`: new, destroy, poll, length, the main and background queues |
-//! | [`event`] | `rd_kafka_event_t` of the admin results, their topic results |
-//! | [`mock`] | `rd_kafka_mock_cluster_t` on gregor's mock cluster: new, destroy, handle, bootstraps; topics, leaders, followers, brokers down / up, RTT, rack; pushed request errors (`push_request_errors`, C in `csrc/mock.c` on `_array`), coordinators, API versions, request tracking |
+//! | [`queue`] | `rd_kafka_queue_t`: new, destroy, poll, length, the main, background and consumer queues |
+//! | [`event`] | `rd_kafka_event_t` of the admin results, their topic results; the consumer queue's fetch (`message_next`, `_count`, `_array`) and error events |
+//! | [`mock`] | `rd_kafka_mock_cluster_t` on gregor's mock cluster: new, destroy, handle, bootstraps; topics, leaders, followers, brokers down / up, RTT, rack; pushed request errors (`push_request_errors` and a broker's `push_request_error_rtts`, C in `csrc/mock.c`), coordinators, API versions, request tracking |
 //! | [`admin`] | AdminOptions, NewTopic, DeleteTopic, NewPartitions; `CreateTopics`, `DeleteTopics`, `CreatePartitions`; `rd_kafka_thread_cnt` |
 //!
 //! Conventions of every export: its body runs inside [`guard::guard`], so

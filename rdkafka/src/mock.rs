@@ -5,8 +5,10 @@
 //! A cluster is made with an `rd_kafka_t` (`rd_kafka_mock_cluster_new`),
 //! which `rd_kafka_mock_cluster_handle` answers; the handle does not own
 //! it: the application destroys the cluster before the handle, as with
-//! librdkafka. The variadic `rd_kafka_mock_push_request_errors` is C, in
-//! `csrc/mock.c`, on `rd_kafka_mock_push_request_errors_array` here.
+//! librdkafka. The variadic `rd_kafka_mock_push_request_errors` and
+//! `rd_kafka_mock_broker_push_request_error_rtts` are C, in `csrc/mock.c`,
+//! on `rd_kafka_mock_push_request_errors_array` and
+//! `gregor_rdkafka_mock_broker_push_request_error_rtts` here.
 //! Requests tracked by the cluster (`rd_kafka_mock_get_requests`) are
 //! copied out as `rd_kafka_mock_request_t` objects in a C-heap array that
 //! `rd_kafka_mock_request_destroy_array` frees; their timestamps are
@@ -33,6 +35,7 @@ const RESP_ERR_UNKNOWN_TOPIC_OR_PART: c_int = 3;
 const RESP_ERR_BROKER_NOT_AVAILABLE: c_int = 8;
 const RESP_ERR_TOPIC_ALREADY_EXISTS: c_int = 36;
 const RESP_ERR__INVALID_ARG: c_int = -186;
+const RESP_ERR__UNKNOWN_BROKER: c_int = -146;
 const RESP_ERR__TRANSPORT: c_int = -195;
 
 /// `rd_kafka_mock_cluster_t`.
@@ -288,6 +291,43 @@ pub extern "C" fn rd_kafka_mock_push_request_errors_array(
         c.push_request_errors(api_key, &errors);
         Ok(())
     });
+}
+
+/// `rd_kafka_mock_broker_push_request_error_rtts` without its variadic
+/// list (the C of `csrc/mock.c` reads the `cnt` pairs into `errors` and
+/// `rtts`): broker `broker_id` answers its next `cnt` requests of `api_key`
+/// with `errors` in turn, each after its delay of `rtts` milliseconds
+/// (added to the broker's RTT). `_UNKNOWN_BROKER` for an unknown broker,
+/// as librdkafka's. Not one of librdkafka's names: the C declares it
+/// hidden, so the library does not export it.
+#[no_mangle]
+pub extern "C" fn gregor_rdkafka_mock_broker_push_request_error_rtts(
+    mcluster: *mut MockCluster,
+    broker_id: i32,
+    api_key: i16,
+    cnt: usize,
+    errors: *const c_int,
+    rtts: *const c_int,
+) -> c_int {
+    let errors: Vec<(i16, Duration)> = raw::read_array(errors, cnt)
+        .iter()
+        .zip(raw::read_array(rtts, cnt))
+        .map(|(&e, &rtt)| {
+            let rtt = Duration::from_millis(u64::try_from(rtt).unwrap_or(0));
+            (i16::try_from(e).unwrap_or(-1), rtt)
+        })
+        .collect();
+    guard(RESP_ERR__INVALID_ARG, || match raw::object(mcluster) {
+        None => RESP_ERR__INVALID_ARG,
+        Some(m) => match m
+            .cluster()
+            .push_broker_request_errors(broker_id, api_key, &errors)
+        {
+            Ok(()) => RESP_ERR_NO_ERROR,
+            Err(MockError::UnknownBroker(_)) => RESP_ERR__UNKNOWN_BROKER,
+            Err(e) => code(&e),
+        },
+    })
 }
 
 /// `rd_kafka_mock_coordinator_set`: pins the coordinator of a group

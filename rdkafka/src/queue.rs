@@ -11,6 +11,11 @@
 //! reference to the handle's main queue, where an admin call given a NULL
 //! queue posts its result; `rd_kafka_queue_get_background` to the
 //! background queue, whose events go to the conf's `background_event_cb`.
+//! `rd_kafka_queue_get_consumer` gives a reference to the consumer queue
+//! of a consumer with `group.id` (NULL otherwise, as librdkafka's): its
+//! poll serves the consumer as `rd_kafka_consumer_poll` does, a message as
+//! an `RD_KAFKA_EVENT_FETCH`, a consumer error as an `RD_KAFKA_EVENT_ERROR`
+//! (see `event`), after any event posted to that reference itself.
 
 #![allow(unsafe_code)] // `#[no_mangle]`
 
@@ -120,6 +125,9 @@ pub struct Queue {
     /// `rd_kafka_consume_queue` polls (the application destroys its
     /// queues before the handle, as rdkafka.h requires).
     rk: usize,
+    /// The consumer queue (`rd_kafka_queue_get_consumer`): a poll serves
+    /// the handle's consumer.
+    consumer: bool,
 }
 
 impl Queue {
@@ -144,6 +152,7 @@ pub extern "C" fn rd_kafka_queue_new(rk: *mut Handle) -> *mut Queue {
         Box::into_raw(Box::new(Queue {
             fifo: Arc::new(Fifo::default()),
             rk: rk as usize,
+            consumer: false,
         }))
     })
 }
@@ -158,6 +167,7 @@ pub extern "C" fn rd_kafka_queue_get_main(rk: *mut Handle) -> *mut Queue {
             Box::into_raw(Box::new(Queue {
                 fifo: Arc::clone(h.admin().main_queue()),
                 rk: rk as usize,
+                consumer: false,
             }))
         })
     })
@@ -173,8 +183,26 @@ pub extern "C" fn rd_kafka_queue_get_background(rk: *mut Handle) -> *mut Queue {
             Box::into_raw(Box::new(Queue {
                 fifo: Arc::clone(h.admin().background_queue(h)),
                 rk: rk as usize,
+                consumer: false,
             }))
         })
+    })
+}
+
+/// The consumer queue of a consumer with `group.id`
+/// (`rd_kafka_queue_get_consumer`): a new reference the caller destroys;
+/// NULL for a handle without a consumer group, as librdkafka's.
+#[no_mangle]
+pub extern "C" fn rd_kafka_queue_get_consumer(rk: *mut Handle) -> *mut Queue {
+    guard(std::ptr::null_mut(), || match raw::object(rk) {
+        Some(_) if crate::consumer::group_consumer(rk).is_some() => {
+            Box::into_raw(Box::new(Queue {
+                fifo: Arc::new(Fifo::default()),
+                rk: rk as usize,
+                consumer: true,
+            }))
+        }
+        _ => std::ptr::null_mut(),
     })
 }
 
@@ -194,9 +222,18 @@ pub extern "C" fn rd_kafka_queue_poll(rkqu: *mut Queue, timeout_ms: c_int) -> *m
         let Some(q) = raw::object(rkqu) else {
             return std::ptr::null_mut();
         };
-        let deadline = Instant::now() + timeout(timeout_ms);
+        let wait = timeout(timeout_ms);
+        if q.consumer {
+            if let Some(ev) = q.fifo.pop(Instant::now()) {
+                return Box::into_raw(ev);
+            }
+            return q.handle().map_or(std::ptr::null_mut(), |h| {
+                crate::consumer::poll_event(h, wait)
+                    .map_or(std::ptr::null_mut(), |ev| Box::into_raw(Box::new(ev)))
+            });
+        }
         q.fifo
-            .pop(deadline)
+            .pop(Instant::now() + wait)
             .map_or(std::ptr::null_mut(), Box::into_raw)
     })
 }

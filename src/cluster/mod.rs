@@ -20,6 +20,7 @@ use crate::protocol::metadata::{MetadataRequest, MetadataRequestTopic, MetadataR
 use crate::protocol::KafkaCode;
 use crate::wire::Uuid;
 
+pub(crate) mod offsets;
 mod recovery;
 use recovery::Recovery;
 

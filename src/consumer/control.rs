@@ -18,10 +18,10 @@ use super::coordinator::{coordinator, retrying};
 use super::fetcher::Fetcher;
 use super::session::Tp;
 use super::state::{Item, Phase, Running, Shared, State};
+use crate::cluster::offsets::list_offsets;
 use crate::cluster::{Cluster, Purpose};
 use crate::error::{local, Error, Result};
 use crate::message::{offset, Message};
-use crate::protocol::list_offsets::{ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic};
 use crate::protocol::offset_fetch::{
     OffsetFetchRequest, OffsetFetchRequestGroup, OffsetFetchRequestTopic, OffsetFetchRequestTopics,
 };
@@ -374,6 +374,7 @@ impl Control {
             if p.phase != Phase::Resolve(l) {
                 continue;
             }
+            let mut queued = false;
             let ev = match outcome {
                 Ok((o, epoch)) if o >= 0 => {
                     p.start_at(o, (epoch >= 0).then_some(epoch));
@@ -396,11 +397,14 @@ impl Control {
                                 l,
                                 Error::local(
                                     local::AUTO_OFFSET_RESET,
+                                    // librdkafka's reason quotes the
+                                    // text of `_NO_OFFSET`
                                     format!(
-                                        "{} [{}]: no committed offset for group {:?} and auto.offset.reset=error",
+                                        "{} [{}]: no previously committed offset available for group {:?}: {}, auto.offset.reset=error",
                                         tp.0,
                                         tp.1,
-                                        s.group_id.as_deref().unwrap_or("")
+                                        s.group_id.as_deref().unwrap_or(""),
+                                        crate::error::code_description(local::NO_OFFSET)
                                     ),
                                 ),
                             ))
@@ -420,13 +424,50 @@ impl Control {
                     // only a permanent one reaches the application.
                     if e.is_retriable() {
                         None
-                    } else {
+                    } else if l == offset::STORED || l == offset::INVALID {
                         p.report(e)
+                    } else {
+                        // A logical offset the leader will not look up:
+                        // auto.offset.reset decides, as librdkafka's
+                        // (rd_kafka_offset_reset on a permanent ListOffsets
+                        // error, before the error itself).
+                        match s.reset.logical() {
+                            Some(r) => {
+                                p.phase = Phase::Resolve(r);
+                            }
+                            None => {
+                                p.phase = Phase::Stopped;
+                                let broker = match p.leader {
+                                    b if b >= 0 => format!(" (broker {b})"),
+                                    _ => String::new(),
+                                };
+                                let reset = Message::event(
+                                    tp.0.clone(),
+                                    tp.1,
+                                    l,
+                                    Error::local(
+                                        local::AUTO_OFFSET_RESET,
+                                        format!(
+                                            "{} [{}]: failed to query logical offset: {}{broker}, auto.offset.reset=error",
+                                            tp.0,
+                                            tp.1,
+                                            librdkafka_text(&e)
+                                        ),
+                                    ),
+                                );
+                                st.push(&tp, Item::Event(reset));
+                                queued = true;
+                            }
+                        }
+                        st.parts.get_mut(&tp).and_then(|p| p.report(e))
                     }
                 }
             };
             if let Some(m) = ev {
                 st.push(&tp, Item::Event(m));
+                queued = true;
+            }
+            if queued {
                 shared.wake_pollers(&st);
             }
         }
@@ -563,6 +604,16 @@ impl Control {
     }
 }
 
+/// The error's code as librdkafka's `rd_kafka_err2str` puts it
+/// ("Broker: Topic authorization failed"), which librdkafka's reasons for
+/// an offset reset quote.
+fn librdkafka_text(e: &Error) -> String {
+    match e.kafka_code() {
+        Some(k) => k.librdkafka_desc(),
+        None => crate::error::code_description(e.code()),
+    }
+}
+
 fn get(found: &HashMap<(Tp, i64), Result<(i64, i32)>>, tp: &Tp, ts: i64) -> Result<(i64, i32)> {
     found.get(&(tp.clone(), ts)).cloned().unwrap_or_else(|| {
         Err(Error::local(
@@ -573,128 +624,6 @@ fn get(found: &HashMap<(Tp, i64), Result<(i64, i32)>>, tp: &Tp, ts: i64) -> Resu
             ),
         ))
     })
-}
-
-/// ListOffsets for each (partition, timestamp): `-2` earliest, `-1` latest
-/// (the last stable offset under read_committed), else the first offset at
-/// or after the timestamp (-1 if none). One request per leader and
-/// timestamp kind, all in flight at once. Answers (offset, leader epoch) per
-/// query.
-pub(crate) fn list_offsets(
-    cluster: &Cluster,
-    read_committed: bool,
-    queries: &[(Tp, i64)],
-    deadline: Instant,
-) -> HashMap<(Tp, i64), Result<(i64, i32)>> {
-    let mut out = HashMap::new();
-    // one request may name a partition once: split by leader and round
-    // (leader, round) -> (partition, timestamp, leader epoch)
-    type Query = (Tp, i64, i32);
-    let mut groups: BTreeMap<(i32, usize), Vec<Query>> = BTreeMap::new();
-    let mut rounds: HashMap<(i32, Tp), usize> = HashMap::new();
-    for (tp, ts) in queries {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match cluster.leader(&tp.0, tp.1, left) {
-            Ok((leader, epoch)) => {
-                let r = rounds.entry((leader, tp.clone())).or_insert(0);
-                groups
-                    .entry((leader, *r))
-                    .or_default()
-                    .push((tp.clone(), *ts, epoch));
-                *r += 1;
-            }
-            Err(e) => {
-                out.insert((tp.clone(), *ts), Err(e));
-            }
-        }
-    }
-    let mut pending = Vec::new();
-    for ((leader, _), entries) in groups {
-        let sent = cluster
-            // not the fetch connection: a long-polling Fetch there would
-            // hold the answer back for up to fetch.wait.max.ms
-            .conn(leader, Purpose::Metadata)
-            .and_then(|conn| {
-                let version = conn.version_for::<ListOffsetsRequest>(deadline)?;
-                let mut topics: Vec<ListOffsetsTopic> = Vec::new();
-                for (tp, ts, epoch) in &entries {
-                    if version == 0 && *ts != offset::BEGINNING && *ts != offset::END {
-                        return Err(Error::local(
-                            local::UNSUPPORTED_FEATURE,
-                            format!("{}: ListOffsets v0 cannot look up timestamps", conn.name()),
-                        ));
-                    }
-                    let part = ListOffsetsPartition {
-                        partition_index: tp.1,
-                        current_leader_epoch: if version >= 4 { *epoch } else { -1 },
-                        timestamp: *ts,
-                        max_num_offsets: 1,
-                        ..Default::default()
-                    };
-                    match topics.iter_mut().find(|t| *t.name == *tp.0) {
-                        Some(t) => t.partitions.push(part),
-                        None => topics.push(ListOffsetsTopic {
-                            name: tp.0.to_string(),
-                            partitions: vec![part],
-                            ..Default::default()
-                        }),
-                    }
-                }
-                let req = ListOffsetsRequest {
-                    replica_id: -1,
-                    isolation_level: i8::from(read_committed && version >= 2),
-                    topics,
-                    ..Default::default()
-                };
-                Ok((
-                    conn.send_at(&req, version, deadline)?,
-                    version,
-                    conn.name().to_string(),
-                ))
-            });
-        pending.push((entries, sent));
-    }
-    for (entries, sent) in pending {
-        let answer = sent.and_then(|(p, v, name)| p.wait_until(deadline).map(|r| (r, v, name)));
-        match answer {
-            Ok((resp, version, name)) => {
-                for (tp, ts, _) in entries {
-                    let p = resp
-                        .topics
-                        .iter()
-                        .filter(|t| *t.name == *tp.0)
-                        .flat_map(|t| t.partitions.iter())
-                        .find(|p| p.partition_index == tp.1);
-                    let r = match p {
-                        None => Err(Error::local(
-                            local::BAD_MSG,
-                            format!("{name}: ListOffsets answer lacks {} [{}]", tp.0, tp.1),
-                        )),
-                        Some(p) if p.error_code != 0 => Err(Error::kafka(
-                            KafkaCode(p.error_code),
-                            format!("{} [{}] list offsets ({name})", tp.0, tp.1),
-                        )),
-                        Some(p) if version == 0 => {
-                            Ok((p.old_style_offsets.first().copied().unwrap_or(-1), -1))
-                        }
-                        Some(p) => Ok((p.offset, p.leader_epoch)),
-                    };
-                    if matches!(&r, Err(e) if e.kafka_code().map(KafkaCode::action) == Some(ErrorAction::RefreshMetadataAndRetry))
-                    {
-                        cluster.invalidate(&tp.0);
-                    }
-                    out.insert((tp, ts), r);
-                }
-            }
-            Err(e) => {
-                for (tp, ts, _) in entries {
-                    cluster.invalidate(&tp.0);
-                    out.insert((tp, ts), Err(e.clone()));
-                }
-            }
-        }
-    }
-    out
 }
 
 /// (partition, error code, committed offset, leader epoch, metadata) of one topic.

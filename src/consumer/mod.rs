@@ -62,7 +62,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::cluster::Cluster;
+use crate::cluster::{offsets, Cluster};
 use crate::config::{ClientKind, Config};
 use crate::error::{local, Error, Result};
 use crate::message::{offset, Message};
@@ -617,23 +617,13 @@ impl Consumer {
     /// # Errors
     /// Broker and network errors.
     pub fn watermarks(&self, topic: &str, partition: i32, timeout: Duration) -> Result<(i64, i64)> {
-        let key: Tp = (Arc::from(topic), partition);
-        let queries = [(key.clone(), offset::BEGINNING), (key.clone(), offset::END)];
-        let mut found = control::list_offsets(
+        offsets::watermarks(
             &self.cluster,
             self.shared.settings.read_committed,
-            &queries,
+            topic,
+            partition,
             Instant::now() + timeout,
-        );
-        let mut take = |ts| {
-            found
-                .remove(&(key.clone(), ts))
-                .unwrap_or_else(|| Err(Error::timed_out("watermarks")))
-                .map(|x| x.0)
-        };
-        let lo = take(offset::BEGINNING)?;
-        let hi = take(offset::END)?;
-        Ok((lo, hi))
+        )
     }
 
     /// The watermarks the last fetch of an assigned partition brought back
@@ -669,7 +659,7 @@ impl Consumer {
         timeout: Duration,
     ) -> Result<i64> {
         let key: Tp = (Arc::from(topic), partition);
-        let mut found = control::list_offsets(
+        let mut found = offsets::list_offsets(
             &self.cluster,
             self.shared.settings.read_committed,
             &[(key.clone(), ts)],
@@ -688,17 +678,34 @@ impl Consumer {
     /// `_STATE` once the consumer is closed. Per-partition problems come
     /// back as messages with `error` set, as librdkafka does.
     pub fn poll(&self, timeout: Duration) -> Result<Option<Message>> {
+        self.poll_with(timeout, false)
+    }
+
+    /// As [`Consumer::poll`], but a client-level error (what the error
+    /// callback would get: `_TRANSPORT`, `_ALL_BROKERS_DOWN`, …) comes
+    /// back as a message with `error` set and no topic instead of going to
+    /// the callback: librdkafka's event interface, where a poll of the
+    /// consumer queue (`rd_kafka_queue_poll`) gives such an error as an
+    /// `RD_KAFKA_EVENT_ERROR` and `error_cb` is not called.
+    ///
+    /// # Errors
+    /// As [`Consumer::poll`].
+    pub fn poll_errors(&self, timeout: Duration) -> Result<Option<Message>> {
+        self.poll_with(timeout, true)
+    }
+
+    fn poll_with(&self, timeout: Duration, errors: bool) -> Result<Option<Message>> {
         // log.queue: queued log lines go to the callback here, on this thread
         let log = self.cluster.log();
         log.serve();
         let r = match &self.group {
             Some(g) => {
                 g.poll_mark(true);
-                let r = self.poll_inner(timeout);
+                let r = self.poll_inner(timeout, errors);
                 g.poll_mark(false);
                 r
             }
-            None => self.poll_inner(timeout),
+            None => self.poll_inner(timeout, errors),
         };
         log.serve();
         self.served();
@@ -746,7 +753,9 @@ impl Consumer {
         drop(st);
     }
 
-    fn poll_inner(&self, timeout: Duration) -> Result<Option<Message>> {
+    /// The loop of a poll; `errors`: a client-level error comes back as a
+    /// message (see [`Consumer::poll_errors`]).
+    fn poll_inner(&self, timeout: Duration, errors: bool) -> Result<Option<Message>> {
         let s = &self.shared.settings;
         self.emit_stats();
         let mut st = self.shared.lock();
@@ -755,6 +764,9 @@ impl Consumer {
         loop {
             if events.pending() {
                 drop(st);
+                if let Some(e) = errors.then(|| events.take_error()).flatten() {
+                    return Ok(Some(Message::event(Arc::from(""), -1, -1, e)));
+                }
                 events.serve();
                 st = self.shared.lock();
                 continue;
@@ -1290,7 +1302,7 @@ pub(crate) fn offsets_for_times(
         )));
     }
     let queries: Vec<(Tp, i64)> = tps.iter().map(|tp| (tp.key(), tp.offset)).collect();
-    let found = control::list_offsets(cluster, read_committed, &queries, Instant::now() + timeout);
+    let found = offsets::list_offsets(cluster, read_committed, &queries, Instant::now() + timeout);
     Ok(tps
         .iter()
         .zip(queries)

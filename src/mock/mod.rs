@@ -431,7 +431,9 @@ impl Cluster {
 
     /// The next `errors.len()` requests of `api_key`, on any broker, are
     /// answered with these error codes in turn (librdkafka's
-    /// `rd_kafka_mock_push_request_errors`).
+    /// `rd_kafka_mock_push_request_errors`). librdkafka's `_TRANSPORT`
+    /// (-195) closes the connection on the request instead, as librdkafka's
+    /// mock does.
     pub fn push_request_errors(&self, api_key: i16, errors: &[i16]) {
         let _ = self.with(|st| {
             st.errors

@@ -317,6 +317,13 @@ fn encode<R: Request>(correlation_id: i32, version: i16, resp: &R::Response) -> 
     Some(w.into_vec())
 }
 
+/// librdkafka's `RD_KAFKA_RESP_ERR__TRANSPORT`, a code no broker sends:
+/// pushed as a request error, the broker closes the connection on that
+/// request instead of answering it, as librdkafka's mock cluster does
+/// (rdkafka_mock.c: "If the error is ERR__TRANSPORT ... we close the
+/// connection").
+const INJECT_TRANSPORT: i16 = -195;
+
 fn handle(shared: &Shared, broker: i32, frame: &[u8]) -> Outcome {
     if frame.len() < 8 {
         return Outcome::Close;
@@ -355,6 +362,13 @@ fn handle(shared: &Shared, broker: i32, frame: &[u8]) -> Outcome {
         // the connection.
         return Outcome::Close;
     };
+    if inject.is_some_and(|(c, _)| c == INJECT_TRANSPORT) {
+        debug(format_args!(
+            "broker {broker}: closing: {} request with injected _TRANSPORT",
+            crate::api_keys::api_name(api_key)
+        ));
+        return Outcome::Close;
+    }
     let delay = rtt + inject.map(|(_, d)| d).unwrap_or_default();
     if api_key == 18 && !(min..=max).contains(&version) {
         // KIP-511: an ApiVersions request at a version the broker does not

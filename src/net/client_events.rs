@@ -356,6 +356,29 @@ impl Events {
         q
     }
 
+    /// Takes the first queued error (the count of dropped events first, as
+    /// [`Events::take`] reports it), leaving the other events queued: for
+    /// a poll that hands errors to its caller rather than to the error
+    /// callback.
+    pub fn take_error(&self) -> Option<Error> {
+        let mut st = self.state.locked();
+        if st.dropped > 0 {
+            let n = std::mem::take(&mut st.dropped);
+            return Some(Error::local(
+                local::FAIL,
+                format!("{n} client event(s) dropped: more than {MAX_QUEUED} waited to be served"),
+            ));
+        }
+        let at = st
+            .queue
+            .iter()
+            .position(|ev| matches!(ev, ClientEvent::Error(_)))?;
+        match st.queue.remove(at) {
+            Some(ClientEvent::Error(e)) => Some(e),
+            _ => None,
+        }
+    }
+
     /// Serves the queued events to the callbacks, on this thread; returns
     /// how many were served. Events without a callback are dropped (as
     /// librdkafka, which logs an error without `error_cb`).
@@ -429,6 +452,24 @@ mod tests {
                 ClientEvent::Throttle(_) => None,
             })
             .collect()
+    }
+
+    /// `take_error` takes the errors one by one, in order, and leaves the
+    /// throttle reports for `serve`.
+    #[test]
+    fn take_error_leaves_other_events() {
+        let ev = Events::new();
+        ev.throttled("a:1/1", 20);
+        ev.raise(ClientEvent::Error(Error::transport("one")));
+        ev.raise(ClientEvent::Error(Error::timed_out("two")));
+        assert_eq!(ev.take_error().map(|e| e.code()), Some(local::TRANSPORT));
+        assert_eq!(ev.take_error().map(|e| e.code()), Some(local::TIMED_OUT));
+        assert!(ev.take_error().is_none());
+        assert!(ev.pending());
+        assert!(matches!(
+            ev.take().into_iter().collect::<Vec<_>>().as_slice(),
+            [ClientEvent::Throttle(_)]
+        ));
     }
 
     #[test]

@@ -213,6 +213,25 @@ impl Producer {
         crate::consumer::offsets_for_times(self.cluster(), read_committed, tps, timeout)
     }
 
+    /// The low and high watermarks of a partition, asked of its leader
+    /// (ListOffsets, earliest and latest), as librdkafka's
+    /// `rd_kafka_query_watermark_offsets`, which takes a producer handle
+    /// too. The high one is the high watermark (read_uncommitted: a
+    /// producer has no `isolation.level`).
+    ///
+    /// # Errors
+    /// Broker and network errors; `_TIMED_OUT` when the leader has not
+    /// answered within `timeout`.
+    pub fn watermarks(&self, topic: &str, partition: i32, timeout: Duration) -> Result<(i64, i64)> {
+        crate::cluster::offsets::watermarks(
+            self.cluster(),
+            false,
+            topic,
+            partition,
+            Instant::now() + timeout,
+        )
+    }
+
     /// Makes `topic` known before its first message, as librdkafka's
     /// `rd_kafka_topic_new` does: the sender asks for its metadata now (in
     /// the background; with auto-creation if `allow.auto.create.topics`
@@ -1047,6 +1066,25 @@ mod tests {
         }
         let acc = p.shared.acc();
         (acc.sender_wakeups, acc.poll_wakeups)
+    }
+
+    /// A producer asks a partition's leader for its watermarks, as
+    /// librdkafka's `rd_kafka_query_watermark_offsets` on a producer
+    /// handle; a leader slower than the timeout is `_TIMED_OUT`.
+    #[test]
+    fn watermarks_from_the_leader() {
+        let cfg = Config::from_pairs([("test.mock.num.brokers", "1"), ("linger.ms", "0")]).unwrap();
+        let p = Producer::new(&cfg).unwrap();
+        p.send(&one_byte_record("watermarks"), 0).unwrap();
+        p.flush(Duration::from_secs(10)).unwrap();
+        let wait = Duration::from_secs(10);
+        assert_eq!(p.watermarks("watermarks", 0, wait).unwrap(), (0, 1));
+        let mock = p.mock_cluster().unwrap();
+        mock.set_broker_rtt(1, Duration::from_millis(600)).unwrap();
+        let e = p
+            .watermarks("watermarks", 0, Duration::from_millis(100))
+            .unwrap_err();
+        assert_eq!(e.code(), crate::error::local::TIMED_OUT, "{e}");
     }
 
     /// `flush` on one thread waits for the reports a polling thread took

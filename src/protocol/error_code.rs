@@ -370,6 +370,16 @@ impl KafkaCode {
         self.info().and_then(|e| e.librdkafka)
     }
 
+    /// The code's text as librdkafka's `rd_kafka_err2str` gives it: its
+    /// own where it knows the code, else Kafka's description after
+    /// "Broker: ".
+    pub fn librdkafka_desc(self) -> String {
+        self.librdkafka().map_or_else(
+            || format!("Broker: {}", self.description()),
+            |d| d.desc.to_string(),
+        )
+    }
+
     /// Whether Kafka marks the code retriable (false for unknown codes).
     pub fn is_retriable(self) -> bool {
         self.info().is_some_and(|e| e.retriable)
