@@ -935,7 +935,27 @@ pub extern "C" fn rd_kafka_offsets_for_times(
             Client::Producer(p) => {
                 let read_committed =
                     h.conf().props.get("isolation.level") != Some("read_uncommitted");
-                p.offsets_for_times(&tps, read_committed, timeout(timeout_ms))
+                let entries: Vec<(&str, i32, i64)> = tps
+                    .iter()
+                    .map(|tp| (&*tp.topic, tp.partition, tp.offset))
+                    .collect();
+                p.offsets_for_times(&entries, read_committed, timeout(timeout_ms))
+                    .map(|found| {
+                        tps.iter()
+                            .zip(found)
+                            .map(|(tp, found)| {
+                                let mut t = TopicPartitionOffset::new(&tp.topic, tp.partition, -1);
+                                match found {
+                                    Ok((offset, epoch)) => {
+                                        t.offset = offset;
+                                        t.leader_epoch = epoch;
+                                    }
+                                    Err(e) => t.error = Some(e),
+                                }
+                                t
+                            })
+                            .collect::<Vec<_>>()
+                    })
             }
         };
         match found {

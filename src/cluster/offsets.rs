@@ -18,6 +18,10 @@ pub(crate) const EARLIEST: i64 = -2;
 /// the last stable offset under read_committed).
 pub(crate) const LATEST: i64 = -1;
 
+/// One answer of [`offsets_for_times`]: the offset found and its leader
+/// epoch if known, or the entry's error.
+pub type OffsetForTime = Result<(i64, Option<i32>)>;
+
 /// A partition: topic name and index.
 pub(crate) type Tp = (Arc<str>, i32);
 
@@ -169,4 +173,39 @@ pub(crate) fn watermarks(
     let lo = take(EARLIEST)?;
     let hi = take(LATEST)?;
     Ok((lo, hi))
+}
+
+/// The first offset whose timestamp is at or after each (topic,
+/// partition, timestamp), with its leader epoch if known, or the entry's
+/// error (`_TIMED_OUT` for one not answered in time): librdkafka's
+/// `rd_kafka_offsets_for_times`, for any client (a producer's too, as
+/// kcat's `-Q` asks through one). `read_committed` answers below the last
+/// stable offset.
+///
+/// # Errors
+/// `_INVALID_ARG` for an entry without a topic or with a negative partition.
+pub(crate) fn offsets_for_times(
+    cluster: &Cluster,
+    read_committed: bool,
+    entries: &[(&str, i32, i64)],
+    timeout: std::time::Duration,
+) -> Result<Vec<OffsetForTime>> {
+    if let Some((topic, partition, _)) = entries.iter().find(|(t, p, _)| *p < 0 || t.is_empty()) {
+        return Err(Error::invalid_arg(format!(
+            "{topic:?} [{partition}]: invalid topic or partition"
+        )));
+    }
+    let queries: Vec<(Tp, i64)> = entries
+        .iter()
+        .map(|(t, p, ts)| ((Arc::from(*t), *p), *ts))
+        .collect();
+    let found = list_offsets(cluster, read_committed, &queries, Instant::now() + timeout);
+    Ok(queries
+        .iter()
+        .map(|q| match found.get(q) {
+            Some(Ok((o, epoch))) => Ok((*o, (*epoch >= 0).then_some(*epoch))),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(Error::timed_out("offsets for times")),
+        })
+        .collect())
 }

@@ -1279,44 +1279,35 @@ impl Consumer {
     }
 }
 
-/// [`Consumer::offsets_for_times`] on any client's view of the cluster (a
-/// producer's too, as librdkafka's `rd_kafka_offsets_for_times` works on
-/// either handle): `read_committed` asks for offsets below the last stable
-/// one.
+/// [`Consumer::offsets_for_times`] on the cluster: each entry as asked,
+/// with the offset found (and its leader epoch), or its error.
 ///
 /// # Errors
 /// `_INVALID_ARG` for an entry without a topic or with a negative partition.
-pub(crate) fn offsets_for_times(
+fn offsets_for_times(
     cluster: &Cluster,
     read_committed: bool,
     tps: &[TopicPartitionOffset],
     timeout: Duration,
 ) -> Result<Vec<TopicPartitionOffset>> {
-    if let Some(tp) = tps
+    let entries: Vec<(&str, i32, i64)> = tps
         .iter()
-        .find(|tp| tp.partition < 0 || tp.topic.is_empty())
-    {
-        return Err(Error::invalid_arg(format!(
-            "{:?} [{}]: invalid topic or partition",
-            tp.topic, tp.partition
-        )));
-    }
-    let queries: Vec<(Tp, i64)> = tps.iter().map(|tp| (tp.key(), tp.offset)).collect();
-    let found = offsets::list_offsets(cluster, read_committed, &queries, Instant::now() + timeout);
+        .map(|tp| (&*tp.topic, tp.partition, tp.offset))
+        .collect();
+    let found = offsets::offsets_for_times(cluster, read_committed, &entries, timeout)?;
     Ok(tps
         .iter()
-        .zip(queries)
-        .map(|(tp, q)| {
+        .zip(found)
+        .map(|(tp, found)| {
             let base = TopicPartitionOffset::new(&tp.topic, tp.partition, -1);
-            match found.get(&q) {
-                Some(Ok((o, epoch))) => {
+            match found {
+                Ok((o, epoch)) => {
                     let mut t = base;
-                    t.offset = *o;
-                    t.leader_epoch = (*epoch >= 0).then_some(*epoch);
+                    t.offset = o;
+                    t.leader_epoch = epoch;
                     t
                 }
-                Some(Err(e)) => base.failed(e.clone()),
-                None => base.failed(Error::timed_out("offsets for times")),
+                Err(e) => base.failed(e),
             }
         })
         .collect())

@@ -101,6 +101,10 @@ pub struct Producer {
     background: Mutex<Option<JoinHandle<()>>>,
 }
 
+/// One answer of [`Producer::offsets_for_times`]: the offset found and
+/// its leader epoch if known, or the entry's error.
+pub use crate::cluster::offsets::OffsetForTime;
+
 impl Producer {
     /// A producer for `cfg`. Starts the sender thread; connects lazily.
     ///
@@ -193,24 +197,24 @@ impl Producer {
             .fetch_metadata(topics, topics.is_some(), timeout)
     }
 
-    /// For each entry, whose `offset` is a timestamp in ms: the first offset
-    /// whose timestamp is at or after it (-1 if none), from the partition's
-    /// leader, as [`crate::consumer::Consumer::offsets_for_times`] (librdkafka's
-    /// `rd_kafka_offsets_for_times` answers on a producer handle too, as
-    /// kcat's `-Q` asks). `read_committed`: below the last stable offset
-    /// (librdkafka reads `isolation.level` of either handle's conf).
-    /// Failed entries carry their error.
+    /// For each (topic, partition, timestamp in ms): the first offset whose
+    /// timestamp is at or after it (-1 if none) and its leader epoch, from
+    /// the partition's leader, as the consumer's `offsets_for_times`
+    /// (librdkafka's `rd_kafka_offsets_for_times` answers on a producer
+    /// handle too, as kcat's `-Q` asks). `read_committed`: below the last
+    /// stable offset (librdkafka reads `isolation.level` of either handle's
+    /// conf). A failed entry is its error.
     ///
     /// # Errors
     /// `_INVALID_ARG` for an entry without a topic or with a negative
     /// partition.
     pub fn offsets_for_times(
         &self,
-        tps: &[crate::consumer::TopicPartitionOffset],
+        entries: &[(&str, i32, i64)],
         read_committed: bool,
         timeout: Duration,
-    ) -> Result<Vec<crate::consumer::TopicPartitionOffset>> {
-        crate::consumer::offsets_for_times(self.cluster(), read_committed, tps, timeout)
+    ) -> Result<Vec<OffsetForTime>> {
+        crate::cluster::offsets::offsets_for_times(self.cluster(), read_committed, entries, timeout)
     }
 
     /// The low and high watermarks of a partition, asked of its leader
