@@ -18,7 +18,7 @@ pub(crate) const EARLIEST: i64 = -2;
 /// the last stable offset under read_committed).
 pub(crate) const LATEST: i64 = -1;
 
-/// One answer of [`offsets_for_times`]: the offset found and its leader
+/// One answer of offsets for times: the offset found and its leader
 /// epoch if known, or the entry's error.
 pub type OffsetForTime = Result<(i64, Option<i32>)>;
 
