@@ -94,6 +94,19 @@ fn on(mcluster: *const MockCluster, f: impl FnOnce(&Cluster) -> Result<(), MockE
     })
 }
 
+/// [`on`] for a command on the topic named by the C string `topic`:
+/// `_INVALID_ARG` for NULL.
+fn on_topic(
+    mcluster: *const MockCluster,
+    topic: *const c_char,
+    f: impl FnOnce(&Cluster, &str) -> Result<(), MockError>,
+) -> c_int {
+    let Some(topic) = raw::read_cstr(topic) else {
+        return RESP_ERR__INVALID_ARG;
+    };
+    on(mcluster, |c| f(c, &topic))
+}
+
 /// Runs `f` on broker `broker_id`, or on every broker for -1 (as
 /// librdkafka's broker commands).
 fn on_brokers(
@@ -194,11 +207,8 @@ pub extern "C" fn rd_kafka_mock_topic_create(
     partition_cnt: c_int,
     replication_factor: c_int,
 ) -> c_int {
-    let Some(topic) = raw::read_cstr(topic) else {
-        return RESP_ERR__INVALID_ARG;
-    };
-    on(mcluster, |c| {
-        c.create_topic(&topic, partition_cnt, replication_factor)
+    on_topic(mcluster, topic, |c, topic| {
+        c.create_topic(topic, partition_cnt, replication_factor)
     })
 }
 
@@ -210,11 +220,8 @@ pub extern "C" fn rd_kafka_mock_partition_set_leader(
     partition: i32,
     broker_id: i32,
 ) -> c_int {
-    let Some(topic) = raw::read_cstr(topic) else {
-        return RESP_ERR__INVALID_ARG;
-    };
-    on(mcluster, |c| {
-        c.set_partition_leader(&topic, partition, broker_id)
+    on_topic(mcluster, topic, |c, topic| {
+        c.set_partition_leader(topic, partition, broker_id)
     })
 }
 
@@ -227,11 +234,8 @@ pub extern "C" fn rd_kafka_mock_partition_set_follower(
     partition: i32,
     broker_id: i32,
 ) -> c_int {
-    let Some(topic) = raw::read_cstr(topic) else {
-        return RESP_ERR__INVALID_ARG;
-    };
-    on(mcluster, |c| {
-        c.set_partition_follower(&topic, partition, broker_id)
+    on_topic(mcluster, topic, |c, topic| {
+        c.set_partition_follower(topic, partition, broker_id)
     })
 }
 
