@@ -56,6 +56,7 @@ pub mod zk;
 
 // The inside (see `inside!`).
 inside!(api_keys);
+pub(crate) mod clock;
 inside!(cluster);
 inside!(compression);
 // The C ABI (include/gregor.h): its Rust side is not part of the Rust API

@@ -12,10 +12,11 @@
 //! callback — as librdkafka serves its stats event from its queue. If the
 //! application polls late, one snapshot is delivered, not a backlog.
 
+use crate::clock::{coarse_us, monotonic_us};
 use crate::sync::MutexExt;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Map, Value};
@@ -118,12 +119,6 @@ impl PartStats {
 /// Topic → its partitions' figures.
 pub(crate) type TopicStats = BTreeMap<String, Vec<PartStats>>;
 
-/// Microseconds of a monotonic clock shared by the process (`ts`).
-fn monotonic_us() -> u64 {
-    static EPOCH: OnceLock<Instant> = OnceLock::new();
-    EPOCH.get_or_init(Instant::now).elapsed().as_micros() as u64
-}
-
 /// The timer and callback of one client.
 pub(crate) struct Emitter {
     /// `statistics.interval.ms`; `None` when 0 (off).
@@ -197,9 +192,10 @@ impl Emitter {
 
     /// True when a snapshot is due now.
     pub fn is_due(&self) -> bool {
-        // Off costs one atomic load, no clock read.
+        // Off costs one atomic load, no clock read; on, a coarse reading
+        // (every consumer poll asks: a snapshot may come a tick late).
         let due = self.due_us.load(Ordering::Relaxed);
-        due != u64::MAX && monotonic_us() >= due
+        due != u64::MAX && coarse_us() >= due
     }
 
     /// If a snapshot is due, gathers it (`gather` gives the client's own

@@ -42,7 +42,8 @@ pub fn crc32c_hardware(data: &[u8]) -> Option<u32> {
 
 /// `unsafe` here calls a function compiled for SSE4.2 once the CPU is known
 /// to support it. Outside the C ABI (`src/ffi`), the crate's only other
-/// `unsafe` is `src/net/conn.rs`'s `getnameinfo` call.
+/// `unsafe` calls are `src/net/conn.rs`'s `getnameinfo` and
+/// `src/clock.rs`'s `clock_gettime`.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod hw {
