@@ -39,6 +39,10 @@
 #            result events, AdminOptions, CreateTopics, DeleteTopics,
 #            CreatePartitions, rd_kafka_thread_cnt back to 0 after
 #            destroy); skipped likewise without a broker;
+#   sasl     rdkafka/tests/sasl.c, the same way, no broker: OAUTHBEARER
+#            set_token / set_token_failure and their checks from inside
+#            the refresh callback rd_kafka_poll serves, background
+#            callbacks with and without the SASL queue, set_credentials;
 #   lists    rdkafka/tests/lists.c (the plain-data families: topic
 #            partition lists, headers, rd_kafka_mem_*, UUIDs), compiled
 #            against the real rdkafka.h, prints the same linked against ours
@@ -55,7 +59,7 @@
 #            header; and every prototype and one-line typedef of ours,
 #            redeclared after the real headers, compiles (a mismatch is a
 #            conflicting declaration); both compile as C++ too;
-#   programs rdkafka/tests/{probe,lists,producer,consumer,admin,mock}.c and kcat's sources (from scripts/setup.sh's
+#   programs rdkafka/tests/{probe,lists,sasl,producer,consumer,admin,mock}.c and kcat's sources (from scripts/setup.sh's
 #            build; skipped when absent) compile to the same object files
 #            against our header as against librdkafka's, and kcat built with
 #            ours links with our librdkafka.so.1 and runs, and its `-X`
@@ -220,6 +224,13 @@ if same_on_both mock 300; then
     log "mock: identical ($(wc -l <"$WORK/mock-ours.txt") lines)"
 fi
 
+# sasl: SASL at run time (OAUTHBEARER tokens and their refresh callback,
+# background callbacks, credentials) on both libraries, the same output;
+# needs no broker.
+if same_on_both sasl 120; then
+    log "sasl: identical ($(wc -l <"$WORK/sasl-ours.txt") lines)"
+fi
+
 # lists: the plain-data families alike on both libraries, and no leak or
 # invalid access in ours.
 for which in ours real; do
@@ -291,7 +302,7 @@ fi
 PROG=$WORK/programs
 KCAT_SRC=$GREGOR_DEPS/build/kcat
 mkdir -p "$PROG"
-srcs=(rdkafka/tests/probe.c rdkafka/tests/lists.c rdkafka/tests/producer.c rdkafka/tests/consumer.c rdkafka/tests/admin.c
+srcs=(rdkafka/tests/probe.c rdkafka/tests/lists.c rdkafka/tests/sasl.c rdkafka/tests/producer.c rdkafka/tests/consumer.c rdkafka/tests/admin.c
     rdkafka/tests/mock.c)
 kcat=0
 if [ -f "$KCAT_SRC/kcat.c" ] && [ -f "$KCAT_SRC/config.h" ]; then

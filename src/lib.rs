@@ -50,6 +50,7 @@ pub mod mock;
 pub mod producer;
 #[cfg(feature = "zookeeper")]
 pub mod registry;
+pub mod sasl;
 pub mod stats;
 #[cfg(feature = "zookeeper")]
 pub mod zk;

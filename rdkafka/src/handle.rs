@@ -260,6 +260,7 @@ pub extern "C" fn rd_kafka_new(
         handle.log.rk.store(rk, Ordering::Release);
         crate::producer::install_callbacks(&handle, rk);
         crate::consumer::install_callbacks(&handle, rk);
+        crate::sasl::install_callbacks(&handle, rk);
         Box::into_raw(handle)
     })
 }

@@ -72,6 +72,7 @@ pub mod partitioner;
 pub mod producer;
 pub mod queue;
 pub mod raw;
+pub mod sasl;
 pub mod stubs;
 pub mod topic;
 pub mod txn;

@@ -241,6 +241,20 @@ pub(crate) fn call_background_event(cb: BackgroundEventCb, rk: usize, ev: usize,
     unsafe { cb(rk as *mut c_void, ev as *mut c_void, opaque as *mut c_void) }
 }
 
+/// Runs the application's `oauthbearer_token_refresh_cb`.
+pub(crate) fn call_oauthbearer_refresh(
+    cb: crate::conf::OauthbearerRefreshCb,
+    rk: usize,
+    config: &CStr,
+    opaque: usize,
+) {
+    // SAFETY: `cb` is the application's
+    // `rd_kafka_conf_set_oauthbearer_token_refresh_cb` function, called with
+    // the live handle, `sasl.oauthbearer.config` (NUL-terminated, valid for
+    // the call) and the conf's opaque.
+    unsafe { cb(rk as *mut c_void, config.as_ptr(), opaque as *mut c_void) }
+}
+
 /// Runs the application's `error_cb`.
 pub(crate) fn call_error(cb: ErrorCb, rk: usize, err: c_int, reason: &CStr, opaque: usize) {
     // SAFETY: `cb` is the application's `rd_kafka_conf_set_error_cb`

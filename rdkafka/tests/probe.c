@@ -378,14 +378,14 @@ static int stubs(void) {
         rd_kafka_conf_set_log_cb(NULL, NULL);
         rd_kafka_topic_conf_destroy(NULL); /* librdkafka's would crash */
 
-        error = rd_kafka_sasl_background_callbacks_enable(NULL);
+        error = rd_kafka_consumer_close_queue(NULL, NULL);
         CHECK(error != NULL,
-              "rd_kafka_sasl_background_callbacks_enable() is an error object, not NULL (success)");
+              "rd_kafka_consumer_close_queue() is an error object, not NULL (success)");
         if (error) {
                 CHECK(rd_kafka_error_code(error) == RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED &&
                           !strcmp(rd_kafka_error_name(error), "_NOT_IMPLEMENTED"),
                       "its code: %s", rd_kafka_error_name(error));
-                CHECK(strstr(rd_kafka_error_string(error), "rd_kafka_sasl_background_callbacks_enable") != NULL,
+                CHECK(strstr(rd_kafka_error_string(error), "rd_kafka_consumer_close_queue") != NULL,
                       "its text: \"%s\"", rd_kafka_error_string(error));
                 CHECK(!rd_kafka_error_is_fatal(error) && !rd_kafka_error_is_retriable(error),
                       "neither fatal nor retriable");
@@ -399,6 +399,10 @@ static int stubs(void) {
         rd_kafka_error_destroy(error);
 
         /* Implemented: a NULL handle fails cleanly. */
+        error = rd_kafka_sasl_background_callbacks_enable(NULL);
+        CHECK(error != NULL && rd_kafka_error_code(error) == RD_KAFKA_RESP_ERR__INVALID_ARG,
+              "rd_kafka_sasl_background_callbacks_enable(NULL) is an _INVALID_ARG error object");
+        rd_kafka_error_destroy(error);
         CHECK(rd_kafka_AdminOptions_new(NULL, RD_KAFKA_ADMIN_OP_ANY) == NULL,
               "rd_kafka_AdminOptions_new(NULL) is NULL");
         err = rd_kafka_producev(NULL, RD_KAFKA_V_TOPIC("t"), RD_KAFKA_V_VALUE("v", 1),

@@ -344,6 +344,12 @@ impl AdminClient {
         })
     }
 
+    /// The client's SASL controls: credentials and OAUTHBEARER tokens at
+    /// run time ([`crate::sasl`]).
+    pub fn sasl(&self) -> crate::sasl::Sasl<'_> {
+        crate::sasl::Sasl::new(&self.cluster)
+    }
+
     /// The cluster handle (metadata cache and connections).
     #[cfg(feature = "internals")]
     #[doc(hidden)]

@@ -165,6 +165,12 @@ impl Producer {
         self.cluster().mock_cluster()
     }
 
+    /// The client's SASL controls: credentials and OAUTHBEARER tokens at
+    /// run time ([`crate::sasl`]).
+    pub fn sasl(&self) -> crate::sasl::Sasl<'_> {
+        crate::sasl::Sasl::new(self.cluster())
+    }
+
     /// The producer's view of the cluster.
     #[cfg(feature = "internals")]
     #[doc(hidden)]
