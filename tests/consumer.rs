@@ -667,6 +667,42 @@ fn an_unknown_topic_is_reported_once_and_found_when_created() {
     assert_eq!(values(&poll_n(&c, 2).0), ["x0", "x1"]);
 }
 
+/// A subscribed topic the broker does not have (and may not create) is a
+/// consumer error naming it, once while it lasts, as librdkafka's
+/// "Subscribed topic not available"; once created, it is consumed.
+#[test]
+fn a_missing_subscribed_topic_is_reported_once_and_consumed_when_created() {
+    if !common::broker_up() {
+        return;
+    }
+    let topic = common::unique_topic("sub-later");
+    let c = consumer(&[
+        ("group.id", &common::unique_topic("sub-later-group")),
+        ("allow.auto.create.topics", "false"),
+        ("topic.metadata.refresh.interval.ms", "300"),
+        ("auto.offset.reset", "earliest"),
+    ]);
+    c.subscribe(&[&topic]).unwrap();
+    // the first error, then a second of refreshes that must not repeat it
+    let mut got = Vec::new();
+    let until = Instant::now() + Duration::from_secs(20);
+    while got.is_empty() && Instant::now() < until {
+        got = poll_for(&c, Duration::from_millis(200));
+    }
+    got.extend(poll_for(&c, Duration::from_secs(1)));
+    assert_eq!(got.len(), 1, "reported once: {got:?}");
+    let e = got[0].error.as_ref().unwrap();
+    assert_eq!(e.code(), 3, "UNKNOWN_TOPIC_OR_PARTITION: {e}");
+    assert!(
+        e.to_string().contains("Subscribed topic not available"),
+        "{e}"
+    );
+    assert_eq!(&*got[0].topic, topic.as_str());
+    common::create_topic(&topic, 1);
+    produce(&producer(&[]), &topic, 0, &named("s", 2));
+    assert_eq!(values(&poll_n(&c, 2).0), ["s0", "s1"]);
+}
+
 // ---------------------------------------------------------------------------
 // Transactions on a real broker
 

@@ -117,12 +117,13 @@ impl Queues {
     /// own queue, or an application's queue) is handed back instead.
     fn keep(&self, m: GregorMessage, mine: Mine<'_>) -> Kept {
         let mut routes = self.routes();
-        if let (Some((topic, p, queue)), Mine::Queue(q)) = (&routes.last, mine) {
+        if let (Some((topic, p, queue)), Mine::Queue(q, _)) = (&routes.last, mine) {
             if *p == m.partition && *queue == q as usize && Arc::ptr_eq(topic, &m.topic) {
                 return Kept::Yours(m);
             }
         }
         let target = match routes.get_mut(&m.topic, m.partition) {
+            None if matches!(mine, Mine::Queue(_, true)) => return Kept::Yours(m),
             None => return Kept::Filed,
             Some(Route::Own(q)) => {
                 if matches!(mine, Mine::Partition(t, p) if p == m.partition && t == &*m.topic) {
@@ -136,7 +137,7 @@ impl Queues {
         let at = Arc::as_ptr(&target);
         routes.last = Some((Arc::clone(&m.topic), m.partition, at as usize));
         drop(routes);
-        if matches!(mine, Mine::Queue(q) if std::ptr::eq(q, at)) {
+        if matches!(mine, Mine::Queue(q, _) if std::ptr::eq(q, at)) {
             return Kept::Yours(m);
         }
         target.messages().push_back(m);
@@ -161,8 +162,11 @@ impl Queues {
 enum Mine<'a> {
     /// One partition's own queue (`rd_kafka_consume` and kin).
     Partition(&'a str, i32),
-    /// An application's queue (`rd_kafka_consume_queue` and kin).
-    Queue(*const Fifo),
+    /// An application's queue (`rd_kafka_consume_queue` and kin); `true`
+    /// for the consumer queue (`rd_kafka_queue_get_consumer`), which also
+    /// takes what no started partition claims: the subscription's messages
+    /// and its topics' errors.
+    Queue(*const Fifo, bool),
 }
 
 /// How long a call may wait for its next message.
@@ -496,10 +500,12 @@ fn queue_parts<'a>(rkqu: *const Queue) -> Option<(&'a Queue, &'a Handle, &'a Con
     }
 }
 
-/// The next message of the partitions started on the queue `f`, waiting
+/// The next message of the partitions started on the queue `q` (and, on
+/// the consumer queue, of the subscription), waiting
 /// as `wait` allows: from the queue, else from the consumer (filing what
 /// it gives for other started partitions where they go).
-fn next_queued(h: &Handle, c: &Consumer, f: &Fifo, wait: Wait) -> Option<GregorMessage> {
+fn next_queued(h: &Handle, c: &Consumer, q: &Queue, wait: Wait) -> Option<GregorMessage> {
+    let f = &**q.fifo();
     let legacy = &h.consumer_state().legacy;
     loop {
         if let Some(m) = f.messages().pop_front() {
@@ -509,7 +515,7 @@ fn next_queued(h: &Handle, c: &Consumer, f: &Fifo, wait: Wait) -> Option<GregorM
         if m.topic.is_empty() {
             return Some(m);
         }
-        if let Kept::Yours(m) = legacy.keep(m, Mine::Queue(f)) {
+        if let Kept::Yours(m) = legacy.keep(m, Mine::Queue(f, q.is_consumer())) {
             return Some(m);
         }
     }
@@ -525,7 +531,7 @@ pub extern "C" fn rd_kafka_consume_queue(rkqu: *mut Queue, timeout_ms: c_int) ->
             failed(RESP_ERR__INVALID_ARG, EINVAL);
             return std::ptr::null_mut();
         };
-        match next_queued(h, c, q.fifo(), Wait::of(timeout_ms)) {
+        match next_queued(h, c, q, Wait::of(timeout_ms)) {
             Some(m) => {
                 set_last_error(0);
                 crate::consumer::consumed(h, m)
@@ -558,7 +564,7 @@ pub extern "C" fn rd_kafka_consume_batch_queue(
         let wait = Wait::of(timeout_ms);
         let mut n = 0;
         while n < size {
-            match next_queued(h, c, q.fifo(), wait) {
+            match next_queued(h, c, q, wait) {
                 Some(m) => {
                     put(rkmessages, n, crate::consumer::consumed(h, m));
                     n += 1;
@@ -587,7 +593,7 @@ pub extern "C" fn rd_kafka_consume_callback_queue(
         };
         let mut wait = Wait::of(timeout_ms);
         let mut n: c_int = 0;
-        while let Some(m) = next_queued(h, c, q.fifo(), wait) {
+        while let Some(m) = next_queued(h, c, q, wait) {
             let p = crate::consumer::consumed(h, m);
             call_consume(cb, p, opaque as usize);
             crate::consumer::rd_kafka_message_destroy(p);

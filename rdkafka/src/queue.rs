@@ -136,6 +136,11 @@ impl Queue {
         &self.fifo
     }
 
+    /// Whether it is the consumer queue (`rd_kafka_queue_get_consumer`).
+    pub(crate) fn is_consumer(&self) -> bool {
+        self.consumer
+    }
+
     /// The handle the queue was made for.
     pub(crate) fn handle<'a>(&self) -> Option<&'a Handle> {
         raw::object(self.rk as *const Handle)

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::cluster::Metadata;
 use crate::config::Config;
 use crate::consumer::assignor::{self, Assignor, RebalanceProtocol};
 use crate::consumer::group_events::{GroupEvent, RebalanceEvent};
@@ -17,6 +18,7 @@ use crate::consumer::TopicPartitionOffset;
 use crate::error::{Error, Result};
 use crate::message::{offset, Message};
 use crate::net::BrokerConn;
+use crate::protocol::KafkaCode;
 
 /// The group properties, read once.
 pub(crate) struct GroupSettings {
@@ -196,6 +198,9 @@ pub(crate) struct Member {
     pub exited: bool,
     /// The last join error reported (not repeated while it lasts).
     pub(super) last_error: Option<i32>,
+    /// Subscribed topic names the last metadata lacked or answered with an
+    /// error, and that error's code: each is reported once while it lasts.
+    pub(super) errored_topics: BTreeMap<String, i32>,
 }
 
 /// A consumer's group: settings, member state, and what poll and the
@@ -246,6 +251,7 @@ impl Group {
                 closing: false,
                 exited: false,
                 last_error: None,
+                errored_topics: BTreeMap::new(),
             }),
             cv: Condvar::new(),
             base: Instant::now(),
@@ -433,6 +439,45 @@ pub(super) fn report_error(shared: &Shared, e: Error) {
     st.events
         .push_back(Message::event(Arc::from(""), -1, -1, e));
     shared.queued(st);
+}
+
+/// Queues a subscribed topic's error for `poll` (partition -1, offset
+/// INVALID), as librdkafka's consumer error for a topic.
+pub(super) fn report_topic_error(shared: &Shared, topic: &str, e: Error) {
+    let mut st = shared.lock();
+    st.events
+        .push_back(Message::event(Arc::from(topic), -1, offset::INVALID, e));
+    shared.queued(st);
+}
+
+impl Member {
+    /// Notes the subscribed names (not patterns) that `meta` lacks or
+    /// answers with an error, and returns the ones to report: those new or
+    /// with a new error since the last look. A topic that comes back is
+    /// forgotten, so a later error is reported again. As librdkafka's
+    /// "Subscribed topic not available" consumer error (a missing topic is
+    /// `UNKNOWN_TOPIC_OR_PARTITION`).
+    pub(super) fn note_unavailable(&mut self, meta: &Metadata) -> Vec<(String, Error)> {
+        let mut now = BTreeMap::new();
+        for name in &self.sub.names {
+            let code = match meta.topics.get(name) {
+                None => KafkaCode::UNKNOWN_TOPIC_OR_PARTITION,
+                Some(t) if !t.error.is_ok() => t.error,
+                Some(_) => continue,
+            };
+            now.insert(name.clone(), code);
+        }
+        let report = now
+            .iter()
+            .filter(|(t, c)| self.errored_topics.get(*t) != Some(&c.0.into()))
+            .map(|(t, c)| {
+                let e = Error::kafka(*c, format!("Subscribed topic not available: {t}"));
+                (t.clone(), e)
+            })
+            .collect();
+        self.errored_topics = now.into_iter().map(|(t, c)| (t, c.0.into())).collect();
+        report
+    }
 }
 
 /// "topic [p], topic [q]" for log lines (at most 20 named).

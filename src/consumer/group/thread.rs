@@ -18,7 +18,9 @@ use super::commit::{
     async_commit, auto_commit, commit, coordinator, coordinator_moved, queue_commit_result,
     take_parts,
 };
-use super::membership::{fmt_parts, keys, post_rebalance, report_error, tpos, Group};
+use super::membership::{
+    fmt_parts, keys, post_rebalance, report_error, report_topic_error, tpos, Group,
+};
 use crate::cluster::Cluster;
 use crate::consumer::group_events::RebalanceEvent;
 use crate::consumer::state::Shared;
@@ -504,6 +506,7 @@ impl Coordinator {
             }
             topics.extend(now_topics);
         }
+        let unavailable = m.note_unavailable(&meta);
         let mut counts = BTreeMap::new();
         for t in &topics {
             if let Some(info) = meta.topics.get(t).filter(|i| i.error.is_ok()) {
@@ -525,6 +528,15 @@ impl Coordinator {
         }
         drop(m);
         self.group.cv.notify_all();
+        for (topic, e) in unavailable {
+            log::debug!(
+                self.cluster.log(),
+                ctx::CONSUMER | ctx::TOPIC,
+                "TOPICERR",
+                "{e}"
+            );
+            report_topic_error(&self.shared, &topic, e);
+        }
     }
 
     fn join(&mut self) {

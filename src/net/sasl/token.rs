@@ -457,12 +457,26 @@ impl OAuthBearer {
     }
 
     /// The poll task: runs the callback unless callbacks run in the
-    /// background.
+    /// background or no refresh is due any more (two requests can be
+    /// waiting for one poll, as when the callback is set just after the
+    /// client starts: the first call's token or failure answers both).
     fn serve_poll(&self) -> usize {
-        if self.inner.shared.st.locked().background {
-            return 0;
+        // under the callback's lock: a poll on another thread that ran it
+        // a moment ago has set its token or failure by then
+        let mut cb = self.inner.callback.locked();
+        {
+            let st = self.inner.shared.st.locked();
+            if st.background || st.refresh_at.is_none_or(|at| at > now_ms()) {
+                return 0;
+            }
         }
-        self.run_callback()
+        match cb.as_mut() {
+            Some(f) => {
+                f(self, &self.inner.config);
+                1
+            }
+            None => 0,
+        }
     }
 
     /// One refresh by gregor itself (refresher thread).
