@@ -21,12 +21,13 @@
 
 use std::collections::VecDeque;
 use std::ffi::c_int;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use crate::conf::BackgroundEventCb;
 use crate::event::Event;
+use crate::producer::Report;
 use crate::guard::guard;
 use crate::handle::{timeout, Handle};
 use crate::raw;
@@ -34,14 +35,25 @@ use crate::raw;
 /// The events of a queue and the condition variable a poll waits on.
 #[derive(Debug, Default)]
 pub(crate) struct Fifo {
-    events: Mutex<VecDeque<Box<Event>>>,
+    inner: Mutex<Inner>,
     ready: Condvar,
+    /// How many events `inner` holds, read without the lock: the check
+    /// `rd_kafka_poll` makes on every call.
+    count: AtomicUsize,
     /// Consumed messages of the partitions started on this queue
     /// (`rd_kafka_consume_start_queue`), interleaved as they are fetched;
     /// `rd_kafka_consume_queue` and its kin take them (see `consume`).
     messages: Mutex<VecDeque<gregor::message::Message>>,
     /// The background queue's server: events go to it instead.
     serve: Option<Background>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    events: VecDeque<Box<Event>>,
+    /// The client has something to serve into the queue (its event
+    /// trigger ran): a poll of the main queue stops waiting to serve it.
+    woken: bool,
 }
 
 /// How the background queue serves its events: the conf's
@@ -66,6 +78,10 @@ impl Fifo {
         }
     }
 
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Appends `ev` and wakes one poller; on the background queue, hands
     /// it to the callback (on the posting thread, a thread of the library).
     pub(crate) fn push(&self, ev: Event) {
@@ -76,18 +92,47 @@ impl Fifo {
             }
             return;
         }
-        let mut q = self.events.lock().unwrap_or_else(PoisonError::into_inner);
-        q.push_back(Box::new(ev));
+        let mut q = self.lock();
+        q.events.push_back(Box::new(ev));
+        self.count.store(q.events.len(), Ordering::Release);
+        drop(q);
+        self.ready.notify_one();
+    }
+
+    /// Appends a delivery report: to the last event if it is a DR event
+    /// with room (no poll took it yet), else as a new DR event.
+    pub(crate) fn push_report(&self, report: Box<Report>) {
+        let mut q = self.lock();
+        let report = match q.events.back_mut() {
+            Some(last) => match last.join(report) {
+                Ok(()) => return,
+                Err(r) => r,
+            },
+            None => report,
+        };
+        q.events.push_back(Box::new(Event::delivered(vec![report])));
+        self.count.store(q.events.len(), Ordering::Release);
         drop(q);
         self.ready.notify_one();
     }
 
     /// The first event, waiting until `deadline` for one.
     pub(crate) fn pop(&self, deadline: Instant) -> Option<Box<Event>> {
-        let mut q = self.events.lock().unwrap_or_else(PoisonError::into_inner);
+        self.pop_or_woken(deadline, false)
+    }
+
+    /// The first event, waiting until `deadline` for one; with `woken`,
+    /// also `None` as soon as [`Fifo::wake`] was called (since the last
+    /// such return).
+    fn pop_or_woken(&self, deadline: Instant, woken: bool) -> Option<Box<Event>> {
+        let mut q = self.lock();
         loop {
-            if let Some(ev) = q.pop_front() {
+            if let Some(ev) = q.events.pop_front() {
+                self.count.store(q.events.len(), Ordering::Release);
                 return Some(ev);
+            }
+            if woken && std::mem::take(&mut q.woken) {
+                return None;
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -101,14 +146,30 @@ impl Fifo {
         }
     }
 
+    /// The client has events to serve into this queue: a poll waiting in
+    /// [`Fifo::pop_or_woken`] returns to serve them.
+    pub(crate) fn wake(&self) {
+        self.lock().woken = true;
+        self.ready.notify_all();
+    }
+
+    /// Takes the events a callback serves ([`Event::has_callback`]), in
+    /// order, leaving the others (admin results) queued.
+    pub(crate) fn take_served(&self) -> Vec<Box<Event>> {
+        if self.count.load(Ordering::Acquire) == 0 {
+            return Vec::new();
+        }
+        let mut q = self.lock();
+        let (served, kept): (VecDeque<_>, VecDeque<_>) =
+            q.events.drain(..).partition(|e| e.has_callback());
+        q.events = kept;
+        self.count.store(q.events.len(), Ordering::Release);
+        served.into()
+    }
+
     /// How many events and consumed messages wait.
     pub(crate) fn len(&self) -> usize {
-        let events = self
-            .events
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len();
-        events + self.messages().len()
+        self.count.load(Ordering::Acquire) + self.messages().len()
     }
 
     /// The consumed messages waiting in the queue.
@@ -139,6 +200,12 @@ impl Queue {
     /// The handle the queue was made for.
     pub(crate) fn handle<'a>(&self) -> Option<&'a Handle> {
         raw::object(self.rk as *const Handle)
+    }
+
+    /// The handle whose main queue this is, if it is one.
+    fn main<'a>(&self) -> Option<&'a Handle> {
+        self.handle()
+            .filter(|h| Arc::ptr_eq(&self.fifo, h.admin().main_queue()))
     }
 }
 
@@ -215,7 +282,8 @@ pub extern "C" fn rd_kafka_queue_destroy(rkqu: *mut Queue) {
 
 /// The first event of the queue, waiting up to `timeout_ms` for one
 /// (`rd_kafka_queue_poll`; -1 waits forever); NULL if none came. The
-/// caller destroys it with `rd_kafka_event_destroy`.
+/// caller destroys it with `rd_kafka_event_destroy`. The main queue of a
+/// producer serves the producer meanwhile (see [`poll_main`]).
 #[no_mangle]
 pub extern "C" fn rd_kafka_queue_poll(rkqu: *mut Queue, timeout_ms: c_int) -> *mut Event {
     guard(std::ptr::null_mut(), || {
@@ -232,9 +300,89 @@ pub extern "C" fn rd_kafka_queue_poll(rkqu: *mut Queue, timeout_ms: c_int) -> *m
                     .map_or(std::ptr::null_mut(), |ev| Box::into_raw(Box::new(ev)))
             });
         }
-        q.fifo
-            .pop(Instant::now() + wait)
-            .map_or(std::ptr::null_mut(), Box::into_raw)
+        let ev = match q.main() {
+            Some(h) => poll_main(h, wait),
+            None => q.fifo.pop(Instant::now() + wait),
+        };
+        ev.map_or(std::ptr::null_mut(), Box::into_raw)
+    })
+}
+
+/// Polls the main queue of `h` for up to `wait`. gregor's producer serves
+/// its reports, errors and statistics from its `poll`, on the calling
+/// thread: so does this, and the callbacks that `rd_kafka_conf_set_events`
+/// turns into events put them in the queue. Between two serves it waits
+/// on the queue itself, woken by the producer's event trigger when the
+/// producer has something to serve, by an event posted by another thread
+/// (an admin result, a log line), or when statistics are due; no thread
+/// polls in the background.
+pub(crate) fn poll_main(h: &Handle, wait: Duration) -> Option<Box<Event>> {
+    let fifo = h.admin().main_queue();
+    let deadline = Instant::now() + wait;
+    let Some(p) = h.producer() else {
+        return fifo.pop(deadline);
+    };
+    h.watch_main();
+    if !wait.is_zero() && h.first_bootstrap() {
+        // librdkafka connects to the bootstrap brokers when the client
+        // starts, so an unreachable cluster shows as `_TRANSPORT` /
+        // `_ALL_BROKERS_DOWN` errors (or ERROR events) before any produce;
+        // gregor's producer connects on first need. The first waiting poll
+        // of the main queue asks the cluster's metadata (no topic) within
+        // its own timeout instead, once: its connection errors are the
+        // client errors served below.
+        let _ = p.metadata(Some(&[]), wait);
+    }
+    loop {
+        p.poll(Duration::ZERO);
+        let until = p.stats_wake_by(deadline);
+        if let Some(ev) = fifo.pop_or_woken(until, true) {
+            return Some(ev);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+    }
+}
+
+/// Serves the events of the handle's main queue that have callbacks
+/// ([`Event::serve`]), as `rd_kafka_poll` does besides the client's own;
+/// how many.
+pub(crate) fn serve_main(h: &Handle, rk: usize) -> usize {
+    let served = h.admin().main_queue().take_served();
+    let n = served.len();
+    for ev in served {
+        ev.serve(h, rk);
+    }
+    n
+}
+
+/// Serves the queue's events to their callbacks, waiting up to
+/// `timeout_ms` for the first (`rd_kafka_queue_poll_callback`); how many.
+/// rdkafka.h asks for a queue whose every event type has a callback: one
+/// without (an admin result) is destroyed. The main queue is served as
+/// `rd_kafka_poll` serves it.
+#[no_mangle]
+pub extern "C" fn rd_kafka_queue_poll_callback(rkqu: *mut Queue, timeout_ms: c_int) -> c_int {
+    guard(0, || {
+        let Some(q) = raw::object(rkqu) else {
+            return 0;
+        };
+        let Some(h) = q.handle() else {
+            return 0;
+        };
+        if q.main().is_some() {
+            return crate::handle::rd_kafka_poll(q.rk as *mut Handle, timeout_ms);
+        }
+        let mut deadline = Instant::now() + timeout(timeout_ms);
+        let mut n: c_int = 0;
+        while let Some(ev) = q.fifo.pop(deadline) {
+            ev.serve(h, q.rk);
+            n = n.saturating_add(1);
+            // the first one came: take the others there are, no more wait
+            deadline = Instant::now();
+        }
+        n
     })
 }
 
