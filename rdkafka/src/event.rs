@@ -19,7 +19,7 @@
 //! (`rd_kafka_event_stats`). Log lines of a client with `log.queue` are
 //! `RD_KAFKA_EVENT_LOG` events (`rd_kafka_event_log`,
 //! `rd_kafka_event_debug_contexts`) in the queue `rd_kafka_set_log_queue`
-//! names (see `handle`). [`Event::serve`] hands the callback kinds to the
+//! names (see `handle`). `Event::serve` hands the callback kinds to the
 //! conf's callbacks instead, for `rd_kafka_poll` and
 //! `rd_kafka_queue_poll_callback`.
 //!
@@ -97,7 +97,7 @@ pub struct Event {
     /// event owns), 0 for none.
     message: usize,
     /// A DR event's delivery reports.
-    reports: Vec<Box<Report>>,
+    reports: Vec<Report>,
     /// How many messages `rd_kafka_event_message_next` gave already.
     given: Cell<usize>,
     /// A log event's line.
@@ -179,7 +179,7 @@ impl Event {
     }
 
     /// Delivery reports (`RD_KAFKA_EVENT_DR`).
-    pub(crate) fn delivered(reports: Vec<Box<Report>>) -> Self {
+    pub(crate) fn delivered(reports: Vec<Report>) -> Self {
         let mut e = Event::of(EVENT_DR);
         e.reports = reports;
         e
@@ -203,15 +203,14 @@ impl Event {
         e
     }
 
-    /// Adds `report` to this DR event if it is one with room: `Err` gives
-    /// the report back otherwise.
-    pub(crate) fn join(&mut self, report: Box<Report>) -> Result<(), Box<Report>> {
-        if self.kind == EVENT_DR && self.reports.len() < DR_BATCH_MAX {
-            self.reports.push(report);
-            Ok(())
-        } else {
-            Err(report)
-        }
+    /// Whether this is a DR event with room for one more report.
+    pub(crate) fn has_room(&self) -> bool {
+        self.kind == EVENT_DR && self.reports.len() < DR_BATCH_MAX
+    }
+
+    /// Adds a report to this DR event ([`Event::has_room`]).
+    pub(crate) fn add_report(&mut self, report: Report) {
+        self.reports.push(report);
     }
 
     /// Whether [`Event::serve`] hands this event to a callback (the kinds
@@ -277,6 +276,12 @@ impl Event {
     #[cfg(test)]
     pub(crate) fn err(&self) -> c_int {
         self.err
+    }
+
+    /// The event's type.
+    #[cfg(test)]
+    pub(crate) fn kind(&self) -> c_int {
+        self.kind
     }
 }
 
@@ -402,14 +407,16 @@ pub extern "C" fn rd_kafka_event_log(
     str: *mut *const c_char,
     level: *mut c_int,
 ) -> c_int {
-    guard(-1, || match raw::object(rkev).and_then(|e| e.log.as_ref()) {
-        Some(l) => {
-            raw::write_out(fac, l.fac.as_ptr());
-            raw::write_out(str, l.buf.as_ptr());
-            raw::write_out(level, l.level);
-            0
+    guard(-1, || {
+        match raw::object(rkev).and_then(|e| e.log.as_ref()) {
+            Some(l) => {
+                raw::write_out(fac, l.fac.as_ptr());
+                raw::write_out(str, l.buf.as_ptr());
+                raw::write_out(level, l.level);
+                0
+            }
+            None => -1,
         }
-        None => -1,
     })
 }
 
@@ -424,12 +431,14 @@ pub extern "C" fn rd_kafka_event_debug_contexts(
     dst: *mut c_char,
     dstsize: usize,
 ) -> c_int {
-    guard(-1, || match raw::object(rkev).and_then(|e| e.log.as_ref()) {
-        Some(_) => {
-            raw::write_errstr(dst, dstsize, "");
-            0
+    guard(-1, || {
+        match raw::object(rkev).and_then(|e| e.log.as_ref()) {
+            Some(_) => {
+                raw::write_errstr(dst, dstsize, "");
+                0
+            }
+            None => -1,
         }
-        None => -1,
     })
 }
 
@@ -590,5 +599,68 @@ mod tests {
         rd_kafka_event_destroy(ev);
         assert_eq!(rd_kafka_event_type(ptr::null()), EVENT_NONE);
         assert_eq!(s(rd_kafka_event_name(ptr::null())), "(NONE)");
+    }
+
+    #[test]
+    fn log_stats_and_error_events() {
+        let ev = Box::into_raw(Box::new(Event::log(7, "INIT", "starting")));
+        assert_eq!(s(rd_kafka_event_name(ev)), "Log");
+        let (mut fac, mut text, mut level) = (ptr::null(), ptr::null(), 0);
+        assert_eq!(rd_kafka_event_log(ev, &mut fac, &mut text, &mut level), 0);
+        assert_eq!((s(fac), s(text), level), ("INIT", "starting", 7));
+        assert_eq!(
+            rd_kafka_event_log(ev, ptr::null_mut(), ptr::null_mut(), ptr::null_mut()),
+            0
+        );
+        let mut ctx = [b'$' as c_char; 8];
+        assert_eq!(
+            rd_kafka_event_debug_contexts(ev, ctx.as_mut_ptr(), ctx.len()),
+            0
+        );
+        assert_eq!(s(ctx.as_ptr()), "");
+        assert!(rd_kafka_event_stats(ev).is_null());
+        rd_kafka_event_destroy(ev);
+
+        let ev = Box::into_raw(Box::new(Event::stats("{\"name\":\"x\"}")));
+        assert_eq!(s(rd_kafka_event_name(ev)), "Stats");
+        assert_eq!(s(rd_kafka_event_stats(ev)), "{\"name\":\"x\"}");
+        assert_eq!(
+            rd_kafka_event_log(ev, ptr::null_mut(), ptr::null_mut(), ptr::null_mut()),
+            -1
+        );
+        assert_eq!(rd_kafka_event_debug_contexts(ev, ptr::null_mut(), 0), -1);
+        rd_kafka_event_destroy(ev);
+
+        let ev = Box::into_raw(Box::new(Event::error(-150, "fenced")));
+        assert_eq!(rd_kafka_event_type(ev), EVENT_ERROR);
+        assert_eq!(rd_kafka_event_error_is_fatal(ev), 1);
+        assert_eq!(s(rd_kafka_event_error_string(ev)), "fenced");
+        rd_kafka_event_destroy(ev);
+        let ev = Box::into_raw(Box::new(Event::error(-195, "down")));
+        assert_eq!(rd_kafka_event_error_is_fatal(ev), 0);
+        rd_kafka_event_destroy(ev);
+    }
+
+    #[test]
+    fn dr_event_gives_its_reports_in_order() {
+        let reports = (0..3).map(|i| Report::for_test(10 + i, i as i64)).collect();
+        let ev = Box::into_raw(Box::new(Event::delivered(reports)));
+        assert_eq!(s(rd_kafka_event_name(ev)), "DeliveryReport");
+        assert_eq!(rd_kafka_event_message_count(ev), 3);
+        let first = rd_kafka_event_message_next(ev);
+        // SAFETY: a message of the live event.
+        assert_eq!(unsafe { (*first).c.private } as usize, 10);
+        let mut rest = [ptr::null::<Message>(); 4];
+        assert_eq!(rd_kafka_event_message_array(ev, rest.as_mut_ptr(), 4), 2);
+        // SAFETY: messages of the live event.
+        let offsets: Vec<i64> = rest[..2]
+            .iter()
+            .map(|m| unsafe { (**m).c.offset })
+            .collect();
+        assert_eq!(offsets, vec![1, 2]);
+        assert!(rd_kafka_event_message_next(ev).is_null());
+        // the count is the event's, not what is left
+        assert_eq!(rd_kafka_event_message_count(ev), 3);
+        rd_kafka_event_destroy(ev);
     }
 }

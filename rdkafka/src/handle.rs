@@ -39,8 +39,8 @@ use gregor::producer::Producer;
 use crate::conf::{Conf, LogCb};
 use crate::errors::set_last_error;
 use crate::event::Event;
-use crate::queue::{Fifo, Queue};
 use crate::guard::guard;
+use crate::queue::{Fifo, Queue};
 use crate::raw;
 use crate::topic::Topics;
 
@@ -211,6 +211,28 @@ struct LogQueue {
 }
 
 impl LogState {
+    /// Forwards the log queue to `to`: the lines held go there, and the
+    /// lines to come. False without `log.queue`.
+    fn forward(&self, to: Arc<Fifo>) -> bool {
+        let Some(q) = &self.queue else {
+            return false;
+        };
+        let mut q = q.lock().unwrap_or_else(PoisonError::into_inner);
+        for ev in q.held.drain(..) {
+            to.push(ev);
+        }
+        let dropped = std::mem::take(&mut q.dropped);
+        if dropped > 0 {
+            let text = format!(
+                "{dropped} log line(s) dropped: more than {} waited for rd_kafka_set_log_queue",
+                gregor::log::QUEUE_MAX
+            );
+            to.push(Event::log(4, "LOGQ", &text));
+        }
+        q.to = Some(to);
+        true
+    }
+
     fn line(&self, level: i32, fac: &str, gregor_name: &str, buf: &str) {
         if level > self.level.load(Ordering::Relaxed) {
             return;
@@ -450,26 +472,15 @@ pub extern "C" fn rd_kafka_set_log_queue(rk: *mut Handle, rkqu: *mut Queue) -> c
         let Some(h) = raw::object(rk) else {
             return RESP_ERR__INVALID_ARG;
         };
-        let Some(q) = &h.log.queue else {
-            return RESP_ERR__NOT_CONFIGURED;
-        };
-        let to = raw::object(rkqu).map_or_else(|| Arc::clone(h.admin.main_queue()), |q| {
-            Arc::clone(q.fifo())
-        });
-        let mut q = q.lock().unwrap_or_else(PoisonError::into_inner);
-        for ev in q.held.drain(..) {
-            to.push(ev);
+        let to = raw::object(rkqu).map_or_else(
+            || Arc::clone(h.admin.main_queue()),
+            |q| Arc::clone(q.fifo()),
+        );
+        if h.log.forward(to) {
+            0
+        } else {
+            RESP_ERR__NOT_CONFIGURED
         }
-        let dropped = std::mem::take(&mut q.dropped);
-        if dropped > 0 {
-            to.push(Event::log(
-                4,
-                "LOGQ",
-                &format!("{dropped} log line(s) dropped: more than {} waited for rd_kafka_set_log_queue", gregor::log::QUEUE_MAX),
-            ));
-        }
-        q.to = Some(to);
-        0
     })
 }
 
@@ -531,4 +542,53 @@ pub extern "C" fn rd_kafka_fatal_error(
             e.code()
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(log_queue: bool) -> LogState {
+        LogState {
+            rk: AtomicUsize::new(0),
+            level: AtomicI32::new(7),
+            name: Mutex::new("test#producer-1".into()),
+            cb: None,
+            queue: log_queue.then(Mutex::default),
+        }
+    }
+
+    #[test]
+    fn log_queue_holds_lines_until_forwarded() {
+        let log = state(true);
+        log.line(6, "INIT", "gregor", "first");
+        log.line(7, "BROKER", "gregor", "second");
+        let to = Arc::new(Fifo::default());
+        assert_eq!(to.len(), 0);
+        assert!(log.forward(Arc::clone(&to)));
+        assert_eq!(to.len(), 2);
+        log.line(4, "LATER", "gregor", "third");
+        assert_eq!(to.len(), 3);
+        // the level set by rd_kafka_set_log_level filters before the queue
+        log.level.store(3, Ordering::Relaxed);
+        log.line(4, "LOW", "gregor", "dropped");
+        assert_eq!(to.len(), 3);
+    }
+
+    #[test]
+    fn log_queue_bounds_what_it_holds() {
+        let log = state(true);
+        for _ in 0..gregor::log::QUEUE_MAX + 5 {
+            log.line(7, "X", "gregor", "x");
+        }
+        let to = Arc::new(Fifo::default());
+        assert!(log.forward(Arc::clone(&to)));
+        // the lines held, then one line saying how many were dropped
+        assert_eq!(to.len(), gregor::log::QUEUE_MAX + 1);
+    }
+
+    #[test]
+    fn no_log_queue_no_forward() {
+        assert!(!state(false).forward(Arc::new(Fifo::default())));
+    }
 }

@@ -28,8 +28,8 @@ use gregor::message::{Bytes, ProducerRecord};
 use gregor::producer::{DeliveryReport, Producer};
 
 use crate::error_object::ErrorObject;
-use crate::event::{Event, EVENT_DR, EVENT_ERROR, EVENT_STATS};
 use crate::errors::set_last_error;
+use crate::event::{Event, EVENT_DR, EVENT_ERROR, EVENT_STATS};
 use crate::guard::guard;
 use crate::handle::{Client, Handle};
 use crate::headers::Headers;
@@ -105,6 +105,42 @@ pub(crate) struct Report {
     key: Option<Bytes>,
     value: Option<Bytes>,
     pending: Pending,
+}
+
+#[cfg(test)]
+impl Report {
+    /// A successful report of a copied message with `opaque` at `offset`.
+    pub(crate) fn for_test(opaque: usize, offset: i64) -> Report {
+        Report {
+            msg: Message {
+                c: RdMessage {
+                    err: 0,
+                    rkt: std::ptr::null_mut(),
+                    partition: 0,
+                    payload: std::ptr::null_mut(),
+                    len: 0,
+                    key: std::ptr::null_mut(),
+                    key_len: 0,
+                    offset,
+                    private: opaque as *mut c_void,
+                },
+                timestamp: -1,
+                tstype: TIMESTAMP_CREATE_TIME,
+                latency_us: -1,
+                status: 2,
+                broker_id: 1,
+                leader_epoch: -1,
+            },
+            key: None,
+            value: None,
+            pending: Pending {
+                opaque,
+                payload: 0,
+                len: 0,
+                flags: MSG_F_COPY,
+            },
+        }
+    }
 }
 
 // SAFETY: the message's pointers address the report's own key and value,
@@ -515,12 +551,12 @@ fn deliver(rk: usize, dr: &DeliveryReport) {
         leader_epoch: -1,
     };
     if let Some((key, value)) = owned {
-        let report = Box::new(Report {
+        let report = Report {
             msg,
             key,
             value,
             pending: *pending,
-        });
+        };
         handle.admin().main_queue().push_report(report);
         return;
     }

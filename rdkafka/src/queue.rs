@@ -27,9 +27,9 @@ use std::time::{Duration, Instant};
 
 use crate::conf::BackgroundEventCb;
 use crate::event::Event;
-use crate::producer::Report;
 use crate::guard::guard;
 use crate::handle::{timeout, Handle};
+use crate::producer::Report;
 use crate::raw;
 
 /// The events of a queue and the condition variable a poll waits on.
@@ -101,15 +101,12 @@ impl Fifo {
 
     /// Appends a delivery report: to the last event if it is a DR event
     /// with room (no poll took it yet), else as a new DR event.
-    pub(crate) fn push_report(&self, report: Box<Report>) {
+    pub(crate) fn push_report(&self, report: Report) {
         let mut q = self.lock();
-        let report = match q.events.back_mut() {
-            Some(last) => match last.join(report) {
-                Ok(()) => return,
-                Err(r) => r,
-            },
-            None => report,
-        };
+        if let Some(last) = q.events.back_mut().filter(|e| e.has_room()) {
+            last.add_report(report);
+            return;
+        }
         q.events.push_back(Box::new(Event::delivered(vec![report])));
         self.count.store(q.events.len(), Ordering::Release);
         drop(q);
@@ -155,16 +152,16 @@ impl Fifo {
 
     /// Takes the events a callback serves ([`Event::has_callback`]), in
     /// order, leaving the others (admin results) queued.
-    pub(crate) fn take_served(&self) -> Vec<Box<Event>> {
+    pub(crate) fn take_served(&self) -> VecDeque<Box<Event>> {
         if self.count.load(Ordering::Acquire) == 0 {
-            return Vec::new();
+            return VecDeque::new();
         }
         let mut q = self.lock();
         let (served, kept): (VecDeque<_>, VecDeque<_>) =
             q.events.drain(..).partition(|e| e.has_callback());
         q.events = kept;
         self.count.store(q.events.len(), Ordering::Release);
-        served.into()
+        served
     }
 
     /// How many events and consumed messages wait.
@@ -283,7 +280,7 @@ pub extern "C" fn rd_kafka_queue_destroy(rkqu: *mut Queue) {
 /// The first event of the queue, waiting up to `timeout_ms` for one
 /// (`rd_kafka_queue_poll`; -1 waits forever); NULL if none came. The
 /// caller destroys it with `rd_kafka_event_destroy`. The main queue of a
-/// producer serves the producer meanwhile (see [`poll_main`]).
+/// producer serves the producer meanwhile (see `poll_main`).
 #[no_mangle]
 pub extern "C" fn rd_kafka_queue_poll(rkqu: *mut Queue, timeout_ms: c_int) -> *mut Event {
     guard(std::ptr::null_mut(), || {
@@ -395,7 +392,10 @@ pub extern "C" fn rd_kafka_queue_length(rkqu: *mut Queue) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use crate::event::{
+        rd_kafka_event_message_count, rd_kafka_event_type, EVENT_CREATETOPICS_RESULT, EVENT_DR,
+        EVENT_LOG,
+    };
 
     #[test]
     fn fifo_order_and_timeout() {
@@ -424,5 +424,66 @@ mod tests {
         assert_eq!(rd_kafka_queue_length(std::ptr::null_mut()), 0);
         rd_kafka_queue_destroy(std::ptr::null_mut());
         assert!(rd_kafka_queue_new(std::ptr::null_mut()).is_null());
+    }
+
+    #[test]
+    fn reports_join_the_last_dr_event_until_polled() {
+        let f = Fifo::default();
+        f.push_report(Report::for_test(1, 0));
+        f.push_report(Report::for_test(2, 1));
+        assert_eq!(f.len(), 1);
+        let first = Box::into_raw(f.pop(Instant::now()).unwrap());
+        assert_eq!(rd_kafka_event_type(first), EVENT_DR);
+        assert_eq!(rd_kafka_event_message_count(first), 2);
+        // taken: the next report starts a new event, as does one after
+        // another kind of event
+        f.push_report(Report::for_test(3, 2));
+        f.push(Event::log(6, "F", "line"));
+        f.push_report(Report::for_test(4, 3));
+        assert_eq!(f.len(), 3);
+        crate::event::rd_kafka_event_destroy(first);
+    }
+
+    #[test]
+    fn take_served_leaves_admin_results() {
+        let f = Fifo::default();
+        f.push(Event::admin(EVENT_CREATETOPICS_RESULT, 0, Ok(Vec::new())));
+        f.push(Event::log(6, "F", "line"));
+        f.push(Event::stats("{}"));
+        f.push(Event::error(-195, "down"));
+        let served: Vec<_> = f.take_served().into_iter().map(|e| e.kind()).collect();
+        assert_eq!(served, vec![EVENT_LOG, 0x40, 0x8]);
+        assert_eq!(f.len(), 1);
+        let left = Box::into_raw(f.pop(Instant::now()).unwrap());
+        assert_eq!(rd_kafka_event_type(left), EVENT_CREATETOPICS_RESULT);
+        crate::event::rd_kafka_event_destroy(left);
+        assert!(f.take_served().is_empty());
+    }
+
+    #[test]
+    fn wake_ends_a_wait_once() {
+        let f = Arc::new(Fifo::default());
+        let g = Arc::clone(&f);
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            g.wake();
+        });
+        let start = Instant::now();
+        assert!(f
+            .pop_or_woken(start + Duration::from_secs(5), true)
+            .is_none());
+        assert!(start.elapsed() < Duration::from_secs(5));
+        t.join().unwrap();
+        // consumed: the next wait runs to its deadline
+        let start = Instant::now();
+        assert!(f
+            .pop_or_woken(start + Duration::from_millis(30), true)
+            .is_none());
+        assert!(start.elapsed() >= Duration::from_millis(30));
+        // a plain pop ignores wakes
+        f.wake();
+        let start = Instant::now();
+        assert!(f.pop(start + Duration::from_millis(30)).is_none());
+        assert!(start.elapsed() >= Duration::from_millis(30));
     }
 }
