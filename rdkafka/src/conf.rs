@@ -243,6 +243,8 @@ pub type ThrottleCb = unsafe extern "C" fn(*mut c_void, *const c_char, i32, c_in
 pub type PartitionsCb = unsafe extern "C" fn(*mut c_void, c_int, *mut c_void, *mut c_void);
 /// `rd_kafka_conf_set_consume_cb`'s callback.
 pub type ConsumeCb = unsafe extern "C" fn(*mut c_void, *mut c_void);
+/// `rd_kafka_queue_cb_event_enable`'s callback.
+pub type QueueEventCb = unsafe extern "C" fn(*mut c_void, *mut c_void);
 /// `rd_kafka_conf_set_background_event_cb`'s callback.
 pub type BackgroundEventCb = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_void);
 /// `rd_kafka_conf_set_oauthbearer_token_refresh_cb`'s callback.

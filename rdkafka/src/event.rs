@@ -41,6 +41,7 @@ use crate::errors::rd_kafka_err2str;
 use crate::guard::guard;
 use crate::handle::Handle;
 use crate::message::Message;
+use crate::partition_list::{OwnedList, TopicPartitionList};
 use crate::producer::Report;
 use crate::raw;
 
@@ -54,6 +55,8 @@ pub const EVENT_FETCH: c_int = 0x2;
 pub const EVENT_LOG: c_int = 0x4;
 /// `RD_KAFKA_EVENT_ERROR`.
 pub const EVENT_ERROR: c_int = 0x8;
+/// `RD_KAFKA_EVENT_REBALANCE`.
+pub const EVENT_REBALANCE: c_int = 0x10;
 /// `RD_KAFKA_EVENT_STATS`.
 pub const EVENT_STATS: c_int = 0x40;
 /// `RD_KAFKA_EVENT_CREATETOPICS_RESULT`.
@@ -104,6 +107,8 @@ pub struct Event {
     log: Option<LogLine>,
     /// A stats event's JSON.
     stats: Option<CString>,
+    /// A rebalance event's partitions.
+    partitions: Option<OwnedList>,
 }
 
 impl Drop for Event {
@@ -129,6 +134,7 @@ impl Event {
             given: Cell::new(0),
             log: None,
             stats: None,
+            partitions: None,
         }
     }
 
@@ -193,6 +199,15 @@ impl Event {
             fac: raw::c_string(fac),
             buf: raw::c_string(buf),
         });
+        e
+    }
+
+    /// A rebalance (`RD_KAFKA_EVENT_REBALANCE`): `_ASSIGN_PARTITIONS` or
+    /// `_REVOKE_PARTITIONS` with the partitions.
+    pub(crate) fn rebalance(err: c_int, partitions: OwnedList) -> Self {
+        let mut e = Event::of(EVENT_REBALANCE);
+        e.err = err;
+        e.partitions = Some(partitions);
         e
     }
 
@@ -303,6 +318,7 @@ pub extern "C" fn rd_kafka_event_name(rkev: *const Event) -> *const c_char {
             EVENT_FETCH => c"Fetch".as_ptr(),
             EVENT_LOG => c"Log".as_ptr(),
             EVENT_ERROR => c"Error".as_ptr(),
+            EVENT_REBALANCE => c"Rebalance".as_ptr(),
             EVENT_STATS => c"Stats".as_ptr(),
             EVENT_CREATETOPICS_RESULT => c"CreateTopicsResult".as_ptr(),
             EVENT_DELETETOPICS_RESULT => c"DeleteTopicsResult".as_ptr(),
@@ -463,6 +479,17 @@ pub extern "C" fn rd_kafka_event_error_is_fatal(rkev: *mut Event) -> c_int {
         raw::object(rkev).map_or(0, |e| {
             c_int::from(e.kind == EVENT_ERROR && e.err == RESP_ERR__FATAL)
         })
+    })
+}
+
+/// A rebalance event's partitions (`rd_kafka_event_topic_partition_list`),
+/// owned by the event; NULL for other events.
+#[no_mangle]
+pub extern "C" fn rd_kafka_event_topic_partition_list(rkev: *mut Event) -> *mut TopicPartitionList {
+    guard(ptr::null_mut(), || {
+        raw::object(rkev)
+            .and_then(|e| e.partitions.as_ref())
+            .map_or(ptr::null_mut(), OwnedList::as_ptr)
     })
 }
 
@@ -662,5 +689,21 @@ mod tests {
         // the count is the event's, not what is left
         assert_eq!(rd_kafka_event_message_count(ev), 3);
         rd_kafka_event_destroy(ev);
+    }
+
+    #[test]
+    fn rebalance_event_owns_its_partitions() {
+        let tpo = gregor::consumer::TopicPartitionOffset::new("t", 3, -1001);
+        let ev = Box::into_raw(Box::new(Event::rebalance(-175, OwnedList::new(&[tpo]))));
+        assert_eq!(rd_kafka_event_type(ev), EVENT_REBALANCE);
+        assert_eq!(s(rd_kafka_event_name(ev)), "Rebalance");
+        assert_eq!(rd_kafka_event_error(ev), -175);
+        let list = rd_kafka_event_topic_partition_list(ev);
+        assert!(!list.is_null());
+        assert_eq!(crate::partition_list::to_offsets(list)[0].partition, 3);
+        rd_kafka_event_destroy(ev);
+        let other = Box::into_raw(Box::new(Event::stats("{}")));
+        assert!(rd_kafka_event_topic_partition_list(other).is_null());
+        rd_kafka_event_destroy(other);
     }
 }

@@ -1,7 +1,7 @@
 //! The client handle, `rd_kafka_t` of rdkafka.h: `rd_kafka_new`,
 //! `_destroy`, `_destroy_flags`, `_name`, `_type`, `_opaque`, `_conf`,
 //! `_poll`, `_outq_len`, `_flush`, `_purge`, `_yield`, `_fatal_error`,
-//! `_set_log_level`.
+//! `_set_log_level`, `_set_log_queue`.
 //!
 //! A producer handle is a gregor [`Producer`]; a consumer handle a gregor
 //! [`Consumer`] (the consumer's own calls are another module's). As
@@ -13,11 +13,17 @@
 //! Log lines go to the conf's `log_cb` (with the handle, or NULL while
 //! it is being created or destroyed) or to stderr in librdkafka's format,
 //! under the handle's name, below the level `rd_kafka_set_log_level` sets.
+//! With `log.queue` they wait instead, as `RD_KAFKA_EVENT_LOG` events,
+//! until `rd_kafka_set_log_queue` forwards them to a queue (the main queue
+//! for NULL), where a poll serves them on the application's thread
+//! (rdkafka.h: "the log_cb will be called spontaneously from librdkafka's
+//! internal threads unless logs have been forwarded to a poll queue").
 //!
 //! Callbacks of the conf: `dr_msg_cb` / `dr_cb` and `error_cb` are served
 //! from `rd_kafka_poll` and `rd_kafka_flush` on the calling thread (see
-//! [`crate::producer`]). `rd_kafka_poll` on a consumer serves nothing yet
-//! and returns 0 at once.
+//! [`crate::producer`]), after the main queue's events that have
+//! callbacks. `rd_kafka_poll` on a consumer serves only those, and returns
+//! at once.
 //!
 //! `rd_kafka_destroy` does not wait for outstanding messages, as
 //! librdkafka's (rdkafka.h asks the application to flush first); no

@@ -4,7 +4,10 @@
 //! errors to `error_cb`, statistics to `stats_cb` (a malloc'ed JSON the
 //! callback may keep by returning 1, then freed with `rd_kafka_mem_free`)
 //! and throttle reports to `throttle_cb`, served inside `rd_kafka_poll`
-//! and `rd_kafka_flush` on the calling thread.
+//! and `rd_kafka_flush` on the calling thread. The kinds
+//! `rd_kafka_conf_set_events` enables go to the main queue as events
+//! instead (`RD_KAFKA_EVENT_DR`, `_ERROR`, `_STATS`; see `event`), also
+//! when no callback is set; a DR event's report owns its key and value.
 //!
 //! Message flags as rdkafka.h documents them: `RD_KAFKA_MSG_F_FREE` hands
 //! the payload (malloc'ed) to the library, which frees it once the message

@@ -1,5 +1,7 @@
 //! Event queues, `rd_kafka_queue_t` of rdkafka.h: `rd_kafka_queue_new`,
-//! `_destroy`, `_poll`, `_length`, `_get_main`, `_get_background`.
+//! `_destroy`, `_poll`, `_poll_callback`, `_length`, `_get_main`,
+//! `_get_background`, `_get_consumer`, `_cb_event_enable`,
+//! `_io_event_enable`.
 //!
 //! A queue is a FIFO of [`Event`]s behind a mutex, with a condition
 //! variable that `rd_kafka_queue_poll` waits on (no busy loop). The
@@ -15,7 +17,16 @@
 //! of a consumer with `group.id` (NULL otherwise, as librdkafka's): its
 //! poll serves the consumer as `rd_kafka_consumer_poll` does, a message as
 //! an `RD_KAFKA_EVENT_FETCH`, a consumer error as an `RD_KAFKA_EVENT_ERROR`
-//! (see `event`), after any event posted to that reference itself.
+//! (see `event`), after any event posted to that reference itself; with
+//! `RD_KAFKA_EVENT_REBALANCE` enabled, a rebalance as an event first.
+//!
+//! The main queue also gets the client's own events that
+//! `rd_kafka_conf_set_events` enables (delivery reports, errors,
+//! statistics) and, once forwarded, log lines; its poll serves a producer
+//! on the polling thread (`poll_main`). `rd_kafka_poll` and
+//! `rd_kafka_queue_poll_callback` serve events to their callbacks instead.
+//! `rd_kafka_queue_cb_event_enable` / `_io_event_enable` tell the
+//! application when something is enqueued on an empty queue (`Notify`).
 
 #![allow(unsafe_code)] // `#[no_mangle]`
 
@@ -25,10 +36,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::conf::BackgroundEventCb;
+use crate::conf::{BackgroundEventCb, QueueEventCb};
 use crate::event::Event;
 use crate::guard::guard;
-use crate::handle::{timeout, Handle};
+use crate::handle::{timeout, Client, Handle};
 use crate::producer::Report;
 use crate::raw;
 
@@ -46,6 +57,43 @@ pub(crate) struct Fifo {
     messages: Mutex<VecDeque<gregor::message::Message>>,
     /// The background queue's server: events go to it instead.
     serve: Option<Background>,
+    /// What tells the application the queue has something
+    /// (`rd_kafka_queue_cb_event_enable` / `_io_event_enable`).
+    notify: Mutex<Option<Arc<Notify>>>,
+}
+
+/// How a queue tells the application that something was enqueued on it
+/// while it was empty (rdkafka.h, `rd_kafka_queue_io_event_enable`: "whenever
+/// a new element is enqueued on a previously empty queue"): once, until a
+/// poll of the queue finds it empty again ([`Fifo::rearm`]). That poll is
+/// how this library learns the queue was drained: gregor's clients signal
+/// again after each poll that leaves something queued, which would
+/// otherwise call the application once per event while it drains them.
+#[derive(Debug)]
+pub(crate) struct Notify {
+    how: How,
+    rk: usize,
+    armed: AtomicBool,
+}
+
+#[derive(Debug)]
+enum How {
+    /// `rd_kafka_queue_cb_event_enable`: the callback and its opaque.
+    Cb(QueueEventCb, usize),
+    /// `rd_kafka_queue_io_event_enable`: the descriptor and the payload.
+    Fd(c_int, Vec<u8>),
+}
+
+impl Notify {
+    fn fire(&self) {
+        if !self.armed.swap(false, Ordering::AcqRel) {
+            return;
+        }
+        match &self.how {
+            How::Cb(cb, opaque) => raw::call_queue_event(*cb, self.rk, *opaque),
+            How::Fd(fd, payload) => raw::write_fd(*fd, payload),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -97,6 +145,43 @@ impl Fifo {
         self.count.store(q.events.len(), Ordering::Release);
         drop(q);
         self.ready.notify_one();
+        self.fire();
+    }
+
+    /// Tells the application the queue has something, if it asked to be
+    /// told and was not told since the queue was last found empty.
+    pub(crate) fn fire(&self) {
+        let n = self
+            .notify
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(n) = n {
+            n.fire();
+        }
+    }
+
+    /// A poll found the queue empty: the next event tells the application
+    /// again.
+    pub(crate) fn rearm(&self) {
+        if let Some(n) = &*self.notify.lock().unwrap_or_else(PoisonError::into_inner) {
+            n.armed.store(true, Ordering::Release);
+        }
+    }
+
+    /// Sets (or with `None` removes) how the queue tells the application.
+    fn set_notify(&self, how: Option<How>, rk: usize) {
+        let n = how.map(|how| {
+            Arc::new(Notify {
+                how,
+                rk,
+                armed: AtomicBool::new(true),
+            })
+        });
+        *self.notify.lock().unwrap_or_else(PoisonError::into_inner) = n;
+        if self.count.load(Ordering::Acquire) > 0 {
+            self.fire();
+        }
     }
 
     /// Appends a delivery report: to the last event if it is a DR event
@@ -111,6 +196,7 @@ impl Fifo {
         self.count.store(q.events.len(), Ordering::Release);
         drop(q);
         self.ready.notify_one();
+        self.fire();
     }
 
     /// The first event, waiting until `deadline` for one.
@@ -148,6 +234,7 @@ impl Fifo {
     pub(crate) fn wake(&self) {
         self.lock().woken = true;
         self.ready.notify_all();
+        self.fire();
     }
 
     /// Takes the events a callback serves ([`Event::has_callback`]), in
@@ -197,6 +284,31 @@ impl Queue {
     /// The handle the queue was made for.
     pub(crate) fn handle<'a>(&self) -> Option<&'a Handle> {
         raw::object(self.rk as *const Handle)
+    }
+
+    /// Sets how the queue tells the application it has something; for
+    /// the queues a client fills (the consumer queue, a producer's main
+    /// queue), the client's event trigger runs it.
+    fn notify(&self, how: Option<How>) {
+        let on = how.is_some();
+        self.fifo.set_notify(how, self.rk);
+        let Some(h) = self.handle() else {
+            return;
+        };
+        if self.consumer {
+            if let Client::Consumer(c) = h.client() {
+                let fifo = Arc::downgrade(&self.fifo);
+                c.set_event_trigger(on.then(|| {
+                    Arc::new(move || {
+                        if let Some(f) = fifo.upgrade() {
+                            f.fire();
+                        }
+                    }) as Arc<dyn Fn() + Send + Sync>
+                }));
+            }
+        } else if self.main().is_some() {
+            h.watch_main();
+        }
     }
 
     /// The handle whose main queue this is, if it is one.
@@ -288,21 +400,75 @@ pub extern "C" fn rd_kafka_queue_poll(rkqu: *mut Queue, timeout_ms: c_int) -> *m
             return std::ptr::null_mut();
         };
         let wait = timeout(timeout_ms);
-        if q.consumer {
-            if let Some(ev) = q.fifo.pop(Instant::now()) {
-                return Box::into_raw(ev);
+        let ev = if q.consumer {
+            q.fifo
+                .pop(Instant::now())
+                .or_else(|| q.handle().and_then(|h| poll_consumer(h, wait)))
+        } else {
+            match q.main() {
+                Some(h) => poll_main(h, wait),
+                None => q.fifo.pop(Instant::now() + wait),
             }
-            return q.handle().map_or(std::ptr::null_mut(), |h| {
-                crate::consumer::poll_event(h, wait)
-                    .map_or(std::ptr::null_mut(), |ev| Box::into_raw(Box::new(ev)))
-            });
-        }
-        let ev = match q.main() {
-            Some(h) => poll_main(h, wait),
-            None => q.fifo.pop(Instant::now() + wait),
         };
+        if ev.is_none() {
+            q.fifo.rearm();
+        }
         ev.map_or(std::ptr::null_mut(), Box::into_raw)
     })
+}
+
+/// The consumer queue's next event: one held back (a rebalance), else the
+/// consumer's next message or error within `wait`; a rebalance that came
+/// while polling goes first, the message after it.
+fn poll_consumer(h: &Handle, wait: Duration) -> Option<Box<Event>> {
+    let state = h.consumer_state();
+    if let Some(ev) = state.take_event() {
+        return Some(Box::new(ev));
+    }
+    let polled = crate::consumer::poll_event(h, wait);
+    let ev = match (state.take_event(), polled) {
+        (Some(held), Some(m)) => {
+            state.hold_event(m);
+            Some(held)
+        }
+        (held, m) => held.or(m),
+    };
+    ev.map(Box::new)
+}
+
+/// Calls `event_cb` with the handle and `qev_opaque` when something is
+/// enqueued on the queue while it is empty (`rd_kafka_queue_cb_event_enable`;
+/// NULL disables it), from a thread of the library: the callback must only
+/// signal the application's own loop. See `Notify` for when it runs again.
+#[no_mangle]
+pub extern "C" fn rd_kafka_queue_cb_event_enable(
+    rkqu: *mut Queue,
+    event_cb: Option<QueueEventCb>,
+    qev_opaque: *mut std::ffi::c_void,
+) {
+    guard((), || {
+        if let Some(q) = raw::object(rkqu) {
+            q.notify(event_cb.map(|cb| How::Cb(cb, qev_opaque as usize)));
+        }
+    });
+}
+
+/// Writes `payload` to `fd` when something is enqueued on the queue while
+/// it is empty (`rd_kafka_queue_io_event_enable`; -1 disables it), for an
+/// application's poll / epoll loop. See `Notify` for when it writes again.
+#[no_mangle]
+pub extern "C" fn rd_kafka_queue_io_event_enable(
+    rkqu: *mut Queue,
+    fd: c_int,
+    payload: *const std::ffi::c_void,
+    size: usize,
+) {
+    guard((), || {
+        if let Some(q) = raw::object(rkqu) {
+            let bytes = raw::read_bytes(payload, size).unwrap_or_default().to_vec();
+            q.notify((fd >= 0).then_some(How::Fd(fd, bytes)));
+        }
+    });
 }
 
 /// Polls the main queue of `h` for up to `wait`. gregor's producer serves
@@ -485,5 +651,48 @@ mod tests {
         let start = Instant::now();
         assert!(f.pop(start + Duration::from_millis(30)).is_none());
         assert!(start.elapsed() >= Duration::from_millis(30));
+    }
+
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    unsafe extern "C" fn count_call(_rk: *mut std::ffi::c_void, opaque: *mut std::ffi::c_void) {
+        assert_eq!(opaque as usize, 0x1234);
+        CALLS.fetch_add(1, Ordering::SeqCst);
+    }
+
+    #[test]
+    fn notify_once_until_found_empty() {
+        let f = Fifo::default();
+        f.set_notify(Some(How::Cb(count_call, 0x1234)), 0);
+        assert_eq!(CALLS.load(Ordering::SeqCst), 0);
+        f.push(Event::log(6, "F", "a"));
+        f.push(Event::log(6, "F", "b"));
+        f.wake();
+        assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+        // draining does not call again; a poll that finds it empty re-arms
+        assert!(f.pop(Instant::now()).is_some());
+        assert!(f.pop(Instant::now()).is_some());
+        f.rearm();
+        f.push(Event::log(6, "F", "c"));
+        assert_eq!(CALLS.load(Ordering::SeqCst), 2);
+        f.set_notify(None, 0);
+        f.rearm();
+        f.push(Event::log(6, "F", "d"));
+        assert_eq!(CALLS.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn io_event_writes_the_payload() {
+        use std::io::Read;
+        use std::os::fd::AsRawFd;
+        let (mut reader, writer) = std::os::unix::net::UnixStream::pair().unwrap();
+        let f = Fifo::default();
+        f.push(Event::log(6, "F", "waiting"));
+        // enabled on a queue with something in it: written at once
+        f.set_notify(Some(How::Fd(writer.as_raw_fd(), b"ab".to_vec())), 0);
+        let mut buf = [0u8; 2];
+        reader.read_exact(&mut buf).unwrap();
+        assert_eq!(&buf, b"ab");
+        f.set_notify(None, 0);
     }
 }
