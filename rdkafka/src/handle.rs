@@ -462,7 +462,7 @@ pub extern "C" fn rd_kafka_poll(rk: *mut Handle, timeout_ms: c_int) -> c_int {
 pub extern "C" fn rd_kafka_outq_len(rk: *mut Handle) -> c_int {
     guard(0, || {
         raw::object(rk).map_or(0, |h| {
-            let n = h.producer().map_or(0, Producer::len) + h.admin.main_queue().len();
+            let n = h.producer().map_or(0, Producer::len) + h.admin.main_queue().events_len();
             c_int::try_from(n).unwrap_or(c_int::MAX)
         })
     })

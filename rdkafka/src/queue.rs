@@ -251,6 +251,12 @@ impl Fifo {
         served
     }
 
+    /// How many events wait (not counting consumed messages), without a
+    /// lock.
+    pub(crate) fn events_len(&self) -> usize {
+        self.count.load(Ordering::Acquire)
+    }
+
     /// How many events and consumed messages wait.
     pub(crate) fn len(&self) -> usize {
         self.count.load(Ordering::Acquire) + self.messages().len()
