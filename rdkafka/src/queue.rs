@@ -477,6 +477,11 @@ pub extern "C" fn rd_kafka_queue_io_event_enable(
     });
 }
 
+/// The longest the first poll of a producer's main queue waits for the
+/// cluster's metadata (see `poll_main`): long enough for a refused or
+/// unresolvable address to show, short of a blackholed one's timeout.
+const BOOTSTRAP_WAIT: Duration = Duration::from_secs(1);
+
 /// Polls the main queue of `h` for up to `wait`. gregor's producer serves
 /// its reports, errors and statistics from its `poll`, on the calling
 /// thread: so does this, and the callbacks that `rd_kafka_conf_set_events`
@@ -497,10 +502,12 @@ pub(crate) fn poll_main(h: &Handle, wait: Duration) -> Option<Box<Event>> {
         // starts, so an unreachable cluster shows as `_TRANSPORT` /
         // `_ALL_BROKERS_DOWN` errors (or ERROR events) before any produce;
         // gregor's producer connects on first need. The first waiting poll
-        // of the main queue asks the cluster's metadata (no topic) within
-        // its own timeout instead, once: its connection errors are the
+        // of the main queue asks the cluster's metadata (no topic) instead,
+        // once, within its own timeout and at most BOOTSTRAP_WAIT (a poll
+        // that waits forever must still return the events that come while
+        // the cluster does not answer): its connection errors are the
         // client errors served below.
-        let _ = p.metadata(Some(&[]), wait);
+        let _ = p.metadata(Some(&[]), wait.min(BOOTSTRAP_WAIT));
     }
     loop {
         p.poll(Duration::ZERO);
