@@ -91,6 +91,12 @@ const TOPIC_AND_GLOBAL: &[&str] = &[
 /// gregor's threads wake without a signal. kcat sets it on every run.
 const MOOT_FOR_CLIENT: &[&str] = &["internal.termination.signal"];
 
+/// librdkafka properties this crate implements itself, above gregor's
+/// client, and does not give it: `log.queue` (the handle's log queue,
+/// forwarded by `rd_kafka_set_log_queue` to any queue, where gregor's
+/// client would hold the lines for its own `poll` only).
+const SERVED_HERE: &[&str] = &["log.queue"];
+
 /// librdkafka's aliases (alias, the name librdkafka stores it under) where
 /// gregor's table has it the other way round: a dump shows librdkafka's
 /// name. `enable.auto.commit` is an alias in the topic scope only.
@@ -237,6 +243,8 @@ pub type ThrottleCb = unsafe extern "C" fn(*mut c_void, *const c_char, i32, c_in
 pub type PartitionsCb = unsafe extern "C" fn(*mut c_void, c_int, *mut c_void, *mut c_void);
 /// `rd_kafka_conf_set_consume_cb`'s callback.
 pub type ConsumeCb = unsafe extern "C" fn(*mut c_void, *mut c_void);
+/// `rd_kafka_queue_cb_event_enable`'s callback.
+pub type QueueEventCb = unsafe extern "C" fn(*mut c_void, *mut c_void);
 /// `rd_kafka_conf_set_background_event_cb`'s callback.
 pub type BackgroundEventCb = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_void);
 /// `rd_kafka_conf_set_oauthbearer_token_refresh_cb`'s callback.
@@ -380,7 +388,7 @@ impl Conf {
     pub(crate) fn client_config(&self) -> Result<Config, Error> {
         let mut cfg = Config::new();
         for (name, value) in self.props.iter() {
-            if !MOOT_FOR_CLIENT.contains(&name) {
+            if !MOOT_FOR_CLIENT.contains(&name) && !SERVED_HERE.contains(&name) {
                 cfg.set(name, value)?;
             }
         }
@@ -390,6 +398,12 @@ impl Conf {
             }
         }
         Ok(cfg)
+    }
+
+    /// Whether `log.queue` is true: log lines wait for
+    /// `rd_kafka_set_log_queue` (see `handle`).
+    pub(crate) fn log_queue(&self) -> bool {
+        self.props.get("log.queue").is_some_and(|v| v == "true")
     }
 
     /// librdkafka's `rd_kafka_conf_set`: a name the global scope does not

@@ -32,7 +32,11 @@
 //! core takes a call made inside its callback as the event's outcome).
 //! Where this differs from librdkafka: if the callback assigns nothing,
 //! gregor applies the event itself once it returns, where librdkafka would
-//! leave the consumer waiting for the application's call.
+//! leave the consumer waiting for the application's call. With
+//! `RD_KAFKA_EVENT_REBALANCE` enabled (`rd_kafka_conf_set_events`), the
+//! rebalance is instead an event of the consumer queue, which the
+//! application reads after gregor applied it; its `rd_kafka_assign` of the
+//! event's partitions then assigns what is assigned already.
 //!
 //! `offset_commit_cb` gets the results of async and automatic commits
 //! from gregor's commit callback in `rd_kafka_consumer_poll`; a
@@ -41,6 +45,7 @@
 
 #![allow(unsafe_code)] // `#[no_mangle]`, the application's callbacks
 
+use std::collections::VecDeque;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
@@ -50,7 +55,7 @@ use gregor::message::{Message as GregorMessage, TimestampType};
 
 use crate::conf::PartitionsCb;
 use crate::error_object::ErrorObject;
-use crate::event::Event;
+use crate::event::{Event, EVENT_REBALANCE};
 use crate::guard::guard;
 use crate::handle::{timeout, Client, Handle};
 use crate::headers::Headers;
@@ -84,12 +89,32 @@ const OFFSET_INVALID: i64 = -1001;
 #[derive(Debug, Default)]
 pub(crate) struct State {
     commits: Mutex<Vec<(c_int, Vec<TopicPartitionOffset>)>>,
+    /// Events the consumer queue gives before it polls the consumer again:
+    /// rebalances as `RD_KAFKA_EVENT_REBALANCE` (with that event enabled),
+    /// and a message polled together with one, which follows it.
+    events: Mutex<VecDeque<Event>>,
     pub(crate) legacy: crate::consume::Queues,
     /// Whether the consumer has `group.id`, found once (it cannot change).
     grouped: OnceLock<bool>,
 }
 
 impl State {
+    /// The consumer queue's next event held back.
+    pub(crate) fn take_event(&self) -> Option<Event> {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
+    }
+
+    /// Holds `ev` back as the next event but those held already.
+    pub(crate) fn hold_event(&self, ev: Event) {
+        self.events
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_back(ev);
+    }
+
     /// Whether the consumer `c` of this state has a group.
     fn grouped(&self, c: &Consumer) -> bool {
         *self.grouped.get_or_init(|| c.group_metadata().is_some())
@@ -234,7 +259,20 @@ pub(crate) fn install_callbacks(h: &Handle, rk: usize) {
         return;
     };
     let opaque = h.conf().opaque as usize;
-    if let Some(cb) = h.conf().callbacks.rebalance {
+    if h.conf().events & EVENT_REBALANCE != 0 {
+        // rd_kafka_conf_set_events: the rebalance is an event of the
+        // consumer queue (gregor applies it once the callback returns)
+        c.set_rebalance_callback(move |_, event| {
+            let err = match event {
+                RebalanceEvent::Assigned(_) => RESP_ERR__ASSIGN_PARTITIONS,
+                RebalanceEvent::Revoked(_) | RebalanceEvent::Lost(_) => RESP_ERR__REVOKE_PARTITIONS,
+            };
+            if let Some(h) = raw::object(rk as *const Handle) {
+                let list = OwnedList::new(event.partitions());
+                h.consumer_state().hold_event(Event::rebalance(err, list));
+            }
+        });
+    } else if let Some(cb) = h.conf().callbacks.rebalance {
         c.set_rebalance_callback(move |_, event| {
             let err = match event {
                 RebalanceEvent::Assigned(_) => RESP_ERR__ASSIGN_PARTITIONS,

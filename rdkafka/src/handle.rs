@@ -1,7 +1,7 @@
 //! The client handle, `rd_kafka_t` of rdkafka.h: `rd_kafka_new`,
 //! `_destroy`, `_destroy_flags`, `_name`, `_type`, `_opaque`, `_conf`,
 //! `_poll`, `_outq_len`, `_flush`, `_purge`, `_yield`, `_fatal_error`,
-//! `_set_log_level`.
+//! `_set_log_level`, `_set_log_queue`.
 //!
 //! A producer handle is a gregor [`Producer`]; a consumer handle a gregor
 //! [`Consumer`] (the consumer's own calls are another module's). As
@@ -13,11 +13,17 @@
 //! Log lines go to the conf's `log_cb` (with the handle, or NULL while
 //! it is being created or destroyed) or to stderr in librdkafka's format,
 //! under the handle's name, below the level `rd_kafka_set_log_level` sets.
+//! With `log.queue` they wait instead, as `RD_KAFKA_EVENT_LOG` events,
+//! until `rd_kafka_set_log_queue` forwards them to a queue (the main queue
+//! for NULL), where a poll serves them on the application's thread
+//! (rdkafka.h: "the log_cb will be called spontaneously from librdkafka's
+//! internal threads unless logs have been forwarded to a poll queue").
 //!
 //! Callbacks of the conf: `dr_msg_cb` / `dr_cb` and `error_cb` are served
 //! from `rd_kafka_poll` and `rd_kafka_flush` on the calling thread (see
-//! [`crate::producer`]). `rd_kafka_poll` on a consumer serves nothing yet
-//! and returns 0 at once.
+//! [`crate::producer`]), after the main queue's events that have
+//! callbacks. `rd_kafka_poll` on a consumer serves only those, and returns
+//! at once.
 //!
 //! `rd_kafka_destroy` does not wait for outstanding messages, as
 //! librdkafka's (rdkafka.h asks the application to flush first); no
@@ -38,7 +44,9 @@ use gregor::producer::Producer;
 
 use crate::conf::{Conf, LogCb};
 use crate::errors::set_last_error;
+use crate::event::Event;
 use crate::guard::guard;
+use crate::queue::{Fifo, Queue};
 use crate::raw;
 use crate::topic::Topics;
 
@@ -52,6 +60,8 @@ pub const DESTROY_F_NO_CONSUMER_CLOSE: c_int = 0x8;
 const RESP_ERR__INVALID_ARG: c_int = -186;
 /// `RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED`.
 const RESP_ERR__NOT_IMPLEMENTED: c_int = -170;
+/// `RD_KAFKA_RESP_ERR__NOT_CONFIGURED`.
+const RESP_ERR__NOT_CONFIGURED: c_int = -145;
 
 /// The process's handle counter, shared by producers and consumers as
 /// librdkafka's.
@@ -81,6 +91,11 @@ pub struct Handle {
     admin: crate::admin::HandleAdmin,
     /// `rd_kafka_handle_mock_cluster`'s object, made on first call.
     pub(crate) mock: std::sync::OnceLock<Box<crate::mock::MockCluster>>,
+    /// Set once the producer's event trigger wakes the main queue's polls.
+    main_watched: std::sync::Once,
+    /// Whether a poll of the main queue asked the cluster's metadata
+    /// ([`crate::queue::poll_main`]).
+    bootstrapped: std::sync::atomic::AtomicBool,
 }
 
 impl Handle {
@@ -137,6 +152,34 @@ impl Handle {
         move |level, fac, name, buf| state.line(level, fac, name, buf)
     }
 
+    /// The handle's name (`rd_kafka_name`).
+    pub(crate) fn name(&self) -> std::borrow::Cow<'_, str> {
+        self.name.to_string_lossy()
+    }
+
+    /// Makes the producer's event trigger wake polls of the main queue
+    /// ([`crate::queue::poll_main`]) when it has something to serve; from
+    /// the first such poll on, for the handle's life.
+    pub(crate) fn watch_main(&self) {
+        let Some(p) = self.producer() else {
+            return;
+        };
+        self.main_watched.call_once(|| {
+            let fifo = Arc::downgrade(self.admin.main_queue());
+            p.set_event_trigger(Some(Arc::new(move || {
+                if let Some(f) = fifo.upgrade() {
+                    f.wake();
+                }
+            })));
+        });
+    }
+
+    /// True the first time only: whether this call is the one to connect
+    /// to the cluster ([`crate::queue::poll_main`]).
+    pub(crate) fn first_bootstrap(&self) -> bool {
+        !self.bootstrapped.swap(true, Ordering::AcqRel)
+    }
+
     fn kind(&self) -> c_int {
         match self.client {
             Client::Producer(_) => PRODUCER,
@@ -146,8 +189,9 @@ impl Handle {
 }
 
 /// What the client's log lines go through: the level
-/// `rd_kafka_set_log_level` sets, then the conf's `log_cb` or stderr in
-/// librdkafka's format, under the handle's name.
+/// `rd_kafka_set_log_level` sets, then with `log.queue` the log queue,
+/// else the conf's `log_cb` or stderr in librdkafka's format, under the
+/// handle's name.
 #[derive(Debug)]
 pub(crate) struct LogState {
     /// The handle's address once it is boxed; 0 before, and again from the
@@ -156,11 +200,57 @@ pub(crate) struct LogState {
     level: AtomicI32,
     name: Mutex<String>,
     cb: Option<LogCb>,
+    /// With `log.queue`: where the lines go, as `RD_KAFKA_EVENT_LOG` events.
+    queue: Option<Mutex<LogQueue>>,
+}
+
+/// librdkafka's log queue (`log.queue`): lines wait in it, as log events,
+/// until `rd_kafka_set_log_queue` forwards it to a queue the application
+/// polls (the main queue for NULL); from then on they go there directly.
+/// Until then at most [`gregor::log::QUEUE_MAX`] wait; later ones are
+/// counted and reported in a line of their own when forwarded.
+#[derive(Debug, Default)]
+struct LogQueue {
+    held: std::collections::VecDeque<Event>,
+    dropped: usize,
+    to: Option<Arc<Fifo>>,
 }
 
 impl LogState {
+    /// Forwards the log queue to `to`: the lines held go there, and the
+    /// lines to come. False without `log.queue`.
+    fn forward(&self, to: Arc<Fifo>) -> bool {
+        let Some(q) = &self.queue else {
+            return false;
+        };
+        let mut q = q.lock().unwrap_or_else(PoisonError::into_inner);
+        for ev in q.held.drain(..) {
+            to.push(ev);
+        }
+        let dropped = std::mem::take(&mut q.dropped);
+        if dropped > 0 {
+            let text = format!(
+                "{dropped} log line(s) dropped: more than {} waited for rd_kafka_set_log_queue",
+                gregor::log::QUEUE_MAX
+            );
+            to.push(Event::log(4, "LOGQ", &text));
+        }
+        q.to = Some(to);
+        true
+    }
+
     fn line(&self, level: i32, fac: &str, gregor_name: &str, buf: &str) {
         if level > self.level.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Some(q) = &self.queue {
+            let mut q = q.lock().unwrap_or_else(PoisonError::into_inner);
+            let ev = Event::log(level, fac, buf);
+            match &q.to {
+                Some(fifo) => fifo.push(ev),
+                None if q.held.len() < gregor::log::QUEUE_MAX => q.held.push_back(ev),
+                None => q.dropped += 1,
+            }
             return;
         }
         let name = self.name.lock().unwrap_or_else(PoisonError::into_inner);
@@ -221,6 +311,7 @@ pub extern "C" fn rd_kafka_new(
             level: AtomicI32::new(7),
             name: Mutex::new(String::new()),
             cb: c.callbacks.log,
+            queue: c.log_queue().then(Mutex::default),
         });
         let made = client(kind, c, &log);
         let client = match made {
@@ -253,6 +344,8 @@ pub extern "C" fn rd_kafka_new(
             consumer_state: crate::consumer::State::default(),
             admin: crate::admin::HandleAdmin::new(),
             mock: std::sync::OnceLock::new(),
+            main_watched: std::sync::Once::new(),
+            bootstrapped: std::sync::atomic::AtomicBool::new(false),
         });
         // the box's address is the `rd_kafka_t *` the callbacks pass on
         let rk = &*handle as *const Handle as usize;
@@ -339,23 +432,61 @@ pub extern "C" fn rd_kafka_set_log_level(rk: *mut Handle, level: c_int) {
 
 /// Serves delivery reports and client events to the conf's callbacks,
 /// waiting up to `timeout_ms` for the first (`rd_kafka_poll`); how many.
+/// The events of the main queue that have callbacks (log lines forwarded
+/// there, reports and errors of enabled event kinds) are served first;
+/// admin results stay for `rd_kafka_queue_poll`. A consumer serves only
+/// those, and does not wait.
 #[no_mangle]
 pub extern "C" fn rd_kafka_poll(rk: *mut Handle, timeout_ms: c_int) -> c_int {
-    guard(0, || match raw::object(rk).map(Handle::client) {
-        Some(Client::Producer(p)) => {
-            c_int::try_from(p.poll(timeout(timeout_ms))).unwrap_or(c_int::MAX)
+    guard(0, || {
+        let Some(h) = raw::object(rk) else {
+            return 0;
+        };
+        let mut n = crate::queue::serve_main(h, rk as usize);
+        if let Client::Producer(p) = h.client() {
+            let wait = if n > 0 {
+                Duration::ZERO
+            } else {
+                timeout(timeout_ms)
+            };
+            n += p.poll(wait);
+            n += crate::queue::serve_main(h, rk as usize);
         }
-        _ => 0,
+        c_int::try_from(n).unwrap_or(c_int::MAX)
     })
 }
 
-/// Messages and reports outstanding (`rd_kafka_outq_len`).
+/// Messages and reports outstanding, and the events waiting in the main
+/// queue (`rd_kafka_outq_len`, which counts librdkafka's reply queue too).
 #[no_mangle]
 pub extern "C" fn rd_kafka_outq_len(rk: *mut Handle) -> c_int {
     guard(0, || {
-        raw::object(rk)
-            .and_then(Handle::producer)
-            .map_or(0, |p| c_int::try_from(p.len()).unwrap_or(c_int::MAX))
+        raw::object(rk).map_or(0, |h| {
+            let n = h.producer().map_or(0, Producer::len) + h.admin.main_queue().events_len();
+            c_int::try_from(n).unwrap_or(c_int::MAX)
+        })
+    })
+}
+
+/// Forwards the log queue (`log.queue`) to `rkqu`, or to the main queue for
+/// NULL (`rd_kafka_set_log_queue`): the lines logged so far and those to
+/// come go there as `RD_KAFKA_EVENT_LOG` events, for the application to
+/// serve on its thread. `_NOT_CONFIGURED` without `log.queue`.
+#[no_mangle]
+pub extern "C" fn rd_kafka_set_log_queue(rk: *mut Handle, rkqu: *mut Queue) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let Some(h) = raw::object(rk) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        let to = raw::object(rkqu).map_or_else(
+            || Arc::clone(h.admin.main_queue()),
+            |q| Arc::clone(q.fifo()),
+        );
+        if h.log.forward(to) {
+            0
+        } else {
+            RESP_ERR__NOT_CONFIGURED
+        }
     })
 }
 
@@ -417,4 +548,53 @@ pub extern "C" fn rd_kafka_fatal_error(
             e.code()
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(log_queue: bool) -> LogState {
+        LogState {
+            rk: AtomicUsize::new(0),
+            level: AtomicI32::new(7),
+            name: Mutex::new("test#producer-1".into()),
+            cb: None,
+            queue: log_queue.then(Mutex::default),
+        }
+    }
+
+    #[test]
+    fn log_queue_holds_lines_until_forwarded() {
+        let log = state(true);
+        log.line(6, "INIT", "gregor", "first");
+        log.line(7, "BROKER", "gregor", "second");
+        let to = Arc::new(Fifo::default());
+        assert_eq!(to.len(), 0);
+        assert!(log.forward(Arc::clone(&to)));
+        assert_eq!(to.len(), 2);
+        log.line(4, "LATER", "gregor", "third");
+        assert_eq!(to.len(), 3);
+        // the level set by rd_kafka_set_log_level filters before the queue
+        log.level.store(3, Ordering::Relaxed);
+        log.line(4, "LOW", "gregor", "dropped");
+        assert_eq!(to.len(), 3);
+    }
+
+    #[test]
+    fn log_queue_bounds_what_it_holds() {
+        let log = state(true);
+        for _ in 0..gregor::log::QUEUE_MAX + 5 {
+            log.line(7, "X", "gregor", "x");
+        }
+        let to = Arc::new(Fifo::default());
+        assert!(log.forward(Arc::clone(&to)));
+        // the lines held, then one line saying how many were dropped
+        assert_eq!(to.len(), gregor::log::QUEUE_MAX + 1);
+    }
+
+    #[test]
+    fn no_log_queue_no_forward() {
+        assert!(!state(false).forward(Arc::new(Fifo::default())));
+    }
 }

@@ -746,6 +746,10 @@ impl OwnedList {
     }
 }
 
+// SAFETY: the list is this value's alone (no other pointer to it is kept),
+// so it may move to another thread with its owner, as an event does.
+unsafe impl Send for OwnedList {}
+
 impl Drop for OwnedList {
     fn drop(&mut self) {
         destroy(self.0);

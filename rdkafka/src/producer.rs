@@ -4,7 +4,10 @@
 //! errors to `error_cb`, statistics to `stats_cb` (a malloc'ed JSON the
 //! callback may keep by returning 1, then freed with `rd_kafka_mem_free`)
 //! and throttle reports to `throttle_cb`, served inside `rd_kafka_poll`
-//! and `rd_kafka_flush` on the calling thread.
+//! and `rd_kafka_flush` on the calling thread. The kinds
+//! `rd_kafka_conf_set_events` enables go to the main queue as events
+//! instead (`RD_KAFKA_EVENT_DR`, `_ERROR`, `_STATS`; see `event`), also
+//! when no callback is set; a DR event's report owns its key and value.
 //!
 //! Message flags as rdkafka.h documents them: `RD_KAFKA_MSG_F_FREE` hands
 //! the payload (malloc'ed) to the library, which frees it once the message
@@ -20,14 +23,16 @@
 #![allow(unsafe_code)] // `#[no_mangle]`
 
 use std::ffi::{c_int, c_void};
+use std::sync::Arc;
 
 use gregor::error::Error;
 use gregor::events::ThrottleEvent;
-use gregor::message::ProducerRecord;
+use gregor::message::{Bytes, ProducerRecord};
 use gregor::producer::{DeliveryReport, Producer};
 
 use crate::error_object::ErrorObject;
 use crate::errors::set_last_error;
+use crate::event::{Event, EVENT_DR, EVENT_ERROR, EVENT_STATS};
 use crate::guard::guard;
 use crate::handle::{Client, Handle};
 use crate::headers::Headers;
@@ -84,10 +89,73 @@ pub(crate) struct Produce<'a> {
     pub headers: Vec<(String, Option<Vec<u8>>)>,
 }
 
-/// Whether the handle's conf asks for delivery reports.
+/// Whether the handle's conf asks for delivery reports: a callback, or
+/// `RD_KAFKA_EVENT_DR` events.
 fn wants_reports(h: &Handle) -> bool {
     let cb = &h.conf().callbacks;
-    cb.dr_msg.is_some() || cb.dr.is_some()
+    cb.dr_msg.is_some() || cb.dr.is_some() || h.conf().events & EVENT_DR != 0
+}
+
+/// A delivery report a `RD_KAFKA_EVENT_DR` event holds until destroyed:
+/// the C message, and the key and copied payload it points to (the
+/// producer's batch they came from may be freed before the application
+/// reads the event). Dropping it frees an `F_FREE` payload.
+#[repr(C)]
+#[derive(Debug)]
+pub(crate) struct Report {
+    /// What C sees (must stay first).
+    pub(crate) msg: Message,
+    key: Option<Bytes>,
+    value: Option<Bytes>,
+    pending: Pending,
+}
+
+#[cfg(test)]
+impl Report {
+    /// A successful report of a copied message with `opaque` at `offset`.
+    pub(crate) fn for_test(opaque: usize, offset: i64) -> Report {
+        Report {
+            msg: Message {
+                c: RdMessage {
+                    err: 0,
+                    rkt: std::ptr::null_mut(),
+                    partition: 0,
+                    payload: std::ptr::null_mut(),
+                    len: 0,
+                    key: std::ptr::null_mut(),
+                    key_len: 0,
+                    offset,
+                    private: opaque as *mut c_void,
+                },
+                timestamp: -1,
+                tstype: TIMESTAMP_CREATE_TIME,
+                latency_us: -1,
+                status: 2,
+                broker_id: 1,
+                leader_epoch: -1,
+            },
+            key: None,
+            value: None,
+            pending: Pending {
+                opaque,
+                payload: 0,
+                len: 0,
+                flags: MSG_F_COPY,
+            },
+        }
+    }
+}
+
+// SAFETY: the message's pointers address the report's own key and value,
+// the application's payload (whose owner rdkafka.h makes keep it alive
+// until its report) and the handle's topic handle; they are only read, by
+// the thread that polls the event, after the report moved to it.
+unsafe impl Send for Report {}
+
+impl Drop for Report {
+    fn drop(&mut self) {
+        release(&self.pending);
+    }
 }
 
 /// Queues `m` on the handle's producer.
@@ -432,10 +500,11 @@ pub extern "C" fn rd_kafka_produceva(rk: *mut Handle, vus: *const Vu, cnt: usize
     }
 }
 
-/// Builds the C message of `dr` (whose opaque is a [`Pending`]), runs the
-/// application's callback, then frees what the message owned. The key and
-/// the copied payload point into the producer's batch, which outlives the
-/// callback.
+/// Builds the C message of `dr` (whose opaque is a [`Pending`]) and hands
+/// it to the application: to the callback, then frees what the message
+/// owned (the key and the copied payload point into the producer's batch,
+/// which outlives the callback); or, with `RD_KAFKA_EVENT_DR` enabled, to
+/// the main queue as a [`Report`] of a DR event.
 fn deliver(rk: usize, dr: &DeliveryReport) {
     let Some(handle) = raw::object(rk as *const Handle) else {
         return;
@@ -443,7 +512,14 @@ fn deliver(rk: usize, dr: &DeliveryReport) {
     let Some(pending) = raw::take_box(dr.opaque as *mut Pending) else {
         return;
     };
-    let (key, value) = dr.key_value();
+    let as_event = handle.conf().events & EVENT_DR != 0;
+    // an event's report owns its key and value (shared with the batch);
+    // a callback's borrows them
+    let owned = as_event.then(|| (dr.key(), dr.value()));
+    let (key, value) = match &owned {
+        Some((k, v)) => (k.as_deref(), v.as_deref()),
+        None => dr.key_value(),
+    };
     let copied = pending.flags & MSG_F_COPY != 0 || pending.payload == 0;
     let (payload, len) = match (value, copied) {
         (_, false) => (pending.payload as *mut c_void, pending.len),
@@ -451,9 +527,16 @@ fn deliver(rk: usize, dr: &DeliveryReport) {
         (None, true) => (std::ptr::null_mut(), 0),
     };
     let rkt = handle.topics().of_message(&dr.topic);
+    let err = dr.error.as_ref().map_or(0, Error::code);
+    // the broker the message went to: its partition's leader (librdkafka
+    // records the broker that sent it; -1 for one never sent)
+    let broker_id = match (err, handle.producer()) {
+        (0, Some(p)) => p.cached_leader(&dr.topic, dr.partition).unwrap_or(-1),
+        _ => -1,
+    };
     let msg = Message {
         c: RdMessage {
-            err: dr.error.as_ref().map_or(0, Error::code),
+            err,
             rkt: rkt.cast(),
             partition: dr.partition,
             payload,
@@ -467,9 +550,19 @@ fn deliver(rk: usize, dr: &DeliveryReport) {
         tstype: TIMESTAMP_CREATE_TIME,
         latency_us: dr.latency_us,
         status: dr.status as c_int,
-        broker_id: -1,
+        broker_id,
         leader_epoch: -1,
     };
+    if let Some((key, value)) = owned {
+        let report = Report {
+            msg,
+            key,
+            value,
+            pending: *pending,
+        };
+        handle.admin().main_queue().push_report(report);
+        return;
+    }
     let cbs = handle.conf().callbacks;
     let opaque = handle.conf().opaque as usize;
     if let Some(cb) = cbs.dr_msg {
@@ -492,7 +585,17 @@ fn release(pending: &Pending) {
 pub(crate) fn install_callbacks(h: &Handle, rk: usize) {
     let cbs = h.conf().callbacks;
     let opaque = h.conf().opaque as usize;
+    let events = h.conf().events;
+    let main = h.admin().main_queue();
+    // an enabled event kind goes to the main queue instead of its callback
+    // (rd_kafka_conf_set_events)
     let error = || {
+        if events & EVENT_ERROR != 0 {
+            let q = Arc::clone(main);
+            return Some(Box::new(move |e: &Error| {
+                q.push(Event::error(e.code(), &e.to_string()));
+            }) as Box<dyn FnMut(&Error) + Send>);
+        }
         cbs.error.map(|cb| {
             Box::new(move |e: &Error| {
                 let reason = raw::c_string(&e.to_string());
@@ -501,6 +604,12 @@ pub(crate) fn install_callbacks(h: &Handle, rk: usize) {
         })
     };
     let stats = || {
+        if events & EVENT_STATS != 0 {
+            let q = Arc::clone(main);
+            return Some(Box::new(move |json: &str| {
+                q.push(Event::stats(json));
+            }) as gregor::stats::StatsCallback);
+        }
         cbs.stats.map(|cb| {
             Box::new(move |json: &str| {
                 let p = raw::c_strdup(json);

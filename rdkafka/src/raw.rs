@@ -7,7 +7,9 @@
 use std::borrow::Cow;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
-use crate::conf::{BackgroundEventCb, DrCb, DrMsgCb, ErrorCb, LogCb, StatsCb, ThrottleCb};
+use crate::conf::{
+    BackgroundEventCb, DrCb, DrMsgCb, ErrorCb, LogCb, QueueEventCb, StatsCb, ThrottleCb,
+};
 use crate::message::Message;
 
 /// Copies `msg` into the caller's `errstr` of `size` bytes, truncated and
@@ -116,6 +118,26 @@ pub(crate) fn take_box<T>(p: *mut T) -> Option<Box<T>> {
 extern "C" {
     #[cfg(target_os = "linux")]
     fn __errno_location() -> *mut c_int;
+    fn write(fd: c_int, buf: *const c_void, count: usize) -> isize;
+}
+
+/// Writes `bytes` to the application's file descriptor `fd` once, its
+/// result ignored (`rd_kafka_queue_io_event_enable`: a full pipe means a
+/// wakeup is pending already, as librdkafka ignores it too).
+pub(crate) fn write_fd(fd: c_int, bytes: &[u8]) {
+    // SAFETY: `write(2)` reads `bytes.len()` bytes of a live slice; `fd`
+    // is the descriptor the application gave for the queue's io events
+    // (rdkafka.h: it stays open while enabled).
+    let _ = unsafe { write(fd, bytes.as_ptr().cast(), bytes.len()) };
+}
+
+/// Runs the application's queue event callback
+/// (`rd_kafka_queue_cb_event_enable`) with the handle and its opaque.
+pub(crate) fn call_queue_event(cb: QueueEventCb, rk: usize, opaque: usize) {
+    // SAFETY: `cb` is the function the application gave
+    // `rd_kafka_queue_cb_event_enable`, called with its documented
+    // arguments: the client handle and the opaque given with it.
+    unsafe { cb(rk as *mut c_void, opaque as *mut c_void) }
 }
 
 /// Frees a payload the caller gave with `RD_KAFKA_MSG_F_FREE`, as

@@ -184,6 +184,13 @@ impl Producer {
         &self.shared.cluster
     }
 
+    /// The broker id of the partition's leader as the producer's metadata
+    /// cache has it, without a request; `None` if unknown (librdkafka's
+    /// `rd_kafka_message_broker_id` of a delivery report names it).
+    pub fn cached_leader(&self, topic: &str, partition: i32) -> Option<i32> {
+        self.shared.cluster.cached_leader(topic, partition)
+    }
+
     /// The cluster's metadata, as librdkafka's `rd_kafka_metadata`: every
     /// topic with `None`, else the topics named; through a producer the
     /// request lets the broker create a named topic if it auto-creates
@@ -502,6 +509,15 @@ impl Producer {
         n
     }
 
+    /// When a caller that waits until `deadline` for what [`Producer::poll`]
+    /// serves should call it anyway, to emit the statistics due by then
+    /// (`deadline` if none is): for an event loop that waits elsewhere and
+    /// polls when the event trigger runs ([`Producer::set_event_trigger`],
+    /// which statistics do not run).
+    pub fn stats_wake_by(&self, deadline: Instant) -> Instant {
+        self.stats.wake_by(deadline)
+    }
+
     /// A `poll` or `flush` returned: consumes the outstanding event-loop
     /// trigger, and runs it again if reports or events still wait.
     fn served(&self) {
@@ -549,9 +565,11 @@ impl Producer {
     fn poll_reports(&self, timeout: Duration) -> usize {
         // poll(0), once per message in a send loop, reads no clock
         let deadline = (!timeout.is_zero()).then(|| Instant::now() + timeout);
-        self.emit_stats();
+        // statistics handed to the callback count as a served event (as
+        // librdkafka's rd_kafka_poll counts its stats op)
+        let mut served = usize::from(self.emit_stats());
         let events = self.shared.cluster.events().clone();
-        let mut served = self.serve_events();
+        served += self.serve_events();
         loop {
             let mut acc = self.shared.acc();
             while acc.done.is_empty() {
@@ -577,7 +595,7 @@ impl Producer {
                 }
                 if self.stats.is_due() {
                     drop(acc);
-                    self.emit_stats();
+                    served += usize::from(self.emit_stats());
                     acc = self.shared.acc();
                     continue;
                 }
