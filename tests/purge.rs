@@ -23,6 +23,7 @@ struct Seen {
     code: i32,
     status: MessageStatus,
     latency_us: i64,
+    broker_id: i32,
     offset: i64,
     key: Option<Vec<u8>>,
     value: Option<Vec<u8>>,
@@ -42,6 +43,7 @@ fn recording(p: &Producer) -> Reports {
                 code: dr.error.as_ref().map_or(0, |e| e.code()),
                 status: dr.status,
                 latency_us: dr.latency_us,
+                broker_id: dr.broker_id,
                 offset: dr.offset,
                 key: key.map(|k| k.to_vec()),
                 value: value.map(|v| v.to_vec()),
@@ -157,6 +159,7 @@ fn purge_of_queued_messages_reports_each_once_not_persisted_and_the_producer_goe
             assert_eq!(s.code, local::PURGE_QUEUE, "message {i}");
             assert_eq!(s.status, MessageStatus::NotPersisted, "message {i}");
             assert_eq!(s.offset, -1);
+            assert_eq!(s.broker_id, -1, "message {i} was never sent");
             check_message(*i, s);
         }
         // reusable: the next messages are delivered, persisted
@@ -169,6 +172,11 @@ fn purge_of_queued_messages_reports_each_once_not_persisted_and_the_producer_goe
             assert_eq!(s.code, 0, "message {i}");
             assert_eq!(s.status, MessageStatus::Persisted, "message {i}");
             assert!(s.offset >= 0);
+            assert!(
+                s.broker_id >= 0,
+                "message {i}: sent to broker {}",
+                s.broker_id
+            );
             check_message(*i, s);
         }
         assert_eq!(p.len(), 0);

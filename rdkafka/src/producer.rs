@@ -528,12 +528,9 @@ fn deliver(rk: usize, dr: &DeliveryReport) {
     };
     let rkt = handle.topics().of_message(&dr.topic);
     let err = dr.error.as_ref().map_or(0, Error::code);
-    // the broker the message went to: its partition's leader (librdkafka
-    // records the broker that sent it; -1 for one never sent)
-    let broker_id = match (err, handle.producer()) {
-        (0, Some(p)) => p.cached_leader(&dr.topic, dr.partition).unwrap_or(-1),
-        _ => -1,
-    };
+    // the broker the message was last sent to (-1 for one never sent), as
+    // librdkafka records it
+    let broker_id = dr.broker_id;
     let msg = Message {
         c: RdMessage {
             err,

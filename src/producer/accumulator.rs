@@ -170,6 +170,8 @@ pub(crate) struct Batch {
     /// it (a timeout, a lost connection, a purge in flight): its status
     /// can no longer be `NotPersisted` (librdkafka's rule).
     pub possibly_persisted: bool,
+    /// The broker it was last sent to (-1 before it was sent).
+    pub broker: i32,
 }
 
 impl Batch {
@@ -269,6 +271,8 @@ pub(crate) struct Done {
     pub status: MessageStatus,
     /// The messages' encoded records, in order (None if unknown).
     pub records: Option<Bytes>,
+    /// The broker the batch was last sent to (-1: never sent).
+    pub broker: i32,
 }
 
 /// How many of `msgs` get a report in poll/flush: all but `send_sync`'s,
@@ -295,6 +299,7 @@ impl Done {
             opaque: 0,
             status: self.status,
             latency_us: -1,
+            broker_id: self.broker,
             records: self.records,
             record_pos: 0,
         };
@@ -875,6 +880,7 @@ impl Acc {
                         opaque: m.opaque,
                         status,
                         latency_us: latency_us(now, m.deadline, self.message_timeout),
+                        broker_id: b.broker,
                         records: records.clone(),
                         record_pos,
                     });
@@ -896,6 +902,7 @@ impl Acc {
             msgs: b.msgs,
             status,
             records,
+            broker: b.broker,
         });
         if reports {
             self.wakeup.signal();
@@ -1107,6 +1114,7 @@ fn append_to(
             sent: false,
             records: None,
             possibly_persisted: false,
+            broker: -1,
         }
     });
     let b = open.builder.as_mut().expect("builder");
@@ -1177,6 +1185,7 @@ fn one_message_batch(tp: Tp, meta: MsgMeta) -> Batch {
         sent: false,
         records: None,
         possibly_persisted: false,
+        broker: -1,
     }
 }
 

@@ -184,13 +184,6 @@ impl Producer {
         &self.shared.cluster
     }
 
-    /// The broker id of the partition's leader as the producer's metadata
-    /// cache has it, without a request; `None` if unknown (librdkafka's
-    /// `rd_kafka_message_broker_id` of a delivery report names it).
-    pub fn cached_leader(&self, topic: &str, partition: i32) -> Option<i32> {
-        self.shared.cluster.cached_leader(topic, partition)
-    }
-
     /// The cluster's metadata, as librdkafka's `rd_kafka_metadata`: every
     /// topic with `None`, else the topics named; through a producer the
     /// request lets the broker create a named topic if it auto-creates

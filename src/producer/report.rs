@@ -30,6 +30,9 @@ pub struct DeliveryReport {
     /// Microseconds from [`Producer::send`](super::Producer::send) to this report (librdkafka's
     /// `rd_kafka_message_latency`), -1 if unknown.
     pub latency_us: i64,
+    /// The broker the message was last sent to (librdkafka's
+    /// `rd_kafka_message_broker_id`), -1 if it was never sent.
+    pub broker_id: i32,
     /// The encoded records of the message's batch, and where this
     /// message's record starts: the key, value and headers are read from
     /// the bytes the producer already holds, never copied for the report.

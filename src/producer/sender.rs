@@ -180,6 +180,7 @@ fn collect_sends(
                 pq.next_seq = pq.next_seq.wrapping_add(b.msgs.len() as i32) & i32::MAX;
             }
             pq.in_flight += 1;
+            b.broker = leader;
             taken.entry(leader).or_default().push(b);
         }
     }
