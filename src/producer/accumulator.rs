@@ -13,6 +13,8 @@ use byteorder::{BigEndian, ByteOrder};
 use super::partitioner;
 use super::report::DeliveryReport;
 use super::settings::Settings;
+use super::topic_map::FxBuild;
+use super::topic_map::TopicMap;
 use crate::cluster::Cluster;
 use crate::error::{local, Error, Result};
 use crate::message::{now_ms, MessageStatus, ProducerRecord};
@@ -41,60 +43,6 @@ impl std::hash::Hash for Tp {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
         self.0.hash(h);
         h.write_i32(self.1);
-    }
-}
-
-/// A fast non-cryptographic hasher (FxHash) for the accumulator's maps, whose
-/// keys come from the application, not the network.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FxBuild;
-
-pub(crate) struct Fx(u64);
-
-impl std::hash::BuildHasher for FxBuild {
-    type Hasher = Fx;
-    #[inline]
-    fn build_hasher(&self) -> Fx {
-        Fx(0)
-    }
-}
-
-impl Fx {
-    #[inline]
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-impl std::hash::Hasher for Fx {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes([
-                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
-            ]));
-        }
-        let mut tail = [0u8; 8];
-        let r = chunks.remainder();
-        tail[..r.len()].copy_from_slice(r);
-        self.add(u64::from_le_bytes(tail) ^ (r.len() as u64) << 56);
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    #[inline]
-    fn write_i32(&mut self, i: i32) {
-        self.add(u64::from(i as u32));
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
     }
 }
 
@@ -331,7 +279,7 @@ impl Done {
 
 /// The accumulator: everything queued, in flight and reported.
 pub(crate) struct Acc {
-    pub topics: HashMap<Arc<str>, TopicQ, FxBuild>,
+    pub topics: TopicMap<TopicQ>,
     /// (monotonic, wall-clock ms) read together, refreshed by the sender, so a
     /// message costs one clock read.
     pub clock_base: (Instant, i64),
@@ -421,7 +369,7 @@ pub(crate) struct Acc {
 impl Acc {
     pub fn new(s: &Settings) -> Acc {
         Acc {
-            topics: HashMap::default(),
+            topics: TopicMap::default(),
             clock_base: (Instant::now(), now_ms()),
             queued_msgs: 0,
             queued_bytes: 0,
@@ -494,12 +442,12 @@ impl Acc {
 
     /// A partition's queue.
     pub fn part(&self, tp: &Tp) -> Option<&PartQ> {
-        self.topics.get(&*tp.0)?.parts.get(tp.1 as usize)
+        self.topics.get(&tp.0)?.parts.get(tp.1 as usize)
     }
 
     /// A partition's queue, mutably.
     pub fn part_mut(&mut self, tp: &Tp) -> Option<&mut PartQ> {
-        self.topics.get_mut(&*tp.0)?.parts.get_mut(tp.1 as usize)
+        self.topics.get_mut(&tp.0)?.parts.get_mut(tp.1 as usize)
     }
 
     /// True when no batch is in flight.
@@ -653,14 +601,7 @@ impl Acc {
         };
         match topics.get_mut(rec.topic) {
             Some(tq) => place(tq),
-            None => {
-                let name: Arc<str> = Arc::from(rec.topic);
-                place(
-                    topics
-                        .entry(name.clone())
-                        .or_insert_with(|| TopicQ::new(name)),
-                )
-            }
+            None => place(topics.get_or_insert_with(rec.topic, TopicQ::new)),
         }
     }
 

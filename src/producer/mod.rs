@@ -31,6 +31,7 @@ mod report;
 mod sender;
 mod settings;
 mod shared;
+mod topic_map;
 pub mod txn;
 mod txn_state;
 

@@ -74,7 +74,7 @@ pub(crate) fn run(sh: &Arc<Shared>) {
             }
         }
         // topics waiting for metadata
-        for (t, tq) in &mut acc.topics {
+        for (t, tq) in acc.topics.iter_mut() {
             if tq.partitions == 0 || !tq.unassigned.is_empty() {
                 let retry = sh.settings.fast_refresh_after(tq.fast.saturating_sub(1));
                 match tq.asked {
@@ -235,7 +235,7 @@ fn refresh_metadata(sh: &Shared, topics: &[Arc<str>]) {
                 if info.error.is_ok() && !info.partitions.is_empty() {
                     if info.partitions.iter().all(|p| p.leader >= 0) {
                         // leaders known: the next loss starts fast again
-                        if let Some(tq) = acc.topics.get_mut(&**t) {
+                        if let Some(tq) = acc.topics.get_mut(t) {
                             tq.fast = 0;
                         }
                     }
