@@ -75,6 +75,43 @@ struct Pending {
     flags: c_int,
 }
 
+thread_local! {
+    /// Boxes of reports served on this thread, for the next messages
+    /// produced on it: a program that produces and polls on one thread
+    /// (most do) allocates none per message. Boxes, not values: the
+    /// allocations themselves are what is kept.
+    #[allow(clippy::vec_box)]
+    static SPARE: std::cell::RefCell<Vec<Box<Pending>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// At most this many spare boxes per thread (32 KiB).
+const SPARE_MAX: usize = 1024;
+
+/// `p` boxed (in a spare box if this thread has one), as a gregor opaque.
+fn pending_box(p: Pending) -> usize {
+    let spare = SPARE.try_with(|s| s.borrow_mut().pop()).ok().flatten();
+    let b = match spare {
+        Some(mut b) => {
+            *b = p;
+            b
+        }
+        None => Box::new(p),
+    };
+    Box::into_raw(b) as usize
+}
+
+/// Keeps a served report's box for this thread's next message (or frees
+/// it).
+fn recycle(b: Box<Pending>) {
+    let _ = SPARE.try_with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() < SPARE_MAX {
+            s.push(b);
+        }
+    });
+}
+
 /// One message to produce, as the produce calls give it.
 pub(crate) struct Produce<'a> {
     pub topic: &'a str,
@@ -188,12 +225,12 @@ pub(crate) fn produce(h: &Handle, m: &Produce<'_>) -> Result<(), Error> {
     };
     let reports = wants_reports(h);
     let opaque = if reports {
-        Box::into_raw(Box::new(Pending {
+        pending_box(Pending {
             opaque: m.opaque as usize,
             payload: m.payload as usize,
             len: m.len,
             flags: m.flags,
-        })) as usize
+        })
     } else {
         m.opaque as usize
     };
@@ -568,6 +605,7 @@ fn deliver(rk: usize, dr: &DeliveryReport) {
         raw::call_dr(cb, rk, &msg, opaque);
     }
     release(&pending);
+    recycle(pending);
 }
 
 /// Frees a `F_FREE` payload once its message is done.
@@ -667,6 +705,7 @@ pub(crate) fn detach_callbacks(h: &Handle) {
         p.set_delivery_callback(Some(Box::new(|dr: &DeliveryReport| {
             if let Some(pending) = raw::take_box(dr.opaque as *mut Pending) {
                 release(&pending);
+                recycle(pending);
             }
         })));
     } else {
