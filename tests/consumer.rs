@@ -1262,3 +1262,21 @@ fn gregor_dash_c_reads_what_kcat_writes_as_kcat_reads_it() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not \"soon\""));
 }
+
+/// A group consumer without brokers (`bootstrap.servers` empty) closes at
+/// once: its group thread, waiting for a broker to ask for the
+/// subscription's metadata, is woken by the close (librdkafka's
+/// 0084_destroy_flags_local times such a destroy).
+#[test]
+fn a_group_consumer_without_brokers_closes_at_once() {
+    let cfg = Config::from_pairs([("bootstrap.servers", ""), ("group.id", "no_brokers")]).unwrap();
+    let c = Consumer::new(&cfg).unwrap();
+    c.subscribe(&["no_brokers"]).unwrap();
+    for _ in 0..3 {
+        let _ = c.poll(Duration::from_millis(100));
+    }
+    let t = Instant::now();
+    c.close();
+    let took = t.elapsed();
+    assert!(took < Duration::from_millis(200), "close took {took:?}");
+}

@@ -1176,3 +1176,85 @@ mod tests {
         );
     }
 }
+
+// on a private mock cluster (test.mock.num.brokers)
+#[cfg(test)]
+mod destroy_tests {
+    use super::*;
+    use crate::conf::{
+        rd_kafka_conf_new, rd_kafka_conf_set, rd_kafka_conf_set_opaque,
+        rd_kafka_conf_set_rebalance_cb,
+    };
+    use crate::handle::{
+        rd_kafka_destroy_flags, rd_kafka_new, CONSUMER, DESTROY_F_NO_CONSUMER_CLOSE,
+    };
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+
+    /// Counts its calls in the opaque and applies each event.
+    unsafe extern "C" fn counting_rebalance_cb(
+        rk: *mut c_void,
+        err: c_int,
+        parts: *mut c_void,
+        opaque: *mut c_void,
+    ) {
+        if let Some(n) = raw::object(opaque.cast_const().cast::<AtomicUsize>()) {
+            n.fetch_add(1, Ordering::SeqCst);
+        }
+        let list = if err == RESP_ERR__ASSIGN_PARTITIONS {
+            parts.cast_const().cast()
+        } else {
+            std::ptr::null()
+        };
+        rd_kafka_assign(rk.cast(), list);
+    }
+
+    /// A subscribed consumer of a one-broker mock cluster, polled until
+    /// its partitions are assigned; its rebalance callback counts in `n`.
+    fn assigned(n: &AtomicUsize) -> *mut Handle {
+        let conf = rd_kafka_conf_new();
+        let mut errstr = [0 as c_char; 256];
+        for (k, v) in [
+            (c"test.mock.num.brokers", c"1"),
+            (c"group.id", c"destroy_flags"),
+            (c"allow.auto.create.topics", c"true"),
+        ] {
+            let r = rd_kafka_conf_set(conf, k.as_ptr(), v.as_ptr(), errstr.as_mut_ptr(), 256);
+            assert_eq!(r, 0, "{k:?}");
+        }
+        rd_kafka_conf_set_opaque(conf, (n as *const AtomicUsize).cast_mut().cast());
+        rd_kafka_conf_set_rebalance_cb(conf, Some(counting_rebalance_cb));
+        let rk = rd_kafka_new(CONSUMER, conf, errstr.as_mut_ptr(), errstr.len());
+        assert!(!rk.is_null());
+        let topics =
+            OwnedList::new(&[TopicPartitionOffset::new("t", PARTITION_UA, OFFSET_INVALID)]);
+        assert_eq!(rd_kafka_subscribe(rk, topics.as_ptr()), 0);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while n.load(Ordering::SeqCst) == 0 {
+            assert!(Instant::now() < deadline, "no assignment");
+            let m = rd_kafka_consumer_poll(rk, 100);
+            if !m.is_null() {
+                rd_kafka_message_destroy(m);
+            }
+        }
+        rk
+    }
+
+    /// rdkafka.h: with RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE no consumer
+    /// callback runs from rd_kafka_destroy_flags; without it, the close
+    /// serves the revocation to the rebalance callback.
+    #[test]
+    fn destroy_without_consumer_close_calls_no_rebalance_callback() {
+        let n = AtomicUsize::new(0);
+        let rk = assigned(&n);
+        let before = n.load(Ordering::SeqCst);
+        rd_kafka_destroy_flags(rk, DESTROY_F_NO_CONSUMER_CLOSE);
+        assert_eq!(n.load(Ordering::SeqCst), before);
+
+        let n = AtomicUsize::new(0);
+        let rk = assigned(&n);
+        let before = n.load(Ordering::SeqCst);
+        rd_kafka_destroy_flags(rk, 0);
+        assert!(n.load(Ordering::SeqCst) > before);
+    }
+}

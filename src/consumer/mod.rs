@@ -1121,6 +1121,8 @@ impl Consumer {
             std::mem::take(&mut m.owned)
         };
         g.cv.notify_all();
+        // the group thread may be waiting for a broker to appear
+        self.cluster.wake_pauses();
         if s.auto_commit {
             let _ = group::commit_stored(g, &self.cluster, &self.shared, None, true, deadline);
         }
@@ -1366,6 +1368,8 @@ fn close_group_async(
         std::mem::take(&mut m.owned)
     };
     g.cv.notify_all();
+    // the group thread may be waiting for a broker to appear
+    cluster.wake_pauses();
     // the coordinator thread ends first, so it posts nothing after the
     // revocation below
     {
