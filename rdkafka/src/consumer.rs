@@ -675,6 +675,53 @@ fn commit(
     err
 }
 
+/// `RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED`.
+const RESP_ERR__NOT_IMPLEMENTED: c_int = -170;
+
+/// Commits `offsets` (NULL: the stored ones) and hands the result to `cb`
+/// (`rd_kafka_commit_queue`). Without a queue, as rdkafka.h describes it,
+/// the call waits for the commit and runs `cb` itself, on the calling
+/// thread, with `commit_opaque` and the partitions committed (an empty
+/// list when there was nothing to commit), then returns the commit's
+/// result; the conf's `offset_commit_cb` is not called for it. The result
+/// as an event on `rkqu` is not built yet: with a queue the call fails
+/// with `_NOT_IMPLEMENTED` and commits nothing.
+#[no_mangle]
+pub extern "C" fn rd_kafka_commit_queue(
+    rk: *mut Handle,
+    offsets: *const TopicPartitionList,
+    rkqu: *mut crate::queue::Queue,
+    cb: Option<PartitionsCb>,
+    commit_opaque: *mut c_void,
+) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let Some(h) = raw::object(rk) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        let Some(c) = group_consumer(h) else {
+            return RESP_ERR__UNKNOWN_GROUP;
+        };
+        if !rkqu.is_null() {
+            return RESP_ERR__NOT_IMPLEMENTED;
+        }
+        let list = (!offsets.is_null()).then(|| to_offsets(offsets));
+        // the partitions with their own errors; the call's result is the
+        // first of them
+        let (err, entries) = match c.commit_each(list.as_deref(), timeout(-1)) {
+            Ok(entries) => {
+                let first = entries.iter().find_map(|t| t.error.as_ref());
+                (first.map_or(0, Error::code), entries)
+            }
+            Err(e) => (e.code(), list.unwrap_or_default()),
+        };
+        if let Some(cb) = cb {
+            let list = OwnedList::new(&entries);
+            call_partitions(cb, rk as usize, err, &list, commit_opaque as usize);
+        }
+        err
+    })
+}
+
 /// Commits the offset after `rkmessage` (`rd_kafka_commit_message`).
 #[no_mangle]
 pub extern "C" fn rd_kafka_commit_message(
