@@ -1262,3 +1262,49 @@ fn gregor_dash_c_reads_what_kcat_writes_as_kcat_reads_it() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not \"soon\""));
 }
+
+/// A group consumer without brokers (`bootstrap.servers` empty) closes at
+/// once: its group thread, waiting for a broker to ask for the
+/// subscription's metadata, is woken by the close (librdkafka's
+/// 0084_destroy_flags_local times such a destroy).
+#[test]
+fn a_group_consumer_without_brokers_closes_at_once() {
+    let cfg = Config::from_pairs([("bootstrap.servers", ""), ("group.id", "no_brokers")]).unwrap();
+    let c = Consumer::new(&cfg).unwrap();
+    c.subscribe(&["no_brokers"]).unwrap();
+    for _ in 0..3 {
+        let _ = c.poll(Duration::from_millis(100));
+    }
+    let t = Instant::now();
+    c.close();
+    let took = t.elapsed();
+    assert!(took < Duration::from_millis(200), "close took {took:?}");
+}
+
+/// A commit to partitions the cluster lacks goes through as a request;
+/// `commit_each` returns every partition with its own error (what
+/// librdkafka's `rd_kafka_commit_queue` hands its callback), `commit` the
+/// first of them.
+#[test]
+fn commit_each_returns_each_partitions_error() {
+    if !common::broker_up() {
+        return;
+    }
+    let group = format!("commit_each_{}", std::process::id());
+    let c = consumer(&[("group.id", &group)]);
+    let topic = format!("no_such_topic_{}", std::process::id());
+    let mut offsets = vec![Tpo::new(&topic, 0, 123), Tpo::new(&topic, 1, 456)];
+    let entries = c
+        .commit_each(Some(&offsets), Duration::from_secs(10))
+        .unwrap();
+    assert_eq!(entries.len(), 2);
+    for e in &entries {
+        let err = e.error.as_ref().expect("a per-partition error");
+        assert_eq!(err.code(), 3, "{err}"); // UNKNOWN_TOPIC_OR_PARTITION
+    }
+    offsets.reverse();
+    let err = c
+        .commit(Some(&offsets), Duration::from_secs(10))
+        .unwrap_err();
+    assert_eq!(err.code(), 3, "{err}");
+}

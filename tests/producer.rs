@@ -562,3 +562,37 @@ fn transactional_calls_during_an_unfinished_init_are_conflicts() {
         );
     }
 }
+
+/// A producer without brokers (`bootstrap.servers` empty, librdkafka's
+/// "local mode") whose messages wait for a partition count is dropped at
+/// once: the messages fail with `_DESTROY` and the wait for a broker to
+/// ask ends with the client (librdkafka's `rd_kafka_destroy` does not
+/// wait for them either).
+#[test]
+fn a_producer_without_brokers_is_dropped_at_once() {
+    let cfg = Config::from_pairs([("bootstrap.servers", "")]).unwrap();
+    let p = Producer::new(&cfg).unwrap();
+    let failed = Arc::new(Mutex::new(Vec::new()));
+    let f = failed.clone();
+    p.set_delivery_callback(Some(Box::new(move |dr: &DeliveryReport| {
+        f.lock().unwrap().push(dr.error.as_ref().map(|e| e.code()));
+    })));
+    let rec = ProducerRecord {
+        topic: "no_brokers",
+        partition: None,
+        key: None,
+        value: Some(b"v"),
+        headers: &[],
+        timestamp: None,
+    };
+    for _ in 0..10 {
+        p.send(&rec, 0).unwrap();
+    }
+    // the sender is asking for the topic's metadata by now
+    std::thread::sleep(Duration::from_millis(100));
+    let t = Instant::now();
+    drop(p);
+    let took = t.elapsed();
+    assert!(took < Duration::from_millis(200), "drop took {took:?}");
+    assert_eq!(*failed.lock().unwrap(), vec![Some(local::DESTROY); 10]);
+}

@@ -675,6 +675,53 @@ fn commit(
     err
 }
 
+/// `RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED`.
+const RESP_ERR__NOT_IMPLEMENTED: c_int = -170;
+
+/// Commits `offsets` (NULL: the stored ones) and hands the result to `cb`
+/// (`rd_kafka_commit_queue`). Without a queue, as rdkafka.h describes it,
+/// the call waits for the commit and runs `cb` itself, on the calling
+/// thread, with `commit_opaque` and the partitions committed (an empty
+/// list when there was nothing to commit), then returns the commit's
+/// result; the conf's `offset_commit_cb` is not called for it. The result
+/// as an event on `rkqu` is not built yet: with a queue the call fails
+/// with `_NOT_IMPLEMENTED` and commits nothing.
+#[no_mangle]
+pub extern "C" fn rd_kafka_commit_queue(
+    rk: *mut Handle,
+    offsets: *const TopicPartitionList,
+    rkqu: *mut crate::queue::Queue,
+    cb: Option<PartitionsCb>,
+    commit_opaque: *mut c_void,
+) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let Some(h) = raw::object(rk) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        let Some(c) = group_consumer(h) else {
+            return RESP_ERR__UNKNOWN_GROUP;
+        };
+        if !rkqu.is_null() {
+            return RESP_ERR__NOT_IMPLEMENTED;
+        }
+        let list = (!offsets.is_null()).then(|| to_offsets(offsets));
+        // the partitions with their own errors; the call's result is the
+        // first of them
+        let (err, entries) = match c.commit_each(list.as_deref(), timeout(-1)) {
+            Ok(entries) => {
+                let first = entries.iter().find_map(|t| t.error.as_ref());
+                (first.map_or(0, Error::code), entries)
+            }
+            Err(e) => (e.code(), list.unwrap_or_default()),
+        };
+        if let Some(cb) = cb {
+            let list = OwnedList::new(&entries);
+            call_partitions(cb, rk as usize, err, &list, commit_opaque as usize);
+        }
+        err
+    })
+}
+
 /// Commits the offset after `rkmessage` (`rd_kafka_commit_message`).
 #[no_mangle]
 pub extern "C" fn rd_kafka_commit_message(
@@ -1174,5 +1221,87 @@ mod tests {
             rd_kafka_message_headers(std::ptr::null(), &mut hs),
             RESP_ERR__NOENT
         );
+    }
+}
+
+// on a private mock cluster (test.mock.num.brokers)
+#[cfg(test)]
+mod destroy_tests {
+    use super::*;
+    use crate::conf::{
+        rd_kafka_conf_new, rd_kafka_conf_set, rd_kafka_conf_set_opaque,
+        rd_kafka_conf_set_rebalance_cb,
+    };
+    use crate::handle::{
+        rd_kafka_destroy_flags, rd_kafka_new, CONSUMER, DESTROY_F_NO_CONSUMER_CLOSE,
+    };
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+
+    /// Counts its calls in the opaque and applies each event.
+    unsafe extern "C" fn counting_rebalance_cb(
+        rk: *mut c_void,
+        err: c_int,
+        parts: *mut c_void,
+        opaque: *mut c_void,
+    ) {
+        if let Some(n) = raw::object(opaque.cast_const().cast::<AtomicUsize>()) {
+            n.fetch_add(1, Ordering::SeqCst);
+        }
+        let list = if err == RESP_ERR__ASSIGN_PARTITIONS {
+            parts.cast_const().cast()
+        } else {
+            std::ptr::null()
+        };
+        rd_kafka_assign(rk.cast(), list);
+    }
+
+    /// A subscribed consumer of a one-broker mock cluster, polled until
+    /// its partitions are assigned; its rebalance callback counts in `n`.
+    fn assigned(n: &AtomicUsize) -> *mut Handle {
+        let conf = rd_kafka_conf_new();
+        let mut errstr = [0 as c_char; 256];
+        for (k, v) in [
+            (c"test.mock.num.brokers", c"1"),
+            (c"group.id", c"destroy_flags"),
+            (c"allow.auto.create.topics", c"true"),
+        ] {
+            let r = rd_kafka_conf_set(conf, k.as_ptr(), v.as_ptr(), errstr.as_mut_ptr(), 256);
+            assert_eq!(r, 0, "{k:?}");
+        }
+        rd_kafka_conf_set_opaque(conf, (n as *const AtomicUsize).cast_mut().cast());
+        rd_kafka_conf_set_rebalance_cb(conf, Some(counting_rebalance_cb));
+        let rk = rd_kafka_new(CONSUMER, conf, errstr.as_mut_ptr(), errstr.len());
+        assert!(!rk.is_null());
+        let topics =
+            OwnedList::new(&[TopicPartitionOffset::new("t", PARTITION_UA, OFFSET_INVALID)]);
+        assert_eq!(rd_kafka_subscribe(rk, topics.as_ptr()), 0);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while n.load(Ordering::SeqCst) == 0 {
+            assert!(Instant::now() < deadline, "no assignment");
+            let m = rd_kafka_consumer_poll(rk, 100);
+            if !m.is_null() {
+                rd_kafka_message_destroy(m);
+            }
+        }
+        rk
+    }
+
+    /// rdkafka.h: with RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE no consumer
+    /// callback runs from rd_kafka_destroy_flags; without it, the close
+    /// serves the revocation to the rebalance callback.
+    #[test]
+    fn destroy_without_consumer_close_calls_no_rebalance_callback() {
+        let n = AtomicUsize::new(0);
+        let rk = assigned(&n);
+        let before = n.load(Ordering::SeqCst);
+        rd_kafka_destroy_flags(rk, DESTROY_F_NO_CONSUMER_CLOSE);
+        assert_eq!(n.load(Ordering::SeqCst), before);
+
+        let n = AtomicUsize::new(0);
+        let rk = assigned(&n);
+        let before = n.load(Ordering::SeqCst);
+        rd_kafka_destroy_flags(rk, 0);
+        assert!(n.load(Ordering::SeqCst) > before);
     }
 }

@@ -28,7 +28,9 @@
 //! `rd_kafka_destroy` does not wait for outstanding messages, as
 //! librdkafka's (rdkafka.h asks the application to flush first); no
 //! callback runs during or after it. For a consumer it closes the consumer
-//! first unless `RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE` is given.
+//! first unless `RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE` is given; with it the
+//! consumer still leaves its group, without the rebalance or commit
+//! callbacks.
 
 #![allow(unsafe_code)] // `#[no_mangle]`
 
@@ -381,6 +383,13 @@ pub extern "C" fn rd_kafka_destroy_flags(rk: *mut Handle, flags: c_int) {
                 crate::producer::detach_callbacks(&handle);
                 if flags & DESTROY_F_NO_CONSUMER_CLOSE == 0 {
                     c.close();
+                } else {
+                    // rdkafka.h: the group is still left internally, but
+                    // no consumer callback (rebalance_cb, offset_commit_cb)
+                    // runs from rd_kafka_destroy_flags: the library hands
+                    // the partitions back by itself
+                    c.clear_rebalance_callback();
+                    c.clear_commit_callback();
                 }
             }
         }

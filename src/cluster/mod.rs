@@ -272,6 +272,9 @@ struct Inner {
     retry_backoff: (Duration, Duration),
     /// Set by [`Cluster::shutdown`]: no request may start any more.
     shut_down: std::sync::atomic::AtomicBool,
+    /// Counts [`Cluster::shutdown`] and [`Cluster::wake_pauses`] calls,
+    /// which end the waits of [`Cluster::pause`] early.
+    shut_down_wake: (Mutex<u64>, std::sync::Condvar),
     /// KIP-899 / KIP-1102 re-bootstrap (not with a ZooKeeper broker list,
     /// which is always current).
     recovery: Recovery,
@@ -392,6 +395,7 @@ impl Cluster {
                 },
                 retry_backoff: (cfg.ms("retry.backoff.ms"), cfg.ms("retry.backoff.max.ms")),
                 shut_down: std::sync::atomic::AtomicBool::new(false),
+                shut_down_wake: Default::default(),
                 recovery: Recovery::from_config(cfg),
                 from_zk,
             }),
@@ -549,7 +553,7 @@ impl Cluster {
             // librdkafka's, which waits for a usable broker until the
             // timeout and then fails with _TRANSPORT; waiting at most a
             // second here keeps callers that retry from spinning.
-            std::thread::sleep(timeout.min(Duration::from_secs(1)));
+            self.pause(timeout.min(Duration::from_secs(1)));
             self.check_open()?;
             return Err(Error::transport(
                 "no broker to ask: bootstrap.servers is empty and no broker is known",
@@ -975,7 +979,8 @@ impl Cluster {
             if !code.is_retriable() || Instant::now() + backoff >= deadline {
                 return Err(Error::kafka(code, format!("find coordinator for {key}")));
             }
-            std::thread::sleep(backoff);
+            self.pause(backoff);
+            self.check_open()?;
         }
     }
 
@@ -1101,6 +1106,38 @@ impl Cluster {
         }
         for c in self.inner.bootstrap_conns.locked().iter() {
             c.shutdown();
+        }
+        self.wake_pauses();
+    }
+
+    /// Ends the waits of [`Cluster::pause`] now (their callers retry or
+    /// see that their client is closing).
+    pub(crate) fn wake_pauses(&self) {
+        // under the lock: a pause that saw the count unchanged waits by now
+        let mut n = self.inner.shut_down_wake.0.locked();
+        *n = n.wrapping_add(1);
+        self.inner.shut_down_wake.1.notify_all();
+    }
+
+    /// Waits `d`, or less once [`Cluster::shutdown`] runs: a client that
+    /// waits for a broker to appear must not hold up its own destruction
+    /// (librdkafka's `rd_kafka_destroy` with messages still waiting for a
+    /// broker returns at once: outstanding messages fail with `_DESTROY`).
+    /// [`Cluster::wake_pauses`] ends it early too (a consumer that closes
+    /// frees its group thread from a wait for a broker).
+    pub(crate) fn pause(&self, d: Duration) {
+        let deadline = Instant::now() + d;
+        let (lock, cv) = &self.inner.shut_down_wake;
+        let mut g = lock.locked();
+        let start = *g;
+        loop {
+            let now = Instant::now();
+            if now >= deadline || *g != start || self.check_open().is_err() {
+                return;
+            }
+            g = cv
+                .wait_timeout(g, deadline - now)
+                .map_or_else(|e| e.into_inner().0, |r| r.0);
         }
     }
 

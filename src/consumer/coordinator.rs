@@ -76,7 +76,8 @@ pub(super) fn retrying<T>(
         let backoff = cluster.retry_backoff(attempt);
         match f() {
             Err(e) if e.is_retriable() && Instant::now() + backoff < deadline => {
-                std::thread::sleep(backoff);
+                // a closing consumer does not wait its backoff out
+                cluster.pause(backoff);
                 attempt += 1;
             }
             r => return r,

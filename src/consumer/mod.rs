@@ -982,6 +982,25 @@ impl Consumer {
         offsets: Option<&[TopicPartitionOffset]>,
         timeout: Duration,
     ) -> Result<Vec<TopicPartitionOffset>> {
+        let entries = self.commit_each(offsets, timeout)?;
+        group::first_error(&entries)?;
+        Ok(entries)
+    }
+
+    /// [`Consumer::commit`] that returns the entries committed with each
+    /// one's own error, when the request itself went through: the
+    /// partitions the broker refused are in it with their error
+    /// (librdkafka's `rd_kafka_commit_queue` hands such a list to its
+    /// callback, each partition's `err` set).
+    ///
+    /// # Errors
+    /// `_INVALID_ARG` without `group.id`; `_NO_OFFSET` when there is
+    /// nothing to commit; coordinator errors.
+    pub fn commit_each(
+        &self,
+        offsets: Option<&[TopicPartitionOffset]>,
+        timeout: Duration,
+    ) -> Result<Vec<TopicPartitionOffset>> {
         let g = self.group()?;
         let deadline = Instant::now() + timeout;
         let entries = match offsets {
@@ -997,7 +1016,6 @@ impl Consumer {
             }
             None => group::commit_stored(g, &self.cluster, &self.shared, None, false, deadline)?,
         };
-        group::first_error(&entries)?;
         Ok(entries)
     }
 
@@ -1121,6 +1139,8 @@ impl Consumer {
             std::mem::take(&mut m.owned)
         };
         g.cv.notify_all();
+        // the group thread may be waiting for a broker to appear
+        self.cluster.wake_pauses();
         if s.auto_commit {
             let _ = group::commit_stored(g, &self.cluster, &self.shared, None, true, deadline);
         }
@@ -1366,6 +1386,8 @@ fn close_group_async(
         std::mem::take(&mut m.owned)
     };
     g.cv.notify_all();
+    // the group thread may be waiting for a broker to appear
+    cluster.wake_pauses();
     // the coordinator thread ends first, so it posts nothing after the
     // revocation below
     {
