@@ -444,29 +444,16 @@ impl OAuthBearer {
     }
 
     /// Runs the application's callback (inside poll, or on the refresher
-    /// thread). Returns 1 if it ran.
+    /// thread) while a refresh is due. Returns 1 if it ran. The check is
+    /// under the callback's lock: two requests can be waiting for one
+    /// poll (as when the callback is set just after the client starts),
+    /// or two threads can serve at once, and the first call's token or
+    /// failure answers them all.
     fn run_callback(&self) -> usize {
-        let mut cb = self.inner.callback.locked();
-        match cb.as_mut() {
-            Some(f) => {
-                f(self, &self.inner.config);
-                1
-            }
-            None => 0,
-        }
-    }
-
-    /// The poll task: runs the callback unless callbacks run in the
-    /// background or no refresh is due any more (two requests can be
-    /// waiting for one poll, as when the callback is set just after the
-    /// client starts: the first call's token or failure answers both).
-    fn serve_poll(&self) -> usize {
-        // under the callback's lock: a poll on another thread that ran it
-        // a moment ago has set its token or failure by then
         let mut cb = self.inner.callback.locked();
         {
             let st = self.inner.shared.st.locked();
-            if st.background || st.refresh_at.is_none_or(|at| at > now_ms()) {
+            if st.refresh_at.is_none_or(|at| at > now_ms()) {
                 return 0;
             }
         }
@@ -477,6 +464,15 @@ impl OAuthBearer {
             }
             None => 0,
         }
+    }
+
+    /// The poll task: runs the callback unless callbacks run in the
+    /// background.
+    fn serve_poll(&self) -> usize {
+        if self.inner.shared.st.locked().background {
+            return 0;
+        }
+        self.run_callback()
     }
 
     /// One refresh by gregor itself (refresher thread).
