@@ -85,8 +85,11 @@ thread_local! {
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// At most this many spare boxes per thread (32 KiB).
-const SPARE_MAX: usize = 1024;
+/// At most this many spare boxes per thread (512 KiB): more than one
+/// batch's reports (`batch.num.messages` is 10,000 by default), so a
+/// producer that polls them all at once finds a box for each message it
+/// queues next.
+const SPARE_MAX: usize = 16_384;
 
 /// `p` boxed (in a spare box if this thread has one), as a gregor opaque.
 fn pending_box(p: Pending) -> usize {

@@ -20,6 +20,9 @@ use super::{build_config, info, CliError};
 pub struct DelimReader<R> {
     inner: R,
     delim: Vec<u8>,
+    /// The piece being read, kept for the next one: reading a file of a
+    /// million lines allocates once, not once a line.
+    buf: Vec<u8>,
     done: bool,
 }
 
@@ -29,29 +32,38 @@ impl<R: BufRead> DelimReader<R> {
         DelimReader {
             inner,
             delim,
+            buf: Vec::new(),
             done: false,
         }
     }
 
     /// The next piece without its delimiter; the rest after the last
-    /// delimiter counts as a piece; `None` at the end.
+    /// delimiter counts as a piece; `None` at the end. The piece is
+    /// borrowed until the next call.
     ///
     /// # Errors
     /// Read errors.
-    pub fn next_piece(&mut self) -> std::io::Result<Option<Vec<u8>>> {
+    pub fn next_piece(&mut self) -> std::io::Result<Option<&[u8]>> {
         if self.done {
             return Ok(None);
         }
         let last = *self.delim.last().expect("delimiter is not empty");
-        let mut buf = Vec::new();
+        let buf = &mut self.buf;
+        buf.clear();
         loop {
-            if self.inner.read_until(last, &mut buf)? == 0 {
+            if self.inner.read_until(last, buf)? == 0 {
                 self.done = true;
-                return Ok((!buf.is_empty()).then_some(buf));
+                return Ok((!buf.is_empty()).then_some(&buf[..]));
             }
-            if buf.ends_with(&self.delim) {
-                buf.truncate(buf.len() - self.delim.len());
-                return Ok(Some(buf));
+            // read_until stopped after `last` (or at the end of the input):
+            // a one-byte delimiter needs no further comparison
+            let ends = match self.delim.len() {
+                1 => buf.last() == Some(&last),
+                _ => buf.ends_with(&self.delim),
+            };
+            if ends {
+                let n = buf.len() - self.delim.len();
+                return Ok(Some(&buf[..n]));
             }
         }
     }
@@ -226,10 +238,10 @@ pub fn run(o: &Options, stdin: &mut dyn Read, out: &mut dyn Write) -> Result<i32
         if rec.is_empty() {
             continue;
         }
-        let (key, value) = split_key(&rec, key_delim.as_deref(), o.null_empty);
+        let (key, value) = split_key(rec, key_delim.as_deref(), o.null_empty);
         s.send(key, value)?;
         if o.tee {
-            out.write_all(&rec)?;
+            out.write_all(rec)?;
             out.write_all(&delim)?;
             out.flush()?;
         }
@@ -249,7 +261,7 @@ mod tests {
         let mut r = DelimReader::new(input, delim.to_vec());
         let mut out = Vec::new();
         while let Some(p) = r.next_piece().unwrap() {
-            out.push(p);
+            out.push(p.to_vec());
         }
         out
     }

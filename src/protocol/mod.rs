@@ -169,6 +169,14 @@ pub trait Request: Message {
         }
     }
 
+    /// About how many bytes the body encodes to, where that is far more
+    /// than a small request's: a Produce request's record batches. The
+    /// frame's buffer is then sized once, instead of growing by doubling
+    /// and copying what it holds at each step.
+    fn encoded_size_hint(&self) -> usize {
+        0
+    }
+
     /// Response header version for `version` (1 when flexible, else 0).
     fn response_header_version(version: i16) -> i16 {
         if Self::is_flexible(version) {

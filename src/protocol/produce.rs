@@ -110,6 +110,19 @@ kafka_message!(ProduceResponse, key = 0, versions = 0..=12, flexible = 9);
 
 impl Request for ProduceRequest {
     type Response = ProduceResponse;
+
+    /// The record batches, plus each partition's and topic's few fields
+    /// (an upper bound for every version).
+    fn encoded_size_hint(&self) -> usize {
+        let mut n = 32 + self.transactional_id.as_ref().map_or(0, String::len);
+        for t in &self.topic_data {
+            n += 16 + t.name.len();
+            for p in &t.partition_data {
+                n += 16 + p.records.as_ref().map_or(0, |r| r.len());
+            }
+        }
+        n
+    }
 }
 
 #[cfg(test)]
@@ -217,6 +230,36 @@ mod tests {
         for v in [0, 3, 9, 11] {
             let bytes = req.to_bytes(v).unwrap();
             assert_eq!(ProduceRequest::from_bytes(&bytes, v).unwrap(), req);
+        }
+    }
+
+    #[test]
+    fn the_size_hint_bounds_the_encoded_body() {
+        let batch = |n: usize| Some(Bytes::from(vec![7u8; n]));
+        let req = ProduceRequest {
+            transactional_id: Some("txn-1".into()),
+            acks: -1,
+            timeout_ms: 1000,
+            topic_data: (0..3)
+                .map(|t| TopicProduceData {
+                    name: format!("topic-{t}"),
+                    partition_data: (0..4)
+                        .map(|p| PartitionProduceData {
+                            index: p,
+                            records: if p == 3 { None } else { batch(1000 * p as usize) },
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        };
+        for v in 3..=12 {
+            let len = req.to_bytes(v).unwrap().len();
+            let hint = req.encoded_size_hint();
+            assert!(len <= hint, "v{v}: {len} bytes, hint {hint}");
+            assert!(hint - len < 512, "v{v}: hint {hint} far above {len}");
         }
     }
 }

@@ -246,7 +246,7 @@ impl Inner {
 
     pub(super) fn encode<R: Request>(&self, req: &R, version: i16) -> Result<(i32, Vec<u8>)> {
         let corr = self.next_corr.fetch_add(1, Ordering::Relaxed) & i32::MAX;
-        let mut w = Writer::with_capacity(256);
+        let mut w = Writer::with_capacity(256 + req.encoded_size_hint());
         encode_request(&mut w, corr, Some(&self.cfg.client_id), version, req)?;
         Ok((corr, w.into_vec()))
     }
