@@ -476,9 +476,9 @@ pub extern "C" fn rd_kafka_consume_callback(
         loop {
             match next(h, c, &key, wait) {
                 Next::Message(m) => {
-                    let p = crate::consumer::consumed(h, m);
-                    call_consume(cb, p, opaque as usize);
-                    crate::consumer::rd_kafka_message_destroy(p);
+                    crate::consumer::with_consumed(h, m, |p| {
+                        call_consume(cb, p, opaque as usize);
+                    });
                     n = n.saturating_add(1);
                     wait = Wait::No;
                 }
@@ -594,9 +594,7 @@ pub extern "C" fn rd_kafka_consume_callback_queue(
         let mut wait = Wait::of(timeout_ms);
         let mut n: c_int = 0;
         while let Some(m) = next_queued(h, c, q, wait) {
-            let p = crate::consumer::consumed(h, m);
-            call_consume(cb, p, opaque as usize);
-            crate::consumer::rd_kafka_message_destroy(p);
+            crate::consumer::with_consumed(h, m, |p| call_consume(cb, p, opaque as usize));
             n = n.saturating_add(1);
             wait = Wait::No;
         }

@@ -137,6 +137,9 @@ pub struct Consumed {
     headers: *mut Headers,
     /// An event's text, the payload of an error message.
     errstr: Option<CString>,
+    /// Lent to a consume callback for the call only (not boxed):
+    /// `rd_kafka_message_destroy` leaves it alone.
+    lent: bool,
 }
 
 /// The consumer of a handle.
@@ -165,6 +168,30 @@ fn code(r: Result<(), Error>) -> c_int {
 
 /// The C message of gregor's `m`, boxed for the application.
 pub(crate) fn consumed(h: &Handle, m: GregorMessage) -> *mut Message {
+    let p = Box::into_raw(Box::new(consumed_value(h, m)));
+    // the tag `rd_kafka_message_destroy` and `_headers` look for
+    // SAFETY: `p` was just made from a live box.
+    unsafe { (*p).msg.c.private = p.cast() };
+    p.cast()
+}
+
+/// Calls `f` with the C message of gregor's `m`, which lives for the
+/// call only (the message of a consume callback, which librdkafka
+/// destroys when the callback returns): no allocation per message.
+pub(crate) fn with_consumed(h: &Handle, m: GregorMessage, f: impl FnOnce(*mut Message)) {
+    let mut c = consumed_value(h, m);
+    c.lent = true;
+    let p: *mut Consumed = &mut c;
+    // tagged as a boxed one is, so `rd_kafka_message_headers` finds it
+    // SAFETY: `p` addresses `c`, alive and not moved until it is dropped
+    // below, after the call.
+    unsafe { (*p).msg.c.private = p.cast() };
+    f(p.cast());
+    drop(c);
+}
+
+/// The C message of gregor's `m` (untagged: see [`consumed`]).
+fn consumed_value(h: &Handle, m: GregorMessage) -> Consumed {
     let rkt = if m.topic.is_empty() {
         std::ptr::null_mut()
     } else {
@@ -193,7 +220,7 @@ pub(crate) fn consumed(h: &Handle, m: GregorMessage) -> *mut Message {
         payload = e.as_ptr().cast_mut().cast();
         len = e.as_bytes().len();
     }
-    let boxed = Box::new(Consumed {
+    Consumed {
         msg: Message {
             c: RdMessage {
                 err: m.error.as_ref().map_or(0, |e| e.code()),
@@ -216,12 +243,8 @@ pub(crate) fn consumed(h: &Handle, m: GregorMessage) -> *mut Message {
         inner: m,
         headers,
         errstr,
-    });
-    let p = Box::into_raw(boxed);
-    // the tag `rd_kafka_message_destroy` and `_headers` look for
-    // SAFETY: `p` was just made from a live box.
-    unsafe { (*p).msg.c.private = p.cast() };
-    p.cast()
+        lent: false,
+    }
 }
 
 /// The consumed message behind `rkmessage`, if it is one (its `_private`
@@ -371,7 +394,7 @@ pub(crate) fn poll_event(h: &Handle, wait: std::time::Duration) -> Option<Event>
 #[no_mangle]
 pub extern "C" fn rd_kafka_message_destroy(rkmessage: *mut Message) {
     guard((), || {
-        if as_consumed(rkmessage).is_some() {
+        if as_consumed(rkmessage).is_some_and(|m| !m.lent) {
             drop(raw::take_box(rkmessage.cast::<Consumed>()));
         }
     })

@@ -715,6 +715,11 @@ impl Consumer {
     /// A `poll` returned: consumes the outstanding event-loop trigger, and
     /// runs it again if something is still queued.
     fn served(&self) {
+        if !self.shared.wakeup.enabled() {
+            // no trigger: nothing to consume or run again (and no lock
+            // taken a second time on every poll)
+            return;
+        }
         let st = self.shared.lock();
         let more = st.maybe_more() || self.cluster.events().pending();
         self.shared.wakeup.served(more);
@@ -760,7 +765,7 @@ impl Consumer {
         self.emit_stats();
         let mut st = self.shared.lock();
         let mut deadline = None;
-        let events = self.cluster.events().clone();
+        let events = self.cluster.events();
         loop {
             if events.pending() {
                 drop(st);

@@ -424,6 +424,7 @@ impl BatchRecords {
         Ok(())
     }
 
+    #[inline(always)]
     fn decode_one(&mut self) -> Result<Record, DecodeError> {
         let all: &[u8] = &self.data;
         let mut pos = self.pos;
