@@ -1,8 +1,11 @@
 //! The `gregor` command-line tool against the real broker
 //! (`$GREGOR_TEST_BROKER`, default 127.0.0.1:9092) and against kcat
 //! (librdkafka 2.12.1): what one tool writes the other reads byte for byte,
-//! and the same command lines give the same output. These tests fail, not
-//! skip, when the broker or kcat is missing.
+//! and the same command lines give the same output; and with no `-b`, only
+//! `-X zookeeper.connect`, against the real ZooKeeper
+//! (`$GREGOR_TEST_ZOOKEEPER`, default 127.0.0.1:2181). Without the broker
+//! (or ZooKeeper) a test is skipped, and fails under `CI=true`
+//! (tests/common); a missing kcat fails it.
 
 mod common;
 
@@ -953,5 +956,269 @@ fn tail_offset_out_of_range_is_refused() {
             .contains("-o -9223372036854775808: offset out of range"),
         "stderr:\n{}",
         r.stderr
+    );
+}
+
+/// A ZooKeeper-era cluster for the command line: broker 111's registration
+/// as Kafka's ZooKeeper mode writes it (`/brokers/ids/<id>`, version 5 of
+/// Kafka's `BrokerIdZNode`), pointing at the test broker, under a fresh
+/// chroot of the test ZooKeeper — the broker does not register itself, and
+/// a chroot keeps the registration from other tests; removed when dropped.
+struct ZkCluster {
+    root: String,
+    zk: zookeeper::ZooKeeper,
+}
+
+impl ZkCluster {
+    const T: Duration = Duration::from_secs(10);
+
+    fn new(name: &str) -> ZkCluster {
+        use zookeeper::{Acl, CreateMode, ZooKeeper};
+        let root = format!("/{}", common::unique_topic(&format!("gregor-{name}")));
+        let top = ZooKeeper::connect(&common::zookeeper(), Self::T, |_| {})
+            .expect("ZooKeeper is not running");
+        top.create(
+            &root,
+            vec![],
+            Acl::open_unsafe().clone(),
+            CreateMode::Persistent,
+        )
+        .unwrap();
+        top.close().unwrap();
+        let zk =
+            ZooKeeper::connect(&format!("{}{root}", common::zookeeper()), Self::T, |_| {}).unwrap();
+        let c = ZkCluster { root, zk };
+        let b = common::broker();
+        let (h, p) = b.rsplit_once(':').unwrap();
+        c.put(
+            "/brokers/ids/111",
+            &format!(
+                r#"{{"listener_security_protocol_map":{{"PLAINTEXT":"PLAINTEXT"}},"endpoints":["PLAINTEXT://{h}:{p}"],"jmx_port":-1,"features":{{}},"host":"{h}","timestamp":"1649662012051","port":{p},"version":5}}"#
+            ),
+        );
+        c
+    }
+
+    fn put(&self, path: &str, data: &str) {
+        gregor::registry::session::upsert(&self.zk, Self::T, path, data.as_bytes()).unwrap();
+    }
+
+    /// `zookeeper.connect=<the test ZooKeeper>/<this chroot>`, for `-X`.
+    fn prop(&self) -> &'static str {
+        leak(format!(
+            "zookeeper.connect={}{}",
+            common::zookeeper(),
+            self.root
+        ))
+    }
+
+    /// `gregor -X zookeeper.connect=… args`: no `-b`.
+    fn gregor(&self, args: &[&str], stdin: &[u8]) -> Run {
+        let mut all = vec!["-X", self.prop()];
+        all.extend_from_slice(args);
+        run(GREGOR, &all, stdin)
+    }
+}
+
+impl Drop for ZkCluster {
+    fn drop(&mut self) {
+        use zookeeper::ZooKeeperExt;
+        let _ = self.zk.close();
+        if let Ok(top) = zookeeper::ZooKeeper::connect(&common::zookeeper(), Self::T, |_| {}) {
+            let _ = top.delete_recursive(&self.root);
+            let _ = top.close();
+        }
+    }
+}
+
+/// Whether the broker and ZooKeeper both answer (skipped otherwise, a
+/// failure under `CI=true`).
+fn zk_cluster_up() -> bool {
+    common::broker_up() && common::zookeeper_up()
+}
+
+/// `-L` with `-X zookeeper.connect` and no `-b` (or from a `-F` file): the
+/// brokers come from ZooKeeper's registry; a chroot where no broker is
+/// registered fails, so it is the registry that was read.
+#[test]
+fn zookeeper_connect_instead_of_b_lists_metadata() {
+    if !zk_cluster_up() {
+        return;
+    }
+    let zk = ZkCluster::new("cli-zk-list");
+    let t = leak(topic("cli-zk-list", 3));
+    zk.gregor(&["-P", "-t", t, "-p", "2"], b"one\ntwo\n").ok();
+    let b = common::broker();
+    let l = zk.gregor(&["-L", "-t", t], b"").ok();
+    let out = l.out();
+    assert!(
+        out.contains(&format!("  broker 111 at {b}")),
+        "{out}{}",
+        l.stderr
+    );
+    assert!(
+        out.contains(&format!("  topic \"{t}\" with 3 partitions:\n")),
+        "{out}"
+    );
+    for p in 0..3 {
+        assert!(
+            out.contains(&format!("    partition {p}, leader 111,")),
+            "{out}"
+        );
+    }
+    // the same listing as through -b, from "Metadata for" on
+    let direct = gregor(&["-L", "-t", t], b"").ok().out();
+    let body = |s: &str| s.lines().skip(1).map(String::from).collect::<Vec<_>>();
+    assert_eq!(body(&out), body(&direct));
+    // JSON
+    let j = zk.gregor(&["-L", "-J", "-t", t], b"").ok();
+    let v = json::parse(&j.out()).unwrap_or_else(|e| panic!("{e}: {}", j.out()));
+    let topics = v.get("topics").and_then(json::Value::arr).unwrap();
+    assert_eq!(topics[0].get("topic").and_then(json::Value::str), Some(t));
+    // zookeeper.connect from a configuration file (-F), as from -X
+    let conf = format!("{}\n", zk.prop());
+    let f = run(
+        GREGOR,
+        &["-L", "-t", t, "-F", "/dev/stdin"],
+        conf.as_bytes(),
+    )
+    .ok();
+    assert_eq!(body(&f.out()), body(&direct), "{}", f.stderr);
+    // a registry without brokers: an error, not a listing from elsewhere
+    let empty = ZkCluster::new("cli-zk-empty");
+    empty.zk.delete("/brokers/ids/111", None).unwrap();
+    let r = empty.gregor(&["-L", "-t", t], b"");
+    assert_ne!(r.code, 0, "{}", r.out());
+    assert!(r.stdout.is_empty(), "{}", r.out());
+    assert!(r.stderr.contains("/brokers/ids"), "{}", r.stderr);
+}
+
+/// `-P` with `-X zookeeper.connect` and no `-b`: the messages (keys,
+/// partitions, headers) are on the broker, read back through `-b`.
+#[test]
+fn zookeeper_connect_instead_of_b_produces() {
+    if !zk_cluster_up() {
+        return;
+    }
+    let zk = ZkCluster::new("cli-zk-produce");
+    let t = leak(topic("cli-zk-produce", 2));
+    zk.gregor(
+        &["-P", "-t", t, "-p", "1", "-K", ":", "-H", "via=zk"],
+        b"k1:v1\nk2:v2\n:v3\n",
+    )
+    .ok();
+    zk.gregor(&["-P", "-t", t, "-p", "0"], b"w1\n").ok();
+    let c = gregor(&["-C", "-t", t, "-e", "-q", "-f", "%p %o %k|%s|%h\\n"], b"").ok();
+    assert_eq!(
+        sorted_lines(&c),
+        [
+            "0 0 |w1|",
+            "1 0 k1|v1|via=zk",
+            "1 1 k2|v2|via=zk",
+            "1 2 |v3|via=zk"
+        ],
+        "{}",
+        c.stderr
+    );
+}
+
+/// `-C` with `-X zookeeper.connect` and no `-b`: what was produced through
+/// `-b` is read, with offsets and keys.
+#[test]
+fn zookeeper_connect_instead_of_b_consumes() {
+    if !zk_cluster_up() {
+        return;
+    }
+    let zk = ZkCluster::new("cli-zk-consume");
+    let t = leak(topic("cli-zk-consume", 2));
+    gregor(&["-P", "-t", t, "-p", "0", "-K", ":"], b"a:1\nb:2\n").ok();
+    gregor(&["-P", "-t", t, "-p", "1", "-K", ":"], b"c:3\n").ok();
+    let fmt = "%p %o %k=%s\\n";
+    let c = zk.gregor(&["-C", "-t", t, "-e", "-q", "-f", fmt], b"").ok();
+    assert_eq!(
+        sorted_lines(&c),
+        ["0 0 a=1", "0 1 b=2", "1 0 c=3"],
+        "{}",
+        c.stderr
+    );
+    // one partition, from an offset, a count
+    let c = zk
+        .gregor(
+            &[
+                "-C", "-t", t, "-p", "0", "-o", "1", "-c", "1", "-q", "-f", fmt,
+            ],
+            b"",
+        )
+        .ok();
+    assert_eq!(c.out(), "0 1 b=2\n", "{}", c.stderr);
+}
+
+/// `-G` with `-X zookeeper.connect` and no `-b`: the balanced consumer
+/// finds the group's coordinator through the brokers of the registry, gets
+/// every partition, and commits: a second run of the group reads only
+/// what came later.
+#[test]
+fn zookeeper_connect_instead_of_b_in_group_mode() {
+    if !zk_cluster_up() {
+        return;
+    }
+    let zk = ZkCluster::new("cli-zk-group");
+    let t = leak(topic("cli-zk-group", 3));
+    for p in 0..3 {
+        let input = format!("p{p}a\np{p}b\n");
+        zk.gregor(
+            &["-P", "-t", t, "-p", leak(p.to_string())],
+            input.as_bytes(),
+        )
+        .ok();
+    }
+    let group = leak(common::unique_topic("cli-zk-g"));
+    let fmt = "%t %p %o %s\\n";
+    let g = zk
+        .gregor(&["-G", group, "-o", "beginning", "-e", "-f", fmt, t], b"")
+        .ok();
+    let want: Vec<String> = (0..3)
+        .flat_map(|p| [format!("{t} {p} 0 p{p}a"), format!("{t} {p} 1 p{p}b")])
+        .collect();
+    assert_eq!(sorted_lines(&g), want, "{}", g.stderr);
+    assert!(
+        g.stderr
+            .contains(&format!("assigned: {t} [0], {t} [1], {t} [2]")),
+        "{}",
+        g.stderr
+    );
+    zk.gregor(&["-P", "-t", t, "-p", "1"], b"late\n").ok();
+    let g2 = zk.gregor(&["-G", group, "-e", "-f", fmt, t], b"").ok();
+    assert_eq!(g2.out(), format!("{t} 1 2 late\n"), "{}", g2.stderr);
+}
+
+/// With neither `-b` nor `zookeeper.connect` (or an empty one) every mode
+/// stops with a usage error naming both. Needs no broker.
+#[test]
+fn missing_bootstrap_names_b_and_zookeeper_connect() {
+    for args in [
+        &["-L"][..],
+        &["-P", "-t", "t"],
+        &["-C", "-t", "t"],
+        &["-G", "g", "t"],
+        &["-L", "-X", "zookeeper.connect="],
+    ] {
+        let r = run(GREGOR, args, b"x\n");
+        assert_eq!(r.code, 1, "{args:?}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{args:?}: {}", r.out());
+        assert!(
+            r.stderr.starts_with(
+                "Error: -b <broker,..> missing (or -X zookeeper.connect=<host:port,..[/chroot]>)\n"
+            ),
+            "{args:?}: {}",
+            r.stderr
+        );
+        assert!(r.stderr.contains("Usage: "), "{args:?}: {}", r.stderr);
+    }
+    // the usage says it too
+    let h = run(GREGOR, &["-h"], b"").ok().out();
+    assert!(
+        h.contains("-X zookeeper.connect=<host:port,..[/chroot]>"),
+        "{h}"
     );
 }

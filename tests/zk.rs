@@ -166,32 +166,6 @@ fn bootstrap_from_every_registration_format() {
     }
 }
 
-/// The command line needs no `-b` when `zookeeper.connect` is given: it
-/// lists (`-L`) the cluster it finds through the registry.
-#[test]
-fn cli_lists_a_cluster_found_in_zookeeper() {
-    if !common::broker_up() || !common::zookeeper_up() {
-        return;
-    }
-    let topic = common::unique_topic("zk-cli-list");
-    common::create_topic(&topic, 2);
-    let root = Chroot::new("cli-list");
-    let (_, reg) = registrations().remove(0);
-    root.put("/brokers/ids/111", &reg);
-    let zk = format!("zookeeper.connect={}", root.connect());
-    let (rc, out, err) = common::run_gregor(&["-L", "-X", &zk, "-t", &topic]);
-    let (out, err) = (String::from_utf8_lossy(&out), String::from_utf8_lossy(&err));
-    assert_eq!(rc, 0, "{out}{err}");
-    assert!(
-        out.contains(&format!("topic \"{topic}\" with 2 partitions")),
-        "{out}"
-    );
-    // without either, the usage error names both ways
-    let (rc, _, err) = common::run_gregor(&["-L"]);
-    assert_ne!(rc, 0);
-    assert!(String::from_utf8_lossy(&err).contains("zookeeper.connect"));
-}
-
 #[test]
 fn no_endpoint_for_the_protocol_names_the_znode() {
     if !common::broker_up() {

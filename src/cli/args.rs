@@ -131,14 +131,18 @@ impl Default for Options {
 }
 
 impl Options {
-    /// True if the brokers are known (`-b`, or `bootstrap.servers` by `-X`/`-F`).
+    /// True if the brokers can be found: `-b`, `bootstrap.servers` by
+    /// `-X`/`-F` (kcat's rule: the property named at all), or a
+    /// `zookeeper.connect` whose last value is not empty. With that the
+    /// library reads the brokers of a ZooKeeper-era cluster from its
+    /// registry (`/brokers/ids`, as Kafka's ZooKeeper mode writes it);
+    /// an empty one would leave the client with no broker at all.
     pub fn brokers_seen(&self) -> bool {
+        let named = |name: &str| self.props.iter().rev().find(|(k, _)| k == name);
         self.brokers.is_some()
-            || self.props.iter().any(|(k, _)| {
-                // a ZooKeeper-era cluster: the library finds its brokers
-                // in ZooKeeper's registry
-                k == "bootstrap.servers" || k == "metadata.broker.list" || k == "zookeeper.connect"
-            })
+            || named("bootstrap.servers").is_some()
+            || named("metadata.broker.list").is_some()
+            || named("zookeeper.connect").is_some_and(|(_, v)| !v.trim().is_empty())
     }
 }
 
@@ -540,6 +544,48 @@ mod tests {
         assert_eq!(o.partition, None);
         let o = parse(&args(&["-Q", "-t", "a:b:c:2:-1"])).unwrap();
         assert_eq!(o.queries, vec![("a:b:c".to_string(), 2, -1)]);
+    }
+
+    #[test]
+    fn brokers_from_b_bootstrap_servers_or_zookeeper() {
+        let seen = |a: &[&str]| parse(&args(a)).unwrap().brokers_seen();
+        assert!(!seen(&["-L"]));
+        assert!(seen(&["-b", "h:1"]));
+        assert!(seen(&["-X", "bootstrap.servers=h:1"]));
+        assert!(seen(&["-X", "metadata.broker.list=h:1"]));
+        if !cfg!(feature = "zookeeper") {
+            return;
+        }
+        assert!(seen(&["-X", "zookeeper.connect=z:2181,y:2181/kafka"]));
+        // an empty one reads no registry: the last value counts
+        assert!(!seen(&["-X", "zookeeper.connect="]));
+        assert!(!seen(&[
+            "-X",
+            "zookeeper.connect=z:2181",
+            "-X",
+            "zookeeper.connect= "
+        ]));
+        assert!(seen(&[
+            "-X",
+            "zookeeper.connect=",
+            "-X",
+            "zookeeper.connect=z:2181"
+        ]));
+        // from a -F file as from -X
+        let path = std::env::temp_dir().join(format!("gregor-args-{}.conf", std::process::id()));
+        std::fs::write(
+            &path,
+            "# a ZooKeeper-era cluster\nzookeeper.connect=z\\:2181\n",
+        )
+        .unwrap();
+        let o = parse(&args(&["-L", "-F", path.to_str().unwrap()]));
+        let _ = std::fs::remove_file(&path);
+        let o = o.unwrap();
+        assert!(o.brokers_seen());
+        assert_eq!(
+            o.props,
+            vec![("zookeeper.connect".to_string(), "z:2181".to_string())]
+        );
     }
 
     #[test]

@@ -239,9 +239,14 @@ fn run(argv: &[std::ffi::OsString], out: &mut dyn Write) -> Result<i32, CliError
         return Ok(0);
     }
     if !o.brokers_seen() {
-        return Err(CliError::Usage(
-            "-b <broker,..> missing (or -X zookeeper.connect=<host:port,..>)".into(),
-        ));
+        // kcat's words, then the other way in: a ZooKeeper-era cluster's
+        // brokers are in its registry (Kafka's zookeeper.connect)
+        let or_zk = if cfg!(feature = "zookeeper") {
+            " (or -X zookeeper.connect=<host:port,..[/chroot]>)"
+        } else {
+            ""
+        };
+        return Err(CliError::Usage(format!("-b <broker,..> missing{or_zk}")));
     }
     let mode = match o.mode {
         Some(m) => m,
@@ -317,10 +322,32 @@ fn dump(cfg: &Config) -> String {
 }
 
 fn usage(prog: &str) -> String {
+    let (zk_option, zk_examples) = if cfg!(feature = "zookeeper") {
+        (ZK_OPTION, ZK_EXAMPLES)
+    } else {
+        ("", "")
+    };
     USAGE
+        .replace("{zk_option}", zk_option)
+        .replace("{zk_examples}", zk_examples)
         .replace("{prog}", prog)
         .replace("{version}", &version())
 }
+
+/// The usage's lines on `zookeeper.connect` in place of `-b` (a build
+/// without the `zookeeper` feature leaves them out).
+const ZK_OPTION: &str = r#"                     Or, for a ZooKeeper-era cluster, instead of -b:
+                     -X zookeeper.connect=<host:port,..[/chroot]>
+                     (the brokers registered in ZooKeeper)
+"#;
+
+const ZK_EXAMPLES: &str = r#"
+ZooKeeper-era cluster (brokers from ZooKeeper's registry, no -b):
+  {prog} -L -X zookeeper.connect=<host:port,..[/chroot]> [-t <topic>]
+  ... | {prog} -P -X zookeeper.connect=... -t <topic>
+  {prog} -C -X zookeeper.connect=... -t <topic>
+  {prog} -G <group-id> -X zookeeper.connect=... <topic>..
+"#;
 
 const USAGE: &str = r#"Usage: {prog} <options> [file1 file2 .. | topic1 topic2 ..]]
 {version}
@@ -331,7 +358,7 @@ General options:
   -t <topic>         Topic to consume from, produce to, or list
   -p <partition>     Partition
   -b <brokers,..>    Bootstrap broker(s) (host[:port])
-  -D <delim>         Message delimiter string:
+{zk_option}  -D <delim>         Message delimiter string:
                      a-z | \r | \n | \t | \xNN ..
                      Default: \n
   -K <delim>         Key delimiter (same format as -D)
@@ -440,5 +467,5 @@ Metadata listing:
 
 Query offset by timestamp:
   {prog} -Q -b broker -t <topic>:<partition>:<timestamp>
-
+{zk_examples}
 "#;
