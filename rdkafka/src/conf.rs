@@ -22,9 +22,9 @@
 //! Where gregor differs: defaults are gregor's (the `client.id` default is
 //! `gregor`); an enumeration's value reads back as gregor's canonical
 //! spelling (`auto.offset.reset` `latest`, where librdkafka answers with
-//! the value's first synonym, `largest`); a bad value's `errstr` gives
-//! gregor's reason after librdkafka's "Invalid value for configuration
-//! property" prefix; a property gregor does not act on is accepted and kept
+//! the value's first synonym, `largest`); a bad value's `errstr` is
+//! librdkafka's "Invalid value for configuration property "<name>":
+//! <value>" with gregor's reason after it in parentheses; a property gregor does not act on is accepted and kept
 //! for `get` and `dump` without effect (gregor's `Config` marks it; the
 //! client will log a `CONFWARN` for it, as gregor's own clients do). gregor's own properties
 //! (`zookeeper.connect`, …) are accepted too, where librdkafka would say
@@ -188,10 +188,14 @@ fn set_in(props: &mut Config, scope: Scope, name: &str, value: &str) -> Result<(
     props.set(name, value).map(|_| ()).map_err(|e| SetError {
         res: CONF_INVALID,
         text: match e {
+            // librdkafka's text is `Invalid value for configuration
+            // property "<name>": <value>`; gregor's reason follows.
             Error::Config { reason, .. } => {
-                format!("Invalid value for configuration property \"{name}\": {reason}")
+                format!("Invalid value for configuration property \"{name}\": {value} ({reason})")
             }
-            other => format!("Invalid value for configuration property \"{name}\": {other}"),
+            other => {
+                format!("Invalid value for configuration property \"{name}\": {value} ({other})")
+            }
         },
     })
 }

@@ -47,6 +47,7 @@
 
 use std::collections::VecDeque;
 use std::ffi::{c_char, c_int, c_void, CString};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use gregor::consumer::{Consumer, RebalanceEvent, TopicPartitionOffset};
@@ -96,6 +97,11 @@ pub(crate) struct State {
     pub(crate) legacy: crate::consume::Queues,
     /// Whether the consumer has `group.id`, found once (it cannot change).
     grouped: OnceLock<bool>,
+    /// Whether `rd_kafka_poll_set_consumer` forwarded the main queue to
+    /// the consumer's: `rd_kafka_consumer_poll` then serves the main
+    /// queue's callback events too (log lines of `log.queue`, errors,
+    /// statistics), as librdkafka's consumer queue does once forwarded.
+    main_forwarded: AtomicBool,
 }
 
 impl State {
@@ -366,6 +372,9 @@ pub extern "C" fn rd_kafka_consumer_poll(rk: *mut Handle, timeout_ms: c_int) -> 
             return unknown_group(h);
         }
         serve_commits(h, rk as usize);
+        if h.consumer_state().main_forwarded.load(Ordering::Acquire) {
+            crate::queue::serve_main(h, rk as usize);
+        }
         match c.poll(timeout(timeout_ms)) {
             Ok(Some(m)) => consumed(h, m),
             _ => std::ptr::null_mut(),
@@ -474,7 +483,14 @@ impl Drop for Consumed {
 #[no_mangle]
 pub extern "C" fn rd_kafka_poll_set_consumer(rk: *mut Handle) -> c_int {
     guard(RESP_ERR__UNKNOWN_GROUP, || match group_consumer(rk) {
-        Some(_) => 0,
+        Some(_) => {
+            if let Some(h) = raw::object(rk) {
+                h.consumer_state()
+                    .main_forwarded
+                    .store(true, Ordering::Release);
+            }
+            0
+        }
         _ => RESP_ERR__UNKNOWN_GROUP,
     })
 }

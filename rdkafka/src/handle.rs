@@ -504,12 +504,19 @@ pub extern "C" fn rd_kafka_set_log_queue(rk: *mut Handle, rkqu: *mut Queue) -> c
 #[no_mangle]
 pub extern "C" fn rd_kafka_flush(rk: *mut Handle, timeout_ms: c_int) -> c_int {
     guard(RESP_ERR__INVALID_ARG, || {
-        match raw::object(rk).map(Handle::client) {
-            Some(Client::Producer(p)) => p
-                .flush(timeout(timeout_ms))
-                .map_or_else(|e| e.code(), |()| 0),
-            Some(Client::Consumer(_)) => 0,
-            None => RESP_ERR__INVALID_ARG,
+        let Some(h) = raw::object(rk) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        match h.client() {
+            // librdkafka's flush polls the main queue at least once (its
+            // callbacks are served: log lines of `log.queue`, errors).
+            Client::Producer(p) => {
+                crate::queue::serve_main(h, rk as usize);
+                let r = p.flush(timeout(timeout_ms));
+                crate::queue::serve_main(h, rk as usize);
+                r.map_or_else(|e| e.code(), |()| 0)
+            }
+            Client::Consumer(_) => 0,
         }
     })
 }

@@ -14,7 +14,7 @@
 //! | another enum | 0, the enum's UNKNOWN / NONE member |
 //! | `int`, `int32_t`, `int64_t`, `ssize_t` | -1 |
 //! | `size_t`, `uint16_t` | 0 |
-//! | `void` | nothing |
+//! | `void` | nothing; an admin request (`rk`, ..., `options`, `rkqu`) posts its result event to `rkqu`, failed with `_NOT_IMPLEMENTED`, for the caller waiting there |
 //!
 //! Parameters are typed by their C ABI class only (any pointer is
 //! `*mut c_void`): a stub reads none but `errstr`, `errstr_size` and the
