@@ -959,57 +959,19 @@ fn tail_offset_out_of_range_is_refused() {
     );
 }
 
-/// A ZooKeeper-era cluster for the command line: broker 111's registration
-/// as Kafka's ZooKeeper mode writes it (`/brokers/ids/<id>`, version 5 of
-/// Kafka's `BrokerIdZNode`), pointing at the test broker, under a fresh
-/// chroot of the test ZooKeeper — the broker does not register itself, and
-/// a chroot keeps the registration from other tests; removed when dropped.
-struct ZkCluster {
-    root: String,
-    zk: zookeeper::ZooKeeper,
-}
+/// A ZooKeeper-era cluster for the command line: the test broker
+/// registered in a fresh chroot of the test ZooKeeper (see
+/// `common::zk::Chroot`).
+struct ZkCluster(common::zk::Chroot);
 
 impl ZkCluster {
-    const T: Duration = Duration::from_secs(10);
-
     fn new(name: &str) -> ZkCluster {
-        use zookeeper::{Acl, CreateMode, ZooKeeper};
-        let root = format!("/{}", common::unique_topic(&format!("gregor-{name}")));
-        let top = ZooKeeper::connect(&common::zookeeper(), Self::T, |_| {})
-            .expect("ZooKeeper is not running");
-        top.create(
-            &root,
-            vec![],
-            Acl::open_unsafe().clone(),
-            CreateMode::Persistent,
-        )
-        .unwrap();
-        top.close().unwrap();
-        let zk =
-            ZooKeeper::connect(&format!("{}{root}", common::zookeeper()), Self::T, |_| {}).unwrap();
-        let c = ZkCluster { root, zk };
-        let b = common::broker();
-        let (h, p) = b.rsplit_once(':').unwrap();
-        c.put(
-            "/brokers/ids/111",
-            &format!(
-                r#"{{"listener_security_protocol_map":{{"PLAINTEXT":"PLAINTEXT"}},"endpoints":["PLAINTEXT://{h}:{p}"],"jmx_port":-1,"features":{{}},"host":"{h}","timestamp":"1649662012051","port":{p},"version":5}}"#
-            ),
-        );
-        c
-    }
-
-    fn put(&self, path: &str, data: &str) {
-        gregor::registry::session::upsert(&self.zk, Self::T, path, data.as_bytes()).unwrap();
+        ZkCluster(common::zk::Chroot::with_test_broker(name))
     }
 
     /// `zookeeper.connect=<the test ZooKeeper>/<this chroot>`, for `-X`.
     fn prop(&self) -> &'static str {
-        leak(format!(
-            "zookeeper.connect={}{}",
-            common::zookeeper(),
-            self.root
-        ))
+        leak(format!("zookeeper.connect={}", self.0.connect()))
     }
 
     /// `gregor -X zookeeper.connect=… args`: no `-b`.
@@ -1017,17 +979,6 @@ impl ZkCluster {
         let mut all = vec!["-X", self.prop()];
         all.extend_from_slice(args);
         run(GREGOR, &all, stdin)
-    }
-}
-
-impl Drop for ZkCluster {
-    fn drop(&mut self) {
-        use zookeeper::ZooKeeperExt;
-        let _ = self.zk.close();
-        if let Ok(top) = zookeeper::ZooKeeper::connect(&common::zookeeper(), Self::T, |_| {}) {
-            let _ = top.delete_recursive(&self.root);
-            let _ = top.close();
-        }
     }
 }
 
@@ -1086,7 +1037,7 @@ fn zookeeper_connect_instead_of_b_lists_metadata() {
     assert_eq!(body(&f.out()), body(&direct), "{}", f.stderr);
     // a registry without brokers: an error, not a listing from elsewhere
     let empty = ZkCluster::new("cli-zk-empty");
-    empty.zk.delete("/brokers/ids/111", None).unwrap();
+    empty.0.delete("/brokers/ids/111");
     let r = empty.gregor(&["-L", "-t", t], b"");
     assert_ne!(r.code, 0, "{}", r.out());
     assert!(r.stdout.is_empty(), "{}", r.out());

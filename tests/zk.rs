@@ -14,69 +14,15 @@ use gregor::config::Config;
 use gregor::consumer::{Consumer, TopicPartitionOffset};
 use gregor::message::ProducerRecord;
 use gregor::producer::Producer;
-use zookeeper::{Acl, CreateMode, ZooKeeper};
+use common::zk::{Chroot, T};
 
-const T: Duration = Duration::from_secs(10);
-
-fn zk_addr() -> String {
-    common::zookeeper()
-}
-
-/// A fresh chroot in the test ZooKeeper, with a session on it for writing
-/// fixtures; removed when dropped.
-struct Chroot {
-    root: String,
-    zk: ZooKeeper,
-}
-
-impl Chroot {
-    fn new(name: &str) -> Chroot {
-        let root = format!("/{}", common::unique_topic(&format!("gregor-{name}")));
-        let top = ZooKeeper::connect(&zk_addr(), T, |_| {}).expect("ZooKeeper is not running");
-        top.create(
-            &root,
-            vec![],
-            Acl::open_unsafe().clone(),
-            CreateMode::Persistent,
-        )
-        .unwrap();
-        top.close().unwrap();
-        let zk = ZooKeeper::connect(&format!("{}{root}", zk_addr()), T, |_| {}).unwrap();
-        Chroot { root, zk }
+/// A configuration bootstrapping from `root`, plus `extra`.
+fn config(root: &Chroot, extra: &[(&str, &str)]) -> Config {
+    let mut c = Config::from_pairs([("zookeeper.connect", root.connect().as_str())]).unwrap();
+    for (k, v) in extra {
+        c.set(k, v).unwrap();
     }
-
-    /// `zookeeper.connect` for this chroot.
-    fn connect(&self) -> String {
-        format!("{}{}", zk_addr(), self.root)
-    }
-
-    /// Writes `path` (creating parents), persistent.
-    fn put(&self, path: &str, data: &str) {
-        gregor::registry::session::upsert(&self.zk, T, path, data.as_bytes()).unwrap();
-    }
-
-    fn delete(&self, path: &str) {
-        self.zk.delete(path, None).unwrap();
-    }
-
-    fn config(&self, extra: &[(&str, &str)]) -> Config {
-        let mut c = Config::from_pairs([("zookeeper.connect", self.connect().as_str())]).unwrap();
-        for (k, v) in extra {
-            c.set(k, v).unwrap();
-        }
-        c
-    }
-}
-
-impl Drop for Chroot {
-    fn drop(&mut self) {
-        use zookeeper::ZooKeeperExt;
-        let _ = self.zk.close();
-        if let Ok(top) = ZooKeeper::connect(&zk_addr(), T, |_| {}) {
-            let _ = top.delete_recursive(&self.root);
-            let _ = top.close();
-        }
-    }
+    c
 }
 
 fn broker_host_port() -> (String, u16) {
@@ -159,7 +105,7 @@ fn bootstrap_from_every_registration_format() {
     for (name, reg) in registrations() {
         let root = Chroot::new(&format!("boot-{name}"));
         root.put("/brokers/ids/111", &reg);
-        let cfg = root.config(&[]);
+        let cfg = config(&root, &[]);
         let cluster = Cluster::new(&cfg).unwrap();
         assert_eq!(cluster.bootstrap(), vec![common::broker()], "{name}");
         produce_consume(&cfg, &topic, &format!("through ZooKeeper, {name}"));
@@ -182,7 +128,7 @@ fn no_endpoint_for_the_protocol_names_the_znode() {
             r#"{{"listener_security_protocol_map":{{"INTERNAL":"SSL"}},"endpoints":["INTERNAL://{h}:9093"],"host":null,"port":-1,"version":4,"jmx_port":-1,"timestamp":"1"}}"#
         ),
     );
-    let e = Cluster::new(&root.config(&[])).err().unwrap().to_string();
+    let e = Cluster::new(&config(&root, &[])).err().unwrap().to_string();
     assert!(
         e.contains("/brokers/ids/111") && e.contains("endpoints") && e.contains("PLAINTEXT"),
         "{e}"
@@ -191,13 +137,13 @@ fn no_endpoint_for_the_protocol_names_the_znode() {
         "/brokers/ids/111",
         r#"{"version":1,"host":"h","port":"nine"}"#,
     );
-    let e = Cluster::new(&root.config(&[])).err().unwrap().to_string();
+    let e = Cluster::new(&config(&root, &[])).err().unwrap().to_string();
     assert!(
         e.contains("/brokers/ids/111") && e.contains("\"port\""),
         "{e}"
     );
     root.delete("/brokers/ids/111");
-    let e = Cluster::new(&root.config(&[])).err().unwrap();
+    let e = Cluster::new(&config(&root, &[])).err().unwrap();
     assert_eq!(e.code(), gregor::error::local::ALL_BROKERS_DOWN, "{e}");
 }
 
@@ -224,7 +170,7 @@ fn broker_changes_reach_the_cluster_view() {
         "/brokers/ids/111",
         &format!(r#"{{"version":1,"host":"{h}","port":1,"jmx_port":-1}}"#),
     );
-    let cfg = root.config(&[("socket.connection.setup.timeout.ms", "1000")]);
+    let cfg = config(&root, &[("socket.connection.setup.timeout.ms", "1000")]);
     let cluster = Cluster::new(&cfg).unwrap();
     assert_eq!(cluster.bootstrap(), vec![format!("{h}:1")]);
     // ...a second broker registers, the first moves to the real port.
@@ -502,7 +448,7 @@ fn offsets_migrate_zookeeper_to_kafka_and_back() {
     let in_kafka = || {
         gregor::zk::groups::migrate(
             &zkc,
-            &root.config(&[]),
+            &config(&root, &[]),
             &group,
             None,
             gregor::zk::groups::Direction::KafkaToZk,

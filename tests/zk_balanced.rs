@@ -17,9 +17,8 @@ use gregor::config::Config;
 use gregor::message::ProducerRecord;
 use gregor::producer::Producer;
 use gregor::zk::BalancedConsumer;
-use zookeeper::{Acl, CreateMode, ZooKeeper, ZooKeeperExt};
-
-const T: Duration = Duration::from_secs(10);
+use common::zk::{Chroot, T};
+use zookeeper::{Acl, CreateMode};
 
 fn zk_addr() -> String {
     common::zookeeper()
@@ -27,96 +26,41 @@ fn zk_addr() -> String {
 
 /// A fresh chroot with broker 111 (the test broker) and `topic` registered
 /// as a ZooKeeper-mode Kafka would; removed when dropped.
-struct Chroot {
-    root: String,
-    zk: ZooKeeper,
+fn chroot(name: &str, topic: &str, partitions: i32) -> Chroot {
+    let c = Chroot::with_test_broker(name);
+    let parts: Vec<String> = (0..partitions).map(|i| format!("\"{i}\":[111]")).collect();
+    c.put(
+        &format!("/brokers/topics/{topic}"),
+        &format!(
+            r#"{{"version":2,"partitions":{{{}}},"adding_replicas":{{}},"removing_replicas":{{}}}}"#,
+            parts.join(",")
+        ),
+    );
+    c
 }
 
-impl Chroot {
-    fn new(name: &str, topic: &str, partitions: i32) -> Chroot {
-        let root = format!("/{}", common::unique_topic(&format!("gregor-{name}")));
-        let top = ZooKeeper::connect(&zk_addr(), T, |_| {}).expect("ZooKeeper is not running");
-        top.create(
-            &root,
-            vec![],
-            Acl::open_unsafe().clone(),
-            CreateMode::Persistent,
-        )
-        .unwrap();
-        top.close().unwrap();
-        let zk = ZooKeeper::connect(&format!("{}{root}", zk_addr()), T, |_| {}).unwrap();
-        let c = Chroot { root, zk };
-        let b = common::broker();
-        let (h, p) = b.rsplit_once(':').unwrap();
-        // a version 5 registration as Kafka writes it, with the test broker's address
-        c.put(
-            "/brokers/ids/111",
-            &format!(
-                "{{\n\t\"listener_security_protocol_map\": {{\n\t\t\"PLAINTEXT\": \"PLAINTEXT\"\n\t}},\n\t\"endpoints\": [\"PLAINTEXT://{h}:{p}\"],\n\t\"jmx_port\": -1,\n\t\"features\": {{}},\n\t\"host\": \"{h}\",\n\t\"timestamp\": \"1649662012051\",\n\t\"port\": {p},\n\t\"version\": 5\n}}"
-            ),
-        );
-        let parts: Vec<String> = (0..partitions).map(|i| format!("\"{i}\":[111]")).collect();
-        c.put(
-            &format!("/brokers/topics/{topic}"),
-            &format!(
-                r#"{{"version":2,"partitions":{{{}}},"adding_replicas":{{}},"removing_replicas":{{}}}}"#,
-                parts.join(",")
-            ),
-        );
-        c
-    }
-
-    fn connect(&self) -> String {
-        format!("{}{}", zk_addr(), self.root)
-    }
-
-    fn put(&self, path: &str, data: &str) {
-        gregor::registry::session::upsert(&self.zk, T, path, data.as_bytes()).unwrap();
-    }
-
-    fn children(&self, path: &str) -> Vec<String> {
-        gregor::registry::session::children(&self.zk, T, path, false).unwrap()
-    }
-
-    fn get(&self, path: &str) -> Option<String> {
-        gregor::registry::session::get(&self.zk, T, path, false)
-            .unwrap()
-            .map(|d| String::from_utf8(d).unwrap())
-    }
-
-    /// `/consumers/<g>/owners/<t>/*`: partition → owner.
-    fn owners(&self, group: &str, topic: &str) -> BTreeMap<i32, String> {
-        let dir = format!("/consumers/{group}/owners/{topic}");
-        self.children(&dir)
-            .into_iter()
-            .filter_map(|p| {
-                let o = self.get(&format!("{dir}/{p}"))?;
-                Some((p.parse().unwrap(), o))
-            })
-            .collect()
-    }
-
-    /// `/consumers/<g>/offsets/<t>/*`: partition → offset.
-    fn offsets(&self, group: &str, topic: &str) -> BTreeMap<i32, i64> {
-        let dir = format!("/consumers/{group}/offsets/{topic}");
-        self.children(&dir)
-            .into_iter()
-            .filter_map(|p| {
-                let o = self.get(&format!("{dir}/{p}"))?;
-                Some((p.parse().unwrap(), o.parse().unwrap()))
-            })
-            .collect()
-    }
+/// `/consumers/<g>/owners/<t>/*`: partition → owner.
+fn owners(root: &Chroot, group: &str, topic: &str) -> BTreeMap<i32, String> {
+    let dir = format!("/consumers/{group}/owners/{topic}");
+    root.children(&dir)
+        .into_iter()
+        .filter_map(|p| {
+            let o = root.get(&format!("{dir}/{p}"))?;
+            Some((p.parse().unwrap(), o))
+        })
+        .collect()
 }
 
-impl Drop for Chroot {
-    fn drop(&mut self) {
-        let _ = self.zk.close();
-        if let Ok(top) = ZooKeeper::connect(&zk_addr(), T, |_| {}) {
-            let _ = top.delete_recursive(&self.root);
-            let _ = top.close();
-        }
-    }
+/// `/consumers/<g>/offsets/<t>/*`: partition → offset.
+fn offsets(root: &Chroot, group: &str, topic: &str) -> BTreeMap<i32, i64> {
+    let dir = format!("/consumers/{group}/offsets/{topic}");
+    root.children(&dir)
+        .into_iter()
+        .filter_map(|p| {
+            let o = root.get(&format!("{dir}/{p}"))?;
+            Some((p.parse().unwrap(), o.parse().unwrap()))
+        })
+        .collect()
 }
 
 fn config(connect: &str, group: &str, extra: &[(&str, &str)]) -> Config {
@@ -188,7 +132,7 @@ fn three_members_share_six_partitions_and_one_leaves() {
     }
     let topic = common::unique_topic("zkbal");
     common::create_topic(&topic, 6);
-    let root = Chroot::new("zkbal", &topic, 6);
+    let root = chroot("zkbal", &topic, 6);
     let group = common::unique_topic("zkbal-g");
     let cfg = config(&root.connect(), &group, &[]);
     let members: Vec<Arc<BalancedConsumer>> = (0..3)
@@ -221,7 +165,7 @@ fn three_members_share_six_partitions_and_one_leaves() {
         .map(|p| (p, sorted[p as usize / 2].clone()))
         .collect();
     wait_for("the range assignment", Duration::from_secs(60), || {
-        root.owners(&group, &topic) == expect && members.iter().all(|m| m.owned().len() == 2)
+        owners(&root, &group, &topic) == expect && members.iter().all(|m| m.owned().len() == 2)
     });
     for (i, m) in members.iter().enumerate() {
         let mine: Vec<i32> = expect
@@ -293,7 +237,7 @@ fn three_members_share_six_partitions_and_one_leaves() {
     two.sort();
     let expect2: BTreeMap<i32, String> = (0..6).map(|p| (p, two[p as usize / 3].clone())).collect();
     wait_for("owners after the leave", T, || {
-        root.owners(&group, &topic) == expect2
+        owners(&root, &group, &topic) == expect2
     });
     assert_eq!(root.children(&format!("/consumers/{group}/ids")).len(), 2);
     // Offsets in ZooKeeper = last consumed + 1, per partition.
@@ -305,7 +249,7 @@ fn three_members_share_six_partitions_and_one_leaves() {
     let want: BTreeMap<i32, i64> = last.iter().map(|(p, o)| (*p, o + 1)).collect();
     assert_eq!(want.values().sum::<i64>(), total as i64);
     wait_for("offsets committed", T, || {
-        root.offsets(&group, &topic) == want
+        offsets(&root, &group, &topic) == want
     });
 
     for m in &members {
@@ -315,8 +259,8 @@ fn three_members_share_six_partitions_and_one_leaves() {
         p.join().unwrap();
     }
     assert!(root.children(&format!("/consumers/{group}/ids")).is_empty());
-    assert!(root.owners(&group, &topic).is_empty());
-    assert_eq!(root.offsets(&group, &topic), want);
+    assert!(owners(&root, &group, &topic).is_empty());
+    assert_eq!(offsets(&root, &group, &topic), want);
 }
 
 /// A TCP proxy to ZooKeeper that can cut the line: while cut, connections
@@ -393,7 +337,7 @@ fn session_expiry_reregisters_and_consumption_continues() {
     }
     let topic = common::unique_topic("zkexp");
     common::create_topic(&topic, 4);
-    let root = Chroot::new("zkexp", &topic, 4);
+    let root = chroot("zkexp", &topic, 4);
     let group = common::unique_topic("zkexp-g");
     let proxy = ZkProxy::start();
     let connect = format!("127.0.0.1:{}{}", proxy.port, root.root);
@@ -412,7 +356,7 @@ fn session_expiry_reregisters_and_consumption_continues() {
     wait_for(
         "two members with two partitions each",
         Duration::from_secs(60),
-        || a.owned().len() == 2 && b.owned().len() == 2 && root.owners(&group, &topic).len() == 4,
+        || a.owned().len() == 2 && b.owned().len() == 2 && owners(&root, &group, &topic).len() == 4,
     );
     let stat_before = root.zk.exists(&id_path, false).unwrap().unwrap();
 
@@ -423,7 +367,7 @@ fn session_expiry_reregisters_and_consumption_continues() {
     produce(&producer, &topic, 0, 100, 4);
     wait_for("the first 100", T * 3, || distinct(&seen).len() == 100);
     wait_for("their offsets committed", T, || {
-        root.offsets(&group, &topic).values().sum::<i64>() == 100
+        offsets(&root, &group, &topic).values().sum::<i64>() == 100
     });
 
     // Cut A from ZooKeeper for longer than its session timeout: ZooKeeper
@@ -436,7 +380,7 @@ fn session_expiry_reregisters_and_consumption_continues() {
         || root.zk.exists(&id_path, false).unwrap().is_none(),
     );
     wait_for("B to own everything", Duration::from_secs(30), || {
-        let o = root.owners(&group, &topic);
+        let o = owners(&root, &group, &topic);
         o.len() == 4 && o.values().all(|x| x == b.thread_id())
     });
     produce(&producer, &topic, 100, 100, 4);
@@ -455,7 +399,7 @@ fn session_expiry_reregisters_and_consumption_continues() {
         "the shared assignment again",
         Duration::from_secs(60),
         || {
-            let o = root.owners(&group, &topic);
+            let o = owners(&root, &group, &topic);
             o.len() == 4
                 && o.values().filter(|x| *x == a.thread_id()).count() == 2
                 && a.owned().len() == 2
@@ -512,7 +456,7 @@ fn cli_consume_and_znode_commands() {
     }
     let topic = common::unique_topic("zkcli");
     common::create_topic(&topic, 3);
-    let root = Chroot::new("zkcli", &topic, 3);
+    let root = chroot("zkcli", &topic, 3);
     let group = common::unique_topic("zkcli-g");
     let producer = Producer::new(&common::config(&[])).unwrap();
     for i in 0..9 {
@@ -542,7 +486,7 @@ fn cli_consume_and_znode_commands() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let first = String::from_utf8(o.stdout).unwrap();
     assert_eq!(first.lines().count(), 5, "{first}");
-    assert_eq!(root.offsets(&group, &topic).values().sum::<i64>(), 5);
+    assert_eq!(offsets(&root, &group, &topic).values().sum::<i64>(), 5);
     let o = gregor(&[
         "zk",
         "-z",
@@ -570,12 +514,12 @@ fn cli_consume_and_znode_commands() {
     let want: Vec<String> = (0..9).map(|i| format!("line-{i}")).collect();
     assert_eq!(all, want, "every message once over the two runs");
     assert_eq!(
-        root.offsets(&group, &topic),
+        offsets(&root, &group, &topic),
         (0..3).map(|p| (p, 3)).collect()
     );
     // The member left: no registration, no owners.
     assert!(root.children(&format!("/consumers/{group}/ids")).is_empty());
-    assert!(root.owners(&group, &topic).is_empty());
+    assert!(owners(&root, &group, &topic).is_empty());
 
     // Usage errors.
     let o = gregor(&["zk", "-z", &connect, "consume", &topic]);
@@ -614,7 +558,7 @@ fn rebalances_on_partitions_members_and_stuck_owners() {
     let topic = common::unique_topic("zkreb");
     common::create_topic(&topic, 4);
     // ZooKeeper lists two of the topic's four partitions at first.
-    let root = Chroot::new("zkreb", &topic, 2);
+    let root = chroot("zkreb", &topic, 2);
     let group = common::unique_topic("zkreb-g");
     let cfg = config(
         &root.connect(),
@@ -663,7 +607,7 @@ fn rebalances_on_partitions_members_and_stuck_owners() {
     );
     wait_for("A to keep 0 and 1", T, || a.owned() == owned(2));
     wait_for("2 and 3 released", T, || {
-        root.owners(&group, &topic).len() == 2
+        owners(&root, &group, &topic).len() == 2
     });
     // The other member claims them as Kafka does.
     for p in [2, 3] {
@@ -703,7 +647,7 @@ fn rebalances_on_partitions_members_and_stuck_owners() {
         .delete(&format!("/consumers/{group}/owners/{topic}/3"), None)
         .unwrap();
     wait_for("all four again", T, || a.owned() == owned(4));
-    let o = root.owners(&group, &topic);
+    let o = owners(&root, &group, &topic);
     assert!(
         o.len() == 4 && o.values().all(|x| x == a.thread_id()),
         "{o:?}"
@@ -730,5 +674,5 @@ fn rebalances_on_partitions_members_and_stuck_owners() {
             })
     });
     a.close();
-    assert!(root.owners(&group, &topic).is_empty());
+    assert!(owners(&root, &group, &topic).is_empty());
 }

@@ -10,6 +10,7 @@
 
 pub mod proxy;
 pub mod tansu;
+pub mod zk;
 
 use std::collections::BTreeSet;
 use std::io::Write;
