@@ -9,12 +9,12 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use common::zk::{Chroot, T};
 use gregor::cluster::Cluster;
 use gregor::config::Config;
 use gregor::consumer::{Consumer, TopicPartitionOffset};
 use gregor::message::ProducerRecord;
 use gregor::producer::Producer;
-use common::zk::{Chroot, T};
 
 /// A configuration bootstrapping from `root`, plus `extra`.
 fn config(root: &Chroot, extra: &[(&str, &str)]) -> Config {

@@ -13,11 +13,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::zk::{Chroot, T};
 use gregor::config::Config;
 use gregor::message::ProducerRecord;
 use gregor::producer::Producer;
 use gregor::zk::BalancedConsumer;
-use common::zk::{Chroot, T};
 use zookeeper::{Acl, CreateMode};
 
 fn zk_addr() -> String {

@@ -23,8 +23,8 @@ impl Chroot {
     /// A new empty chroot.
     pub fn new(name: &str) -> Chroot {
         let root = format!("/{}", super::unique_topic(&format!("gregor-{name}")));
-        let top = ZooKeeper::connect(&super::zookeeper(), T, |_| {})
-            .expect("ZooKeeper is not running");
+        let top =
+            ZooKeeper::connect(&super::zookeeper(), T, |_| {}).expect("ZooKeeper is not running");
         top.create(
             &root,
             vec![],
