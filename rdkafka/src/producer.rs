@@ -73,6 +73,9 @@ struct Pending {
     payload: usize,
     len: usize,
     flags: c_int,
+    /// The topic handle the message was produced through (its report's
+    /// `rkt`, not looked up by name again), 0 if the call named the topic.
+    rkt: usize,
 }
 
 thread_local! {
@@ -85,7 +88,7 @@ thread_local! {
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// At most this many spare boxes per thread (512 KiB): more than one
+/// At most this many spare boxes per thread (640 KiB): more than one
 /// batch's reports (`batch.num.messages` is 10,000 by default), so a
 /// producer that polls them all at once finds a box for each message it
 /// queues next.
@@ -118,6 +121,8 @@ fn recycle(b: Box<Pending>) {
 /// One message to produce, as the produce calls give it.
 pub(crate) struct Produce<'a> {
     pub topic: &'a str,
+    /// The topic's handle when the call gave one (`rd_kafka_produce`), else 0.
+    pub rkt: usize,
     pub partition: i32,
     pub flags: c_int,
     pub payload: *mut c_void,
@@ -181,6 +186,7 @@ impl Report {
                 payload: 0,
                 len: 0,
                 flags: MSG_F_COPY,
+                rkt: 0,
             },
         }
     }
@@ -233,6 +239,7 @@ pub(crate) fn produce(h: &Handle, m: &Produce<'_>) -> Result<(), Error> {
             payload: m.payload as usize,
             len: m.len,
             flags: m.flags,
+            rkt: m.rkt,
         })
     } else {
         m.opaque as usize
@@ -289,6 +296,7 @@ pub extern "C" fn rd_kafka_produce(
                 h,
                 &Produce {
                     topic: t.name(),
+                    rkt: std::ptr::from_ref(t) as usize,
                     partition,
                     flags: msgflags,
                     payload,
@@ -339,6 +347,7 @@ pub extern "C" fn rd_kafka_produce_batch(
                 h,
                 &Produce {
                     topic: t.name(),
+                    rkt: std::ptr::from_ref(t) as usize,
                     partition: if msgflags & MSG_F_PARTITION != 0 {
                         m.partition
                     } else {
@@ -435,6 +444,7 @@ fn from_vus<'a>(
     };
     let mut m = Produce {
         topic: "",
+        rkt: 0,
         partition: PARTITION_UA,
         flags: 0,
         payload: std::ptr::null_mut(),
@@ -566,7 +576,11 @@ fn deliver(rk: usize, dr: &DeliveryReport) {
         (Some(v), true) => (v.as_ptr().cast_mut().cast(), v.len()),
         (None, true) => (std::ptr::null_mut(), 0),
     };
-    let rkt = handle.topics().of_message(&dr.topic);
+    // topic handles live as long as their client
+    let rkt = match pending.rkt {
+        0 => handle.topics().of_message(&dr.topic),
+        t => t as *mut Topic,
+    };
     let err = dr.error.as_ref().map_or(0, Error::code);
     // the broker the message was last sent to (-1 for one never sent), as
     // librdkafka records it

@@ -36,7 +36,11 @@ const EINVAL: i32 = 22;
 /// `rd_kafka_topic_t`: owned by its client's [`Topics`].
 #[derive(Debug)]
 pub struct Topic {
+    /// The name as C reads it (`rd_kafka_topic_name`).
     name: CString,
+    /// The same name as text, for every message produced to the topic
+    /// (not checked as UTF-8 again each time).
+    text: Box<str>,
     /// The client handle's address (`rd_kafka_t *`).
     rk: usize,
     /// The topic conf's opaque (`rd_kafka_topic_opaque`).
@@ -49,7 +53,7 @@ pub struct Topic {
 impl Topic {
     /// The topic's name.
     pub(crate) fn name(&self) -> &str {
-        self.name.to_str().unwrap_or_default()
+        &self.text
     }
 
     /// The client handle the topic belongs to.
@@ -87,6 +91,7 @@ impl Topics {
         if !map.contains_key(name) {
             let topic = Topic {
                 name: CString::new(name).ok()?,
+                text: name.into(),
                 rk: self.rk.load(Ordering::Relaxed),
                 opaque: opaque.unwrap_or_else(|| self.default_opaque.load(Ordering::Relaxed)),
                 app_refs: AtomicUsize::new(0),
