@@ -60,6 +60,74 @@ fn consumer(extra: &[(&str, &str)]) -> Consumer {
     Consumer::new(&common::config(extra)).unwrap()
 }
 
+/// `poll_batch`: at most `max` at a time, in offset order per partition,
+/// every message once, the first waiting up to the timeout and an empty
+/// batch when nothing comes; a per-partition event arrives among them.
+#[test]
+fn poll_batch_takes_what_is_ready_in_order_up_to_max() {
+    if !common::broker_up() {
+        return;
+    }
+    let topic = common::unique_topic("poll-batch");
+    common::create_topic(&topic, 2);
+    let p = producer(&[("linger.ms", "5")]);
+    for part in 0..2 {
+        let values = named(&format!("p{part}-"), 150);
+        for v in &values {
+            p.send(
+                &ProducerRecord {
+                    topic: &topic,
+                    partition: Some(part),
+                    value: Some(v.as_bytes()),
+                    ..Default::default()
+                },
+                0,
+            )
+            .unwrap();
+        }
+    }
+    p.flush(T).unwrap();
+    let c = consumer(&[("enable.partition.eof", "true")]);
+    c.assign(&[
+        Tpo::new(&topic, 0, offset::BEGINNING),
+        Tpo::new(&topic, 1, offset::BEGINNING),
+    ])
+    .unwrap();
+    let mut next = [0i64; 2];
+    let mut eofs = 0;
+    let mut out = std::collections::VecDeque::new();
+    let deadline = Instant::now() + T;
+    while (next != [150, 150] || eofs < 2) && Instant::now() < deadline {
+        let n = c.poll_batch(Duration::from_secs(1), 64, &mut out).unwrap();
+        assert!(n <= 64, "{n} in one batch of at most 64");
+        assert_eq!(n, out.len());
+        for m in out.drain(..) {
+            if let Some(e) = &m.error {
+                assert_eq!(e.code(), local::PARTITION_EOF, "{e}");
+                eofs += 1;
+                continue;
+            }
+            let part = m.partition as usize;
+            assert_eq!(m.offset, next[part], "partition {part} out of order");
+            let want = format!("p{part}-{}", next[part]);
+            assert_eq!(m.value.as_deref(), Some(want.as_bytes()));
+            next[part] += 1;
+        }
+    }
+    assert_eq!(next, [150, 150]);
+    assert!(eofs >= 2, "{eofs} end-of-partition events");
+    let t0 = Instant::now();
+    assert_eq!(
+        c.poll_batch(Duration::from_millis(300), 64, &mut out)
+            .unwrap(),
+        0
+    );
+    assert!(
+        t0.elapsed() >= Duration::from_millis(250),
+        "returned before its timeout"
+    );
+}
+
 /// librdkafka's 0051_assign_adds: three assigns in a row, each the last
 /// one's partitions and one more (three topics), then every message once;
 /// then an assign without the second topic, and nothing again.

@@ -281,6 +281,23 @@ pub extern "C" fn rd_kafka_consume_stop(rkt: *mut Topic, partition: i32) -> c_in
 }
 
 impl Queues {
+    /// Drops the messages of `topic` `partition` waiting in its route's
+    /// queue (a seek: they are from before the new position, as
+    /// librdkafka's version barrier drops them).
+    pub(crate) fn drop_waiting(&self, topic: &str, partition: i32) {
+        let mut routes = self.routes();
+        match routes.get_mut(topic, partition) {
+            Some(Route::Own(q)) => q.clear(),
+            Some(Route::Queue(f)) => {
+                let f = Arc::clone(f);
+                drop(routes);
+                f.messages()
+                    .retain(|m| !(*m.topic == *topic && m.partition == partition));
+            }
+            None => {}
+        }
+    }
+
     /// Forgets the started partition `key` and what waits for it (on its
     /// own queue or the application's); whether it was started.
     fn forget(&self, key: &(String, i32)) -> bool {
@@ -507,16 +524,50 @@ fn queue_parts<'a>(rkqu: *const Queue) -> Option<(&'a Queue, &'a Handle, &'a Con
 fn next_queued(h: &Handle, c: &Consumer, q: &Queue, wait: Wait) -> Option<GregorMessage> {
     let f = &**q.fifo();
     let legacy = &h.consumer_state().legacy;
+    let mut batch = VecDeque::new();
     loop {
         if let Some(m) = f.messages().pop_front() {
             return Some(m);
         }
-        let m = poll_consumer(c, wait)?;
-        if m.topic.is_empty() {
-            return Some(m);
+        // what the consumer has ready, taken at once (one poll's work for
+        // up to REFILL messages); this queue's go to its FIFO, where a
+        // stop or a seek of their partition finds them
+        poll_consumer_batch(c, wait, &mut batch)?;
+        let mut mine = VecDeque::with_capacity(batch.len());
+        for m in batch.drain(..) {
+            if m.topic.is_empty() {
+                mine.push_back(m);
+            } else if let Kept::Yours(m) = legacy.keep(m, Mine::Queue(f, q.is_consumer())) {
+                mine.push_back(m);
+            }
         }
-        if let Kept::Yours(m) = legacy.keep(m, Mine::Queue(f, q.is_consumer())) {
-            return Some(m);
+        let first = mine.pop_front();
+        if !mine.is_empty() {
+            f.messages().extend(mine);
+        }
+        if first.is_some() {
+            return first;
+        }
+    }
+}
+
+/// At most this many messages per refill of an application queue from the
+/// consumer (about 128 KiB of them).
+const REFILL: usize = 1024;
+
+/// [`poll_consumer`] for up to [`REFILL`] messages at once, into `out`;
+/// `None` when none came in time.
+fn poll_consumer_batch(c: &Consumer, wait: Wait, out: &mut VecDeque<GregorMessage>) -> Option<()> {
+    loop {
+        // gregor's poll blocks on its condition variable: no busy loop
+        let left = match wait {
+            Wait::No => Duration::ZERO,
+            Wait::Until(deadline) => deadline.saturating_duration_since(Instant::now()),
+        };
+        match c.poll_batch(left, REFILL, out) {
+            Ok(0) if !left.is_zero() => continue,
+            Ok(0) | Err(_) => return None,
+            Ok(_) => return Some(()),
         }
     }
 }

@@ -942,7 +942,13 @@ pub extern "C" fn rd_kafka_seek(
         let Some(Client::Consumer(c)) = t.handle().map(Handle::client) else {
             return RESP_ERR__INVALID_ARG;
         };
-        code(c.seek(t.name(), partition, offset))
+        let r = c.seek(t.name(), partition, offset);
+        if r.is_ok() {
+            if let Some(h) = t.handle() {
+                h.consumer_state().legacy.drop_waiting(t.name(), partition);
+            }
+        }
+        code(r)
     })
 }
 

@@ -695,17 +695,49 @@ impl Consumer {
     }
 
     fn poll_with(&self, timeout: Duration, errors: bool) -> Result<Option<Message>> {
+        let mut got = None;
+        self.poll_into(timeout, errors, 1, &mut |m| got = Some(m))?;
+        Ok(got)
+    }
+
+    /// Up to `max` messages (per-partition errors and events among them,
+    /// in their order) into `out`, waiting up to `timeout` for the first
+    /// and not at all for the rest: what `max` calls of [`Consumer::poll`]
+    /// in a row would return, for one round of a poll's housekeeping (log
+    /// lines, statistics, the event trigger) and one taking of the
+    /// consumer's lock. Returns how many it added; 0 when the time ran out.
+    ///
+    /// # Errors
+    /// As [`Consumer::poll`].
+    pub fn poll_batch(
+        &self,
+        timeout: Duration,
+        max: usize,
+        out: &mut std::collections::VecDeque<Message>,
+    ) -> Result<usize> {
+        let before = out.len();
+        self.poll_into(timeout, false, max.max(1), &mut |m| out.push_back(m))?;
+        Ok(out.len() - before)
+    }
+
+    fn poll_into(
+        &self,
+        timeout: Duration,
+        errors: bool,
+        max: usize,
+        out: &mut dyn FnMut(Message),
+    ) -> Result<()> {
         // log.queue: queued log lines go to the callback here, on this thread
         let log = self.cluster.log();
         log.serve();
         let r = match &self.group {
             Some(g) => {
                 g.poll_mark(true);
-                let r = self.poll_inner(timeout, errors);
+                let r = self.poll_inner(timeout, errors, max, out);
                 g.poll_mark(false);
                 r
             }
-            None => self.poll_inner(timeout, errors),
+            None => self.poll_inner(timeout, errors, max, out),
         };
         log.serve();
         self.served();
@@ -760,7 +792,13 @@ impl Consumer {
 
     /// The loop of a poll; `errors`: a client-level error comes back as a
     /// message (see [`Consumer::poll_errors`]).
-    fn poll_inner(&self, timeout: Duration, errors: bool) -> Result<Option<Message>> {
+    fn poll_inner(
+        &self,
+        timeout: Duration,
+        errors: bool,
+        max: usize,
+        out: &mut dyn FnMut(Message),
+    ) -> Result<()> {
         let s = &self.shared.settings;
         self.emit_stats();
         let mut st = self.shared.lock();
@@ -770,7 +808,8 @@ impl Consumer {
             if events.pending() {
                 drop(st);
                 if let Some(e) = errors.then(|| events.take_error()).flatten() {
-                    return Ok(Some(Message::event(Arc::from(""), -1, -1, e)));
+                    out(Message::event(Arc::from(""), -1, -1, e));
+                    return Ok(());
                 }
                 events.serve();
                 st = self.shared.lock();
@@ -785,10 +824,18 @@ impl Consumer {
             let mut freed = false;
             match st.next(s.max_buffered, &s.decode, &mut freed) {
                 Next::Message(m) => {
+                    out(m);
+                    // the rest that are ready now, under the same lock
+                    for _ in 1..max {
+                        match st.next(s.max_buffered, &s.decode, &mut freed) {
+                            Next::Message(m) => out(m),
+                            Next::Empty => break,
+                        }
+                    }
                     if freed {
                         self.shared.work.notify_all();
                     }
-                    return Ok(Some(m));
+                    return Ok(());
                 }
                 Next::Empty => {
                     if freed {
@@ -800,11 +847,11 @@ impl Consumer {
                     let dl = *deadline.get_or_insert_with(|| Instant::now() + timeout);
                     let now = Instant::now();
                     if now >= dl {
-                        return Ok(None);
+                        return Ok(());
                     }
                     if st.yielded {
                         st.yielded = false;
-                        return Ok(None);
+                        return Ok(());
                     }
                     if self.stats.is_due() {
                         drop(st);
