@@ -521,7 +521,19 @@ fn queue_parts<'a>(rkqu: *const Queue) -> Option<(&'a Queue, &'a Handle, &'a Con
 /// the consumer queue, of the subscription), waiting
 /// as `wait` allows: from the queue, else from the consumer (filing what
 /// it gives for other started partitions where they go).
-fn next_queued(h: &Handle, c: &Consumer, q: &Queue, wait: Wait) -> Option<GregorMessage> {
+///
+/// `take` is how many messages the caller will hand the application in
+/// this call (at least this one): at most that many are taken from the
+/// consumer at once. A message taken from it counts as consumed (its
+/// offset is stored with `enable.auto.offset.store`), so none may be
+/// left waiting in the queue when the call returns.
+fn next_queued(
+    h: &Handle,
+    c: &Consumer,
+    q: &Queue,
+    wait: Wait,
+    take: usize,
+) -> Option<GregorMessage> {
     let f = &**q.fifo();
     let legacy = &h.consumer_state().legacy;
     let mut batch = VecDeque::new();
@@ -532,7 +544,7 @@ fn next_queued(h: &Handle, c: &Consumer, q: &Queue, wait: Wait) -> Option<Gregor
         // what the consumer has ready, taken at once (one poll's work for
         // up to REFILL messages); this queue's go to its FIFO, where a
         // stop or a seek of their partition finds them
-        poll_consumer_batch(c, wait, &mut batch)?;
+        poll_consumer_batch(c, wait, take.clamp(1, REFILL), &mut batch)?;
         let mut mine = VecDeque::with_capacity(batch.len());
         for m in batch.drain(..) {
             if m.topic.is_empty() {
@@ -555,16 +567,21 @@ fn next_queued(h: &Handle, c: &Consumer, q: &Queue, wait: Wait) -> Option<Gregor
 /// consumer (about 128 KiB of them).
 const REFILL: usize = 1024;
 
-/// [`poll_consumer`] for up to [`REFILL`] messages at once, into `out`;
-/// `None` when none came in time.
-fn poll_consumer_batch(c: &Consumer, wait: Wait, out: &mut VecDeque<GregorMessage>) -> Option<()> {
+/// [`poll_consumer`] for up to `max` messages at once, into `out`; `None`
+/// when none came in time.
+fn poll_consumer_batch(
+    c: &Consumer,
+    wait: Wait,
+    max: usize,
+    out: &mut VecDeque<GregorMessage>,
+) -> Option<()> {
     loop {
         // gregor's poll blocks on its condition variable: no busy loop
         let left = match wait {
             Wait::No => Duration::ZERO,
             Wait::Until(deadline) => deadline.saturating_duration_since(Instant::now()),
         };
-        match c.poll_batch(left, REFILL, out) {
+        match c.poll_batch(left, max, out) {
             Ok(0) if !left.is_zero() => continue,
             Ok(0) | Err(_) => return None,
             Ok(_) => return Some(()),
@@ -582,7 +599,7 @@ pub extern "C" fn rd_kafka_consume_queue(rkqu: *mut Queue, timeout_ms: c_int) ->
             failed(RESP_ERR__INVALID_ARG, EINVAL);
             return std::ptr::null_mut();
         };
-        match next_queued(h, c, q, Wait::of(timeout_ms)) {
+        match next_queued(h, c, q, Wait::of(timeout_ms), 1) {
             Some(m) => {
                 set_last_error(0);
                 crate::consumer::consumed(h, m)
@@ -615,7 +632,7 @@ pub extern "C" fn rd_kafka_consume_batch_queue(
         let wait = Wait::of(timeout_ms);
         let mut n = 0;
         while n < size {
-            match next_queued(h, c, q, wait) {
+            match next_queued(h, c, q, wait, size - n) {
                 Some(m) => {
                     put(rkmessages, n, crate::consumer::consumed(h, m));
                     n += 1;
@@ -644,7 +661,8 @@ pub extern "C" fn rd_kafka_consume_callback_queue(
         };
         let mut wait = Wait::of(timeout_ms);
         let mut n: c_int = 0;
-        while let Some(m) = next_queued(h, c, q, wait) {
+        // every message taken is delivered in this call
+        while let Some(m) = next_queued(h, c, q, wait, REFILL) {
             crate::consumer::with_consumed(h, m, |p| call_consume(cb, p, opaque as usize));
             n = n.saturating_add(1);
             wait = Wait::No;
