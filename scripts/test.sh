@@ -45,7 +45,7 @@ cleanup() {
 trap cleanup EXIT
 
 phase "setup (scripts/setup.sh)"
-scripts/setup.sh apt python cbindgen broker librdkafka zookeeper fuzz
+scripts/setup.sh apt python cbindgen broker librdkafka confluent_kafka zookeeper fuzz
 
 phase "start services"
 start_test_services
