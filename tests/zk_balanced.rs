@@ -41,24 +41,24 @@ fn chroot(name: &str, topic: &str, partitions: i32) -> Chroot {
 
 /// `/consumers/<g>/owners/<t>/*`: partition → owner.
 fn owners(root: &Chroot, group: &str, topic: &str) -> BTreeMap<i32, String> {
-    let dir = format!("/consumers/{group}/owners/{topic}");
-    root.children(&dir)
-        .into_iter()
-        .filter_map(|p| {
-            let o = root.get(&format!("{dir}/{p}"))?;
-            Some((p.parse().unwrap(), o))
-        })
-        .collect()
+    by_partition(root, &format!("/consumers/{group}/owners/{topic}"), |o| o)
 }
 
 /// `/consumers/<g>/offsets/<t>/*`: partition → offset.
 fn offsets(root: &Chroot, group: &str, topic: &str) -> BTreeMap<i32, i64> {
-    let dir = format!("/consumers/{group}/offsets/{topic}");
-    root.children(&dir)
+    by_partition(root, &format!("/consumers/{group}/offsets/{topic}"), |o| {
+        o.parse().unwrap()
+    })
+}
+
+/// The znodes under `dir`, one per partition, by partition, their data read
+/// by `value`.
+fn by_partition<T>(root: &Chroot, dir: &str, value: impl Fn(String) -> T) -> BTreeMap<i32, T> {
+    root.children(dir)
         .into_iter()
         .filter_map(|p| {
             let o = root.get(&format!("{dir}/{p}"))?;
-            Some((p.parse().unwrap(), o.parse().unwrap()))
+            Some((p.parse().unwrap(), value(o)))
         })
         .collect()
 }

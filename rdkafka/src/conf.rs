@@ -187,16 +187,15 @@ fn set_in(props: &mut Config, scope: Scope, name: &str, value: &str) -> Result<(
     };
     props.set(name, value).map(|_| ()).map_err(|e| SetError {
         res: CONF_INVALID,
-        text: match e {
-            // librdkafka's text is `Invalid value for configuration
-            // property "<name>": <value>`; gregor's reason follows.
-            Error::Config { reason, .. } => {
-                format!("Invalid value for configuration property \"{name}\": {value} ({reason})")
+        // librdkafka's text is `Invalid value for configuration property
+        // "<name>": <value>`; gregor's reason follows.
+        text: format!(
+            "Invalid value for configuration property \"{name}\": {value} ({})",
+            match e {
+                Error::Config { reason, .. } => reason,
+                other => other.to_string(),
             }
-            other => {
-                format!("Invalid value for configuration property \"{name}\": {value} ({other})")
-            }
-        },
+        ),
     })
 }
 

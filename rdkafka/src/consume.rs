@@ -40,6 +40,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use gregor::consumer::{Consumer, TopicPartitionOffset};
+use gregor::error::Error;
 use gregor::message::Message as GregorMessage;
 
 use crate::conf::ConsumeCb;
@@ -334,8 +335,19 @@ enum Next {
 /// next to come as long as `wait` allows; `None` when the time is up (or
 /// the consumer failed).
 fn poll_consumer(c: &Consumer, wait: Wait) -> Option<GregorMessage> {
-    match c.poll(Duration::ZERO) {
-        Ok(Some(m)) => return Some(m),
+    poll_waiting(wait, |left| c.poll(left))
+}
+
+/// `poll(left)` until it gives something: once with no wait (no clock
+/// read), then as long as `wait` allows, with the time left; `None` when
+/// the time is up or it failed. gregor's polls block on their condition
+/// variable: no busy loop.
+fn poll_waiting<T>(
+    wait: Wait,
+    mut poll: impl FnMut(Duration) -> Result<Option<T>, Error>,
+) -> Option<T> {
+    match poll(Duration::ZERO) {
+        Ok(Some(x)) => return Some(x),
         Err(_) => return None,
         Ok(None) => {}
     }
@@ -347,9 +359,8 @@ fn poll_consumer(c: &Consumer, wait: Wait) -> Option<GregorMessage> {
         if left.is_zero() {
             return None;
         }
-        // gregor's poll blocks on its condition variable: no busy loop
-        match c.poll(left) {
-            Ok(Some(m)) => return Some(m),
+        match poll(left) {
+            Ok(Some(x)) => return Some(x),
             Err(_) => return None,
             Ok(None) => {}
         }
@@ -575,18 +586,9 @@ fn poll_consumer_batch(
     max: usize,
     out: &mut VecDeque<GregorMessage>,
 ) -> Option<()> {
-    loop {
-        // gregor's poll blocks on its condition variable: no busy loop
-        let left = match wait {
-            Wait::No => Duration::ZERO,
-            Wait::Until(deadline) => deadline.saturating_duration_since(Instant::now()),
-        };
-        match c.poll_batch(left, max, out) {
-            Ok(0) if !left.is_zero() => continue,
-            Ok(0) | Err(_) => return None,
-            Ok(_) => return Some(()),
-        }
-    }
+    poll_waiting(wait, |left| {
+        c.poll_batch(left, max, out).map(|n| (n > 0).then_some(()))
+    })
 }
 
 /// The next message of the partitions started on the queue, waiting up to

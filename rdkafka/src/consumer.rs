@@ -939,14 +939,15 @@ pub extern "C" fn rd_kafka_seek(
         let Some(t) = raw::object(rkt) else {
             return RESP_ERR__INVALID_ARG;
         };
-        let Some(Client::Consumer(c)) = t.handle().map(Handle::client) else {
+        let Some(h) = t.handle() else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        let Client::Consumer(c) = h.client() else {
             return RESP_ERR__INVALID_ARG;
         };
         let r = c.seek(t.name(), partition, offset);
         if r.is_ok() {
-            if let Some(h) = t.handle() {
-                h.consumer_state().legacy.drop_waiting(t.name(), partition);
-            }
+            h.consumer_state().legacy.drop_waiting(t.name(), partition);
         }
         code(r)
     })
