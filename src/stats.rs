@@ -45,6 +45,24 @@ pub(crate) struct Totals {
     pub txmsg_bytes: u64,
     pub rxmsgs: u64,
     pub rxmsg_bytes: u64,
+    /// An idempotent or transactional producer's state (`eos`).
+    pub eos: Option<Eos>,
+}
+
+/// An idempotent producer's figures, as librdkafka's `eos` object.
+#[derive(Debug, Clone)]
+pub(crate) struct Eos {
+    /// librdkafka's idempotence state name (`Assigned`, `DrainBump`, ...).
+    pub idemp_state: &'static str,
+    /// librdkafka's transaction state name (`Init`, `Ready`, ...).
+    pub txn_state: &'static str,
+    /// Whether messages may be produced (inside a transaction).
+    pub txn_may_enq: bool,
+    /// The producer id and epoch; -1 until known.
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    /// Producer ids or epochs acquired so far.
+    pub epoch_cnt: u64,
 }
 
 /// One partition's figures.
@@ -283,9 +301,13 @@ impl Emitter {
                     "rxerrs": s.rx_errs,
                     "connects": s.connects,
                     "disconnects": s.disconnects,
+                    // gregor's window holds exact values: none is out of
+                    // range (librdkafka's HDR histogram has a fixed range)
                     "rtt": {
-                        "min": r.min, "max": r.max, "avg": r.avg,
-                        "p50": r.p50, "p95": r.p95, "p99": r.p99, "cnt": r.cnt,
+                        "min": r.min, "max": r.max, "avg": r.avg, "sum": r.sum,
+                        "stddev": r.stddev, "p50": r.p50, "p75": r.p75, "p90": r.p90,
+                        "p95": r.p95, "p99": r.p99, "p99_99": r.p99_99,
+                        "outofrange": 0, "cnt": r.cnt,
                     },
                 }),
             );
@@ -296,12 +318,16 @@ impl Emitter {
             for p in parts {
                 pj.insert(p.partition.to_string(), p.to_json());
             }
-            tj.insert(topic.clone(), json!({ "topic": topic, "partitions": pj }));
+            let mut tv = json!({ "topic": topic, "partitions": pj });
+            if let Some(age) = cluster.topic_metadata_age(topic) {
+                tv["metadata_age"] = json!(age.as_millis() as u64);
+            }
+            tj.insert(topic.clone(), tv);
         }
         let time = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        json!({
+        let mut doc = json!({
             "name": self.name,
             "client_id": self.client_id,
             "type": self.kind,
@@ -321,9 +347,23 @@ impl Emitter {
             "txmsg_bytes": t.txmsg_bytes,
             "rxmsgs": t.rxmsgs,
             "rxmsg_bytes": t.rxmsg_bytes,
+            // gregor keeps no legacy simple-consumer partitions apart from
+            // its consumer's: every partition is counted under "topics"
+            "simple_cnt": 0,
+            "metadata_cache_cnt": cluster.cached_topic_count(),
             "brokers": brokers,
             "topics": tj,
-        })
-        .to_string()
+        });
+        if let Some(e) = &t.eos {
+            doc["eos"] = json!({
+                "idemp_state": e.idemp_state,
+                "txn_state": e.txn_state,
+                "txn_may_enq": e.txn_may_enq,
+                "producer_id": e.producer_id,
+                "producer_epoch": e.producer_epoch,
+                "epoch_cnt": e.epoch_cnt,
+            });
+        }
+        doc.to_string()
     }
 }

@@ -908,6 +908,18 @@ impl Cluster {
         self.cached_topic(topic).map(|t| t.partitions.len() as i32)
     }
 
+    /// Topics in the metadata cache (statistics' `metadata_cache_cnt`).
+    pub fn cached_topic_count(&self) -> usize {
+        self.inner.cache.read_locked().meta.topics.len()
+    }
+
+    /// How long ago `topic`'s metadata was last refreshed, if it is cached
+    /// (statistics' `metadata_age`).
+    pub fn topic_metadata_age(&self, topic: &str) -> Option<Duration> {
+        let cache = self.inner.cache.read_locked();
+        cache.topic_age.get(topic).map(Instant::elapsed)
+    }
+
     /// A partition's leader from the cache, without any network call
     /// (`None` if unknown, stale, leaderless or in error).
     pub fn cached_leader(&self, topic: &str, partition: i32) -> Option<i32> {

@@ -57,6 +57,14 @@ pub struct RttStats {
     pub p99: u64,
     /// Responses in the window.
     pub cnt: u64,
+    /// Sum of all of them.
+    pub sum: u64,
+    /// Standard deviation (of the last 1024 samples).
+    pub stddev: u64,
+    /// 75th, 90th and 99.99th percentiles (of the last 1024 samples).
+    pub p75: u64,
+    pub p90: u64,
+    pub p99_99: u64,
 }
 
 /// A snapshot of one connection's statistics.
@@ -135,19 +143,33 @@ impl ConnStats {
 impl RttStats {
     fn of(min: u64, max: u64, sum: u64, cnt: u64, samples: &mut [u32]) -> RttStats {
         samples.sort_unstable();
+        // q in hundredths of a percent
         let pct = |q: usize| {
             samples
-                .get((samples.len() * q / 100).min(samples.len().saturating_sub(1)))
+                .get((samples.len() * q / 10_000).min(samples.len().saturating_sub(1)))
                 .map_or(0, |&v| u64::from(v))
+        };
+        let n = samples.len() as f64;
+        let stddev = if samples.is_empty() {
+            0
+        } else {
+            let mean = samples.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
+            let var = samples.iter().map(|&v| (f64::from(v) - mean).powi(2)).sum::<f64>() / n;
+            var.sqrt().round() as u64
         };
         RttStats {
             min,
             max,
             avg: sum.checked_div(cnt).unwrap_or(0),
-            p50: pct(50),
-            p95: pct(95),
-            p99: pct(99),
+            p50: pct(5_000),
+            p95: pct(9_500),
+            p99: pct(9_900),
             cnt,
+            sum,
+            stddev,
+            p75: pct(7_500),
+            p90: pct(9_000),
+            p99_99: pct(9_999),
         }
     }
 }
@@ -985,7 +1007,12 @@ mod tests {
                 p50: 51,
                 p95: 96,
                 p99: 100,
-                cnt: 100
+                cnt: 100,
+                sum: 5050,
+                stddev: 29,
+                p75: 76,
+                p90: 91,
+                p99_99: 100,
             }
         );
         assert_eq!(window(&[]).rtt, RttStats::default());

@@ -97,6 +97,9 @@ pub(crate) struct Batch {
     pub msgs: Vec<MsgMeta>,
     /// Sum of the messages' sizes.
     pub total_size: usize,
+    /// Sum of the messages' key and value lengths: what librdkafka's
+    /// statistics count as message bytes (`txmsg_bytes`, `txbytes`).
+    pub payload_bytes: u64,
     /// Some message waits in `send_sync`.
     pub has_sync: bool,
     pub created: Instant,
@@ -306,6 +309,8 @@ pub(crate) struct Acc {
     pub next_seq_no: u64,
     /// Idempotence: producer id and epoch, once known.
     pub producer: Option<(i64, i16)>,
+    /// Idempotence: producer ids or epochs acquired so far (statistics).
+    pub epoch_cnt: u64,
     /// Idempotence: the sequence space must be reset with a new epoch.
     pub need_epoch_bump: bool,
     /// No InitProducerId before this (after a failure).
@@ -384,6 +389,7 @@ impl Acc {
             next_seq_no: 0,
             producer: None,
             need_epoch_bump: false,
+            epoch_cnt: 0,
             pid_retry_at: None,
             requests: Vec::new(),
             inflight: HashMap::default(),
@@ -787,7 +793,7 @@ impl Acc {
         self.queued_msgs -= b.msgs.len();
         self.queued_bytes -= b.total_size;
         if result.is_ok() {
-            let (n, bytes) = (b.msgs.len() as u64, b.total_size as u64);
+            let (n, bytes) = (b.msgs.len() as u64, b.payload_bytes);
             self.txmsgs += n;
             self.txmsg_bytes += bytes;
             if let Some(p) = self.part_mut(&b.tp) {
@@ -1045,6 +1051,7 @@ fn append_to(
             bytes: None,
             msgs: Vec::with_capacity(batch_num.min(1024)),
             total_size: 0,
+            payload_bytes: 0,
             has_sync: false,
             created: Instant::now(),
             deadline: meta.deadline,
@@ -1063,6 +1070,7 @@ fn append_to(
         return Err((e.into(), meta));
     }
     open.total_size += meta.size;
+    open.payload_bytes += (key.map_or(0, <[u8]>::len) + value.map_or(0, <[u8]>::len)) as u64;
     open.has_sync |= meta.sync.is_some();
     open.deadline = open.deadline.min(meta.deadline);
     open.msgs.push(meta);
@@ -1115,6 +1123,7 @@ fn one_message_batch(tp: Tp, meta: MsgMeta) -> Batch {
         builder: None,
         bytes: None,
         total_size: meta.size,
+        payload_bytes: 0,
         has_sync: meta.sync.is_some(),
         created: Instant::now(),
         deadline: meta.deadline,

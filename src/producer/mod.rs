@@ -46,8 +46,9 @@ use crate::config::{ClientKind, Config};
 use crate::error::{local, Error, Result};
 pub use crate::message::{ConsumerGroupMetadata, MessageStatus};
 use crate::message::{Delivery, ProducerRecord};
-use crate::stats::{Emitter, PartStats, StatsCallback, TopicStats, Totals};
+use crate::stats::{Emitter, Eos, PartStats, StatsCallback, TopicStats, Totals};
 pub use partitioner::Partitioner;
+use txn_state::Phase;
 
 use accumulator::{Done, SyncSlot};
 pub use report::{DeliveryCallback, DeliveryReport};
@@ -312,10 +313,48 @@ impl Producer {
             .emit_if_due(&self.shared.cluster, || self.stats_snapshot())
     }
 
+    /// An idempotent producer's `eos` figures, with librdkafka's state
+    /// names (its idempotence and transaction state machines are finer;
+    /// these are the states gregor's producer can be in).
+    fn eos_stats(acc: &accumulator::Acc, phase: Option<&Phase>) -> Eos {
+        let idemp_state = if acc.fatal.is_some() {
+            "FatalError"
+        } else if acc.need_epoch_bump {
+            "DrainBump"
+        } else if acc.producer.is_some() {
+            "Assigned"
+        } else if acc.pid_retry_at.is_some() {
+            "RequestPID"
+        } else {
+            "WaitPID"
+        };
+        let (txn_state, txn_may_enq) = match phase {
+            None | Some(Phase::Uninit) => ("Init", false),
+            Some(Phase::Ready) => ("Ready", false),
+            Some(Phase::InTxn) => ("InTransaction", true),
+            Some(Phase::Abortable(_)) => ("AbortableError", false),
+        };
+        let (producer_id, producer_epoch) = acc.producer.unwrap_or((-1, -1));
+        Eos {
+            idemp_state,
+            txn_state,
+            txn_may_enq,
+            producer_id,
+            producer_epoch,
+            epoch_cnt: acc.epoch_cnt,
+        }
+    }
+
     /// The producer's figures: queue depths and delivered counts from the
     /// accumulator, leaders from the metadata cache.
     fn stats_snapshot(&self) -> (Totals, TopicStats) {
         let s = &self.shared.settings;
+        // the transaction's phase first: its lock is never taken under the
+        // accumulator's
+        let phase = s
+            .transactional_id
+            .as_ref()
+            .map(|_| self.shared.txn().phase.clone());
         let acc = self.shared.acc();
         let totals = Totals {
             replyq: acc.done_msgs as u64,
@@ -325,6 +364,7 @@ impl Producer {
             msg_size_max: s.max_bytes as u64,
             txmsgs: acc.txmsgs,
             txmsg_bytes: acc.txmsg_bytes,
+            eos: s.idempotence.then(|| Self::eos_stats(&acc, phase.as_ref())),
             ..Totals::default()
         };
         let mut topics = TopicStats::new();

@@ -276,6 +276,7 @@ fn init_producer_id(sh: &Shared) {
                 if bump { " (epoch bump)" } else { "" }
             );
             acc.producer = Some((pid, epoch));
+            acc.epoch_cnt += 1;
             acc.need_epoch_bump = false;
             acc.pid_retry_at = None;
             acc.renumber_all(pid, epoch);
