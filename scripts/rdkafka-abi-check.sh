@@ -39,6 +39,11 @@
 #            result events, AdminOptions, CreateTopics, DeleteTopics,
 #            CreatePartitions, rd_kafka_thread_cnt back to 0 after
 #            destroy); skipped likewise without a broker;
+#   stats    rdkafka/tests/stats.c, linked against each library, one
+#            workload each (an idempotent producer, a grouped consumer):
+#            the key paths of their statistics JSON compared by
+#            scripts/stats-keys.py; librdkafka's keys that ours lacks must
+#            be listed in docs/statistics-absent.tsv with the reason;
 #   sasl     rdkafka/tests/sasl.c, the same way, no broker: OAUTHBEARER
 #            set_token / set_token_failure and their checks from inside
 #            the refresh callback rd_kafka_poll serves, background
@@ -59,7 +64,7 @@
 #            header; and every prototype and one-line typedef of ours,
 #            redeclared after the real headers, compiles (a mismatch is a
 #            conflicting declaration); both compile as C++ too;
-#   programs rdkafka/tests/{probe,lists,sasl,producer,consumer,admin,mock}.c and kcat's sources (from scripts/setup.sh's
+#   programs rdkafka/tests/{probe,lists,sasl,producer,consumer,admin,mock,stats}.c and kcat's sources (from scripts/setup.sh's
 #            build; skipped when absent) compile to the same object files
 #            against our header as against librdkafka's, and kcat built with
 #            ours links with our librdkafka.so.1 and runs, and its `-X`
@@ -218,6 +223,39 @@ else
     log "admin: SKIPPED: no broker on 127.0.0.1:$BROKER_PORT (scripts/services.sh start broker)"
 fi
 
+# stats: one workload (an idempotent producer, a grouped consumer) on each
+# library, each client's last statistics JSON; their key paths compared by
+# scripts/stats-keys.py: a key librdkafka has and ours neither has nor
+# lists in docs/statistics-absent.tsv (with the reason) fails, as does a
+# listed key ours has; the comparison and a dashboard scrape of both go to
+# the log.
+if port_open "$BROKER_PORT"; then
+    stopic=gregor-abi-stats-$(date +%s)-$$
+    ok=1
+    for which in real ours; do
+        if [ $which = ours ]; then dir=$OURS; else dir=$REAL/lib; fi
+        cc -std=c99 -Wall -Werror -I"$REAL/include" rdkafka/tests/stats.c \
+            -L"$dir" -Wl,-rpath,"$dir" -lrdkafka -o "$WORK/stats-$which"
+        timeout 180 "$WORK/stats-$which" "127.0.0.1:$BROKER_PORT" "$stopic-$which" 2000 \
+            >"$WORK/stats-$which.txt" 2>"$WORK/stats-$which.log" || {
+            tail -5 "$WORK/stats-$which.log" >&2
+            fail stats "stats.c failed on the $which librdkafka (log: $WORK/stats-$which.log)"
+            ok=0
+        }
+    done
+    if [ $ok = 1 ]; then
+        if python3 scripts/stats-keys.py "$WORK/stats-real.txt" "$WORK/stats-ours.txt" >"$WORK/stats-keys.txt"; then
+            log "stats: $(grep '^key paths' "$WORK/stats-keys.txt"); every other key listed with its reason"
+        else
+            grep -E 'NOT LISTED|listed as absent' "$WORK/stats-keys.txt" | head -20 >&2
+            fail stats "statistics keys: librdkafka's not all in ours or listed (whole: $WORK/stats-keys.txt)"
+        fi
+        sed -n '/^scrape/,$p' "$WORK/stats-keys.txt" >&2
+    fi
+else
+    log "stats: SKIPPED: no broker on 127.0.0.1:$BROKER_PORT (scripts/services.sh start broker)"
+fi
+
 # mock: librdkafka's mock cluster API (rdkafka_mock.h) on both libraries,
 # the same output; needs no broker.
 if same_on_both mock 300; then
@@ -303,7 +341,7 @@ PROG=$WORK/programs
 KCAT_SRC=$GREGOR_DEPS/build/kcat
 mkdir -p "$PROG"
 srcs=(rdkafka/tests/probe.c rdkafka/tests/lists.c rdkafka/tests/sasl.c rdkafka/tests/producer.c rdkafka/tests/consumer.c rdkafka/tests/admin.c
-    rdkafka/tests/mock.c)
+    rdkafka/tests/mock.c rdkafka/tests/stats.c)
 kcat=0
 if [ -f "$KCAT_SRC/kcat.c" ] && [ -f "$KCAT_SRC/config.h" ]; then
     rm -rf "$PROG/kcat" && mkdir -p "$PROG/kcat" && cp "$KCAT_SRC"/*.c "$KCAT_SRC"/*.h "$PROG/kcat/"

@@ -69,4 +69,5 @@ inside!(net);
 inside!(protocol);
 inside!(record);
 pub(crate) mod sync;
+inside!(window);
 inside!(wire);

@@ -24,6 +24,7 @@ use serde_json::{json, Map, Value};
 use crate::cluster::Cluster;
 use crate::config::Config;
 use crate::net::broker::ConnStats;
+use crate::window::{Window, WindowStats};
 
 /// A statistics callback: gets one JSON document per interval, on the
 /// thread that calls `poll` (or the producer's `flush`).
@@ -47,6 +48,11 @@ pub(crate) struct Totals {
     pub rxmsg_bytes: u64,
     /// An idempotent or transactional producer's state (`eos`).
     pub eos: Option<Eos>,
+    /// A producer's queue latency per leader broker id (`int_latency`), µs.
+    pub int_latency: BTreeMap<i32, Window>,
+    /// A producer's batch sizes (bytes) and message counts per topic
+    /// (`batchsize`, `batchcnt`).
+    pub topic_batches: BTreeMap<String, (Window, Window)>,
 }
 
 /// An idempotent producer's figures, as librdkafka's `eos` object.
@@ -85,6 +91,31 @@ pub(crate) struct PartStats {
     pub hi_offset: i64,
     pub ls_offset: i64,
     pub consumer_lag: i64,
+    /// As `consumer_lag`, from the stored offset instead of the position.
+    pub consumer_lag_stored: i64,
+    /// Assigned to (or started by) the application: a consumer's
+    /// partitions are, a producer's are not (librdkafka's `desired`).
+    pub desired: bool,
+    /// librdkafka's fetch state name: "none" (not fetched: a producer's),
+    /// "offset-query", "validate-epoch-wait", "active", "stopped".
+    pub fetch_state: &'static str,
+    /// The logical offset being resolved, or `OFFSET_INVALID`.
+    pub query_offset: i64,
+    /// The offset stored for the next commit, and its leader epoch.
+    pub stored_offset: i64,
+    pub stored_leader_epoch: i32,
+    /// The offset of the last end-of-partition signalled.
+    pub eof_offset: i64,
+    /// The partition leader's epoch from metadata, -1 if unknown.
+    pub leader_epoch: i32,
+    /// Messages received (consumer) or produced, sent or not (producer).
+    pub msgs: u64,
+    /// Producer: messages in batches closed and waiting to be sent, and
+    /// their bytes (librdkafka's transmit queue); messages sent and waiting
+    /// for their acknowledgement.
+    pub xmit_msgq_cnt: u64,
+    pub xmit_msgq_bytes: u64,
+    pub msgs_inflight: u64,
 }
 
 impl PartStats {
@@ -108,6 +139,18 @@ impl PartStats {
             hi_offset: OFFSET_INVALID,
             ls_offset: OFFSET_INVALID,
             consumer_lag: -1,
+            consumer_lag_stored: -1,
+            desired: false,
+            fetch_state: "none",
+            query_offset: OFFSET_INVALID,
+            stored_offset: OFFSET_INVALID,
+            stored_leader_epoch: -1,
+            eof_offset: OFFSET_INVALID,
+            leader_epoch: -1,
+            msgs: 0,
+            xmit_msgq_cnt: 0,
+            xmit_msgq_bytes: 0,
+            msgs_inflight: 0,
         }
     }
 
@@ -122,14 +165,31 @@ impl PartStats {
             "next_offset": self.next_offset,
             "app_offset": self.app_offset,
             "committed_offset": self.committed_offset,
+            // librdkafka's misspelt name for the same figure, kept for
+            // dashboards built on it
+            "commited_offset": self.committed_offset,
             "lo_offset": self.lo_offset,
             "hi_offset": self.hi_offset,
             "ls_offset": self.ls_offset,
             "consumer_lag": self.consumer_lag,
+            "consumer_lag_stored": self.consumer_lag_stored,
             "txmsgs": self.txmsgs,
             "txbytes": self.txbytes,
             "rxmsgs": self.rxmsgs,
             "rxbytes": self.rxbytes,
+            "desired": self.desired,
+            // a partition the client has is one metadata named
+            "unknown": false,
+            "fetch_state": self.fetch_state,
+            "query_offset": self.query_offset,
+            "stored_offset": self.stored_offset,
+            "stored_leader_epoch": self.stored_leader_epoch,
+            "eof_offset": self.eof_offset,
+            "leader_epoch": self.leader_epoch,
+            "msgs": self.msgs,
+            "xmit_msgq_cnt": self.xmit_msgq_cnt,
+            "xmit_msgq_bytes": self.xmit_msgq_bytes,
+            "msgs_inflight": self.msgs_inflight,
         })
     }
 }
@@ -275,6 +335,15 @@ impl Emitter {
                 }
             }
         }
+        // a partition's leader from the metadata cache where the client's
+        // own figures do not have it (the producer's)
+        let leader_of = |topic: &str, p: &PartStats| {
+            if p.leader >= 0 || p.partition < 0 {
+                p.leader
+            } else {
+                cluster.cached_leader(topic, p.partition).unwrap_or(-1)
+            }
+        };
         let (mut tx, mut tx_bytes, mut rx, mut rx_bytes) = (0u64, 0u64, 0u64, 0u64);
         let mut brokers = Map::new();
         for (name, (id, addr, s)) in by_name {
@@ -282,7 +351,24 @@ impl Emitter {
             tx_bytes += s.tx_bytes;
             rx += s.rx;
             rx_bytes += s.rx_bytes;
-            let r = s.rtt;
+            // the partitions this broker leads among the client's
+            let mut toppars = Map::new();
+            for (topic, parts) in topics {
+                for p in parts
+                    .iter()
+                    .filter(|p| id >= 0 && leader_of(topic, p) == id)
+                {
+                    toppars.insert(
+                        format!("{topic}-{}", p.partition),
+                        json!({ "topic": topic, "partition": p.partition }),
+                    );
+                }
+            }
+            let req: Map<String, Value> = s
+                .req
+                .iter()
+                .map(|&(k, n)| (api_stats_name(k), json!(n)))
+                .collect();
             brokers.insert(
                 name.clone(),
                 json!({
@@ -291,24 +377,31 @@ impl Emitter {
                     "nodename": addr,
                     "source": if id < 0 { "configured" } else { "learned" },
                     "state": s.state,
+                    "stateage": s.state_age,
                     "outbuf_cnt": s.outbuf_cnt,
                     "waitresp_cnt": s.waitresp_cnt,
                     "tx": s.tx,
                     "txbytes": s.tx_bytes,
                     "txerrs": s.tx_errs,
+                    "txidle": s.tx_idle,
+                    "req_timeouts": s.req_timeouts,
                     "rx": s.rx,
                     "rxbytes": s.rx_bytes,
                     "rxerrs": s.rx_errs,
+                    "rxcorriderrs": s.rx_corrid_errs,
+                    "rxidle": s.rx_idle,
+                    // librdkafka documents it as deprecated and unused
+                    "buf_grow": 0,
                     "connects": s.connects,
                     "disconnects": s.disconnects,
-                    // gregor's window holds exact values: none is out of
-                    // range (librdkafka's HDR histogram has a fixed range)
-                    "rtt": {
-                        "min": r.min, "max": r.max, "avg": r.avg, "sum": r.sum,
-                        "stddev": r.stddev, "p50": r.p50, "p75": r.p75, "p90": r.p90,
-                        "p95": r.p95, "p99": r.p99, "p99_99": r.p99_99,
-                        "outofrange": 0, "cnt": r.cnt,
-                    },
+                    "rtt": window_json(&s.rtt.stats()),
+                    "throttle": window_json(&s.throttle.stats()),
+                    "outbuf_latency": window_json(&s.outbuf_latency.stats()),
+                    "int_latency": window_json(
+                        &t.int_latency.get(&id).map(Window::stats).unwrap_or_default()
+                    ),
+                    "req": req,
+                    "toppars": toppars,
                 }),
             );
         }
@@ -316,9 +409,19 @@ impl Emitter {
         for (topic, parts) in topics {
             let mut pj = Map::new();
             for p in parts {
-                pj.insert(p.partition.to_string(), p.to_json());
+                let mut v = p.to_json();
+                let leader = leader_of(topic, p);
+                v["leader"] = json!(leader);
+                v["broker"] = json!(leader);
+                pj.insert(p.partition.to_string(), v);
             }
-            let mut tv = json!({ "topic": topic, "partitions": pj });
+            let (size, cnt) = t.topic_batches.get(topic).cloned().unwrap_or_default();
+            let mut tv = json!({
+                "topic": topic,
+                "batchsize": window_json(&size.stats()),
+                "batchcnt": window_json(&cnt.stats()),
+                "partitions": pj,
+            });
             if let Some(age) = cluster.topic_metadata_age(topic) {
                 tv["metadata_age"] = json!(age.as_millis() as u64);
             }
@@ -365,5 +468,28 @@ impl Emitter {
             });
         }
         doc.to_string()
+    }
+}
+
+/// A window's figures as librdkafka's window objects (`rtt`, `throttle`):
+/// gregor's windows hold exact values, so none is out of range (librdkafka's
+/// HDR histogram has a fixed range; its memory size, `hdrsize`, has no
+/// counterpart).
+fn window_json(r: &WindowStats) -> Value {
+    json!({
+        "min": r.min, "max": r.max, "avg": r.avg, "sum": r.sum,
+        "stddev": r.stddev, "p50": r.p50, "p75": r.p75, "p90": r.p90,
+        "p95": r.p95, "p99": r.p99, "p99_99": r.p99_99,
+        "outofrange": 0, "cnt": r.cnt,
+    })
+}
+
+/// librdkafka's name of an API in statistics' `req` (`rd_kafka_ApiKey2str`):
+/// Kafka's name, but for the few librdkafka spells its own way.
+fn api_stats_name(key: i16) -> String {
+    match key {
+        18 => "ApiVersion".into(),
+        43 | 47 | 48 | 49 | 57 => format!("{}Request", crate::api_keys::api_name(key)),
+        _ => crate::api_keys::api_name(key).into(),
     }
 }

@@ -152,9 +152,95 @@ fn producer_stats_count_what_was_sent() {
     for (k, part) in parts {
         assert_eq!(part["partition"].to_string(), *k);
         assert_eq!(part["txmsgs"], (n / 2) as u64);
+        assert_eq!(part["msgs"], (n / 2) as u64);
         assert_eq!(part["msgq_cnt"], 0);
+        assert_eq!(part["xmit_msgq_cnt"], 0);
+        assert_eq!(part["msgs_inflight"], 0);
+        assert_eq!(part["fetch_state"], "none");
+        assert_eq!(part["desired"], false);
         assert!(part["leader"].as_i64().unwrap() >= 0);
+        assert_eq!(part["broker"], part["leader"]);
+        // the leader's broker lists the partition among its toppars
+        let leader = leaders
+            .iter()
+            .find(|b| b["nodeid"] == part["leader"])
+            .expect("the leader's broker");
+        assert_eq!(
+            leader["toppars"][format!("{topic}-{k}")]["partition"],
+            part["partition"]
+        );
     }
+    // Requests by kind: the produce requests, on the leaders' connections.
+    let produced: u64 = leaders
+        .iter()
+        .map(|b| b["req"]["Produce"].as_u64().unwrap_or(0))
+        .sum();
+    assert!(
+        produced > 0,
+        "{:?}",
+        leaders.iter().map(|b| &b["req"]).collect::<Vec<_>>()
+    );
+    for b in &leaders {
+        assert!(b["txidle"].as_i64().unwrap() >= 0 && b["rxidle"].as_i64().unwrap() >= 0);
+        assert_eq!(b["req_timeouts"], 0);
+    }
+    // Some window saw the messages wait in the producer (int_latency), the
+    // requests wait to be written (outbuf_latency), and the batches
+    // (batchsize, batchcnt): n messages in all.
+    let sum_of = |f: &dyn Fn(&Value) -> Vec<Value>, key: &str| -> u64 {
+        all.iter()
+            .flat_map(|(s, _)| f(s))
+            .map(|w| w[key].as_u64().unwrap())
+            .sum()
+    };
+    let brokers_of = |s: &Value| {
+        s["brokers"]
+            .as_object()
+            .unwrap()
+            .values()
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let int_latency = sum_of(
+        &|s| {
+            brokers_of(s)
+                .iter()
+                .map(|b| b["int_latency"].clone())
+                .collect()
+        },
+        "cnt",
+    );
+    assert_eq!(int_latency, n as u64);
+    let outbuf = sum_of(
+        &|s| {
+            brokers_of(s)
+                .iter()
+                .map(|b| b["outbuf_latency"].clone())
+                .collect()
+        },
+        "cnt",
+    );
+    assert!(outbuf > 0);
+    let topic_of = |s: &Value| {
+        s["topics"]
+            .get(topic.as_str())
+            .cloned()
+            .into_iter()
+            .collect::<Vec<_>>()
+    };
+    let batched = sum_of(
+        &|s| topic_of(s).iter().map(|t| t["batchcnt"].clone()).collect(),
+        "sum",
+    );
+    assert_eq!(batched, n as u64);
+    let batches = sum_of(
+        &|s| topic_of(s).iter().map(|t| t["batchsize"].clone()).collect(),
+        "cnt",
+    );
+    assert!(batches >= 2, "{batches} batches for 2 partitions");
+    // a producer without idempotence has no eos object
+    assert!(v.get("eos").is_none());
+    assert!(v["metadata_cache_cnt"].as_u64().unwrap() >= 1);
     // Delivered on the caller's thread, every ~100 ms (not pinned tightly:
     // the machine is loaded).
     let me = std::thread::current().id();
@@ -280,7 +366,17 @@ fn consumer_stats_show_lag_reaching_zero() {
         assert_eq!(part["lo_offset"], 0);
         assert_eq!(part["consumer_lag"], 0);
         assert!(part["leader"].as_i64().unwrap() >= 0);
+        assert_eq!(part["broker"], part["leader"]);
+        assert_eq!(part["msgs"], (n / 2) as u64);
+        assert_eq!(part["desired"], true);
+        assert_eq!(part["fetch_state"], "active");
+        // assigned without a group: nothing stored or committed
+        assert_eq!(part["stored_offset"], -1001);
+        assert_eq!(part["consumer_lag_stored"], -1);
+        assert_eq!(part["committed_offset"], -1001);
+        assert_eq!(part["commited_offset"], part["committed_offset"]);
     }
+    assert!(v.get("eos").is_none());
     // Some earlier snapshot saw a lag above 0, or the data arrived in one go;
     // either way the fetch connection shows traffic.
     let fetched: u64 = v["brokers"]

@@ -9,7 +9,8 @@
  *   producer\t{...}
  *   consumer\t{...}
  *
- * The producer (statistics.interval.ms=500, a stats_cb) sends <n> keyed
+ * The topic is created first (3 partitions, rd_kafka_CreateTopics). The
+ * producer (statistics.interval.ms=500, a stats_cb) sends <n> keyed
  * messages, flushes, and polls on until a statistics emission after the
  * flush; a group consumer (same interval) subscribes, reads all <n> with
  * rd_kafka_consumer_poll, commits, and polls on until an emission after the
@@ -77,6 +78,32 @@ static void until_emitted(rd_kafka_t *rk, int since, int consumer) {
         }
 }
 
+/* Creates `topic` with 3 partitions through `rk`'s admin API. */
+static void create_topic(rd_kafka_t *rk, const char *topic) {
+        char err[512];
+        rd_kafka_NewTopic_t *nt = rd_kafka_NewTopic_new(topic, 3, 1, err, sizeof err);
+        if (!nt) {
+                fprintf(stderr, "NewTopic: %s\n", err);
+                exit(1);
+        }
+        rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
+        rd_kafka_CreateTopics(rk, &nt, 1, NULL, q);
+        rd_kafka_event_t *ev = rd_kafka_queue_poll(q, 30000);
+        const rd_kafka_CreateTopics_result_t *res = ev ? rd_kafka_event_CreateTopics_result(ev) : NULL;
+        size_t cnt = 0;
+        const rd_kafka_topic_result_t **tr = res ? rd_kafka_CreateTopics_result_topics(res, &cnt) : NULL;
+        if (!res || rd_kafka_event_error(ev) || cnt != 1 || rd_kafka_topic_result_error(tr[0])) {
+                fprintf(stderr, "CreateTopics failed: %s\n",
+                        !ev ? "timed out"
+                        : cnt == 1 ? rd_kafka_topic_result_error_string(tr[0])
+                                   : rd_kafka_event_error_string(ev));
+                exit(1);
+        }
+        rd_kafka_event_destroy(ev);
+        rd_kafka_queue_destroy(q);
+        rd_kafka_NewTopic_destroy(nt);
+}
+
 static void print_last(const char *who) {
         if (!last_json) {
                 fprintf(stderr, "%s: no statistics emitted\n", who);
@@ -104,6 +131,7 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "producer: %s\n", err);
                 return 1;
         }
+        create_topic(p, topic);
         for (int i = 0; i < n; i++) {
                 char key[32], value[64];
                 snprintf(key, sizeof key, "k%d", i);

@@ -1,7 +1,7 @@
 //! The consumer's statistics (see [`crate::stats`]): messages handed out,
 //! fetch queues, positions, watermarks and lag per assigned partition.
 
-use super::state::{Item, Shared};
+use super::state::{Item, Phase, Shared};
 use crate::stats::{PartStats, TopicStats, Totals, OFFSET_INVALID};
 
 /// `consumer_lag` is the partition's end (high watermark, or the last
@@ -39,6 +39,23 @@ pub(super) fn snapshot(shared: &Shared) -> (Totals, TopicStats) {
         if end >= 0 && ps.app_offset >= 0 {
             ps.consumer_lag = (end - ps.app_offset).max(0);
         }
+        ps.committed_offset = known(p.committed);
+        ps.stored_offset = known(p.stored);
+        ps.stored_leader_epoch = if p.stored >= 0 { p.stored_epoch } else { -1 };
+        if end >= 0 && ps.stored_offset >= 0 {
+            ps.consumer_lag_stored = (end - ps.stored_offset).max(0);
+        }
+        ps.desired = true;
+        (ps.fetch_state, ps.query_offset) = match p.phase {
+            Phase::Resolve(o) => ("offset-query", o),
+            Phase::Validate => ("validate-epoch-wait", OFFSET_INVALID),
+            Phase::Active => ("active", OFFSET_INVALID),
+            Phase::Stopped => ("stopped", OFFSET_INVALID),
+        };
+        if p.eof_sent {
+            ps.eof_offset = known(p.hi);
+        }
+        ps.leader_epoch = p.leader_epoch;
         ps.rxmsgs = p.rxmsgs;
         ps.rxbytes = p.rxmsg_bytes;
         if let Some((k, c)) = &st.current {
@@ -47,6 +64,7 @@ pub(super) fn snapshot(shared: &Shared) -> (Totals, TopicStats) {
                 ps.rxbytes += c.msg_bytes;
             }
         }
+        ps.msgs = ps.rxmsgs;
         topics.entry(p.topic.to_string()).or_default().push(ps);
     }
     drop(st);

@@ -37,35 +37,9 @@ mod reauth;
 mod session;
 
 pub use config::NetConfig;
-use session::{Counters, Dial, Inner, RttWindow, Slot, State, Waiter};
-
-/// Round-trip times over one statistics window, in microseconds (all 0
-/// when `cnt` is 0), as librdkafka's `rtt` object.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RttStats {
-    /// Smallest.
-    pub min: u64,
-    /// Largest.
-    pub max: u64,
-    /// Mean.
-    pub avg: u64,
-    /// Median (of the last 1024 samples).
-    pub p50: u64,
-    /// 95th percentile (of the last 1024 samples).
-    pub p95: u64,
-    /// 99th percentile (of the last 1024 samples).
-    pub p99: u64,
-    /// Responses in the window.
-    pub cnt: u64,
-    /// Sum of all of them.
-    pub sum: u64,
-    /// Standard deviation (of the last 1024 samples).
-    pub stddev: u64,
-    /// 75th, 90th and 99.99th percentiles (of the last 1024 samples).
-    pub p75: u64,
-    pub p90: u64,
-    pub p99_99: u64,
-}
+use crate::clock::monotonic_us;
+use crate::window::Window;
+use session::{Counters, Dial, Inner, Slot, State, Waiter};
 
 /// A snapshot of one connection's statistics.
 #[derive(Debug, Clone, Default)]
@@ -92,11 +66,27 @@ pub struct ConnStats {
     pub connects: u64,
     /// Sessions ended.
     pub disconnects: u64,
-    /// Round-trip times since the previous snapshot.
-    pub rtt: RttStats,
-    /// The window's samples and sum, for [`ConnStats::merge`].
-    rtt_samples: Vec<u32>,
-    rtt_sum: u64,
+    /// Requests written per API key (key, count), for the keys written.
+    pub req: Vec<(i16, u64)>,
+    /// Responses that matched no waiting request (to requests timed out or
+    /// abandoned, or to none).
+    pub rx_corrid_errs: u64,
+    /// Requests timed out.
+    pub req_timeouts: u64,
+    /// µs since the current session last wrote / read a frame; -1 if it has
+    /// not yet (or no session is up).
+    pub tx_idle: i64,
+    pub rx_idle: i64,
+    /// µs since the state last changed.
+    pub state_age: u64,
+    /// Round-trip times since the previous snapshot, in µs.
+    pub rtt: Window,
+    /// Throttle times the broker reported in its responses since the
+    /// previous snapshot, in ms (all responses that carry one, 0s too).
+    pub throttle: Window,
+    /// How long requests waited to be written (for a session, an
+    /// in-flight slot), in µs.
+    pub outbuf_latency: Window,
 }
 
 impl ConnStats {
@@ -122,55 +112,26 @@ impl ConnStats {
         self.rx_errs += o.rx_errs;
         self.connects += o.connects;
         self.disconnects += o.disconnects;
-        let (a, b) = (self.rtt, o.rtt);
-        let min = match (a.cnt, b.cnt) {
-            (0, _) => b.min,
-            (_, 0) => a.min,
-            _ => a.min.min(b.min),
-        };
-        self.rtt_samples.extend_from_slice(&o.rtt_samples);
-        self.rtt_sum += o.rtt_sum;
-        self.rtt = RttStats::of(
-            min,
-            a.max.max(b.max),
-            self.rtt_sum,
-            a.cnt + b.cnt,
-            &mut self.rtt_samples,
-        );
-    }
-}
-
-impl RttStats {
-    fn of(min: u64, max: u64, sum: u64, cnt: u64, samples: &mut [u32]) -> RttStats {
-        samples.sort_unstable();
-        // q in hundredths of a percent
-        let pct = |q: usize| {
-            samples
-                .get((samples.len() * q / 10_000).min(samples.len().saturating_sub(1)))
-                .map_or(0, |&v| u64::from(v))
-        };
-        let n = samples.len() as f64;
-        let stddev = if samples.is_empty() {
-            0
-        } else {
-            let mean = samples.iter().map(|&v| f64::from(v)).sum::<f64>() / n;
-            let var = samples.iter().map(|&v| (f64::from(v) - mean).powi(2)).sum::<f64>() / n;
-            var.sqrt().round() as u64
-        };
-        RttStats {
-            min,
-            max,
-            avg: sum.checked_div(cnt).unwrap_or(0),
-            p50: pct(5_000),
-            p95: pct(9_500),
-            p99: pct(9_900),
-            cnt,
-            sum,
-            stddev,
-            p75: pct(7_500),
-            p90: pct(9_000),
-            p99_99: pct(9_999),
+        for &(k, n) in &o.req {
+            match self.req.iter_mut().find(|(k2, _)| *k2 == k) {
+                Some((_, m)) => *m += n,
+                None => self.req.push((k, n)),
+            }
         }
+        self.req.sort_unstable();
+        self.rx_corrid_errs += o.rx_corrid_errs;
+        self.req_timeouts += o.req_timeouts;
+        // the most recent activity of either connection
+        let recent = |a: i64, b: i64| match (a, b) {
+            (-1, x) | (x, -1) => x,
+            (a, b) => a.min(b),
+        };
+        self.tx_idle = recent(self.tx_idle, o.tx_idle);
+        self.rx_idle = recent(self.rx_idle, o.rx_idle);
+        self.state_age = self.state_age.min(o.state_age);
+        self.rtt.merge(&o.rtt);
+        self.throttle.merge(&o.throttle);
+        self.outbuf_latency.merge(&o.outbuf_latency);
     }
 }
 
@@ -208,7 +169,9 @@ impl BrokerConn {
                     alive: false,
                     connecting: false,
                     pending: HashMap::new(),
-                    rtt: RttWindow::default(),
+                    rtt: Window::default(),
+                    throttle: Window::default(),
+                    outbuf: Window::default(),
                     abandoned: HashSet::new(),
                     apis: Arc::new(BrokerApis::default()),
                     failures: 0,
@@ -222,7 +185,10 @@ impl BrokerConn {
                 dial: Mutex::new(Dial::default()),
                 next_corr: AtomicI32::new(1),
                 last_active: Mutex::new(Instant::now()),
-                counters: Counters::default(),
+                counters: Counters {
+                    state_since_us: std::sync::atomic::AtomicU64::new(monotonic_us()),
+                    ..Counters::default()
+                },
                 reauth_gate: Mutex::new(false),
                 reauth_done: Condvar::new(),
             }),
@@ -279,12 +245,23 @@ impl BrokerConn {
             } else {
                 "DOWN"
             };
-            let w = std::mem::take(&mut st.rtt);
-            (state, (st.pending.len() + st.abandoned.len()) as u64, w)
+            let windows = (st.rtt.take(), st.throttle.take(), st.outbuf.take());
+            (state, (st.pending.len() + st.abandoned.len()) as u64, windows)
         };
-        let mut samples = rtt.samples;
+        let (rtt, throttle, outbuf_latency) = rtt;
+        let now = monotonic_us();
+        let idle = |at: &std::sync::atomic::AtomicU64| match at.load(Ordering::Relaxed) {
+            0 => -1,
+            t => now.saturating_sub(t) as i64,
+        };
         ConnStats {
             state,
+            req: c.req.sent(),
+            rx_corrid_errs: c.rx_corrid_errs.load(Ordering::Relaxed),
+            req_timeouts: c.req_timeouts.load(Ordering::Relaxed),
+            tx_idle: idle(&c.last_tx_us),
+            rx_idle: idle(&c.last_rx_us),
+            state_age: now.saturating_sub(c.state_since_us.load(Ordering::Relaxed)),
             outbuf_cnt: c.waiting_to_send.load(Ordering::Relaxed),
             waitresp_cnt: waitresp,
             tx: c.tx.load(Ordering::Relaxed),
@@ -295,9 +272,9 @@ impl BrokerConn {
             rx_errs: c.rx_errs.load(Ordering::Relaxed),
             connects: c.connects.load(Ordering::Relaxed),
             disconnects: c.disconnects.load(Ordering::Relaxed),
-            rtt: RttStats::of(rtt.min, rtt.max, rtt.sum, rtt.cnt, &mut samples),
-            rtt_samples: samples,
-            rtt_sum: rtt.sum,
+            rtt,
+            throttle,
+            outbuf_latency,
         }
     }
 
@@ -451,12 +428,20 @@ impl BrokerConn {
     fn register(&self, corr: i32, waiter: Waiter, deadline: Instant) -> Result<u64> {
         let waiting = &self.inner.counters.waiting_to_send;
         waiting.fetch_add(1, Ordering::Relaxed);
-        let r = self.register_waiting(corr, waiter, deadline);
+        let r = self.register_waiting(corr, waiter, deadline, Instant::now());
         waiting.fetch_sub(1, Ordering::Relaxed);
         r
     }
 
-    fn register_waiting(&self, corr: i32, waiter: Waiter, deadline: Instant) -> Result<u64> {
+    /// `queued`: when the request began to wait (its `outbuf_latency` runs
+    /// from then until it has its slot, just before it is written).
+    fn register_waiting(
+        &self,
+        corr: i32,
+        waiter: Waiter,
+        deadline: Instant,
+        queued: Instant,
+    ) -> Result<u64> {
         let (generation, _) = self.ensure(deadline)?;
         let mut st = self.inner.state.locked();
         loop {
@@ -464,7 +449,9 @@ impl BrokerConn {
                 return Err(self.inner.dead_error(&st));
             }
             if st.pending.len() + st.abandoned.len() < self.inner.cfg.max_in_flight {
-                st.pending.insert(corr, (waiter, Instant::now()));
+                let now = Instant::now();
+                st.outbuf.add(now.duration_since(queued).as_micros() as u64);
+                st.pending.insert(corr, (waiter, now));
                 return Ok(generation);
             }
             let now = Instant::now();
@@ -604,6 +591,7 @@ impl BrokerConn {
                 .map_or_else(|e| e.into_inner().0, |r| r.0);
         }
         st.connecting = true;
+        self.inner.counters.state_changed();
         let attempt = st.failures + 1;
         drop(st);
         let log = &self.inner.cfg.log;
@@ -653,6 +641,7 @@ impl BrokerConn {
         };
         let mut st = self.inner.state.locked();
         st.connecting = false;
+        self.inner.counters.state_changed();
         self.inner.changed.notify_all();
         let mut lifetime = 0;
         let result = result.and_then(|(rd, wr, apis, session_lifetime)| {
@@ -802,6 +791,7 @@ fn reader_loop(
                 c.rx.fetch_add(1, Ordering::Relaxed);
                 c.rx_bytes
                     .fetch_add(frame.len() as u64 + 4, Ordering::Relaxed);
+                c.last_rx_us.store(monotonic_us(), Ordering::Relaxed);
                 let corr = Reader::new(&frame).i32().unwrap_or(-1);
                 let slot = {
                     let mut st = inner.state.locked();
@@ -820,8 +810,11 @@ fn reader_loop(
                 // no longer be trusted.
                 match slot {
                     (Some(w), _) => w.complete(Ok(frame)),
-                    (None, true) => {}
+                    (None, true) => {
+                        c.rx_corrid_errs.fetch_add(1, Ordering::Relaxed);
+                    }
                     (None, false) => {
+                        c.rx_corrid_errs.fetch_add(1, Ordering::Relaxed);
                         c.rx_errs.fetch_add(1, Ordering::Relaxed);
                         inner.fail(
                             generation,
@@ -946,6 +939,8 @@ impl<R: Request> PendingResponse<R> {
     }
 
     fn timed_out(&self) -> Error {
+        let c = &self.conn.inner.counters;
+        c.req_timeouts.fetch_add(1, Ordering::Relaxed);
         let e = Error::timed_out(format!(
             "{}: {} v{} request timed out",
             self.conn.inner.name,
@@ -976,60 +971,39 @@ impl<R: Request> Drop for PendingResponse<R> {
 
 #[cfg(test)]
 mod tests {
-    use super::session::RTT_SAMPLES;
     use super::*;
 
-    fn window(us: &[u64]) -> ConnStats {
-        let mut w = RttWindow::default();
+    fn conn(us: &[u64]) -> ConnStats {
+        let mut rtt = Window::default();
         for &u in us {
-            w.add(u);
+            rtt.add(u);
         }
-        let mut samples = w.samples;
         ConnStats {
             state: "UP",
             tx: us.len() as u64,
-            rtt: RttStats::of(w.min, w.max, w.sum, w.cnt, &mut samples),
-            rtt_samples: samples,
-            rtt_sum: w.sum,
+            rtt,
             ..Default::default()
         }
     }
 
     #[test]
-    fn rtt_window_percentiles_and_merge() {
-        let a = window(&(1..=100).collect::<Vec<_>>());
-        assert_eq!(
-            a.rtt,
-            RttStats {
-                min: 1,
-                max: 100,
-                avg: 50,
-                p50: 51,
-                p95: 96,
-                p99: 100,
-                cnt: 100,
-                sum: 5050,
-                stddev: 29,
-                p75: 76,
-                p90: 91,
-                p99_99: 100,
-            }
-        );
-        assert_eq!(window(&[]).rtt, RttStats::default());
-        // Merged with another connection of the same broker (and an idle one).
-        let mut m = window(&[500, 700]);
+    fn merged_connections_add_up() {
+        let mut m = conn(&[500, 700]);
         m.state = "DOWN";
-        m.merge(&a);
-        m.merge(&window(&[]));
+        m.req = vec![(0, 2), (3, 1)];
+        m.tx_idle = -1;
+        m.rx_idle = 40;
+        let mut b = conn(&(1..=100).collect::<Vec<_>>());
+        b.req = vec![(3, 4), (18, 1)];
+        b.tx_idle = 7;
+        b.rx_idle = 90;
+        m.merge(&b);
+        m.merge(&conn(&[]));
         assert_eq!(m.state, "UP");
         assert_eq!(m.tx, 102);
-        assert_eq!((m.rtt.min, m.rtt.max, m.rtt.cnt), (1, 700, 102));
-        assert_eq!(m.rtt.avg, (5050 + 1200) / 102);
-        assert_eq!(m.rtt.p99, 500);
-        // More samples than kept: exact count, min, max and mean all the same.
-        let many: Vec<u64> = (0..5000).map(|i| 10 + i % 7).collect();
-        let w = window(&many);
-        assert_eq!((w.rtt.cnt, w.rtt.min, w.rtt.max), (5000, 10, 16));
-        assert!(w.rtt_samples.len() == RTT_SAMPLES && (10..=16).contains(&w.rtt.p50));
+        assert_eq!(m.req, vec![(0, 2), (3, 5), (18, 1)]);
+        assert_eq!((m.tx_idle, m.rx_idle), (7, 40));
+        let r = m.rtt.stats();
+        assert_eq!((r.min, r.max, r.cnt), (1, 700, 102));
     }
 }

@@ -3,7 +3,7 @@
 //! broker answers into delivery reports.
 
 use crate::sync::MutexExt;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -21,6 +21,7 @@ use crate::message::{now_ms, MessageStatus, ProducerRecord};
 use crate::protocol::KafkaCode;
 use crate::record::batch::HEADER_LEN;
 use crate::record::{BatchRecords, RecordBatchBuilder};
+use crate::window::Window;
 use crate::wire::Bytes;
 use std::mem;
 
@@ -143,7 +144,7 @@ pub(crate) fn records_of(batch: &Bytes) -> Bytes {
 
 /// Microseconds from a message's send (its deadline less
 /// `message.timeout.ms`) to `now`; -1 if unknown.
-fn latency_us(now: Instant, deadline: Instant, message_timeout: Duration) -> i64 {
+pub(crate) fn latency_us(now: Instant, deadline: Instant, message_timeout: Duration) -> i64 {
     deadline.checked_sub(message_timeout).map_or(-1, |sent| {
         i64::try_from(now.saturating_duration_since(sent).as_micros()).unwrap_or(i64::MAX)
     })
@@ -155,6 +156,10 @@ pub(crate) struct PartQ {
     pub open: Option<Batch>,
     pub ready: VecDeque<Batch>,
     pub in_flight: usize,
+    /// Statistics: messages queued to the partition, and those finished
+    /// (delivered or failed), since the producer started.
+    pub msgs: u64,
+    pub done_msgs: u64,
     /// Idempotence: the next sequence to hand out.
     pub next_seq: i32,
     /// Statistics: messages delivered (acknowledged), and their bytes.
@@ -189,6 +194,10 @@ pub(crate) struct TopicQ {
     pub fast: u32,
     /// Queues by partition index.
     pub parts: Vec<PartQ>,
+    /// Statistics: the sizes (bytes) and message counts of the batches
+    /// taken to be sent since the last snapshot.
+    pub batch_size: Window,
+    pub batch_cnt: Window,
 }
 
 impl TopicQ {
@@ -201,6 +210,8 @@ impl TopicQ {
             asked: None,
             fast: 0,
             parts: Vec::new(),
+            batch_size: Window::default(),
+            batch_cnt: Window::default(),
         }
     }
 
@@ -322,6 +333,10 @@ pub(crate) struct Acc {
     /// in `requests`: still purged as queued) or written (in flight). A
     /// purge takes them from here, so a later answer finds nothing.
     pub inflight: HashMap<u64, Vec<Batch>, FxBuild>,
+    /// Statistics: per leader broker, how long messages waited in the
+    /// producer (from the send call until taken into a request), in µs,
+    /// since the last snapshot (librdkafka's `int_latency`).
+    pub int_latency: BTreeMap<i32, Window>,
     /// Requests the sender has taken out of `inflight` to encode them
     /// (outside the lock); a blocking purge waits for them.
     pub encoding: usize,
@@ -393,6 +408,7 @@ impl Acc {
             pid_retry_at: None,
             requests: Vec::new(),
             inflight: HashMap::default(),
+            int_latency: BTreeMap::new(),
             encoding: 0,
             purge_gen: 0,
             acks0: s.acks == 0,
@@ -792,11 +808,14 @@ impl Acc {
         };
         self.queued_msgs -= b.msgs.len();
         self.queued_bytes -= b.total_size;
+        let (n, bytes) = (b.msgs.len() as u64, b.payload_bytes);
         if result.is_ok() {
-            let (n, bytes) = (b.msgs.len() as u64, b.payload_bytes);
             self.txmsgs += n;
             self.txmsg_bytes += bytes;
-            if let Some(p) = self.part_mut(&b.tp) {
+        }
+        if let Some(p) = self.part_mut(&b.tp) {
+            p.done_msgs += n;
+            if result.is_ok() {
                 p.txmsgs += n;
                 p.txmsg_bytes += bytes;
             }
@@ -1077,6 +1096,7 @@ fn append_to(
     if open.msgs.len() >= batch_num || b.size_in_bytes() >= batch_size {
         wake = true;
     }
+    tq.parts[partition as usize].msgs += 1;
     Ok(wake)
 }
 

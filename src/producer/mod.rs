@@ -355,8 +355,8 @@ impl Producer {
             .transactional_id
             .as_ref()
             .map(|_| self.shared.txn().phase.clone());
-        let acc = self.shared.acc();
-        let totals = Totals {
+        let mut acc = self.shared.acc();
+        let mut totals = Totals {
             replyq: acc.done_msgs as u64,
             msg_cnt: acc.queued_msgs as u64,
             msg_size: acc.queued_bytes as u64,
@@ -365,10 +365,13 @@ impl Producer {
             txmsgs: acc.txmsgs,
             txmsg_bytes: acc.txmsg_bytes,
             eos: s.idempotence.then(|| Self::eos_stats(&acc, phase.as_ref())),
+            int_latency: std::mem::take(&mut acc.int_latency),
             ..Totals::default()
         };
         let mut topics = TopicStats::new();
-        for (name, tq) in acc.topics.iter() {
+        for (name, tq) in acc.topics.iter_mut() {
+            let windows = (tq.batch_size.take(), tq.batch_cnt.take());
+            totals.topic_batches.insert(name.to_string(), windows);
             let mut parts = Vec::with_capacity(tq.parts.len() + 1);
             if !tq.unassigned.is_empty() {
                 // librdkafka's "UA" partition: messages waiting for metadata.
@@ -378,10 +381,20 @@ impl Producer {
             }
             for (i, pq) in tq.parts.iter().enumerate() {
                 let mut ps = PartStats::new(i as i32, -1);
-                for b in pq.open.iter().chain(pq.ready.iter()) {
-                    ps.msgq_cnt += b.msgs.len() as u64;
-                    ps.msgq_bytes += b.total_size as u64;
+                // the open batch is librdkafka's partition queue; batches
+                // closed and waiting to be sent are its transmit queue
+                if let Some(b) = &pq.open {
+                    ps.msgq_cnt = b.msgs.len() as u64;
+                    ps.msgq_bytes = b.total_size as u64;
                 }
+                for b in &pq.ready {
+                    ps.xmit_msgq_cnt += b.msgs.len() as u64;
+                    ps.xmit_msgq_bytes += b.total_size as u64;
+                }
+                ps.msgs = pq.msgs;
+                ps.msgs_inflight = pq
+                    .msgs
+                    .saturating_sub(pq.done_msgs + ps.msgq_cnt + ps.xmit_msgq_cnt);
                 ps.txmsgs = pq.txmsgs;
                 ps.txbytes = pq.txmsg_bytes;
                 parts.push(ps);

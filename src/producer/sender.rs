@@ -187,6 +187,9 @@ fn collect_sends(
     // one batch per partition per request (Kafka's rule): split repeats;
     // the requests wait in `inflight` (where a purge finds them) until sent
     for (leader, batches) in taken {
+        if sh.settings.stats {
+            record_taken(acc, leader, &batches, now, sh.settings.message_timeout);
+        }
         let mut requests: Vec<Vec<Batch>> = Vec::new();
         for b in batches {
             match requests.iter_mut().find(|r| r.iter().all(|x| x.tp != b.tp)) {
@@ -353,6 +356,36 @@ fn init_pid_idempotent(sh: &Shared, bump: Option<(i64, i16)>) -> Result<(i64, i1
         return Err(Error::kafka(KafkaCode(resp.error_code), "InitProducerId"));
     }
     Ok((resp.producer_id, resp.producer_epoch))
+}
+
+/// Statistics of batches taken to be sent to `leader`: each message's wait
+/// in the producer (`int_latency`), each batch's size and message count
+/// (`batchsize`, `batchcnt` of its topic).
+fn record_taken(
+    acc: &mut super::accumulator::Acc,
+    leader: i32,
+    batches: &[Batch],
+    now: Instant,
+    message_timeout: Duration,
+) {
+    let lat = acc.int_latency.entry(leader).or_default();
+    for b in batches {
+        for m in &b.msgs {
+            let us = super::accumulator::latency_us(now, m.deadline, message_timeout);
+            lat.add(us.max(0) as u64);
+        }
+    }
+    for b in batches {
+        if let Some(tq) = acc.topics.get_mut(&b.tp.0) {
+            let size = match (&b.bytes, &b.builder) {
+                (Some(bytes), _) => bytes.len(),
+                (None, Some(builder)) => builder.size_in_bytes(),
+                (None, None) => b.total_size,
+            };
+            tq.batch_size.add(size as u64);
+            tq.batch_cnt.add(b.msgs.len() as u64);
+        }
+    }
 }
 
 /// Finishes a batch's bytes for `version` (v2 batches for Produce v3+,

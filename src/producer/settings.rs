@@ -19,6 +19,9 @@ pub(crate) struct Settings {
     pub level: Option<i32>,
     pub ack_timeout_ms: i32,
     pub message_timeout: Duration,
+    /// `statistics.interval.ms` > 0: the sender keeps the windows only
+    /// statistics show (queue latencies, batch sizes).
+    pub stats: bool,
     pub retries: u32,
     pub retry_backoff: Duration,
     pub retry_backoff_max: Duration,
@@ -120,6 +123,7 @@ impl Settings {
             },
             ack_timeout_ms: cfg.int("request.timeout.ms") as i32,
             message_timeout,
+            stats: cfg.int("statistics.interval.ms") > 0,
             retries: cfg.int("retries").min(i64::from(u32::MAX)) as u32,
             retry_backoff: cfg.ms("retry.backoff.ms"),
             retry_backoff_max: cfg.ms("retry.backoff.max.ms"),

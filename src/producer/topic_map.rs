@@ -129,10 +129,6 @@ impl<V> TopicMap<V> {
         self.entries.iter_mut().map(|(_, v)| v)
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&Arc<str>, &V)> {
-        self.entries.iter().map(|(k, v)| (k, v))
-    }
-
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (&Arc<str>, &mut V)> {
         self.entries.iter_mut().map(|(k, v)| (&*k, v))
     }
@@ -155,7 +151,7 @@ mod tests {
         assert_eq!(m.get_mut("c"), None);
         assert_eq!(m.get_mut("a"), Some(&mut 3));
         assert!(m.contains_key("b") && !m.contains_key("c"));
-        let names: Vec<&str> = m.iter().map(|(k, _)| &**k).collect();
+        let names: Vec<&str> = m.entries.iter().map(|(k, _)| &**k).collect();
         assert_eq!(names, ["a", "b"]);
         assert_eq!(m.values().sum::<i32>(), 15);
     }

@@ -11,6 +11,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::config::NetConfig;
+use crate::clock::monotonic_us;
+use crate::window::Window;
 use crate::error::{local, Error, Result};
 use crate::log::{self, ctx, level};
 use crate::net::conn::{self, WriteHalf};
@@ -89,7 +91,12 @@ pub(super) struct State {
     /// time they were sent (for the round-trip statistics).
     pub(super) pending: HashMap<i32, (Waiter, Instant)>,
     /// Round-trip times since the last statistics snapshot.
-    pub(super) rtt: RttWindow,
+    pub(super) rtt: Window,
+    /// Throttle times (ms) of the responses since the last snapshot.
+    pub(super) throttle: Window,
+    /// How long requests waited for their slot (µs), since the last
+    /// snapshot.
+    pub(super) outbuf: Window,
     /// Requests whose waiter gave up: their responses are read and dropped.
     pub(super) abandoned: HashSet<i32>,
     /// What the broker supports (valid while `alive`).
@@ -147,6 +154,20 @@ pub(super) struct Dial {
 /// Cumulative counters of one connection (all its sessions).
 #[derive(Default)]
 pub(super) struct Counters {
+    /// Requests written, per API key (statistics' `req`).
+    pub(super) req: ReqCounts,
+    /// Responses that matched no waiting request: to requests given up
+    /// (timed out or abandoned) or to none at all (`rxcorriderrs`).
+    pub(super) rx_corrid_errs: AtomicU64,
+    /// Requests whose deadline passed before their response (`req_timeouts`).
+    pub(super) req_timeouts: AtomicU64,
+    /// When the current session last wrote and read a frame, in µs of
+    /// [`crate::clock::monotonic_us`]; 0 for not yet.
+    pub(super) last_tx_us: AtomicU64,
+    pub(super) last_rx_us: AtomicU64,
+    /// When the connection's state (INIT, CONNECT, UP, DOWN) last changed,
+    /// in µs of [`crate::clock::monotonic_us`].
+    pub(super) state_since_us: AtomicU64,
     pub(super) tx: AtomicU64,
     pub(super) tx_bytes: AtomicU64,
     pub(super) tx_errs: AtomicU64,
@@ -159,34 +180,47 @@ pub(super) struct Counters {
     pub(super) waiting_to_send: AtomicU64,
 }
 
-/// Round-trip times (µs) seen since the last snapshot: exact count, min,
-/// max and sum, and the last [`RTT_SAMPLES`] values for the percentiles.
-#[derive(Default)]
-pub(super) struct RttWindow {
-    pub(super) cnt: u64,
-    pub(super) min: u64,
-    pub(super) max: u64,
-    pub(super) sum: u64,
-    pub(super) samples: Vec<u32>,
+impl Counters {
+    /// Notes a change of the connection's state (now), and a new session's
+    /// start: nothing written or read on it yet.
+    pub(super) fn state_changed(&self) {
+        self.state_since_us.store(monotonic_us(), Ordering::Relaxed);
+        self.last_tx_us.store(0, Ordering::Relaxed);
+        self.last_rx_us.store(0, Ordering::Relaxed);
+    }
 }
 
-/// Samples kept per statistics window for the percentiles.
-pub(super) const RTT_SAMPLES: usize = 1024;
+/// Requests written per API key, indexed by key.
+pub(super) struct ReqCounts(pub(super) [AtomicU64; API_KEYS]);
 
-impl RttWindow {
-    pub(super) fn add(&mut self, us: u64) {
-        if self.cnt == 0 || us < self.min {
-            self.min = us;
+/// Kafka's API keys run from 0 without a gap (checked in `api_keys`).
+const API_KEYS: usize = crate::api_keys::API_NAMES.len();
+
+impl Default for ReqCounts {
+    fn default() -> Self {
+        ReqCounts(std::array::from_fn(|_| AtomicU64::new(0)))
+    }
+}
+
+impl ReqCounts {
+    /// Counts a written frame (size prefix, then the request header's
+    /// API key).
+    pub(super) fn count(&self, frame: &[u8]) {
+        if let Some(&[hi, lo]) = frame.get(4..6) {
+            if let Some(c) = self.0.get(i16::from_be_bytes([hi, lo]) as usize) {
+                c.fetch_add(1, Ordering::Relaxed);
+            }
         }
-        self.max = self.max.max(us);
-        self.sum = self.sum.saturating_add(us);
-        let v = us.min(u64::from(u32::MAX)) as u32;
-        if self.samples.len() < RTT_SAMPLES {
-            self.samples.push(v);
-        } else {
-            self.samples[(self.cnt % RTT_SAMPLES as u64) as usize] = v;
-        }
-        self.cnt += 1;
+    }
+
+    /// The API keys written at least once, with their counts.
+    pub(super) fn sent(&self) -> Vec<(i16, u64)> {
+        (0..API_KEYS)
+            .filter_map(|k| {
+                let n = self.0[k].load(Ordering::Relaxed);
+                (n > 0).then_some((k as i16, n))
+            })
+            .collect()
     }
 }
 
@@ -215,9 +249,9 @@ impl Inner {
         let mut rd = Reader::shared(&frame);
         match decode_response::<R>(&mut rd, version) {
             Ok((h, body)) if h.correlation_id == corr => {
-                self.cfg
-                    .events
-                    .throttled(&self.name, body.throttle_time_ms());
+                let throttle = body.throttle_time_ms();
+                self.state.locked().throttle.add(throttle.max(0) as u64);
+                self.cfg.events.throttled(&self.name, throttle);
                 Ok(body)
             }
             Ok((h, _)) => {
@@ -279,6 +313,8 @@ impl Inner {
             Ok(()) => {
                 c.tx.fetch_add(1, Ordering::Relaxed);
                 c.tx_bytes.fetch_add(frame.len() as u64, Ordering::Relaxed);
+                c.req.count(frame);
+                c.last_tx_us.store(monotonic_us(), Ordering::Relaxed);
             }
             Err(e) => {
                 c.tx_errs.fetch_add(1, Ordering::Relaxed);
@@ -322,6 +358,7 @@ impl Inner {
             }
             st.alive = false;
             self.counters.disconnects.fetch_add(1, Ordering::Relaxed);
+            self.counters.state_changed();
             st.failures += 1;
             let exp = st.failures.min(16) - 1;
             let backoff = self
