@@ -53,6 +53,28 @@ pub(crate) struct Totals {
     /// A producer's batch sizes (bytes) and message counts per topic
     /// (`batchsize`, `batchcnt`).
     pub topic_batches: BTreeMap<String, (Window, Window)>,
+    /// A consumer group member's state (`cgrp`): consumers with a
+    /// `group.id` only.
+    pub cgrp: Option<Cgrp>,
+}
+
+/// A consumer group member's figures, as librdkafka's `cgrp` object.
+#[derive(Debug, Clone)]
+pub(crate) struct Cgrp {
+    /// librdkafka's group handler state name (`init`, `query-coord`, `up`, ...).
+    pub state: &'static str,
+    /// ms since `state` last changed; 0 while it never did.
+    pub stateage: u64,
+    /// librdkafka's join state name (`init`, `wait-join`, ..., `steady`).
+    pub join_state: &'static str,
+    /// ms since the last rebalance (assign or revoke); 0 before the first.
+    pub rebalance_age: u64,
+    /// Rebalances (assigns and revokes) so far.
+    pub rebalance_cnt: u64,
+    /// Why the last rebalance was started; "" before the first.
+    pub rebalance_reason: String,
+    /// Partitions the group assigns this member now.
+    pub assignment_size: u64,
 }
 
 /// An idempotent producer's figures, as librdkafka's `eos` object.
@@ -465,6 +487,17 @@ impl Emitter {
                 "producer_id": e.producer_id,
                 "producer_epoch": e.producer_epoch,
                 "epoch_cnt": e.epoch_cnt,
+            });
+        }
+        if let Some(g) = &t.cgrp {
+            doc["cgrp"] = json!({
+                "state": g.state,
+                "stateage": g.stateage,
+                "join_state": g.join_state,
+                "rebalance_age": g.rebalance_age,
+                "rebalance_cnt": g.rebalance_cnt,
+                "rebalance_reason": g.rebalance_reason,
+                "assignment_size": g.assignment_size,
             });
         }
         doc.to_string()

@@ -629,6 +629,56 @@ fn one_member_smoke() {
     check(&l, 2, 10, true);
 }
 
+/// The statistics' `cgrp` object of a KIP-848 member (librdkafka's
+/// STATISTICS.md): the coordinator found, the assignment taken on
+/// (`steady`), its size, and the rebalances that brought it; after
+/// unsubscribing, the revoke counted with its reason.
+#[test]
+fn a_members_statistics_show_its_group() {
+    let cluster = mock("k848st", 2);
+    let c = Consumer::new(&config(
+        &cluster.bootstrap,
+        &[
+            ("group.id", "kip848-st"),
+            ("group.protocol", "consumer"),
+            ("statistics.interval.ms", "100"),
+        ],
+    ))
+    .unwrap();
+    let last: Arc<Mutex<serde_json::Value>> = Arc::default();
+    let l2 = last.clone();
+    c.set_stats_callback(Some(Box::new(move |json: &str| {
+        *l2.lock().unwrap() = serde_json::from_str(json).unwrap();
+    })));
+    c.subscribe(&["k848st"]).unwrap();
+    let wait = |done: &dyn Fn(&serde_json::Value) -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            c.poll(Duration::from_millis(50)).unwrap();
+            let v = last.lock().unwrap()["cgrp"].clone();
+            if done(&v) || Instant::now() > deadline {
+                return v;
+            }
+        }
+    };
+    let g = wait(&|g| {
+        g["join_state"] == "steady" && g["assignment_size"] == 2 && c.assignment().len() == 2
+    });
+    assert_eq!(g["state"], "up", "{g}");
+    assert_eq!(g["join_state"], "steady", "{g}");
+    assert_eq!(g["assignment_size"], 2, "{g}");
+    // one incremental assign of both partitions (the broker may split it)
+    let cnt = g["rebalance_cnt"].as_u64().unwrap();
+    assert!(cnt >= 1, "{g}");
+    assert_eq!(g["rebalance_reason"], "", "{g}");
+    c.unsubscribe().unwrap();
+    let g = wait(&|g| g["assignment_size"] == 0 && g["rebalance_reason"] == "unsubscribe");
+    assert_eq!(g["assignment_size"], 0, "{g}");
+    assert_eq!(g["rebalance_reason"], "unsubscribe", "{g}");
+    assert!(g["rebalance_cnt"].as_u64().unwrap() > cnt, "{g}");
+    c.close();
+}
+
 /// gregor and librdkafka members in one group, through joins, leaves, a
 /// coordinator move and injected heartbeat errors. 600 messages per
 /// partition, so the topic is still being consumed in every phase (with

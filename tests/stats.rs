@@ -354,6 +354,8 @@ fn consumer_stats_show_lag_reaching_zero() {
         }
     }
     assert_eq!(v["type"], "consumer", "last stats: {:?}", last(&seen));
+    // no group.id: no group member, no `cgrp` (as librdkafka)
+    assert!(v.get("cgrp").is_none(), "{v}");
     assert_eq!(v["rxmsgs"], n as u64);
     assert_eq!(v["rxmsg_bytes"], (n * "value-0000".len()) as u64);
     let parts = v["topics"][&topic]["partitions"].as_object().unwrap();
@@ -386,4 +388,109 @@ fn consumer_stats_show_lag_reaching_zero() {
         .map(|b| b["rx"].as_u64().unwrap())
         .sum();
     assert!(fetched > 0 && v["rx"].as_u64() == Some(fetched));
+}
+
+/// Polls `consumers` in turn until `done` holds for the last snapshot of
+/// each (or the deadline passes); returns those snapshots.
+fn poll_until(
+    consumers: &[(&Consumer, &Seen)],
+    deadline: Instant,
+    done: impl Fn(&Consumer, &Value) -> bool,
+) -> Vec<Value> {
+    loop {
+        for (c, _) in consumers {
+            if let Some(m) = c.poll(Duration::from_millis(50)).unwrap() {
+                assert!(m.error.is_none(), "{m:?}");
+            }
+        }
+        let last: Vec<Value> = consumers
+            .iter()
+            .map(|(_, s)| last(s).unwrap_or(Value::Null))
+            .collect();
+        if Instant::now() > deadline || consumers.iter().zip(&last).all(|((c, _), v)| done(c, v)) {
+            return last;
+        }
+    }
+}
+
+/// librdkafka's `cgrp` object: the group member's state, join state,
+/// rebalances and assignment, for a consumer with a group.id only.
+#[test]
+fn grouped_consumer_stats_show_the_group() {
+    if !common::broker_up() {
+        return;
+    }
+    let topic = common::unique_topic("stats-g");
+    common::create_topic(&topic, 3);
+    let group = common::unique_topic("stats-g-group");
+    let cfg = common::config(&[
+        ("statistics.interval.ms", "100"),
+        ("group.id", &group),
+        ("auto.offset.reset", "earliest"),
+    ]);
+    let c1 = Consumer::new(&cfg).unwrap();
+    let (seen1, cb) = collector();
+    c1.set_stats_callback(Some(cb));
+    c1.subscribe(&[&topic]).unwrap();
+    let steady = |c: &Consumer, v: &Value| {
+        v["cgrp"]["join_state"] == "steady"
+            && v["cgrp"]["assignment_size"] == c.assignment().len() as u64
+    };
+    let v = poll_until(&[(&c1, &seen1)], Instant::now() + T, |c, v| {
+        steady(c, v) && v["cgrp"]["assignment_size"] == 3
+    })
+    .remove(0);
+    let g = &v["cgrp"];
+    assert_eq!(g["state"], "up", "{v}");
+    assert_eq!(g["join_state"], "steady", "{v}");
+    assert_eq!(g["assignment_size"], 3, "{v}");
+    assert_eq!(c1.assignment().len(), 3);
+    assert!(g["rebalance_cnt"].as_u64().unwrap() >= 1, "{g}");
+    // the first join gives nothing up, so it has no reason (as librdkafka)
+    assert_eq!(g["rebalance_reason"], "", "{g}");
+    assert!(g["stateage"].as_u64().is_some() && g["rebalance_age"].as_u64().is_some());
+    // the ages grow while nothing happens
+    let cnt = g["rebalance_cnt"].clone();
+    let age = g["rebalance_age"].as_u64().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let v = poll_until(&[(&c1, &seen1)], Instant::now() + T, |_, v| {
+        v["cgrp"]["rebalance_age"].as_u64() >= Some(age + 300)
+    })
+    .remove(0);
+    let g = &v["cgrp"];
+    assert!(g["rebalance_age"].as_u64().unwrap() >= 300, "{g}");
+    assert!(g["stateage"].as_u64().unwrap() >= 300, "{g}");
+    assert_eq!(g["rebalance_cnt"], cnt, "{g}");
+
+    // A second member: the group rebalances and the partitions are split.
+    let c2 = Consumer::new(&cfg).unwrap();
+    let (seen2, cb) = collector();
+    c2.set_stats_callback(Some(cb));
+    c2.subscribe(&[&topic]).unwrap();
+    let both = [(&c1, &seen1), (&c2, &seen2)];
+    let vs = poll_until(&both, Instant::now() + T, |c, v| {
+        steady(c, v)
+            && v["cgrp"]["assignment_size"]
+                .as_u64()
+                .is_some_and(|n| n > 0 && n < 3)
+    });
+    let sizes: Vec<u64> = vs
+        .iter()
+        .map(|v| v["cgrp"]["assignment_size"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes.iter().sum::<u64>(), 3, "{vs:?}");
+    assert_eq!(sizes[0], c1.assignment().len() as u64);
+    assert_eq!(sizes[1], c2.assignment().len() as u64);
+    let g1 = &vs[0]["cgrp"];
+    // the first member gave its partitions up and took its share
+    assert!(
+        g1["rebalance_cnt"].as_u64().unwrap() >= cnt.as_u64().unwrap() + 2,
+        "{g1}"
+    );
+    assert_ne!(g1["rebalance_reason"], "", "{g1}");
+    for v in &vs {
+        assert_eq!(v["cgrp"]["state"], "up", "{v}");
+    }
+    c2.close();
+    c1.close();
 }

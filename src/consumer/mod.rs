@@ -248,8 +248,9 @@ impl Consumer {
 
     /// Delivers a statistics snapshot if one is due.
     fn emit_stats(&self) -> bool {
-        self.stats
-            .emit_if_due(&self.cluster, || stats::snapshot(&self.shared))
+        self.stats.emit_if_due(&self.cluster, || {
+            stats::snapshot(&self.shared, self.group.as_ref().map(|g| g.cgrp_stats()))
+        })
     }
 
     /// The error that stopped the consumer for good (a fenced static group
@@ -984,10 +985,10 @@ impl Consumer {
         let owned = {
             let mut m = g.lock();
             m.closing = true;
-            if let Some(c) = m.coord.clone().filter(|_| m.in_join) {
+            if let Some(c) = m.coord().cloned().filter(|_| m.in_join) {
                 // free the coordinator thread from a JoinGroup wait
                 c.close();
-                m.coord = None;
+                m.clear_coord();
             }
             std::mem::take(&mut m.owned)
         };
@@ -1232,9 +1233,9 @@ fn close_group_async(
     let owned = {
         let mut m = g.lock();
         m.closing = true;
-        if let Some(c) = m.coord.clone().filter(|_| m.in_join) {
+        if let Some(c) = m.coord().cloned().filter(|_| m.in_join) {
             c.close();
-            m.coord = None;
+            m.clear_coord();
         }
         std::mem::take(&mut m.owned)
     };

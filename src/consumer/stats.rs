@@ -1,19 +1,23 @@
 //! The consumer's statistics (see [`crate::stats`]): messages handed out,
-//! fetch queues, positions, watermarks and lag per assigned partition.
+//! fetch queues, positions, watermarks and lag per assigned partition, and
+//! the group member's state.
 
 use super::state::{Item, Phase, Shared};
-use crate::stats::{PartStats, TopicStats, Totals, OFFSET_INVALID};
+use crate::stats::{Cgrp, PartStats, TopicStats, Totals, OFFSET_INVALID};
 
 /// `consumer_lag` is the partition's end (high watermark, or the last
 /// stable offset under read_committed) minus the application's position
-/// — what is left to consume — and -1 while either is unknown.
-pub(super) fn snapshot(shared: &Shared) -> (Totals, TopicStats) {
+/// — what is left to consume — and -1 while either is unknown. `cgrp` is
+/// the group member's state (`Group::cgrp_stats`), `None` without a
+/// `group.id`.
+pub(super) fn snapshot(shared: &Shared, cgrp: Option<Cgrp>) -> (Totals, TopicStats) {
     let read_committed = shared.settings.read_committed;
     let st = shared.lock();
     let mut totals = Totals {
         replyq: st.events.len() as u64,
         rxmsgs: st.rxmsgs,
         rxmsg_bytes: st.rxmsg_bytes,
+        cgrp,
         ..Totals::default()
     };
     let mut topics = TopicStats::new();

@@ -982,6 +982,9 @@ mod tests {
             state: "UP",
             tx: us.len() as u64,
             rtt,
+            // never written or read, as take_stats gives it
+            tx_idle: -1,
+            rx_idle: -1,
             ..Default::default()
         }
     }

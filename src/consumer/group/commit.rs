@@ -5,6 +5,7 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use super::cgrp_stats::CgrpState;
 use super::membership::Group;
 use crate::cluster::Cluster;
 use crate::consumer::coordinator;
@@ -180,7 +181,7 @@ pub(super) fn commit_with(
                         .unwrap_or_default(),
                 }
             );
-            group.lock().coord = None;
+            group.lock().clear_coord();
             if Instant::now() + backoff < deadline {
                 std::thread::sleep(backoff);
                 retries += 1;
@@ -198,22 +199,27 @@ pub(super) fn commit_with(
             }
         }
         // a generation that is gone: rejoin (the heartbeat learns the rest)
-        if entries.iter().any(|e| {
-            e.error
-                .as_ref()
-                .and_then(Error::kafka_code)
-                .is_some_and(|c| {
-                    matches!(
-                        c,
-                        KafkaCode::ILLEGAL_GENERATION
-                            | KafkaCode::UNKNOWN_MEMBER_ID
-                            | KafkaCode::REBALANCE_IN_PROGRESS
-                    )
-                })
-        }) {
+        if let Some(code) = entries
+            .iter()
+            .filter_map(|e| e.error.as_ref().and_then(Error::kafka_code))
+            .find(|c| {
+                matches!(
+                    *c,
+                    KafkaCode::ILLEGAL_GENERATION
+                        | KafkaCode::UNKNOWN_MEMBER_ID
+                        | KafkaCode::REBALANCE_IN_PROGRESS
+                )
+            })
+        {
             let mut m = group.lock();
             if m.joined {
                 m.rejoin = true;
+                // the classic member rebalances for it (the KIP-848 one
+                // only heartbeats sooner), as librdkafka
+                if !group.settings.consumer_protocol && code != KafkaCode::REBALANCE_IN_PROGRESS {
+                    m.cgrp
+                        .reason(format!("OffsetCommit error: {}", code.name()));
+                }
             }
             drop(m);
             group.cv.notify_all();
@@ -238,11 +244,15 @@ pub(super) fn coordinator(
     cluster: &Cluster,
     deadline: Instant,
 ) -> Result<BrokerConn> {
-    if let Some(c) = group.lock().coord.clone() {
-        return Ok(c);
+    {
+        let mut m = group.lock();
+        if let Some(c) = m.coord() {
+            return Ok(c.clone());
+        }
+        m.cgrp.set_state(CgrpState::QueryCoord);
     }
     let c = coordinator::coordinator(cluster, &group.settings.group_id, deadline)?;
-    group.lock().coord = Some(c.clone());
+    group.lock().set_coord(c.clone());
     Ok(c)
 }
 
@@ -334,7 +344,7 @@ pub(super) fn commit_once(
         Ok(r) => r,
         Err(e) => {
             if e.code() == local::TRANSPORT || e.code() == local::TIMED_OUT {
-                group.lock().coord = None;
+                group.lock().clear_coord();
             }
             return Err(e);
         }

@@ -42,6 +42,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::cgrp_stats::{CgrpState, JoinState};
 use super::commit::{
     async_commit, auto_commit, commit, coordinator, queue_commit_result, take_parts,
 };
@@ -238,7 +239,29 @@ impl Member848 {
                 self.epoch
             );
             self.state = to;
+            // the statistics' `cgrp.join_state`, as librdkafka's member of
+            // this protocol moves it: `init` until an assignment comes,
+            // `steady` once it is taken on (acknowledged or not); while
+            // reconciling, the rebalance call waited for (give_up, take_on)
+            let join = match to {
+                MemberState::Stable | MemberState::Acknowledging => Some(JoinState::Steady),
+                MemberState::Reconciling => None,
+                _ => Some(JoinState::Init),
+            };
+            if let Some(j) = join {
+                self.set_join_state(j);
+            }
         }
+    }
+
+    fn set_join_state(&self, to: JoinState) {
+        self.group.lock().cgrp.set_join_state(to);
+    }
+
+    /// Notes why the member gives its assignment up (the statistics'
+    /// `cgrp.rebalance_reason`).
+    fn rebalance_reason(&self, why: impl Into<String>) {
+        self.group.lock().cgrp.reason(why);
     }
 
     /// Runs until the consumer closes. Leaving on close is
@@ -316,6 +339,7 @@ impl Member848 {
         }
         let mut m = self.group.lock();
         m.exited = true;
+        m.cgrp.set_state(CgrpState::Term);
         drop(m);
         self.group.cv.notify_all();
     }
@@ -369,6 +393,7 @@ impl Member848 {
                     self.member_id,
                     self.epoch
                 );
+                self.rebalance_reason(format!("member fenced: rejoining: {e}"));
                 self.set_state(MemberState::Fenced);
                 self.lose_all();
                 self.join_state();
@@ -477,7 +502,7 @@ impl Member848 {
                         ),
                     ));
                 }
-                group.lock().coord = None;
+                group.lock().clear_coord();
                 return Outcome::Retry;
             }
         };
@@ -509,7 +534,7 @@ impl Member848 {
                 return Outcome::Fenced(Error::kafka(code, what()));
             }
             KafkaCode::NOT_COORDINATOR | KafkaCode::COORDINATOR_NOT_AVAILABLE => {
-                group.lock().coord = None;
+                group.lock().clear_coord();
                 return Outcome::Retry;
             }
             KafkaCode::COORDINATOR_LOAD_IN_PROGRESS | KafkaCode::REQUEST_TIMED_OUT => {
@@ -647,7 +672,8 @@ impl Member848 {
         let owned = self.group.lock().owned.clone();
         let revoke: BTreeSet<(String, i32)> = owned.difference(&target).cloned().collect();
         let add: BTreeSet<(String, i32)> = target.difference(&owned).cloned().collect();
-        if !revoke.is_empty() {
+        let revoking = !revoke.is_empty();
+        if revoking {
             self.set_state(MemberState::Reconciling);
             self.give_up(revoke, false);
             if self.deferred.is_some() || self.target.as_ref() != Some(&target_ids) {
@@ -662,6 +688,13 @@ impl Member848 {
             if self.deferred.is_some() {
                 return;
             }
+        } else if revoking {
+            // librdkafka follows a revoke with an assign, of no partitions
+            // too, and counts it
+            self.group.lock().cgrp.assigned(false);
+        }
+        if revoking || !add.is_empty() {
+            self.set_join_state(JoinState::Steady);
         }
         if resolved {
             if self.target.as_ref() == Some(&target_ids) {
@@ -756,7 +789,12 @@ impl Member848 {
             parts.len(),
             fmt_parts(&parts)
         );
-        self.group.lock().owned.retain(|p| !parts.contains(p));
+        {
+            let mut m = self.group.lock();
+            m.owned.retain(|p| !parts.contains(p));
+            m.cgrp.revoked(parts.len(), false);
+            m.cgrp.set_join_state(JoinState::WaitUnassignCall);
+        }
         if self.group.has_rebalance_cb.load(Ordering::Acquire) {
             let ev = if lost {
                 RebalanceEvent::Lost(tpos(&parts))
@@ -789,6 +827,11 @@ impl Member848 {
             parts.len(),
             fmt_parts(parts)
         );
+        {
+            let mut m = self.group.lock();
+            m.cgrp.assigned(false);
+            m.cgrp.set_join_state(JoinState::WaitAssignCall);
+        }
         if self.group.has_rebalance_cb.load(Ordering::Acquire) {
             let id = self.post(RebalanceEvent::Assigned(tpos(parts)));
             self.wait_handled(id);
@@ -808,8 +851,10 @@ impl Member848 {
     }
 
     fn fatal(&mut self, e: Error) {
+        self.rebalance_reason(format!("fatal error: {e}"));
         self.set_state(MemberState::Fatal);
         self.lose_all();
+        self.set_join_state(JoinState::Init);
         self.target = None;
         *self.shared.member_epoch.locked() = None;
         self.group.lock().fatal = Some(e.clone());
@@ -870,6 +915,7 @@ impl Member848 {
 
     /// Unsubscribe: give everything up, then leave.
     fn unsubscribe(&mut self) {
+        self.rebalance_reason("unsubscribe");
         let owned = std::mem::take(&mut self.group.lock().owned);
         self.give_up(owned, false);
         if self.state != MemberState::Unsubscribed {
@@ -881,6 +927,7 @@ impl Member848 {
     /// No poll for `max.poll.interval.ms`: the partitions are lost, the
     /// member leaves (as the Java client); the next poll rejoins.
     fn max_poll_exceeded(&mut self) {
+        self.rebalance_reason("max.poll.interval.ms exceeded");
         self.lose_all();
         self.leave_now();
         self.set_state(MemberState::Stale);
@@ -930,7 +977,7 @@ fn send(
         Ok(r) => Ok(r),
         Err(e) => {
             if e.code() == local::TRANSPORT || e.code() == local::TIMED_OUT {
-                group.lock().coord = None;
+                group.lock().clear_coord();
             }
             Err(e)
         }
@@ -980,7 +1027,7 @@ pub(crate) fn leave(
         if !retry || Instant::now() + backoff >= deadline {
             break r;
         }
-        group.lock().coord = None;
+        group.lock().clear_coord();
         std::thread::sleep(backoff);
         attempt += 1;
     };

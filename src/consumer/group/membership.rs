@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::cgrp_stats::{CgrpState, CgrpTrack};
 use crate::cluster::Metadata;
 use crate::config::Config;
 use crate::consumer::assignor::{self, Assignor, RebalanceProtocol};
@@ -182,7 +183,10 @@ pub(crate) struct Member {
     /// Partition counts of the topics last seen (subscribed, and the
     /// group's when leader): a change rejoins.
     pub counts: BTreeMap<String, i32>,
-    pub coord: Option<BrokerConn>,
+    /// The coordinator's connection; set and cleared through
+    /// [`Member::set_coord`] and [`Member::clear_coord`], which keep
+    /// `cgrp.state`.
+    coord: Option<BrokerConn>,
     /// The coordinator thread waits in JoinGroup/SyncGroup.
     pub in_join: bool,
     pub fatal: Option<Error>,
@@ -201,6 +205,8 @@ pub(crate) struct Member {
     /// Subscribed topic names the last metadata lacked or answered with an
     /// error, and that error's code: each is reported once while it lasts.
     pub(super) errored_topics: BTreeMap<String, i32>,
+    /// What the statistics' `cgrp` object reports.
+    pub(super) cgrp: CgrpTrack,
 }
 
 /// A consumer's group: settings, member state, and what poll and the
@@ -252,6 +258,7 @@ impl Group {
                 exited: false,
                 last_error: None,
                 errored_topics: BTreeMap::new(),
+                cgrp: CgrpTrack::default(),
             }),
             cv: Condvar::new(),
             base: Instant::now(),
@@ -375,6 +382,12 @@ impl Group {
         self.cv.notify_all();
     }
 
+    /// The statistics' `cgrp` object: the member's state now.
+    pub fn cgrp_stats(&self) -> crate::stats::Cgrp {
+        let m = self.lock();
+        m.cgrp.stats(m.owned.len())
+    }
+
     /// The member id, "" before joining.
     pub fn member_id(&self) -> String {
         self.lock().member_id.clone()
@@ -451,6 +464,26 @@ pub(super) fn report_topic_error(shared: &Shared, topic: &str, e: Error) {
 }
 
 impl Member {
+    /// The coordinator's connection, if known.
+    pub fn coord(&self) -> Option<&BrokerConn> {
+        self.coord.as_ref()
+    }
+
+    /// Found the coordinator: the group handler is up.
+    pub(super) fn set_coord(&mut self, c: BrokerConn) {
+        self.coord = Some(c);
+        self.cgrp.set_state(CgrpState::Up);
+    }
+
+    /// The coordinator moved or its connection failed: it is looked up
+    /// again (librdkafka's group handler goes back to `query-coord`).
+    pub fn clear_coord(&mut self) {
+        self.coord = None;
+        if self.cgrp.state() == CgrpState::Up {
+            self.cgrp.set_state(CgrpState::QueryCoord);
+        }
+    }
+
     /// Notes the subscribed names (not patterns) that `meta` lacks or
     /// answers with an error, and returns the ones to report: those new or
     /// with a new error since the last look. A topic that comes back is

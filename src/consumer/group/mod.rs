@@ -40,7 +40,8 @@
 //! member's state poll and the group thread share), commit.rs (stored
 //! offsets and OffsetCommit), classic.rs (the classic protocol's
 //! subscription bytes, the leader's assignment, LeaveGroup), thread.rs
-//! (the classic member's thread) and kip848.rs (the KIP-848 member); this
+//! (the classic member's thread), kip848.rs (the KIP-848 member) and
+//! cgrp_stats.rs (the statistics' `cgrp` figures both members keep); this
 //! file picks the protocol's way of leaving.
 
 use std::time::Instant;
@@ -48,6 +49,7 @@ use std::time::Instant;
 use crate::cluster::Cluster;
 use crate::error::Result;
 
+mod cgrp_stats;
 mod classic;
 mod commit;
 pub(crate) mod kip848;

@@ -11,6 +11,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::cgrp_stats::{CgrpState, JoinState};
 use super::classic::{
     counts_and_racks, leader_assignments, leave, subscribed_topics, subscription_bytes,
 };
@@ -34,7 +35,11 @@ use crate::protocol::join_group::{JoinGroupRequest, JoinGroupRequestProtocol, Jo
 use crate::protocol::sync_group::{SyncGroupRequest, SyncGroupRequestAssignment};
 use crate::protocol::KafkaCode;
 use crate::wire::Bytes;
-use std::cell::Cell;
+
+/// The rebalance reason of an eager member that rejoins for a change in
+/// its topics (librdkafka gives a cooperative one, which keeps its
+/// partitions, no reason).
+const METADATA_CHANGED: &str = "subscribed topics' metadata changed";
 
 /// What the coordinator thread does next.
 enum Action {
@@ -70,8 +75,6 @@ pub(crate) struct Coordinator {
     last_hb_ok: Instant,
     join_backoff: Duration,
     join_retry_at: Option<Instant>,
-    /// librdkafka's join state name, for the CGRPJOINSTATE log lines.
-    join_state: Cell<&'static str>,
 }
 
 impl Coordinator {
@@ -85,7 +88,6 @@ impl Coordinator {
             last_hb_ok: now,
             join_backoff: Duration::from_millis(100),
             join_retry_at: None,
-            join_state: Cell::new("init"),
             group,
             shared,
             cluster,
@@ -111,6 +113,7 @@ impl Coordinator {
         }
         let mut m = self.group.lock();
         m.exited = true;
+        m.cgrp.set_state(CgrpState::Term);
         drop(m);
         self.group.cv.notify_all();
     }
@@ -173,21 +176,36 @@ impl Coordinator {
         self.group.settings.cooperative()
     }
 
-    /// Moves to librdkafka's join state `to` (init, wait-join,
-    /// wait-metadata, wait-sync, wait-assign-call, wait-unassign-call,
-    /// steady), logged as its CGRPJOINSTATE line (`cgrp` context).
-    fn set_join_state(&self, to: &'static str) {
-        let from = self.join_state.replace(to);
+    /// Moves to librdkafka's join state `to`, kept in the member state for
+    /// the statistics' `cgrp.join_state` and logged as librdkafka's
+    /// CGRPJOINSTATE line (`cgrp` context).
+    fn set_join_state(&self, to: JoinState) {
+        let mut m = self.group.lock();
+        let from = m.cgrp.set_join_state(to);
+        let generation = m.generation;
+        drop(m);
         if from != to {
             log::debug!(
                 self.cluster.log(),
                 ctx::CGRP,
                 "CGRPJOINSTATE",
-                "Group \"{}\" changed join state {from} -> {to} (generation {})",
+                "Group \"{}\" changed join state {} -> {} (generation {generation})",
                 self.group.settings.group_id,
-                self.group.lock().generation
+                from.name(),
+                to.name()
             );
         }
+    }
+
+    /// The join state's name, for log lines.
+    fn join_state(&self) -> &'static str {
+        self.group.lock().cgrp.join_state().name()
+    }
+
+    /// Notes why the member gives its assignment up and rejoins (the
+    /// statistics' `cgrp.rebalance_reason`).
+    fn rebalance_reason(&self, why: impl Into<String>) {
+        self.group.lock().cgrp.reason(why);
     }
 
     /// Queues an event for poll; returns its id.
@@ -216,6 +234,8 @@ impl Coordinator {
     /// Gives partitions up: commits their stored offsets first (unless
     /// lost), through the rebalance callback in poll when there is one.
     fn give_up(&self, parts: BTreeSet<(String, i32)>, lost: bool) {
+        let eager = !self.cooperative();
+        self.group.lock().cgrp.revoked(parts.len(), eager);
         if parts.is_empty() {
             return;
         }
@@ -229,7 +249,7 @@ impl Coordinator {
             parts.len(),
             fmt_parts(&parts)
         );
-        self.set_join_state("wait-unassign-call");
+        self.set_join_state(JoinState::WaitUnassignCall);
         self.group.lock().owned.retain(|p| !parts.contains(p));
         if self.group.has_rebalance_cb.load(Ordering::Acquire) {
             let ev = if lost {
@@ -263,7 +283,8 @@ impl Coordinator {
             parts.len(),
             fmt_parts(parts)
         );
-        self.set_join_state("wait-assign-call");
+        self.set_join_state(JoinState::WaitAssignCall);
+        self.group.lock().cgrp.assigned(whole);
         if self.group.has_rebalance_cb.load(Ordering::Acquire) {
             self.post(RebalanceEvent::Assigned(tpos(parts)));
             return;
@@ -297,6 +318,7 @@ impl Coordinator {
 
     /// Unsubscribe: give everything up and leave.
     fn unsubscribe(&mut self) {
+        self.rebalance_reason("unsubscribe");
         let owned = std::mem::take(&mut self.group.lock().owned);
         self.give_up(owned, false);
         self.leave_now();
@@ -311,7 +333,7 @@ impl Coordinator {
             "Group \"{}\": leaving group",
             self.group.settings.group_id
         );
-        self.set_join_state("init");
+        self.set_join_state(JoinState::Init);
         let member_id = {
             let mut m = self.group.lock();
             m.joined = false;
@@ -330,6 +352,7 @@ impl Coordinator {
     }
 
     fn max_poll_exceeded(&mut self) {
+        self.rebalance_reason("max.poll.interval.ms exceeded");
         let owned = std::mem::take(&mut self.group.lock().owned);
         self.leave_now();
         self.group.poll_exceeded.store(true, Ordering::Release);
@@ -342,11 +365,14 @@ impl Coordinator {
             ),
         ));
         self.give_up(owned, true);
+        self.set_join_state(JoinState::Init);
     }
 
-    /// The session is gone (error or timeout): the partitions are lost.
-    fn lose(&mut self, forget_member: bool) {
-        self.set_join_state("init");
+    /// The session is gone (error or timeout, `why`): the partitions are
+    /// lost.
+    fn lose(&mut self, forget_member: bool, why: String) {
+        self.rebalance_reason(why);
+        self.set_join_state(JoinState::Init);
         let owned = {
             let mut m = self.group.lock();
             m.joined = false;
@@ -358,10 +384,13 @@ impl Coordinator {
             std::mem::take(&mut m.owned)
         };
         self.give_up(owned, true);
+        // lost partitions are not waited for: the member is back at the
+        // start, to rejoin
+        self.set_join_state(JoinState::Init);
     }
 
     fn fenced(&mut self, e: Error) {
-        self.lose(false);
+        self.lose(false, format!("fatal error: {e}"));
         self.group.lock().fatal = Some(e.clone());
         self.cluster
             .events()
@@ -414,17 +443,23 @@ impl Coordinator {
                 "HEARTBEAT",
                 "Group \"{}\" heartbeat error response in state up (join-state {}, generation {generation}): {code}",
                 s.group_id,
-                self.join_state.get()
+                self.join_state()
             );
         }
         match code {
             KafkaCode::NONE => self.last_hb_ok = Instant::now(),
             KafkaCode::REBALANCE_IN_PROGRESS => {
                 self.last_hb_ok = Instant::now();
-                self.group.lock().rejoin = true;
+                let mut m = self.group.lock();
+                m.rejoin = true;
+                // an eager member revokes everything for it; a
+                // cooperative one only rejoins (librdkafka sets no reason)
+                if !self.group.settings.cooperative() {
+                    m.cgrp.reason("rebalance in progress");
+                }
             }
-            KafkaCode::ILLEGAL_GENERATION => self.lose(false),
-            KafkaCode::UNKNOWN_MEMBER_ID => self.lose(true),
+            KafkaCode::ILLEGAL_GENERATION => self.lose(false, "illegal generation".into()),
+            KafkaCode::UNKNOWN_MEMBER_ID => self.lose(true, "unknown member id".into()),
             KafkaCode::FENCED_INSTANCE_ID => self.fenced(Error::kafka(
                 code,
                 format!(
@@ -454,14 +489,20 @@ impl Coordinator {
             "CGRPSTATE",
             "Group \"{}\" changed state up -> query-coord (join-state {}): coordinator lost: {e}",
             self.group.settings.group_id,
-            self.join_state.get()
+            self.join_state()
         );
-        self.group.lock().coord = None;
+        self.group.lock().clear_coord();
         let group = self.group.clone();
         let s = &group.settings;
         self.next_hb = Instant::now() + Duration::from_millis(200).min(s.heartbeat_interval);
-        if self.last_hb_ok.elapsed() > s.session_timeout {
-            self.lose(false);
+        let silent = self.last_hb_ok.elapsed();
+        if silent > s.session_timeout {
+            let why = format!(
+                "session timed out: no answer from the group coordinator for {} ms (join state {}): {e}",
+                silent.as_millis(),
+                self.join_state()
+            );
+            self.lose(false, why);
         }
     }
 
@@ -503,6 +544,9 @@ impl Coordinator {
             if now_topics != m.topics {
                 m.topics = now_topics.clone();
                 m.rejoin = true;
+                if !s.cooperative() {
+                    m.cgrp.reason(METADATA_CHANGED);
+                }
             }
             topics.extend(now_topics);
         }
@@ -525,6 +569,9 @@ impl Coordinator {
         }
         if changed {
             m.rejoin = true;
+            if !s.cooperative() {
+                m.cgrp.reason(METADATA_CHANGED);
+            }
         }
         drop(m);
         self.group.cv.notify_all();
@@ -562,7 +609,7 @@ impl Coordinator {
                     self.group.settings.group_id,
                     self.join_backoff.as_millis()
                 );
-                self.set_join_state("init");
+                self.set_join_state(JoinState::Init);
                 let mut m = self.group.lock();
                 let code = e.code();
                 let new = m.last_error != Some(code);
@@ -606,7 +653,7 @@ impl Coordinator {
                 m.generation,
             )
         };
-        self.set_join_state("wait-join");
+        self.set_join_state(JoinState::WaitJoin);
         let result = self.join_sync(&conn, member_id, topics, owned, generation, deadline);
         let mut m = group.lock();
         m.in_join = false;
@@ -636,14 +683,18 @@ impl Coordinator {
                 group.lock().rejoin = true;
             }
             group.lock().owned.extend(added.iter().cloned());
-            if !added.is_empty() {
+            if added.is_empty() {
+                // librdkafka hands a cooperative member an assign after
+                // every SyncGroup, of no partitions too, and counts it
+                group.lock().cgrp.assigned(false);
+            } else {
                 self.take_on(&added, false);
             }
         } else {
             group.lock().owned = assigned.clone();
             self.take_on(&assigned, true);
         }
-        self.set_join_state("steady");
+        self.set_join_state(JoinState::Steady);
         group.cv.notify_all();
         Ok(())
     }
@@ -682,7 +733,7 @@ impl Coordinator {
         }
         let failed = |e: Error| -> JoinFailed {
             if e.code() == local::TRANSPORT || e.code() == local::TIMED_OUT {
-                group.lock().coord = None;
+                group.lock().clear_coord();
             }
             JoinFailed::Backoff(e)
         };
@@ -755,9 +806,9 @@ impl Coordinator {
         }
         let mut leader_counts = None;
         self.set_join_state(if join.leader == join.member_id {
-            "wait-metadata"
+            JoinState::WaitMetadata
         } else {
-            "wait-sync"
+            JoinState::WaitSync
         });
         let assignments = if join.leader == join.member_id {
             let assignor = s
@@ -807,7 +858,7 @@ impl Coordinator {
         } else {
             Vec::new()
         };
-        self.set_join_state("wait-sync");
+        self.set_join_state(JoinState::WaitSync);
         let version = conn
             .version_for::<SyncGroupRequest>(deadline)
             .map_err(failed)?;
@@ -871,7 +922,7 @@ impl Coordinator {
                 m.generation = -1;
                 m.rejoin = true;
                 drop(m);
-                self.lose_owned_if_cooperative();
+                self.lose_owned_if_cooperative(what);
                 JoinFailed::Again
             }
             KafkaCode::ILLEGAL_GENERATION => {
@@ -879,7 +930,7 @@ impl Coordinator {
                 m.generation = -1;
                 m.rejoin = true;
                 drop(m);
-                self.lose_owned_if_cooperative();
+                self.lose_owned_if_cooperative(what);
                 JoinFailed::Again
             }
             KafkaCode::REBALANCE_IN_PROGRESS => {
@@ -889,7 +940,7 @@ impl Coordinator {
             KafkaCode::FENCED_INSTANCE_ID => JoinFailed::Fatal(e),
             c if coordinator_moved(c) => {
                 let mut m = self.group.lock();
-                m.coord = None;
+                m.clear_coord();
                 m.rejoin = true;
                 JoinFailed::Backoff(e)
             }
@@ -901,9 +952,14 @@ impl Coordinator {
     }
 
     /// Cooperative members keep partitions through a rejoin; a generation
-    /// that is gone loses them.
-    fn lose_owned_if_cooperative(&mut self) {
+    /// that is gone (a `what` = "join" or "sync" error) loses them.
+    fn lose_owned_if_cooperative(&mut self, what: &str) {
         if self.cooperative() {
+            self.rebalance_reason(if what == "join" {
+                "JoinGroup error"
+            } else {
+                "SyncGroup error"
+            });
             let owned = std::mem::take(&mut self.group.lock().owned);
             self.give_up(owned, true);
         }
