@@ -53,6 +53,9 @@ pub(crate) struct Totals {
     /// A producer's batch sizes (bytes) and message counts per topic
     /// (`batchsize`, `batchcnt`).
     pub topic_batches: BTreeMap<String, (Window, Window)>,
+    /// How long the client has had each topic, in ms (`age`): since the
+    /// producer's first message to it, or the consumer's assignment.
+    pub topic_age_ms: BTreeMap<String, u64>,
     /// A consumer group member's state (`cgrp`): consumers with a
     /// `group.id` only.
     pub cgrp: Option<Cgrp>,
@@ -80,10 +83,14 @@ pub(crate) struct Cgrp {
 /// An idempotent producer's figures, as librdkafka's `eos` object.
 #[derive(Debug, Clone)]
 pub(crate) struct Eos {
-    /// librdkafka's idempotence state name (`Assigned`, `DrainBump`, ...).
+    /// librdkafka's idempotence state name (`Assigned`, `DrainBump`, ...),
+    /// and ms since it changed.
     pub idemp_state: &'static str,
-    /// librdkafka's transaction state name (`Init`, `Ready`, ...).
+    pub idemp_stateage: u64,
+    /// librdkafka's transaction state name (`Init`, `Ready`, ...), and ms
+    /// since it changed.
     pub txn_state: &'static str,
+    pub txn_stateage: u64,
     /// Whether messages may be produced (inside a transaction).
     pub txn_may_enq: bool,
     /// The producer id and epoch; -1 until known.
@@ -130,6 +137,8 @@ pub(crate) struct PartStats {
     pub eof_offset: i64,
     /// The partition leader's epoch from metadata, -1 if unknown.
     pub leader_epoch: i32,
+    /// The leader epoch committed with `committed_offset`, -1 if none.
+    pub committed_leader_epoch: i32,
     /// Messages received (consumer) or produced, sent or not (producer).
     pub msgs: u64,
     /// Producer: messages in batches closed and waiting to be sent, and
@@ -169,6 +178,7 @@ impl PartStats {
             stored_leader_epoch: -1,
             eof_offset: OFFSET_INVALID,
             leader_epoch: -1,
+            committed_leader_epoch: -1,
             msgs: 0,
             xmit_msgq_cnt: 0,
             xmit_msgq_bytes: 0,
@@ -190,6 +200,7 @@ impl PartStats {
             // librdkafka's misspelt name for the same figure, kept for
             // dashboards built on it
             "commited_offset": self.committed_offset,
+            "committed_leader_epoch": self.committed_leader_epoch,
             "lo_offset": self.lo_offset,
             "hi_offset": self.hi_offset,
             "ls_offset": self.ls_offset,
@@ -440,6 +451,7 @@ impl Emitter {
             let (size, cnt) = t.topic_batches.get(topic).cloned().unwrap_or_default();
             let mut tv = json!({
                 "topic": topic,
+                "age": t.topic_age_ms.get(topic).copied().unwrap_or(0),
                 "batchsize": window_json(&size.stats()),
                 "batchcnt": window_json(&cnt.stats()),
                 "partitions": pj,
@@ -482,7 +494,9 @@ impl Emitter {
         if let Some(e) = &t.eos {
             doc["eos"] = json!({
                 "idemp_state": e.idemp_state,
+                "idemp_stateage": e.idemp_stateage,
                 "txn_state": e.txn_state,
+                "txn_stateage": e.txn_stateage,
                 "txn_may_enq": e.txn_may_enq,
                 "producer_id": e.producer_id,
                 "producer_epoch": e.producer_epoch,

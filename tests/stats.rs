@@ -377,7 +377,9 @@ fn consumer_stats_show_lag_reaching_zero() {
         assert_eq!(part["consumer_lag_stored"], -1);
         assert_eq!(part["committed_offset"], -1001);
         assert_eq!(part["commited_offset"], part["committed_offset"]);
+        assert_eq!(part["committed_leader_epoch"], -1);
     }
+    assert!(v["topics"][&topic]["age"].as_u64().is_some());
     assert!(v.get("eos").is_none());
     // Some earlier snapshot saw a lag above 0, or the data arrived in one go;
     // either way the fetch connection shows traffic.

@@ -172,8 +172,12 @@ pub(crate) struct Part {
     pub stored: i64,
     pub stored_epoch: i32,
     pub stored_meta: Option<String>,
-    /// The last offset this consumer committed for the partition, -1 if none.
+    /// The last offset this consumer committed for the partition, -1 if none,
+    /// and the leader epoch committed with it (-1 if none).
     pub committed: i64,
+    pub committed_epoch: i32,
+    /// When the partition was assigned (statistics: its topic's `age`).
+    pub created: Instant,
 }
 
 impl Part {
@@ -207,6 +211,8 @@ impl Part {
             stored_epoch: -1,
             stored_meta: None,
             committed: -1,
+            committed_epoch: -1,
+            created: Instant::now(),
         }
     }
 

@@ -60,6 +60,14 @@ pub(super) fn snapshot(shared: &Shared, cgrp: Option<Cgrp>) -> (Totals, TopicSta
             ps.eof_offset = known(p.hi);
         }
         ps.leader_epoch = p.leader_epoch;
+        ps.committed_leader_epoch = if p.committed >= 0 {
+            p.committed_epoch
+        } else {
+            -1
+        };
+        let age = p.created.elapsed().as_millis() as u64;
+        let t = totals.topic_age_ms.entry(p.topic.to_string()).or_default();
+        *t = (*t).max(age);
         ps.rxmsgs = p.rxmsgs;
         ps.rxbytes = p.rxmsg_bytes;
         if let Some((k, c)) = &st.current {

@@ -198,6 +198,8 @@ pub(crate) struct TopicQ {
     /// taken to be sent since the last snapshot.
     pub batch_size: Window,
     pub batch_cnt: Window,
+    /// When the producer first had the topic (statistics' `age`).
+    pub created: Instant,
 }
 
 impl TopicQ {
@@ -212,6 +214,7 @@ impl TopicQ {
             parts: Vec::new(),
             batch_size: Window::default(),
             batch_cnt: Window::default(),
+            created: Instant::now(),
         }
     }
 
@@ -322,6 +325,9 @@ pub(crate) struct Acc {
     pub producer: Option<(i64, i16)>,
     /// Idempotence: producer ids or epochs acquired so far (statistics).
     pub epoch_cnt: u64,
+    /// Statistics: the idempotence state (librdkafka's name) as last
+    /// noted, and since when.
+    pub idemp_seen: (&'static str, Instant),
     /// Idempotence: the sequence space must be reset with a new epoch.
     pub need_epoch_bump: bool,
     /// No InitProducerId before this (after a failure).
@@ -405,6 +411,7 @@ impl Acc {
             producer: None,
             need_epoch_bump: false,
             epoch_cnt: 0,
+            idemp_seen: ("Init", Instant::now()),
             pid_retry_at: None,
             requests: Vec::new(),
             inflight: HashMap::default(),
@@ -630,6 +637,31 @@ impl Acc {
     /// Makes `topic` known to the producer before its first message: it
     /// joins the topics waiting for metadata (the sender asks for it, with
     /// auto-creation if the producer allows it). Whether it was new.
+    /// librdkafka's name of the idempotent producer's state (its state
+    /// machine is finer; these are the states gregor's can be in).
+    pub fn idemp_state(&self) -> &'static str {
+        if self.fatal.is_some() {
+            "FatalError"
+        } else if self.need_epoch_bump {
+            "DrainBump"
+        } else if self.producer.is_some() {
+            "Assigned"
+        } else if self.pid_retry_at.is_some() {
+            "RequestPID"
+        } else {
+            "WaitPID"
+        }
+    }
+
+    /// Notes the idempotence state, and the time it changed if it did: the
+    /// sender notes it on each wake-up, a statistics snapshot too.
+    pub fn note_idemp_state(&mut self) {
+        let now = self.idemp_state();
+        if now != self.idemp_seen.0 {
+            self.idemp_seen = (now, Instant::now());
+        }
+    }
+
     pub fn add_topic(&mut self, cluster: &Cluster, topic: &str) -> bool {
         if self.topics.contains_key(topic) {
             return false;

@@ -315,29 +315,25 @@ impl Producer {
 
     /// An idempotent producer's `eos` figures, with librdkafka's state
     /// names (its idempotence and transaction state machines are finer;
-    /// these are the states gregor's producer can be in).
-    fn eos_stats(acc: &accumulator::Acc, phase: Option<&Phase>) -> Eos {
-        let idemp_state = if acc.fatal.is_some() {
-            "FatalError"
-        } else if acc.need_epoch_bump {
-            "DrainBump"
-        } else if acc.producer.is_some() {
-            "Assigned"
-        } else if acc.pid_retry_at.is_some() {
-            "RequestPID"
-        } else {
-            "WaitPID"
-        };
-        let (txn_state, txn_may_enq) = match phase {
+    /// these are the states gregor's producer can be in). `txn`: the
+    /// transaction's phase and since when, for a transactional producer.
+    fn eos_stats(acc: &mut accumulator::Acc, txn: Option<(&Phase, Instant)>) -> Eos {
+        acc.note_idemp_state();
+        let (idemp_state, idemp_since) = acc.idemp_seen;
+        let (txn_state, txn_may_enq) = match txn.map(|(p, _)| p) {
             None | Some(Phase::Uninit) => ("Init", false),
             Some(Phase::Ready) => ("Ready", false),
             Some(Phase::InTxn) => ("InTransaction", true),
             Some(Phase::Abortable(_)) => ("AbortableError", false),
         };
+        // an idempotent producer's transaction state never leaves Init
+        let txn_since = txn.map_or(acc.clock_base.0, |(_, t)| t);
         let (producer_id, producer_epoch) = acc.producer.unwrap_or((-1, -1));
         Eos {
             idemp_state,
+            idemp_stateage: idemp_since.elapsed().as_millis() as u64,
             txn_state,
+            txn_stateage: txn_since.elapsed().as_millis() as u64,
             txn_may_enq,
             producer_id,
             producer_epoch,
@@ -351,10 +347,10 @@ impl Producer {
         let s = &self.shared.settings;
         // the transaction's phase first: its lock is never taken under the
         // accumulator's
-        let phase = s
-            .transactional_id
-            .as_ref()
-            .map(|_| self.shared.txn().phase.clone());
+        let txn = s.transactional_id.as_ref().map(|_| {
+            let t = self.shared.txn();
+            (t.phase.clone(), t.phase_since)
+        });
         let mut acc = self.shared.acc();
         let mut totals = Totals {
             replyq: acc.done_msgs as u64,
@@ -364,14 +360,19 @@ impl Producer {
             msg_size_max: s.max_bytes as u64,
             txmsgs: acc.txmsgs,
             txmsg_bytes: acc.txmsg_bytes,
-            eos: s.idempotence.then(|| Self::eos_stats(&acc, phase.as_ref())),
             int_latency: std::mem::take(&mut acc.int_latency),
             ..Totals::default()
         };
         let mut topics = TopicStats::new();
+        if s.idempotence {
+            let txn = txn.as_ref().map(|(p, t)| (p, *t));
+            totals.eos = Some(Self::eos_stats(&mut acc, txn));
+        }
         for (name, tq) in acc.topics.iter_mut() {
             let windows = (tq.batch_size.take(), tq.batch_cnt.take());
             totals.topic_batches.insert(name.to_string(), windows);
+            let age = tq.created.elapsed().as_millis() as u64;
+            totals.topic_age_ms.insert(name.to_string(), age);
             let mut parts = Vec::with_capacity(tq.parts.len() + 1);
             if !tq.unassigned.is_empty() {
                 // librdkafka's "UA" partition: messages waiting for metadata.

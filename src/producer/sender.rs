@@ -136,6 +136,9 @@ pub(crate) fn run(sh: &Arc<Shared>) {
         // would wake the application's `poll` while the request is on its
         // way, to compete for the CPU with the broker and this thread.
         acc = sh.acc();
+        if sh.settings.idempotence && sh.settings.stats {
+            acc.note_idemp_state();
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! the shared state holds them.
 
 use std::collections::HashSet;
+use std::time::Instant;
 
 use super::accumulator::Tp;
 use super::settings::Settings;
@@ -24,9 +25,11 @@ pub(crate) enum Phase {
 }
 
 /// Transaction bookkeeping.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct TxnState {
     pub phase: Phase,
+    /// When `phase` last changed (statistics' `txn_stateage`).
+    pub phase_since: Instant,
     /// Partitions added to the open transaction.
     pub partitions: HashSet<Tp>,
     /// Offsets were added to the open transaction.
@@ -40,6 +43,20 @@ pub(crate) struct TxnState {
     /// The open transaction runs transactions v2: fixed at
     /// `begin_transaction` from `cluster_v2`, as the Java client does.
     pub v2: bool,
+}
+
+impl Default for TxnState {
+    fn default() -> Self {
+        TxnState {
+            phase: Phase::default(),
+            phase_since: Instant::now(),
+            partitions: HashSet::new(),
+            offsets_added: false,
+            init_started: false,
+            cluster_v2: false,
+            v2: false,
+        }
+    }
 }
 
 impl Phase {
@@ -96,6 +113,7 @@ impl TxnState {
             }
         }
         self.phase = phase;
+        self.phase_since = Instant::now();
     }
 
     /// Whether a message may be queued now.

@@ -195,6 +195,7 @@ pub(super) fn commit_with(
             for e in entries.iter().filter(|e| e.error.is_none()) {
                 if let Some(p) = st.parts.get_mut(&e.key()) {
                     p.committed = e.offset;
+                    p.committed_epoch = e.leader_epoch.unwrap_or(-1);
                 }
             }
         }
