@@ -147,7 +147,7 @@ impl HandleAdmin {
     }
 
     /// The handle's admin client, made from its configuration on first use.
-    fn client(&self, h: &Handle) -> Result<Arc<AdminClient>, Error> {
+    pub(crate) fn client(&self, h: &Handle) -> Result<Arc<AdminClient>, Error> {
         let mut slot = self.client.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(c) = &*slot {
             return Ok(Arc::clone(c));
@@ -221,7 +221,7 @@ impl Drop for HandleAdmin {
 /// set (the defaults are then the handle's `socket.timeout.ms`).
 #[derive(Debug, Clone)]
 pub struct AdminOptions {
-    for_api: c_int,
+    pub(crate) for_api: c_int,
     request_timeout: Option<c_int>,
     operation_timeout: Option<c_int>,
     validate_only: bool,
@@ -1028,6 +1028,22 @@ fn submit(
     kind: c_int,
     work: Work,
 ) {
+    submit_event(rk, options, rkqu, kind, move |c, o, ev| {
+        Ok(ev.with_topics(work(c, o)?))
+    });
+}
+
+/// Starts an admin call whose result is more than topic results: `work`
+/// gets the admin client, gregor's options and the empty success event
+/// (type `kind`, the options' opaque) to fill; its error fails the whole
+/// request. The event goes to `rkqu`, or the handle's main queue for NULL.
+pub(crate) fn submit_event(
+    rk: *mut Handle,
+    options: *const AdminOptions,
+    rkqu: *mut Queue,
+    kind: c_int,
+    work: impl FnOnce(&AdminClient, &ga::AdminOptions, Event) -> Result<Event, Error> + Send + 'static,
+) {
     let Some(h) = raw::object(rk) else {
         return;
     };
@@ -1049,9 +1065,32 @@ fn submit(
         }
     };
     admin.spawn(move || {
-        let result = work(&client, &opts.to_gregor()).map_err(|e| (e.code(), e.to_string()));
-        fifo.push(Event::admin(kind, opts.opaque, result));
+        let empty = Event::admin(kind, opts.opaque, Ok(Vec::new()));
+        let ev = work(&client, &opts.to_gregor(), empty)
+            .unwrap_or_else(|e| Event::admin(kind, opts.opaque, Err((e.code(), e.to_string()))));
+        fifo.push(ev);
     });
+}
+
+/// Fails an admin call at once, as librdkafka does for arguments it
+/// refuses before sending anything: its result event (of type `kind`, with
+/// the options' opaque) carries `code` and `text` and no results. Posts
+/// nothing without a handle.
+pub(crate) fn fail_request(
+    rk: *mut Handle,
+    options: *const AdminOptions,
+    rkqu: *mut Queue,
+    kind: c_int,
+    (code, text): (c_int, String),
+) {
+    let Some(h) = raw::object(rk) else {
+        return;
+    };
+    let opaque = raw::object(options).map_or(0, |o| o.opaque);
+    let admin = h.admin();
+    let fifo =
+        raw::object(rkqu).map_or_else(|| Arc::clone(admin.main_queue()), |q| Arc::clone(q.fifo()));
+    fifo.push(Event::admin(kind, opaque, Err((code, text))));
 }
 
 /// An admin request not implemented yet (`rd_kafka_<name>`, a generated
@@ -1069,19 +1108,14 @@ pub(crate) fn unimplemented_request(
     let Some(&(kind, ..)) = OTHER_ADMIN_RESULTS.iter().find(|r| r.1 == name) else {
         return;
     };
-    let Some(h) = raw::object(rk.cast::<Handle>()) else {
-        return;
-    };
-    let opaque = raw::object(options.cast::<AdminOptions>()).map_or(0, |o| o.opaque);
-    let admin = h.admin();
-    let fifo = raw::object(rkqu.cast::<Queue>())
-        .map_or_else(|| Arc::clone(admin.main_queue()), |q| Arc::clone(q.fifo()));
     let text = format!("rd_kafka_{name}: not implemented by gregor's librdkafka yet");
-    fifo.push(Event::admin(
+    fail_request(
+        rk.cast(),
+        options.cast(),
+        rkqu.cast(),
         kind,
-        opaque,
-        Err((RESP_ERR__NOT_IMPLEMENTED, text)),
-    ));
+        (RESP_ERR__NOT_IMPLEMENTED, text),
+    );
 }
 
 /// Creates topics (`rd_kafka_CreateTopics`); the result is a

@@ -36,6 +36,7 @@ use std::ptr;
 
 use gregor::message::Message as GregorMessage;
 
+use crate::admin_configs::ConfigResource;
 use crate::admin_parts::TopicResult;
 use crate::errors::rd_kafka_err2str;
 use crate::guard::guard;
@@ -163,6 +164,10 @@ pub struct Event {
     stats: Option<CString>,
     /// A rebalance event's partitions.
     partitions: Option<OwnedList>,
+    /// A config request's resources (`rd_kafka_*Configs_result_resources`).
+    resources: Vec<ConfigResource>,
+    /// The addresses of `resources`' elements, the array returned.
+    resource_ptrs: Vec<usize>,
 }
 
 impl Drop for Event {
@@ -182,6 +187,8 @@ impl Event {
             errstr: None,
             opaque: 0,
             topics: Vec::new(),
+            resources: Vec::new(),
+            resource_ptrs: Vec::new(),
             ptrs: Vec::new(),
             message: 0,
             reports: Vec::new(),
@@ -214,6 +221,45 @@ impl Event {
         e.topics = topics;
         e.ptrs = ptrs;
         e
+    }
+
+    /// The admin result with `topics` as its topic results.
+    pub(crate) fn with_topics(mut self, topics: Vec<TopicResult>) -> Self {
+        self.ptrs = topics
+            .iter()
+            .map(|t| t as *const TopicResult as usize)
+            .collect();
+        self.topics = topics;
+        self
+    }
+
+    /// The admin result with `resources` as its config resources.
+    pub(crate) fn with_resources(mut self, resources: Vec<ConfigResource>) -> Self {
+        self.resource_ptrs = resources
+            .iter()
+            .map(|r| r as *const ConfigResource as usize)
+            .collect();
+        self.resources = resources;
+        self
+    }
+
+    /// The config resources of a config request's result, their count in
+    /// `*cntp` (NULL for none, as librdkafka's).
+    pub(crate) fn resources(
+        result: *const Event,
+        kind: c_int,
+        cntp: *mut usize,
+    ) -> *const *const ConfigResource {
+        match raw::object(result).filter(|e| e.kind == kind) {
+            Some(e) if !e.resource_ptrs.is_empty() => {
+                raw::write_out(cntp, e.resources.len());
+                e.resource_ptrs.as_ptr().cast()
+            }
+            _ => {
+                raw::write_out(cntp, 0);
+                ptr::null()
+            }
+        }
     }
 
     /// What the consumer queue gives for a message of the consumer of `h`:
@@ -557,7 +603,7 @@ pub extern "C" fn rd_kafka_event_destroy(rkev: *mut Event) {
 }
 
 /// The event as a result of type `kind`, or NULL.
-fn as_result(rkev: *mut Event, kind: c_int) -> *const Event {
+pub(crate) fn as_result(rkev: *mut Event, kind: c_int) -> *const Event {
     guard(ptr::null(), || match raw::object(rkev) {
         Some(e) if e.kind == kind => rkev.cast_const(),
         _ => ptr::null(),

@@ -24,7 +24,8 @@
 //! | [`conf`] | `rd_kafka_conf_t`, `rd_kafka_topic_conf_t` |
 //! | [`partition_list`] | `rd_kafka_topic_partition_list_t` / `_t`, leader epochs; conversions to gregor's `TopicPartitionOffset` |
 //! | [`headers`] | `rd_kafka_headers_t`; conversions to gregor's headers |
-//! | [`group_list`] | `struct rd_kafka_group_list` of `rd_kafka_list_groups`, its destroy |
+//! | [`group_list`] | `rd_kafka_list_groups` and its `struct rd_kafka_group_list`, its destroy |
+//! | [`admin_configs`] | ConfigResource, ConfigEntry; `DescribeConfigs`, `AlterConfigs`, `IncrementalAlterConfigs` and their results |
 //! | [`admin_parts`] | `rd_kafka_Node_t`, `rd_kafka_topic_result_t` accessors |
 //! | [`uuid`] | `rd_kafka_Uuid_t` |
 //! | [`mem`] | `rd_kafka_mem_malloc` / `_calloc` / `_free`: the C heap every plain-data object lives on |
@@ -51,6 +52,7 @@
 #![warn(missing_docs)]
 
 pub mod admin;
+pub mod admin_configs;
 pub mod admin_parts;
 pub mod conf;
 pub mod consume;
