@@ -29,7 +29,7 @@ use gregor::error::Error;
 use crate::admin::{fail_request, submit_event, AdminOptions};
 use crate::error_object::ErrorObject;
 use crate::errors::rd_kafka_err2str;
-use crate::event::{as_result, Event};
+use crate::event::{as_result, Event, Listed};
 use crate::guard::guard;
 use crate::handle::Handle;
 use crate::queue::Queue;
@@ -192,19 +192,20 @@ impl ConfigResource {
             Ok(v) => entries(v).into_iter().for_each(|e| out.add(e)),
             Err(e) => {
                 out.err = e.code();
-                out.errstr = Some(c_string(&result_text(e)));
+                out.errstr = Some(c_string(&entity_text(e, &r.resource.to_string())));
             }
         }
         out
     }
 }
 
-/// A resource's error text as librdkafka's: the broker's message when it
-/// sent one, else the code's text.
-fn result_text(e: &Error) -> String {
+/// An entity's error text as librdkafka's: the broker's message when it
+/// sent one, else the code's text; what went wrong for a local error.
+/// gregor's context of a broker error is "`what`[: the broker's message]".
+pub(crate) fn entity_text(e: &Error, what: &str) -> String {
     match e {
-        Error::Kafka { context, .. } => match context.split_once(": ") {
-            Some((_, m)) if !m.is_empty() => m.to_string(),
+        Error::Kafka { context, .. } => match context.strip_prefix(what) {
+            Some(m) if m.len() > 2 && m.starts_with(": ") => m[2..].to_string(),
             _ => code_text(e.code()),
         },
         _ => e.to_string(),
@@ -543,7 +544,7 @@ pub extern "C" fn rd_kafka_DescribeConfigs(
             let keys = (!keys.is_empty() && named.iter().all(|(_, es)| !es.is_empty()))
                 .then_some(&keys[..]);
             let rs = c.describe_configs(&resources, keys, true, false, o)?;
-            Ok(ev.with_resources(
+            Ok(ev.with_payload(Listed::new(
                 rs.iter()
                     .map(|r| {
                         ConfigResource::result(r, |es| {
@@ -551,7 +552,7 @@ pub extern "C" fn rd_kafka_DescribeConfigs(
                         })
                     })
                     .collect(),
-            ))
+            )))
         });
     })
 }
@@ -579,11 +580,11 @@ pub extern "C" fn rd_kafka_AlterConfigs(
                 .map(|(r, es)| (r, es.into_iter().map(|e| (e.name, e.value)).collect()))
                 .collect();
             let rs = c.alter_configs(&sets, o)?;
-            Ok(ev.with_resources(
+            Ok(ev.with_payload(Listed::new(
                 rs.iter()
                     .map(|r| ConfigResource::result(r, |_| Vec::new()))
                     .collect(),
-            ))
+            )))
         });
     })
 }
@@ -620,11 +621,11 @@ pub extern "C" fn rd_kafka_IncrementalAlterConfigs(
                 })
                 .collect();
             let rs = c.incremental_alter_configs(&changes, o)?;
-            Ok(ev.with_resources(
+            Ok(ev.with_payload(Listed::new(
                 rs.iter()
                     .map(|r| ConfigResource::result(r, |_| Vec::new()))
                     .collect(),
-            ))
+            )))
         });
     })
 }
@@ -682,7 +683,7 @@ pub extern "C" fn rd_kafka_DescribeConfigs_result_resources(
     cntp: *mut usize,
 ) -> *const *const ConfigResource {
     guard(ptr::null(), || {
-        Event::resources(result, EVENT_DESCRIBECONFIGS_RESULT, cntp)
+        Event::listed::<ConfigResource>(result, EVENT_DESCRIBECONFIGS_RESULT, cntp)
     })
 }
 
@@ -693,7 +694,7 @@ pub extern "C" fn rd_kafka_AlterConfigs_result_resources(
     cntp: *mut usize,
 ) -> *const *const ConfigResource {
     guard(ptr::null(), || {
-        Event::resources(result, EVENT_ALTERCONFIGS_RESULT, cntp)
+        Event::listed::<ConfigResource>(result, EVENT_ALTERCONFIGS_RESULT, cntp)
     })
 }
 
@@ -705,6 +706,6 @@ pub extern "C" fn rd_kafka_IncrementalAlterConfigs_result_resources(
     cntp: *mut usize,
 ) -> *const *const ConfigResource {
     guard(ptr::null(), || {
-        Event::resources(result, EVENT_INCREMENTALALTERCONFIGS_RESULT, cntp)
+        Event::listed::<ConfigResource>(result, EVENT_INCREMENTALALTERCONFIGS_RESULT, cntp)
     })
 }

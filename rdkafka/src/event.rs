@@ -30,13 +30,13 @@
 
 #![allow(unsafe_code)] // `#[no_mangle]`
 
+use std::any::Any;
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::ptr;
 
 use gregor::message::Message as GregorMessage;
 
-use crate::admin_configs::ConfigResource;
 use crate::admin_parts::TopicResult;
 use crate::errors::rd_kafka_err2str;
 use crate::guard::guard;
@@ -164,10 +164,35 @@ pub struct Event {
     stats: Option<CString>,
     /// A rebalance event's partitions.
     partitions: Option<OwnedList>,
-    /// A config request's resources (`rd_kafka_*Configs_result_resources`).
-    resources: Vec<ConfigResource>,
-    /// The addresses of `resources`' elements, the array returned.
-    resource_ptrs: Vec<usize>,
+    /// The results of an admin call other than the topic calls (config
+    /// resources, ACLs, …), read by that call's `*_result_*` accessors.
+    payload: Option<Box<dyn Any + Send>>,
+}
+
+/// Result objects an admin result owns, with the array of their addresses
+/// that its accessors return (the items do not move once listed).
+#[derive(Debug)]
+pub(crate) struct Listed<T> {
+    items: Vec<T>,
+    ptrs: Vec<usize>,
+}
+
+impl<T> Listed<T> {
+    pub(crate) fn new(items: Vec<T>) -> Self {
+        let ptrs = items.iter().map(|i| i as *const T as usize).collect();
+        Listed { items, ptrs }
+    }
+
+    /// The array of the items, their count in `*cntp`; NULL for none, as
+    /// librdkafka's. Borrowed, valid while the owner is.
+    pub(crate) fn array(&self, cntp: *mut usize) -> *const *const T {
+        raw::write_out(cntp, self.items.len());
+        if self.ptrs.is_empty() {
+            ptr::null()
+        } else {
+            self.ptrs.as_ptr().cast()
+        }
+    }
 }
 
 impl Drop for Event {
@@ -187,8 +212,7 @@ impl Event {
             errstr: None,
             opaque: 0,
             topics: Vec::new(),
-            resources: Vec::new(),
-            resource_ptrs: Vec::new(),
+            payload: None,
             ptrs: Vec::new(),
             message: 0,
             reports: Vec::new(),
@@ -233,29 +257,31 @@ impl Event {
         self
     }
 
-    /// The admin result with `resources` as its config resources.
-    pub(crate) fn with_resources(mut self, resources: Vec<ConfigResource>) -> Self {
-        self.resource_ptrs = resources
-            .iter()
-            .map(|r| r as *const ConfigResource as usize)
-            .collect();
-        self.resources = resources;
+    /// The admin result with `payload` as its results.
+    pub(crate) fn with_payload<T: Any + Send>(mut self, payload: T) -> Self {
+        self.payload = Some(Box::new(payload));
         self
     }
 
-    /// The config resources of a config request's result, their count in
-    /// `*cntp` (NULL for none, as librdkafka's).
-    pub(crate) fn resources(
+    /// The results of `result`, an admin result of type `kind` whose
+    /// results are a `T`; `None` for NULL, another type or a failed call.
+    pub(crate) fn payload<'a, T: Any>(result: *const Event, kind: c_int) -> Option<&'a T> {
+        raw::object(result)
+            .filter(|e| e.kind == kind)
+            .and_then(|e| e.payload.as_ref())
+            .and_then(|p| p.downcast_ref())
+    }
+
+    /// The listed results of `result` (see [`Event::payload`]), their
+    /// count in `*cntp`: NULL and 0 for none.
+    pub(crate) fn listed<T: Any>(
         result: *const Event,
         kind: c_int,
         cntp: *mut usize,
-    ) -> *const *const ConfigResource {
-        match raw::object(result).filter(|e| e.kind == kind) {
-            Some(e) if !e.resource_ptrs.is_empty() => {
-                raw::write_out(cntp, e.resources.len());
-                e.resource_ptrs.as_ptr().cast()
-            }
-            _ => {
+    ) -> *const *const T {
+        match Event::payload::<Listed<T>>(result, kind) {
+            Some(l) => l.array(cntp),
+            None => {
                 raw::write_out(cntp, 0);
                 ptr::null()
             }

@@ -25,6 +25,7 @@
 //! | [`partition_list`] | `rd_kafka_topic_partition_list_t` / `_t`, leader epochs; conversions to gregor's `TopicPartitionOffset` |
 //! | [`headers`] | `rd_kafka_headers_t`; conversions to gregor's headers |
 //! | [`group_list`] | `rd_kafka_list_groups` and its `struct rd_kafka_group_list`, its destroy |
+//! | [`admin_acls`] | AclBinding, AclBindingFilter; `CreateAcls`, `DescribeAcls`, `DeleteAcls` and their results; the ACL enumerations' names |
 //! | [`admin_configs`] | ConfigResource, ConfigEntry; `DescribeConfigs`, `AlterConfigs`, `IncrementalAlterConfigs` and their results |
 //! | [`admin_parts`] | `rd_kafka_Node_t`, `rd_kafka_topic_result_t` accessors |
 //! | [`uuid`] | `rd_kafka_Uuid_t` |
@@ -52,6 +53,7 @@
 #![warn(missing_docs)]
 
 pub mod admin;
+pub mod admin_acls;
 pub mod admin_configs;
 pub mod admin_parts;
 pub mod conf;
