@@ -28,6 +28,7 @@
 //! | [`admin_acls`] | AclBinding, AclBindingFilter; `CreateAcls`, `DescribeAcls`, `DeleteAcls` and their results; the ACL enumerations' names |
 //! | [`admin_configs`] | ConfigResource, ConfigEntry; `DescribeConfigs`, `AlterConfigs`, `IncrementalAlterConfigs` and their results |
 //! | [`admin_parts`] | `rd_kafka_Node_t`, `rd_kafka_topic_result_t` accessors |
+//! | [`admin_scram`] | SCRAM credential alterations; `DescribeUserScramCredentials`, `AlterUserScramCredentials` and their results |
 //! | [`uuid`] | `rd_kafka_Uuid_t` |
 //! | [`mem`] | `rd_kafka_mem_malloc` / `_calloc` / `_free`: the C heap every plain-data object lives on |
 //! | [`handle`] | `rd_kafka_t`: new, destroy, name, type, poll, flush, purge, log level |
@@ -56,6 +57,7 @@ pub mod admin;
 pub mod admin_acls;
 pub mod admin_configs;
 pub mod admin_parts;
+pub mod admin_scram;
 pub mod conf;
 pub mod consume;
 pub mod consumer;
