@@ -283,6 +283,12 @@ impl AdminOptions {
         }
     }
 
+    /// Whether ListOffsets reads under `READ_COMMITTED` (KIP-98: "latest"
+    /// is then the last stable offset).
+    pub(crate) fn read_committed(&self) -> bool {
+        self.isolation_level == 1
+    }
+
     /// Whether a topic's `REQUEST_TIMED_OUT` means "started" (an operation
     /// timeout of 0 or less).
     fn started_is_success(&self) -> bool {
