@@ -283,6 +283,12 @@ impl AdminOptions {
         }
     }
 
+    /// Whether ListConsumerGroupOffsets asks for stable offsets only
+    /// (KIP-447).
+    pub(crate) fn require_stable_offsets(&self) -> bool {
+        self.require_stable_offsets
+    }
+
     /// Whether ListOffsets reads under `READ_COMMITTED` (KIP-98: "latest"
     /// is then the last stable offset).
     pub(crate) fn read_committed(&self) -> bool {
