@@ -15,11 +15,14 @@
 //! is 0 or less, since the broker then only starts the operation
 //! (librdkafka does the same). `rd_kafka_AdminOptions_set_broker` is
 //! accepted and checked but these requests always go to the controller,
-//! as KIP-4 requires. The setters of the options of the calls not
-//! implemented yet (`_set_require_stable_offsets`,
-//! `_set_include_authorized_operations`, `_set_isolation_level`,
-//! `_set_match_consumer_group_states` / `_types`) check and keep their
-//! values as librdkafka's do.
+//! as KIP-4 requires. The other calls (configs, ACLs, SCRAM, offsets,
+//! topic descriptions, in the `admin_*` modules) start the same way
+//! through [`submit_event`], or fail at once through [`fail_request`] for
+//! arguments librdkafka refuses before sending. The setters of the
+//! options those calls read (`_set_require_stable_offsets`,
+//! `_set_include_authorized_operations`, `_set_isolation_level`) and of
+//! the calls not implemented yet (`_set_match_consumer_group_states` /
+//! `_types`) check and keep their values as librdkafka's do.
 //!
 //! `rd_kafka_thread_cnt` counts, as librdkafka's counts its threads, one
 //! per live handle and one per admin request still running. Destroying a
@@ -281,6 +284,12 @@ impl AdminOptions {
             operation_timeout: self.operation_timeout.map(ms),
             validate_only: self.validate_only,
         }
+    }
+
+    /// Whether DescribeTopics asks for the client's authorized operations
+    /// (KIP-430).
+    pub(crate) fn include_authorized_operations(&self) -> bool {
+        self.include_authorized_operations
     }
 
     /// Whether ListConsumerGroupOffsets asks for stable offsets only
@@ -1232,15 +1241,15 @@ mod tests {
         let q = rd_kafka_queue_new(rk);
         let o = rd_kafka_AdminOptions_new(rk, op::ANY);
         rd_kafka_AdminOptions_set_opaque(o, 7usize as *mut c_void);
-        crate::stubs::rd_kafka_DescribeTopics(rk.cast(), std::ptr::null_mut(), o.cast(), q.cast());
+        crate::stubs::rd_kafka_DescribeCluster(rk.cast(), o.cast(), q.cast());
         let ev = rd_kafka_queue_poll(q, 5000);
         assert!(!ev.is_null());
-        assert_eq!(rd_kafka_event_type(ev), 0x100000);
+        assert_eq!(rd_kafka_event_type(ev), 0x200000);
         assert_eq!(rd_kafka_event_error(ev), RESP_ERR__NOT_IMPLEMENTED);
         assert_eq!(rd_kafka_event_opaque(ev) as usize, 7);
         // SAFETY: a static NUL-terminated name.
         let name = unsafe { CStr::from_ptr(rd_kafka_event_name(ev)) };
-        assert_eq!(name, c"DescribeTopicsResult");
+        assert_eq!(name, c"DescribeClusterResult");
         rd_kafka_event_destroy(ev);
         rd_kafka_AdminOptions_destroy(o);
         rd_kafka_queue_destroy(q);

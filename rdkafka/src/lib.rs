@@ -27,6 +27,7 @@
 //! | [`group_list`] | `rd_kafka_list_groups` and its `struct rd_kafka_group_list`, its destroy |
 //! | [`admin_acls`] | AclBinding, AclBindingFilter; `CreateAcls`, `DescribeAcls`, `DeleteAcls` and their results; the ACL enumerations' names |
 //! | [`admin_configs`] | ConfigResource, ConfigEntry; `DescribeConfigs`, `AlterConfigs`, `IncrementalAlterConfigs` and their results |
+//! | [`admin_describe`] | TopicCollection; `DescribeTopics` and its topic descriptions |
 //! | [`admin_groups`] | `ListConsumerGroupOffsets`; `rd_kafka_group_result_t` |
 //! | [`admin_offsets`] | `ListOffsets` and its result infos |
 //! | [`admin_parts`] | `rd_kafka_Node_t`, `rd_kafka_topic_result_t` accessors |
@@ -58,6 +59,7 @@
 pub mod admin;
 pub mod admin_acls;
 pub mod admin_configs;
+pub mod admin_describe;
 pub mod admin_groups;
 pub mod admin_offsets;
 pub mod admin_parts;
