@@ -33,6 +33,8 @@ use crate::raw;
 
 /// `RD_KAFKA_RESP_ERR__INVALID_ARG`.
 const RESP_ERR__INVALID_ARG: c_int = -186;
+/// `RD_KAFKA_OFFSET_INVALID`.
+const OFFSET_INVALID: i64 = -1001;
 /// `RD_KAFKA_EVENT_LISTCONSUMERGROUPOFFSETS_RESULT`.
 const EVENT_LISTCONSUMERGROUPOFFSETS_RESULT: c_int = 0x8000;
 
@@ -171,7 +173,14 @@ pub extern "C" fn rd_kafka_ListConsumerGroupOffsets(
                             );
                             match r.result {
                                 Ok(om) => {
-                                    t.offset = om.offset;
+                                    // no committed offset reads as
+                                    // RD_KAFKA_OFFSET_INVALID, as in
+                                    // librdkafka's committed offsets
+                                    t.offset = if om.offset < 0 {
+                                        OFFSET_INVALID
+                                    } else {
+                                        om.offset
+                                    };
                                     t.leader_epoch = om.leader_epoch;
                                     t.metadata = om.metadata;
                                 }
