@@ -1204,6 +1204,10 @@ pub extern "C" fn rd_kafka_CreatePartitions(
 }
 
 #[cfg(test)]
+#[path = "admin_tests.rs"]
+mod admin_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::admin_parts::{rd_kafka_topic_result_error, rd_kafka_topic_result_error_string};

@@ -75,9 +75,7 @@ pub struct ConfigEntry {
     is_read_only: bool,
     is_sensitive: bool,
     is_synonym: bool,
-    synonyms: Vec<Box<ConfigEntry>>,
-    /// The addresses of `synonyms`' entries, the array returned.
-    synonym_ptrs: Vec<usize>,
+    synonyms: Listed<ConfigEntry>,
 }
 
 impl ConfigEntry {
@@ -91,21 +89,20 @@ impl ConfigEntry {
             is_read_only: false,
             is_sensitive: false,
             is_synonym: false,
-            synonyms: Vec::new(),
-            synonym_ptrs: Vec::new(),
+            synonyms: Listed::new(Vec::new()),
         }
     }
 
     /// A described config with its synonyms.
     fn described(e: &gc::ConfigEntry) -> Self {
-        let synonyms: Vec<Box<ConfigEntry>> = e
+        let synonyms: Vec<ConfigEntry> = e
             .synonyms
             .iter()
             .map(|s| {
                 let mut c = ConfigEntry::named(&s.name, s.value.as_deref(), 0);
                 c.source = c_int::from(s.source.0);
                 c.is_synonym = true;
-                Box::new(c)
+                c
             })
             .collect();
         ConfigEntry {
@@ -113,8 +110,7 @@ impl ConfigEntry {
             is_default: e.is_default,
             is_read_only: e.is_read_only,
             is_sensitive: e.is_sensitive,
-            synonym_ptrs: synonyms.iter().map(|s| &**s as *const _ as usize).collect(),
-            synonyms,
+            synonyms: Listed::new(synonyms),
             ..ConfigEntry::named(&e.name, e.value.as_deref(), 0)
         }
     }
@@ -136,6 +132,9 @@ impl ConfigEntry {
 pub struct ConfigResource {
     restype: c_int,
     name: CString,
+    // boxed: an entry keeps its address while more are added, as the
+    // pointers `_configs` gave out stay valid in librdkafka's
+    #[allow(clippy::vec_box)]
     entries: Vec<Box<ConfigEntry>>,
     /// The addresses of `entries`, the array `_configs` returns.
     entry_ptrs: Vec<usize>,
@@ -433,11 +432,8 @@ pub extern "C" fn rd_kafka_ConfigEntry_synonyms(
     cntp: *mut usize,
 ) -> *const *const ConfigEntry {
     guard(ptr::null(), || match raw::object(entry) {
-        Some(e) if !e.synonyms.is_empty() => {
-            raw::write_out(cntp, e.synonyms.len());
-            e.synonym_ptrs.as_ptr().cast()
-        }
-        _ => {
+        Some(e) => e.synonyms.array(cntp),
+        None => {
             raw::write_out(cntp, 0);
             ptr::null()
         }
