@@ -26,7 +26,11 @@
 //! As in librdkafka, a result type (`rd_kafka_CreateTopics_result_t`) is
 //! the event itself seen through another name: `rd_kafka_event_*_result`
 //! returns the event's pointer when the type matches, else NULL. The topic
-//! results are owned by the event and live until `rd_kafka_event_destroy`.
+//! results are owned by the event and live until `rd_kafka_event_destroy`;
+//! so are the results of the other admin calls (configs, ACLs, SCRAM,
+//! offsets, topic descriptions: see the `admin_*` modules), which the
+//! event holds as one payload ([`Event::with_payload`]) and those modules'
+//! accessors read back by type.
 
 #![allow(unsafe_code)] // `#[no_mangle]`
 
