@@ -17,7 +17,7 @@
 //! accepted and checked but these requests always go to the controller,
 //! as KIP-4 requires. The other calls (configs, ACLs, SCRAM, offsets,
 //! topic descriptions, in the `admin_*` modules) start the same way
-//! through [`submit_event`], or fail at once through [`fail_request`] for
+//! through `submit_event`, or fail at once through `fail_request` for
 //! arguments librdkafka refuses before sending. The setters of the
 //! options those calls read (`_set_require_stable_offsets`,
 //! `_set_include_authorized_operations`, `_set_isolation_level`) and of

@@ -29,7 +29,7 @@
 //! results are owned by the event and live until `rd_kafka_event_destroy`;
 //! so are the results of the other admin calls (configs, ACLs, SCRAM,
 //! offsets, topic descriptions: see the `admin_*` modules), which the
-//! event holds as one payload ([`Event::with_payload`]) and those modules'
+//! event holds as one payload (`Event::with_payload`) and those modules'
 //! accessors read back by type.
 
 #![allow(unsafe_code)] // `#[no_mangle]`
