@@ -15,10 +15,10 @@
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gregor::admin::groups::GroupDescription;
-use gregor::admin::AdminOptions;
+use gregor::admin::{AdminClient, AdminOptions};
 use gregor::error::{local, Error};
 
 use crate::guard::guard;
@@ -276,31 +276,18 @@ pub extern "C" fn rd_kafka_list_groups(
         };
         // a negative timeout waits as long as librdkafka's "infinite"
         let wait = u64::try_from(timeout_ms).unwrap_or(u64::from(u32::MAX));
-        let opts = AdminOptions::with_timeout(Duration::from_millis(wait));
-        let listed = match raw::read_cstr(group) {
-            Some(g) => Ok((vec![g.into_owned()], Vec::new())),
-            None => client.list_groups(&[], &[], &opts).map(|l| {
-                let ids = l.groups.into_iter().map(|g| g.group_id).collect();
-                (ids, l.errors)
-            }),
-        };
-        let (ids, errors) = match listed {
-            Ok(l) => l,
-            Err(e) => return unreachable_is_timeout(&e),
-        };
-        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-        let groups: Vec<GroupInfo> = if refs.is_empty() {
-            Vec::new()
-        } else {
-            match client.describe_groups(&refs, false, &opts) {
-                Ok(ds) => ds
-                    .iter()
-                    .map(|(id, d)| match d {
-                        Ok(d) => GroupInfo::from_description(d),
-                        Err(e) => GroupInfo::failed(id, e),
-                    })
-                    .collect(),
+        let deadline = Instant::now() + Duration::from_millis(wait);
+        let group = raw::read_cstr(group).map(|g| g.into_owned());
+        // librdkafka waits for the cluster's broker list until the
+        // timeout: no broker reachable yet is tried again until then
+        let (groups, errors) = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match describe_all(&client, group.as_deref(), left) {
+                Err(e) if unreachable(&e) && !left.is_zero() => {
+                    std::thread::sleep(left.min(RETRY_WAIT));
+                }
                 Err(e) => return unreachable_is_timeout(&e),
+                Ok(r) => break r,
             }
         };
         let err = match errors.first() {
@@ -313,12 +300,57 @@ pub extern "C" fn rd_kafka_list_groups(
     })
 }
 
+/// How long `rd_kafka_list_groups` waits before asking again when no
+/// broker could be reached.
+const RETRY_WAIT: Duration = Duration::from_millis(100);
+
+/// The groups of the cluster (or `group` alone) described within `left`,
+/// and the brokers that could not list theirs.
+fn describe_all(
+    client: &AdminClient,
+    group: Option<&str>,
+    left: Duration,
+) -> Result<(Vec<GroupInfo>, Vec<(i32, Error)>), Error> {
+    let opts = AdminOptions::with_timeout(left);
+    let (ids, errors) = match group {
+        Some(g) => (vec![g.to_string()], Vec::new()),
+        None => {
+            let l = client.list_groups(&[], &[], &opts)?;
+            (l.groups.into_iter().map(|g| g.group_id).collect(), l.errors)
+        }
+    };
+    if ids.is_empty() {
+        return Ok((Vec::new(), errors));
+    }
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let groups = client
+        .describe_groups(&refs, false, &opts)?
+        .iter()
+        .map(|(id, d)| match d {
+            Ok(d) => GroupInfo::from_description(d),
+            Err(e) => GroupInfo::failed(id, e),
+        })
+        .collect();
+    Ok((groups, errors))
+}
+
+/// Whether an error means no broker could be reached (yet), or none
+/// answered in the time given.
+fn unreachable(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Local { code, .. }
+            if [local::ALL_BROKERS_DOWN, local::TRANSPORT, local::TIMED_OUT].contains(code)
+    )
+}
+
 /// A listing's error as librdkafka's code: no broker reachable within the
 /// timeout is `_TIMED_OUT` (librdkafka waits for a broker list that long).
 fn unreachable_is_timeout(e: &Error) -> c_int {
-    match e {
-        Error::Local { code, .. } if *code == local::ALL_BROKERS_DOWN => RESP_ERR__TIMED_OUT,
-        _ => e.code(),
+    if unreachable(e) {
+        RESP_ERR__TIMED_OUT
+    } else {
+        e.code()
     }
 }
 
