@@ -304,13 +304,16 @@ pub extern "C" fn rd_kafka_list_groups(
 /// broker could be reached.
 const RETRY_WAIT: Duration = Duration::from_millis(100);
 
+/// The brokers that could not list their groups, with why.
+type BrokerErrors = Vec<(i32, Error)>;
+
 /// The groups of the cluster (or `group` alone) described within `left`,
 /// and the brokers that could not list theirs.
 fn describe_all(
     client: &AdminClient,
     group: Option<&str>,
     left: Duration,
-) -> Result<(Vec<GroupInfo>, Vec<(i32, Error)>), Error> {
+) -> Result<(Vec<GroupInfo>, BrokerErrors), Error> {
     let opts = AdminOptions::with_timeout(left);
     let (ids, errors) = match group {
         Some(g) => (vec![g.to_string()], Vec::new()),
