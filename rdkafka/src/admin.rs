@@ -15,11 +15,14 @@
 //! is 0 or less, since the broker then only starts the operation
 //! (librdkafka does the same). `rd_kafka_AdminOptions_set_broker` is
 //! accepted and checked but these requests always go to the controller,
-//! as KIP-4 requires. The setters of the options of the calls not
-//! implemented yet (`_set_require_stable_offsets`,
-//! `_set_include_authorized_operations`, `_set_isolation_level`,
-//! `_set_match_consumer_group_states` / `_types`) check and keep their
-//! values as librdkafka's do.
+//! as KIP-4 requires. The other calls (configs, ACLs, SCRAM, offsets,
+//! topic descriptions, in the `admin_*` modules) start the same way
+//! through `submit_event`, or fail at once through `fail_request` for
+//! arguments librdkafka refuses before sending. The setters of the
+//! options those calls read (`_set_require_stable_offsets`,
+//! `_set_include_authorized_operations`, `_set_isolation_level`) and of
+//! the calls not implemented yet (`_set_match_consumer_group_states` /
+//! `_types`) check and keep their values as librdkafka's do.
 //!
 //! `rd_kafka_thread_cnt` counts, as librdkafka's counts its threads, one
 //! per live handle and one per admin request still running. Destroying a
@@ -147,7 +150,7 @@ impl HandleAdmin {
     }
 
     /// The handle's admin client, made from its configuration on first use.
-    fn client(&self, h: &Handle) -> Result<Arc<AdminClient>, Error> {
+    pub(crate) fn client(&self, h: &Handle) -> Result<Arc<AdminClient>, Error> {
         let mut slot = self.client.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(c) = &*slot {
             return Ok(Arc::clone(c));
@@ -221,7 +224,7 @@ impl Drop for HandleAdmin {
 /// set (the defaults are then the handle's `socket.timeout.ms`).
 #[derive(Debug, Clone)]
 pub struct AdminOptions {
-    for_api: c_int,
+    pub(crate) for_api: c_int,
     request_timeout: Option<c_int>,
     operation_timeout: Option<c_int>,
     validate_only: bool,
@@ -281,6 +284,24 @@ impl AdminOptions {
             operation_timeout: self.operation_timeout.map(ms),
             validate_only: self.validate_only,
         }
+    }
+
+    /// Whether DescribeTopics asks for the client's authorized operations
+    /// (KIP-430).
+    pub(crate) fn include_authorized_operations(&self) -> bool {
+        self.include_authorized_operations
+    }
+
+    /// Whether ListConsumerGroupOffsets asks for stable offsets only
+    /// (KIP-447).
+    pub(crate) fn require_stable_offsets(&self) -> bool {
+        self.require_stable_offsets
+    }
+
+    /// Whether ListOffsets reads under `READ_COMMITTED` (KIP-98: "latest"
+    /// is then the last stable offset).
+    pub(crate) fn read_committed(&self) -> bool {
+        self.isolation_level == 1
     }
 
     /// Whether a topic's `REQUEST_TIMED_OUT` means "started" (an operation
@@ -1028,6 +1049,22 @@ fn submit(
     kind: c_int,
     work: Work,
 ) {
+    submit_event(rk, options, rkqu, kind, move |c, o, ev| {
+        Ok(ev.with_topics(work(c, o)?))
+    });
+}
+
+/// Starts an admin call whose result is more than topic results: `work`
+/// gets the admin client, gregor's options and the empty success event
+/// (type `kind`, the options' opaque) to fill; its error fails the whole
+/// request. The event goes to `rkqu`, or the handle's main queue for NULL.
+pub(crate) fn submit_event(
+    rk: *mut Handle,
+    options: *const AdminOptions,
+    rkqu: *mut Queue,
+    kind: c_int,
+    work: impl FnOnce(&AdminClient, &ga::AdminOptions, Event) -> Result<Event, Error> + Send + 'static,
+) {
     let Some(h) = raw::object(rk) else {
         return;
     };
@@ -1049,9 +1086,32 @@ fn submit(
         }
     };
     admin.spawn(move || {
-        let result = work(&client, &opts.to_gregor()).map_err(|e| (e.code(), e.to_string()));
-        fifo.push(Event::admin(kind, opts.opaque, result));
+        let empty = Event::admin(kind, opts.opaque, Ok(Vec::new()));
+        let ev = work(&client, &opts.to_gregor(), empty)
+            .unwrap_or_else(|e| Event::admin(kind, opts.opaque, Err((e.code(), e.to_string()))));
+        fifo.push(ev);
     });
+}
+
+/// Fails an admin call at once, as librdkafka does for arguments it
+/// refuses before sending anything: its result event (of type `kind`, with
+/// the options' opaque) carries `code` and `text` and no results. Posts
+/// nothing without a handle.
+pub(crate) fn fail_request(
+    rk: *mut Handle,
+    options: *const AdminOptions,
+    rkqu: *mut Queue,
+    kind: c_int,
+    (code, text): (c_int, String),
+) {
+    let Some(h) = raw::object(rk) else {
+        return;
+    };
+    let opaque = raw::object(options).map_or(0, |o| o.opaque);
+    let admin = h.admin();
+    let fifo =
+        raw::object(rkqu).map_or_else(|| Arc::clone(admin.main_queue()), |q| Arc::clone(q.fifo()));
+    fifo.push(Event::admin(kind, opaque, Err((code, text))));
 }
 
 /// An admin request not implemented yet (`rd_kafka_<name>`, a generated
@@ -1069,19 +1129,14 @@ pub(crate) fn unimplemented_request(
     let Some(&(kind, ..)) = OTHER_ADMIN_RESULTS.iter().find(|r| r.1 == name) else {
         return;
     };
-    let Some(h) = raw::object(rk.cast::<Handle>()) else {
-        return;
-    };
-    let opaque = raw::object(options.cast::<AdminOptions>()).map_or(0, |o| o.opaque);
-    let admin = h.admin();
-    let fifo = raw::object(rkqu.cast::<Queue>())
-        .map_or_else(|| Arc::clone(admin.main_queue()), |q| Arc::clone(q.fifo()));
     let text = format!("rd_kafka_{name}: not implemented by gregor's librdkafka yet");
-    fifo.push(Event::admin(
+    fail_request(
+        rk.cast(),
+        options.cast(),
+        rkqu.cast(),
         kind,
-        opaque,
-        Err((RESP_ERR__NOT_IMPLEMENTED, text)),
-    ));
+        (RESP_ERR__NOT_IMPLEMENTED, text),
+    );
 }
 
 /// Creates topics (`rd_kafka_CreateTopics`); the result is a
@@ -1149,6 +1204,10 @@ pub extern "C" fn rd_kafka_CreatePartitions(
 }
 
 #[cfg(test)]
+#[path = "admin_tests.rs"]
+mod admin_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::admin_parts::{rd_kafka_topic_result_error, rd_kafka_topic_result_error_string};
@@ -1186,15 +1245,15 @@ mod tests {
         let q = rd_kafka_queue_new(rk);
         let o = rd_kafka_AdminOptions_new(rk, op::ANY);
         rd_kafka_AdminOptions_set_opaque(o, 7usize as *mut c_void);
-        crate::stubs::rd_kafka_DescribeTopics(rk.cast(), std::ptr::null_mut(), o.cast(), q.cast());
+        crate::stubs::rd_kafka_DescribeCluster(rk.cast(), o.cast(), q.cast());
         let ev = rd_kafka_queue_poll(q, 5000);
         assert!(!ev.is_null());
-        assert_eq!(rd_kafka_event_type(ev), 0x100000);
+        assert_eq!(rd_kafka_event_type(ev), 0x200000);
         assert_eq!(rd_kafka_event_error(ev), RESP_ERR__NOT_IMPLEMENTED);
         assert_eq!(rd_kafka_event_opaque(ev) as usize, 7);
         // SAFETY: a static NUL-terminated name.
         let name = unsafe { CStr::from_ptr(rd_kafka_event_name(ev)) };
-        assert_eq!(name, c"DescribeTopicsResult");
+        assert_eq!(name, c"DescribeClusterResult");
         rd_kafka_event_destroy(ev);
         rd_kafka_AdminOptions_destroy(o);
         rd_kafka_queue_destroy(q);

@@ -36,7 +36,6 @@ pub struct Node {
 impl Node {
     /// The node of a broker of gregor's metadata (a port outside 0..=65535
     /// reads as 0).
-    #[allow(dead_code)] // for the admin results
     pub(crate) fn from_broker(b: &BrokerInfo) -> Self {
         Node {
             id: b.id,
@@ -44,6 +43,21 @@ impl Node {
             port: u16::try_from(b.port).unwrap_or(0),
             rack: b.rack.as_deref().map(c_string),
         }
+    }
+
+    /// The node of broker `id`, from `brokers` when it is there, else
+    /// with only its id (an empty host, port 0: a replica on a broker the
+    /// cluster's metadata does not list, as when it is down).
+    pub(crate) fn of_id(id: i32, brokers: &std::collections::BTreeMap<i32, BrokerInfo>) -> Self {
+        brokers.get(&id).map_or_else(
+            || Node {
+                id,
+                host: CString::default(),
+                port: 0,
+                rack: None,
+            },
+            Node::from_broker,
+        )
     }
 }
 

@@ -81,6 +81,20 @@ impl ErrorObject {
         .cast()
     }
 
+    /// An object a result holds and hands out borrowed (as
+    /// `rd_kafka_acl_result_error`): `rd_kafka_error_destroy` leaves it
+    /// be, its holder drops it.
+    pub(crate) fn held(code: c_int, text: &str) -> Self {
+        ErrorObject {
+            code,
+            text: Text::Owned(crate::raw::c_string(text)),
+            fatal: false,
+            retriable: false,
+            txn_requires_abort: false,
+            owned: false,
+        }
+    }
+
     /// The pointer C gets for a static object. C only reads through it:
     /// every `rd_kafka_error_*` call but destroy takes it `const`, and
     /// destroy does not free a static object.

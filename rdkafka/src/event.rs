@@ -26,10 +26,15 @@
 //! As in librdkafka, a result type (`rd_kafka_CreateTopics_result_t`) is
 //! the event itself seen through another name: `rd_kafka_event_*_result`
 //! returns the event's pointer when the type matches, else NULL. The topic
-//! results are owned by the event and live until `rd_kafka_event_destroy`.
+//! results are owned by the event and live until `rd_kafka_event_destroy`;
+//! so are the results of the other admin calls (configs, ACLs, SCRAM,
+//! offsets, topic descriptions: see the `admin_*` modules), which the
+//! event holds as one payload (`Event::with_payload`) and those modules'
+//! accessors read back by type.
 
 #![allow(unsafe_code)] // `#[no_mangle]`
 
+use std::any::Any;
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::ptr;
@@ -163,6 +168,35 @@ pub struct Event {
     stats: Option<CString>,
     /// A rebalance event's partitions.
     partitions: Option<OwnedList>,
+    /// The results of an admin call other than the topic calls (config
+    /// resources, ACLs, …), read by that call's `*_result_*` accessors.
+    payload: Option<Box<dyn Any + Send>>,
+}
+
+/// Result objects an admin result owns, with the array of their addresses
+/// that its accessors return (the items do not move once listed).
+#[derive(Debug)]
+pub(crate) struct Listed<T> {
+    items: Vec<T>,
+    ptrs: Vec<usize>,
+}
+
+impl<T> Listed<T> {
+    pub(crate) fn new(items: Vec<T>) -> Self {
+        let ptrs = items.iter().map(|i| i as *const T as usize).collect();
+        Listed { items, ptrs }
+    }
+
+    /// The array of the items, their count in `*cntp`; NULL for none, as
+    /// librdkafka's. Borrowed, valid while the owner is.
+    pub(crate) fn array(&self, cntp: *mut usize) -> *const *const T {
+        raw::write_out(cntp, self.items.len());
+        if self.ptrs.is_empty() {
+            ptr::null()
+        } else {
+            self.ptrs.as_ptr().cast()
+        }
+    }
 }
 
 impl Drop for Event {
@@ -182,6 +216,7 @@ impl Event {
             errstr: None,
             opaque: 0,
             topics: Vec::new(),
+            payload: None,
             ptrs: Vec::new(),
             message: 0,
             reports: Vec::new(),
@@ -214,6 +249,47 @@ impl Event {
         e.topics = topics;
         e.ptrs = ptrs;
         e
+    }
+
+    /// The admin result with `topics` as its topic results.
+    pub(crate) fn with_topics(mut self, topics: Vec<TopicResult>) -> Self {
+        self.ptrs = topics
+            .iter()
+            .map(|t| t as *const TopicResult as usize)
+            .collect();
+        self.topics = topics;
+        self
+    }
+
+    /// The admin result with `payload` as its results.
+    pub(crate) fn with_payload<T: Any + Send>(mut self, payload: T) -> Self {
+        self.payload = Some(Box::new(payload));
+        self
+    }
+
+    /// The results of `result`, an admin result of type `kind` whose
+    /// results are a `T`; `None` for NULL, another type or a failed call.
+    pub(crate) fn payload<'a, T: Any>(result: *const Event, kind: c_int) -> Option<&'a T> {
+        raw::object(result)
+            .filter(|e| e.kind == kind)
+            .and_then(|e| e.payload.as_ref())
+            .and_then(|p| p.downcast_ref())
+    }
+
+    /// The listed results of `result` (see [`Event::payload`]), their
+    /// count in `*cntp`: NULL and 0 for none.
+    pub(crate) fn listed<T: Any>(
+        result: *const Event,
+        kind: c_int,
+        cntp: *mut usize,
+    ) -> *const *const T {
+        match Event::payload::<Listed<T>>(result, kind) {
+            Some(l) => l.array(cntp),
+            None => {
+                raw::write_out(cntp, 0);
+                ptr::null()
+            }
+        }
     }
 
     /// What the consumer queue gives for a message of the consumer of `h`:
@@ -557,7 +633,7 @@ pub extern "C" fn rd_kafka_event_destroy(rkev: *mut Event) {
 }
 
 /// The event as a result of type `kind`, or NULL.
-fn as_result(rkev: *mut Event, kind: c_int) -> *const Event {
+pub(crate) fn as_result(rkev: *mut Event, kind: c_int) -> *const Event {
     guard(ptr::null(), || match raw::object(rkev) {
         Some(e) if e.kind == kind => rkev.cast_const(),
         _ => ptr::null(),

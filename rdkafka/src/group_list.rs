@@ -15,10 +15,15 @@
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr;
 
+use std::time::{Duration, Instant};
+
 use gregor::admin::groups::GroupDescription;
-use gregor::error::Error;
+use gregor::admin::{AdminClient, AdminOptions};
+use gregor::error::{local, Error};
 
 use crate::guard::guard;
+use crate::handle::Handle;
+use crate::raw;
 
 /// `struct rd_kafka_metadata_broker`, as a group's coordinator.
 #[repr(C)]
@@ -110,7 +115,6 @@ pub(crate) struct GroupInfo {
 
 impl GroupInfo {
     /// A group as its coordinator described it.
-    #[allow(dead_code)] // for rd_kafka_list_groups
     pub(crate) fn from_description(d: &GroupDescription) -> Self {
         GroupInfo {
             broker_id: d.coordinator.id,
@@ -137,7 +141,6 @@ impl GroupInfo {
 
     /// A group that could not be described: its id and error, the
     /// coordinator unknown (-1).
-    #[allow(dead_code)] // for rd_kafka_list_groups
     pub(crate) fn failed(group: &str, error: &Error) -> Self {
         GroupInfo {
             broker_id: -1,
@@ -185,7 +188,6 @@ impl Owner {
 
 /// A new group list of `groups`, for the application to give to
 /// `rd_kafka_group_list_destroy`.
-#[allow(dead_code)] // for rd_kafka_list_groups
 pub(crate) fn new_group_list(groups: &[GroupInfo]) -> *const GroupList {
     let mut o = Owner {
         list: GroupList {
@@ -238,6 +240,121 @@ pub(crate) fn new_group_list(groups: &[GroupInfo]) -> *const GroupList {
     o.list.groups = o.groups.as_mut_ptr();
     o.list.group_cnt = c_int::try_from(o.groups.len()).unwrap_or(c_int::MAX);
     Box::into_raw(Box::new(o)).cast_const().cast()
+}
+
+/// `RD_KAFKA_RESP_ERR__TIMED_OUT`.
+const RESP_ERR__TIMED_OUT: c_int = -185;
+/// `RD_KAFKA_RESP_ERR__PARTIAL`.
+const RESP_ERR__PARTIAL: c_int = -158;
+/// `RD_KAFKA_RESP_ERR__INVALID_ARG`.
+const RESP_ERR__INVALID_ARG: c_int = -186;
+
+/// The groups of the cluster, or only `group` when not NULL, described
+/// by their coordinators (`rd_kafka_list_groups`), within `timeout_ms`.
+/// On success `*grplistp` is a list the caller owns, freed with
+/// `rd_kafka_group_list_destroy`. As librdkafka's: `_TIMED_OUT` when no
+/// broker answered in time, `_PARTIAL` (with the list) when some brokers
+/// could not be asked or answered with an error but groups were listed,
+/// the broker's error when none was listed.
+#[no_mangle]
+pub extern "C" fn rd_kafka_list_groups(
+    rk: *mut Handle,
+    group: *const c_char,
+    grplistp: *mut *const GroupList,
+    timeout_ms: c_int,
+) -> c_int {
+    guard(RESP_ERR__INVALID_ARG, || {
+        let Some(h) = raw::object(rk) else {
+            return RESP_ERR__INVALID_ARG;
+        };
+        if grplistp.is_null() {
+            return RESP_ERR__INVALID_ARG;
+        }
+        let client = match h.admin().client(h) {
+            Ok(c) => c,
+            Err(e) => return e.code(),
+        };
+        // a negative timeout waits as long as librdkafka's "infinite"
+        let wait = u64::try_from(timeout_ms).unwrap_or(u64::from(u32::MAX));
+        let deadline = Instant::now() + Duration::from_millis(wait);
+        let group = raw::read_cstr(group).map(|g| g.into_owned());
+        // librdkafka waits for the cluster's broker list until the
+        // timeout: no broker reachable yet is tried again until then
+        let (groups, errors) = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match describe_all(&client, group.as_deref(), left) {
+                Err(e) if unreachable(&e) && !left.is_zero() => {
+                    std::thread::sleep(left.min(RETRY_WAIT));
+                }
+                Err(e) => return unreachable_is_timeout(&e),
+                Ok(r) => break r,
+            }
+        };
+        let err = match errors.first() {
+            Some(_) if !groups.is_empty() => RESP_ERR__PARTIAL,
+            Some((_, e)) => return unreachable_is_timeout(e),
+            None => 0,
+        };
+        raw::write_out(grplistp, new_group_list(&groups));
+        err
+    })
+}
+
+/// How long `rd_kafka_list_groups` waits before asking again when no
+/// broker could be reached.
+const RETRY_WAIT: Duration = Duration::from_millis(100);
+
+/// The brokers that could not list their groups, with why.
+type BrokerErrors = Vec<(i32, Error)>;
+
+/// The groups of the cluster (or `group` alone) described within `left`,
+/// and the brokers that could not list theirs.
+fn describe_all(
+    client: &AdminClient,
+    group: Option<&str>,
+    left: Duration,
+) -> Result<(Vec<GroupInfo>, BrokerErrors), Error> {
+    let opts = AdminOptions::with_timeout(left);
+    let (ids, errors) = match group {
+        Some(g) => (vec![g.to_string()], Vec::new()),
+        None => {
+            let l = client.list_groups(&[], &[], &opts)?;
+            (l.groups.into_iter().map(|g| g.group_id).collect(), l.errors)
+        }
+    };
+    if ids.is_empty() {
+        return Ok((Vec::new(), errors));
+    }
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let groups = client
+        .describe_groups(&refs, false, &opts)?
+        .iter()
+        .map(|(id, d)| match d {
+            Ok(d) => GroupInfo::from_description(d),
+            Err(e) => GroupInfo::failed(id, e),
+        })
+        .collect();
+    Ok((groups, errors))
+}
+
+/// Whether an error means no broker could be reached (yet), or none
+/// answered in the time given.
+fn unreachable(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Local { code, .. }
+            if [local::ALL_BROKERS_DOWN, local::TRANSPORT, local::TIMED_OUT].contains(code)
+    )
+}
+
+/// A listing's error as librdkafka's code: no broker reachable within the
+/// timeout is `_TIMED_OUT` (librdkafka waits for a broker list that long).
+fn unreachable_is_timeout(e: &Error) -> c_int {
+    if unreachable(e) {
+        RESP_ERR__TIMED_OUT
+    } else {
+        e.code()
+    }
 }
 
 /// `rd_kafka_group_list_destroy`; NULL is nothing.

@@ -24,8 +24,14 @@
 //! | [`conf`] | `rd_kafka_conf_t`, `rd_kafka_topic_conf_t` |
 //! | [`partition_list`] | `rd_kafka_topic_partition_list_t` / `_t`, leader epochs; conversions to gregor's `TopicPartitionOffset` |
 //! | [`headers`] | `rd_kafka_headers_t`; conversions to gregor's headers |
-//! | [`group_list`] | `struct rd_kafka_group_list` of `rd_kafka_list_groups`, its destroy |
+//! | [`group_list`] | `rd_kafka_list_groups` and its `struct rd_kafka_group_list`, its destroy |
+//! | [`admin_acls`] | AclBinding, AclBindingFilter; `CreateAcls`, `DescribeAcls`, `DeleteAcls` and their results; the ACL enumerations' names |
+//! | [`admin_configs`] | ConfigResource, ConfigEntry; `DescribeConfigs`, `AlterConfigs`, `IncrementalAlterConfigs` and their results |
+//! | [`admin_describe`] | TopicCollection; `DescribeTopics` and its topic descriptions |
+//! | [`admin_groups`] | `ListConsumerGroupOffsets`; `rd_kafka_group_result_t` |
+//! | [`admin_offsets`] | `ListOffsets` and its result infos |
 //! | [`admin_parts`] | `rd_kafka_Node_t`, `rd_kafka_topic_result_t` accessors |
+//! | [`admin_scram`] | SCRAM credential alterations; `DescribeUserScramCredentials`, `AlterUserScramCredentials` and their results |
 //! | [`uuid`] | `rd_kafka_Uuid_t` |
 //! | [`mem`] | `rd_kafka_mem_malloc` / `_calloc` / `_free`: the C heap every plain-data object lives on |
 //! | [`handle`] | `rd_kafka_t`: new, destroy, name, type, poll, flush, purge, log level |
@@ -51,7 +57,13 @@
 #![warn(missing_docs)]
 
 pub mod admin;
+pub mod admin_acls;
+pub mod admin_configs;
+pub mod admin_describe;
+pub mod admin_groups;
+pub mod admin_offsets;
 pub mod admin_parts;
+pub mod admin_scram;
 pub mod conf;
 pub mod consume;
 pub mod consumer;

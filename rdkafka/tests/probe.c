@@ -340,25 +340,26 @@ static int failures;
                 printf("\n");                                                  \
         } while (0)
 
-/* A function not implemented yet, with an errstr: an ACL binding. */
-static rd_kafka_AclBinding_t *stub_call(char *errstr, size_t size) {
-        return rd_kafka_AclBinding_new(RD_KAFKA_RESOURCE_TOPIC, "t",
-                                       RD_KAFKA_RESOURCE_PATTERN_LITERAL, "User:a", "*",
-                                       RD_KAFKA_ACL_OPERATION_ALL,
-                                       RD_KAFKA_ACL_PERMISSION_TYPE_ALLOW, errstr, size);
+/* A function not implemented yet, with an errstr: a certificate set on a
+ * configuration (the stub reads neither). */
+static rd_kafka_conf_res_t stub_call(char *errstr, size_t size) {
+        static const char cert[] = "-";
+        return rd_kafka_conf_set_ssl_cert(NULL, RD_KAFKA_CERT_PUBLIC_KEY, RD_KAFKA_CERT_ENC_PEM,
+                                          cert, sizeof cert, errstr, size);
 }
 
 static int stubs(void) {
         char errstr[256], tiny[8];
-        const char *want = "rd_kafka_AclBinding_new: not implemented by gregor's librdkafka yet";
+        const char *want = "rd_kafka_conf_set_ssl_cert: not implemented by gregor's librdkafka yet";
         rd_kafka_error_t *error;
         const rd_kafka_error_t **errors;
         size_t cnt = 99;
         rd_kafka_resp_err_t err;
 
         memset(errstr, 'x', sizeof errstr);
-        CHECK(stub_call(errstr, sizeof errstr) == NULL, "rd_kafka_AclBinding_new() is NULL");
-        CHECK(!strcmp(errstr, want), "rd_kafka_AclBinding_new's errstr: \"%s\"", errstr);
+        CHECK(stub_call(errstr, sizeof errstr) == RD_KAFKA_CONF_INVALID,
+              "rd_kafka_conf_set_ssl_cert() is RD_KAFKA_CONF_INVALID");
+        CHECK(!strcmp(errstr, want), "rd_kafka_conf_set_ssl_cert's errstr: \"%s\"", errstr);
         CHECK(rd_kafka_last_error() == RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED,
               "rd_kafka_last_error() after it: %s", rd_kafka_err2name(rd_kafka_last_error()));
 
@@ -366,7 +367,8 @@ static int stubs(void) {
         stub_call(tiny, sizeof tiny);
         CHECK(!memcmp(tiny, want, sizeof tiny - 1) && tiny[sizeof tiny - 1] == '\0',
               "an errstr of 8 bytes holds 7 and the NUL: \"%s\"", tiny);
-        CHECK(stub_call(NULL, 0) == NULL, "rd_kafka_AclBinding_new() with no errstr is NULL");
+        CHECK(stub_call(NULL, 0) == RD_KAFKA_CONF_INVALID,
+              "rd_kafka_conf_set_ssl_cert() with no errstr is RD_KAFKA_CONF_INVALID");
 
         /* Implemented, but NULL-safe where librdkafka would crash. */
         CHECK(rd_kafka_conf_set(NULL, "client.id", "probe", errstr, sizeof errstr) ==
