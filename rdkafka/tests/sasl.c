@@ -12,6 +12,7 @@
  * Usage: sasl
  */
 #define _DEFAULT_SOURCE /* usleep, gettimeofday */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
@@ -20,6 +21,28 @@
 #include <librdkafka/rdkafka.h>
 
 static volatile int calls;
+
+/* The refresh callback's lines. A callback served in the background runs
+ * on another thread while the main thread prints: from then on the lines
+ * of any thread but the main one are kept here and printed by the main
+ * thread once the callback is done (cb_done), so the output's order does
+ * not depend on the threads' timing. */
+static int defer_cb;
+static pthread_t main_thread;
+static char cb_lines[4096];
+static size_t cb_len;
+static int cb_done;
+
+static void emit(const char *line) {
+        if (!__atomic_load_n(&defer_cb, __ATOMIC_ACQUIRE) ||
+            pthread_equal(pthread_self(), main_thread)) {
+                fputs(line, stdout);
+                return;
+        }
+        int n = snprintf(cb_lines + cb_len, sizeof cb_lines - cb_len, "%s", line);
+        if (n > 0 && (size_t)n < sizeof cb_lines - cb_len)
+                cb_len += (size_t)n;
+}
 
 static int64_t wall_ms(void) {
         struct timeval tv;
@@ -34,7 +57,10 @@ static void show(const char *what, rd_kafka_resp_err_t err, const char *errstr) 
         char *t = strstr(text, "now=");
         if (t)
                 *t = '\0';
-        printf("%s: %s%s%s\n", what, rd_kafka_err2name(err), *text ? ": " : "", text);
+        char line[700];
+        snprintf(line, sizeof line, "%s: %s%s%s\n", what, rd_kafka_err2name(err),
+                 *text ? ": " : "", text);
+        emit(line);
 }
 
 static void show_error(const char *what, rd_kafka_error_t *e) {
@@ -55,7 +81,10 @@ static void refresh_cb(rd_kafka_t *rk, const char *config, void *opaque) {
         (void)opaque;
         if (calls++)
                 return;
-        printf("refresh callback: config \"%s\"\n", config ? config : "(null)");
+        char line[600];
+        snprintf(line, sizeof line, "refresh callback: config \"%s\"\n",
+                 config ? config : "(null)");
+        emit(line);
         errstr[0] = '\0';
         show("set_token odd extension count",
              rd_kafka_oauthbearer_set_token(rk, "tok", wall_ms() + 60000, "p", odd, 1, errstr,
@@ -83,6 +112,7 @@ static void refresh_cb(rd_kafka_t *rk, const char *config, void *opaque) {
              rd_kafka_oauthbearer_set_token(rk, "tok", wall_ms() + 60000, "p", ok_ext, 2, errstr,
                                             sizeof errstr),
              errstr);
+        __atomic_store_n(&cb_done, 1, __ATOMIC_RELEASE);
 }
 
 static rd_kafka_t *client(int oauthbearer, int sasl_queue) {
@@ -145,10 +175,17 @@ int main(void) {
         rk    = client(1, 1);
         if (!rk)
                 return 1;
+        main_thread = pthread_self();
+        cb_len = 0;
+        __atomic_store_n(&cb_done, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&defer_cb, 1, __ATOMIC_RELEASE);
         show_error("background callbacks", rd_kafka_sasl_background_callbacks_enable(rk));
-        for (int i = 0; i < 50 && !calls; i++)
+        for (int i = 0; i < 50 && !__atomic_load_n(&cb_done, __ATOMIC_ACQUIRE); i++)
                 usleep(100 * 1000);
-        printf("callback ran without a poll: %s\n", calls ? "yes" : "no");
+        int done = __atomic_load_n(&cb_done, __ATOMIC_ACQUIRE);
+        if (done)
+                fputs(cb_lines, stdout);
+        printf("callback ran without a poll: %s\n", done ? "yes" : "no");
         rd_kafka_destroy(rk);
         return 0;
 }
