@@ -25,6 +25,16 @@ every thread, from getrusage) for the phase. gregor runs the release build
 of libgregor (cargo build --release --lib) with the compiled extension built
 from bindings/python into target/bench-python; confluent-kafka is the
 installed package. With --rounds > 1 the median round is printed.
+
+The same loop measures confluent-kafka-python's own C extension on gregor's
+librdkafka.so.1 against the same source on librdkafka:
+
+    scripts/bench-python.py --impl ck-c:librdkafka,ck-c:gregor
+
+uses the two builds scripts/confluent-kafka-c-tests.sh leaves in
+target/ck-c/<library> (run it first), each with its library on
+LD_LIBRARY_PATH; each child checks that its confluent_kafka is that build
+and that the one librdkafka mapped into it is the library meant.
 """
 import argparse
 import json
@@ -44,8 +54,39 @@ def cpu():
     return r.ru_utime + r.ru_stime
 
 
+CK_C = os.path.join(ROOT, "target", "ck-c")
+
+
+def ck_c_env(who):
+    """confluent-kafka's C extension as scripts/confluent-kafka-c-tests.sh
+    built it on WHO's library (gregor or librdkafka)."""
+    pkg = os.path.join(CK_C, who)
+    lib = os.path.join(pkg, "prefix", "lib", "librdkafka.so.1")
+    if not os.path.exists(os.path.join(pkg, "confluent_kafka")) or not os.path.exists(lib):
+        sys.exit(f"no confluent-kafka C extension built on {who} in {pkg}: run scripts/confluent-kafka-c-tests.sh")
+    return dict(os.environ, PYTHONPATH=pkg, LD_LIBRARY_PATH=os.path.dirname(lib), CK_WANT_PKG=pkg,
+                CK_WANT_LIB=lib)
+
+
+def check_ck_c():
+    """In a ck-c child: the package is the build meant, and the one
+    librdkafka mapped is the library meant."""
+    import confluent_kafka.cimpl as cimpl
+    pkg, want = os.environ["CK_WANT_PKG"], os.environ["CK_WANT_LIB"]
+    if not os.path.realpath(cimpl.__file__).startswith(os.path.realpath(pkg) + os.sep):
+        sys.exit(f"cimpl loaded from {cimpl.__file__}, not from {pkg}")
+    with open("/proc/self/maps") as maps:
+        libs = {line.split()[-1] for line in maps if "librdkafka" in os.path.basename(line.split()[-1])}
+    if len(libs) != 1 or not os.path.samefile(next(iter(libs)), want):
+        sys.exit(f"librdkafka mapped: {sorted(libs)}; want only {want}")
+
+
 def child(impl, brokers, topic, count, size, partitions):
-    mod = __import__(impl)
+    if impl.startswith("ck-c:"):
+        mod = __import__("confluent_kafka")
+        check_ck_c()
+    else:
+        mod = __import__(impl)
     payload = b"x" * size
     out = {}
 
@@ -169,12 +210,15 @@ def main():
     env = {"confluent_kafka": dict(os.environ)}
     if "gregor" in impls:
         env["gregor"] = prepare_gregor()
+    for impl in impls:
+        if impl.startswith("ck-c:"):
+            env[impl] = ck_c_env(impl.split(":", 1)[1])
     results = {i: [] for i in impls}
     stamp = int(time.time())
     for r in range(args.rounds):
         order = impls if r % 2 == 0 else impls[::-1]
         for impl in order:
-            topic = f"bench-python-{impl}-{stamp}-{r}"
+            topic = f"bench-python-{impl.replace(':', '-')}-{stamp}-{r}"
             create_topic(args.brokers, topic, args.partitions)
             cmd = [sys.executable, os.path.abspath(__file__), "--count", str(args.count), "--size", str(args.size),
                    "--partitions", str(args.partitions), "--brokers", args.brokers, "--child", impl, topic]
@@ -197,6 +241,9 @@ def main():
         if "gregor" in med and "confluent_kafka" in med:
             g, c = med["gregor"], med["confluent_kafka"]
             print(f"{'':<16}{'gregor/confluent':<17}{g[0] / c[0]:>11.2f}x{g[1] / c[1]:>7.2f}x")
+        if "ck-c:gregor" in med and "ck-c:librdkafka" in med:
+            g, c = med["ck-c:gregor"], med["ck-c:librdkafka"]
+            print(f"{'':<16}{'gregor/librdkafka':<17}{g[0] / c[0]:>11.2f}x{g[1] / c[1]:>7.2f}x")
     print("(msgs/s over each phase's wall time; CPU = user+sys of the client process, all threads)")
 
 
