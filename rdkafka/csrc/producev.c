@@ -58,50 +58,49 @@ static int read_value(va_list *ap, rd_kafka_vu_t *vu) {
         }
 }
 
-/* Reads entries up to RD_KAFKA_VTYPE_END into vus (when not NULL);
- * returns how many, or -1 at an unknown vtype. */
-static long read_list(va_list *ap, rd_kafka_vu_t *vus) {
-        long n = 0;
-        rd_kafka_vu_t vu;
-        for (;;) {
-                memset(&vu, 0, sizeof(vu));
-                vu.vtype = (rd_kafka_vtype_t)va_arg(*ap, int);
-                if (vu.vtype == RD_KAFKA_VTYPE_END)
-                        return n;
-                if (!read_value(ap, &vu))
-                        return -1;
-                if (vus)
-                        vus[n] = vu;
-                n++;
-        }
-}
+/* Entries read onto the stack; a longer list (many headers) moves to the
+ * heap, doubling. One pass over the arguments, no allocation per call in
+ * the common case. */
+#define STACK_VUS 16
 
 rd_kafka_resp_err_t rd_kafka_producev(rd_kafka_t *rk, ...) {
-        va_list ap, again;
-        long n;
-        rd_kafka_vu_t *vus;
+        rd_kafka_vu_t stack[STACK_VUS];
+        rd_kafka_vu_t *vus = stack, *heap = NULL;
+        size_t n = 0, cap = STACK_VUS;
         rd_kafka_error_t *error;
         rd_kafka_resp_err_t err;
+        va_list ap;
 
-        /* first pass: count, so the entries fit one allocation */
         va_start(ap, rk);
-        va_copy(again, ap);
-        n = read_list(&ap, NULL);
+        for (;;) {
+                rd_kafka_vu_t vu;
+                memset(&vu, 0, sizeof(vu));
+                vu.vtype = (rd_kafka_vtype_t)va_arg(ap, int);
+                if (vu.vtype == RD_KAFKA_VTYPE_END)
+                        break;
+                if (!read_value(&ap, &vu)) {
+                        va_end(ap);
+                        free(heap);
+                        return RD_KAFKA_RESP_ERR__INVALID_ARG;
+                }
+                if (n == cap) {
+                        rd_kafka_vu_t *grown = malloc(2 * cap * sizeof(*grown));
+                        if (!grown) {
+                                va_end(ap);
+                                free(heap);
+                                return RD_KAFKA_RESP_ERR__FAIL;
+                        }
+                        memcpy(grown, vus, n * sizeof(*grown));
+                        free(heap);
+                        vus = heap = grown;
+                        cap *= 2;
+                }
+                vus[n++] = vu;
+        }
         va_end(ap);
-        if (n < 0) {
-                va_end(again);
-                return RD_KAFKA_RESP_ERR__INVALID_ARG;
-        }
-        vus = calloc((size_t)n + 1, sizeof(*vus));
-        if (!vus) {
-                va_end(again);
-                return RD_KAFKA_RESP_ERR__FAIL;
-        }
-        read_list(&again, vus);
-        va_end(again);
 
-        error = rd_kafka_produceva(rk, vus, (size_t)n);
-        free(vus);
+        error = rd_kafka_produceva(rk, vus, n);
+        free(heap);
         if (!error)
                 return RD_KAFKA_RESP_ERR_NO_ERROR;
         err = rd_kafka_error_code(error);

@@ -14,7 +14,8 @@
  * topic handles; rd_kafka_metadata of the topic (waiting until the broker
  * has created it); <n> messages through rd_kafka_produce (RD_KAFKA_MSG_F_COPY,
  * no flag, explicit and unassigned partitions), rd_kafka_producev (by topic
- * name, RD_KAFKA_MSG_F_FREE, a header) and rd_kafka_produceva; a produce to
+ * name, RD_KAFKA_MSG_F_FREE, a header; once with 22 headers, a list longer
+ * than producev reads onto the stack) and rd_kafka_produceva; a produce to
  * a partition the topic lacks; rd_kafka_produce_batch; the built-in
  * partitioners' functions; rd_kafka_flush; the delivery reports (error,
  * partition, key, value, topic handle, opaque, status and the message
@@ -324,6 +325,29 @@ int main(int argc, char **argv) {
                 case 2: { /* by topic name, the library frees the payload */
                         char *owned = strdup(value);
                         originals[i] = owned;
+                        if (i == 2) {
+                                /* a long list, 26 entries: the opaque after
+                                 * the headers must still come through */
+                                err = rd_kafka_producev(
+                                    rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_FREE),
+                                    RD_KAFKA_V_VALUE(owned, strlen(owned)),
+                                    RD_KAFKA_V_KEY(key, strlen(key)),
+                                    RD_KAFKA_V_HEADER("h1", "v", -1), RD_KAFKA_V_HEADER("h2", "v", -1),
+                                    RD_KAFKA_V_HEADER("h3", "v", -1), RD_KAFKA_V_HEADER("h4", "v", -1),
+                                    RD_KAFKA_V_HEADER("h5", "v", -1), RD_KAFKA_V_HEADER("h6", "v", -1),
+                                    RD_KAFKA_V_HEADER("h7", "v", -1), RD_KAFKA_V_HEADER("h8", "v", -1),
+                                    RD_KAFKA_V_HEADER("h9", "v", -1), RD_KAFKA_V_HEADER("h10", "v", -1),
+                                    RD_KAFKA_V_HEADER("h11", "v", -1), RD_KAFKA_V_HEADER("h12", "v", -1),
+                                    RD_KAFKA_V_HEADER("h13", "v", -1), RD_KAFKA_V_HEADER("h14", "v", -1),
+                                    RD_KAFKA_V_HEADER("h15", "v", -1), RD_KAFKA_V_HEADER("h16", "v", -1),
+                                    RD_KAFKA_V_HEADER("h17", "v", -1), RD_KAFKA_V_HEADER("h18", "v", -1),
+                                    RD_KAFKA_V_HEADER("h19", "v", -1), RD_KAFKA_V_HEADER("h20", "v", -1),
+                                    RD_KAFKA_V_HEADER("h21", "v", -1), RD_KAFKA_V_HEADER("h22", "v", -1),
+                                    RD_KAFKA_V_OPAQUE((void *)(intptr_t)i), RD_KAFKA_V_END);
+                                if (err)
+                                        free(owned);
+                                break;
+                        }
                         err = rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic),
                                                 RD_KAFKA_V_PARTITION(RD_KAFKA_PARTITION_UA),
                                                 RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_FREE),
