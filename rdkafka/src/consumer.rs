@@ -245,6 +245,7 @@ fn consumed_value(h: &Handle, m: GregorMessage) -> Consumed {
             status: MSG_STATUS_PERSISTED,
             broker_id: -1,
             leader_epoch: m.leader_epoch.unwrap_or(-1),
+            headers: std::ptr::null_mut(),
         },
         inner: m,
         headers,
@@ -417,7 +418,12 @@ pub extern "C" fn rd_kafka_message_headers(
     hdrsp: *mut *mut Headers,
 ) -> c_int {
     guard(RESP_ERR__NOENT, || {
-        match as_consumed(rkmessage).map(|m| m.headers) {
+        // a consumed message's own, or a delivery report's
+        let hs = match as_consumed(rkmessage) {
+            Some(m) => Some(m.headers),
+            None => raw::object(rkmessage).map(|m| m.headers),
+        };
+        match hs {
             Some(hs) if !hs.is_null() => {
                 raw::write_out(hdrsp, hs);
                 0

@@ -65,6 +65,10 @@ pub struct Message {
     pub broker_id: i32,
     /// The leader epoch a fetched message came with, or -1.
     pub leader_epoch: i32,
+    /// A delivery report's message: the headers it was produced with, for
+    /// `rd_kafka_message_headers` (NULL for none), owned by whoever holds
+    /// the report. A consumed message keeps its headers apart.
+    pub headers: *mut crate::headers::Headers,
 }
 
 /// The message's error text (`rd_kafka_message_errstr`): NULL without an
@@ -170,6 +174,7 @@ mod tests {
             status: 2,
             broker_id: 1,
             leader_epoch: -1,
+            headers: std::ptr::null_mut(),
         };
         let mut ty = -1;
         assert_eq!(rd_kafka_message_timestamp(&m, &mut ty), 1234);

@@ -178,6 +178,7 @@ impl Report {
                 status: 2,
                 broker_id: 1,
                 leader_epoch: -1,
+                headers: std::ptr::null_mut(),
             },
             key: None,
             value: None,
@@ -201,6 +202,7 @@ unsafe impl Send for Report {}
 impl Drop for Report {
     fn drop(&mut self) {
         release(&self.pending);
+        crate::headers::rd_kafka_headers_destroy(self.msg.headers);
     }
 }
 
@@ -564,11 +566,26 @@ fn deliver(rk: usize, dr: &DeliveryReport) {
     };
     let as_event = handle.conf().events & EVENT_DR != 0;
     // an event's report owns its key and value (shared with the batch);
-    // a callback's borrows them
-    let owned = as_event.then(|| (dr.key(), dr.value()));
+    // a callback's borrows them. The headers the message was produced
+    // with, for rd_kafka_message_headers, are made only for a message that
+    // has some.
+    let mut headers = std::ptr::null_mut();
+    let owned = as_event.then(|| {
+        let (k, v, hs) = dr.key_value_headers();
+        if !hs.is_empty() {
+            headers = Headers::from_gregor(&hs).into_raw();
+        }
+        (k, v)
+    });
     let (key, value) = match &owned {
         Some((k, v)) => (k.as_deref(), v.as_deref()),
-        None => dr.key_value(),
+        None => {
+            let (k, v, has_headers) = dr.key_value_has_headers();
+            if has_headers {
+                headers = Headers::from_gregor(&dr.headers()).into_raw();
+            }
+            (k, v)
+        }
     };
     let copied = pending.flags & MSG_F_COPY != 0 || pending.payload == 0;
     let (payload, len) = match (value, copied) {
@@ -603,6 +620,7 @@ fn deliver(rk: usize, dr: &DeliveryReport) {
         status: dr.status as c_int,
         broker_id,
         leader_epoch: -1,
+        headers,
     };
     if let Some((key, value)) = owned {
         let report = Report {
@@ -621,6 +639,8 @@ fn deliver(rk: usize, dr: &DeliveryReport) {
     } else if let Some(cb) = cbs.dr {
         raw::call_dr(cb, rk, &msg, opaque);
     }
+    // the headers lived for the callback, as librdkafka's message does
+    crate::headers::rd_kafka_headers_destroy(msg.headers);
     release(&pending);
     recycle(pending);
 }

@@ -18,9 +18,9 @@
  * than producev reads onto the stack) and rd_kafka_produceva; a produce to
  * a partition the topic lacks; rd_kafka_produce_batch; the built-in
  * partitioners' functions; rd_kafka_flush; the delivery reports (error,
- * partition, key, value, topic handle, opaque, status and the message
- * accessors), printed in message order; outq_len, poll, purge,
- * fatal_error and destroy. Then a producer of an unreachable cluster:
+ * partition, key, value, topic handle, opaque, status, the headers it
+ * was produced with, and the message accessors), printed in message
+ * order; outq_len, poll, purge, fatal_error and destroy. Then a producer of an unreachable cluster:
  * error_cb's codes, a message timing out and its report.
  */
 #define _DEFAULT_SOURCE /* strdup, usleep */
@@ -49,6 +49,7 @@ struct report {
         int ts_ok;
         int cb_opaque_ok;
         int errstr_is_payload;
+        int headers;
 };
 
 static struct report reports[MAX_MSGS + 1];
@@ -134,6 +135,10 @@ static void dr_msg_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
         r->ts_ok = ts > 1500000000000LL;
         r->cb_opaque_ok = opaque == &app_state;
         r->errstr_is_payload = m->err && rd_kafka_message_errstr(m) == m->payload;
+        {
+                rd_kafka_headers_t *hdrs = NULL;
+                r->headers = rd_kafka_message_headers(m, &hdrs) ? 0 : (int)rd_kafka_header_cnt(hdrs);
+        }
 }
 
 static void print_metadata(const rd_kafka_metadata_t *md, const char *topic) {
@@ -424,12 +429,12 @@ int main(int argc, char **argv) {
         for (i = 1; i <= total; i++) {
                 struct report *r = &reports[i];
                 printf("dr %d: seen %d err %s partition %d key %s value %s topic %s offset %s "
-                       "status %d tstype %d ts %s payload %s cb_opaque %s\n",
+                       "status %d tstype %d ts %s payload %s cb_opaque %s headers %d\n",
                        i, r->seen, rd_kafka_err2name(r->err), r->partition, r->key, r->value,
                        strcmp(r->topic, topic) ? r->topic : "the topic", r->offset_ok ? "ok" : "bad",
                        r->status, r->tstype, r->ts_ok ? "ok" : "bad",
                        r->payload_is_original ? "original" : "copy",
-                       r->cb_opaque_ok ? "ok" : "bad");
+                       r->cb_opaque_ok ? "ok" : "bad", r->headers);
         }
 
         for (i = 0; i < 30 && stats_calls < 2; i++)

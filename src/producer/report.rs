@@ -77,6 +77,15 @@ impl DeliveryReport {
             .unwrap_or((None, None))
     }
 
+    /// As [`key_value`](Self::key_value), and whether the message has
+    /// headers (without decoding them).
+    pub fn key_value_has_headers(&self) -> crate::record::batch::KeyValueHeaders<'_> {
+        self.records
+            .as_ref()
+            .and_then(|data| BatchRecords::key_value_headers_at(data, self.record_pos))
+            .unwrap_or((None, None, false))
+    }
+
     /// Key, value and headers at once (one decoding).
     pub fn key_value_headers(&self) -> (Option<Bytes>, Option<Bytes>, Vec<Header>) {
         self.record()

@@ -332,6 +332,9 @@ fn zigzag(b: &[u8], pos: &mut usize, max: usize) -> Option<i64> {
 /// null one), as [`BatchRecords::key_value_at`] reads them.
 pub type KeyValue<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
 
+/// A record's key and value, and whether it has headers.
+pub type KeyValueHeaders<'a> = (Option<&'a [u8]>, Option<&'a [u8]>, bool);
+
 impl BatchRecords {
     /// The `count` records encoded one after the other in `data` (the
     /// records of a v2 batch after its header, uncompressed), decoded one
@@ -365,6 +368,15 @@ impl BatchRecords {
     /// holds no whole, well-formed record there. Reads only the fields up
     /// to the value: no headers, no copies.
     pub fn key_value_at(data: &[u8], pos: usize) -> Option<KeyValue<'_>> {
+        Self::key_value_headers_at(data, pos).map(|(k, v, _)| (k, v))
+    }
+
+    /// As [`key_value_at`](Self::key_value_at), and whether the record has
+    /// headers (read from their count, without decoding them).
+    pub fn key_value_headers_at(
+        data: &[u8],
+        pos: usize,
+    ) -> Option<KeyValueHeaders<'_>> {
         let end = Self::record_end(data, pos)?;
         let b = &data[..end];
         let mut p = pos;
@@ -384,7 +396,8 @@ impl BatchRecords {
         };
         let key = nullable(&mut p)?;
         let value = nullable(&mut p)?;
-        Some((key, value))
+        let headers = zigzag(b, &mut p, 5)?;
+        Some((key, value, headers > 0))
     }
 
     /// Records decoded already (for formats without lazy decoding).
