@@ -20,8 +20,9 @@
  * partitioners' functions; rd_kafka_flush; the delivery reports (error,
  * partition, key, value, topic handle, opaque, status, the headers it
  * was produced with, and the message accessors), printed in message
- * order; outq_len, poll, purge, fatal_error and destroy. Then a producer of an unreachable cluster:
- * error_cb's codes, a message timing out and its report.
+ * order; outq_len, poll, purge, fatal_error and destroy. Then a producer
+ * of an unreachable cluster: error_cb's codes, a message timing out and
+ * its report.
  */
 #define _DEFAULT_SOURCE /* strdup, usleep */
 #include <errno.h>
