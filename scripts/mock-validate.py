@@ -3,11 +3,13 @@
 confluent-kafka (both librdkafka) create topics, produce (every codec,
 idempotent), consume, join a group, commit, run transactions (commit and
 abort, with offsets sent to the transaction) and read back exactly what they
-wrote, against `gregor mock`.
+wrote, against `gregor mock`; librdkafka's client metrics (KIP-714) get the
+mock's subscription and their pushes are accepted.
 
 Usage: scripts/mock-validate.py path/to/gregor path/to/kcat
 Exit status 0 when every check passes; each failed check is printed."""
 
+import logging
 import os
 import subprocess
 import sys
@@ -30,8 +32,8 @@ def check(cond, what):
         failures.append(what)
 
 
-def start_mock():
-    p = subprocess.Popen([GREGOR, "mock", "-n", "3", "-d", "100", *MOCK_ARGS],
+def start_mock(extra=()):
+    p = subprocess.Popen([GREGOR, "mock", "-n", "3", "-d", "100", *MOCK_ARGS, *extra],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = p.stdout.readline().strip()
     if not line:
@@ -65,6 +67,13 @@ def main():
     mock, bs = start_mock()
     try:
         run(bs)
+    finally:
+        mock.terminate()
+        mock.wait()
+    # A subscription to every metric, pushed every 500 ms.
+    mock, bs = start_mock(["-M", "", "-I", "500"])
+    try:
+        telemetry(bs)
     finally:
         mock.terminate()
         mock.wait()
@@ -187,6 +196,39 @@ def run(bs):
     print(f"kcat part: {time.time() - t1:.1f}s", flush=True)
     # Close the clients before the cluster goes away.
     del tp, p, admin
+
+
+def telemetry(bs):
+    """KIP-714 as librdkafka speaks it (its `telemetry` debug lines):
+    GetTelemetrySubscriptions assigns a client instance id and hands out
+    the subscription, and the pushes that follow are accepted."""
+    t0 = time.time()
+    lines = []
+
+    class Lines(logging.Handler):
+        def emit(self, record):
+            lines.append(record.getMessage())
+
+    log = logging.getLogger("mock-validate-telemetry")
+    log.addHandler(Lines())
+    log.setLevel(logging.DEBUG)
+    log.propagate = False
+    p = Producer({"bootstrap.servers": bs, "debug": "telemetry", "logger": log})
+    p.produce("mock-v-telemetry", value=b"v")
+    p.flush(10)
+    deadline = time.time() + 20
+    pushed = lambda: sum("PushTelemetryRequest succeeded" in l for l in lines)
+    while pushed() < 2 and time.time() < deadline:
+        p.poll(0.2)
+    check(any("client instance id changed from AAAAAAAAAAAAAAAAAAAAAA" in l for l in lines),
+          "confluent-kafka: GetTelemetrySubscriptions assigned a client instance id")
+    check(any("requested metrics count 1" in l for l in lines) and any("push interval 500" in l for l in lines),
+          "confluent-kafka: the subscription asks for every metric every 500 ms")
+    failed = [l for l in lines if "failed" in l.lower()]
+    check(pushed() >= 2 and not failed,
+          f"confluent-kafka: its metrics pushes were accepted ({pushed()} pushes; failures: {failed[:2]})")
+    del p
+    print(f"telemetry part: {time.time() - t0:.1f}s", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 //! `gregor mock [-n brokers] [-p port] [-P partitions] [-d rebalance-delay-ms]
-//! [-T transaction-version] [-t topic[:partitions]]...`: starts gregor's in-process mock cluster
+//! [-T transaction-version] [-M metric-prefix]... [-I push-interval-ms]
+//! [-t topic[:partitions]]...`: starts gregor's in-process mock cluster
 //! (`gregor::mock::Cluster`), prints its bootstrap list on stdout and serves
 //! until interrupted — the cluster `scripts/demo.sh` uses when no broker is
 //! at hand.
@@ -10,12 +11,16 @@ use std::time::Duration;
 use gregor::mock::Cluster;
 
 const USAGE: &str = "Usage: gregor mock [-n brokers] [-p first-port] [-P partitions] \
-[-d rebalance-delay-ms] [-T transaction-version] [-t topic[:partitions]]...\n\
+[-d rebalance-delay-ms] [-T transaction-version] [-M metric-prefix]... \
+[-I push-interval-ms] [-t topic[:partitions]]...\n\
   -n  number of brokers (default 3), IDs 1..n\n\
   -p  listen on port, port+1, ... (default: ephemeral ports)\n\
   -P  partitions of an auto-created topic (default 4)\n\
   -d  group.initial.rebalance.delay.ms (default 3000)\n\
   -T  finalized transaction.version: 2 serves transactions v2 (KIP-890), 0-1 v1 (default: v1)\n\
+  -M  a metric name prefix the client metrics subscription asks for (KIP-714;\n\
+      repeatable; \"\" asks for every metric; default: none, no metrics pushed)\n\
+  -I  the subscription's push interval in ms (default 5000)\n\
   -t  create a topic before serving (repeatable)\n\
 Prints the bootstrap list on stdout and serves until interrupted.\n";
 
@@ -33,6 +38,8 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let mut delay_ms = 3000u64;
     let mut transaction_version: Option<i16> = None;
     let mut topics: Vec<(String, i32)> = Vec::new();
+    let mut metrics: Vec<String> = Vec::new();
+    let mut push_interval_ms: Option<u64> = None;
     let mut it = args.iter();
     let parsed: Result<(), String> = (|| {
         while let Some(a) = it.next() {
@@ -42,6 +49,8 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 "-P" => partitions = num("-P", it.next())?,
                 "-d" => delay_ms = num("-d", it.next())?,
                 "-T" => transaction_version = Some(num("-T", it.next())?),
+                "-M" => metrics.push(it.next().ok_or("-M needs a metric prefix")?.clone()),
+                "-I" => push_interval_ms = Some(num("-I", it.next())?),
                 "-t" => {
                     let t = it.next().ok_or("-t needs a topic")?;
                     let (name, n) = match t.split_once(':') {
@@ -98,6 +107,16 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             return 1;
         }
     };
+    if !metrics.is_empty() {
+        let prefixes: Vec<&str> = metrics.iter().map(String::as_str).collect();
+        cluster.set_telemetry_requested_metrics(&prefixes);
+    }
+    if let Some(ms) = push_interval_ms {
+        if let Err(e) = cluster.set_telemetry_push_interval(Duration::from_millis(ms)) {
+            let _ = writeln!(err, "Error: -I {ms}: {e}");
+            return 1;
+        }
+    }
     for (name, n) in &topics {
         let n = if *n < 0 { partitions } else { *n };
         if let Err(e) = cluster.create_topic(name, n, brokers.min(3) as i32) {

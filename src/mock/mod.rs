@@ -16,6 +16,13 @@
 //! v12+ adds its partition and EndTxn v5+ bumps the producer epoch, so a
 //! producer that keeps its old epoch is fenced.
 //!
+//! Client metrics (KIP-714): GetTelemetrySubscriptions hands every client
+//! the cluster's one subscription (no metrics wanted until
+//! [`Cluster::set_telemetry_requested_metrics`] names some, a 5 s push
+//! interval, zstd, lz4, gzip and snappy accepted) and PushTelemetry
+//! answers as Kafka's broker does; [`Cluster::telemetry_pushes`] lists
+//! what clients pushed.
+//!
 //! Each broker owns a `std::net` listener and one thread per connection; the
 //! cluster's state (topics, logs, groups, transactions) sits under one mutex
 //! shared by every broker. Requests on a connection are answered in order, as
@@ -37,6 +44,9 @@ mod handlers;
 mod server;
 mod shared;
 mod state;
+mod telemetry;
+#[cfg(test)]
+mod tests;
 mod txn;
 
 use std::collections::{BTreeMap, HashMap};
@@ -46,8 +56,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use shared::Shared;
-pub use state::TrackedRequest;
 use state::{BrokerState, State};
+pub use state::{TelemetryPush, TrackedRequest};
 
 /// Why a control call failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -184,6 +194,7 @@ impl Builder {
             fetch_sessions: HashMap::new(),
             transaction_version: self.transaction_version,
             features_epoch: i64::from(self.transaction_version.is_some()),
+            telemetry: state::Telemetry::default(),
             shutdown: false,
         };
         let shared = Arc::new(Shared {
@@ -571,6 +582,77 @@ impl Cluster {
             if let Some(t) = st.tracking.as_mut() {
                 t.clear();
             }
+            Ok(())
+        });
+    }
+
+    /// Sets the push interval of the cluster's client metrics subscription
+    /// (KIP-714; default 5000 ms), as librdkafka's
+    /// `rd_kafka_mock_telemetry_set_push_interval`. The subscription id
+    /// changes, so pushes under the old one get UNKNOWN_SUBSCRIPTION_ID.
+    ///
+    /// # Errors
+    /// An interval that is zero or does not fit Kafka's int32 of ms.
+    pub fn set_telemetry_push_interval(&self, interval: Duration) -> Result<(), MockError> {
+        let ms = i32::try_from(interval.as_millis())
+            .ok()
+            .filter(|ms| *ms > 0)
+            .ok_or_else(|| MockError::Invalid(format!("push interval {interval:?}")))?;
+        self.with(|st| {
+            st.telemetry.push_interval_ms = ms;
+            st.telemetry.subscription_id = st.telemetry.subscription_id.wrapping_add(1);
+            Ok(())
+        })
+    }
+
+    /// Sets the metric name prefixes the cluster's client metrics
+    /// subscription asks for (KIP-714): empty (the default) asks for none,
+    /// as Kafka does for a client no subscription matches; `[""]` asks for
+    /// every metric. As librdkafka's
+    /// `rd_kafka_mock_telemetry_set_requested_metrics`; the subscription id
+    /// changes.
+    pub fn set_telemetry_requested_metrics(&self, prefixes: &[&str]) {
+        let _ = self.with(|st| {
+            st.telemetry.requested_metrics = prefixes.iter().map(|p| (*p).to_owned()).collect();
+            st.telemetry.subscription_id = st.telemetry.subscription_id.wrapping_add(1);
+            Ok(())
+        });
+    }
+
+    /// Sets the largest metrics payload PushTelemetry accepts (Kafka's
+    /// `telemetry.max.bytes`, default 1 MiB); a larger one gets
+    /// TELEMETRY_TOO_LARGE. The subscription id changes.
+    ///
+    /// # Errors
+    /// A limit below 1.
+    pub fn set_telemetry_max_bytes(&self, max_bytes: i32) -> Result<(), MockError> {
+        if max_bytes < 1 {
+            return Err(MockError::Invalid(format!(
+                "telemetry max bytes {max_bytes}"
+            )));
+        }
+        self.with(|st| {
+            st.telemetry.max_bytes = max_bytes;
+            st.telemetry.subscription_id = st.telemetry.subscription_id.wrapping_add(1);
+            Ok(())
+        })
+    }
+
+    /// The subscription id GetTelemetrySubscriptions currently answers with.
+    pub fn telemetry_subscription_id(&self) -> i32 {
+        self.shared.lock().telemetry.subscription_id
+    }
+
+    /// Every PushTelemetry request the brokers received (KIP-714), in the
+    /// order they came, with the error code each was answered with.
+    pub fn telemetry_pushes(&self) -> Vec<TelemetryPush> {
+        self.shared.lock().telemetry.pushes.clone()
+    }
+
+    /// Forgets the pushes received so far.
+    pub fn clear_telemetry_pushes(&self) {
+        let _ = self.with(|st| {
+            st.telemetry.pushes.clear();
             Ok(())
         });
     }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use super::ctx::Ctx;
 use super::shared::{BrokerNet, Shared};
 use super::state::TrackedRequest;
-use super::{groups, handlers, txn};
+use super::{groups, handlers, telemetry, txn};
 use crate::protocol::api_versions::{
     ApiVersion, ApiVersionsRequest, ApiVersionsResponse, FinalizedFeatureKey, SupportedFeatureKey,
 };
@@ -224,6 +224,8 @@ macro_rules! served {
             44 incremental_alter_configs::IncrementalAlterConfigsRequest => handlers::incremental_alter_configs,
             47 offset_delete::OffsetDeleteRequest => groups::offset_delete,
             60 describe_cluster::DescribeClusterRequest => handlers::describe_cluster,
+            71 get_telemetry_subscriptions::GetTelemetrySubscriptionsRequest => telemetry::get_telemetry_subscriptions,
+            72 push_telemetry::PushTelemetryRequest => telemetry::push_telemetry,
         }
     };
 }

@@ -237,6 +237,68 @@ pub struct TrackedRequest {
     pub at: Instant,
 }
 
+/// The cluster's client metrics subscription (KIP-714), the same for every
+/// client, and what clients pushed.
+#[derive(Debug)]
+pub(crate) struct Telemetry {
+    /// Changes with every change of the subscription, so a push made under
+    /// an older one gets UNKNOWN_SUBSCRIPTION_ID.
+    pub subscription_id: i32,
+    pub push_interval_ms: i32,
+    pub max_bytes: i32,
+    pub delta_temporality: bool,
+    /// Metric name prefixes; empty: no metrics wanted (Kafka's answer to a
+    /// client no subscription matches).
+    pub requested_metrics: Vec<String>,
+    /// The compression types accepted, in order of preference.
+    pub compression_types: Vec<i8>,
+    pub pushes: Vec<TelemetryPush>,
+    /// Client instances that made their terminating push.
+    pub terminated: BTreeSet<Uuid>,
+}
+
+impl Default for Telemetry {
+    fn default() -> Self {
+        Telemetry {
+            subscription_id: 1,
+            push_interval_ms: 5000,
+            // Kafka's `telemetry.max.bytes` default.
+            max_bytes: 1024 * 1024,
+            delta_temporality: true,
+            requested_metrics: Vec::new(),
+            // Kafka's broker: zstd, lz4, gzip, snappy (ClientMetricsManager).
+            compression_types: vec![4, 3, 1, 2],
+            pushes: Vec::new(),
+            terminated: BTreeSet::new(),
+        }
+    }
+}
+
+/// One PushTelemetry request a broker received (KIP-714), and its answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TelemetryPush {
+    /// The broker that received it.
+    pub broker: i32,
+    /// The client instance id it carried.
+    pub client_instance_id: Uuid,
+    /// The subscription id it carried.
+    pub subscription_id: i32,
+    /// Whether it was the client's terminating push.
+    pub terminating: bool,
+    /// Its compression type (a record batch attribute id: 0 none, 1 gzip,
+    /// 2 snappy, 3 lz4, 4 zstd).
+    pub compression_type: i8,
+    /// The metrics as sent (compressed).
+    pub metrics: Bytes,
+    /// The metrics decompressed (an OpenTelemetry `MetricsData` protobuf),
+    /// `None` when they did not decompress with `compression_type`.
+    pub uncompressed: Option<Bytes>,
+    /// The error code the broker answered with (0: accepted).
+    pub error_code: i16,
+    /// When the broker read it (on the monotonic clock).
+    pub at: Instant,
+}
+
 impl State {
     /// Whether the cluster serves transactions v2: its finalized
     /// `transaction.version` is 2 or more (KIP-890 part 2).
@@ -272,6 +334,8 @@ pub(crate) struct State {
     pub transaction_version: Option<i16>,
     /// The finalized features' epoch (ApiVersions' FinalizedFeaturesEpoch).
     pub features_epoch: i64,
+    /// The client metrics subscription and the pushes received (KIP-714).
+    pub telemetry: Telemetry,
     pub shutdown: bool,
 }
 

@@ -427,7 +427,7 @@ const ACCEPTED: &[(&str, &str)] = &[
 fn every_message_matches_kafkas_schema() {
     let mut out = Vec::new();
     let apis = check_every_api(&mut out);
-    assert_eq!(apis, 51);
+    assert_eq!(apis, 53);
     use super::consumer_protocol::{ConsumerProtocolAssignment, ConsumerProtocolSubscription};
     check::<ConsumerProtocolSubscription>("ConsumerProtocolSubscription", &mut out);
     check::<ConsumerProtocolAssignment>("ConsumerProtocolAssignment", &mut out);

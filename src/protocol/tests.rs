@@ -194,5 +194,5 @@ fn the_api_list_names_every_api_module() {
     let mut names: Vec<String> = listed.iter().map(|l| l.0.to_string()).collect();
     names.sort();
     assert_eq!(names, modules);
-    assert_eq!(listed.len(), 51);
+    assert_eq!(listed.len(), 53);
 }

@@ -311,6 +311,8 @@ pub fn supported() -> Vec<ApiRange> {
         range::<super::list_transactions::ListTransactionsRequest>(),
         range::<super::consumer_group_heartbeat::ConsumerGroupHeartbeatRequest>(),
         range::<super::consumer_group_describe::ConsumerGroupDescribeRequest>(),
+        range::<super::get_telemetry_subscriptions::GetTelemetrySubscriptionsRequest>(),
+        range::<super::push_telemetry::PushTelemetryRequest>(),
         range::<super::describe_topic_partitions::DescribeTopicPartitionsRequest>(),
         range::<super::leader_and_isr::LeaderAndIsrRequest>(),
         range::<super::update_metadata::UpdateMetadataRequest>(),
@@ -542,7 +544,7 @@ mod tests {
     #[test]
     fn gregor_implements_every_api_once_and_negotiates_with_a_broker() {
         let ours = supported();
-        assert_eq!(ours.len(), 51);
+        assert_eq!(ours.len(), 53);
         let mut keys: Vec<i16> = ours.iter().map(|r| r.api_key).collect();
         keys.dedup();
         assert_eq!(keys.len(), ours.len(), "an API key appears twice");
