@@ -16,7 +16,8 @@
 //! v12+ adds its partition and EndTxn v5+ bumps the producer epoch, so a
 //! producer that keeps its old epoch is fenced.
 //!
-//! Client metrics (KIP-714): GetTelemetrySubscriptions hands every client
+//! Client metrics (KIP-714), advertised once a `set_telemetry_*` call gives
+//! the cluster a subscription: GetTelemetrySubscriptions hands every client
 //! the cluster's one subscription (no metrics wanted until
 //! [`Cluster::set_telemetry_requested_metrics`] names some, a 5 s push
 //! interval, zstd, lz4, gzip and snappy accepted) and PushTelemetry
@@ -600,6 +601,7 @@ impl Cluster {
             .ok_or_else(|| MockError::Invalid(format!("push interval {interval:?}")))?;
         self.with(|st| {
             st.telemetry.push_interval_ms = ms;
+            st.telemetry.enabled = true;
             st.telemetry.subscription_id = st.telemetry.subscription_id.wrapping_add(1);
             Ok(())
         })
@@ -614,6 +616,7 @@ impl Cluster {
     pub fn set_telemetry_requested_metrics(&self, prefixes: &[&str]) {
         let _ = self.with(|st| {
             st.telemetry.requested_metrics = prefixes.iter().map(|p| (*p).to_owned()).collect();
+            st.telemetry.enabled = true;
             st.telemetry.subscription_id = st.telemetry.subscription_id.wrapping_add(1);
             Ok(())
         });
@@ -633,6 +636,7 @@ impl Cluster {
         }
         self.with(|st| {
             st.telemetry.max_bytes = max_bytes;
+            st.telemetry.enabled = true;
             st.telemetry.subscription_id = st.telemetry.subscription_id.wrapping_add(1);
             Ok(())
         })

@@ -260,8 +260,11 @@ fn advertised(st: &super::state::State, api_key: i16) -> Option<(i16, i16)> {
 
 fn api_versions(ctx: &Ctx<'_>, _req: ApiVersionsRequest) -> ApiVersionsResponse {
     let st = ctx.shared.lock();
+    // KIP-714's APIs only once the mock has a subscription to offer
+    let telemetry = |k: i16| matches!(k, 71 | 72);
     let mut keys: Vec<i16> = (0..=i16::from(u8::MAX))
         .filter(|k| served_range(*k).is_some())
+        .filter(|k| st.telemetry.enabled || !telemetry(*k))
         .collect();
     keys.sort_unstable();
     ApiVersionsResponse {

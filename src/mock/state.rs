@@ -241,6 +241,12 @@ pub struct TrackedRequest {
 /// client, and what clients pushed.
 #[derive(Debug)]
 pub(crate) struct Telemetry {
+    /// Whether the brokers offer KIP-714 at all: a Kafka broker advertises
+    /// GetTelemetrySubscriptions and PushTelemetry only with a client
+    /// metrics plugin configured. Off until a subscription is set (any
+    /// `set_telemetry_*`), so clients that would push (librdkafka, by
+    /// default) see a cluster without it, as most are.
+    pub enabled: bool,
     /// Changes with every change of the subscription, so a push made under
     /// an older one gets UNKNOWN_SUBSCRIPTION_ID.
     pub subscription_id: i32,
@@ -260,6 +266,7 @@ pub(crate) struct Telemetry {
 impl Default for Telemetry {
     fn default() -> Self {
         Telemetry {
+            enabled: false,
             subscription_id: 1,
             push_interval_ms: 5000,
             // Kafka's `telemetry.max.bytes` default.

@@ -58,9 +58,15 @@ fn push(s: &mut TcpStream, id: Uuid, sub: i32, ct: i8, metrics: &[u8], last: boo
 }
 
 #[test]
-fn both_apis_are_advertised() {
+fn both_apis_are_advertised_once_a_subscription_is_set() {
     let mc = Cluster::new(1).unwrap();
     let mut s = connect(&mc);
+    let r = exchange(&mut s, 3, &ApiVersionsRequest::default()).unwrap();
+    assert!(!r
+        .api_keys
+        .iter()
+        .any(|k| k.api_key == 71 || k.api_key == 72));
+    mc.set_telemetry_requested_metrics(&["org.apache.kafka."]);
     let r = exchange(&mut s, 3, &ApiVersionsRequest::default()).unwrap();
     for key in [71, 72] {
         let api = r.api_keys.iter().find(|k| k.api_key == key).unwrap();
