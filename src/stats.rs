@@ -190,6 +190,8 @@ impl PartStats {
         json!({
             "partition": self.partition,
             "leader": self.leader,
+            // the broker the client produces to or fetches from: the leader
+            "broker": self.leader,
             "msgq_cnt": self.msgq_cnt,
             "msgq_bytes": self.msgq_bytes,
             "fetchq_cnt": self.fetchq_cnt,
@@ -368,15 +370,6 @@ impl Emitter {
                 }
             }
         }
-        // a partition's leader from the metadata cache where the client's
-        // own figures do not have it (the producer's)
-        let leader_of = |topic: &str, p: &PartStats| {
-            if p.leader >= 0 || p.partition < 0 {
-                p.leader
-            } else {
-                cluster.cached_leader(topic, p.partition).unwrap_or(-1)
-            }
-        };
         let (mut tx, mut tx_bytes, mut rx, mut rx_bytes) = (0u64, 0u64, 0u64, 0u64);
         let mut brokers = Map::new();
         for (name, (id, addr, s)) in by_name {
@@ -387,10 +380,7 @@ impl Emitter {
             // the partitions this broker leads among the client's
             let mut toppars = Map::new();
             for (topic, parts) in topics {
-                for p in parts
-                    .iter()
-                    .filter(|p| id >= 0 && leader_of(topic, p) == id)
-                {
+                for p in parts.iter().filter(|p| id >= 0 && p.leader == id) {
                     toppars.insert(
                         format!("{topic}-{}", p.partition),
                         json!({ "topic": topic, "partition": p.partition }),
@@ -442,11 +432,7 @@ impl Emitter {
         for (topic, parts) in topics {
             let mut pj = Map::new();
             for p in parts {
-                let mut v = p.to_json();
-                let leader = leader_of(topic, p);
-                v["leader"] = json!(leader);
-                v["broker"] = json!(leader);
-                pj.insert(p.partition.to_string(), v);
+                pj.insert(p.partition.to_string(), p.to_json());
             }
             let (size, cnt) = t.topic_batches.get(topic).cloned().unwrap_or_default();
             let mut tv = json!({

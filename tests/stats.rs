@@ -29,6 +29,27 @@ fn collector() -> (Seen, gregor::stats::StatsCallback) {
     )
 }
 
+/// Window `name` of every broker in every snapshot.
+fn broker_windows(all: &[(Value, std::thread::ThreadId)], name: &str) -> Vec<Value> {
+    all.iter()
+        .flat_map(|(s, _)| s["brokers"].as_object().unwrap().values())
+        .map(|b| b[name].clone())
+        .collect()
+}
+
+/// Window `name` of `topic` in every snapshot that has the topic.
+fn topic_windows(all: &[(Value, std::thread::ThreadId)], topic: &str, name: &str) -> Vec<Value> {
+    all.iter()
+        .filter_map(|(s, _)| s["topics"].get(topic))
+        .map(|t| t[name].clone())
+        .collect()
+}
+
+/// The sum of the windows' `key` figure.
+fn sum(windows: &[Value], key: &str) -> u64 {
+    windows.iter().map(|w| w[key].as_u64().unwrap()).sum()
+}
+
 fn last(seen: &Seen) -> Option<Value> {
     seen.lock().unwrap().last().map(|x| x.0.clone())
 }
@@ -115,29 +136,10 @@ fn producer_stats_count_what_was_sent() {
     }
     // Each window's round trips: some window saw the produce responses.
     let all = seen.lock().unwrap().clone();
-    let rtt_cnt: u64 = all
-        .iter()
-        .flat_map(|(s, _)| {
-            s["brokers"]
-                .as_object()
-                .unwrap()
-                .values()
-                .map(|b| b["rtt"]["cnt"].as_u64().unwrap())
-                .collect::<Vec<_>>()
-        })
-        .sum();
+    let rtt_cnt = sum(&broker_windows(&all, "rtt"), "cnt");
     assert!(rtt_cnt > 0);
-    let r = all
-        .iter()
-        .flat_map(|(s, _)| {
-            s["brokers"]
-                .as_object()
-                .unwrap()
-                .values()
-                .cloned()
-                .collect::<Vec<_>>()
-        })
-        .map(|b| b["rtt"].clone())
+    let r = broker_windows(&all, "rtt")
+        .into_iter()
         .find(|r| r["cnt"].as_u64() > Some(0))
         .unwrap();
     let (min, p50, max) = (
@@ -187,56 +189,13 @@ fn producer_stats_count_what_was_sent() {
     // Some window saw the messages wait in the producer (int_latency), the
     // requests wait to be written (outbuf_latency), and the batches
     // (batchsize, batchcnt): n messages in all.
-    let sum_of = |f: &dyn Fn(&Value) -> Vec<Value>, key: &str| -> u64 {
-        all.iter()
-            .flat_map(|(s, _)| f(s))
-            .map(|w| w[key].as_u64().unwrap())
-            .sum()
-    };
-    let brokers_of = |s: &Value| {
-        s["brokers"]
-            .as_object()
-            .unwrap()
-            .values()
-            .cloned()
-            .collect::<Vec<_>>()
-    };
-    let int_latency = sum_of(
-        &|s| {
-            brokers_of(s)
-                .iter()
-                .map(|b| b["int_latency"].clone())
-                .collect()
-        },
-        "cnt",
-    );
+    let int_latency = sum(&broker_windows(&all, "int_latency"), "cnt");
     assert_eq!(int_latency, n as u64);
-    let outbuf = sum_of(
-        &|s| {
-            brokers_of(s)
-                .iter()
-                .map(|b| b["outbuf_latency"].clone())
-                .collect()
-        },
-        "cnt",
-    );
+    let outbuf = sum(&broker_windows(&all, "outbuf_latency"), "cnt");
     assert!(outbuf > 0);
-    let topic_of = |s: &Value| {
-        s["topics"]
-            .get(topic.as_str())
-            .cloned()
-            .into_iter()
-            .collect::<Vec<_>>()
-    };
-    let batched = sum_of(
-        &|s| topic_of(s).iter().map(|t| t["batchcnt"].clone()).collect(),
-        "sum",
-    );
+    let batched = sum(&topic_windows(&all, &topic, "batchcnt"), "sum");
     assert_eq!(batched, n as u64);
-    let batches = sum_of(
-        &|s| topic_of(s).iter().map(|t| t["batchsize"].clone()).collect(),
-        "cnt",
-    );
+    let batches = sum(&topic_windows(&all, &topic, "batchsize"), "cnt");
     assert!(batches >= 2, "{batches} batches for 2 partitions");
     // a producer without idempotence has no eos object
     assert!(v.get("eos").is_none());
