@@ -235,23 +235,20 @@ pub extern "C" fn rd_kafka_AclBinding_new(
     errstr_size: usize,
 ) -> *mut AclBinding {
     guard(ptr::null_mut(), || {
-        let b = checked(
-            false,
-            restype,
-            name,
-            resource_pattern_type,
-            principal,
-            host,
-            operation,
-            permission_type,
-        );
-        match b {
-            Ok(b) => Box::into_raw(Box::new(b)),
-            Err(why) => {
-                raw::write_errstr(errstr, errstr_size, why);
-                ptr::null_mut()
-            }
-        }
+        boxed(
+            checked(
+                false,
+                restype,
+                name,
+                resource_pattern_type,
+                principal,
+                host,
+                operation,
+                permission_type,
+            ),
+            errstr,
+            errstr_size,
+        )
     })
 }
 
@@ -273,24 +270,32 @@ pub extern "C" fn rd_kafka_AclBindingFilter_new(
     errstr_size: usize,
 ) -> *mut AclBinding {
     guard(ptr::null_mut(), || {
-        let b = checked(
-            true,
-            restype,
-            name,
-            resource_pattern_type,
-            principal,
-            host,
-            operation,
-            permission_type,
-        );
-        match b {
-            Ok(b) => Box::into_raw(Box::new(b)),
-            Err(why) => {
-                raw::write_errstr(errstr, errstr_size, why);
-                ptr::null_mut()
-            }
-        }
+        boxed(
+            checked(
+                true,
+                restype,
+                name,
+                resource_pattern_type,
+                principal,
+                host,
+                operation,
+                permission_type,
+            ),
+            errstr,
+            errstr_size,
+        )
     })
+}
+
+/// A binding or filter for C, or NULL with the reason in `errstr`.
+fn boxed(b: Result<AclBinding, &str>, errstr: *mut c_char, errstr_size: usize) -> *mut AclBinding {
+    match b {
+        Ok(b) => Box::into_raw(Box::new(b)),
+        Err(why) => {
+            raw::write_errstr(errstr, errstr_size, why);
+            ptr::null_mut()
+        }
+    }
 }
 
 /// `rd_kafka_AclBinding_destroy` (bindings and filters).
